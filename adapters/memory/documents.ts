@@ -1,0 +1,327 @@
+/**
+ * In-process implementation of the document-store port with MongoDB semantics (see query.ts, update.ts
+ * and indexes.ts). Every operation runs synchronously inside its promise, so each one is atomic.
+ * Expired TTL documents are swept lazily at the start of each operation; no timers are involved.
+ */
+import { randomBytes } from 'node:crypto';
+import {
+  DuplicateKeyError,
+  type Doc,
+  type DocumentCollection,
+  type DocumentStore,
+  type FindOneAndUpdateOptions,
+  type FindOptions,
+  type Filter,
+  type IndexSpec,
+  type UpdateOptions,
+  type UpdateResult,
+  type Update,
+} from '../../lib/ports/documents.ts';
+import { defaultIndexName, expiryOf, indexEntries, sameIndex, validateIndexSpec, type MemoryIndex } from './indexes.ts';
+import { isOperatorObject, matches, projectDocument, sortDocuments } from './query.ts';
+import { applyUpdate, seedFromFilter, validateUpdate } from './update.ts';
+import { canonicalKey, copyIn, copyOut, isPlainObject, valuesEqual } from './values.ts';
+
+function newId(): string {
+  return randomBytes(12).toString('hex');
+}
+
+/** MongoDB stores `_id` as the first field whatever the order it was given in. */
+function withIdFirst(doc: Doc): Doc {
+  const { _id, ...rest } = doc;
+  return { _id, ...rest };
+}
+
+function immutableIdError(): Error {
+  return new Error("performing an update on the path '_id' would modify the immutable field '_id'");
+}
+
+class MemoryCollection implements DocumentCollection<Doc> {
+  readonly name: string;
+  /** Canonical `_id` → stored document, in natural (insertion) order. */
+  readonly #docs = new Map<string, Doc>();
+  readonly #indexes = new Map<string, MemoryIndex>();
+  /** Lower bound of the next TTL expiry, so sweeps only run when something may have expired. */
+  #nextExpiry = Number.POSITIVE_INFINITY;
+
+  constructor(name: string) {
+    this.name = name;
+  }
+
+  async insertOne(doc: Doc): Promise<void> {
+    this.#sweepExpired();
+    this.#insert(this.#prepareInsert(doc));
+  }
+
+  async insertMany(docs: Doc[]): Promise<void> {
+    this.#sweepExpired();
+    // Like the driver: ids are assigned up front, then documents go in order until the first failure.
+    const prepared = docs.map((doc) => this.#prepareInsert(doc));
+    for (const doc of prepared) this.#insert(doc);
+  }
+
+  async findOne(filter: Filter, options: Omit<FindOptions, 'limit' | 'skip'> = {}): Promise<Doc | null> {
+    return this.#find(filter, { ...options, limit: 1 })[0] ?? null;
+  }
+
+  async find(filter: Filter, options: FindOptions = {}): Promise<Doc[]> {
+    return this.#find(filter, options);
+  }
+
+  async countDocuments(filter: Filter): Promise<number> {
+    return this.#matching(filter).length;
+  }
+
+  async updateOne(filter: Filter, update: Update, options: UpdateOptions = {}): Promise<UpdateResult> {
+    validateUpdate(update);
+    const target = this.#matching(filter)[0];
+    if (target) {
+      const modified = this.#applyUpdate(target, update) !== target;
+      return { matchedCount: 1, modifiedCount: modified ? 1 : 0, upsertedId: null };
+    }
+    if (!options.upsert) return { matchedCount: 0, modifiedCount: 0, upsertedId: null };
+    const inserted = this.#upsert(filter, update);
+    return { matchedCount: 0, modifiedCount: 0, upsertedId: copyOut(inserted._id) };
+  }
+
+  async updateMany(filter: Filter, update: Update): Promise<UpdateResult> {
+    validateUpdate(update);
+    const targets = this.#matching(filter);
+    let modifiedCount = 0;
+    for (const target of targets) {
+      if (this.#applyUpdate(target, update) !== target) modifiedCount++;
+    }
+    return { matchedCount: targets.length, modifiedCount, upsertedId: null };
+  }
+
+  async replaceOne(filter: Filter, doc: Doc, options: UpdateOptions = {}): Promise<UpdateResult> {
+    if (!isPlainObject(doc) || Object.keys(doc).some((key) => key.startsWith('$'))) {
+      throw new Error('replacement document must not contain update operators');
+    }
+    const target = this.#matching(filter)[0];
+    if (target) {
+      const next = copyIn(doc);
+      if (next._id !== undefined && !valuesEqual(next._id, target._id)) throw immutableIdError();
+      const replacement = withIdFirst({ ...next, _id: target._id });
+      if (valuesEqual(replacement, target)) return { matchedCount: 1, modifiedCount: 0, upsertedId: null };
+      this.#replace(target, replacement);
+      return { matchedCount: 1, modifiedCount: 1, upsertedId: null };
+    }
+    if (!options.upsert) return { matchedCount: 0, modifiedCount: 0, upsertedId: null };
+    // A replacement upsert takes only `_id` from the filter, never the other equality fields.
+    const inserted = copyIn(doc);
+    inserted._id ??= seedFromFilter(filter)._id ?? newId();
+    this.#insert(withIdFirst(inserted));
+    return { matchedCount: 0, modifiedCount: 0, upsertedId: copyOut(inserted._id) };
+  }
+
+  async findOneAndUpdate(filter: Filter, update: Update, options: FindOneAndUpdateOptions = {}): Promise<Doc | null> {
+    validateUpdate(update);
+    const after = options.returnDocument === 'after';
+    const target = sortDocuments(this.#matching(filter), options.sort)[0];
+    let result: Doc | null;
+    if (target) {
+      const updated = this.#applyUpdate(target, update);
+      result = after ? updated : target;
+    } else {
+      const inserted = options.upsert ? this.#upsert(filter, update) : null;
+      result = after ? inserted : null;
+    }
+    return result && copyOut(projectDocument(result, options.projection));
+  }
+
+  async findOneAndDelete(filter: Filter): Promise<Doc | null> {
+    const target = this.#matching(filter)[0];
+    if (!target) return null;
+    this.#remove(target);
+    return copyOut(target);
+  }
+
+  async deleteOne(filter: Filter): Promise<number> {
+    const target = this.#matching(filter)[0];
+    if (!target) return 0;
+    this.#remove(target);
+    return 1;
+  }
+
+  async deleteMany(filter: Filter): Promise<number> {
+    const targets = this.#matching(filter);
+    for (const target of targets) this.#remove(target);
+    return targets.length;
+  }
+
+  async createIndex(spec: IndexSpec): Promise<void> {
+    validateIndexSpec(spec);
+    this.#sweepExpired();
+    const normalized: IndexSpec = { ...spec, keys: { ...spec.keys }, name: spec.name ?? defaultIndexName(spec.keys) };
+    const name = normalized.name!;
+    const existing = this.#indexes.get(name);
+    if (existing && sameIndex(existing.spec, normalized)) return;
+    if (existing) throw new Error(`an index named ${name} already exists with different options`);
+    for (const other of this.#indexes.values()) {
+      if (canonicalKey(other.spec.keys) === canonicalKey(normalized.keys)) {
+        throw new Error(`an index with keys ${name} already exists as ${other.name}`);
+      }
+    }
+    const owners = normalized.unique ? new Map<string, string>() : null;
+    if (owners) {
+      for (const [id, doc] of this.#docs) {
+        for (const entry of indexEntries(doc, normalized)) {
+          if (owners.has(entry)) throw new DuplicateKeyError(this.name, { ...normalized.keys });
+          owners.set(entry, id);
+        }
+      }
+    }
+    this.#indexes.set(name, { name, spec: normalized, owners });
+    // Existing documents may already be due under a new TTL index.
+    if (normalized.expireAfterSeconds !== undefined) this.#nextExpiry = 0;
+  }
+
+  #find(filter: Filter, options: FindOptions): Doc[] {
+    const { skip = 0, limit = 0 } = options;
+    if (!Number.isInteger(skip) || skip < 0) throw new Error('skip must be a non-negative integer');
+    if (!Number.isInteger(limit)) throw new Error('limit must be an integer');
+    const sorted = sortDocuments(this.#matching(filter), options.sort);
+    // As in MongoDB, limit 0 means no limit and a negative limit means its absolute value.
+    const page = sorted.slice(skip, limit === 0 ? undefined : skip + Math.abs(limit));
+    return page.map((doc) => copyOut(projectDocument(doc, options.projection)));
+  }
+
+  /** Live (unexpired) stored documents matching the filter, in natural order. Not copies. */
+  #matching(filter: Filter): Doc[] {
+    if (!isPlainObject(filter)) throw new Error('filter must be a document');
+    this.#sweepExpired();
+    const id = filter._id;
+    const byId = id !== undefined && !Array.isArray(id) && !(id instanceof RegExp) && !isOperatorObject(id);
+    const candidates = byId ? [this.#docs.get(canonicalKey(id))].filter((d) => d !== undefined) : this.#docs.values();
+    return [...candidates].filter((doc) => matches(doc, filter));
+  }
+
+  #prepareInsert(doc: Doc): Doc {
+    if (!isPlainObject(doc)) throw new Error('a document must be a plain object');
+    // The driver assigns a generated `_id` to the caller's object; mirror that so callers can read it.
+    if (doc._id === undefined || doc._id === null) doc._id = newId();
+    return withIdFirst(copyIn(doc));
+  }
+
+  #checkUnique(doc: Doc, ownId: string | null): void {
+    for (const index of this.#indexes.values()) {
+      if (!index.owners) continue;
+      for (const entry of indexEntries(doc, index.spec)) {
+        const owner = index.owners.get(entry);
+        if (owner !== undefined && owner !== ownId) throw new DuplicateKeyError(this.name, { ...index.spec.keys });
+      }
+    }
+  }
+
+  #addEntries(doc: Doc, id: string): void {
+    for (const index of this.#indexes.values()) {
+      if (!index.owners) continue;
+      for (const entry of indexEntries(doc, index.spec)) index.owners.set(entry, id);
+    }
+    const expiry = this.#expiryOf(doc);
+    if (expiry !== undefined) this.#nextExpiry = Math.min(this.#nextExpiry, expiry);
+  }
+
+  #removeEntries(doc: Doc, id: string): void {
+    for (const index of this.#indexes.values()) {
+      if (!index.owners) continue;
+      for (const entry of indexEntries(doc, index.spec)) {
+        if (index.owners.get(entry) === id) index.owners.delete(entry);
+      }
+    }
+  }
+
+  /** Checks every constraint before changing anything, so a failed write leaves the collection as it was. */
+  #insert(doc: Doc): void {
+    if (Array.isArray(doc._id)) throw new Error("the '_id' value cannot be an array");
+    const id = canonicalKey(doc._id);
+    if (this.#docs.has(id)) throw new DuplicateKeyError(this.name, { _id: 1 });
+    this.#checkUnique(doc, null);
+    this.#addEntries(doc, id);
+    this.#docs.set(id, doc);
+  }
+
+  /** Replaces a stored document by a new object with the same `_id` (stored objects are never mutated). */
+  #replace(current: Doc, next: Doc): void {
+    const id = canonicalKey(current._id);
+    this.#checkUnique(next, id);
+    this.#removeEntries(current, id);
+    this.#addEntries(next, id);
+    this.#docs.set(id, next);
+  }
+
+  #remove(doc: Doc): void {
+    const id = canonicalKey(doc._id);
+    this.#removeEntries(doc, id);
+    this.#docs.delete(id);
+  }
+
+  /** Returns the stored document after the update: `target` itself when nothing changed. */
+  #applyUpdate(target: Doc, update: Update): Doc {
+    const next = structuredClone(target);
+    applyUpdate(next, update, false);
+    if (!valuesEqual(next._id, target._id)) throw immutableIdError();
+    if (valuesEqual(next, target)) return target;
+    this.#replace(target, next);
+    return next;
+  }
+
+  #upsert(filter: Filter, update: Update): Doc {
+    const doc = seedFromFilter(filter);
+    const seededId = doc._id;
+    applyUpdate(doc, update, true);
+    if (seededId !== undefined && !valuesEqual(doc._id, seededId)) throw immutableIdError();
+    doc._id ??= newId();
+    const inserted = withIdFirst(doc);
+    this.#insert(inserted);
+    return inserted;
+  }
+
+  #expiryOf(doc: Doc): number | undefined {
+    let earliest: number | undefined;
+    for (const index of this.#indexes.values()) {
+      const expiry = expiryOf(doc, index.spec);
+      if (expiry !== undefined && (earliest === undefined || expiry < earliest)) earliest = expiry;
+    }
+    return earliest;
+  }
+
+  #sweepExpired(): void {
+    const now = Date.now();
+    if (now < this.#nextExpiry) return;
+    let next = Number.POSITIVE_INFINITY;
+    for (const doc of [...this.#docs.values()]) {
+      const expiry = this.#expiryOf(doc);
+      if (expiry === undefined) continue;
+      if (expiry <= now) this.#remove(doc);
+      else next = Math.min(next, expiry);
+    }
+    this.#nextExpiry = next;
+  }
+}
+
+class MemoryDocumentStore implements DocumentStore {
+  readonly kind = 'memory' as const;
+  readonly #collections = new Map<string, MemoryCollection>();
+
+  collection<T extends Doc = Doc>(name: string): DocumentCollection<T> {
+    let collection = this.#collections.get(name);
+    if (!collection) {
+      collection = new MemoryCollection(name);
+      this.#collections.set(name, collection);
+    }
+    // Documents are untyped at runtime; T only describes what the caller stores.
+    return collection as unknown as DocumentCollection<T>;
+  }
+
+  async ping(): Promise<void> {}
+
+  async close(): Promise<void> {
+    this.#collections.clear();
+  }
+}
+
+export function createMemoryDocumentStore(): DocumentStore {
+  return new MemoryDocumentStore();
+}

@@ -1,0 +1,73 @@
+/**
+ * Index bookkeeping for the in-memory document store: unique-index entries (multikey and compound, as
+ * MongoDB builds them) and TTL expiry times.
+ */
+import type { Doc, IndexSpec } from '../../lib/ports/documents.ts';
+import { canonicalKey, lookup } from './values.ts';
+
+export interface MemoryIndex {
+  readonly name: string;
+  readonly spec: IndexSpec;
+  /** Unique indexes only: index entry → canonical `_id` of the document holding it. */
+  readonly owners: Map<string, string> | null;
+}
+
+export function defaultIndexName(keys: IndexSpec['keys']): string {
+  return Object.entries(keys)
+    .map(([field, direction]) => `${field}_${direction}`)
+    .join('_');
+}
+
+export function sameIndex(a: IndexSpec, b: IndexSpec): boolean {
+  return (
+    canonicalKey(a.keys) === canonicalKey(b.keys) &&
+    Boolean(a.unique) === Boolean(b.unique) &&
+    Boolean(a.sparse) === Boolean(b.sparse) &&
+    a.expireAfterSeconds === b.expireAfterSeconds
+  );
+}
+
+export function validateIndexSpec(spec: IndexSpec): void {
+  const fields = Object.entries(spec.keys ?? {});
+  if (fields.length === 0) throw new Error('index keys must not be empty');
+  for (const [field, direction] of fields) {
+    if (direction !== 1 && direction !== -1) throw new Error(`unsupported index direction for ${field}`);
+  }
+  if (spec.expireAfterSeconds !== undefined) {
+    if (fields.length !== 1) throw new Error('a TTL index must have exactly one key');
+    if (!Number.isFinite(spec.expireAfterSeconds) || spec.expireAfterSeconds < 0) {
+      throw new Error('expireAfterSeconds must be a non-negative number');
+    }
+  }
+}
+
+/** Canonical keys of one field: each element of an array value is its own entry (multikey). */
+function fieldKeys(doc: Doc, path: string): { keys: string[]; present: boolean } {
+  const values = lookup(doc, path);
+  const present = values.some((v) => v !== undefined);
+  const keys = values.flatMap((v) => (Array.isArray(v) && v.length > 0 ? v : [v])).map(canonicalKey);
+  return { keys: [...new Set(keys)], present };
+}
+
+/**
+ * The entries a document contributes to an index. Missing fields index as null; a sparse index skips
+ * documents that have none of its fields (MongoDB's rule for sparse compound indexes).
+ */
+export function indexEntries(doc: Doc, spec: IndexSpec): string[] {
+  const fields = Object.keys(spec.keys).map((path) => fieldKeys(doc, path));
+  if (spec.sparse && !fields.some((field) => field.present)) return [];
+  let tuples: string[][] = [[]];
+  for (const field of fields) tuples = tuples.flatMap((tuple) => field.keys.map((key) => [...tuple, key]));
+  return tuples.map((tuple) => JSON.stringify(tuple));
+}
+
+/** When a TTL index expires the document (ms since epoch): the earliest date in the field plus the delay. */
+export function expiryOf(doc: Doc, spec: IndexSpec): number | undefined {
+  if (spec.expireAfterSeconds === undefined) return undefined;
+  const field = Object.keys(spec.keys)[0]!;
+  const dates = lookup(doc, field)
+    .flatMap((v) => (Array.isArray(v) ? v : [v]))
+    .filter((v): v is Date => v instanceof Date);
+  if (dates.length === 0) return undefined;
+  return Math.min(...dates.map((d) => d.getTime())) + spec.expireAfterSeconds * 1000;
+}

@@ -1,0 +1,186 @@
+/**
+ * Value helpers shared by the in-memory document store: BSON-like ordering, equality, canonical keys,
+ * dotted-path lookup and copying. Everything here mirrors what the MongoDB server does for the value
+ * types a JavaScript document can hold (numbers, strings, booleans, Dates, RegExps, binaries, objects,
+ * arrays, null).
+ */
+import type { Doc } from '../../lib/ports/documents.ts';
+
+export function isPlainObject(value: unknown): value is Doc {
+  if (typeof value !== 'object' || value === null) return false;
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
+/** Rank of each type in MongoDB's cross-type comparison order; missing fields rank as null. */
+export function typeRank(value: unknown): number {
+  if (value === undefined || value === null) return 1;
+  if (typeof value === 'number' || typeof value === 'bigint') return 2;
+  if (typeof value === 'string') return 3;
+  if (Array.isArray(value)) return 5;
+  if (value instanceof Uint8Array) return 6;
+  if (typeof value === 'boolean') return 8;
+  if (value instanceof Date) return 9;
+  if (value instanceof RegExp) return 11;
+  return 4;
+}
+
+function sign(n: number): -1 | 0 | 1 {
+  return n < 0 ? -1 : n > 0 ? 1 : 0;
+}
+
+function compareNumbers(a: number | bigint, b: number | bigint): -1 | 0 | 1 {
+  // MongoDB orders NaN below every other number and equal to itself.
+  const aNaN = typeof a === 'number' && Number.isNaN(a);
+  const bNaN = typeof b === 'number' && Number.isNaN(b);
+  if (aNaN || bNaN) return aNaN && bNaN ? 0 : aNaN ? -1 : 1;
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** Compares by code point, which matches MongoDB's UTF-8 byte order (UTF-16 units would not). */
+function compareStrings(a: string, b: string): -1 | 0 | 1 {
+  if (a === b) return 0;
+  const left = a[Symbol.iterator]();
+  const right = b[Symbol.iterator]();
+  for (;;) {
+    const x = left.next();
+    const y = right.next();
+    if (x.done || y.done) return x.done && y.done ? 0 : x.done ? -1 : 1;
+    const diff = (x.value.codePointAt(0) ?? 0) - (y.value.codePointAt(0) ?? 0);
+    if (diff !== 0) return sign(diff);
+  }
+}
+
+function compareArrays(a: readonly unknown[], b: readonly unknown[]): -1 | 0 | 1 {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const c = compareValues(a[i], b[i]);
+    if (c !== 0) return c;
+  }
+  return sign(a.length - b.length);
+}
+
+/** Embedded documents compare field by field, name then value, in stored order (as MongoDB does). */
+function compareObjects(a: Doc, b: Doc): -1 | 0 | 1 {
+  const left = Object.entries(a);
+  const right = Object.entries(b);
+  const n = Math.min(left.length, right.length);
+  for (let i = 0; i < n; i++) {
+    const [ka, va] = left[i]!;
+    const [kb, vb] = right[i]!;
+    const byType = sign(typeRank(va) - typeRank(vb));
+    if (byType !== 0) return byType;
+    const byName = compareStrings(ka, kb);
+    if (byName !== 0) return byName;
+    const byValue = compareValues(va, vb);
+    if (byValue !== 0) return byValue;
+  }
+  return sign(left.length - right.length);
+}
+
+/** Total order over values following MongoDB's comparison/sort order. */
+export function compareValues(a: unknown, b: unknown): -1 | 0 | 1 {
+  const rankA = typeRank(a);
+  const rankB = typeRank(b);
+  if (rankA !== rankB) return sign(rankA - rankB);
+  switch (rankA) {
+    case 1:
+      return 0;
+    case 2:
+      return compareNumbers(a as number | bigint, b as number | bigint);
+    case 3:
+      return compareStrings(a as string, b as string);
+    case 5:
+      return compareArrays(a as unknown[], b as unknown[]);
+    case 6: {
+      const x = a as Uint8Array;
+      const y = b as Uint8Array;
+      if (x.length !== y.length) return sign(x.length - y.length);
+      return sign(Buffer.compare(x, y));
+    }
+    case 8:
+      return sign(Number(a) - Number(b));
+    case 9:
+      return compareNumbers((a as Date).getTime(), (b as Date).getTime());
+    case 11: {
+      const x = a as RegExp;
+      const y = b as RegExp;
+      return compareStrings(x.source, y.source) || compareStrings(x.flags, y.flags);
+    }
+    default:
+      return compareObjects(a as Doc, b as Doc);
+  }
+}
+
+export function valuesEqual(a: unknown, b: unknown): boolean {
+  return compareValues(a, b) === 0;
+}
+
+/**
+ * A canonical string for a value such that two values get the same key exactly when MongoDB treats
+ * them as equal (used for `_id` and unique-index lookups).
+ */
+export function canonicalKey(value: unknown): string {
+  if (value === undefined || value === null) return 'null';
+  if (typeof value === 'number') return Number.isNaN(value) ? 'n:NaN' : `n:${value === 0 ? 0 : value}`;
+  if (typeof value === 'bigint') return `n:${value}`;
+  if (typeof value === 'string') return `s:${JSON.stringify(value)}`;
+  if (typeof value === 'boolean') return `b:${value}`;
+  if (value instanceof Date) return `d:${value.getTime()}`;
+  if (value instanceof RegExp) return `r:${String(value)}`;
+  if (value instanceof Uint8Array) return `x:${Buffer.from(value).toString('hex')}`;
+  if (Array.isArray(value)) return `[${value.map(canonicalKey).join(',')}]`;
+  if (isPlainObject(value)) {
+    return `{${Object.entries(value)
+      .map(([k, v]) => `${JSON.stringify(k)}:${canonicalKey(v)}`)
+      .join(',')}}`;
+  }
+  return `o:${String(value)}`;
+}
+
+/** Deep copy; `undefined` becomes `null`, as the driver serialises it by default. */
+export function copyIn<T>(value: T): T {
+  return nullifyUndefined(structuredClone(value)) as T;
+}
+
+export function copyOut<T>(value: T): T {
+  return structuredClone(value);
+}
+
+function nullifyUndefined(value: unknown): unknown {
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) value[i] = nullifyUndefined(value[i]) ?? null;
+  } else if (isPlainObject(value)) {
+    for (const key of Object.keys(value)) value[key] = nullifyUndefined(value[key]) ?? null;
+  }
+  return value;
+}
+
+export function isArrayIndex(segment: string): boolean {
+  return /^(0|[1-9]\d*)$/.test(segment);
+}
+
+/**
+ * Every value a dotted path reaches, descending into arrays of subdocuments the way MongoDB does.
+ * A path that reaches nothing yields `[undefined]` so that "missing" can be matched (`null`, `$exists`).
+ */
+export function lookup(value: unknown, path: string): unknown[] {
+  const found = descend(value, path.split('.'), 0);
+  return found.length === 0 ? [undefined] : found;
+}
+
+function descend(value: unknown, segments: string[], i: number): unknown[] {
+  if (i === segments.length) return [value];
+  const segment = segments[i]!;
+  if (Array.isArray(value)) {
+    if (isArrayIndex(segment)) return descend(value[Number(segment)], segments, i + 1);
+    return value.filter(isPlainObject).flatMap((element) => descend(element, segments, i));
+  }
+  if (isPlainObject(value)) return descend(value[segment], segments, i + 1);
+  return [];
+}
+
+/** The values a condition is tested against: each reached value, plus the elements of reached arrays. */
+export function expandArrays(values: unknown[]): unknown[] {
+  return values.flatMap((v) => (Array.isArray(v) ? [v, ...v] : [v]));
+}

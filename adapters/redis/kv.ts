@@ -1,0 +1,88 @@
+/**
+ * The key-value port over Redis (ioredis). Every key is namespaced with `prefix`.
+ *
+ * The Redis connection is owned by the caller and may be shared with other components (BullMQ, other
+ * stores), so `close()` deliberately leaves it open: whoever created it quits it.
+ */
+import { createHash } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import type { KeyValueStore } from '../../lib/ports/kv.ts';
+
+/** INCR and the expiry of a new counter in one atomic step, so a crash can never leave a counter without TTL. */
+const INCR_WITH_WINDOW = `
+local value = redis.call('INCR', KEYS[1])
+if value == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+return value
+`;
+
+function ttlArgument(ttlMs: number): number {
+  if (!Number.isFinite(ttlMs) || ttlMs <= 0) throw new RangeError(`invalid TTL: ${ttlMs}`);
+  return Math.ceil(ttlMs);
+}
+
+class RedisKeyValueStore implements KeyValueStore {
+  readonly kind = 'redis' as const;
+  readonly #redis: Redis;
+  readonly #prefix: string;
+  readonly #incrSha = createHash('sha1').update(INCR_WITH_WINDOW).digest('hex');
+
+  constructor(redis: Redis, prefix: string) {
+    this.#redis = redis;
+    this.#prefix = prefix;
+  }
+
+  #key(key: string): string {
+    return this.#prefix + key;
+  }
+
+  async get(key: string): Promise<string | null> {
+    return this.#redis.get(this.#key(key));
+  }
+
+  async set(key: string, value: string, ttlMs?: number): Promise<void> {
+    if (ttlMs === undefined) await this.#redis.set(this.#key(key), value);
+    else await this.#redis.set(this.#key(key), value, 'PX', ttlArgument(ttlMs));
+  }
+
+  async setIfAbsent(key: string, value: string, ttlMs: number): Promise<boolean> {
+    const reply = await this.#redis.set(this.#key(key), value, 'PX', ttlArgument(ttlMs), 'NX');
+    return reply === 'OK';
+  }
+
+  async getDel(key: string): Promise<string | null> {
+    return this.#redis.getdel(this.#key(key));
+  }
+
+  async del(key: string): Promise<void> {
+    await this.#redis.del(this.#key(key));
+  }
+
+  async incr(key: string, ttlMs: number): Promise<number> {
+    const window = ttlArgument(ttlMs);
+    const fullKey = this.#key(key);
+    let reply: unknown;
+    try {
+      reply = await this.#redis.evalsha(this.#incrSha, 1, fullKey, window);
+    } catch (error) {
+      // The script cache is empty after a restart or SCRIPT FLUSH; EVAL loads it again.
+      if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
+      reply = await this.#redis.eval(INCR_WITH_WINDOW, 1, fullKey, window);
+    }
+    return Number(reply);
+  }
+
+  async ttl(key: string): Promise<number> {
+    return this.#redis.pttl(this.#key(key));
+  }
+
+  async ping(): Promise<void> {
+    await this.#redis.ping();
+  }
+
+  /** Does not quit the connection: it belongs to the caller (see the module comment). */
+  async close(): Promise<void> {}
+}
+
+export function createRedisKeyValueStore(redis: Redis, options: { prefix?: string } = {}): KeyValueStore {
+  return new RedisKeyValueStore(redis, options.prefix ?? '');
+}

@@ -1,0 +1,59 @@
+import { errors as oidcErrors, type KoaContextWithOIDC } from 'oidc-provider';
+import type { ClaimsCustomizer } from '../../lib/jwt-customizer/claims.ts';
+import type { Repositories } from '../../lib/repositories/index.ts';
+import { actClaim, type ExchangeRegistry } from '../token-exchange/registry.ts';
+
+interface TokenLike {
+  jti?: string;
+  kind?: string;
+  accountId?: string;
+  clientId?: string;
+  scope?: string;
+  gty?: string;
+  aud?: string | string[];
+  grantId?: string;
+  resourceServer?: { audience?: string };
+}
+
+/**
+ * The provider's `extraTokenClaims` hook: custom claims for every access token (all grants) and the actor
+ * claim of exchanged tokens. The actor claim is added after the customizer so no script can forge it.
+ */
+export function createExtraTokenClaims(deps: {
+  customizer: ClaimsCustomizer;
+  exchanges: ExchangeRegistry;
+  repositories: Repositories;
+}) {
+  async function userContext(userId: string) {
+    const user = await deps.repositories.users.findById(userId);
+    if (!user) return undefined;
+    const roles = await deps.repositories.roles.findByIds(await deps.repositories.roles.roleIdsOfUser(userId));
+    return { ...user, roles: roles.map(({ id, name, description }) => ({ id, name, description })), organizations: [] };
+  }
+
+  return async function extraTokenClaims(ctx: KoaContextWithOIDC, token: TokenLike): Promise<Record<string, unknown> | undefined> {
+    const exchange = deps.exchanges.lookup(token);
+    const extra: Record<string, unknown> = {};
+    if (await deps.customizer.isConfigured()) {
+      const grantType = String(ctx.oidc.params?.grant_type ?? 'authorization_code');
+      const application = token.clientId ? await deps.repositories.applications.findById(token.clientId) : null;
+      const context: Record<string, unknown> = {
+        grant: exchange ? { type: grantType, subjectTokenContext: exchange.subjectTokenContext } : { type: grantType },
+        application,
+      };
+      if (token.accountId) context.user = await userContext(token.accountId);
+      const tokenInput = {
+        jti: token.jti, kind: token.kind, accountId: token.accountId, clientId: token.clientId, scope: token.scope,
+        gty: token.gty, aud: token.resourceServer?.audience ?? token.aud, grantId: token.grantId,
+      };
+      const result = await deps.customizer.run(tokenInput, context);
+      if (result.kind === 'denied') throw new oidcErrors.AccessDenied(result.message);
+      if (result.kind === 'failed' && result.blockIssuance) {
+        throw new oidcErrors.InvalidRequest('the token customizer failed and issuance is blocked on error');
+      }
+      if (result.kind === 'claims') Object.assign(extra, result.claims);
+    }
+    if (exchange?.actor) extra.act = actClaim(exchange.actor);
+    return Object.keys(extra).length ? extra : undefined;
+  };
+}

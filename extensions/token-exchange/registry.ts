@@ -1,0 +1,27 @@
+import type { Actor } from './actor.ts';
+
+export interface ExchangeDetails {
+  subjectTokenContext: Record<string, unknown>;
+  actor?: Actor;
+}
+
+/**
+ * Carries what an exchange learnt to the claims hook that runs while the token is signed, without
+ * widening the provider's token model. Weakly held: entries vanish with their tokens.
+ */
+export class ExchangeRegistry {
+  readonly #details = new WeakMap<object, ExchangeDetails>();
+
+  remember(token: object, details: ExchangeDetails): void {
+    this.#details.set(token, details);
+  }
+
+  lookup(token: object): ExchangeDetails | undefined {
+    return this.#details.get(token);
+  }
+}
+
+/** The `act` claim for an actor, nesting the actor token's own `act`. */
+export function actClaim(actor: Actor): Record<string, unknown> {
+  return actor.act ? { sub: actor.sub, act: actor.act } : { sub: actor.sub };
+}

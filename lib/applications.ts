@@ -1,0 +1,104 @@
+import { errors } from './errors.ts';
+import { digest, newId, newSecret } from './ids.ts';
+import {
+  isConfidential, type Application, type ApplicationType, type CustomClientMetadata, type ApplicationsRepository,
+} from './repositories/applications.ts';
+import type { RolesRepository } from './repositories/roles.ts';
+
+export interface NewApplication {
+  name: string;
+  type: ApplicationType;
+  description?: string | null;
+  oidcClientMetadata?: Partial<Application['oidcClientMetadata']>;
+  customClientMetadata?: CustomClientMetadata;
+  isThirdParty?: boolean;
+}
+
+function assertTokenExchangeRule(app: Pick<Application, 'isThirdParty' | 'customClientMetadata'>): void {
+  if (app.isThirdParty && app.customClientMetadata.allowTokenExchange) {
+    throw errors.unprocessable(
+      'application.third_party_token_exchange',
+      'third-party applications can never enable token exchange',
+    );
+  }
+}
+
+/** Application rules that sit above storage: secrets, the third-party rule, M2M-only role assignment. */
+export function createApplicationsLibrary(deps: { applications: ApplicationsRepository; roles: RolesRepository }) {
+  const { applications, roles } = deps;
+
+  async function mustFind(id: string): Promise<Application> {
+    const app = await applications.findById(id);
+    if (!app) throw errors.notFound('application', id);
+    return app;
+  }
+
+  return {
+    mustFind,
+    async create(input: NewApplication): Promise<Application & { secret?: string }> {
+      const app: Application = {
+        id: newId(),
+        name: input.name,
+        description: input.description ?? null,
+        type: input.type,
+        oidcClientMetadata: {
+          redirectUris: input.oidcClientMetadata?.redirectUris ?? [],
+          postLogoutRedirectUris: input.oidcClientMetadata?.postLogoutRedirectUris ?? [],
+        },
+        customClientMetadata: { allowTokenExchange: false, ...input.customClientMetadata },
+        isThirdParty: input.isThirdParty ?? false,
+        createdAt: Date.now(),
+      };
+      assertTokenExchangeRule(app);
+      const secret = isConfidential(app.type) ? newSecret() : undefined;
+      await applications.insert(app, secret ? digest(secret) : null);
+      return secret ? { ...app, secret } : app;
+    },
+    async update(id: string, changes: Omit<Partial<NewApplication>, 'type'>): Promise<Application> {
+      const current = await mustFind(id);
+      const next: Partial<Application> = {};
+      if (changes.name !== undefined) next.name = changes.name;
+      if (changes.description !== undefined) next.description = changes.description ?? null;
+      if (changes.isThirdParty !== undefined) next.isThirdParty = changes.isThirdParty;
+      if (changes.oidcClientMetadata) next.oidcClientMetadata = { ...current.oidcClientMetadata, ...changes.oidcClientMetadata };
+      if (changes.customClientMetadata) {
+        next.customClientMetadata = { ...current.customClientMetadata, ...changes.customClientMetadata };
+      }
+      assertTokenExchangeRule({ ...current, ...next });
+      return (await applications.update(id, next)) ?? (await mustFind(id));
+    },
+    async rotateSecret(id: string): Promise<Application & { secret: string }> {
+      const app = await mustFind(id);
+      if (!isConfidential(app.type)) {
+        throw errors.unprocessable('application.no_secret', `${app.type} applications are public clients and have no secret`);
+      }
+      const secret = newSecret();
+      await applications.setSecretDigest(id, digest(secret));
+      return { ...app, secret };
+    },
+    async delete(id: string): Promise<Application> {
+      if (await applications.isBuiltIn(id)) {
+        throw errors.unprocessable('application.protected', 'the bootstrap admin application cannot be deleted');
+      }
+      const app = await applications.delete(id);
+      if (!app) throw errors.notFound('application', id);
+      await roles.removeAllOfApplication(id);
+      return app;
+    },
+    /** Only M2M applications hold roles, and only M2M roles. */
+    async assertRolesAssignable(appId: string, roleIds: string[]): Promise<void> {
+      const app = await mustFind(appId);
+      if (app.type !== 'MachineToMachine') {
+        throw errors.unprocessable('application.role_type_mismatch', 'only MachineToMachine applications can hold roles');
+      }
+      const found = await roles.findByIds(roleIds);
+      const missing = roleIds.filter((id) => !found.some((role) => role.id === id));
+      if (missing.length) throw errors.notFound('role', missing.join(', '));
+      if (found.some((role) => role.type !== 'MachineToMachine')) {
+        throw errors.unprocessable('application.role_type_mismatch', 'only MachineToMachine roles can be assigned to applications');
+      }
+    },
+  };
+}
+
+export type ApplicationsLibrary = ReturnType<typeof createApplicationsLibrary>;

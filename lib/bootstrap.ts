@@ -1,0 +1,76 @@
+import type { Logger } from 'pino';
+import { DuplicateKeyError } from './ports/documents.ts';
+import type { Repositories } from './repositories/index.ts';
+import { MANAGEMENT_SCOPES } from './management/auth.ts';
+import { digest, newSecret } from './ids.ts';
+
+export const MANAGEMENT_RESOURCE_ID = 'management-api';
+export const MANAGEMENT_ROLE_ID = 'management-api-admin';
+
+const SCOPE_DESCRIPTIONS: Record<string, string> = {
+  [MANAGEMENT_SCOPES.all]: 'Everything the management API can do.',
+  [MANAGEMENT_SCOPES.createSubjectTokens]: 'Only POST /api/subject-tokens (impersonation), nothing else.',
+};
+
+async function ignoreDuplicate(write: () => Promise<unknown>): Promise<void> {
+  try {
+    await write();
+  } catch (error) {
+    if (!(error instanceof DuplicateKeyError)) throw error;
+  }
+}
+
+/**
+ * Idempotent first-start setup: the management API resource with its scopes, an M2M role holding `all`,
+ * and the admin application. Configured admin credentials are the source of truth on every start; generated
+ * ones are printed once, when they are created.
+ */
+export async function bootstrap(options: {
+  repositories: Repositories;
+  managementIndicator: string;
+  adminClientId?: string;
+  adminClientSecret?: string;
+  logger: Logger;
+  print: (text: string) => void;
+}): Promise<{ adminClientId: string }> {
+  const { repositories } = options;
+  const now = Date.now();
+  await ignoreDuplicate(() => repositories.resources.insert({
+    id: MANAGEMENT_RESOURCE_ID, name: 'Management API', indicator: options.managementIndicator,
+    isDefault: false, accessTokenTtl: 3600, createdAt: now,
+  }, true));
+  for (const [name, description] of Object.entries(SCOPE_DESCRIPTIONS)) {
+    await ignoreDuplicate(() => repositories.resources.insertScope({
+      id: `${MANAGEMENT_RESOURCE_ID}-${name.replace(/\W/g, '-')}`, resourceId: MANAGEMENT_RESOURCE_ID,
+      name, description, createdAt: now,
+    }));
+  }
+  await ignoreDuplicate(() => repositories.roles.insert({
+    id: MANAGEMENT_ROLE_ID, name: 'Management API admin', description: 'Full access to the management API.',
+    type: 'MachineToMachine', isDefault: false, createdAt: now,
+  }));
+  await repositories.roles.addScopes(MANAGEMENT_ROLE_ID, [`${MANAGEMENT_RESOURCE_ID}-${MANAGEMENT_SCOPES.all}`]);
+
+  const adminClientId = options.adminClientId ?? 'admin-console';
+  const existing = await repositories.applications.findById(adminClientId);
+  if (options.adminClientSecret) {
+    if (existing) await repositories.applications.setSecretDigest(adminClientId, digest(options.adminClientSecret));
+  }
+  if (!existing) {
+    const secret = options.adminClientSecret ?? newSecret();
+    await ignoreDuplicate(() => repositories.applications.insert({
+      id: adminClientId, name: 'Admin (bootstrap)', description: 'Created on first start with the management scope `all`.',
+      type: 'MachineToMachine', oidcClientMetadata: { redirectUris: [], postLogoutRedirectUris: [] },
+      customClientMetadata: {}, isThirdParty: false, createdAt: now,
+    }, digest(secret), true));
+    if (!options.adminClientSecret) {
+      options.print(
+        `Management API credentials (shown once, store them now):\n  ADMIN_CLIENT_ID=${adminClientId}\n  ADMIN_CLIENT_SECRET=${secret}\n`,
+      );
+    }
+    options.logger.info({ clientId: adminClientId }, 'bootstrap admin application created');
+  }
+  await repositories.roles.assignToApplication(adminClientId, [MANAGEMENT_ROLE_ID]);
+  return { adminClientId };
+}
+

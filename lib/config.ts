@@ -1,0 +1,70 @@
+import { z } from 'zod';
+
+/**
+ * Every environment variable the service reads, validated at start-up. The README's configuration table
+ * mirrors this file; each default says what it does and why.
+ */
+const integer = (min: number) => z.coerce.number().int().min(min);
+const csvDelays = z
+  .string()
+  .regex(/^\s*\d+\s*(,\s*\d+\s*)*$/, 'comma-separated non-negative integers (milliseconds)')
+  .transform((text) => text.split(',').map((part) => Number(part.trim())));
+const booleanFlag = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
+
+export const environmentSchema = z.object({
+  NODE_ENV: z.string().default('development'),
+  /** Port of the standalone server. */
+  PORT: integer(0).max(65535).default(3000),
+  /** Public base URL, including any mount prefix; the issuer is `${BASE_URL}/oidc`. */
+  BASE_URL: z.url().optional(),
+  /** MongoDB connection string; unset = embedded in-memory documents. */
+  MONGODB_URI: z.string().min(1).optional(),
+  /** Redis connection string; unset = in-memory counters, tokens and delivery queue. */
+  REDIS_URL: z.string().min(1).optional(),
+  /** Lets `NODE_ENV=production` run on embedded storage (a demo, never real users). */
+  ALLOW_EMBEDDED_IN_PRODUCTION: booleanFlag.default(false),
+  /** Credentials of the bootstrap management application; generated and printed once when unset. */
+  ADMIN_CLIENT_ID: z.string().regex(/^[\w.-]{3,64}$/, '3-64 letters, digits, "_", "." or "-"').optional(),
+  ADMIN_CLIENT_SECRET: z.string().min(16, 'at least 16 characters').optional(),
+  /** Comma-separated cookie signing keys (first signs, all verify); generated per process when unset. */
+  COOKIE_KEYS: z.string().min(1).optional(),
+  /** A private JWK set (JSON) used to sign tokens; unset = generated once and persisted in the store. */
+  SIGNING_KEYS: z.string().min(1).optional(),
+  /** Lifetime of an impersonation subject token, seconds. */
+  SUBJECT_TOKEN_TTL_SECONDS: integer(1).max(86_400).default(600),
+  /** Lifetime of access tokens for resources without their own `accessTokenTtl`, seconds. */
+  ACCESS_TOKEN_TTL_SECONDS: integer(1).max(86_400).default(3600),
+  /** Webhook retry schedule: delay before each retry, ms. The default spans about 18 hours. */
+  WEBHOOK_RETRY_DELAYS_MS: csvDelays.optional(),
+  /** Webhook request timeout, ms. */
+  WEBHOOK_TIMEOUT_MS: integer(100).max(60_000).default(10_000),
+  /** How long webhook delivery logs are kept, days. */
+  WEBHOOK_LOG_RETENTION_DAYS: integer(1).max(365).default(14),
+  /** Concurrent webhook deliveries per worker process. */
+  WEBHOOK_CONCURRENCY: integer(1).max(1000).default(50),
+  /** Runs the webhook worker inside the web process (`npm start`); `npm run worker` runs it alone. */
+  WEBHOOK_WORKER_IN_WEB: booleanFlag.default(true),
+  /** Wall-clock limit of a stored JWT customizer script, ms. */
+  JWT_CUSTOMIZER_TIMEOUT_MS: integer(10).max(30_000).default(3000),
+  /** Memory limit of a stored JWT customizer script, MiB. */
+  JWT_CUSTOMIZER_MEMORY_MB: integer(1).max(1024).default(32),
+  /** pino log level. */
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+export type Environment = z.infer<typeof environmentSchema>;
+
+export class ConfigurationError extends Error {
+  override name = 'ConfigurationError';
+}
+
+/** Parses `process.env` (or any map); unknown variables are ignored, invalid ones fail with every problem listed. */
+export function readEnvironment(env: Record<string, string | undefined>): Environment {
+  const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
+  const result = environmentSchema.safeParse(present);
+  if (!result.success) {
+    const problems = result.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+    throw new ConfigurationError(`invalid configuration:\n  ${problems.join('\n  ')}`);
+  }
+  return result.data;
+}

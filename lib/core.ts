@@ -1,0 +1,27 @@
+import type Provider from 'oidc-provider';
+import type { Logger } from 'pino';
+import type { ApplicationsLibrary } from './applications.ts';
+import type { Authorization } from './authorization.ts';
+import type { EventBus } from './events/bus.ts';
+import type { DocumentStore } from './ports/documents.ts';
+import type { KeyValueStore } from './ports/kv.ts';
+import type { Repositories } from './repositories/index.ts';
+import type { Settings } from './settings.ts';
+
+/**
+ * What a service instance is made of, handed to route modules and extensions. Nothing here is global:
+ * two instances in one process share nothing.
+ */
+export interface ServiceCore {
+  settings: Settings;
+  logger: Logger;
+  store: DocumentStore;
+  kv: KeyValueStore;
+  bus: EventBus;
+  repositories: Repositories;
+  authorization: Authorization;
+  provider: Provider;
+  libraries: {
+    applications: ApplicationsLibrary;
+  };
+}

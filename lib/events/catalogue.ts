@@ -1,0 +1,24 @@
+/** The webhook event catalogue: exact names, as Logto spells them. */
+export const INTERACTION_EVENTS = ['PostRegister', 'PostSignIn', 'PostResetPassword'] as const;
+
+export const DATA_EVENTS = [
+  'User.Created', 'User.Deleted', 'User.Data.Updated', 'User.SuspensionStatus.Updated',
+  'Role.Created', 'Role.Deleted', 'Role.Data.Updated', 'Role.Scopes.Updated',
+  'Scope.Created', 'Scope.Deleted', 'Scope.Data.Updated',
+  'Organization.Created', 'Organization.Deleted', 'Organization.Data.Updated', 'Organization.Membership.Updated',
+  'OrganizationRole.Created', 'OrganizationRole.Deleted', 'OrganizationRole.Data.Updated',
+  'OrganizationRole.Scopes.Updated',
+  'OrganizationScope.Created', 'OrganizationScope.Deleted', 'OrganizationScope.Data.Updated',
+] as const;
+
+export const EXCEPTION_EVENTS = ['Identifier.Lockout', 'Message.RateLimited', 'Grant.LimitExceeded'] as const;
+
+export const ALL_EVENTS = [...INTERACTION_EVENTS, ...DATA_EVENTS, ...EXCEPTION_EVENTS] as const;
+
+export type EventName = (typeof ALL_EVENTS)[number];
+
+const known: ReadonlySet<string> = new Set(ALL_EVENTS);
+
+export function isEventName(name: string): name is EventName {
+  return known.has(name);
+}

@@ -1,0 +1,85 @@
+import { z } from 'zod';
+import type { RegisteredRoute, RouteRegistry } from './api.ts';
+
+type JsonSchema = Record<string, unknown>;
+
+function schemaOf(type: z.ZodType, io: 'input' | 'output'): JsonSchema {
+  return z.toJSONSchema(type, { io, unrepresentable: 'any' }) as JsonSchema;
+}
+
+function parametersOf(route: RegisteredRoute): unknown[] {
+  const parameters: unknown[] = [];
+  for (const [where, schema] of [['path', route.params], ['query', route.query]] as const) {
+    if (!schema) continue;
+    const json = schemaOf(schema, 'input');
+    const properties = (json.properties ?? {}) as Record<string, JsonSchema>;
+    const required = new Set((json.required ?? []) as string[]);
+    for (const [name, property] of Object.entries(properties)) {
+      parameters.push({ name, in: where, required: where === 'path' || required.has(name), schema: property });
+    }
+  }
+  return parameters;
+}
+
+function operationOf(route: RegisteredRoute): Record<string, unknown> {
+  const responses: Record<string, unknown> = {
+    [route.status]: route.response
+      ? { description: 'Success', content: { 'application/json': { schema: schemaOf(route.response, 'output') } } }
+      : { description: 'Success' },
+    400: { $ref: '#/components/responses/Error' },
+  };
+  if (route.scope) {
+    responses[401] = { $ref: '#/components/responses/Error' };
+    responses[403] = { $ref: '#/components/responses/Error' };
+  }
+  if (route.params) responses[404] = { $ref: '#/components/responses/Error' };
+  const operation: Record<string, unknown> = {
+    summary: route.summary,
+    tags: [route.tag],
+    parameters: parametersOf(route),
+    responses,
+  };
+  if (route.scope) operation.security = [{ bearer: [route.scope] }];
+  if (route.body) {
+    operation.requestBody = { required: true, content: { 'application/json': { schema: schemaOf(route.body, 'input') } } };
+  }
+  return operation;
+}
+
+/** The OpenAPI 3.1 document of every declared route, built from the same schemas that validate them. */
+export function buildOpenApi(registry: RouteRegistry, info: { baseUrl: string; version: string }): Record<string, unknown> {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const route of registry.routes) {
+    const path = route.path.replace(/:(\w+)/g, '{$1}');
+    (paths[path] ??= {})[route.method] = operationOf(route);
+  }
+  return {
+    openapi: '3.1.0',
+    info: { title: 'Identity service API', version: info.version },
+    servers: [{ url: info.baseUrl }],
+    paths,
+    components: {
+      securitySchemes: {
+        bearer: {
+          type: 'oauth2',
+          description: 'A JWT access token for the management API resource (client credentials grant).',
+          flows: { clientCredentials: { tokenUrl: `${info.baseUrl}/oidc/token`, scopes: {} } },
+        },
+      },
+      responses: {
+        Error: {
+          description: 'Error',
+          content: {
+            'application/json': {
+              schema: {
+                type: 'object',
+                required: ['code', 'message'],
+                properties: { code: { type: 'string' }, message: { type: 'string' }, data: {} },
+              },
+            },
+          },
+        },
+      },
+    },
+  };
+}

@@ -1,0 +1,53 @@
+import type { KeyValueStore } from '../ports/kv.ts';
+import { digest, newSecret } from '../ids.ts';
+
+/** Recognisable prefix of subject tokens, so a leaked one is easy to spot (and to scan for). */
+export const SUBJECT_TOKEN_PREFIX = 'sub_tk_';
+
+export interface SubjectTokenRecord {
+  /** A short, non-secret reference to the token for audit logs (a digest prefix). */
+  ref: string;
+  userId: string;
+  context: Record<string, unknown>;
+  /** The management client that created it. */
+  createdBy: string;
+  createdAt: number;
+  expiresAt: number;
+}
+
+const key = (tokenDigest: string) => `subject-token:${tokenDigest}`;
+
+function parse(text: string | null): SubjectTokenRecord | null {
+  return text === null ? null : (JSON.parse(text) as SubjectTokenRecord);
+}
+
+/**
+ * One-time impersonation tokens. Only the token's digest is stored, with the lifetime as TTL. `peek`
+ * validates without spending the token; `consume` spends it atomically (GETDEL), so of any number of
+ * concurrent exchanges exactly one wins.
+ */
+export function createSubjectTokens(kv: KeyValueStore, ttlSeconds: number) {
+  return {
+    ttlSeconds,
+    async issue(input: { userId: string; context: Record<string, unknown>; createdBy: string }) {
+      const token = newSecret(SUBJECT_TOKEN_PREFIX);
+      const tokenDigest = digest(token);
+      const now = Date.now();
+      const record: SubjectTokenRecord = {
+        ref: tokenDigest.slice(0, 16), ...input, createdAt: now, expiresAt: now + ttlSeconds * 1000,
+      };
+      await kv.set(key(tokenDigest), JSON.stringify(record), ttlSeconds * 1000);
+      return { token, record };
+    },
+    async peek(token: string): Promise<SubjectTokenRecord | null> {
+      if (!token.startsWith(SUBJECT_TOKEN_PREFIX)) return null;
+      return parse(await kv.get(key(digest(token))));
+    },
+    async consume(token: string): Promise<SubjectTokenRecord | null> {
+      if (!token.startsWith(SUBJECT_TOKEN_PREFIX)) return null;
+      return parse(await kv.getDel(key(digest(token))));
+    },
+  };
+}
+
+export type SubjectTokens = ReturnType<typeof createSubjectTokens>;

@@ -1,0 +1,103 @@
+import type { Logger } from 'pino';
+import type { ScriptRunner, SandboxOutcome } from './sandbox.ts';
+import type { JwtCustomizerConfigs } from './config.ts';
+
+/** Claims a customizer can never set or override. */
+export const RESERVED_CLAIMS = new Set(['iss', 'sub', 'aud', 'exp', 'iat', 'nbf', 'jti', 'scope', 'client_id', 'act', 'cnf']);
+
+export interface CustomizerApi {
+  /** Refuses issuance: the token request fails with `access_denied` and this message. */
+  denyAccess(message?: string): never;
+}
+
+export interface CustomizerInput {
+  token: Record<string, unknown>;
+  context: Record<string, unknown>;
+  environmentVariables: Record<string, string>;
+  api: CustomizerApi;
+}
+
+/** The library-user form of the customizer, passed to `createIdentityService`. */
+export type GetCustomJwtClaims = (input: CustomizerInput) => unknown;
+
+export interface FunctionCustomizer {
+  getCustomJwtClaims: GetCustomJwtClaims;
+  environmentVariables?: Record<string, string>;
+  blockIssuanceOnError?: boolean;
+}
+
+export type CustomizerResult =
+  | { kind: 'claims'; claims: Record<string, unknown> }
+  | { kind: 'denied'; message: string }
+  | { kind: 'failed'; reason: string; blockIssuance: boolean };
+
+class Denied extends Error {}
+
+export function withoutReserved(claims: Record<string, unknown>): Record<string, unknown> {
+  const kept: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(claims)) {
+    if (!RESERVED_CLAIMS.has(name) && name !== '__proto__') kept[name] = value;
+  }
+  return kept;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+async function runFunction(customizer: FunctionCustomizer, token: Record<string, unknown>, context: Record<string, unknown>): Promise<SandboxOutcome> {
+  const api: CustomizerApi = {
+    denyAccess(message = 'access denied by the token customizer') {
+      throw new Denied(message);
+    },
+  };
+  try {
+    const result = await customizer.getCustomJwtClaims({
+      token, context, environmentVariables: customizer.environmentVariables ?? {}, api,
+    });
+    if (result === undefined || result === null) return { kind: 'claims', claims: {} };
+    if (!isPlainObject(result)) return { kind: 'error', code: 'invalid_result', message: 'must return an object' };
+    return { kind: 'claims', claims: JSON.parse(JSON.stringify(result)) as Record<string, unknown> };
+  } catch (error) {
+    if (error instanceof Denied) return { kind: 'denied', message: error.message };
+    return { kind: 'error', code: 'runtime', message: error instanceof Error ? error.message : String(error) };
+  }
+}
+
+/**
+ * Resolves custom claims for one access token: the library function when given, else the stored script
+ * in the sandbox. Errors are logged (without the script's input, which may hold personal data) and
+ * reported with the configured failure policy.
+ */
+export function createClaimsCustomizer(deps: {
+  fn?: FunctionCustomizer;
+  configs: JwtCustomizerConfigs;
+  runner: () => ScriptRunner;
+  logger: Logger;
+}) {
+  return {
+    /** True when no customizer is configured, so callers can skip building the context. */
+    async isConfigured(): Promise<boolean> {
+      return Boolean(deps.fn) || (await deps.configs.get()) !== null;
+    },
+    async run(token: Record<string, unknown>, context: Record<string, unknown>): Promise<CustomizerResult> {
+      let outcome: SandboxOutcome;
+      let blockIssuance: boolean;
+      if (deps.fn) {
+        blockIssuance = deps.fn.blockIssuanceOnError ?? false;
+        outcome = await runFunction(deps.fn, token, context);
+      } else {
+        const config = await deps.configs.get();
+        if (!config) return { kind: 'claims', claims: {} };
+        blockIssuance = config.blockIssuanceOnError;
+        outcome = await deps.runner().run(config.script, { token, context, environmentVariables: config.environmentVariables });
+      }
+      if (outcome.kind === 'claims') return { kind: 'claims', claims: withoutReserved(outcome.claims) };
+      if (outcome.kind === 'denied') return outcome;
+      deps.logger.warn({ code: outcome.code, reason: outcome.message }, 'custom JWT claims failed');
+      return { kind: 'failed', reason: `${outcome.code}: ${outcome.message}`, blockIssuance };
+    },
+  };
+}
+
+export type ClaimsCustomizer = ReturnType<typeof createClaimsCustomizer>;

@@ -1,0 +1,46 @@
+import type { DocumentStore } from '../ports/documents.ts';
+
+export interface JwtCustomizerConfig extends Record<string, unknown> {
+  script: string;
+  environmentVariables: Record<string, string>;
+  /** Fail closed: a script error refuses the token instead of issuing it without custom claims. */
+  blockIssuanceOnError: boolean;
+  updatedAt: number;
+}
+
+const ID = 'jwt-customizer.access-token';
+/** How long a process trusts its cached copy; other processes' changes show up within this time. */
+const CACHE_MS = 5000;
+
+/** The stored access-token customizer script, cached per instance and invalidated on local writes. */
+export function createJwtCustomizerConfigs(store: DocumentStore) {
+  const configs = store.collection<JwtCustomizerConfig & { _id: string }>('configs');
+  let cached: { value: JwtCustomizerConfig | null; until: number } | undefined;
+
+  const strip = (doc: (JwtCustomizerConfig & { _id: string }) | null): JwtCustomizerConfig | null => {
+    if (!doc) return null;
+    const { _id, ...config } = doc;
+    return config;
+  };
+
+  return {
+    async get(): Promise<JwtCustomizerConfig | null> {
+      if (cached && cached.until > Date.now()) return cached.value;
+      const value = strip(await configs.findOne({ _id: ID }));
+      cached = { value, until: Date.now() + CACHE_MS };
+      return value;
+    },
+    async put(config: Pick<JwtCustomizerConfig, 'script' | 'environmentVariables' | 'blockIssuanceOnError'>): Promise<JwtCustomizerConfig> {
+      const value: JwtCustomizerConfig = { ...config, updatedAt: Date.now() };
+      await configs.replaceOne({ _id: ID }, { ...value, _id: ID }, { upsert: true });
+      cached = undefined;
+      return value;
+    },
+    async delete(): Promise<boolean> {
+      cached = undefined;
+      return (await configs.deleteOne({ _id: ID })) === 1;
+    },
+  };
+}
+
+export type JwtCustomizerConfigs = ReturnType<typeof createJwtCustomizerConfigs>;

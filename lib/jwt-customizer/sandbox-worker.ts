@@ -1,0 +1,237 @@
+/**
+ * Worker side of the JWT customizer sandbox (see `sandbox.ts`). Each run gets a fresh QuickJS runtime
+ * and context, so nothing a script does survives into the next run. Only strings cross the boundary:
+ * the input goes in as JSON text and the outcome comes out as JSON text built by a guest-side driver.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { newQuickJSWASMModule } from 'quickjs-emscripten';
+import type { QuickJSContext, QuickJSHandle, QuickJSWASMModule } from 'quickjs-emscripten';
+import type { RunRequest, SandboxLimits, SandboxOutcome, WorkerMessage } from './sandbox.ts';
+
+const SCRIPT_FILENAME = 'jwt-customizer.js';
+const MAX_STACK_BYTES = 256 * 1024;
+const MAX_MESSAGE_LENGTH = 1024;
+const JOBS_PER_DEADLINE_CHECK = 1000;
+
+/**
+ * Evaluated before the operator's script, so the intrinsics it captures cannot have been tampered with.
+ * It returns the function that calls `getCustomJwtClaims` and encodes the outcome as JSON text. The
+ * global `getCustomJwtClaims` is looked up at call time, which also finds top-level `const`/`let`
+ * declarations of the later script (they share the global lexical scope).
+ */
+const DRIVER_SOURCE = `(() => {
+  const { parse, stringify } = JSON;
+  const { getPrototypeOf } = Object;
+  const objectPrototype = Object.prototype;
+  const { isArray } = Array;
+  const TypeErrorClass = TypeError;
+  const invalid = (message) => stringify({ kind: 'error', code: 'invalid_result', message });
+
+  return async (inputJson) => {
+    if (typeof getCustomJwtClaims !== 'function') {
+      return stringify({ kind: 'error', code: 'runtime', message: 'the script must define a function named getCustomJwtClaims' });
+    }
+    // A call to denyAccess decides the outcome even if the script catches the error it throws.
+    let denial;
+    const api = {
+      denyAccess(message) {
+        denial = { kind: 'denied', message: message === undefined ? '' : String(message) };
+        throw new Error('access denied');
+      },
+    };
+    const { token, context, environmentVariables } = parse(inputJson);
+    let result;
+    try {
+      result = await getCustomJwtClaims({ token, context, environmentVariables, api });
+    } catch (error) {
+      if (denial) return stringify(denial);
+      throw error;
+    }
+    if (denial) return stringify(denial);
+    if (result === undefined) result = {};
+    if (typeof result !== 'object' || result === null || isArray(result)) {
+      return invalid('getCustomJwtClaims must return a plain object, got ' + (isArray(result) ? 'an array' : String(result)));
+    }
+    const prototype = getPrototypeOf(result);
+    if (prototype !== objectPrototype && prototype !== null) {
+      return invalid('getCustomJwtClaims must return a plain object');
+    }
+    try {
+      return stringify({ kind: 'claims', claims: result });
+    } catch (error) {
+      if (error instanceof TypeErrorClass) return invalid('the returned claims are not JSON-serialisable: ' + error.message);
+      throw error;
+    }
+  };
+})()`;
+
+function truncate(text: string): string {
+  return text.length > MAX_MESSAGE_LENGTH ? `${text.slice(0, MAX_MESSAGE_LENGTH)}…` : text;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Reads a string property without letting a failing getter escape as a host exception. */
+function readStringProperty(ctx: QuickJSContext, handle: QuickJSHandle, key: string): string | undefined {
+  try {
+    const property = ctx.getProp(handle, key);
+    const value = ctx.typeof(property) === 'string' ? ctx.getString(property) : undefined;
+    property.dispose();
+    return value;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Guest error values are described from `name` and `message` only: guest stacks stay inside. */
+function describeThrown(ctx: QuickJSContext, handle: QuickJSHandle): { name: string | undefined; message: string } {
+  if (ctx.typeof(handle) === 'object') {
+    const name = readStringProperty(ctx, handle, 'name');
+    const message = readStringProperty(ctx, handle, 'message');
+    if (name !== undefined || message !== undefined) return { name, message: message ?? '' };
+  }
+  let value: unknown;
+  try {
+    value = ctx.dump(handle);
+  } catch {
+    value = '(unprintable value)';
+  }
+  return { name: undefined, message: typeof value === 'string' ? value : String(JSON.stringify(value) ?? value) };
+}
+
+/** Decodes the driver's JSON envelope; anything malformed is the script's fault. */
+function decodeEnvelope(text: string): SandboxOutcome {
+  // `__proto__` keys would turn into prototype setters when the host merges the claims into a token.
+  const envelope: unknown = JSON.parse(text, (key, value: unknown) => (key === '__proto__' ? undefined : value));
+  if (isPlainObject(envelope)) {
+    if (envelope.kind === 'claims' && isPlainObject(envelope.claims)) {
+      return { kind: 'claims', claims: envelope.claims };
+    }
+    if (envelope.kind === 'denied' && typeof envelope.message === 'string') {
+      return { kind: 'denied', message: truncate(envelope.message) };
+    }
+    if (
+      envelope.kind === 'error' &&
+      (envelope.code === 'runtime' || envelope.code === 'invalid_result') &&
+      typeof envelope.message === 'string'
+    ) {
+      return { kind: 'error', code: envelope.code, message: truncate(envelope.message) };
+    }
+  }
+  return { kind: 'error', code: 'invalid_result', message: 'getCustomJwtClaims must return a plain JSON object' };
+}
+
+/** One run in a fresh runtime; every handle is disposed before the runtime is. */
+class SandboxRun {
+  readonly #limits: SandboxLimits;
+  readonly #module: QuickJSWASMModule;
+  #interrupted = false;
+
+  constructor(module: QuickJSWASMModule, limits: SandboxLimits) {
+    this.#module = module;
+    this.#limits = limits;
+  }
+
+  execute(script: string, inputJson: string): SandboxOutcome {
+    const deadline = Date.now() + this.#limits.timeoutMs;
+    const runtime = this.#module.newRuntime();
+    runtime.setMemoryLimit(this.#limits.memoryBytes);
+    runtime.setMaxStackSize(MAX_STACK_BYTES);
+    runtime.setInterruptHandler(() => {
+      if (Date.now() > deadline) this.#interrupted = true;
+      return this.#interrupted;
+    });
+    const ctx = runtime.newContext();
+    try {
+      return this.#evaluate(ctx, deadline, script, inputJson);
+    } finally {
+      ctx.dispose();
+      runtime.dispose();
+    }
+  }
+
+  #evaluate(ctx: QuickJSContext, deadline: number, script: string, inputJson: string): SandboxOutcome {
+    // Compiling separately tells a syntax error apart from a SyntaxError thrown while the script runs.
+    const compiled = ctx.evalCode(script, SCRIPT_FILENAME, { type: 'global', compileOnly: true });
+    if (compiled.error) return this.#failure(ctx, compiled.error, 'syntax');
+    compiled.value.dispose();
+
+    const driver = ctx.evalCode(DRIVER_SOURCE, 'driver.js', { type: 'global', strict: true });
+    if (driver.error) return this.#failure(ctx, driver.error, 'runtime');
+    try {
+      const evaluated = ctx.evalCode(script, SCRIPT_FILENAME, { type: 'global' });
+      if (evaluated.error) return this.#failure(ctx, evaluated.error, 'runtime');
+      evaluated.value.dispose();
+
+      const input = ctx.newString(inputJson);
+      const called = ctx.callFunction(driver.value, ctx.undefined, [input]);
+      input.dispose();
+      if (called.error) return this.#failure(ctx, called.error, 'runtime');
+      try {
+        return this.#settle(ctx, deadline, called.value);
+      } finally {
+        called.value.dispose();
+      }
+    } finally {
+      driver.value.dispose();
+    }
+  }
+
+  /** Runs pending jobs until the driver's promise settles or the deadline passes. */
+  #settle(ctx: QuickJSContext, deadline: number, promise: QuickJSHandle): SandboxOutcome {
+    for (;;) {
+      const state = ctx.getPromiseState(promise);
+      if (state.type === 'fulfilled') {
+        const text = ctx.typeof(state.value) === 'string' ? ctx.getString(state.value) : undefined;
+        state.value.dispose();
+        return text === undefined ? decodeEnvelope('null') : decodeEnvelope(text);
+      }
+      if (state.type === 'rejected') return this.#failure(ctx, state.error, 'runtime');
+      if (this.#interrupted || Date.now() > deadline) return this.#timeout();
+      // Without timers or host callbacks, a promise with no pending jobs can never settle.
+      if (!ctx.runtime.hasPendingJob()) {
+        return { kind: 'error', code: 'timeout', message: 'getCustomJwtClaims returned a promise that never settles' };
+      }
+      const jobs = ctx.runtime.executePendingJobs(JOBS_PER_DEADLINE_CHECK);
+      if (jobs.error) return this.#failure(ctx, jobs.error, 'runtime');
+    }
+  }
+
+  #failure(ctx: QuickJSContext, error: QuickJSHandle, code: 'syntax' | 'runtime'): SandboxOutcome {
+    const { name, message } = this.#interrupted ? { name: undefined, message: '' } : describeThrown(ctx, error);
+    error.dispose();
+    if (this.#interrupted) return this.#timeout();
+    if (name === 'InternalError' && message === 'out of memory') {
+      return { kind: 'error', code: 'memory', message: `script exceeded the memory limit of ${this.#limits.memoryBytes} bytes` };
+    }
+    return { kind: 'error', code, message: truncate(name ? `${name}: ${message}` : message) };
+  }
+
+  #timeout(): SandboxOutcome {
+    return { kind: 'error', code: 'timeout', message: `script exceeded the time limit of ${this.#limits.timeoutMs} ms` };
+  }
+}
+
+async function main(): Promise<void> {
+  const port = parentPort;
+  if (!port) throw new Error('sandbox-worker must run in a worker thread');
+  const limits = workerData as SandboxLimits;
+  const module = await newQuickJSWASMModule();
+  port.on('message', (request: RunRequest) => {
+    let outcome: SandboxOutcome;
+    try {
+      outcome = new SandboxRun(module, limits).execute(request.script, request.inputJson);
+    } catch (error) {
+      // A failure of the sandbox machinery itself (not of the script): keep the worker serving.
+      outcome = { kind: 'error', code: 'runtime', message: `sandbox failure: ${(error as Error).message}` };
+    }
+    const reply: WorkerMessage = { type: 'result', id: request.id, outcome };
+    port.postMessage(reply);
+  });
+  const ready: WorkerMessage = { type: 'ready' };
+  port.postMessage(ready);
+}
+
+await main();

@@ -1,0 +1,62 @@
+import type { Middleware } from 'koa';
+import { createLocalJWKSet, jwtVerify, type JSONWebKeySet, type JWTPayload } from 'jose';
+import { errors } from '../errors.ts';
+
+/** Scopes of the management API resource. `all` grants everything; the others grant one capability each. */
+export const MANAGEMENT_SCOPES = {
+  all: 'all',
+  createSubjectTokens: 'subject-tokens:create',
+} as const;
+
+export interface ManagementPrincipal {
+  clientId: string;
+  /** The user behind the token, when a user (not an M2M application) holds it. */
+  subject?: string;
+  scopes: Set<string>;
+}
+
+export interface ManagementAuthOptions {
+  issuer: string;
+  audience: string;
+  publicKeys: JSONWebKeySet;
+}
+
+/**
+ * Bearer JWT verification for the management API: signature against the service's own keys, issuer,
+ * audience = the management resource indicator, `typ: at+jwt`. The principal lands in `ctx.state.principal`.
+ */
+export function createManagementAuth(options: ManagementAuthOptions) {
+  const keys = createLocalJWKSet(options.publicKeys);
+
+  const authenticate: Middleware = async (ctx, next) => {
+    const header = ctx.get('authorization');
+    const match = /^Bearer ([A-Za-z0-9._~+/-]+=*)$/i.exec(header);
+    if (!match) throw errors.unauthorized();
+    let payload: JWTPayload;
+    try {
+      ({ payload } = await jwtVerify(match[1]!, keys, {
+        issuer: options.issuer,
+        audience: options.audience,
+        typ: 'at+jwt',
+      }));
+    } catch {
+      throw errors.unauthorized('the bearer token is invalid, expired or not meant for this API');
+    }
+    const principal: ManagementPrincipal = {
+      clientId: typeof payload.client_id === 'string' ? payload.client_id : '',
+      scopes: new Set(typeof payload.scope === 'string' ? payload.scope.split(' ') : []),
+    };
+    if (typeof payload.sub === 'string' && payload.sub !== principal.clientId) principal.subject = payload.sub;
+    ctx.state.principal = principal;
+    await next();
+  };
+
+  const requireScope = (scope: string): Middleware => async (ctx, next) => {
+    const principal = ctx.state.principal as ManagementPrincipal | undefined;
+    if (!principal) throw errors.unauthorized();
+    if (!principal.scopes.has(MANAGEMENT_SCOPES.all) && !principal.scopes.has(scope)) throw errors.forbidden(scope);
+    await next();
+  };
+
+  return { authenticate, requireScope };
+}

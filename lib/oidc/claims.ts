@@ -1,0 +1,18 @@
+import type { User } from '../repositories/users.ts';
+
+export const OIDC_SCOPES = ['openid', 'offline_access', 'profile', 'email', 'phone'];
+
+/** Standard OIDC claims of a user, for ID tokens and the userinfo endpoint. */
+export function accountClaims(user: User): { sub: string; [claim: string]: unknown } {
+  return {
+    sub: user.id,
+    name: user.name ?? undefined,
+    picture: user.avatar ?? undefined,
+    preferred_username: user.username ?? undefined,
+    updated_at: Math.floor(user.updatedAt / 1000),
+    email: user.primaryEmail ?? undefined,
+    email_verified: user.primaryEmail ? true : undefined,
+    phone_number: user.primaryPhone ?? undefined,
+    phone_number_verified: user.primaryPhone ? true : undefined,
+  };
+}

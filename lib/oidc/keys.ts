@@ -1,0 +1,70 @@
+import { exportJWK, generateKeyPair, type JWK } from 'jose';
+import { DuplicateKeyError, type DocumentStore } from '../ports/documents.ts';
+import { newId } from '../ids.ts';
+
+export interface SigningKeys {
+  /** Private JWKs for the provider. */
+  keys: JWK[];
+  /** The public halves, as served at /oidc/jwks. */
+  publicKeys: { keys: JWK[] };
+}
+
+const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'k'] as const;
+
+export function publicHalf(jwk: JWK): JWK {
+  const copy: Record<string, unknown> = { ...jwk };
+  for (const member of PRIVATE_MEMBERS) delete copy[member];
+  return copy as JWK;
+}
+
+async function generateSigningKey(): Promise<JWK> {
+  const { privateKey } = await generateKeyPair('ES256', { extractable: true });
+  const jwk = await exportJWK(privateKey);
+  return { ...jwk, kid: newId(16), alg: 'ES256', use: 'sig' };
+}
+
+/** Validates operator-supplied keys: a JSON JWK set of private EC (P-256) or OKP (Ed25519) keys. */
+export function parseConfiguredKeys(text: string): JWK[] {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new Error('SIGNING_KEYS must be a JSON web key set ({"keys":[...]})');
+  }
+  const keys = (parsed as { keys?: unknown }).keys;
+  if (!Array.isArray(keys) || keys.length === 0) throw new Error('SIGNING_KEYS must contain at least one key');
+  for (const key of keys as JWK[]) {
+    const supported = (key.kty === 'EC' && key.crv === 'P-256') || (key.kty === 'OKP' && key.crv === 'Ed25519');
+    if (!supported || typeof key.d !== 'string') {
+      throw new Error('SIGNING_KEYS entries must be private EC P-256 (ES256) or OKP Ed25519 (EdDSA) keys');
+    }
+  }
+  return keys as JWK[];
+}
+
+/**
+ * Where the keys come from: configuration first; otherwise the store. In a persistent store they are
+ * generated once and shared by every process (a concurrent first start loses the insert race and reads
+ * the winner's); in embedded mode they live as long as the process.
+ */
+export async function loadSigningKeys(options: { configured?: string; store: DocumentStore }): Promise<SigningKeys> {
+  let keys: JWK[];
+  if (options.configured) {
+    keys = parseConfiguredKeys(options.configured);
+  } else {
+    const collection = options.store.collection<{ _id: string; keys: JWK[]; createdAt: Date }>('signing_keys');
+    const existing = await collection.findOne({ _id: 'current' });
+    if (existing) {
+      keys = existing.keys;
+    } else {
+      keys = [await generateSigningKey()];
+      try {
+        await collection.insertOne({ _id: 'current', keys, createdAt: new Date() });
+      } catch (error) {
+        if (!(error instanceof DuplicateKeyError)) throw error;
+        keys = (await collection.findOne({ _id: 'current' }))!.keys;
+      }
+    }
+  }
+  return { keys, publicKeys: { keys: keys.map(publicHalf) } };
+}

@@ -1,0 +1,147 @@
+import Provider, { errors as oidcErrors, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
+import type { JWK } from 'jose';
+import type { Logger } from 'pino';
+import type { Authorization } from '../authorization.ts';
+import type { Repositories } from '../repositories/index.ts';
+import { matchesDigest } from '../ids.ts';
+import { toClientMetadata } from './clients.ts';
+import { createAdapterFactory } from './adapter.ts';
+import type { DocumentStore } from '../ports/documents.ts';
+import { OIDC_SCOPES, accountClaims } from './claims.ts';
+
+export interface ProviderOptions {
+  issuer: string;
+  keys: JWK[];
+  cookieKeys: string[];
+  store: DocumentStore;
+  repositories: Repositories;
+  authorization: Authorization;
+  /** Lifetime of access tokens for the userinfo endpoint (no resource), seconds. */
+  accessTokenTtl: number;
+  /** Path of the sign-in UI, relative to the service root; the interaction uid is appended. */
+  interactionPath: string;
+  logger: Logger;
+  /** Claims added to every access token (custom JWT claims). */
+  extraTokenClaims?: Configuration['extraTokenClaims'];
+  /** Final say over a JWT access token's payload (actor claim). */
+  customizeJwt?: NonNullable<NonNullable<Configuration['formats']>['customizers']>['jwt'];
+}
+
+/** Which user an authorization-flow request acts for, when there is one. */
+function accountIdOf(ctx: KoaContextWithOIDC): string | undefined {
+  const { oidc } = ctx;
+  return oidc.account?.accountId ?? oidc.entities.AuthorizationCode?.accountId
+    ?? oidc.entities.RefreshToken?.accountId ?? oidc.session?.accountId;
+}
+
+export function createProvider(options: ProviderOptions): Provider {
+  const { repositories, authorization } = options;
+
+  const configuration: Configuration = {
+    adapter: createAdapterFactory(options.store, async (clientId) => {
+      const app = await repositories.applications.findForClient(clientId);
+      return app ? toClientMetadata(app) : undefined;
+    }),
+    jwks: { keys: options.keys as never },
+    cookies: { keys: options.cookieKeys },
+    scopes: OIDC_SCOPES,
+    claims: {
+      openid: ['sub'],
+      profile: ['name', 'picture', 'preferred_username', 'updated_at'],
+      email: ['email', 'email_verified'],
+      phone: ['phone_number', 'phone_number_verified'],
+    },
+    async findAccount(_ctx, sub) {
+      const user = await repositories.users.findById(sub);
+      if (!user || user.isSuspended) return undefined;
+      return { accountId: user.id, claims: async () => accountClaims(user) };
+    },
+    features: {
+      devInteractions: { enabled: false },
+      clientCredentials: { enabled: true },
+      introspection: { enabled: true },
+      revocation: { enabled: true },
+      rpInitiatedLogout: { enabled: true },
+      resourceIndicators: {
+        enabled: true,
+        defaultResource: (_ctx, _client, oneOf) => oneOf ?? undefined!,
+        useGrantedResource: () => true,
+        async getResourceServerInfo(ctx, indicator, client) {
+          const resource = await repositories.resources.findByIndicator(indicator);
+          if (!resource) throw new oidcErrors.InvalidTarget(`resource indicator ${indicator} is not registered`);
+          let scopes: string[] = [];
+          if (ctx.oidc.params?.grant_type === 'client_credentials') {
+            scopes = await authorization.scopesForApplication(client.clientId, resource.id);
+          } else {
+            const accountId = accountIdOf(ctx);
+            if (accountId) scopes = await authorization.scopesForUser(accountId, resource.id);
+          }
+          return {
+            scope: scopes.join(' '),
+            audience: resource.indicator,
+            accessTokenTTL: resource.accessTokenTtl,
+            accessTokenFormat: 'jwt',
+            jwt: { sign: { alg: 'ES256' } },
+          };
+        },
+      },
+    },
+    pkce: { required: () => true },
+    ttl: {
+      AccessToken: options.accessTokenTtl,
+      ClientCredentials: options.accessTokenTtl,
+      AuthorizationCode: 60,
+      IdToken: 3600,
+      Interaction: 3600,
+      Session: 14 * 24 * 3600,
+      Grant: 14 * 24 * 3600,
+      RefreshToken: 14 * 24 * 3600,
+    },
+    clientDefaults: {
+      id_token_signed_response_alg: 'ES256',
+      grant_types: ['authorization_code'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'client_secret_basic',
+    },
+    enabledJWA: {
+      idTokenSigningAlgValues: ['ES256', 'EdDSA'],
+      userinfoSigningAlgValues: ['ES256', 'EdDSA'],
+    },
+    interactions: { url: (_ctx, interaction) => `${options.interactionPath}/${interaction.uid}` },
+    // First-party applications are trusted: their requested scopes are granted without a consent screen.
+    async loadExistingGrant(ctx) {
+      const { oidc } = ctx;
+      const grantId = oidc.result?.consent?.grantId ?? oidc.session?.grantIdFor(oidc.client!.clientId);
+      if (grantId) return oidc.provider.Grant.find(grantId);
+      const app = await repositories.applications.findById(oidc.client!.clientId);
+      if (!app || app.isThirdParty || !oidc.session?.accountId) return undefined;
+      const grant = new oidc.provider.Grant({ clientId: oidc.client!.clientId, accountId: oidc.session.accountId });
+      const requested = oidc.requestParamScopes;
+      grant.addOIDCScope([...requested].filter((scope) => OIDC_SCOPES.includes(scope)).join(' '));
+      for (const [indicator, resourceServer] of Object.entries(oidc.resourceServers ?? {})) {
+        grant.addResourceScope(indicator, resourceServer.scope);
+      }
+      await grant.save();
+      return grant;
+    },
+    extraTokenClaims: options.extraTokenClaims,
+    formats: options.customizeJwt ? { customizers: { jwt: options.customizeJwt } } : undefined,
+    renderError(ctx, out) {
+      ctx.type = 'html';
+      ctx.body = `<!doctype html><title>Error</title><h1>${escapeHtml(out.error)}</h1><p>${escapeHtml(out.error_description ?? '')}</p>`;
+    },
+  };
+
+  const provider = new Provider(options.issuer, configuration);
+  provider.proxy = true;
+  // Client secrets are stored as digests; compare the presented secret's digest in constant time.
+  provider.Client.prototype.compareClientSecret = async function compare(this: { clientSecret?: string }, actual: string) {
+    return typeof this.clientSecret === 'string' && matchesDigest(actual, this.clientSecret);
+  };
+  provider.on('server_error', (ctx, error) => options.logger.error({ err: error, path: ctx.path }, 'oidc server error'));
+  return provider;
+}
+
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}

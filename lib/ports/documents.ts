@@ -1,0 +1,89 @@
+/**
+ * The document-store port. Repositories are written once against this subset of the MongoDB collection
+ * API; `adapters/mongodb` delegates to the official driver and `adapters/memory` reimplements the same
+ * semantics in process (filters, update operators, unique indexes, duplicate-key errors, TTL indexes).
+ */
+
+export type Doc = Record<string, unknown>;
+/** A MongoDB query filter (`{ field: value }`, dotted paths, `$in`, `$gt`, `$or`, `$regex`, …). */
+export type Filter = Record<string, unknown>;
+/** A MongoDB update document made of operators (`$set`, `$unset`, `$inc`, `$push`, `$addToSet`, `$pull`, `$setOnInsert`). */
+export type Update = Record<string, unknown>;
+/** `{ field: 1 | -1 }`, applied in key order. */
+export type Sort = Record<string, 1 | -1>;
+/** Inclusion (`{ a: 1 }`) or exclusion (`{ a: 0 }`) projection; `_id` is included unless excluded. */
+export type Projection = Record<string, 0 | 1>;
+
+export interface FindOptions {
+  sort?: Sort;
+  skip?: number;
+  limit?: number;
+  projection?: Projection;
+}
+
+export interface FindOneAndUpdateOptions {
+  /** Default `'before'`, as in the driver. */
+  returnDocument?: 'before' | 'after';
+  upsert?: boolean;
+  projection?: Projection;
+  sort?: Sort;
+}
+
+export interface UpdateOptions {
+  upsert?: boolean;
+}
+
+export interface UpdateResult {
+  matchedCount: number;
+  modifiedCount: number;
+  upsertedId: unknown | null;
+}
+
+export interface IndexSpec {
+  /** `{ field: 1 }`; compound keys allowed. */
+  keys: Record<string, 1 | -1>;
+  unique?: boolean;
+  /** Only documents where every key field exists take part in the index. */
+  sparse?: boolean;
+  /** TTL index on a single Date field: documents expire this many seconds after that date. */
+  expireAfterSeconds?: number;
+  name?: string;
+}
+
+export interface DocumentCollection<T extends Doc = Doc> {
+  readonly name: string;
+  insertOne(doc: T): Promise<void>;
+  insertMany(docs: T[]): Promise<void>;
+  findOne(filter: Filter, options?: Omit<FindOptions, 'limit' | 'skip'>): Promise<T | null>;
+  find(filter: Filter, options?: FindOptions): Promise<T[]>;
+  countDocuments(filter: Filter): Promise<number>;
+  updateOne(filter: Filter, update: Update, options?: UpdateOptions): Promise<UpdateResult>;
+  updateMany(filter: Filter, update: Update): Promise<UpdateResult>;
+  replaceOne(filter: Filter, doc: T, options?: UpdateOptions): Promise<UpdateResult>;
+  findOneAndUpdate(filter: Filter, update: Update, options?: FindOneAndUpdateOptions): Promise<T | null>;
+  findOneAndDelete(filter: Filter): Promise<T | null>;
+  deleteOne(filter: Filter): Promise<number>;
+  deleteMany(filter: Filter): Promise<number>;
+  createIndex(spec: IndexSpec): Promise<void>;
+}
+
+export interface DocumentStore {
+  readonly kind: 'memory' | 'mongodb';
+  collection<T extends Doc = Doc>(name: string): DocumentCollection<T>;
+  /** Resolves when the backend answers; rejects otherwise (readiness). */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Thrown by every backend when a write would violate a unique index (MongoDB error code 11000). */
+export class DuplicateKeyError extends Error {
+  readonly code = 11000;
+  readonly collection: string;
+  readonly keyPattern: Record<string, unknown>;
+  constructor(collection: string, keyPattern: Record<string, unknown>) {
+    super(`duplicate key in ${collection}: ${Object.keys(keyPattern).join(', ')}`);
+    this.name = 'DuplicateKeyError';
+    this.collection = collection;
+    this.keyPattern = keyPattern;
+  }
+}

@@ -1,0 +1,22 @@
+/**
+ * The ephemeral key-value port: subject tokens, lockout and rate-limit counters, caches. Redis in
+ * production (`adapters/redis`), a process-local map in embedded mode (`adapters/memory`). Values are
+ * strings; every TTL is in milliseconds.
+ */
+export interface KeyValueStore {
+  readonly kind: 'memory' | 'redis';
+  get(key: string): Promise<string | null>;
+  /** Sets the value, with an expiry when `ttlMs` is given. */
+  set(key: string, value: string, ttlMs?: number): Promise<void>;
+  /** Sets only when the key does not exist; true when it was set. */
+  setIfAbsent(key: string, value: string, ttlMs: number): Promise<boolean>;
+  /** Atomically returns and deletes the value: of N concurrent callers at most one gets it. */
+  getDel(key: string): Promise<string | null>;
+  del(key: string): Promise<void>;
+  /** Increments a counter; the first increment (value 1) starts its expiry window of `ttlMs`. */
+  incr(key: string, ttlMs: number): Promise<number>;
+  /** Remaining time to live in ms; -1 without expiry, -2 when the key does not exist. */
+  ttl(key: string): Promise<number>;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}

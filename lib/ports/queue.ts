@@ -1,0 +1,36 @@
+/**
+ * The webhook delivery queue port. BullMQ on Redis in production (`adapters/bullmq`), an in-process queue
+ * in embedded mode (`adapters/memory`). The queue only stores and schedules: whether and when to retry is
+ * decided by the processor (`lib/webhooks`), so both backends follow the same retry policy.
+ */
+export interface DeliveryJob {
+  /** Also the queue's job id and the `webhook-id` header: stable across retries, unique per (event, hook). */
+  deliveryId: string;
+  hookId: string;
+  event: string;
+  /** The exact JSON payload to send. */
+  payload: Record<string, unknown>;
+  /** Epoch ms when the triggering event was published. */
+  createdAt: number;
+}
+
+/** What the processor tells the queue after one attempt. */
+export interface AttemptResult {
+  /** Schedule another attempt after this many ms; absent when the delivery is finished (either way). */
+  retryInMs?: number;
+}
+
+/** `attempt` is 1 for the first try. A processor that throws is treated as `{ retryInMs: fallback }`. */
+export type DeliveryProcessor = (job: DeliveryJob, attempt: number) => Promise<AttemptResult>;
+
+export interface DeliveryQueue {
+  readonly kind: 'memory' | 'bullmq';
+  /** Resolves only once every job is stored (durably, for BullMQ). Re-adding a known deliveryId is a no-op. */
+  enqueue(jobs: DeliveryJob[]): Promise<void>;
+  /** Starts consuming with the given concurrency. One consumer per queue instance. */
+  consume(processor: DeliveryProcessor, options: { concurrency: number }): Promise<void>;
+  /** Jobs waiting or delayed or running (for readiness and tests). */
+  pendingCount(): Promise<number>;
+  /** Stops consuming (waits for attempts in flight) and releases connections. */
+  close(): Promise<void>;
+}

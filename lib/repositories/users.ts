@@ -1,0 +1,101 @@
+import type { DocumentStore } from '../ports/documents.ts';
+import { findPage, publicShape, searchFilter, type Page, type PageResult, type Stored } from './entity.ts';
+
+export interface User extends Record<string, unknown> {
+  id: string;
+  username: string | null;
+  primaryEmail: string | null;
+  primaryPhone: string | null;
+  name: string | null;
+  avatar: string | null;
+  customData: Record<string, unknown>;
+  identities: Record<string, unknown>;
+  profile: Record<string, unknown>;
+  applicationId: string | null;
+  isSuspended: boolean;
+  hasPassword: boolean;
+  lastSignInAt: number | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** Private fields never leave the repository through `present`. */
+export interface UserSecrets {
+  passwordDigest?: string | null;
+  mfaVerifications?: unknown[];
+}
+
+type StoredUser = Stored<User> & UserSecrets;
+const HIDDEN = ['passwordDigest', 'mfaVerifications'] as const;
+
+export function createUsersRepository(store: DocumentStore) {
+  const users = store.collection<StoredUser>('users');
+  const present = (doc: StoredUser): User => {
+    const user = publicShape<User>(doc, HIDDEN);
+    for (const key of IDENTIFIERS) user[key] ??= null;
+    return user;
+  };
+
+  return {
+    async prepare() {
+      await users.createIndex({ keys: { username: 1 }, unique: true, sparse: true });
+      await users.createIndex({ keys: { primaryEmail: 1 }, unique: true, sparse: true });
+      await users.createIndex({ keys: { primaryPhone: 1 }, unique: true, sparse: true });
+      await users.createIndex({ keys: { createdAt: 1 } });
+    },
+    async insert(user: User, secrets: UserSecrets = {}): Promise<User> {
+      await users.insertOne(withoutNullIdentifiers({ ...user, ...secrets, _id: user.id }));
+      return user;
+    },
+    async findById(id: string) {
+      const doc = await users.findOne({ _id: id });
+      return doc ? present(doc) : null;
+    },
+    async findByIds(ids: string[]): Promise<User[]> {
+      if (ids.length === 0) return [];
+      return (await users.find({ _id: { $in: ids } }, { sort: { createdAt: 1 } })).map(present);
+    },
+    /** The user with private fields, for credential checks inside the service only. */
+    async findWithSecrets(filter: { id?: string; username?: string; primaryEmail?: string; primaryPhone?: string }) {
+      const query = filter.id ? { _id: filter.id } : filter;
+      const doc = await users.findOne(query);
+      return doc ? { user: present(doc), secrets: { passwordDigest: doc.passwordDigest ?? null, mfaVerifications: doc.mfaVerifications ?? [] } } : null;
+    },
+    async list(page: Page, filter: { search?: string; excludeIds?: string[]; ids?: string[] }): Promise<PageResult<User>> {
+      const query: Record<string, unknown> = {
+        ...searchFilter(filter.search, ['id', 'username', 'primaryEmail', 'primaryPhone', 'name']),
+      };
+      if (filter.ids) query._id = { $in: filter.ids };
+      else if (filter.excludeIds?.length) query._id = { $nin: filter.excludeIds };
+      const { items, total } = await findPage(users, query, page);
+      return { items: items.map(present), total };
+    },
+    async update(id: string, changes: Partial<User> & UserSecrets): Promise<User | null> {
+      const set: Record<string, unknown> = { updatedAt: Date.now() };
+      const unset: Record<string, ''> = {};
+      for (const [key, value] of Object.entries(changes)) {
+        // Null identifiers are unset so the sparse unique indexes ignore them.
+        if (value === null && IDENTIFIERS.has(key)) unset[key] = '';
+        else set[key] = value;
+      }
+      const update: Record<string, unknown> = { $set: set };
+      if (Object.keys(unset).length) update.$unset = unset;
+      const doc = await users.findOneAndUpdate({ _id: id }, update, { returnDocument: 'after' });
+      return doc ? present(doc) : null;
+    },
+    async delete(id: string) {
+      const doc = await users.findOneAndDelete({ _id: id });
+      return doc ? present(doc) : null;
+    },
+  };
+}
+
+const IDENTIFIERS = new Set(['username', 'primaryEmail', 'primaryPhone']);
+
+function withoutNullIdentifiers<T extends Record<string, unknown>>(doc: T): T {
+  const copy: Record<string, unknown> = { ...doc };
+  for (const key of IDENTIFIERS) if (copy[key] === null) delete copy[key];
+  return copy as T;
+}
+
+export type UsersRepository = ReturnType<typeof createUsersRepository>;

@@ -1,0 +1,182 @@
+import Koa from 'koa';
+import Router from '@koa/router';
+import compose from 'koa-compose';
+import mount from 'koa-mount';
+import { koaBody } from 'koa-body';
+import type Provider from 'oidc-provider';
+import type { Environment } from './config.ts';
+import { createLogger, type Logger } from './logger.ts';
+import { resolveSettings, type Settings } from './settings.ts';
+import { openStores, type InjectedStores } from './stores.ts';
+import { createRepositories, prepareRepositories } from './repositories/index.ts';
+import { createAuthorization } from './authorization.ts';
+import { loadSigningKeys } from './oidc/keys.ts';
+import { OIDC_MODELS, prepareOidcCollections } from './oidc/adapter.ts';
+import { createProvider } from './oidc/provider.ts';
+import { bootstrap } from './bootstrap.ts';
+import { EventBus } from './events/bus.ts';
+import { routeEventsMiddleware } from './events/route-events.ts';
+import { MANAGEMENT_EVENTS } from './events/management-events.ts';
+import { createManagementAuth } from './management/auth.ts';
+import { RouteRegistry, type ApiRouterDeps } from './http/api.ts';
+import { buildOpenApi } from './http/openapi.ts';
+import { errorMiddleware } from './http/errors.ts';
+import { errors } from './errors.ts';
+import { ownCookieKeys } from './http/cookies.ts';
+import { healthMiddleware } from './http/health.ts';
+import { createApplicationsLibrary } from './applications.ts';
+import type { ServiceCore } from './core.ts';
+import { applicationRoutes } from '../routes/applications/index.ts';
+import { resourceRoutes } from '../routes/resources/index.ts';
+import { roleRoutes } from '../routes/roles/index.ts';
+import { impersonationRoutes } from '../routes/impersonation/index.ts';
+import { jwtCustomizerRoutes } from '../routes/jwt-customizer/index.ts';
+import { createSubjectTokens } from './impersonation/subject-tokens.ts';
+import { createImpersonationAudit } from './impersonation/audit.ts';
+import { createJwtCustomizerConfigs } from './jwt-customizer/config.ts';
+import { createClaimsCustomizer, type FunctionCustomizer } from './jwt-customizer/claims.ts';
+import { createScriptRunner, type ScriptRunner } from './jwt-customizer/sandbox.ts';
+import { ExchangeRegistry } from '../extensions/token-exchange/registry.ts';
+import { createActorVerifier } from '../extensions/token-exchange/actor.ts';
+import * as tokenExchange from '../extensions/token-exchange/grant.ts';
+import { createTokenExchangeHandler } from '../extensions/token-exchange/grant.ts';
+import { createExtraTokenClaims } from '../extensions/custom-claims/index.ts';
+
+export interface IdentityServiceOptions {
+  /** Environment to read configuration from; defaults to `process.env`. */
+  env?: Record<string, string | undefined>;
+  /** Configuration values that win over the environment. */
+  config?: Partial<Environment>;
+  logger?: Logger;
+  /** Pre-built stores (tests, or hosts that share connections); the service does not close them. */
+  stores?: InjectedStores;
+  /** Where generated admin credentials are printed (once); defaults to stdout. */
+  print?: (text: string) => void;
+  /**
+   * Custom access-token claims computed in-process (takes precedence over a stored script):
+   * `{ getCustomJwtClaims: async ({ token, context, environmentVariables, api }) => ({ ... }) }`.
+   */
+  jwtCustomizer?: FunctionCustomizer;
+}
+
+export interface IdentityService {
+  /** The Koa app to listen with or mount under any prefix of a host app. */
+  app: Koa;
+  provider: Provider;
+  settings: Settings;
+  core: ServiceCore;
+  /** The bootstrap admin application's client id. */
+  adminClientId: string;
+  /** Stops background work and closes the connections the service opened. */
+  close(): Promise<void>;
+}
+
+const API_PREFIX = '/api';
+
+/** Builds one independent service instance: no module state, so several can live in one process. */
+export async function createIdentityService(options: IdentityServiceOptions = {}): Promise<IdentityService> {
+  const settings = resolveSettings(options.env ?? process.env, options.config);
+  const logger = options.logger ?? createLogger(settings.LOG_LEVEL);
+  const stores = await openStores(settings, logger, options.stores);
+  try {
+    const repositories = createRepositories(stores.documents);
+    await prepareRepositories(repositories);
+    await prepareOidcCollections(stores.documents, OIDC_MODELS);
+    const signingKeys = await loadSigningKeys({ configured: settings.SIGNING_KEYS, store: stores.documents });
+    const { adminClientId } = await bootstrap({
+      repositories,
+      managementIndicator: settings.managementIndicator,
+      adminClientId: settings.ADMIN_CLIENT_ID,
+      adminClientSecret: settings.ADMIN_CLIENT_SECRET,
+      logger,
+      print: options.print ?? ((text) => process.stdout.write(text)),
+    });
+    const authorization = createAuthorization(repositories);
+    const audit = createImpersonationAudit(stores.documents);
+    await audit.prepare();
+    const subjectTokens = createSubjectTokens(stores.kv, settings.SUBJECT_TOKEN_TTL_SECONDS);
+    const exchanges = new ExchangeRegistry();
+    const customizerConfigs = createJwtCustomizerConfigs(stores.documents);
+    let runner: ScriptRunner | undefined;
+    const getRunner = () => (runner ??= createScriptRunner({
+      timeoutMs: settings.JWT_CUSTOMIZER_TIMEOUT_MS, memoryBytes: settings.JWT_CUSTOMIZER_MEMORY_MB * 1024 * 1024,
+    }));
+    const customizer = createClaimsCustomizer({
+      fn: options.jwtCustomizer, configs: customizerConfigs, runner: getRunner, logger,
+    });
+    const provider = createProvider({
+      issuer: settings.issuer,
+      keys: signingKeys.keys,
+      cookieKeys: settings.cookieKeys,
+      store: stores.documents,
+      repositories,
+      authorization,
+      accessTokenTtl: settings.ACCESS_TOKEN_TTL_SECONDS,
+      interactionPath: '/interaction',
+      logger,
+      extraTokenClaims: createExtraTokenClaims({ customizer, exchanges, repositories }) as never,
+    });
+    provider.registerGrantType(tokenExchange.grantType, createTokenExchangeHandler({
+      repositories, authorization, subjectTokens, audit, exchanges,
+      verifyActor: createActorVerifier({ issuer: settings.issuer, publicKeys: signingKeys.publicKeys }),
+    }) as never, tokenExchange.parameters);
+    const core: ServiceCore = {
+      settings, logger, store: stores.documents, kv: stores.kv, bus: new EventBus(), repositories, authorization,
+      provider,
+      libraries: { applications: createApplicationsLibrary(repositories) },
+    };
+
+    const registry = new RouteRegistry();
+    const auth = createManagementAuth({
+      issuer: settings.issuer, audience: settings.managementIndicator, publicKeys: signingKeys.publicKeys,
+    });
+    const router = new Router({ prefix: API_PREFIX });
+    const api: ApiRouterDeps = {
+      router, prefix: API_PREFIX, registry,
+      requireScope: (scope) => compose([auth.authenticate, auth.requireScope(scope)]),
+    };
+    applicationRoutes(api, core);
+    resourceRoutes(api, core);
+    roleRoutes(api, core);
+    impersonationRoutes(api, core, { subjectTokens, audit });
+    jwtCustomizerRoutes(api, { configs: customizerConfigs, runner: getRunner });
+    router.get('/swagger.json', (ctx) => {
+      ctx.body = buildOpenApi(registry, { baseUrl: settings.baseUrl, version: '0.1.0' });
+    });
+
+    const apiStack = compose([
+      errorMiddleware(logger),
+      koaBody({ json: true, jsonLimit: '256kb', jsonStrict: true, urlencoded: false, text: false, multipart: false }),
+      routeEventsMiddleware({ map: MANAGEMENT_EVENTS, bus: core.bus, prefix: API_PREFIX }),
+      router.routes(),
+      router.allowedMethods({ throw: true }),
+      async () => {
+        throw errors.routeNotFound();
+      },
+    ]);
+
+    const app = new Koa({ proxy: true, keys: settings.cookieKeys });
+    app.on('error', (error: Error) => logger.debug({ err: error }, 'request error'));
+    app.use(ownCookieKeys(settings.cookieKeys));
+    app.use(healthMiddleware([
+      { name: 'documents', check: () => stores.documents.ping() },
+      { name: 'keyValue', check: () => stores.kv.ping() },
+    ]));
+    app.use(mount('/oidc', provider));
+    app.use(async (ctx, next) => {
+      if (ctx.path === API_PREFIX || ctx.path.startsWith(`${API_PREFIX}/`)) return apiStack(ctx as never, next);
+      return next();
+    });
+
+    return {
+      app, provider, settings, core, adminClientId,
+      async close() {
+        await runner?.close();
+        await stores.close();
+      },
+    };
+  } catch (error) {
+    await stores.close();
+    throw error;
+  }
+}

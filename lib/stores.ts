@@ -1,0 +1,66 @@
+import { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { DocumentStore } from './ports/documents.ts';
+import type { KeyValueStore } from './ports/kv.ts';
+import type { DeliveryQueue } from './ports/queue.ts';
+import type { Settings } from './settings.ts';
+import { createMemoryDocumentStore } from '../adapters/memory/documents.ts';
+import { createMemoryKeyValueStore } from '../adapters/memory/kv.ts';
+import { createMemoryDeliveryQueue } from '../adapters/memory/delivery-queue.ts';
+import { createMongoDocumentStore } from '../adapters/mongodb/documents.ts';
+import { createRedisKeyValueStore } from '../adapters/redis/kv.ts';
+import { createBullmqDeliveryQueue } from '../adapters/bullmq/delivery-queue.ts';
+
+export interface Stores {
+  documents: DocumentStore;
+  kv: KeyValueStore;
+  queue: DeliveryQueue;
+  /** Closes what this module opened (injected stores stay open: their owner closes them). */
+  close(): Promise<void>;
+}
+
+export interface InjectedStores {
+  documents?: DocumentStore;
+  kv?: KeyValueStore;
+  queue?: DeliveryQueue;
+}
+
+/**
+ * Chooses the backends (part of the composition root): MongoDB when `MONGODB_URI` is set, Redis and
+ * BullMQ when `REDIS_URL` is set, in-process otherwise. Injected stores take precedence.
+ */
+export async function openStores(settings: Settings, logger: Logger, injected: InjectedStores = {}): Promise<Stores> {
+  const closers: Array<() => Promise<unknown>> = [];
+  let redis: Redis | undefined;
+  if (settings.REDIS_URL && (!injected.kv || !injected.queue)) {
+    redis = new Redis(settings.REDIS_URL, { maxRetriesPerRequest: 3, enableOfflineQueue: true, lazyConnect: false });
+    redis.on('error', (error) => logger.warn({ err: error }, 'redis connection error'));
+    const connection = redis;
+    closers.push(() => connection.quit().catch(() => connection.disconnect()));
+  }
+  let documents = injected.documents;
+  if (!documents) {
+    documents = settings.MONGODB_URI ? await createMongoDocumentStore(settings.MONGODB_URI) : createMemoryDocumentStore();
+    const owned = documents;
+    closers.push(() => owned.close());
+  }
+  let kv = injected.kv;
+  if (!kv) {
+    kv = redis ? createRedisKeyValueStore(redis, { prefix: 'ids:' }) : createMemoryKeyValueStore();
+    const owned = kv;
+    closers.push(() => owned.close());
+  }
+  let queue = injected.queue;
+  if (!queue) {
+    queue = redis ? createBullmqDeliveryQueue({ connection: redis, queueName: 'webhook-deliveries' }) : createMemoryDeliveryQueue();
+    const owned = queue;
+    // The queue must stop before the connection it shares is quit.
+    closers.unshift(() => owned.close());
+  }
+  return {
+    documents, kv, queue,
+    async close() {
+      for (const close of closers) await close();
+    },
+  };
+}

@@ -1,0 +1,49 @@
+import { createHmac, randomBytes } from 'node:crypto';
+
+const KEY_PREFIX = 'whsec_';
+
+/** A Standard Webhooks secret: `whsec_` + base64 of 32 random bytes, usable as is by `new Webhook(key)`. */
+export function generateSigningKey(): string {
+  return KEY_PREFIX + randomBytes(32).toString('base64');
+}
+
+export interface SignatureInput {
+  /** The delivery id, stable across retries. */
+  deliveryId: string;
+  /** Epoch seconds of this attempt. */
+  timestamp: number;
+  /** The exact request body that will be sent. */
+  body: string;
+  /** Current key first, then previous keys still in their rotation grace period. */
+  signingKeys: readonly string[];
+}
+
+export interface SignatureHeaders {
+  'webhook-id': string;
+  'webhook-timestamp': string;
+  'webhook-signature': string;
+  'logto-signature-sha-256': string;
+}
+
+function keyBytes(signingKey: string): Buffer {
+  if (!signingKey.startsWith(KEY_PREFIX)) throw new Error(`Signing key must start with "${KEY_PREFIX}"`);
+  return Buffer.from(signingKey.slice(KEY_PREFIX.length), 'base64');
+}
+
+export function signatureHeaders({ deliveryId, timestamp, body, signingKeys }: SignatureInput): SignatureHeaders {
+  const [currentKey] = signingKeys;
+  if (currentKey === undefined) throw new Error('At least one signing key is required');
+  const seconds = String(Math.floor(timestamp));
+  const signedContent = `${deliveryId}.${seconds}.${body}`;
+  // One signature per key lets consumers verify with either the old or the new key during rotation.
+  const signatures = signingKeys.map(
+    (key) => `v1,${createHmac('sha256', keyBytes(key)).update(signedContent, 'utf8').digest('base64')}`,
+  );
+  return {
+    'webhook-id': deliveryId,
+    'webhook-timestamp': seconds,
+    'webhook-signature': signatures.join(' '),
+    // Logto keys its HMAC with the key string itself (UTF-8), not the decoded bytes.
+    'logto-signature-sha-256': createHmac('sha256', Buffer.from(currentKey, 'utf8')).update(body, 'utf8').digest('hex'),
+  };
+}

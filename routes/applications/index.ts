@@ -1,0 +1,106 @@
+import { z } from 'zod';
+import { declare, idParam, pagination, type ApiRouterDeps } from '../../lib/http/api.ts';
+import type { ServiceCore } from '../../lib/core.ts';
+import { errors } from '../../lib/errors.ts';
+import { role } from '../roles/schemas.ts';
+import {
+  application, applicationWithSecret, createApplicationBody, listApplicationsQuery, roleIdsBody, updateApplicationBody,
+} from './schemas.ts';
+
+const tag = 'Applications';
+const byId = z.object({ id: idParam });
+
+export function applicationRoutes(api: ApiRouterDeps, core: ServiceCore): void {
+  const { repositories } = core;
+  const library = core.libraries.applications;
+
+  declare(api, {
+    method: 'get', path: '/applications', tag, summary: 'List applications',
+    query: listApplicationsQuery, response: z.array(application),
+    async handler({ query, header }) {
+      const { items, total } = await repositories.applications.list(
+        { page: query.page, pageSize: query.page_size },
+        { search: query.search, types: query.types, isThirdParty: query.isThirdParty },
+      );
+      header('Total-Number', String(total));
+      return items;
+    },
+  });
+
+  declare(api, {
+    method: 'post', path: '/applications', tag, summary: 'Create an application (the secret is shown once)',
+    body: createApplicationBody, status: 201, response: applicationWithSecret.partial({ secret: true }),
+    handler: ({ body }) => library.create(body),
+  });
+
+  declare(api, {
+    method: 'get', path: '/applications/:id', tag, summary: 'Get an application',
+    params: byId, response: application,
+    handler: ({ params }) => library.mustFind(params.id),
+  });
+
+  declare(api, {
+    method: 'patch', path: '/applications/:id', tag, summary: 'Update an application',
+    params: byId, body: updateApplicationBody, response: application,
+    handler: ({ params, body }) => library.update(params.id, body),
+  });
+
+  declare(api, {
+    method: 'post', path: '/applications/:id/secret', tag, summary: 'Rotate the secret of a confidential application',
+    params: byId, response: applicationWithSecret,
+    handler: ({ params }) => library.rotateSecret(params.id),
+  });
+
+  declare(api, {
+    method: 'delete', path: '/applications/:id', tag, summary: 'Delete an application',
+    params: byId, status: 204,
+    async handler({ params }) {
+      await library.delete(params.id);
+    },
+  });
+
+  declare(api, {
+    method: 'get', path: '/applications/:id/roles', tag, summary: 'List the roles of an M2M application',
+    params: byId, query: pagination, response: z.array(role),
+    async handler({ params, query, header }) {
+      await library.mustFind(params.id);
+      const roleIds = await repositories.roles.roleIdsOfApplication(params.id);
+      const roles = await repositories.roles.findByIds(roleIds);
+      header('Total-Number', String(roles.length));
+      const start = (query.page - 1) * query.page_size;
+      return roles.slice(start, start + query.page_size);
+    },
+  });
+
+  declare(api, {
+    method: 'post', path: '/applications/:id/roles', tag, summary: 'Assign roles to an M2M application',
+    params: byId, body: roleIdsBody, status: 201,
+    async handler({ params, body }) {
+      await library.assertRolesAssignable(params.id, body.roleIds);
+      await repositories.roles.assignToApplication(params.id, body.roleIds);
+      return { roleIds: body.roleIds };
+    },
+  });
+
+  declare(api, {
+    method: 'put', path: '/applications/:id/roles', tag, summary: 'Replace the roles of an M2M application',
+    params: byId, body: roleIdsBody,
+    async handler({ params, body }) {
+      await library.assertRolesAssignable(params.id, body.roleIds);
+      await repositories.roles.removeAllOfApplication(params.id);
+      await repositories.roles.assignToApplication(params.id, body.roleIds);
+      return { roleIds: body.roleIds };
+    },
+  });
+
+  declare(api, {
+    method: 'delete', path: '/applications/:id/roles/:roleId', tag, summary: 'Remove a role from an M2M application',
+    params: z.object({ id: idParam, roleId: idParam }), status: 204,
+    async handler({ params }) {
+      await library.mustFind(params.id);
+      if (!(await repositories.roles.removeFromApplication(params.id, params.roleId))) {
+        throw errors.notFound('role assignment', params.roleId);
+      }
+    },
+  });
+}

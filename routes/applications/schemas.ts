@@ -1,0 +1,64 @@
+import { z } from 'zod';
+import { APPLICATION_TYPES } from '../../lib/repositories/applications.ts';
+
+const redirectUri = z.string().max(2048).refine((value) => URL.canParse(value), 'must be an absolute URI');
+
+export const oidcClientMetadata = z.object({
+  redirectUris: z.array(redirectUri).max(100).default([]),
+  postLogoutRedirectUris: z.array(redirectUri).max(100).default([]),
+}).strict();
+
+export const customClientMetadata = z.object({
+  allowTokenExchange: z.boolean().optional(),
+  maxAllowedGrants: z.number().int().min(1).max(10_000).optional(),
+  corsAllowedOrigins: z.array(z.url().max(2048)).max(100).optional(),
+  idTokenTtl: z.number().int().min(60).max(86_400).optional(),
+  refreshTokenTtlInDays: z.number().int().min(1).max(365).optional(),
+  rotateRefreshToken: z.boolean().optional(),
+  alwaysIssueRefreshToken: z.boolean().optional(),
+}).strict();
+
+export const applicationType = z.enum(APPLICATION_TYPES);
+
+export const application = z.object({
+  id: z.string(),
+  name: z.string(),
+  description: z.string().nullable(),
+  type: applicationType,
+  oidcClientMetadata: z.object({ redirectUris: z.array(z.string()), postLogoutRedirectUris: z.array(z.string()) }),
+  customClientMetadata: customClientMetadata,
+  isThirdParty: z.boolean(),
+  createdAt: z.number(),
+});
+
+export const applicationWithSecret = application.extend({
+  secret: z.string().describe('Shown only in this response; store it now.'),
+});
+
+export const createApplicationBody = z.object({
+  name: z.string().trim().min(1).max(256),
+  type: applicationType,
+  description: z.string().max(2048).nullish(),
+  oidcClientMetadata: oidcClientMetadata.optional(),
+  customClientMetadata: customClientMetadata.optional(),
+  isThirdParty: z.boolean().optional(),
+}).strict();
+
+export const updateApplicationBody = z.object({
+  name: z.string().trim().min(1).max(256).optional(),
+  description: z.string().max(2048).nullish(),
+  oidcClientMetadata: oidcClientMetadata.partial().optional(),
+  customClientMetadata: customClientMetadata.optional(),
+  isThirdParty: z.boolean().optional(),
+}).strict();
+
+export const listApplicationsQuery = z.object({
+  page: z.coerce.number().int().min(1).max(100_000).default(1),
+  page_size: z.coerce.number().int().min(1).max(100).default(20),
+  search: z.string().max(256).optional(),
+  types: z.union([applicationType, z.array(applicationType)]).optional()
+    .transform((value) => (value === undefined ? undefined : [value].flat())),
+  isThirdParty: z.enum(['true', 'false']).optional().transform((value) => (value === undefined ? undefined : value === 'true')),
+});
+
+export const roleIdsBody = z.object({ roleIds: z.array(z.string().min(1).max(128)).min(1).max(100) }).strict();

@@ -1,0 +1,78 @@
+import { z } from 'zod';
+import { declare, type ApiRouterDeps } from '../../lib/http/api.ts';
+import type { ServiceCore } from '../../lib/core.ts';
+import { errors } from '../../lib/errors.ts';
+import { MANAGEMENT_SCOPES, type ManagementPrincipal } from '../../lib/management/auth.ts';
+import type { SubjectTokens } from '../../lib/impersonation/subject-tokens.ts';
+import type { ImpersonationAudit } from '../../lib/impersonation/audit.ts';
+
+const tag = 'Impersonation';
+/** Serialised size cap of a subject token's context. */
+export const MAX_CONTEXT_BYTES = 16 * 1024;
+
+const createSubjectTokenBody = z.object({
+  userId: z.string().min(1).max(128),
+  context: z.record(z.string(), z.unknown()).optional()
+    .refine((value) => value === undefined || Buffer.byteLength(JSON.stringify(value)) <= MAX_CONTEXT_BYTES,
+      `context must serialise to at most ${MAX_CONTEXT_BYTES} bytes`),
+}).strict();
+
+const impersonationRecord = z.object({
+  id: z.string(),
+  type: z.enum(['SubjectToken.Created', 'TokenExchange.Succeeded']),
+  subjectTokenRef: z.string(),
+  userId: z.string(),
+  createdBy: z.string(),
+  applicationId: z.string().nullable(),
+  actorUserId: z.string().nullable(),
+  resource: z.string().nullable(),
+  scope: z.string().nullable(),
+  createdAt: z.number(),
+});
+
+export function impersonationRoutes(
+  api: ApiRouterDeps,
+  core: ServiceCore,
+  deps: { subjectTokens: SubjectTokens; audit: ImpersonationAudit },
+): void {
+  declare(api, {
+    method: 'post', path: '/subject-tokens', tag, scope: MANAGEMENT_SCOPES.createSubjectTokens,
+    summary: 'Create a one-time subject token to impersonate a user (RFC 8693 token exchange)',
+    body: createSubjectTokenBody, status: 201,
+    response: z.object({ subjectToken: z.string(), expiresIn: z.number() }),
+    async handler({ body, koa }) {
+      const user = await core.repositories.users.findById(body.userId);
+      if (!user) throw errors.notFound('user', body.userId);
+      if (user.isSuspended) throw errors.unprocessable('user.suspended', 'a suspended user cannot be impersonated');
+      const principal = koa.state.principal as ManagementPrincipal;
+      const { token, record } = await deps.subjectTokens.issue({
+        userId: user.id, context: body.context ?? {}, createdBy: principal.subject ?? principal.clientId,
+      });
+      await deps.audit.record({
+        type: 'SubjectToken.Created', subjectTokenRef: record.ref, userId: user.id, createdBy: record.createdBy,
+        applicationId: null, actorUserId: null, resource: null, scope: null,
+      });
+      return { subjectToken: token, expiresIn: deps.subjectTokens.ttlSeconds };
+    },
+  });
+
+  declare(api, {
+    method: 'get', path: '/impersonation-logs', tag, summary: 'Audit trail of subject-token creations and exchanges',
+    query: z.object({
+      page: z.coerce.number().int().min(1).max(100_000).default(1),
+      page_size: z.coerce.number().int().min(1).max(100).default(20),
+      userId: z.string().max(128).optional(),
+      applicationId: z.string().max(128).optional(),
+      subjectTokenRef: z.string().max(64).optional(),
+    }),
+    response: z.array(impersonationRecord),
+    async handler({ query, header }) {
+      const { items, total } = await deps.audit.list(
+        { page: query.page, pageSize: query.page_size },
+        { userId: query.userId, applicationId: query.applicationId, subjectTokenRef: query.subjectTokenRef },
+      );
+      header('Total-Number', String(total));
+      return items;
+    },
+  });
+}

@@ -1,0 +1,117 @@
+import { z } from 'zod';
+import { declare, idParam, pagination, type ApiRouterDeps } from '../../lib/http/api.ts';
+import type { ServiceCore } from '../../lib/core.ts';
+import { errors, unique } from '../../lib/errors.ts';
+import { newId } from '../../lib/ids.ts';
+import type { EventState } from '../../lib/events/route-events.ts';
+import { scope } from '../resources/schemas.ts';
+import { createRoleBody, listRolesQuery, role, scopeIdsBody, updateRoleBody } from './schemas.ts';
+
+const tag = 'Roles';
+const byId = z.object({ id: idParam });
+
+export function roleRoutes(api: ApiRouterDeps, core: ServiceCore): void {
+  const { roles, resources } = core.repositories;
+
+  async function mustFind(id: string) {
+    const found = await roles.findById(id);
+    if (!found) throw errors.notFound('role', id);
+    return found;
+  }
+
+  async function assertScopesExist(scopeIds: string[]) {
+    const found = await resources.findScopesByIds(scopeIds);
+    const missing = [...new Set(scopeIds)].filter((id) => !found.some((s) => s.id === id));
+    if (missing.length) throw errors.notFound('scope', missing.join(', '));
+  }
+
+  declare(api, {
+    method: 'get', path: '/roles', tag, summary: 'List roles',
+    query: listRolesQuery, response: z.array(role),
+    async handler({ query, header }) {
+      const { items, total } = await roles.list(
+        { page: query.page, pageSize: query.page_size }, { search: query.search, type: query.type },
+      );
+      header('Total-Number', String(total));
+      return items;
+    },
+  });
+
+  declare(api, {
+    method: 'post', path: '/roles', tag, summary: 'Create a role (Role.Created; Role.Scopes.Updated when scopeIds is non-empty)',
+    body: createRoleBody, status: 201, response: role,
+    async handler({ body, koa }) {
+      const scopeIds = body.scopeIds ?? [];
+      await assertScopesExist(scopeIds);
+      const created = await unique('role', 'name', () => roles.insert({
+        id: newId(), name: body.name, description: body.description, type: body.type,
+        isDefault: body.isDefault ?? false, createdAt: Date.now(),
+      }));
+      if (scopeIds.length) await roles.addScopes(created.id, scopeIds);
+      const events: EventState['events'] = { 'Role.Scopes.Updated': scopeIds.length ? { data: created } : false };
+      (koa.state as EventState).events = events;
+      return created;
+    },
+  });
+
+  declare(api, {
+    method: 'get', path: '/roles/:id', tag, summary: 'Get a role',
+    params: byId, response: role,
+    handler: ({ params }) => mustFind(params.id),
+  });
+
+  declare(api, {
+    method: 'patch', path: '/roles/:id', tag, summary: 'Update a role (Role.Data.Updated)',
+    params: byId, body: updateRoleBody, response: role,
+    async handler({ params, body }) {
+      await mustFind(params.id);
+      return (await unique('role', 'name', () => roles.update(params.id, body))) ?? mustFind(params.id);
+    },
+  });
+
+  declare(api, {
+    method: 'delete', path: '/roles/:id', tag, summary: 'Delete a role (Role.Deleted)',
+    params: byId, status: 204,
+    async handler({ params, koa }) {
+      if (params.id === 'management-api-admin') {
+        throw errors.unprocessable('role.protected', 'the management admin role cannot be deleted');
+      }
+      const deleted = await roles.delete(params.id);
+      if (!deleted) throw errors.notFound('role', params.id);
+      (koa.state as EventState).snapshot = deleted;
+    },
+  });
+
+  declare(api, {
+    method: 'get', path: '/roles/:id/scopes', tag, summary: 'List the scopes of a role',
+    params: byId, query: pagination, response: z.array(scope),
+    async handler({ params, query, header }) {
+      await mustFind(params.id);
+      const scopes = await resources.findScopesByIds(await roles.scopeIdsOf([params.id]));
+      header('Total-Number', String(scopes.length));
+      const start = (query.page - 1) * query.page_size;
+      return scopes.slice(start, start + query.page_size);
+    },
+  });
+
+  declare(api, {
+    method: 'post', path: '/roles/:id/scopes', tag, summary: 'Add scopes to a role (Role.Scopes.Updated)',
+    params: byId, body: scopeIdsBody, status: 201, response: z.array(scope),
+    async handler({ params, body }) {
+      await mustFind(params.id);
+      await assertScopesExist(body.scopeIds);
+      await roles.addScopes(params.id, body.scopeIds);
+      return resources.findScopesByIds(await roles.scopeIdsOf([params.id]));
+    },
+  });
+
+  declare(api, {
+    method: 'delete', path: '/roles/:id/scopes/:scopeId', tag, summary: 'Remove a scope from a role (Role.Scopes.Updated)',
+    params: z.object({ id: idParam, scopeId: idParam }), status: 204,
+    async handler({ params, koa }) {
+      const current = await mustFind(params.id);
+      if (!(await roles.removeScope(params.id, params.scopeId))) throw errors.notFound('role scope', params.scopeId);
+      (koa.state as EventState).snapshot = current;
+    },
+  });
+}

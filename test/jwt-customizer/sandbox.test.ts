@@ -1,0 +1,334 @@
+import { expect } from 'chai';
+import { createScriptRunner } from '../../lib/jwt-customizer/sandbox.ts';
+import type { SandboxOutcome, ScriptInput, ScriptRunner } from '../../lib/jwt-customizer/sandbox.ts';
+
+const MB = 1024 * 1024;
+
+const input: ScriptInput = {
+  token: { grantId: 'grant-1', accountId: 'user-1', scope: 'openid' },
+  context: {
+    user: { id: 'user-1', roles: [{ name: 'admin' }, { name: 'editor' }] },
+    grant: { type: 'urn:ietf:params:oauth:grant-type:token-exchange', subjectTokenContext: { ticket: 42 } },
+  },
+  environmentVariables: { TENANT: 'acme' },
+};
+
+function claimsOf(outcome: SandboxOutcome): Record<string, unknown> {
+  expect(outcome, JSON.stringify(outcome)).to.have.property('kind', 'claims');
+  return (outcome as { claims: Record<string, unknown> }).claims;
+}
+
+function errorOf(outcome: SandboxOutcome, code?: string): { code: string; message: string } {
+  expect(outcome, JSON.stringify(outcome)).to.have.property('kind', 'error');
+  const error = outcome as { code: string; message: string };
+  if (code) expect(error.code, error.message).to.equal(code);
+  return error;
+}
+
+describe('jwt-customizer sandbox', () => {
+  let runner: ScriptRunner;
+  before(() => {
+    runner = createScriptRunner({ timeoutMs: 2000, memoryBytes: 32 * MB });
+  });
+  after(() => runner.close());
+
+  describe('claims', () => {
+    it('runs a Logto-style async arrow function', async () => {
+      const outcome = await runner.run(
+        `const getCustomJwtClaims = async ({ token, context, environmentVariables, api }) => {
+           return { roles: context.user.roles.map((r) => r.name) };
+         };`,
+        input,
+      );
+      expect(claimsOf(outcome)).to.deep.equal({ roles: ['admin', 'editor'] });
+    });
+
+    it('runs async and sync function declarations and sync arrows', async () => {
+      const scripts = [
+        `async function getCustomJwtClaims() { await null; return { style: 1 }; }`,
+        `function getCustomJwtClaims() { return { style: 1 }; }`,
+        `const getCustomJwtClaims = () => ({ style: 1 });`,
+        `let getCustomJwtClaims = function () { return Promise.resolve({ style: 1 }); };`,
+      ];
+      for (const script of scripts) {
+        expect(claimsOf(await runner.run(script, input)), script).to.deep.equal({ style: 1 });
+      }
+    });
+
+    it('passes token, context and environmentVariables', async () => {
+      const outcome = await runner.run(
+        `const getCustomJwtClaims = ({ token, context, environmentVariables }) => ({
+           tenant: environmentVariables.TENANT,
+           account: token.accountId,
+           grantType: context.grant.type,
+           ticket: context.grant.subjectTokenContext.ticket,
+         });`,
+        input,
+      );
+      expect(claimsOf(outcome)).to.deep.equal({
+        tenant: 'acme',
+        account: 'user-1',
+        grantType: 'urn:ietf:params:oauth:grant-type:token-exchange',
+        ticket: 42,
+      });
+    });
+
+    it('treats undefined and {} as no claims', async () => {
+      expect(claimsOf(await runner.run(`const getCustomJwtClaims = async () => {};`, input))).to.deep.equal({});
+      expect(claimsOf(await runner.run(`const getCustomJwtClaims = () => ({});`, input))).to.deep.equal({});
+    });
+
+    it('JSON round-trips the claims and drops __proto__ keys', async () => {
+      const outcome = await runner.run(
+        `const getCustomJwtClaims = () => {
+           const claims = JSON.parse('{"__proto__": {"admin": true}, "nested": {"__proto__": {"x": 1}}}');
+           claims.at = new Date(0);
+           claims.skipped = undefined;
+           return claims;
+         };`,
+        input,
+      );
+      const claims = claimsOf(outcome);
+      expect(claims).to.deep.equal({ nested: {}, at: '1970-01-01T00:00:00.000Z' });
+      expect(Object.getPrototypeOf(claims)).to.equal(Object.prototype);
+      expect(Object.hasOwn(claims, '__proto__')).to.equal(false);
+    });
+
+    it('runs queued runs in order and answers each with its own result', async () => {
+      const outcomes = await Promise.all(
+        [0, 1, 2, 3, 4].map((n) =>
+          runner.run(`const getCustomJwtClaims = ({ environmentVariables }) => ({ n: environmentVariables.N });`, {
+            ...input,
+            environmentVariables: { N: String(n) },
+          }),
+        ),
+      );
+      expect(outcomes.map((outcome) => claimsOf(outcome).n)).to.deep.equal(['0', '1', '2', '3', '4']);
+    });
+  });
+
+  describe('denial and errors', () => {
+    it('reports api.denyAccess(message) as denied', async () => {
+      const outcome = await runner.run(
+        `const getCustomJwtClaims = async ({ api }) => { api.denyAccess('no'); return { unreachable: true }; };`,
+        input,
+      );
+      expect(outcome).to.deep.equal({ kind: 'denied', message: 'no' });
+    });
+
+    it('keeps the denial even when the script catches the thrown error', async () => {
+      const outcome = await runner.run(
+        `const getCustomJwtClaims = ({ api }) => { try { api.denyAccess('nope'); } catch {} return { x: 1 }; };`,
+        input,
+      );
+      expect(outcome).to.deep.equal({ kind: 'denied', message: 'nope' });
+    });
+
+    it('reports a thrown error as runtime with its message and no host stack', async () => {
+      const error = errorOf(
+        await runner.run(`const getCustomJwtClaims = async () => { throw new Error('boom'); };`, input),
+        'runtime',
+      );
+      expect(error.message).to.include('boom');
+      expect(error.message).not.to.match(/node:|file:|sandbox-worker|\n\s+at /);
+    });
+
+    it('reports an error thrown while evaluating the script as runtime', async () => {
+      errorOf(await runner.run(`throw new TypeError('at load');`, input), 'runtime');
+      errorOf(await runner.run(`throw null;`, input), 'runtime');
+      errorOf(await runner.run(`JSON.parse('{');`, input), 'runtime');
+    });
+
+    it('reports syntax errors, module syntax included, as syntax', async () => {
+      errorOf(await runner.run(`const getCustomJwtClaims = () => {`, input), 'syntax');
+      errorOf(await runner.run(`import fs from 'fs'; const getCustomJwtClaims = () => ({});`, input), 'syntax');
+    });
+
+    it('reports a missing getCustomJwtClaims as runtime', async () => {
+      const error = errorOf(await runner.run(`const somethingElse = () => ({});`, input), 'runtime');
+      expect(error.message).to.include('getCustomJwtClaims');
+    });
+
+    it('rejects results that are not plain JSON objects', async () => {
+      const results = ['42', "'claims'", 'null', '[1, 2]', 'new Map()', 'true', '(() => { const a = {}; a.a = a; return a; })()', '({ n: 1n })'];
+      for (const result of results) {
+        const outcome = await runner.run(`const getCustomJwtClaims = async () => ${result};`, input);
+        errorOf(outcome, 'invalid_result');
+      }
+    });
+
+    it('reports a promise that can never settle without waiting for the deadline', async () => {
+      errorOf(await runner.run(`const getCustomJwtClaims = () => new Promise(() => {});`, input), 'timeout');
+    });
+  });
+
+  describe('isolation', () => {
+    it('gives no path from the guest to the host', async () => {
+      const outcome = await runner.run(
+        `const getCustomJwtClaims = async ({ token, context, environmentVariables, api }) => {
+           const results = {};
+           const probe = async (name, attempt) => {
+             try {
+               const value = await attempt();
+               results[name] = value === undefined ? 'undefined' : 'reached:' + typeof value;
+             } catch (error) {
+               results[name] = 'threw';
+             }
+           };
+           await probe('this.constructor.constructor', () => this.constructor.constructor('return process')());
+           await probe('sloppy this', () => (function () { return this; })().process);
+           await probe('globalThis.process', () => globalThis.process);
+           await probe('require', () => require('fs'));
+           await probe('import()', () => import('fs'));
+           await probe('Function', () => Function('return process')());
+           await probe('eval', () => eval('process'));
+           await probe('token prototype', () => token.constructor.constructor('return process')());
+           await probe('context __proto__', () => context.__proto__.constructor.constructor('return this')().process);
+           await probe('roles array', () => context.user.roles.constructor.constructor('return require')());
+           await probe('env prototype', () => Object.getPrototypeOf(environmentVariables).constructor.constructor('return globalThis')().require);
+           await probe('api function', () => api.denyAccess.constructor('return process')());
+           await probe('async function ctor', async () => (async () => {}).constructor('return process')());
+           await probe('setTimeout', () => setTimeout);
+           await probe('queueMicrotask', () => globalThis.queueMicrotask);
+           await probe('fetch', () => globalThis.fetch);
+           await probe('console', () => globalThis.console);
+           await probe('std module', () => import('std'));
+           await probe('os module', () => import('os'));
+           return { results, globals: Object.getOwnPropertyNames(globalThis) };
+         };`,
+        input,
+      );
+      const { results, globals } = claimsOf(outcome) as { results: Record<string, string>; globals: string[] };
+      expect(Object.keys(results)).to.have.length(19);
+      for (const [name, result] of Object.entries(results)) {
+        expect(result, name).to.be.oneOf(['undefined', 'threw']);
+      }
+      for (const hostName of ['process', 'require', 'module', 'Buffer', 'setTimeout', 'setInterval', 'fetch', 'console', 'std', 'os']) {
+        expect(globals, hostName).not.to.include(hostName);
+      }
+    });
+
+    it('keeps prototype pollution inside the run that did it', async () => {
+      const polluted = await runner.run(
+        `Object.prototype.polluted = 'yes';
+         Array.prototype.map = () => 'hijacked';
+         const getCustomJwtClaims = () => ({ seen: ({}).polluted });`,
+        input,
+      );
+      expect(claimsOf(polluted)).to.deep.equal({ seen: 'yes' });
+      expect(({} as Record<string, unknown>).polluted).to.equal(undefined);
+
+      const next = await runner.run(
+        `const getCustomJwtClaims = () => ({ seen: ({}).polluted ?? 'clean', mapped: [1].map((x) => x + 1) });`,
+        input,
+      );
+      expect(claimsOf(next)).to.deep.equal({ seen: 'clean', mapped: [2] });
+    });
+  });
+
+  describe('limits', () => {
+    let fast: ScriptRunner;
+    let other: ScriptRunner;
+    before(() => {
+      fast = createScriptRunner({ timeoutMs: 300, memoryBytes: 16 * MB });
+      other = createScriptRunner({ timeoutMs: 2000, memoryBytes: 16 * MB });
+    });
+    after(async () => {
+      await fast.close();
+      await other.close();
+    });
+
+    it('times out an infinite loop while the host event loop keeps serving', async () => {
+      // Warm the second runner up so its worker start is not part of the measurement.
+      claimsOf(await other.run(`const getCustomJwtClaims = () => ({});`, input));
+      let ticks = 0;
+      const interval = setInterval(() => ticks++, 10);
+      let loopSettled = false;
+      try {
+        const loop = fast.run(`const getCustomJwtClaims = () => { while (true) {} };`, input).then((outcome) => {
+          loopSettled = true;
+          return outcome;
+        });
+        const concurrent = await other.run(`const getCustomJwtClaims = () => ({ concurrent: true });`, input);
+        expect(claimsOf(concurrent)).to.deep.equal({ concurrent: true });
+        expect(loopSettled, 'the good script finished while the loop was still running').to.equal(false);
+
+        const started = Date.now();
+        errorOf(await loop, 'timeout');
+        expect(Date.now() - started).to.be.below(5000);
+        expect(ticks, 'setInterval kept ticking during the loop').to.be.at.least(5);
+      } finally {
+        clearInterval(interval);
+      }
+    });
+
+    it('times out a loop that the script tries to catch', async () => {
+      const outcome = await fast.run(
+        `const getCustomJwtClaims = () => { for (;;) { try { while (true) {} } catch (e) {} } };`,
+        input,
+      );
+      errorOf(outcome, 'timeout');
+    });
+
+    it('times out an infinite loop after an await', async () => {
+      errorOf(await fast.run(`const getCustomJwtClaims = async () => { await null; while (true) {} };`, input), 'timeout');
+    });
+
+    it('times out an endless chain of promise jobs', async () => {
+      errorOf(await fast.run(`const getCustomJwtClaims = async () => { for (;;) await null; };`, input), 'timeout');
+    });
+
+    it('times out an infinite loop at the top level of the script', async () => {
+      errorOf(await fast.run(`while (true) {}`, input), 'timeout');
+    });
+
+    it('runs the next script correctly after a timeout', async () => {
+      errorOf(await fast.run(`const getCustomJwtClaims = () => { while (true) {} };`, input), 'timeout');
+      const outcome = await fast.run(`const getCustomJwtClaims = async ({ environmentVariables }) => ({ t: environmentVariables.TENANT });`, input);
+      expect(claimsOf(outcome)).to.deep.equal({ t: 'acme' });
+    });
+
+    it('enforces the limit from the host when the guest rarely yields to the interrupt handler', async () => {
+      // Each iteration is one slow native call, so QuickJS polls its interrupt handler only every few
+      // seconds; the host must kill the worker and start a fresh one.
+      const started = Date.now();
+      errorOf(await fast.run(`const getCustomJwtClaims = () => { for (;;) 'x'.repeat(1e5); };`, input), 'timeout');
+      expect(Date.now() - started).to.be.below(3000);
+      claimsOf(await fast.run(`const getCustomJwtClaims = () => ({ after: true });`, input));
+    });
+
+    it('stops huge allocations without affecting the host', async () => {
+      const scripts = [
+        `const getCustomJwtClaims = () => ({ s: 'x'.repeat(1e9) });`,
+        `const getCustomJwtClaims = () => { const a = []; for (let i = 0; ; i++) a.push({ i, s: 'x' + i }); };`,
+        `const getCustomJwtClaims = async () => { let s = 'x'; for (;;) { await null; s += s; } };`,
+      ];
+      for (const script of scripts) {
+        const error = errorOf(await other.run(script, input));
+        expect(error.code, error.message).to.be.oneOf(['memory', 'runtime']);
+      }
+      errorOf(await other.run(scripts[0] ?? '', input), 'memory');
+      claimsOf(await other.run(`const getCustomJwtClaims = () => ({ fine: true });`, input));
+    });
+
+    it('turns a stack overflow into a runtime error', async () => {
+      const error = errorOf(await other.run(`const f = () => f(); const getCustomJwtClaims = () => f();`, input), 'runtime');
+      expect(error.message).to.include('stack overflow');
+    });
+  });
+
+  describe('close', () => {
+    it('answers pending and later runs and leaves nothing running', async () => {
+      const closing = createScriptRunner({ timeoutMs: 2000, memoryBytes: 16 * MB });
+      const pending = closing.run(`const getCustomJwtClaims = () => { while (true) {} };`, input);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      await closing.close();
+      errorOf(await pending, 'runtime');
+      errorOf(await closing.run(`const getCustomJwtClaims = () => ({});`, input), 'runtime');
+    });
+
+    it('closes a runner that never ran', async () => {
+      await createScriptRunner({ timeoutMs: 1000, memoryBytes: 16 * MB }).close();
+    });
+  });
+});
