@@ -1,6 +1,6 @@
 import type Provider from 'oidc-provider';
 import type { Logger } from 'pino';
-import type { ApplicationsLibrary } from './applications.ts';
+import type { Libraries } from './libraries.ts';
 import type { Authorization } from './authorization.ts';
 import type { EventBus } from './events/bus.ts';
 import type { DocumentStore } from './ports/documents.ts';
@@ -21,7 +21,5 @@ export interface ServiceCore {
   repositories: Repositories;
   authorization: Authorization;
   provider: Provider;
-  libraries: {
-    applications: ApplicationsLibrary;
-  };
+  libraries: Libraries;
 }

@@ -24,11 +24,9 @@ import { errorMiddleware } from './http/errors.ts';
 import { errors } from './errors.ts';
 import { ownCookieKeys } from './http/cookies.ts';
 import { healthMiddleware } from './http/health.ts';
-import { createApplicationsLibrary } from './applications.ts';
+import { createLibraries } from './libraries.ts';
 import type { ServiceCore } from './core.ts';
-import { applicationRoutes } from '../routes/applications/index.ts';
-import { resourceRoutes } from '../routes/resources/index.ts';
-import { roleRoutes } from '../routes/roles/index.ts';
+import { managementRoutes } from '../routes/index.ts';
 import { impersonationRoutes } from '../routes/impersonation/index.ts';
 import { jwtCustomizerRoutes } from '../routes/jwt-customizer/index.ts';
 import { createSubjectTokens } from './impersonation/subject-tokens.ts';
@@ -123,7 +121,7 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
     const core: ServiceCore = {
       settings, logger, store: stores.documents, kv: stores.kv, bus: new EventBus(), repositories, authorization,
       provider,
-      libraries: { applications: createApplicationsLibrary(repositories) },
+      libraries: createLibraries(repositories),
     };
 
     const registry = new RouteRegistry();
@@ -135,9 +133,7 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
       router, prefix: API_PREFIX, registry,
       requireScope: (scope) => compose([auth.authenticate, auth.requireScope(scope)]),
     };
-    applicationRoutes(api, core);
-    resourceRoutes(api, core);
-    roleRoutes(api, core);
+    managementRoutes(api, core);
     impersonationRoutes(api, core, { subjectTokens, audit });
     jwtCustomizerRoutes(api, { configs: customizerConfigs, runner: getRunner });
     router.get('/swagger.json', (ctx) => {

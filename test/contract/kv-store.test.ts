@@ -1,0 +1,241 @@
+/**
+ * One contract for every KeyValueStore backend: the in-memory store and a real Redis
+ * (REDIS_URL or 127.0.0.1:6379), each Redis run under its own key prefix, removed afterwards.
+ */
+import { expect } from 'chai';
+import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { createMemoryKeyValueStore } from '../../adapters/memory/kv.ts';
+import { createRedisKeyValueStore } from '../../adapters/redis/kv.ts';
+import type { KeyValueStore } from '../../lib/ports/kv.ts';
+
+interface Backend {
+  readonly kind: KeyValueStore['kind'];
+  open(): Promise<KeyValueStore>;
+  tearDown(): Promise<void>;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function connectRedis(): Redis {
+  return new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', { lazyConnect: true, maxRetriesPerRequest: 1 });
+}
+
+async function deleteByPrefix(redis: Redis, prefix: string): Promise<void> {
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 500);
+    if (keys.length > 0) await redis.del(...keys);
+    cursor = next;
+  } while (cursor !== '0');
+}
+
+function memoryBackend(): Backend {
+  return {
+    kind: 'memory',
+    async open() {
+      return createMemoryKeyValueStore();
+    },
+    async tearDown() {},
+  };
+}
+
+function redisBackend(): Backend {
+  const redis = connectRedis();
+  const prefix = `test:kv-contract:${randomUUID()}:`;
+  return {
+    kind: 'redis',
+    async open() {
+      if (redis.status === 'wait') await redis.connect();
+      return createRedisKeyValueStore(redis, { prefix });
+    },
+    async tearDown() {
+      if (redis.status !== 'ready') return;
+      await deleteByPrefix(redis, prefix);
+      await redis.quit();
+    },
+  };
+}
+
+async function rejects(promise: Promise<unknown>): Promise<void> {
+  try {
+    await promise;
+  } catch (error) {
+    expect(error).to.be.instanceOf(Error);
+    return;
+  }
+  throw new Error('expected the operation to fail');
+}
+
+function keyValueContract(backend: Backend): void {
+  describe(`KeyValueStore contract: ${backend.kind}`, () => {
+    let kv: KeyValueStore;
+    let sequence = 0;
+    const key = () => `k${++sequence}`;
+
+    before(async () => {
+      kv = await backend.open();
+    });
+
+    after(async () => {
+      await kv?.close();
+      await backend.tearDown();
+    });
+
+    it('reports its kind and answers ping', async () => {
+      expect(kv.kind).to.equal(backend.kind);
+      await kv.ping();
+    });
+
+    it('gets, sets, overwrites and deletes values', async () => {
+      const k = key();
+      expect(await kv.get(k)).to.equal(null);
+      await kv.set(k, 'one');
+      expect(await kv.get(k)).to.equal('one');
+      await kv.set(k, 'two');
+      expect(await kv.get(k)).to.equal('two');
+      await kv.del(k);
+      expect(await kv.get(k)).to.equal(null);
+      await kv.del(k);
+    });
+
+    it('expires values after their TTL', async () => {
+      const k = key();
+      await kv.set(k, 'short', 50);
+      expect(await kv.get(k)).to.equal('short');
+      await sleep(80);
+      expect(await kv.get(k)).to.equal(null);
+      expect(await kv.ttl(k)).to.equal(-2);
+    });
+
+    it('reports ttl: -2 when missing, -1 without expiry, else the remaining milliseconds', async () => {
+      const k = key();
+      expect(await kv.ttl(k)).to.equal(-2);
+      await kv.set(k, 'v');
+      expect(await kv.ttl(k)).to.equal(-1);
+      await kv.set(k, 'v', 10_000);
+      const remaining = await kv.ttl(k);
+      expect(remaining).to.be.within(9_000, 10_000);
+      await kv.set(k, 'v');
+      expect(await kv.ttl(k), 'a plain set clears the expiry').to.equal(-1);
+    });
+
+    it('rejects a TTL that is not positive', async () => {
+      await rejects(kv.set(key(), 'v', 0));
+      await rejects(kv.setIfAbsent(key(), 'v', -5));
+      await rejects(kv.incr(key(), 0));
+    });
+
+    it('setIfAbsent sets only a missing (or expired) key', async () => {
+      const k = key();
+      expect(await kv.setIfAbsent(k, 'first', 50)).to.equal(true);
+      expect(await kv.setIfAbsent(k, 'second', 50)).to.equal(false);
+      expect(await kv.get(k)).to.equal('first');
+      expect(await kv.ttl(k)).to.be.within(1, 50);
+      await sleep(80);
+      expect(await kv.setIfAbsent(k, 'third', 1_000)).to.equal(true);
+      expect(await kv.get(k)).to.equal('third');
+    });
+
+    it('getDel returns the value once and removes the key', async () => {
+      const k = key();
+      expect(await kv.getDel(k)).to.equal(null);
+      await kv.set(k, 'token', 1_000);
+      expect(await kv.getDel(k)).to.equal('token');
+      expect(await kv.getDel(k)).to.equal(null);
+      expect(await kv.get(k)).to.equal(null);
+      await kv.set(k, 'expiring', 30);
+      await sleep(60);
+      expect(await kv.getDel(k)).to.equal(null);
+    });
+
+    it('gives a value to exactly one of 200 concurrent getDel calls', async () => {
+      const k = key();
+      await kv.set(k, 'once', 10_000);
+      const results = await Promise.all(Array.from({ length: 200 }, () => kv.getDel(k)));
+      expect(results.filter((r) => r !== null)).to.deep.equal(['once']);
+    });
+
+    it('gives a key to exactly one of 50 concurrent setIfAbsent calls', async () => {
+      const k = key();
+      const results = await Promise.all(Array.from({ length: 50 }, (_, i) => kv.setIfAbsent(k, `v${i}`, 10_000)));
+      expect(results.filter(Boolean)).to.have.length(1);
+    });
+
+    it('incr counts within a window started by the first increment', async () => {
+      const k = key();
+      expect(await kv.incr(k, 200)).to.equal(1);
+      expect(await kv.ttl(k)).to.be.within(1, 200);
+      await sleep(100);
+      expect(await kv.incr(k, 200)).to.equal(2);
+      expect(await kv.ttl(k), 'later increments keep the window').to.be.at.most(110);
+      expect(await kv.get(k)).to.equal('2');
+      await sleep(150);
+      expect(await kv.get(k)).to.equal(null);
+      expect(await kv.incr(k, 200)).to.equal(1);
+    });
+
+    it('incr continues an existing counter without giving it an expiry', async () => {
+      const k = key();
+      await kv.set(k, '41');
+      expect(await kv.incr(k, 1_000)).to.equal(42);
+      expect(await kv.ttl(k)).to.equal(-1);
+      await kv.set(k, 'not a number');
+      await rejects(kv.incr(k, 1_000));
+    });
+
+    it('incr is atomic under concurrency', async () => {
+      const k = key();
+      const results = await Promise.all(Array.from({ length: 100 }, () => kv.incr(k, 10_000)));
+      expect([...results].sort((a, b) => a - b)).to.deep.equal(Array.from({ length: 100 }, (_, i) => i + 1));
+      expect(await kv.ttl(k)).to.be.within(9_000, 10_000);
+    });
+
+    it('keeps two stores independent', async function () {
+      if (backend.kind !== 'memory') this.skip();
+      const other = await backend.open();
+      await other.set('shared', 'other');
+      expect(await kv.get('shared')).to.equal(null);
+    });
+  });
+}
+
+keyValueContract(memoryBackend());
+keyValueContract(redisBackend());
+
+describe('Redis key-value store specifics', () => {
+  const redis = connectRedis();
+  const prefix = `test:kv-specific:${randomUUID()}:`;
+
+  before(async () => {
+    await redis.connect();
+  });
+
+  after(async () => {
+    await deleteByPrefix(redis, prefix);
+    await redis.quit();
+  });
+
+  it('stores every key under its prefix', async () => {
+    const kv = createRedisKeyValueStore(redis, { prefix });
+    await kv.set('a', '1');
+    await kv.incr('b', 1_000);
+    await kv.setIfAbsent('c', '3', 1_000);
+    expect((await redis.keys(`${prefix}*`)).sort()).to.deep.equal([`${prefix}a`, `${prefix}b`, `${prefix}c`]);
+    expect(await redis.get(`${prefix}a`)).to.equal('1');
+  });
+
+  it('leaves the shared connection open on close', async () => {
+    const kv = createRedisKeyValueStore(redis, { prefix });
+    await kv.close();
+    expect(redis.status).to.equal('ready');
+    await kv.ping();
+  });
+
+  it('reloads its incr script after the script cache is flushed', async () => {
+    const kv = createRedisKeyValueStore(redis, { prefix });
+    await kv.incr('flushed', 1_000);
+    await redis.script('FLUSH');
+    expect(await kv.incr('flushed', 1_000)).to.equal(2);
+  });
+});
