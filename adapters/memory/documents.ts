@@ -160,7 +160,7 @@ class MemoryCollection implements DocumentCollection<Doc> {
     if (existing) throw new Error(`an index named ${name} already exists with different options`);
     for (const other of this.#indexes.values()) {
       if (canonicalKey(other.spec.keys) === canonicalKey(normalized.keys)) {
-        throw new Error(`an index with keys ${name} already exists as ${other.name}`);
+        throw new Error(`an index on the same keys already exists as ${other.name}`);
       }
     }
     const owners = normalized.unique ? new Map<string, string>() : null;

@@ -103,8 +103,10 @@ function elementMatches(element: unknown, condition: Filter): boolean {
 function applyOperator(values: unknown[], operator: string, operand: unknown, siblings: Doc): boolean {
   switch (operator) {
     case '$eq':
-      return equalsAny(values, operand);
+      // Unlike a bare RegExp value, `$eq: /re/` matches only stored regular expressions.
+      return expandArrays(values).some((candidate) => valuesEqual(candidate, operand));
     case '$ne':
+      if (operand instanceof RegExp) throw new Error("can't have a regex as the argument of $ne");
       return !equalsAny(values, operand);
     case '$gt':
       return compareAny(values, operand, (c) => c > 0);
@@ -183,6 +185,7 @@ function pathTree(paths: string[]): PathTree {
     let node = root;
     segments.forEach((segment, i) => {
       if (i === segments.length - 1) {
+        if (node[segment] !== undefined) throw new Error(`path collision at ${path}`);
         node[segment] = true;
         return;
       }

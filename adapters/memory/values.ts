@@ -140,7 +140,7 @@ export function canonicalKey(value: unknown): string {
 
 /** Deep copy; `undefined` becomes `null`, as the driver serialises it by default. */
 export function copyIn<T>(value: T): T {
-  return nullifyUndefined(structuredClone(value)) as T;
+  return (nullifyUndefined(structuredClone(value)) ?? null) as T;
 }
 
 export function copyOut<T>(value: T): T {

@@ -14,7 +14,10 @@ export function tokenExchangeAllowed(app: Pick<Application, 'isThirdParty' | 'cu
  */
 export function toClientMetadata(app: Application & { secretDigest: string | null }): AdapterPayload {
   const confidential = isConfidential(app.type);
-  const grantTypes = app.type === 'MachineToMachine' ? ['client_credentials'] : ['authorization_code', 'refresh_token'];
+  // Without a redirect URI an interactive application cannot run the authorization code flow yet.
+  const interactive = app.type !== 'MachineToMachine' && app.oidcClientMetadata.redirectUris.length > 0;
+  const grantTypes = app.type === 'MachineToMachine' ? ['client_credentials'] : [];
+  if (interactive) grantTypes.push('authorization_code', 'refresh_token');
   // Every client may present the token-exchange grant, so that a disabled application gets the precise
   // `unauthorized_client` error of the grant instead of a generic one; the grant checks the flag.
   grantTypes.push(TOKEN_EXCHANGE_GRANT);
@@ -23,9 +26,9 @@ export function toClientMetadata(app: Application & { secretDigest: string | nul
     client_name: app.name,
     application_type: app.type === 'Native' ? 'native' : 'web',
     grant_types: grantTypes,
-    response_types: app.type === 'MachineToMachine' ? [] : ['code'],
-    redirect_uris: app.type === 'MachineToMachine' ? [] : app.oidcClientMetadata.redirectUris,
-    post_logout_redirect_uris: app.type === 'MachineToMachine' ? [] : app.oidcClientMetadata.postLogoutRedirectUris,
+    response_types: interactive ? ['code'] : [],
+    redirect_uris: interactive ? app.oidcClientMetadata.redirectUris : [],
+    post_logout_redirect_uris: interactive ? app.oidcClientMetadata.postLogoutRedirectUris : [],
     token_endpoint_auth_method: confidential ? 'client_secret_basic' : 'none',
   };
   if (confidential && app.secretDigest) metadata.client_secret = app.secretDigest;

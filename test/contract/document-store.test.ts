@@ -96,6 +96,12 @@ async function eventually(check: () => Promise<boolean>, timeoutMs: number): Pro
 
 const ids = (docs: Doc[]): unknown[] => docs.map((doc) => doc._id);
 
+const result = (matchedCount: number, modifiedCount: number, upsertedId: unknown = null) => ({
+  matchedCount,
+  modifiedCount,
+  upsertedId,
+});
+
 function withoutId(doc: Doc | null): Doc {
   expect(doc).to.not.equal(null);
   const { _id, ...rest } = doc!;
@@ -176,6 +182,20 @@ function documentStoreContract(backend: Backend): void {
         const found = await c.findOne({ _id: 'a' });
         expect(found).to.deep.equal({ _id: 'a', at, nested: { list: [1, 'two', { three: 3 }] } });
         expect(found!.at).to.be.instanceOf(Date);
+      });
+
+      it('stores undefined values as null, as the driver serialises them', async () => {
+        const c = fresh();
+        await c.insertOne({ _id: 'u', a: undefined, nested: { b: undefined }, list: [undefined] });
+        await c.updateOne({ _id: 'u' }, { $set: { c: undefined } });
+        expect(await c.findOne({ _id: 'u' })).to.deep.equal({
+          _id: 'u',
+          a: null,
+          nested: { b: null },
+          list: [null],
+          c: null,
+        });
+        expect(await c.countDocuments({ a: { $exists: true } })).to.equal(1);
       });
 
       it('assigns an _id to the given document when it has none', async () => {
@@ -396,7 +416,10 @@ function documentStoreContract(backend: Backend): void {
 
       it('projects by exclusion', async () => {
         expect(
-          await people.findOne({ _id: 'ann' }, { projection: { roles: 0, tags: 0, joined: 0, 'address.zip': 0, nickname: 0 } }),
+          await people.findOne(
+            { _id: 'ann' },
+            { projection: { roles: 0, tags: 0, joined: 0, 'address.zip': 0, nickname: 0 } },
+          ),
         ).to.deep.equal({ _id: 'ann', name: 'Ann', age: 31, address: { city: 'Oslo' } });
         expect(await people.findOne({ _id: 'dee' }, { projection: { _id: 0, scores: 0 } })).to.deep.equal({
           name: 'Dee',
@@ -463,7 +486,10 @@ function documentStoreContract(backend: Backend): void {
           tags: ['a', 'b', 'c'],
         });
         expect(
-          await updated({ objs: [{ k: 1, v: 'one' }] }, { $addToSet: { objs: { $each: [{ k: 1, v: 'one' }, { k: 2 }, { k: 2 }] } } }),
+          await updated(
+            { objs: [{ k: 1, v: 'one' }] },
+            { $addToSet: { objs: { $each: [{ k: 1, v: 'one' }, { k: 2 }, { k: 2 }] } } },
+          ),
         ).to.deep.equal({ _id: 'x', objs: [{ k: 1, v: 'one' }, { k: 2 }] });
       });
 
@@ -486,7 +512,10 @@ function documentStoreContract(backend: Backend): void {
         const early = new Date('2020-01-01T00:00:00Z');
         const late = new Date('2030-01-01T00:00:00Z');
         expect(
-          await updated({ lo: 5, hi: 5, first: late, last: early }, { $min: { lo: 3, first: early, fresh: 1 }, $max: { hi: 4, last: late } }),
+          await updated(
+            { lo: 5, hi: 5, first: late, last: early },
+            { $min: { lo: 3, first: early, fresh: 1 }, $max: { hi: 4, last: late } },
+          ),
         ).to.deep.equal({ _id: 'x', lo: 3, hi: 5, first: early, last: late, fresh: 1 });
       });
 
@@ -497,15 +526,15 @@ function documentStoreContract(backend: Backend): void {
       it('reports matched and modified counts', async () => {
         const c = fresh();
         await c.insertMany([{ _id: 1, v: 'a' }, { _id: 2, v: 'b' }, { _id: 3, v: 'c' }]);
-        expect(await c.updateOne({ _id: 1 }, { $set: { v: 'z' } })).to.deep.equal({ matchedCount: 1, modifiedCount: 1, upsertedId: null });
-        expect(await c.updateOne({ _id: 1 }, { $set: { v: 'z' } })).to.deep.equal({ matchedCount: 1, modifiedCount: 0, upsertedId: null });
-        expect(await c.updateOne({ _id: 9 }, { $set: { v: 'z' } })).to.deep.equal({ matchedCount: 0, modifiedCount: 0, upsertedId: null });
-        expect(await c.updateMany({ _id: { $lte: 2 } }, { $set: { v: 'z' } })).to.deep.equal({
-          matchedCount: 2,
-          modifiedCount: 1,
-          upsertedId: null,
-        });
-        expect(await c.find({}, { sort: { _id: 1 } })).to.deep.equal([{ _id: 1, v: 'z' }, { _id: 2, v: 'z' }, { _id: 3, v: 'c' }]);
+        expect(await c.updateOne({ _id: 1 }, { $set: { v: 'z' } })).to.deep.equal(result(1, 1));
+        expect(await c.updateOne({ _id: 1 }, { $set: { v: 'z' } }), 'same value').to.deep.equal(result(1, 0));
+        expect(await c.updateOne({ _id: 9 }, { $set: { v: 'z' } })).to.deep.equal(result(0, 0));
+        expect(await c.updateMany({ _id: { $lte: 2 } }, { $set: { v: 'z' } })).to.deep.equal(result(2, 1));
+        expect(await c.find({}, { sort: { _id: 1 } })).to.deep.equal([
+          { _id: 1, v: 'z' },
+          { _id: 2, v: 'z' },
+          { _id: 3, v: 'c' },
+        ]);
       });
 
       it('rejects replacement documents, _id changes and conflicting paths', async () => {
@@ -531,10 +560,10 @@ function documentStoreContract(backend: Backend): void {
           count: { $gt: 1 },
           $and: [{ role: 'admin' }],
         };
-        const result = await c.updateOne(filter, { $set: { name: 'A' }, $setOnInsert: { createdAt } }, { upsert: true });
-        expect(result.matchedCount).to.equal(0);
-        expect(result.upsertedId).to.not.equal(null);
-        const doc = await c.findOne({ _id: result.upsertedId });
+        const first = await c.updateOne(filter, { $set: { name: 'A' }, $setOnInsert: { createdAt } }, { upsert: true });
+        expect(first.matchedCount).to.equal(0);
+        expect(first.upsertedId).to.not.equal(null);
+        const doc = await c.findOne({ _id: first.upsertedId });
         expect(withoutId(doc)).to.deep.equal({
           email: 'a@example.com',
           profile: { age: 30 },
@@ -543,16 +572,19 @@ function documentStoreContract(backend: Backend): void {
           name: 'A',
           createdAt,
         });
-        const again = await c.updateOne({ email: 'a@example.com' }, { $set: { name: 'B' }, $setOnInsert: { createdAt: new Date() } }, { upsert: true });
-        expect(again).to.deep.equal({ matchedCount: 1, modifiedCount: 1, upsertedId: null });
+        const again = await c.updateOne(
+          { email: 'a@example.com' },
+          { $set: { name: 'B' }, $setOnInsert: { createdAt: new Date() } },
+          { upsert: true },
+        );
+        expect(again).to.deep.equal(result(1, 1));
         expect(await c.countDocuments({})).to.equal(1);
         expect(withoutId(await c.findOne({}))).to.deep.include({ name: 'B', createdAt });
       });
 
       it('upserts with the _id of the filter', async () => {
         const c = fresh();
-        const result = await c.updateOne({ _id: 'u1' }, { $inc: { n: 1 } }, { upsert: true });
-        expect(result).to.deep.equal({ matchedCount: 0, modifiedCount: 0, upsertedId: 'u1' });
+        expect(await c.updateOne({ _id: 'u1' }, { $inc: { n: 1 } }, { upsert: true })).to.deep.equal(result(0, 0, 'u1'));
         await c.updateOne({ _id: 'u1' }, { $inc: { n: 1 } }, { upsert: true });
         expect(await c.find({})).to.deep.equal([{ _id: 'u1', n: 2 }]);
       });
@@ -560,15 +592,11 @@ function documentStoreContract(backend: Backend): void {
       it('replaces whole documents, keeping _id, and upserts replacements', async () => {
         const c = fresh();
         await c.insertOne({ _id: 'r', a: 1, b: 2 });
-        expect(await c.replaceOne({ _id: 'r' }, { c: 3 })).to.deep.equal({ matchedCount: 1, modifiedCount: 1, upsertedId: null });
+        expect(await c.replaceOne({ _id: 'r' }, { c: 3 })).to.deep.equal(result(1, 1));
         expect(await c.findOne({ _id: 'r' })).to.deep.equal({ _id: 'r', c: 3 });
         await rejection(c.replaceOne({ _id: 'r' }, { _id: 'other', c: 4 }));
-        expect(await c.replaceOne({ _id: 'new' }, { d: 4 })).to.deep.equal({ matchedCount: 0, modifiedCount: 0, upsertedId: null });
-        expect(await c.replaceOne({ _id: 'new' }, { d: 4 }, { upsert: true })).to.deep.equal({
-          matchedCount: 0,
-          modifiedCount: 0,
-          upsertedId: 'new',
-        });
+        expect(await c.replaceOne({ _id: 'new' }, { d: 4 })).to.deep.equal(result(0, 0));
+        expect(await c.replaceOne({ _id: 'new' }, { d: 4 }, { upsert: true })).to.deep.equal(result(0, 0, 'new'));
         expect(await c.find({}, { sort: { _id: 1 } })).to.deep.equal([{ _id: 'new', d: 4 }, { _id: 'r', c: 3 }]);
       });
 
@@ -576,10 +604,12 @@ function documentStoreContract(backend: Backend): void {
         const c = fresh();
         await c.insertOne({ _id: 'f', n: 1, secret: 's' });
         expect(await c.findOneAndUpdate({ _id: 'f' }, { $inc: { n: 1 } })).to.deep.equal({ _id: 'f', n: 1, secret: 's' });
-        expect(await c.findOneAndUpdate({ _id: 'f' }, { $inc: { n: 1 } }, { returnDocument: 'after', projection: { secret: 0 } })).to.deep.equal({
-          _id: 'f',
-          n: 3,
-        });
+        const after = await c.findOneAndUpdate(
+          { _id: 'f' },
+          { $inc: { n: 1 } },
+          { returnDocument: 'after', projection: { secret: 0 } },
+        );
+        expect(after).to.deep.equal({ _id: 'f', n: 3 });
         expect(await c.findOneAndUpdate({ _id: 'none' }, { $inc: { n: 1 } })).to.equal(null);
         expect(await c.countDocuments({})).to.equal(1);
       });
@@ -587,8 +617,8 @@ function documentStoreContract(backend: Backend): void {
       it('findOneAndUpdate picks the first document in sort order and can upsert', async () => {
         const c = fresh();
         await c.insertMany([{ _id: 1, n: 1 }, { _id: 2, n: 3 }, { _id: 3, n: 2 }]);
-        const picked = await c.findOneAndUpdate({}, { $set: { picked: true } }, { sort: { n: -1 }, returnDocument: 'after' });
-        expect(picked).to.deep.equal({ _id: 2, n: 3, picked: true });
+        const options = { sort: { n: -1 as const }, returnDocument: 'after' as const };
+        expect(await c.findOneAndUpdate({}, { $set: { picked: true } }, options)).to.deep.equal({ _id: 2, n: 3, picked: true });
         expect(await c.findOneAndUpdate({ _id: 'up' }, { $set: { n: 9 } }, { upsert: true })).to.equal(null);
         expect(await c.findOne({ _id: 'up' })).to.deep.equal({ _id: 'up', n: 9 });
         const inserted = await c.findOneAndUpdate(

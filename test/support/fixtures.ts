@@ -1,0 +1,74 @@
+import { expect } from 'chai';
+import { newId } from '../../lib/ids.ts';
+import type { RunningService } from './service.ts';
+
+async function created<T>(res: Response): Promise<T> {
+  const body = await res.text();
+  expect(res.status, body).to.be.oneOf([200, 201]);
+  return JSON.parse(body) as T;
+}
+
+export interface ApiFixture {
+  resource: { id: string; indicator: string };
+  scopes: Record<string, { id: string; name: string }>;
+}
+
+/** An API resource with the given scopes, through the management API. */
+export async function createResource(running: RunningService, indicator: string, scopeNames: string[]): Promise<ApiFixture> {
+  const resource = await created<{ id: string; indicator: string }>(await running.request('/api/resources', {
+    method: 'POST', json: { name: indicator, indicator },
+  }));
+  const scopes: ApiFixture['scopes'] = {};
+  for (const name of scopeNames) {
+    scopes[name] = await created(await running.request(`/api/resources/${resource.id}/scopes`, { method: 'POST', json: { name } }));
+  }
+  return { resource, scopes };
+}
+
+export async function createRole(running: RunningService, scopeIds: string[], type: 'User' | 'MachineToMachine' = 'User') {
+  return created<{ id: string }>(await running.request('/api/roles', {
+    method: 'POST', json: { name: `role-${newId(8)}`, description: 'test role', type, scopeIds },
+  }));
+}
+
+export async function createApplication(
+  running: RunningService,
+  body: { type: string; name?: string; customClientMetadata?: Record<string, unknown>; isThirdParty?: boolean; oidcClientMetadata?: unknown },
+) {
+  return created<{ id: string; secret?: string }>(await running.request('/api/applications', {
+    method: 'POST', json: { name: `app-${newId(6)}`, ...body },
+  }));
+}
+
+/** A user stored directly (the fixture does not depend on the users API under test elsewhere). */
+export async function createUser(running: RunningService, roleIds: string[] = [], fields: Record<string, unknown> = {}) {
+  const now = Date.now();
+  const user = await running.service.core.repositories.users.insert({
+    id: newId(12), username: `user_${newId(8)}`, primaryEmail: null, primaryPhone: null, name: 'Test User', avatar: null,
+    customData: {}, identities: {}, profile: {}, applicationId: null, isSuspended: false, hasPassword: false,
+    lastSignInAt: null, createdAt: now, updatedAt: now, ...fields,
+  });
+  if (roleIds.length) await running.service.core.repositories.roles.assignToUser(user.id, roleIds);
+  return user;
+}
+
+export async function subjectToken(running: RunningService, userId: string, context?: Record<string, unknown>): Promise<string> {
+  const body = await created<{ subjectToken: string; expiresIn: number }>(await running.request('/api/subject-tokens', {
+    method: 'POST', json: context ? { userId, context } : { userId },
+  }));
+  return body.subjectToken;
+}
+
+/** POSTs a form to the token endpoint, optionally with HTTP Basic client authentication. */
+export async function tokenRequest(
+  running: RunningService,
+  params: Record<string, string | undefined>,
+  client?: { id: string; secret?: string },
+): Promise<{ status: number; body: Record<string, unknown> }> {
+  const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded' };
+  if (client?.secret) headers.authorization = `Basic ${Buffer.from(`${client.id}:${client.secret}`).toString('base64')}`;
+  const form = new URLSearchParams();
+  for (const [key, value] of Object.entries(params)) if (value !== undefined) form.set(key, value);
+  const res = await fetch(`${running.baseUrl}/oidc/token`, { method: 'POST', headers, body: form });
+  return { status: res.status, body: await res.json() as Record<string, unknown> };
+}
