@@ -1,7 +1,6 @@
 import Koa from 'koa';
 import Router from '@koa/router';
 import compose from 'koa-compose';
-import mount from 'koa-mount';
 import { koaBody } from 'koa-body';
 import type Provider from 'oidc-provider';
 import type { Environment } from './config.ts';
@@ -13,6 +12,7 @@ import { createAuthorization } from './authorization.ts';
 import { loadSigningKeys } from './oidc/keys.ts';
 import { OIDC_MODELS, prepareOidcCollections } from './oidc/adapter.ts';
 import { createProvider } from './oidc/provider.ts';
+import { mountProvider } from './oidc/mount.ts';
 import { bootstrap } from './bootstrap.ts';
 import { EventBus } from './events/bus.ts';
 import { routeEventsMiddleware } from './events/route-events.ts';
@@ -158,7 +158,7 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
       { name: 'documents', check: () => stores.documents.ping() },
       { name: 'keyValue', check: () => stores.kv.ping() },
     ]));
-    app.use(mount('/oidc', provider));
+    app.use(mountProvider(provider, settings.issuer));
     app.use(async (ctx, next) => {
       if (ctx.path === API_PREFIX || ctx.path.startsWith(`${API_PREFIX}/`)) return apiStack(ctx as never, next);
       return next();
