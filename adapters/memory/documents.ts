@@ -18,7 +18,7 @@ import {
   type Update,
 } from '../../lib/ports/documents.ts';
 import { defaultIndexName, expiryOf, indexEntries, sameIndex, validateIndexSpec, type MemoryIndex } from './indexes.ts';
-import { isOperatorObject, matches, projectDocument, sortDocuments } from './query.ts';
+import { compileFilter, compileProjection, compileSort, isOperatorObject } from './query.ts';
 import { applyUpdate, seedFromFilter, validateUpdate } from './update.ts';
 import { canonicalKey, copyIn, copyOut, isPlainObject, valuesEqual } from './values.ts';
 
@@ -117,8 +117,9 @@ class MemoryCollection implements DocumentCollection<Doc> {
 
   async findOneAndUpdate(filter: Filter, update: Update, options: FindOneAndUpdateOptions = {}): Promise<Doc | null> {
     validateUpdate(update);
+    const project = compileProjection(options.projection);
     const after = options.returnDocument === 'after';
-    const target = sortDocuments(this.#matching(filter), options.sort)[0];
+    const target = compileSort(options.sort)(this.#matching(filter))[0];
     let result: Doc | null;
     if (target) {
       const updated = this.#applyUpdate(target, update);
@@ -127,7 +128,7 @@ class MemoryCollection implements DocumentCollection<Doc> {
       const inserted = options.upsert ? this.#upsert(filter, update) : null;
       result = after ? inserted : null;
     }
-    return result && copyOut(projectDocument(result, options.projection));
+    return result && copyOut(project(result));
   }
 
   async findOneAndDelete(filter: Filter): Promise<Doc | null> {
@@ -181,20 +182,22 @@ class MemoryCollection implements DocumentCollection<Doc> {
     const { skip = 0, limit = 0 } = options;
     if (!Number.isInteger(skip) || skip < 0) throw new Error('skip must be a non-negative integer');
     if (!Number.isInteger(limit)) throw new Error('limit must be an integer');
-    const sorted = sortDocuments(this.#matching(filter), options.sort);
+    const sort = compileSort(options.sort);
+    const project = compileProjection(options.projection);
+    const sorted = sort(this.#matching(filter));
     // As in MongoDB, limit 0 means no limit and a negative limit means its absolute value.
     const page = sorted.slice(skip, limit === 0 ? undefined : skip + Math.abs(limit));
-    return page.map((doc) => copyOut(projectDocument(doc, options.projection)));
+    return page.map((doc) => copyOut(project(doc)));
   }
 
   /** Live (unexpired) stored documents matching the filter, in natural order. Not copies. */
   #matching(filter: Filter): Doc[] {
-    if (!isPlainObject(filter)) throw new Error('filter must be a document');
+    const predicate = compileFilter(filter);
     this.#sweepExpired();
     const id = filter._id;
     const byId = id !== undefined && !Array.isArray(id) && !(id instanceof RegExp) && !isOperatorObject(id);
     const candidates = byId ? [this.#docs.get(canonicalKey(id))].filter((d) => d !== undefined) : this.#docs.values();
-    return [...candidates].filter((doc) => matches(doc, filter));
+    return [...candidates].filter(predicate);
   }
 
   #prepareInsert(doc: Doc): Doc {

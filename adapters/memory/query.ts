@@ -11,48 +11,45 @@ export function isOperatorObject(value: unknown): value is Record<string, unknow
   return first !== undefined && first.startsWith('$');
 }
 
-export function matches(doc: Doc, filter: Filter): boolean {
-  for (const [key, condition] of Object.entries(filter)) {
-    if (key.startsWith('$')) {
-      if (!matchesLogical(doc, key, condition)) return false;
-    } else if (!matchesValues(lookup(doc, key), condition)) {
-      return false;
-    }
-  }
-  return true;
+export type Predicate = (doc: Doc) => boolean;
+/** Tests the values a path reached in one document (see `lookup`). */
+type ValuesTest = (values: unknown[]) => boolean;
+
+/**
+ * Turns a filter into a predicate. Compiling first means a malformed filter (unknown operator, bad
+ * operand) throws even when no document would reach the faulty part, as it does in MongoDB.
+ */
+export function compileFilter(filter: Filter): Predicate {
+  if (!isPlainObject(filter)) throw new Error('a filter must be a document');
+  const tests = Object.entries(filter).map(([key, condition]) =>
+    key.startsWith('$') ? compileLogical(key, condition) : compilePath(key, condition),
+  );
+  return (doc) => tests.every((test) => test(doc));
 }
 
-function clauses(operator: string, value: unknown): Filter[] {
-  if (!Array.isArray(value) || value.length === 0 || !value.every(isPlainObject)) {
-    throw new Error(`${operator} must be a nonempty array of filters`);
-  }
-  return value;
+function compilePath(path: string, condition: unknown): Predicate {
+  const test = compileCondition(condition);
+  return (doc) => test(lookup(doc, path));
 }
 
-function matchesLogical(doc: Doc, operator: string, value: unknown): boolean {
-  switch (operator) {
-    case '$and':
-      return clauses(operator, value).every((clause) => matches(doc, clause));
-    case '$or':
-      return clauses(operator, value).some((clause) => matches(doc, clause));
-    case '$nor':
-      return !clauses(operator, value).some((clause) => matches(doc, clause));
-    default:
-      throw new Error(`unknown top level operator: ${operator}`);
-  }
+function compileLogical(operator: string, value: unknown): Predicate {
+  if (!['$and', '$or', '$nor'].includes(operator)) throw new Error(`unknown top level operator: ${operator}`);
+  if (!Array.isArray(value) || value.length === 0) throw new Error(`${operator} must be a nonempty array of filters`);
+  const clauses = value.map((clause: unknown) => compileFilter(clause as Filter));
+  if (operator === '$and') return (doc) => clauses.every((clause) => clause(doc));
+  if (operator === '$or') return (doc) => clauses.some((clause) => clause(doc));
+  return (doc) => !clauses.some((clause) => clause(doc));
 }
 
-/** Tests the values a path reached against a condition (a literal or an operator expression). */
-export function matchesValues(values: unknown[], condition: unknown): boolean {
-  if (!isOperatorObject(condition)) return equalsAny(values, condition);
-  for (const [operator, operand] of Object.entries(condition)) {
-    if (!applyOperator(values, operator, operand, condition)) return false;
-  }
-  return true;
+/** A condition on a path: a literal to compare with, or an operator expression. */
+export function compileCondition(condition: unknown): ValuesTest {
+  if (!isOperatorObject(condition)) return (values) => equalsAny(values, condition);
+  const tests = Object.entries(condition).map(([operator, operand]) => compileOperator(operator, operand, condition));
+  return (values) => tests.every((test) => test(values));
 }
 
-function toRegExp(value: RegExp): RegExp {
-  // Stateful flags would make `test` depend on previous calls.
+function withoutStatefulFlags(value: RegExp): RegExp {
+  // `g` and `y` would make `test` depend on previous calls.
   return value.global || value.sticky ? new RegExp(value.source, value.flags.replace(/[gy]/g, '')) : value;
 }
 
@@ -60,7 +57,7 @@ function toRegExp(value: RegExp): RegExp {
 function equalsOne(candidate: unknown, operand: unknown): boolean {
   if (operand instanceof RegExp) {
     if (candidate instanceof RegExp) return valuesEqual(candidate, operand);
-    return typeof candidate === 'string' && toRegExp(operand).test(candidate);
+    return typeof candidate === 'string' && withoutStatefulFlags(operand).test(candidate);
   }
   return valuesEqual(candidate, operand);
 }
@@ -75,10 +72,10 @@ function requireArray(operator: string, operand: unknown): unknown[] {
 }
 
 /** Range operators only compare values of the same type class ("type bracketing"). */
-function compareAny(values: unknown[], operand: unknown, accept: (order: number) => boolean): boolean {
-  return expandArrays(values).some(
-    (candidate) => typeRank(candidate) === typeRank(operand) && accept(compareValues(candidate, operand)),
-  );
+function range(operand: unknown, accept: (order: number) => boolean): ValuesTest {
+  const rank = typeRank(operand);
+  return (values) =>
+    expandArrays(values).some((candidate) => typeRank(candidate) === rank && accept(compareValues(candidate, operand)));
 }
 
 function regexFrom(operand: unknown, options: unknown): RegExp {
@@ -94,55 +91,69 @@ function regexFrom(operand: unknown, options: unknown): RegExp {
 }
 
 /** `$elemMatch` tests elements as values when given operators, as documents when given a filter. */
-function elementMatches(element: unknown, condition: Filter): boolean {
+function compileElementMatch(condition: Doc): (element: unknown) => boolean {
   const logical = Object.keys(condition).some((k) => k === '$and' || k === '$or' || k === '$nor');
-  if (isOperatorObject(condition) && !logical) return matchesValues([element], condition);
-  return isPlainObject(element) && matches(element, condition);
+  if (isOperatorObject(condition) && !logical) {
+    const test = compileCondition(condition);
+    return (element) => test([element]);
+  }
+  const predicate = compileFilter(condition);
+  return (element) => isPlainObject(element) && predicate(element);
 }
 
-function applyOperator(values: unknown[], operator: string, operand: unknown, siblings: Doc): boolean {
+function compileOperator(operator: string, operand: unknown, siblings: Doc): ValuesTest {
   switch (operator) {
     case '$eq':
       // Unlike a bare RegExp value, `$eq: /re/` matches only stored regular expressions.
-      return expandArrays(values).some((candidate) => valuesEqual(candidate, operand));
+      return (values) => expandArrays(values).some((candidate) => valuesEqual(candidate, operand));
     case '$ne':
       if (operand instanceof RegExp) throw new Error("can't have a regex as the argument of $ne");
-      return !equalsAny(values, operand);
+      return (values) => !equalsAny(values, operand);
     case '$gt':
-      return compareAny(values, operand, (c) => c > 0);
+      return range(operand, (order) => order > 0);
     case '$gte':
-      return compareAny(values, operand, (c) => c >= 0);
+      return range(operand, (order) => order >= 0);
     case '$lt':
-      return compareAny(values, operand, (c) => c < 0);
+      return range(operand, (order) => order < 0);
     case '$lte':
-      return compareAny(values, operand, (c) => c <= 0);
-    case '$in':
-      return requireArray(operator, operand).some((item) => equalsAny(values, item));
-    case '$nin':
-      return !requireArray(operator, operand).some((item) => equalsAny(values, item));
+      return range(operand, (order) => order <= 0);
+    case '$in': {
+      const items = requireArray(operator, operand);
+      return (values) => items.some((item) => equalsAny(values, item));
+    }
+    case '$nin': {
+      const items = requireArray(operator, operand);
+      return (values) => !items.some((item) => equalsAny(values, item));
+    }
     case '$all': {
       const items = requireArray(operator, operand);
-      return items.length > 0 && items.every((item) => equalsAny(values, item));
+      return (values) => items.length > 0 && items.every((item) => equalsAny(values, item));
     }
-    case '$exists':
-      return values.some((v) => v !== undefined) === Boolean(operand);
+    case '$exists': {
+      const wanted = Boolean(operand);
+      return (values) => values.some((v) => v !== undefined) === wanted;
+    }
     case '$regex': {
       const regex = regexFrom(operand, siblings.$options);
-      return expandArrays(values).some((v) => typeof v === 'string' && regex.test(v));
+      return (values) => expandArrays(values).some((v) => typeof v === 'string' && regex.test(v));
     }
     case '$options':
       if (!('$regex' in siblings)) throw new Error('$options needs a $regex');
-      return true;
-    case '$not':
-      if (operand instanceof RegExp) return !equalsAny(values, operand);
+      return () => true;
+    case '$not': {
+      if (operand instanceof RegExp) return (values) => !equalsAny(values, operand);
       if (!isOperatorObject(operand)) throw new Error('$not needs a regex or a document of operators');
-      return !matchesValues(values, operand);
-    case '$elemMatch':
+      const inner = compileCondition(operand);
+      return (values) => !inner(values);
+    }
+    case '$elemMatch': {
       if (!isPlainObject(operand)) throw new Error('$elemMatch needs an object');
-      return values.some((v) => Array.isArray(v) && v.some((element) => elementMatches(element, operand)));
+      const test = compileElementMatch(operand);
+      return (values) => values.some((v) => Array.isArray(v) && v.some(test));
+    }
     case '$size':
       if (typeof operand !== 'number' || !Number.isInteger(operand)) throw new Error('$size needs an integer');
-      return values.some((v) => Array.isArray(v) && v.length === operand);
+      return (values) => values.some((v) => Array.isArray(v) && v.length === operand);
     default:
       throw new Error(`unknown operator: ${operator}`);
   }
@@ -158,22 +169,24 @@ function sortValue(doc: Doc, path: string, direction: 1 | -1): unknown {
   return best;
 }
 
-/** Stable, so documents that tie keep their natural (insertion) order. */
-export function sortDocuments<T extends Doc>(docs: T[], sort: Sort | undefined): T[] {
+/** Validates a sort up front; the returned sort is stable, so ties keep their natural (insertion) order. */
+export function compileSort(sort: Sort | undefined): <T extends Doc>(docs: T[]) => T[] {
   const keys = Object.entries(sort ?? {});
-  if (keys.length === 0) return docs;
-  for (const [, direction] of keys) {
-    if (direction !== 1 && direction !== -1) throw new Error('sort direction must be 1 or -1');
+  for (const [path, direction] of keys) {
+    if (direction !== 1 && direction !== -1) throw new Error(`sort direction for ${path} must be 1 or -1`);
   }
-  const decorated = docs.map((doc) => ({ doc, values: keys.map(([path, dir]) => sortValue(doc, path, dir)) }));
-  decorated.sort((a, b) => {
-    for (let i = 0; i < keys.length; i++) {
-      const order = compareValues(a.values[i], b.values[i]) * keys[i]![1];
-      if (order !== 0) return order;
-    }
-    return 0;
-  });
-  return decorated.map((entry) => entry.doc);
+  return (docs) => {
+    if (keys.length === 0) return docs;
+    const decorated = docs.map((doc) => ({ doc, values: keys.map(([path, dir]) => sortValue(doc, path, dir)) }));
+    decorated.sort((a, b) => {
+      for (let i = 0; i < keys.length; i++) {
+        const order = compareValues(a.values[i], b.values[i]) * keys[i]![1];
+        if (order !== 0) return order;
+      }
+      return 0;
+    });
+    return decorated.map((entry) => entry.doc);
+  };
 }
 
 type PathTree = { [segment: string]: PathTree | true };
@@ -219,10 +232,13 @@ function exclude(value: unknown, tree: PathTree): unknown {
   return out;
 }
 
-/** Returns a new document (sharing nested values with `doc`; callers copy afterwards). */
-export function projectDocument<T extends Doc>(doc: T, projection: Projection | undefined): T {
+/**
+ * Validates a projection up front and returns the function applying it. Projected documents share
+ * nested values with their source; callers copy them afterwards.
+ */
+export function compileProjection(projection: Projection | undefined): (doc: Doc) => Doc {
   const entries = Object.entries(projection ?? {});
-  if (entries.length === 0) return doc;
+  if (entries.length === 0) return (doc) => doc;
   for (const [path, flag] of entries) {
     if (flag !== 0 && flag !== 1 && typeof flag !== 'boolean') throw new Error(`unsupported projection for ${path}`);
   }
@@ -232,8 +248,12 @@ export function projectDocument<T extends Doc>(doc: T, projection: Projection | 
   if (fields.some(([, flag]) => Boolean(flag) !== inclusion)) {
     throw new Error('cannot mix inclusion and exclusion in a projection');
   }
-  if (!inclusion) return exclude(doc, pathTree(entries.filter(([, flag]) => !flag).map(([path]) => path))) as T;
+  if (!inclusion) {
+    const tree = pathTree(entries.filter(([, flag]) => !flag).map(([path]) => path));
+    return (doc) => exclude(doc, tree) as Doc;
+  }
   const paths = fields.map(([path]) => path);
   if (idFlag === undefined || Boolean(idFlag)) paths.unshift('_id');
-  return include(doc, pathTree(paths)) as T;
+  const tree = pathTree(paths);
+  return (doc) => include(doc, tree) as Doc;
 }

@@ -2,7 +2,7 @@
  * MongoDB update operators over plain documents, and the upsert seed taken from a filter.
  */
 import type { Doc, Filter, Update } from '../../lib/ports/documents.ts';
-import { isOperatorObject, matches, matchesValues } from './query.ts';
+import { compileCondition, compileFilter, isOperatorObject } from './query.ts';
 import { compareValues, copyIn, isArrayIndex, isPlainObject, valuesEqual } from './values.ts';
 
 type Container = Doc | unknown[];
@@ -94,13 +94,20 @@ function arrayAt(slot: Slot, operator: string, create: boolean): unknown[] | und
 }
 
 /** `$pull` conditions: operators test each element, a document filters subdocuments, else equality. */
-function pullMatches(element: unknown, condition: unknown): boolean {
-  if (isOperatorObject(condition)) return matchesValues([element], condition);
-  if (isPlainObject(condition)) return isPlainObject(element) && matches(element, condition);
-  if (condition instanceof RegExp) {
-    return typeof element === 'string' && new RegExp(condition.source, condition.flags.replace(/[gy]/g, '')).test(element);
+function compilePull(condition: unknown): (element: unknown) => boolean {
+  if (isOperatorObject(condition)) {
+    const test = compileCondition(condition);
+    return (element) => test([element]);
   }
-  return valuesEqual(element, condition);
+  if (isPlainObject(condition)) {
+    const predicate = compileFilter(condition);
+    return (element) => isPlainObject(element) && predicate(element);
+  }
+  if (condition instanceof RegExp) {
+    const regex = new RegExp(condition.source, condition.flags.replace(/[gy]/g, ''));
+    return (element) => typeof element === 'string' && regex.test(element);
+  }
+  return (element) => valuesEqual(element, condition);
 }
 
 function applyOne(doc: Doc, operator: string, path: string, operand: unknown, isInsert: boolean): void {
@@ -123,12 +130,11 @@ function applyOne(doc: Doc, operator: string, path: string, operand: unknown, is
       return;
     }
     case '$inc': {
-      if (typeof operand !== 'number') throw new Error(`$inc needs a number for '${path}'`);
       const slot = slotFor(doc, path, true)!;
       const stored = read(slot.container, slot.key);
       const current = stored === undefined ? 0 : stored;
       if (typeof current !== 'number') throw new Error(`cannot apply $inc to a non-numeric field '${path}'`);
-      write(slot.container, slot.key, current + operand);
+      write(slot.container, slot.key, current + (operand as number));
       return;
     }
     case '$min':
@@ -154,10 +160,11 @@ function applyOne(doc: Doc, operator: string, path: string, operand: unknown, is
       return;
     }
     case '$pull': {
+      const pulled = compilePull(operand);
       const slot = slotFor(doc, path, false);
       const array = slot && arrayAt(slot, operator, false);
       if (!array) return;
-      const kept = array.filter((element) => !pullMatches(element, operand));
+      const kept = array.filter((element) => !pulled(element));
       array.splice(0, array.length, ...kept);
       return;
     }
@@ -168,6 +175,12 @@ function applyOne(doc: Doc, operator: string, path: string, operand: unknown, is
 
 function conflicts(a: string, b: string): boolean {
   return a === b || a.startsWith(`${b}.`) || b.startsWith(`${a}.`);
+}
+
+function validateOperand(operator: string, path: string, operand: unknown): void {
+  if (operator === '$inc' && typeof operand !== 'number') throw new Error(`$inc needs a number for '${path}'`);
+  if (operator === '$push' || operator === '$addToSet') eachOf(operator, operand);
+  if (operator === '$pull') compilePull(operand);
 }
 
 /** Rejects what MongoDB rejects before touching any document: replacements, unknown operators, conflicts. */
@@ -182,8 +195,9 @@ export function validateUpdate(update: Update): void {
     if (!OPERATORS.has(operator)) throw new Error(`unknown update operator: ${operator}`);
     const fields = update[operator];
     if (!isPlainObject(fields)) throw new Error(`${operator} needs a document`);
-    for (const path of Object.keys(fields)) {
+    for (const [path, operand] of Object.entries(fields)) {
       splitPath(path);
+      validateOperand(operator, path, operand);
       const clash = paths.find((other) => conflicts(other, path));
       if (clash !== undefined) throw new Error(`updating the path '${path}' would create a conflict at '${clash}'`);
       paths.push(path);

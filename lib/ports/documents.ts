@@ -43,9 +43,10 @@ export interface IndexSpec {
   /** `{ field: 1 }`; compound keys allowed. */
   keys: Record<string, 1 | -1>;
   unique?: boolean;
-  /** Only documents where every key field exists take part in the index. */
+  /** Documents where no key field exists stay out of the index (MongoDB sparse semantics). */
   sparse?: boolean;
-  /** TTL index on a single Date field: documents expire this many seconds after that date. */
+  /** TTL index on a single Date field: documents expire this many seconds after that date. MongoDB removes
+   * them lazily (about once a minute), so readers that need exact expiry also compare the date. */
   expireAfterSeconds?: number;
   name?: string;
 }

@@ -351,6 +351,7 @@ function documentStoreContract(backend: Backend): void {
         await rejection(people.find({ age: { $foo: 1 } }));
         await rejection(people.find({ $foo: [{ age: 1 }] }));
         await rejection(people.countDocuments({ age: { $gt: 1, $bar: 2 } }));
+        await rejection(people.find({ name: 'nobody', age: { $foo: 1 } }));
       });
     });
 
@@ -545,6 +546,8 @@ function documentStoreContract(backend: Backend): void {
         await rejection(c.updateOne({ _id: 'x' }, { $set: { a: 2 }, $inc: { a: 1 } }));
         await rejection(c.updateOne({ _id: 'x' }, { $set: { p: 1, 'p.q': 2 } }));
         await rejection(c.updateOne({ _id: 'x' }, { $inc: { a: 'one' } }));
+        await rejection(c.updateOne({ _id: 'nobody' }, { $inc: { a: 'one' } }));
+        await rejection(c.updateMany({ _id: 'nobody' }, { $unknown: { a: 1 } }));
         expect(await c.find({})).to.deep.equal([{ _id: 'x', a: 1 }]);
       });
     });

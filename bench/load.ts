@@ -1,0 +1,60 @@
+import { Agent, request } from 'node:http';
+
+export interface HttpResult {
+  status: number;
+  body: string;
+}
+
+/** A minimal keep-alive HTTP client for load generation (fetch costs more CPU per request). */
+export function createHttpClient(baseUrl: string, sockets: number) {
+  const agent = new Agent({ keepAlive: true, maxSockets: sockets });
+  const origin = new URL(baseUrl);
+  return {
+    send(method: string, path: string, headers: Record<string, string>, body?: string): Promise<HttpResult> {
+      return new Promise((resolve, reject) => {
+        const req = request({
+          agent, host: origin.hostname, port: origin.port, method, path, headers: body === undefined ? headers : {
+            ...headers, 'content-length': String(Buffer.byteLength(body)),
+          },
+        }, (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (chunk: Buffer) => chunks.push(chunk));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+          res.on('error', reject);
+        });
+        req.on('error', reject);
+        req.end(body);
+      });
+    },
+    close() {
+      agent.destroy();
+    },
+  };
+}
+
+/**
+ * Runs `iteration` from `concurrency` loops until `durationMs` passes (or `maxIterations` is reached);
+ * returns completed iterations per second. Every loop is bounded in time and count.
+ */
+export async function measure(
+  iteration: () => Promise<void>,
+  options: { concurrency: number; durationMs: number; maxIterations: number },
+): Promise<{ perSecond: number; iterations: number; errors: number }> {
+  let iterations = 0;
+  let errors = 0;
+  const started = performance.now();
+  const deadline = started + options.durationMs;
+  const loop = async () => {
+    while (performance.now() < deadline && iterations + errors < options.maxIterations) {
+      try {
+        await iteration();
+        iterations += 1;
+      } catch {
+        errors += 1;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: options.concurrency }, loop));
+  const seconds = (performance.now() - started) / 1000;
+  return { perSecond: iterations / seconds, iterations, errors };
+}

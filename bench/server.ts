@@ -1,0 +1,25 @@
+import { createServer } from 'node:http';
+import { pino } from 'pino';
+import { createIdentityService } from '../lib/index.ts';
+
+/**
+ * The service under measurement, in its own process so that the load generator does not share its
+ * event loop. Prints one JSON line with the address once it listens.
+ */
+const server = createServer();
+await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+const address = server.address() as { port: number };
+const baseUrl = `http://127.0.0.1:${address.port}`;
+const service = await createIdentityService({
+  env: { ...process.env, BASE_URL: baseUrl },
+  logger: pino({ level: 'silent' }),
+  print: () => {},
+});
+server.on('request', service.app.callback());
+server.keepAliveTimeout = 60_000;
+process.stdout.write(`${JSON.stringify({ baseUrl, storage: service.core.kv.kind })}\n`);
+process.on('SIGTERM', async () => {
+  server.close();
+  await service.close();
+  process.exit(0);
+});

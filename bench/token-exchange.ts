@@ -1,0 +1,99 @@
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { createHttpClient, measure } from './load.ts';
+
+const ADMIN = { id: 'bench-admin', secret: 'bench-admin-secret-0123456789' };
+const RESOURCE = 'https://bench.example.com';
+const GRANT = 'urn:ietf:params:oauth:grant-type:token-exchange';
+const AT = 'urn:ietf:params:oauth:token-type:access_token';
+
+const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`;
+const form = (params: Record<string, string>) => new URLSearchParams(params).toString();
+
+/** Starts the service in a child process and resolves with its base URL. */
+async function startServer(env: Record<string, string>) {
+  const child = spawn(process.execPath, [fileURLToPath(new URL('./server.ts', import.meta.url))], {
+    env: { ...process.env, ...env, ADMIN_CLIENT_ID: ADMIN.id, ADMIN_CLIENT_SECRET: ADMIN.secret, LOG_LEVEL: 'silent' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const first = await new Promise<string>((resolve, reject) => {
+    createInterface({ input: child.stdout! }).once('line', resolve);
+    child.once('exit', (code) => reject(new Error(`bench server exited with ${code}`)));
+  });
+  const { baseUrl, storage } = JSON.parse(first) as { baseUrl: string; storage: string };
+  return { baseUrl, storage, stop: () => child.kill('SIGTERM') };
+}
+
+async function json<T>(promise: Promise<{ status: number; body: string }>, expected: number): Promise<T> {
+  const res = await promise;
+  if (res.status !== expected) throw new Error(`setup failed with ${res.status}: ${res.body}`);
+  return JSON.parse(res.body) as T;
+}
+
+/**
+ * Token exchanges per second (create subject token + exchange, the whole impersonation round trip) next
+ * to plain client-credentials grants per second, on the same process and store.
+ */
+export async function runTokenExchangeBench(options: { redisUrl?: string; durationMs?: number; concurrency?: number } = {}) {
+  const durationMs = options.durationMs ?? 8000;
+  const concurrency = options.concurrency ?? 16;
+  const server = await startServer(options.redisUrl ? { REDIS_URL: options.redisUrl } : {});
+  const http = createHttpClient(server.baseUrl, concurrency * 2);
+  try {
+    const tokenHeaders = (authorization: string) => ({ 'content-type': 'application/x-www-form-urlencoded', authorization });
+    const admin = await json<{ access_token: string }>(http.send('POST', '/oidc/token', tokenHeaders(basic(ADMIN.id, ADMIN.secret)),
+      form({ grant_type: 'client_credentials', resource: `${server.baseUrl}/api`, scope: 'all' })), 200);
+    const api = (method: string, path: string, body: unknown, status: number) => json<{ id: string; secret?: string }>(
+      http.send(method, path, { 'content-type': 'application/json', authorization: `Bearer ${admin.access_token}` }, JSON.stringify(body)),
+      status,
+    );
+    const resource = await api('POST', '/api/resources', { name: 'bench', indicator: RESOURCE }, 201);
+    const read = await api('POST', `/api/resources/${resource.id}/scopes`, { name: 'read' }, 201);
+    const userRole = await api('POST', '/api/roles', { name: 'bench-user', type: 'User', scopeIds: [read.id] }, 201);
+    const m2mRole = await api('POST', '/api/roles', { name: 'bench-m2m', type: 'MachineToMachine', scopeIds: [read.id] }, 201);
+    const user = await api('POST', '/api/users', { username: 'bench_user' }, 201);
+    await api('POST', `/api/users/${user.id}/roles`, { roleIds: [userRole.id] }, 201);
+    const m2m = await api('POST', '/api/applications', { name: 'bench-m2m', type: 'MachineToMachine' }, 201);
+    await api('POST', `/api/applications/${m2m.id}/roles`, { roleIds: [m2mRole.id] }, 201);
+    const app = await api('POST', '/api/applications', {
+      name: 'bench-exchange', type: 'Traditional', customClientMetadata: { allowTokenExchange: true },
+    }, 201);
+
+    const clientCredentials = async () => {
+      const res = await http.send('POST', '/oidc/token', tokenHeaders(basic(m2m.id, m2m.secret!)),
+        form({ grant_type: 'client_credentials', resource: RESOURCE, scope: 'read' }));
+      if (res.status !== 200) throw new Error(res.body);
+    };
+    const exchange = async () => {
+      const created = await json<{ subjectToken: string }>(http.send('POST', '/api/subject-tokens', {
+        'content-type': 'application/json', authorization: `Bearer ${admin.access_token}`,
+      }, JSON.stringify({ userId: user.id })), 201);
+      const res = await http.send('POST', '/oidc/token', tokenHeaders(basic(app.id, app.secret!)), form({
+        grant_type: GRANT, subject_token: created.subjectToken, subject_token_type: AT, resource: RESOURCE, scope: 'read',
+      }));
+      if (res.status !== 200) throw new Error(res.body);
+    };
+
+    const bounded = { concurrency, maxIterations: 1_000_000 };
+    await measure(clientCredentials, { ...bounded, durationMs: 1000 });
+    const cc = await measure(clientCredentials, { ...bounded, durationMs });
+    await measure(exchange, { ...bounded, durationMs: 1000 });
+    const te = await measure(exchange, { ...bounded, durationMs });
+    return {
+      storage: server.storage,
+      concurrency,
+      clientCredentialsPerSecond: Math.round(cc.perSecond),
+      tokenExchangesPerSecond: Math.round(te.perSecond),
+      ratio: Number((te.perSecond / cc.perSecond).toFixed(2)),
+      errors: cc.errors + te.errors,
+    };
+  } finally {
+    http.close();
+    server.stop();
+  }
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  console.log(await runTokenExchangeBench({ redisUrl: process.env.BENCH_REDIS_URL }));
+}

@@ -1,0 +1,45 @@
+import type { DocumentStore } from '../ports/documents.ts';
+
+/** OIDC models that hang off a grant: deleting a grant must take these with it. */
+const GRANT_BOUND_MODELS = ['AccessToken', 'RefreshToken', 'AuthorizationCode', 'DeviceCode', 'BackchannelAuthenticationRequest'];
+
+interface OidcDoc extends Record<string, unknown> {
+  _id: string;
+  grantId?: string;
+  payload: { accountId?: string };
+}
+
+/**
+ * Ends what node-oidc-provider holds for a user, straight on its collections (see `adapter.ts`): sessions,
+ * grants, and every token issued under those grants. Used when a user is suspended or deleted, so that
+ * neither a browser session nor a refresh token outlives the decision.
+ */
+export function createOidcRevocation(store: DocumentStore) {
+  const model = (name: string) => store.collection<OidcDoc>(`oidc_${name}`);
+
+  async function revokeGrants(grantIds: string[]): Promise<void> {
+    if (grantIds.length === 0) return;
+    await model('Grant').deleteMany({ _id: { $in: grantIds } });
+    for (const name of GRANT_BOUND_MODELS) await model(name).deleteMany({ grantId: { $in: grantIds } });
+  }
+
+  return {
+    async prepare() {
+      for (const name of ['Session', 'Grant', 'AccessToken']) {
+        await model(name).createIndex({ keys: { 'payload.accountId': 1 } });
+      }
+    },
+    revokeGrants,
+    /** Deletes the user's sessions, grants and their tokens; returns how many sessions and grants ended. */
+    async revokeUser(accountId: string): Promise<{ sessions: number; grants: number }> {
+      const grants = await model('Grant').find({ 'payload.accountId': accountId }, { projection: { _id: 1 } });
+      const sessions = await model('Session').deleteMany({ 'payload.accountId': accountId });
+      await revokeGrants(grants.map((grant) => grant._id));
+      // Opaque access tokens issued outside a grant (e.g. token exchange) still name the account.
+      await model('AccessToken').deleteMany({ 'payload.accountId': accountId });
+      return { sessions, grants: grants.length };
+    },
+  };
+}
+
+export type OidcRevocation = ReturnType<typeof createOidcRevocation>;
