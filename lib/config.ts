@@ -44,6 +44,19 @@ export const environmentSchema = z.object({
   WEBHOOK_CONCURRENCY: integer(1).max(1000).default(50),
   /** Runs the webhook worker inside the web process (`npm start`); `npm run worker` runs it alone. */
   WEBHOOK_WORKER_IN_WEB: booleanFlag.default(true),
+  /**
+   * BullMQ queue shared by web and worker processes. Unset with embedded documents = a queue private to
+   * the instance (no other process can see its hooks), removed when it closes.
+   */
+  WEBHOOK_QUEUE_NAME: z.string().regex(/^[\w.-]{1,100}$/, '1-100 letters, digits, "_", "." or "-"').optional(),
+  /** How long a worker holds a running delivery before another may take it over (BullMQ default 30 s). */
+  WEBHOOK_LOCK_DURATION_MS: integer(200).max(600_000).optional(),
+  /** How often workers look for deliveries whose worker died (BullMQ default 30 s). */
+  WEBHOOK_STALLED_INTERVAL_MS: integer(200).max(600_000).optional(),
+  /** After a signing-key rotation, the previous key keeps signing this long so consumers can switch, seconds. */
+  WEBHOOK_SIGNING_KEY_GRACE_SECONDS: integer(0).max(30 * 86_400).default(86_400),
+  /** Upper bound on a consumer's `Retry-After`, so one endpoint cannot park a delivery for days, ms. */
+  WEBHOOK_RETRY_AFTER_CAP_MS: integer(0).max(86_400_000).default(3_600_000),
   /** Wall-clock limit of a stored JWT customizer script, ms. */
   JWT_CUSTOMIZER_TIMEOUT_MS: integer(10).max(30_000).default(3000),
   /** Memory limit of a stored JWT customizer script, MiB. */

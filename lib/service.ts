@@ -105,6 +105,7 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
     const provider = createProvider({
       issuer: settings.issuer,
       keys: signingKeys.keys,
+      signingAlg: signingKeys.alg,
       cookieKeys: settings.cookieKeys,
       store: stores.documents,
       repositories,
@@ -115,7 +116,7 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
       extraTokenClaims: createExtraTokenClaims({ customizer, exchanges, repositories }) as never,
     });
     provider.registerGrantType(tokenExchange.grantType, createTokenExchangeHandler({
-      repositories, authorization, subjectTokens, audit, exchanges,
+      repositories, authorization, subjectTokens, audit, exchanges, signingAlg: signingKeys.alg,
       verifyActor: createActorVerifier({ issuer: settings.issuer, publicKeys: signingKeys.publicKeys }),
     }) as never, tokenExchange.parameters);
     const core: ServiceCore = {

@@ -9,6 +9,8 @@ export interface Settings extends Environment {
   managementIndicator: string;
   cookieKeys: string[];
   embedded: { documents: boolean; keyValue: boolean };
+  /** The delivery queue's name; `private` when no other process could consume it (see WEBHOOK_QUEUE_NAME). */
+  webhookQueue: { name: string; private: boolean };
 }
 
 /**
@@ -32,6 +34,12 @@ export function resolveSettings(env: Record<string, string | undefined>, overrid
   if (Boolean(environment.ADMIN_CLIENT_ID) !== Boolean(environment.ADMIN_CLIENT_SECRET)) {
     throw new ConfigurationError('ADMIN_CLIENT_ID and ADMIN_CLIENT_SECRET must be set together');
   }
+  if (!environment.WEBHOOK_WORKER_IN_WEB && (embedded.documents || embedded.keyValue)) {
+    throw new ConfigurationError(
+      'WEBHOOK_WORKER_IN_WEB=false hands webhook delivery to `npm run worker`, which must share the hooks and '
+      + 'the queue with this process: set MONGODB_URI and REDIS_URL, or keep the worker in the web process.',
+    );
+  }
   const cookieKeys = environment.COOKIE_KEYS
     ? environment.COOKIE_KEYS.split(',').map((key) => key.trim()).filter(Boolean)
     : [randomBytes(32).toString('base64url')];
@@ -42,5 +50,13 @@ export function resolveSettings(env: Record<string, string | undefined>, overrid
     managementIndicator: `${baseUrl}/api`,
     cookieKeys,
     embedded,
+    webhookQueue: webhookQueue(environment.WEBHOOK_QUEUE_NAME, embedded.documents),
   };
+}
+
+function webhookQueue(configured: string | undefined, embeddedDocuments: boolean): Settings['webhookQueue'] {
+  if (configured) return { name: configured, private: false };
+  // Another process on the same Redis could take these jobs but never find their hooks, so it gets none.
+  if (embeddedDocuments) return { name: `webhook-deliveries-${randomBytes(6).toString('hex')}`, private: true };
+  return { name: 'webhook-deliveries', private: false };
 }

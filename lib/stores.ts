@@ -52,7 +52,17 @@ export async function openStores(settings: Settings, logger: Logger, injected: I
   }
   let queue = injected.queue;
   if (!queue) {
-    queue = redis ? createBullmqDeliveryQueue({ connection: redis, queueName: 'webhook-deliveries' }) : createMemoryDeliveryQueue();
+    const onError = (error: unknown, deliveryId?: string) => logger.warn({ err: error, deliveryId }, 'webhook queue error');
+    queue = redis
+      ? createBullmqDeliveryQueue({
+        connection: redis,
+        queueName: settings.webhookQueue.name,
+        removeOnClose: settings.webhookQueue.private,
+        lockDurationMs: settings.WEBHOOK_LOCK_DURATION_MS,
+        stalledIntervalMs: settings.WEBHOOK_STALLED_INTERVAL_MS,
+        onError,
+      })
+      : createMemoryDeliveryQueue({ onError });
     const owned = queue;
     // The queue must stop before the connection it shares is quit.
     closers.unshift(() => owned.close());

@@ -17,6 +17,8 @@ export interface BullmqDeliveryQueueOptions {
   /** How many times a throwing processor is retried before BullMQ fails the job. */
   maxErrorRetries?: number;
   onError?: (error: unknown, deliveryId?: string) => void;
+  /** Deletes the queue and every job in it on close: for a queue no other process can ever consume. */
+  removeOnClose?: boolean;
 }
 
 /**
@@ -106,6 +108,7 @@ class BullmqDeliveryQueue implements DeliveryQueue {
 
   async close(): Promise<void> {
     await this.#worker?.close();
+    if (this.#options.removeOnClose) await this.#queue.obliterate({ force: true }).catch((error) => this.#onError(error));
     await this.#queue.close();
     await this.#workerConnection?.quit().catch(() => {});
   }

@@ -24,6 +24,8 @@ export interface TokenExchangeDeps {
   audit: ImpersonationAudit;
   verifyActor: (ctx: KoaContextWithOIDC, token: string) => Promise<Actor>;
   exchanges: ExchangeRegistry;
+  /** JWS algorithm of the service's signing key. */
+  signingAlg: 'ES256' | 'EdDSA';
 }
 
 const invalidRequest = (description: string) => new oidcErrors.InvalidRequest(description);
@@ -88,7 +90,7 @@ export function createTokenExchangeHandler(deps: TokenExchangeDeps) {
       granted = requested.filter((scope) => allowed.has(scope));
       token.resourceServer = new ctx.oidc.provider.ResourceServer(target.indicator, {
         scope: [...allowed].join(' '), audience: target.indicator, accessTokenTTL: target.accessTokenTtl,
-        accessTokenFormat: 'jwt', jwt: { sign: { alg: 'ES256' } },
+        accessTokenFormat: 'jwt', jwt: { sign: { alg: deps.signingAlg } },
       });
     } else {
       granted = requested.filter((scope) => EXCHANGEABLE_OIDC_SCOPES.has(scope));

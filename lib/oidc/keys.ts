@@ -7,6 +7,8 @@ export interface SigningKeys {
   keys: JWK[];
   /** The public halves, as served at /oidc/jwks. */
   publicKeys: { keys: JWK[] };
+  /** The JWS algorithm of the first key, used for access and ID tokens: ES256 or EdDSA. */
+  alg: 'ES256' | 'EdDSA';
 }
 
 const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'k'] as const;
@@ -66,5 +68,6 @@ export async function loadSigningKeys(options: { configured?: string; store: Doc
       }
     }
   }
-  return { keys, publicKeys: { keys: keys.map(publicHalf) } };
+  const alg = keys[0]!.kty === 'OKP' ? 'EdDSA' : 'ES256';
+  return { keys, publicKeys: { keys: keys.map(publicHalf) }, alg };
 }

@@ -12,6 +12,8 @@ import { OIDC_SCOPES, accountClaims } from './claims.ts';
 export interface ProviderOptions {
   issuer: string;
   keys: JWK[];
+  /** JWS algorithm of access and ID tokens (follows the signing key). */
+  signingAlg: 'ES256' | 'EdDSA';
   cookieKeys: string[];
   store: DocumentStore;
   repositories: Repositories;
@@ -81,7 +83,7 @@ export function createProvider(options: ProviderOptions): Provider {
             audience: resource.indicator,
             accessTokenTTL: resource.accessTokenTtl,
             accessTokenFormat: 'jwt',
-            jwt: { sign: { alg: 'ES256' } },
+            jwt: { sign: { alg: options.signingAlg } },
           };
         },
       },
@@ -98,7 +100,7 @@ export function createProvider(options: ProviderOptions): Provider {
       RefreshToken: 14 * 24 * 3600,
     },
     clientDefaults: {
-      id_token_signed_response_alg: 'ES256',
+      id_token_signed_response_alg: options.signingAlg,
       grant_types: ['authorization_code'],
       response_types: ['code'],
       token_endpoint_auth_method: 'client_secret_basic',

@@ -1,5 +1,10 @@
 import type { DocumentStore } from '../ports/documents.ts';
+import { createOidcRevocation } from '../oidc/revocation.ts';
 import { createApplicationsRepository } from './applications.ts';
+import { createOrganizationInvitationsRepository } from './organization-invitations.ts';
+import { createOrganizationRolesRepository } from './organization-roles.ts';
+import { createOrganizationScopesRepository } from './organization-scopes.ts';
+import { createOrganizationsRepository } from './organizations.ts';
 import { createResourcesRepository } from './resources.ts';
 import { createRolesRepository } from './roles.ts';
 import { createUsersRepository } from './users.ts';
@@ -10,6 +15,12 @@ export function createRepositories(store: DocumentStore) {
     resources: createResourcesRepository(store),
     roles: createRolesRepository(store),
     users: createUsersRepository(store),
+    organizations: createOrganizationsRepository(store),
+    organizationRoles: createOrganizationRolesRepository(store),
+    organizationScopes: createOrganizationScopesRepository(store),
+    organizationInvitations: createOrganizationInvitationsRepository(store),
+    /** Sessions, grants and tokens of node-oidc-provider, for ending a user's access. */
+    oidcRevocation: createOidcRevocation(store),
   };
 }
 

@@ -1,0 +1,87 @@
+import { DuplicateKeyError, type DocumentStore, type Filter } from '../ports/documents.ts';
+
+/** The fixed side of a relation, e.g. `{ organizationId }` or `{ organizationId, userId }`. */
+export type Owner = Record<string, string>;
+
+export interface LinkChanges {
+  added: string[];
+  removed: string[];
+}
+
+interface LinkDoc extends Record<string, unknown> {
+  _id: string;
+  createdAt: number;
+}
+
+/**
+ * A many-to-many relation stored one document per pair. The `_id` is derived from the pair, so a pair
+ * exists at most once even when two requests add it concurrently, and the reported changes are the ones
+ * this call actually made (what membership events are built from).
+ */
+export function createLinks(store: DocumentStore, name: string, ownerFields: readonly string[], targetField: string) {
+  const links = store.collection<LinkDoc>(name);
+  const ownerFilter = (owner: Owner): Filter => Object.fromEntries(ownerFields.map((field) => [field, owner[field]]));
+  const idOf = (owner: Owner, target: string) => JSON.stringify([...ownerFields.map((field) => owner[field]), target]);
+  const targetOf = (doc: LinkDoc) => doc[targetField] as string;
+
+  async function targetsOf(owner: Owner): Promise<string[]> {
+    return (await links.find(ownerFilter(owner), { sort: { createdAt: 1, _id: 1 } })).map(targetOf);
+  }
+
+  async function add(owner: Owner, targets: readonly string[]): Promise<string[]> {
+    const added: string[] = [];
+    const createdAt = Date.now();
+    for (const target of new Set(targets)) {
+      try {
+        await links.insertOne({ _id: idOf(owner, target), ...ownerFilter(owner), [targetField]: target, createdAt });
+        added.push(target);
+      } catch (error) {
+        if (!(error instanceof DuplicateKeyError)) throw error;
+      }
+    }
+    return added;
+  }
+
+  async function removeMany(owner: Owner, targets: readonly string[]): Promise<string[]> {
+    const removed: string[] = [];
+    for (const target of new Set(targets)) {
+      if ((await links.deleteOne({ _id: idOf(owner, target) })) === 1) removed.push(target);
+    }
+    return removed;
+  }
+
+  return {
+    async prepare() {
+      await links.createIndex({ keys: Object.fromEntries(ownerFields.map((field) => [field, 1 as const])) });
+      await links.createIndex({ keys: { [targetField]: 1 } });
+    },
+    targetsOf,
+    /** The links to any of the targets (owner fields and target), optionally within a partial owner. */
+    async linksTo(targets: readonly string[], within: Owner = {}): Promise<Owner[]> {
+      if (targets.length === 0) return [];
+      const docs = await links.find({ ...within, [targetField]: { $in: [...targets] } }, { sort: { createdAt: 1, _id: 1 } });
+      return docs.map((doc) => ({ ...ownerFilter(doc as unknown as Owner), [targetField]: targetOf(doc) }));
+    },
+    async has(owner: Owner, target: string): Promise<boolean> {
+      return (await links.countDocuments({ _id: idOf(owner, target) })) === 1;
+    },
+    add,
+    async remove(owner: Owner, target: string): Promise<boolean> {
+      return (await removeMany(owner, [target])).length === 1;
+    },
+    /** Makes the owner's targets exactly `targets`. */
+    async replace(owner: Owner, targets: readonly string[]): Promise<LinkChanges> {
+      const wanted = new Set(targets);
+      const current = await targetsOf(owner);
+      const removed = await removeMany(owner, current.filter((target) => !wanted.has(target)));
+      const added = await add(owner, [...wanted]);
+      return { added, removed };
+    },
+    /** Deletes every link matching a partial owner and/or target, e.g. all links of a deleted user. */
+    async removeWhere(filter: Owner): Promise<number> {
+      return links.deleteMany(filter);
+    },
+  };
+}
+
+export type Links = ReturnType<typeof createLinks>;

@@ -1,0 +1,150 @@
+import { ApiError, errors } from './errors.ts';
+import { newId } from './ids.ts';
+import { hashPassword, verifyPassword } from './passwords.ts';
+import { DuplicateKeyError } from './ports/documents.ts';
+import type { Repositories } from './repositories/index.ts';
+import type { Role } from './repositories/roles.ts';
+import type { User } from './repositories/users.ts';
+
+/** Fields an operator sets on a user; `null` clears an identifier. */
+export interface UserChanges {
+  username?: string | null;
+  primaryEmail?: string | null;
+  primaryPhone?: string | null;
+  name?: string | null;
+  avatar?: string | null;
+  customData?: Record<string, unknown>;
+  profile?: Record<string, unknown>;
+}
+
+export interface NewUser extends UserChanges {
+  password?: string;
+}
+
+/** A unique-index violation on users names the identifier that is taken. */
+async function uniqueIdentifiers<T>(write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    if (error instanceof DuplicateKeyError) throw errors.duplicate('user', Object.keys(error.keyPattern)[0] ?? 'identifier');
+    throw error;
+  }
+}
+
+type UsersDeps = Pick<Repositories, 'users' | 'roles' | 'organizations' | 'oidcRevocation'>;
+
+/** User rules above storage: password hashing, default roles, suspension, and what deletion cleans up. */
+export function createUsersLibrary(deps: UsersDeps) {
+  const { users, roles, organizations, oidcRevocation } = deps;
+
+  async function mustFind(id: string): Promise<User> {
+    const user = await users.findById(id);
+    if (!user) throw errors.notFound('user', id);
+    return user;
+  }
+
+  async function update(id: string, changes: Parameters<typeof users.update>[1]): Promise<User> {
+    await mustFind(id);
+    const updated = await uniqueIdentifiers(() => users.update(id, changes));
+    if (!updated) throw errors.notFound('user', id);
+    return updated;
+  }
+
+  async function assignableRoles(roleIds: readonly string[]): Promise<Role[]> {
+    const found = await roles.findByIds([...new Set(roleIds)]);
+    const missing = roleIds.filter((id) => !found.some((role) => role.id === id));
+    if (missing.length) throw errors.notFound('role', missing.join(', '));
+    if (found.some((role) => role.type !== 'User')) {
+      throw errors.unprocessable('user.role_type_mismatch', 'only User roles can be assigned to users');
+    }
+    return found;
+  }
+
+  return {
+    mustFind,
+    async create(input: NewUser): Promise<User> {
+      const now = Date.now();
+      const user: User = {
+        id: newId(12),
+        username: input.username ?? null,
+        primaryEmail: input.primaryEmail ?? null,
+        primaryPhone: input.primaryPhone ?? null,
+        name: input.name ?? null,
+        avatar: input.avatar ?? null,
+        customData: input.customData ?? {},
+        identities: {},
+        profile: input.profile ?? {},
+        applicationId: null,
+        isSuspended: false,
+        hasPassword: input.password !== undefined,
+        lastSignInAt: null,
+        createdAt: now,
+        updatedAt: now,
+      };
+      const passwordDigest = input.password === undefined ? null : await hashPassword(input.password);
+      await uniqueIdentifiers(() => users.insert(user, { passwordDigest }));
+      const defaults = await roles.defaults('User');
+      if (defaults.length) await roles.assignToUser(user.id, defaults.map((role) => role.id));
+      return user;
+    },
+    update: (id: string, changes: UserChanges) => update(id, changes),
+    /** Top-level keys of `customData` are merged into the stored object. */
+    async mergeCustomData(id: string, customData: Record<string, unknown>): Promise<User> {
+      const user = await mustFind(id);
+      return update(id, { customData: { ...user.customData, ...customData } });
+    },
+    /** Top-level keys of `profile` are merged into the stored profile. */
+    async mergeProfile(id: string, profile: Record<string, unknown>): Promise<User> {
+      const user = await mustFind(id);
+      return update(id, { profile: { ...user.profile, ...profile } });
+    },
+    async setPassword(id: string, password: string): Promise<User> {
+      await mustFind(id);
+      return update(id, { passwordDigest: await hashPassword(password), hasPassword: true });
+    },
+    async verifyPassword(id: string, password: string): Promise<void> {
+      const found = await users.findWithSecrets({ id });
+      if (!found) throw errors.notFound('user', id);
+      if (!(await verifyPassword(password, found.secrets.passwordDigest))) {
+        throw new ApiError(422, 'session.invalid_credentials', 'the password does not match');
+      }
+    },
+    /** Suspending also ends every session and grant, so access stops now rather than at token expiry. */
+    async setSuspended(id: string, isSuspended: boolean): Promise<User> {
+      const user = await update(id, { isSuspended });
+      if (isSuspended) await oidcRevocation.revokeUser(id);
+      return user;
+    },
+    /** Deletes the user with their role assignments, memberships and OIDC sessions; returns the snapshot. */
+    async delete(id: string): Promise<User> {
+      const deleted = await users.delete(id);
+      if (!deleted) throw errors.notFound('user', id);
+      await roles.removeAllOfUser(id);
+      await organizations.removeUserEverywhere(id);
+      await oidcRevocation.revokeUser(id);
+      return deleted;
+    },
+
+    async rolesOf(id: string): Promise<Role[]> {
+      await mustFind(id);
+      return roles.findByIds(await roles.roleIdsOfUser(id));
+    },
+    async assignRoles(id: string, roleIds: readonly string[]): Promise<void> {
+      await mustFind(id);
+      await assignableRoles(roleIds);
+      await roles.assignToUser(id, [...roleIds]);
+    },
+    async replaceRoles(id: string, roleIds: readonly string[]): Promise<void> {
+      await mustFind(id);
+      await assignableRoles(roleIds);
+      await roles.removeAllOfUser(id);
+      await roles.assignToUser(id, [...roleIds]);
+    },
+    async removeRole(id: string, roleId: string): Promise<void> {
+      await mustFind(id);
+      if (!(await roles.removeFromUser(id, roleId))) throw errors.notFound('role assignment', roleId);
+    },
+  };
+}
+
+export type UsersLibrary = ReturnType<typeof createUsersLibrary>;

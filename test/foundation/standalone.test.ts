@@ -1,0 +1,107 @@
+import { expect } from 'chai';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { readEnvironment, ConfigurationError } from '../../lib/config.ts';
+import { resolveSettings } from '../../lib/settings.ts';
+
+const SERVER = fileURLToPath(new URL('../../bin/server.ts', import.meta.url));
+
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as { port: number };
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
+/** Starts `node bin/server.ts` as `npm start` does and collects its output. */
+function start(env: Record<string, string>) {
+  const clean = Object.fromEntries(Object.entries(process.env).filter(([key]) =>
+    !['MONGODB_URI', 'REDIS_URL', 'ADMIN_CLIENT_ID', 'ADMIN_CLIENT_SECRET', 'NODE_ENV', 'BASE_URL'].includes(key)));
+  const child = spawn(process.execPath, [SERVER], { env: { ...clean, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const output = { stdout: '', stderr: '' };
+  child.stdout!.on('data', (chunk) => (output.stdout += chunk));
+  child.stderr!.on('data', (chunk) => (output.stderr += chunk));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  return { child, output, exited };
+}
+
+async function until(condition: () => boolean, what: string, limitMs = 15_000): Promise<void> {
+  const deadline = Date.now() + limitMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe('standalone server (npm start)', () => {
+  let running: { child: ChildProcess; output: { stdout: string; stderr: string }; exited: Promise<number | null> } | undefined;
+  afterEach(() => running?.child.kill('SIGKILL'));
+
+  it('starts on embedded storage, prints generated admin credentials once, serves discovery and JWKS, and stops gracefully', async () => {
+    const port = await freePort();
+    running = start({ PORT: String(port), LOG_LEVEL: 'info' });
+    await until(() => /"msg":"ready/.test(running!.output.stdout), 'the ready line');
+    const readyLines = running.output.stdout.split('\n').filter((line) => line.includes('"msg":"ready'));
+    expect(readyLines).to.have.length(1);
+    const id = /ADMIN_CLIENT_ID=(\S+)/.exec(running.output.stdout)?.[1];
+    const secret = /ADMIN_CLIENT_SECRET=(\S+)/.exec(running.output.stdout)?.[1];
+    expect(id).to.be.a('string');
+    expect(secret).to.be.a('string');
+    expect(running.output.stdout.split(secret!).length - 1, 'the secret is printed exactly once').to.equal(1);
+
+    const base = `http://localhost:${port}`;
+    const discovery = await (await fetch(`${base}/oidc/.well-known/openid-configuration`)).json() as Record<string, unknown>;
+    expect(discovery.issuer).to.equal(`${base}/oidc`);
+    expect(discovery.grant_types_supported).to.include.members([
+      'authorization_code', 'refresh_token', 'client_credentials', 'urn:ietf:params:oauth:grant-type:token-exchange',
+    ]);
+    const jwks = await (await fetch(`${base}/oidc/jwks`)).json() as { keys: Array<Record<string, unknown>> };
+    expect(jwks.keys[0]).to.include({ kty: 'EC', crv: 'P-256', alg: 'ES256' });
+    expect(jwks.keys[0]).not.to.have.property('d');
+
+    const token = await fetch(`${base}/oidc/token`, {
+      method: 'POST',
+      headers: { authorization: `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}` },
+      body: new URLSearchParams({ grant_type: 'client_credentials', resource: `${base}/api`, scope: 'all' }),
+    });
+    expect(token.status).to.equal(200);
+    expect((await fetch(`${base}/readyz`)).status).to.equal(200);
+
+    running.child.kill('SIGTERM');
+    expect(await running.exited).to.equal(0);
+    expect(running.output.stdout).not.to.match(/"level":50/);
+  });
+
+  it('refuses production on embedded storage with a clear message', async () => {
+    running = start({ NODE_ENV: 'production', PORT: String(await freePort()) });
+    expect(await running.exited).to.equal(2);
+    expect(running.output.stderr).to.match(/NODE_ENV=production needs MONGODB_URI and REDIS_URL/);
+    expect(running.output.stderr).to.match(/ALLOW_EMBEDDED_IN_PRODUCTION/);
+  });
+});
+
+describe('configuration', () => {
+  it('lists every invalid variable at once', () => {
+    let error: unknown;
+    try {
+      readEnvironment({ PORT: 'eighty', WEBHOOK_RETRY_DELAYS_MS: '5,x', ADMIN_CLIENT_SECRET: 'short', BASE_URL: 'not a url' });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).to.be.instanceOf(ConfigurationError);
+    const message = (error as Error).message;
+    for (const name of ['PORT', 'WEBHOOK_RETRY_DELAYS_MS', 'ADMIN_CLIENT_SECRET', 'BASE_URL']) expect(message).to.include(name);
+  });
+
+  it('derives the issuer and management resource from BASE_URL, and allows embedded production only when asked', () => {
+    const settings = resolveSettings({ BASE_URL: 'https://id.example.com/auth/', PORT: '8080' });
+    expect(settings.issuer).to.equal('https://id.example.com/auth/oidc');
+    expect(settings.managementIndicator).to.equal('https://id.example.com/auth/api');
+    expect(resolveSettings({ PORT: '8080' }).baseUrl).to.equal('http://localhost:8080');
+    expect(() => resolveSettings({ NODE_ENV: 'production' })).to.throw(ConfigurationError);
+    expect(resolveSettings({ NODE_ENV: 'production', ALLOW_EMBEDDED_IN_PRODUCTION: 'true' }).embedded.documents).to.equal(true);
+    expect(() => resolveSettings({ ADMIN_CLIENT_ID: 'only-id' })).to.throw(/set together/);
+  });
+});
