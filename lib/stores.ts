@@ -36,7 +36,11 @@ export async function openStores(settings: Settings, logger: Logger, injected: I
     redis = new Redis(settings.REDIS_URL, { maxRetriesPerRequest: 3, enableOfflineQueue: true, lazyConnect: false });
     redis.on('error', (error) => logger.warn({ err: error }, 'redis connection error'));
     const connection = redis;
-    closers.push(() => connection.quit().catch(() => connection.disconnect()));
+    // A connection that never became ready would wait forever on QUIT: drop it instead.
+    closers.push(async () => {
+      if (connection.status === 'ready') await connection.quit().catch(() => connection.disconnect());
+      else connection.disconnect();
+    });
   }
   let documents = injected.documents;
   if (!documents) {
@@ -70,7 +74,22 @@ export async function openStores(settings: Settings, logger: Logger, injected: I
   return {
     documents, kv, queue,
     async close() {
-      for (const close of closers) await close();
+      // A store that does not answer must not keep the process from stopping.
+      for (const close of closers) await settleWithin(close(), CLOSE_TIMEOUT_MS);
     },
   };
+}
+
+const CLOSE_TIMEOUT_MS = 5000;
+
+async function settleWithin(promise: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    promise.catch(() => undefined),
+    new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, ms);
+      timer.unref();
+    }),
+  ]);
+  clearTimeout(timer);
 }

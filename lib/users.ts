@@ -7,7 +7,7 @@ import type { Role } from './repositories/roles.ts';
 import type { User } from './repositories/users.ts';
 
 /** Fields an operator sets on a user; `null` clears an identifier. */
-export interface UserChanges {
+export type UserChanges = {
   username?: string | null;
   primaryEmail?: string | null;
   primaryPhone?: string | null;
@@ -15,11 +15,11 @@ export interface UserChanges {
   avatar?: string | null;
   customData?: Record<string, unknown>;
   profile?: Record<string, unknown>;
-}
+};
 
-export interface NewUser extends UserChanges {
+export type NewUser = UserChanges & {
   password?: string;
-}
+};
 
 /** A unique-index violation on users names the identifier that is taken. */
 async function uniqueIdentifiers<T>(write: () => Promise<T>): Promise<T> {
@@ -137,8 +137,11 @@ export function createUsersLibrary(deps: UsersDeps) {
     async replaceRoles(id: string, roleIds: readonly string[]): Promise<void> {
       await mustFind(id);
       await assignableRoles(roleIds);
-      await roles.removeAllOfUser(id);
-      await roles.assignToUser(id, [...roleIds]);
+      const wanted = new Set(roleIds);
+      for (const current of await roles.roleIdsOfUser(id)) {
+        if (!wanted.has(current)) await roles.removeFromUser(id, current);
+      }
+      await roles.assignToUser(id, [...wanted]);
     },
     async removeRole(id: string, roleId: string): Promise<void> {
       await mustFind(id);

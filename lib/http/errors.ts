@@ -1,6 +1,7 @@
 import type { Middleware } from 'koa';
 import type { Logger } from 'pino';
 import { ApiError, errors } from '../errors.ts';
+import { isDependencyFailure } from './dependency-errors.ts';
 
 interface HttpLikeError {
   status?: number;
@@ -30,6 +31,10 @@ export function errorMiddleware(logger: Logger): Middleware {
       await next();
     } catch (error) {
       let apiError = toApiError(error);
+      if (!apiError && isDependencyFailure(error)) {
+        logger.warn({ err: error, path: ctx.path }, 'a backing store is unavailable');
+        apiError = errors.dependencyDown('a backing store');
+      }
       if (!apiError) {
         logger.error({ err: error, method: ctx.method, path: ctx.path }, 'unhandled error');
         apiError = errors.internal();

@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { Authorization } from '../authorization.ts';
 import type { Repositories } from '../repositories/index.ts';
 import { matchesDigest } from '../ids.ts';
+import { isDependencyFailure } from '../http/dependency-errors.ts';
 import { toClientMetadata } from './clients.ts';
 import { createAdapterFactory } from './adapter.ts';
 import type { DocumentStore } from '../ports/documents.ts';
@@ -140,7 +141,18 @@ export function createProvider(options: ProviderOptions): Provider {
   provider.Client.prototype.compareClientSecret = async function compare(this: { clientSecret?: string }, actual: string) {
     return typeof this.clientSecret === 'string' && matchesDigest(actual, this.clientSecret);
   };
-  provider.on('server_error', (ctx, error) => options.logger.error({ err: error, path: ctx.path }, 'oidc server error'));
+  provider.on('server_error', (ctx, error) => {
+    if (!isDependencyFailure(error)) {
+      options.logger.error({ err: error, path: ctx.path }, 'oidc server error');
+      return;
+    }
+    // A store outage is not the client's fault nor a bug: say so, and invite a retry.
+    options.logger.warn({ err: error, path: ctx.path }, 'a backing store is unavailable');
+    ctx.status = 503;
+    if (typeof ctx.body === 'object') {
+      ctx.body = { error: 'temporarily_unavailable', error_description: 'a backing store is unavailable; try again later' };
+    }
+  });
   return provider;
 }
 

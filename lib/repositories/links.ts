@@ -3,6 +3,13 @@ import { DuplicateKeyError, type DocumentStore, type Filter } from '../ports/doc
 /** The fixed side of a relation, e.g. `{ organizationId }` or `{ organizationId, userId }`. */
 export type Owner = Record<string, string>;
 
+/** Field values to match; an array matches any of its values. */
+export type Match = Record<string, string | readonly string[]>;
+
+function toFilter(match: Match): Filter {
+  return Object.fromEntries(Object.entries(match).map(([field, value]) => [field, typeof value === 'string' ? value : { $in: [...value] }]));
+}
+
 export interface LinkChanges {
   added: string[];
   removed: string[];
@@ -56,11 +63,10 @@ export function createLinks(store: DocumentStore, name: string, ownerFields: rea
       await links.createIndex({ keys: { [targetField]: 1 } });
     },
     targetsOf,
-    /** The links to any of the targets (owner fields and target), optionally within a partial owner. */
-    async linksTo(targets: readonly string[], within: Owner = {}): Promise<Owner[]> {
-      if (targets.length === 0) return [];
-      const docs = await links.find({ ...within, [targetField]: { $in: [...targets] } }, { sort: { createdAt: 1, _id: 1 } });
-      return docs.map((doc) => ({ ...ownerFilter(doc as unknown as Owner), [targetField]: targetOf(doc) }));
+    /** Links matching field values (an array means any of them), e.g. `{ organizationId, userId: [a, b] }`. */
+    async where(match: Match): Promise<Owner[]> {
+      const docs = await links.find(toFilter(match), { sort: { createdAt: 1, _id: 1 } });
+      return docs.map((doc) => Object.fromEntries([...ownerFields, targetField].map((field) => [field, doc[field] as string])));
     },
     async has(owner: Owner, target: string): Promise<boolean> {
       return (await links.countDocuments({ _id: idOf(owner, target) })) === 1;
@@ -77,9 +83,9 @@ export function createLinks(store: DocumentStore, name: string, ownerFields: rea
       const added = await add(owner, [...wanted]);
       return { added, removed };
     },
-    /** Deletes every link matching a partial owner and/or target, e.g. all links of a deleted user. */
-    async removeWhere(filter: Owner): Promise<number> {
-      return links.deleteMany(filter);
+    /** Deletes every link matching, e.g. all links of a deleted user. */
+    async removeWhere(match: Match): Promise<number> {
+      return links.deleteMany(toFilter(match));
     },
   };
 }

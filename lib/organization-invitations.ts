@@ -1,0 +1,122 @@
+import { errors } from './errors.ts';
+import { newId } from './ids.ts';
+import type { Repositories } from './repositories/index.ts';
+import type { Page, PageResult } from './repositories/entity.ts';
+import type { InvitationFilter, InvitationStatus, StoredInvitation } from './repositories/organization-invitations.ts';
+import type { RoleSummary } from './organizations.ts';
+
+export interface OrganizationInvitation extends Omit<StoredInvitation, 'organizationRoleIds'> {
+  organizationRoles: RoleSummary[];
+}
+
+export interface NewInvitation {
+  inviterId?: string | null;
+  invitee: string;
+  organizationId: string;
+  expiresAt: number;
+  organizationRoleIds?: string[];
+}
+
+type InvitationsDeps = Pick<Repositories, 'organizationInvitations' | 'organizations' | 'organizationRoles' | 'users'>;
+
+/** A pending invitation past its expiry reads as `Expired`; nothing rewrites it in storage. */
+function statusAt(invitation: StoredInvitation, now: number): InvitationStatus {
+  return invitation.status === 'Pending' && invitation.expiresAt <= now ? 'Expired' : invitation.status;
+}
+
+/** Organization invitations: created for an email address, then accepted by the user who owns it, or revoked. */
+export function createOrganizationInvitationsLibrary(deps: InvitationsDeps) {
+  const { organizationInvitations: invitations, organizations, organizationRoles, users } = deps;
+
+  async function present(invitation: StoredInvitation): Promise<OrganizationInvitation> {
+    const { organizationRoleIds, ...rest } = invitation;
+    const roles = await organizationRoles.findByIds(organizationRoleIds);
+    return {
+      ...rest,
+      status: statusAt(invitation, Date.now()),
+      organizationRoles: roles.map((role) => ({ id: role.id, name: role.name })),
+    };
+  }
+
+  async function mustFindStored(id: string): Promise<StoredInvitation> {
+    const invitation = await invitations.findById(id);
+    if (!invitation) throw errors.notFound('organization invitation', id);
+    return invitation;
+  }
+
+  async function assertInvitable(input: NewInvitation, now: number): Promise<void> {
+    if (input.expiresAt <= now) throw errors.invalidInput('expiresAt must be in the future');
+    if (!(await organizations.findById(input.organizationId))) throw errors.notFound('organization', input.organizationId);
+    if (input.inviterId && !(await users.findById(input.inviterId))) throw errors.notFound('user', input.inviterId);
+    const roleIds = [...new Set(input.organizationRoleIds ?? [])];
+    const roles = await organizationRoles.findByIds(roleIds);
+    const missing = roleIds.filter((id) => !roles.some((role) => role.id === id));
+    if (missing.length) throw errors.notFound('organization role', missing.join(', '));
+    if (roles.some((role) => role.type !== 'User')) {
+      throw errors.unprocessable('organization.role_type_mismatch', 'only User organization roles can be given to invitees');
+    }
+  }
+
+  /** Makes the accepting user a member (unless already one) with the invitation's roles; returns who was added. */
+  async function join(invitation: StoredInvitation, userId: string): Promise<string[]> {
+    const organizationId = invitation.organizationId;
+    const added = await organizations.users.add({ organizationId }, [userId]);
+    const roles = await organizationRoles.findByIds(invitation.organizationRoleIds);
+    await organizations.userRoles.add({ organizationId, userId }, roles.map((role) => role.id));
+    return added;
+  }
+
+  return {
+    async create(input: NewInvitation): Promise<OrganizationInvitation> {
+      const now = Date.now();
+      await assertInvitable(input, now);
+      const invitee = input.invitee.toLowerCase();
+      if (await invitations.countLivePending(input.organizationId, invitee, now)) {
+        throw errors.duplicate('organization invitation', 'invitee');
+      }
+      return present(await invitations.insert({
+        id: newId(), inviterId: input.inviterId ?? null, invitee, acceptedUserId: null,
+        organizationId: input.organizationId, status: 'Pending',
+        organizationRoleIds: [...new Set(input.organizationRoleIds ?? [])],
+        createdAt: now, updatedAt: now, expiresAt: input.expiresAt,
+      }));
+    },
+    async list(page: Page, filter: InvitationFilter): Promise<PageResult<OrganizationInvitation>> {
+      const { items, total } = await invitations.list(page, { ...filter, invitee: filter.invitee?.toLowerCase() });
+      return { items: await Promise.all(items.map(present)), total };
+    },
+    get: async (id: string) => present(await mustFindStored(id)),
+    async delete(id: string): Promise<OrganizationInvitation> {
+      const deleted = await invitations.delete(id);
+      if (!deleted) throw errors.notFound('organization invitation', id);
+      return present(deleted);
+    },
+    /**
+     * Accepts or revokes a pending invitation. Accepting requires the user whose primary email is the
+     * invitee's; `addedUserIds` is empty when that user already was a member.
+     */
+    async settle(id: string, status: 'Accepted' | 'Revoked', acceptedUserId?: string) {
+      const now = Date.now();
+      const invitation = await mustFindStored(id);
+      const notPending = () => errors.unprocessable(
+        'organization_invitation.not_pending', 'only a pending, unexpired invitation can change status',
+        { status: statusAt(invitation, now) },
+      );
+      if (statusAt(invitation, now) !== 'Pending') throw notPending();
+      if (status === 'Accepted') {
+        if (!acceptedUserId) throw errors.invalidInput('acceptedUserId is required to accept an invitation');
+        const user = await users.findById(acceptedUserId);
+        if (!user) throw errors.notFound('user', acceptedUserId);
+        if (user.primaryEmail?.toLowerCase() !== invitation.invitee) {
+          throw errors.unprocessable('organization_invitation.email_mismatch', "the user's primary email is not the invitee's");
+        }
+      }
+      const settled = await invitations.settle(id, { status, acceptedUserId: status === 'Accepted' ? acceptedUserId! : null }, now);
+      if (!settled) throw notPending();
+      const addedUserIds = status === 'Accepted' ? await join(settled, acceptedUserId!) : [];
+      return { invitation: await present(settled), addedUserIds };
+    },
+  };
+}
+
+export type OrganizationInvitationsLibrary = ReturnType<typeof createOrganizationInvitationsLibrary>;

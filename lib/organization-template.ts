@@ -1,0 +1,125 @@
+import { errors, unique } from './errors.ts';
+import { newId } from './ids.ts';
+import type { Repositories } from './repositories/index.ts';
+import type { Page, PageResult } from './repositories/entity.ts';
+import type { OrganizationRole, OrganizationRoleType } from './repositories/organization-roles.ts';
+import type { OrganizationScope } from './repositories/organization-scopes.ts';
+
+export interface OrganizationRoleInput {
+  name: string;
+  description?: string | null;
+  type?: OrganizationRoleType;
+}
+
+export interface OrganizationScopeInput {
+  name: string;
+  description?: string | null;
+}
+
+export type ScopeSummary = Pick<OrganizationScope, 'id' | 'name'>;
+
+type TemplateDeps = Pick<Repositories, 'organizations' | 'organizationRoles' | 'organizationScopes'>;
+
+/**
+ * The organization template (Logto's term): organization roles and scopes, shared by every organization.
+ * Deleting one also removes it from wherever it was linked.
+ */
+export function createOrganizationTemplateLibrary(deps: TemplateDeps) {
+  const { organizations, organizationRoles, organizationScopes } = deps;
+
+  async function mustFindRole(id: string): Promise<OrganizationRole> {
+    const role = await organizationRoles.findById(id);
+    if (!role) throw errors.notFound('organization role', id);
+    return role;
+  }
+
+  async function mustFindScope(id: string): Promise<OrganizationScope> {
+    const scope = await organizationScopes.findById(id);
+    if (!scope) throw errors.notFound('organization scope', id);
+    return scope;
+  }
+
+  async function assertScopesExist(scopeIds: readonly string[]): Promise<void> {
+    const found = await organizationScopes.findByIds([...new Set(scopeIds)]);
+    const missing = [...new Set(scopeIds)].filter((id) => !found.some((scope) => scope.id === id));
+    if (missing.length) throw errors.notFound('organization scope', missing.join(', '));
+  }
+
+  async function scopesOfRole(id: string): Promise<OrganizationScope[]> {
+    return organizationScopes.findByIds(await organizationRoles.scopes.targetsOf({ organizationRoleId: id }));
+  }
+
+  return {
+    mustFindRole,
+    mustFindScope,
+    async listRoles(page: Page, search?: string): Promise<PageResult<OrganizationRole & { scopes: ScopeSummary[] }>> {
+      const { items, total } = await organizationRoles.list(page, search);
+      const links = await organizationRoles.scopes.where({ organizationRoleId: items.map((role) => role.id) });
+      const scopes = await organizationScopes.findByIds([...new Set(links.map((link) => link.organizationScopeId!))]);
+      const summaries = (roleId: string) => links
+        .filter((link) => link.organizationRoleId === roleId)
+        .flatMap((link) => scopes.filter((scope) => scope.id === link.organizationScopeId))
+        .map((scope) => ({ id: scope.id, name: scope.name }));
+      return { items: items.map((role) => ({ ...role, scopes: summaries(role.id) })), total };
+    },
+    /** Creates the role and links the given scopes; all of them must exist. */
+    async createRole(input: OrganizationRoleInput, organizationScopeIds: readonly string[]): Promise<OrganizationRole> {
+      await assertScopesExist(organizationScopeIds);
+      const role = await unique('organization role', 'name', () => organizationRoles.insert({
+        id: newId(), name: input.name, description: input.description ?? null, type: input.type ?? 'User', createdAt: Date.now(),
+      }));
+      await organizationRoles.scopes.add({ organizationRoleId: role.id }, organizationScopeIds);
+      return role;
+    },
+    async updateRole(id: string, changes: Partial<OrganizationRoleInput>): Promise<OrganizationRole> {
+      await mustFindRole(id);
+      return (await unique('organization role', 'name', () => organizationRoles.update(id, changes))) ?? mustFindRole(id);
+    },
+    async deleteRole(id: string): Promise<OrganizationRole> {
+      const deleted = await organizationRoles.delete(id);
+      if (!deleted) throw errors.notFound('organization role', id);
+      await organizations.userRoles.removeWhere({ organizationRoleId: id });
+      return deleted;
+    },
+
+    async scopesOfRole(id: string): Promise<OrganizationScope[]> {
+      await mustFindRole(id);
+      return scopesOfRole(id);
+    },
+    async addRoleScopes(id: string, scopeIds: readonly string[]): Promise<OrganizationScope[]> {
+      await mustFindRole(id);
+      await assertScopesExist(scopeIds);
+      await organizationRoles.scopes.add({ organizationRoleId: id }, scopeIds);
+      return scopesOfRole(id);
+    },
+    async replaceRoleScopes(id: string, scopeIds: readonly string[]): Promise<OrganizationScope[]> {
+      await mustFindRole(id);
+      await assertScopesExist(scopeIds);
+      await organizationRoles.scopes.replace({ organizationRoleId: id }, scopeIds);
+      return scopesOfRole(id);
+    },
+    async removeRoleScope(id: string, scopeId: string): Promise<OrganizationScope[]> {
+      await mustFindRole(id);
+      if (!(await organizationRoles.scopes.remove({ organizationRoleId: id }, scopeId))) {
+        throw errors.notFound('organization role scope', scopeId);
+      }
+      return scopesOfRole(id);
+    },
+
+    createScope: (input: OrganizationScopeInput) => unique('organization scope', 'name', () => organizationScopes.insert({
+      id: newId(), name: input.name, description: input.description ?? null, createdAt: Date.now(),
+    })),
+    async updateScope(id: string, changes: Partial<OrganizationScopeInput>): Promise<OrganizationScope> {
+      await mustFindScope(id);
+      return (await unique('organization scope', 'name', () => organizationScopes.update(id, changes))) ?? mustFindScope(id);
+    },
+    async deleteScope(id: string): Promise<OrganizationScope> {
+      const deleted = await organizationScopes.delete(id);
+      if (!deleted) throw errors.notFound('organization scope', id);
+      await organizationRoles.scopes.removeWhere({ organizationScopeId: id });
+      return deleted;
+    },
+  };
+}
+
+export type OrganizationTemplateLibrary = ReturnType<typeof createOrganizationTemplateLibrary>;

@@ -1,0 +1,233 @@
+import { errors } from './errors.ts';
+import { newId } from './ids.ts';
+import type { Repositories } from './repositories/index.ts';
+import type { Page, PageResult } from './repositories/entity.ts';
+import type { Organization } from './repositories/organizations.ts';
+import type { OrganizationRole } from './repositories/organization-roles.ts';
+import type { User } from './repositories/users.ts';
+import type { Application } from './repositories/applications.ts';
+
+export type OrganizationInput = {
+  name?: string;
+  description?: string | null;
+  customData?: Record<string, unknown>;
+  isMfaRequired?: boolean;
+};
+
+/** What a membership change did; empty lists mean nothing of that kind changed. */
+export interface MembershipChanges {
+  addedUserIds: string[];
+  removedUserIds: string[];
+  addedApplicationIds: string[];
+  removedApplicationIds: string[];
+}
+
+export interface JitEmailDomain {
+  organizationId: string;
+  emailDomain: string;
+}
+
+export type RoleSummary = Pick<OrganizationRole, 'id' | 'name'>;
+
+const noChanges = (): MembershipChanges => ({ addedUserIds: [], removedUserIds: [], addedApplicationIds: [], removedApplicationIds: [] });
+
+function assertAllFound(entity: string, wanted: readonly string[], found: ReadonlyArray<{ id: string }>): void {
+  const missing = [...new Set(wanted)].filter((id) => !found.some((item) => item.id === id));
+  if (missing.length) throw errors.notFound(entity, missing.join(', '));
+}
+
+type OrganizationsDeps = Pick<Repositories, 'organizations' | 'organizationRoles' | 'organizationInvitations' | 'users' | 'applications'>;
+
+/** Organizations with their members (users and M2M applications) and the members' organization roles. */
+export function createOrganizationsLibrary(deps: OrganizationsDeps) {
+  const { organizations, organizationRoles, organizationInvitations, users, applications } = deps;
+
+  async function mustFind(id: string): Promise<Organization> {
+    const organization = await organizations.findById(id);
+    if (!organization) throw errors.notFound('organization', id);
+    return organization;
+  }
+
+  async function assertUsersExist(userIds: readonly string[]): Promise<void> {
+    assertAllFound('user', userIds, await users.findByIds([...new Set(userIds)]));
+  }
+
+  async function assertApplicationsAllowed(applicationIds: readonly string[]): Promise<void> {
+    const found: Application[] = [];
+    for (const id of new Set(applicationIds)) {
+      const app = await applications.findById(id);
+      if (app) found.push(app);
+    }
+    assertAllFound('application', applicationIds, found);
+    if (found.some((app) => app.type !== 'MachineToMachine')) {
+      throw errors.unprocessable('organization.application_type_not_allowed', 'only MachineToMachine applications can join organizations');
+    }
+  }
+
+  async function assertMember(organizationId: string, userId: string): Promise<void> {
+    await mustFind(organizationId);
+    if (!(await organizations.users.has({ organizationId }, userId))) {
+      throw errors.unprocessable('organization.require_membership', `user ${userId} is not a member of organization ${organizationId}`);
+    }
+  }
+
+  async function assertMemberRoles(organizationRoleIds: readonly string[]): Promise<void> {
+    const found = await organizationRoles.findByIds([...new Set(organizationRoleIds)]);
+    assertAllFound('organization role', organizationRoleIds, found);
+    if (found.some((role) => role.type !== 'User')) {
+      throw errors.unprocessable('organization.role_type_mismatch', 'only User organization roles can be assigned to users');
+    }
+  }
+
+  /** Member user → their organization roles (id and name), for the users listed. */
+  async function rolesByMember(organizationId: string, userIds: readonly string[]): Promise<Map<string, RoleSummary[]>> {
+    const links = await organizations.userRoles.where({ organizationId, userId: userIds });
+    const roles = await organizationRoles.findByIds([...new Set(links.map((link) => link.organizationRoleId!))]);
+    const byUser = new Map<string, RoleSummary[]>(userIds.map((id) => [id, []]));
+    for (const link of links) {
+      const role = roles.find((candidate) => candidate.id === link.organizationRoleId);
+      if (role) byUser.get(link.userId!)?.push({ id: role.id, name: role.name });
+    }
+    return byUser;
+  }
+
+  async function removeMembers(organizationId: string, userIds: readonly string[]): Promise<void> {
+    if (userIds.length) await organizations.userRoles.removeWhere({ organizationId, userId: userIds });
+  }
+
+  return {
+    mustFind,
+    assertMember,
+    async create(input: OrganizationInput & { name: string }): Promise<Organization> {
+      return organizations.insert({
+        id: newId(), name: input.name, description: input.description ?? null, customData: input.customData ?? {},
+        isMfaRequired: input.isMfaRequired ?? false, createdAt: Date.now(),
+      });
+    },
+    async update(id: string, changes: OrganizationInput): Promise<Organization> {
+      await mustFind(id);
+      return (await organizations.update(id, changes)) ?? mustFind(id);
+    },
+    async delete(id: string): Promise<Organization> {
+      const deleted = await organizations.delete(id);
+      if (!deleted) throw errors.notFound('organization', id);
+      await organizationInvitations.deleteOfOrganization(id);
+      return deleted;
+    },
+
+    async listUsers(id: string, page: Page, search?: string): Promise<PageResult<User & { organizationRoles: RoleSummary[] }>> {
+      await mustFind(id);
+      const ids = await organizations.users.targetsOf({ organizationId: id });
+      const { items, total } = await users.list(page, { ids, search });
+      const roles = await rolesByMember(id, items.map((user) => user.id));
+      return { items: items.map((user) => ({ ...user, organizationRoles: roles.get(user.id) ?? [] })), total };
+    },
+    async addUsers(id: string, userIds: readonly string[]): Promise<MembershipChanges> {
+      await mustFind(id);
+      await assertUsersExist(userIds);
+      return { ...noChanges(), addedUserIds: await organizations.users.add({ organizationId: id }, userIds) };
+    },
+    async replaceUsers(id: string, userIds: readonly string[]): Promise<MembershipChanges> {
+      await mustFind(id);
+      await assertUsersExist(userIds);
+      const { added, removed } = await organizations.users.replace({ organizationId: id }, userIds);
+      await removeMembers(id, removed);
+      return { ...noChanges(), addedUserIds: added, removedUserIds: removed };
+    },
+    async removeUser(id: string, userId: string): Promise<MembershipChanges> {
+      await mustFind(id);
+      if (!(await organizations.users.remove({ organizationId: id }, userId))) throw errors.notFound('organization member', userId);
+      await removeMembers(id, [userId]);
+      return { ...noChanges(), removedUserIds: [userId] };
+    },
+
+    async listApplications(id: string, page: Page): Promise<PageResult<Application>> {
+      await mustFind(id);
+      const ids = await organizations.applications.targetsOf({ organizationId: id });
+      const start = (page.page - 1) * page.pageSize;
+      const items: Application[] = [];
+      for (const appId of ids.slice(start, start + page.pageSize)) {
+        const app = await applications.findById(appId);
+        if (app) items.push(app);
+      }
+      return { items, total: ids.length };
+    },
+    async addApplications(id: string, applicationIds: readonly string[]): Promise<MembershipChanges> {
+      await mustFind(id);
+      await assertApplicationsAllowed(applicationIds);
+      return { ...noChanges(), addedApplicationIds: await organizations.applications.add({ organizationId: id }, applicationIds) };
+    },
+    async replaceApplications(id: string, applicationIds: readonly string[]): Promise<MembershipChanges> {
+      await mustFind(id);
+      await assertApplicationsAllowed(applicationIds);
+      const { added, removed } = await organizations.applications.replace({ organizationId: id }, applicationIds);
+      return { ...noChanges(), addedApplicationIds: added, removedApplicationIds: removed };
+    },
+    async removeApplication(id: string, applicationId: string): Promise<MembershipChanges> {
+      await mustFind(id);
+      if (!(await organizations.applications.remove({ organizationId: id }, applicationId))) {
+        throw errors.notFound('organization application', applicationId);
+      }
+      return { ...noChanges(), removedApplicationIds: [applicationId] };
+    },
+
+    async memberRoles(id: string, userId: string): Promise<OrganizationRole[]> {
+      await assertMember(id, userId);
+      return organizationRoles.findByIds(await organizations.userRoles.targetsOf({ organizationId: id, userId }));
+    },
+    async assignMemberRoles(id: string, userId: string, organizationRoleIds: readonly string[]): Promise<void> {
+      await assertMember(id, userId);
+      await assertMemberRoles(organizationRoleIds);
+      await organizations.userRoles.add({ organizationId: id, userId }, organizationRoleIds);
+    },
+    async replaceMemberRoles(id: string, userId: string, organizationRoleIds: readonly string[]): Promise<void> {
+      await assertMember(id, userId);
+      await assertMemberRoles(organizationRoleIds);
+      await organizations.userRoles.replace({ organizationId: id, userId }, organizationRoleIds);
+    },
+    async removeMemberRole(id: string, userId: string, organizationRoleId: string): Promise<void> {
+      await assertMember(id, userId);
+      if (!(await organizations.userRoles.remove({ organizationId: id, userId }, organizationRoleId))) {
+        throw errors.notFound('organization role assignment', organizationRoleId);
+      }
+    },
+
+    async jitEmailDomains(id: string, page: Page): Promise<PageResult<JitEmailDomain>> {
+      await mustFind(id);
+      const domains = await organizations.jitEmailDomains.targetsOf({ organizationId: id });
+      const start = (page.page - 1) * page.pageSize;
+      const items = domains.slice(start, start + page.pageSize).map((emailDomain) => ({ organizationId: id, emailDomain }));
+      return { items, total: domains.length };
+    },
+    async addJitEmailDomain(id: string, emailDomain: string): Promise<JitEmailDomain> {
+      await mustFind(id);
+      const added = await organizations.jitEmailDomains.add({ organizationId: id }, [emailDomain]);
+      if (added.length === 0) throw errors.duplicate('organization JIT email domain', 'emailDomain');
+      return { organizationId: id, emailDomain };
+    },
+    async replaceJitEmailDomains(id: string, emailDomains: readonly string[]): Promise<void> {
+      await mustFind(id);
+      await organizations.jitEmailDomains.replace({ organizationId: id }, emailDomains);
+    },
+    async removeJitEmailDomain(id: string, emailDomain: string): Promise<void> {
+      await mustFind(id);
+      if (!(await organizations.jitEmailDomains.remove({ organizationId: id }, emailDomain))) {
+        throw errors.notFound('organization JIT email domain', emailDomain);
+      }
+    },
+
+    /** The organizations a user belongs to, each with the user's organization roles there. */
+    async organizationsOfUser(userId: string): Promise<Array<Organization & { organizationRoles: RoleSummary[] }>> {
+      const memberships = await organizations.users.where({ userId });
+      const found = await organizations.findByIds(memberships.map((link) => link.organizationId!));
+      const result: Array<Organization & { organizationRoles: RoleSummary[] }> = [];
+      for (const organization of found) {
+        const roles = await rolesByMember(organization.id, [userId]);
+        result.push({ ...organization, organizationRoles: roles.get(userId) ?? [] });
+      }
+      return result;
+    },
+  };
+}
+
+export type OrganizationsLibrary = ReturnType<typeof createOrganizationsLibrary>;

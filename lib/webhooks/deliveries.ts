@@ -1,0 +1,119 @@
+import type { DocumentStore } from '../ports/documents.ts';
+import type { DeliveryJob } from '../ports/queue.ts';
+import { findPage, publicShape, type Page, type PageResult, type Stored } from '../repositories/entity.ts';
+
+/**
+ * `pending`: queued or waiting for a retry. `succeeded`: a 2xx arrived. `failed`: the endpoint refused it
+ * for good (a 4xx other than 408/429, or 410), or the hook was disabled before it went out. `exhausted`:
+ * every retry of the schedule failed.
+ */
+export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed', 'exhausted'] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
+/** One (event, hook) pair and where its delivery stands. */
+export interface Delivery extends Record<string, unknown> {
+  id: string;
+  hookId: string;
+  event: string;
+  status: DeliveryStatus;
+  /** Attempts recorded so far. */
+  attempts: number;
+  lastAttemptAt: number | null;
+  nextRetryAt: number | null;
+  lastResponseStatus: number | null;
+  lastError: string | null;
+  /** The delivery this one re-sends, if any. */
+  resentFrom: string | null;
+  createdAt: number;
+}
+
+export interface DeliveryWithPayload extends Delivery {
+  payload: Record<string, unknown>;
+}
+
+export interface AttemptOutcome {
+  status: DeliveryStatus;
+  at: number;
+  nextRetryAt: number | null;
+  responseStatus: number | null;
+  error: string | null;
+}
+
+type DeliveryRecord = Stored<DeliveryWithPayload> & { expiresAt: Date };
+
+const HIDDEN = ['payload', 'expiresAt'] as const;
+
+/** Per-delivery state, kept (with the payload, for resends) as long as the attempt logs. */
+export function createDeliveriesRepository(store: DocumentStore, options: { retentionMs: number }) {
+  const deliveries = store.collection<DeliveryRecord>('webhook_deliveries');
+  const present = (doc: DeliveryRecord) => publicShape<Delivery>(doc, HIDDEN);
+
+  function initial(job: DeliveryJob, resentFrom: string | null): Omit<DeliveryRecord, 'status' | 'attempts'> {
+    return {
+      _id: job.deliveryId,
+      id: job.deliveryId,
+      hookId: job.hookId,
+      event: job.event,
+      payload: job.payload,
+      lastAttemptAt: null,
+      nextRetryAt: null,
+      lastResponseStatus: null,
+      lastError: null,
+      resentFrom,
+      createdAt: job.createdAt,
+      expiresAt: new Date(job.createdAt + options.retentionMs),
+    };
+  }
+
+  return {
+    async prepare() {
+      await deliveries.createIndex({ keys: { hookId: 1, createdAt: -1 } });
+      await deliveries.createIndex({ keys: { expiresAt: 1 }, expireAfterSeconds: 0 });
+    },
+    async insertPending(jobs: DeliveryJob[], resentFrom: string | null = null): Promise<void> {
+      await deliveries.insertMany(jobs.map((job) => ({ ...initial(job, resentFrom), status: 'pending', attempts: 0 })));
+    },
+    async remove(ids: string[]): Promise<void> {
+      await deliveries.deleteMany({ _id: { $in: ids } });
+    },
+    /** Upserts, so a job whose record is gone (expired, or never written) still leaves a trace. */
+    async recordAttempt(job: DeliveryJob, outcome: AttemptOutcome): Promise<Delivery> {
+      const { _id, payload, createdAt, expiresAt, hookId, event, id, resentFrom } = initial(job, null);
+      const doc = await deliveries.findOneAndUpdate(
+        { _id },
+        {
+          $set: {
+            status: outcome.status,
+            lastAttemptAt: outcome.at,
+            nextRetryAt: outcome.nextRetryAt,
+            lastResponseStatus: outcome.responseStatus,
+            lastError: outcome.error,
+          },
+          $inc: { attempts: 1 },
+          $setOnInsert: { id, hookId, event, payload, resentFrom, createdAt, expiresAt },
+        },
+        { upsert: true, returnDocument: 'after' },
+      );
+      return present(doc!);
+    },
+    /** Ends a delivery that was never sent (its hook was disabled meanwhile). */
+    async cancel(deliveryId: string, reason: string): Promise<void> {
+      await deliveries.updateOne({ _id: deliveryId }, { $set: { status: 'failed', nextRetryAt: null, lastError: reason } });
+    },
+    async list(hookId: string, page: Page, status?: DeliveryStatus): Promise<PageResult<Delivery>> {
+      const filter: Record<string, unknown> = { hookId };
+      if (status) filter.status = status;
+      const { items, total } = await findPage(deliveries, filter, page, { createdAt: -1, _id: -1 });
+      return { items: items.map(present), total };
+    },
+    async find(hookId: string, id: string): Promise<DeliveryWithPayload | null> {
+      const doc = await deliveries.findOne({ _id: id, hookId });
+      return doc ? publicShape<DeliveryWithPayload>(doc, ['expiresAt']) : null;
+    },
+    async removeOfHook(hookId: string): Promise<void> {
+      await deliveries.deleteMany({ hookId });
+    },
+  };
+}
+
+export type DeliveriesRepository = ReturnType<typeof createDeliveriesRepository>;

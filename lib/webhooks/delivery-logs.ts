@@ -1,0 +1,104 @@
+import type { DocumentStore } from '../ports/documents.ts';
+import { newId } from '../ids.ts';
+import { findPage, type Page, type PageResult, type Stored } from '../repositories/entity.ts';
+
+/** One HTTP attempt of one delivery. */
+export interface AttemptLog {
+  hookId: string;
+  deliveryId: string;
+  event: string;
+  attempt: number;
+  succeeded: boolean;
+  /** Absent when no response arrived (timeout, network error). */
+  responseStatus: number | null;
+  /** Truncated by the sender. */
+  responseBody: string | null;
+  error: string | null;
+  latencyMs: number;
+  nextRetryAt: number | null;
+  createdAt: number;
+}
+
+/** How the API shows an attempt: Logto's log entry shape, keyed `TriggerHook.<event>`. */
+export interface LogEntry {
+  id: string;
+  key: string;
+  payload: {
+    key: string;
+    result: 'Success' | 'Error';
+    hookId: string;
+    deliveryId: string;
+    event: string;
+    attempt: number;
+    response?: { status: number; body: string };
+    error?: string;
+    latencyMs: number;
+    nextRetryAt: number | null;
+  };
+  createdAt: number;
+}
+
+type LogRecord = Stored<AttemptLog> & { id: string; expiresAt: Date };
+
+export const LOG_KEY_PREFIX = 'TriggerHook.';
+
+export function presentLog(log: AttemptLog & { id: string }): LogEntry {
+  const key = LOG_KEY_PREFIX + log.event;
+  return {
+    id: log.id,
+    key,
+    payload: {
+      key,
+      result: log.succeeded ? 'Success' : 'Error',
+      hookId: log.hookId,
+      deliveryId: log.deliveryId,
+      event: log.event,
+      attempt: log.attempt,
+      ...(log.responseStatus === null ? {} : { response: { status: log.responseStatus, body: log.responseBody ?? '' } }),
+      ...(log.error === null ? {} : { error: log.error }),
+      latencyMs: log.latencyMs,
+      nextRetryAt: log.nextRetryAt,
+    },
+    createdAt: log.createdAt,
+  };
+}
+
+/** Attempt logs, expired by a TTL index after the retention period. */
+export function createDeliveryLogs(store: DocumentStore, options: { retentionMs: number }) {
+  const logs = store.collection<LogRecord>('webhook_logs');
+
+  return {
+    async prepare() {
+      await logs.createIndex({ keys: { hookId: 1, createdAt: -1 } });
+      await logs.createIndex({ keys: { deliveryId: 1 } });
+      await logs.createIndex({ keys: { expiresAt: 1 }, expireAfterSeconds: 0 });
+    },
+    async record(log: AttemptLog): Promise<void> {
+      const id = newId();
+      await logs.insertOne({ ...log, _id: id, id, expiresAt: new Date(log.createdAt + options.retentionMs) });
+    },
+    async recent(hookId: string, since: number, page: Page, event?: string): Promise<PageResult<LogEntry>> {
+      const filter: Record<string, unknown> = { hookId, createdAt: { $gte: since } };
+      if (event) filter.event = event;
+      const { items, total } = await findPage(logs, filter, page, { createdAt: -1, _id: -1 });
+      return { items: items.map(presentLog), total };
+    },
+    async ofDelivery(deliveryId: string): Promise<LogEntry[]> {
+      return (await logs.find({ deliveryId }, { sort: { createdAt: 1, attempt: 1 } })).map(presentLog);
+    },
+    /** Logto's `executionStats`: attempts and successful attempts since `since`. */
+    async stats(hookId: string, since: number): Promise<{ successCount: number; requestCount: number }> {
+      const window = { hookId, createdAt: { $gte: since } };
+      const [successCount, requestCount] = await Promise.all([
+        logs.countDocuments({ ...window, succeeded: true }),
+        logs.countDocuments(window),
+      ]);
+      return { successCount, requestCount };
+    },
+    async removeOfHook(hookId: string): Promise<void> {
+      await logs.deleteMany({ hookId });
+    },
+  };
+}
+
+export type DeliveryLogs = ReturnType<typeof createDeliveryLogs>;

@@ -1,0 +1,87 @@
+import type { DocumentStore } from '../ports/documents.ts';
+import type { EventName } from '../events/catalogue.ts';
+import { findPage, publicShape, type Page, type PageResult, type Stored } from '../repositories/entity.ts';
+
+export interface HookConfig {
+  url: string;
+  headers?: Record<string, string>;
+}
+
+/** A hook as the API shows it (Logto's shape); the signing key is shown only on creation and rotation. */
+export interface Hook extends Record<string, unknown> {
+  id: string;
+  name: string;
+  /** Logto's deprecated single-event field, always null: `events` is the subscription. */
+  event: null;
+  events: EventName[];
+  config: HookConfig;
+  enabled: boolean;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** A key replaced by a rotation, still signing until `until` (epoch ms). */
+export interface RetiredKey {
+  key: string;
+  until: number;
+}
+
+/** What is stored: the hook and its secrets. */
+export interface HookRecord extends Hook {
+  signingKey: string;
+  retiredSigningKeys: RetiredKey[];
+}
+
+export type HookChanges = Partial<Pick<HookRecord, 'name' | 'events' | 'config' | 'enabled' | 'signingKey' | 'retiredSigningKeys'>>;
+
+const SECRET_FIELDS = ['signingKey', 'retiredSigningKeys'] as const;
+
+export function presentHook(record: HookRecord): Hook {
+  return publicShape<Hook>(record, SECRET_FIELDS);
+}
+
+/** The keys a delivery made at `now` is signed with: the current one first, then those still in grace. */
+export function signingKeysAt(record: HookRecord, now: number): string[] {
+  return [record.signingKey, ...record.retiredSigningKeys.filter((retired) => retired.until > now).map((r) => r.key)];
+}
+
+/** Webhook registrations. Reads that serve deliveries go through the hook cache, not through here. */
+export function createHooksRepository(store: DocumentStore) {
+  const hooks = store.collection<Stored<HookRecord>>('hooks');
+  const record = (doc: Stored<HookRecord>) => publicShape<HookRecord>(doc);
+
+  return {
+    async prepare() {
+      await hooks.createIndex({ keys: { createdAt: 1 } });
+    },
+    async insert(hook: HookRecord): Promise<HookRecord> {
+      await hooks.insertOne({ ...hook, _id: hook.id });
+      return hook;
+    },
+    async findById(id: string): Promise<HookRecord | null> {
+      const doc = await hooks.findOne({ _id: id });
+      return doc ? record(doc) : null;
+    },
+    async all(): Promise<HookRecord[]> {
+      return (await hooks.find({}, { sort: { createdAt: 1, _id: 1 } })).map(record);
+    },
+    async list(page: Page): Promise<PageResult<HookRecord>> {
+      const { items, total } = await findPage(hooks, {}, page);
+      return { items: items.map(record), total };
+    },
+    /** Applies `changes`; with `expectedKey`, only while the current signing key is still that one. */
+    async update(id: string, changes: HookChanges, expectedKey?: string): Promise<HookRecord | null> {
+      const filter = expectedKey === undefined ? { _id: id } : { _id: id, signingKey: expectedKey };
+      const doc = await hooks.findOneAndUpdate(
+        filter, { $set: { ...changes, updatedAt: Date.now() } }, { returnDocument: 'after' },
+      );
+      return doc ? record(doc) : null;
+    },
+    async delete(id: string): Promise<HookRecord | null> {
+      const doc = await hooks.findOneAndDelete({ _id: id });
+      return doc ? record(doc) : null;
+    },
+  };
+}
+
+export type HooksRepository = ReturnType<typeof createHooksRepository>;

@@ -1,0 +1,106 @@
+import { z } from 'zod';
+import { declare, idParam, type ApiRouterDeps } from '../../lib/http/api.ts';
+import type { ServiceCore } from '../../lib/core.ts';
+import type { EventState } from '../../lib/events/route-events.ts';
+import { userRelationRoutes } from './relations.ts';
+import {
+  createUserBody, customDataBody, listUsersQuery, passwordBody, profileBody, suspensionBody, updateUserBody, user,
+  verifyPasswordBody,
+} from './schemas.ts';
+
+const tag = 'Users';
+const byUser = z.object({ userId: idParam });
+const jsonRecord = z.record(z.string(), z.unknown());
+
+export function userRoutes(api: ApiRouterDeps, core: ServiceCore): void {
+  const library = core.libraries.users;
+
+  declare(api, {
+    method: 'get', path: '/users', tag, summary: 'List users (search matches id, username, email, phone and name)',
+    query: listUsersQuery, response: z.array(user),
+    async handler({ query, header }) {
+      const { items, total } = await core.repositories.users.list(
+        { page: query.page, pageSize: query.page_size }, { search: query.search },
+      );
+      header('Total-Number', String(total));
+      return items;
+    },
+  });
+
+  declare(api, {
+    method: 'post', path: '/users', tag, summary: 'Create a user (User.Created)',
+    body: createUserBody, status: 201, response: user,
+    handler: ({ body }) => library.create(body),
+  });
+
+  declare(api, {
+    method: 'get', path: '/users/:userId', tag, summary: 'Get a user',
+    params: byUser, response: user,
+    handler: ({ params }) => library.mustFind(params.userId),
+  });
+
+  declare(api, {
+    method: 'patch', path: '/users/:userId', tag,
+    summary: 'Update a user; customData and profile are replaced (User.Data.Updated)',
+    params: byUser, body: updateUserBody, response: user,
+    handler: ({ params, body }) => library.update(params.userId, body),
+  });
+
+  declare(api, {
+    method: 'patch', path: '/users/:userId/custom-data', tag,
+    summary: 'Merge top-level keys into custom data; returns it (User.Data.Updated with the user)',
+    params: byUser, body: customDataBody, response: jsonRecord,
+    async handler({ params, body, koa }) {
+      const updated = await library.mergeCustomData(params.userId, body.customData);
+      (koa.state as EventState).events = { 'User.Data.Updated': { data: updated } };
+      return updated.customData;
+    },
+  });
+
+  declare(api, {
+    method: 'patch', path: '/users/:userId/profile', tag,
+    summary: 'Merge top-level keys into the profile; returns it (User.Data.Updated with the user)',
+    params: byUser, body: profileBody, response: jsonRecord,
+    async handler({ params, body, koa }) {
+      const updated = await library.mergeProfile(params.userId, body.profile);
+      (koa.state as EventState).events = { 'User.Data.Updated': { data: updated } };
+      return updated.profile;
+    },
+  });
+
+  declare(api, {
+    method: 'patch', path: '/users/:userId/password', tag, summary: 'Set the password (User.Data.Updated)',
+    params: byUser, body: passwordBody, response: user,
+    handler: ({ params, body }) => library.setPassword(params.userId, body.password),
+  });
+
+  declare(api, {
+    method: 'post', path: '/users/:userId/password/verify', tag,
+    summary: 'Check a password: 204 when it matches, 422 session.invalid_credentials otherwise',
+    params: byUser, body: verifyPasswordBody, status: 204,
+    handler: ({ params, body }) => library.verifyPassword(params.userId, body.password),
+  });
+
+  declare(api, {
+    method: 'get', path: '/users/:userId/has-password', tag, summary: 'Whether the user has a password',
+    params: byUser, response: z.object({ hasPassword: z.boolean() }),
+    handler: async ({ params }) => ({ hasPassword: (await library.mustFind(params.userId)).hasPassword }),
+  });
+
+  declare(api, {
+    method: 'patch', path: '/users/:userId/is-suspended', tag,
+    summary: 'Suspend or reinstate; suspension ends sessions and grants (User.SuspensionStatus.Updated)',
+    params: byUser, body: suspensionBody, response: user,
+    handler: ({ params, body }) => library.setSuspended(params.userId, body.isSuspended),
+  });
+
+  declare(api, {
+    method: 'delete', path: '/users/:userId', tag, summary: 'Delete a user (User.Deleted with a snapshot)',
+    params: byUser, status: 204,
+    async handler({ params, koa }) {
+      (koa.state as EventState).snapshot = await library.delete(params.userId);
+    },
+  });
+
+  userRelationRoutes(api, core);
+}

@@ -1,0 +1,61 @@
+import { z } from 'zod';
+import { declare, idParam, type ApiRouterDeps } from '../../lib/http/api.ts';
+import type { ServiceCore } from '../../lib/core.ts';
+import { role } from '../roles/schemas.ts';
+import { organizationWithRoles } from '../organizations/schemas.ts';
+import { listUsersQuery, replaceRoleIdsBody, roleIdsBody } from './schemas.ts';
+
+const tag = 'Users';
+const byUser = z.object({ userId: idParam });
+
+/** A user's roles (only `User` roles; assignment emits no event, as in Logto) and organizations. */
+export function userRelationRoutes(api: ApiRouterDeps, core: ServiceCore): void {
+  const library = core.libraries.users;
+
+  declare(api, {
+    method: 'get', path: '/users/:userId/roles', tag, summary: "List a user's roles",
+    params: byUser, query: listUsersQuery, response: z.array(role),
+    async handler({ params, query, header }) {
+      const search = query.search?.toLowerCase();
+      const roles = (await library.rolesOf(params.userId))
+        .filter((candidate) => !search || `${candidate.name} ${candidate.description}`.toLowerCase().includes(search));
+      header('Total-Number', String(roles.length));
+      const start = (query.page - 1) * query.page_size;
+      return roles.slice(start, start + query.page_size);
+    },
+  });
+
+  declare(api, {
+    method: 'post', path: '/users/:userId/roles', tag, summary: 'Assign roles to a user',
+    params: byUser, body: roleIdsBody, status: 201, response: roleIdsBody,
+    async handler({ params, body }) {
+      await library.assignRoles(params.userId, body.roleIds);
+      return { roleIds: [...new Set(body.roleIds)] };
+    },
+  });
+
+  declare(api, {
+    method: 'put', path: '/users/:userId/roles', tag, summary: "Replace a user's roles",
+    params: byUser, body: replaceRoleIdsBody, response: replaceRoleIdsBody,
+    async handler({ params, body }) {
+      await library.replaceRoles(params.userId, body.roleIds);
+      return { roleIds: [...new Set(body.roleIds)] };
+    },
+  });
+
+  declare(api, {
+    method: 'delete', path: '/users/:userId/roles/:roleId', tag, summary: 'Remove a role from a user',
+    params: z.object({ userId: idParam, roleId: idParam }), status: 204,
+    handler: ({ params }) => library.removeRole(params.userId, params.roleId),
+  });
+
+  declare(api, {
+    method: 'get', path: '/users/:userId/organizations', tag,
+    summary: "List a user's organizations with the user's organization roles in each",
+    params: byUser, response: z.array(organizationWithRoles),
+    async handler({ params }) {
+      await library.mustFind(params.userId);
+      return core.libraries.organizations.organizationsOfUser(params.userId);
+    },
+  });
+}

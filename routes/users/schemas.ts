@@ -1,0 +1,103 @@
+import { z } from 'zod';
+import { PASSWORD_POLICY } from '../../lib/passwords.ts';
+
+const MAX_JSON_DEPTH = 16;
+
+/**
+ * Why a free-form JSON object would be unsafe to store: `$`-prefixed keys read as operators to MongoDB,
+ * `__proto__` does not survive parsing into a plain object, and unbounded nesting costs stack later on.
+ */
+function unsafeJson(value: unknown): string | undefined {
+  const pending: Array<{ value: unknown; depth: number }> = [{ value, depth: 0 }];
+  while (pending.length) {
+    const next = pending.pop()!;
+    if (typeof next.value !== 'object' || next.value === null) continue;
+    if (next.depth > MAX_JSON_DEPTH) return `must not nest deeper than ${MAX_JSON_DEPTH} levels`;
+    const entries = Array.isArray(next.value) ? next.value.map((item) => ['', item] as const) : Object.entries(next.value);
+    if (!Array.isArray(next.value) && Object.hasOwn(next.value, '__proto__')) return 'must not contain the key __proto__';
+    for (const [key, item] of entries) {
+      if (key.startsWith('$')) return `keys must not start with $ (${key})`;
+      pending.push({ value: item, depth: next.depth + 1 });
+    }
+  }
+  return undefined;
+}
+
+/** A free-form JSON object (`customData`), checked before parsing so that no key is silently dropped. */
+export const jsonObject = z.preprocess((value, ctx) => {
+  const problem = unsafeJson(value);
+  if (problem) ctx.issues.push({ code: 'custom', message: problem, input: value });
+  return value;
+}, z.record(z.string().max(256), z.unknown()));
+
+const text = z.string().max(256);
+
+export const profile = z.object({
+  familyName: text, givenName: text, middleName: text, nickname: text, preferredUsername: text,
+  profile: text, website: text, gender: text, birthdate: text, zoneinfo: text, locale: text,
+  address: z.object({
+    formatted: text, streetAddress: text, locality: text, region: text, postalCode: text, country: text,
+  }).partial().strict(),
+}).partial().strict();
+
+export const username = z.string().min(1).max(128)
+  .regex(/^[A-Z_a-z]\w*$/, 'must start with a letter or underscore, then letters, digits or underscores');
+export const email = z.string().max(320).regex(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, 'must be an email address');
+const phone = z.string().min(1).max(32).regex(/^\d+$/, 'must be digits only (E.164 without the +)');
+const avatar = z.string().max(2048).refine((value) => URL.canParse(value), 'must be an absolute URL');
+export const password = z.string().min(PASSWORD_POLICY.minLength).max(PASSWORD_POLICY.maxLength);
+
+export const user = z.object({
+  id: z.string(),
+  username: z.string().nullable(),
+  primaryEmail: z.string().nullable(),
+  primaryPhone: z.string().nullable(),
+  name: z.string().nullable(),
+  avatar: z.string().nullable(),
+  customData: z.record(z.string(), z.unknown()),
+  identities: z.record(z.string(), z.unknown()),
+  profile: z.record(z.string(), z.unknown()),
+  applicationId: z.string().nullable(),
+  isSuspended: z.boolean(),
+  hasPassword: z.boolean(),
+  lastSignInAt: z.number().nullable(),
+  createdAt: z.number(),
+  updatedAt: z.number(),
+});
+
+export const createUserBody = z.object({
+  username: username.optional(),
+  primaryEmail: email.optional(),
+  primaryPhone: phone.optional(),
+  name: z.string().max(256).optional(),
+  avatar: avatar.optional(),
+  customData: jsonObject.optional(),
+  profile: profile.optional(),
+  password: password.optional(),
+}).strict();
+
+export const updateUserBody = z.object({
+  username: username.nullable().optional(),
+  primaryEmail: email.nullable().optional(),
+  primaryPhone: phone.nullable().optional(),
+  name: z.string().max(256).nullable().optional(),
+  avatar: avatar.nullable().optional(),
+  customData: jsonObject.optional(),
+  profile: profile.optional(),
+}).strict();
+
+export const customDataBody = z.object({ customData: jsonObject }).strict();
+export const profileBody = z.object({ profile }).strict();
+export const passwordBody = z.object({ password }).strict();
+/** Verification takes any string: the policy applies to setting a password, not to checking one. */
+export const verifyPasswordBody = z.object({ password: z.string().min(1).max(PASSWORD_POLICY.maxLength) }).strict();
+export const suspensionBody = z.object({ isSuspended: z.boolean() }).strict();
+
+export const listUsersQuery = z.object({
+  page: z.coerce.number().int().min(1).max(100_000).default(1),
+  page_size: z.coerce.number().int().min(1).max(100).default(20),
+  search: z.string().max(256).optional(),
+});
+
+export const roleIdsBody = z.object({ roleIds: z.array(z.string().min(1).max(128)).min(1).max(100) }).strict();
+export const replaceRoleIdsBody = z.object({ roleIds: z.array(z.string().min(1).max(128)).max(100) }).strict();
