@@ -3,7 +3,7 @@ import { newId } from './ids.ts';
 import type { Repositories } from './repositories/index.ts';
 import type { Page, PageResult } from './repositories/entity.ts';
 import type { InvitationFilter, InvitationStatus, StoredInvitation } from './repositories/organization-invitations.ts';
-import type { RoleSummary } from './organizations.ts';
+import type { MembershipUpdate, RoleSummary } from './organizations.ts';
 
 export interface OrganizationInvitation extends Omit<StoredInvitation, 'organizationRoleIds'> {
   organizationRoles: RoleSummary[];
@@ -93,11 +93,16 @@ export function createOrganizationInvitationsLibrary(deps: InvitationsDeps) {
     },
     /**
      * Accepts or revokes a pending invitation. Accepting requires the user whose primary email is the
-     * invitee's; `addedUserIds` is empty when that user already was a member.
+     * invitee's; the membership change is empty when that user already was a member (or on revocation).
      */
-    async settle(id: string, status: 'Accepted' | 'Revoked', acceptedUserId?: string) {
+    async settle(id: string, status: 'Accepted' | 'Revoked', acceptedUserId?: string): Promise<{
+      invitation: OrganizationInvitation;
+      membership: MembershipUpdate;
+    }> {
       const now = Date.now();
       const invitation = await mustFindStored(id);
+      const organization = await organizations.findById(invitation.organizationId);
+      if (!organization) throw errors.notFound('organization', invitation.organizationId);
       const notPending = () => errors.unprocessable(
         'organization_invitation.not_pending', 'only a pending, unexpired invitation can change status',
         { status: statusAt(invitation, now) },
@@ -114,7 +119,13 @@ export function createOrganizationInvitationsLibrary(deps: InvitationsDeps) {
       const settled = await invitations.settle(id, { status, acceptedUserId: status === 'Accepted' ? acceptedUserId! : null }, now);
       if (!settled) throw notPending();
       const addedUserIds = status === 'Accepted' ? await join(settled, acceptedUserId!) : [];
-      return { invitation: await present(settled), addedUserIds };
+      return {
+        invitation: await present(settled),
+        membership: {
+          organization,
+          changes: { addedUserIds, removedUserIds: [], addedApplicationIds: [], removedApplicationIds: [] },
+        },
+      };
     },
   };
 }

@@ -29,7 +29,18 @@ export interface JitEmailDomain {
 
 export type RoleSummary = Pick<OrganizationRole, 'id' | 'name'>;
 
-const noChanges = (): MembershipChanges => ({ addedUserIds: [], removedUserIds: [], addedApplicationIds: [], removedApplicationIds: [] });
+/** A membership change and the organization it happened in (the event's `data`). */
+export interface MembershipUpdate {
+  organization: Organization;
+  changes: MembershipChanges;
+}
+
+function update(organization: Organization, changes: Partial<MembershipChanges>): MembershipUpdate {
+  return {
+    organization,
+    changes: { addedUserIds: [], removedUserIds: [], addedApplicationIds: [], removedApplicationIds: [], ...changes },
+  };
+}
 
 function assertAllFound(entity: string, wanted: readonly string[], found: ReadonlyArray<{ id: string }>): void {
   const missing = [...new Set(wanted)].filter((id) => !found.some((item) => item.id === id));
@@ -91,7 +102,7 @@ export function createOrganizationsLibrary(deps: OrganizationsDeps) {
     return byUser;
   }
 
-  async function removeMembers(organizationId: string, userIds: readonly string[]): Promise<void> {
+  async function removeMemberRoles(organizationId: string, userIds: readonly string[]): Promise<void> {
     if (userIds.length) await organizations.userRoles.removeWhere({ organizationId, userId: userIds });
   }
 
@@ -122,23 +133,23 @@ export function createOrganizationsLibrary(deps: OrganizationsDeps) {
       const roles = await rolesByMember(id, items.map((user) => user.id));
       return { items: items.map((user) => ({ ...user, organizationRoles: roles.get(user.id) ?? [] })), total };
     },
-    async addUsers(id: string, userIds: readonly string[]): Promise<MembershipChanges> {
-      await mustFind(id);
+    async addUsers(id: string, userIds: readonly string[]): Promise<MembershipUpdate> {
+      const organization = await mustFind(id);
       await assertUsersExist(userIds);
-      return { ...noChanges(), addedUserIds: await organizations.users.add({ organizationId: id }, userIds) };
+      return update(organization, { addedUserIds: await organizations.users.add({ organizationId: id }, userIds) });
     },
-    async replaceUsers(id: string, userIds: readonly string[]): Promise<MembershipChanges> {
-      await mustFind(id);
+    async replaceUsers(id: string, userIds: readonly string[]): Promise<MembershipUpdate> {
+      const organization = await mustFind(id);
       await assertUsersExist(userIds);
       const { added, removed } = await organizations.users.replace({ organizationId: id }, userIds);
-      await removeMembers(id, removed);
-      return { ...noChanges(), addedUserIds: added, removedUserIds: removed };
+      await removeMemberRoles(id, removed);
+      return update(organization, { addedUserIds: added, removedUserIds: removed });
     },
-    async removeUser(id: string, userId: string): Promise<MembershipChanges> {
-      await mustFind(id);
+    async removeUser(id: string, userId: string): Promise<MembershipUpdate> {
+      const organization = await mustFind(id);
       if (!(await organizations.users.remove({ organizationId: id }, userId))) throw errors.notFound('organization member', userId);
-      await removeMembers(id, [userId]);
-      return { ...noChanges(), removedUserIds: [userId] };
+      await removeMemberRoles(id, [userId]);
+      return update(organization, { removedUserIds: [userId] });
     },
 
     async listApplications(id: string, page: Page): Promise<PageResult<Application>> {
@@ -152,23 +163,24 @@ export function createOrganizationsLibrary(deps: OrganizationsDeps) {
       }
       return { items, total: ids.length };
     },
-    async addApplications(id: string, applicationIds: readonly string[]): Promise<MembershipChanges> {
-      await mustFind(id);
+    async addApplications(id: string, applicationIds: readonly string[]): Promise<MembershipUpdate> {
+      const organization = await mustFind(id);
       await assertApplicationsAllowed(applicationIds);
-      return { ...noChanges(), addedApplicationIds: await organizations.applications.add({ organizationId: id }, applicationIds) };
+      const added = await organizations.applications.add({ organizationId: id }, applicationIds);
+      return update(organization, { addedApplicationIds: added });
     },
-    async replaceApplications(id: string, applicationIds: readonly string[]): Promise<MembershipChanges> {
-      await mustFind(id);
+    async replaceApplications(id: string, applicationIds: readonly string[]): Promise<MembershipUpdate> {
+      const organization = await mustFind(id);
       await assertApplicationsAllowed(applicationIds);
       const { added, removed } = await organizations.applications.replace({ organizationId: id }, applicationIds);
-      return { ...noChanges(), addedApplicationIds: added, removedApplicationIds: removed };
+      return update(organization, { addedApplicationIds: added, removedApplicationIds: removed });
     },
-    async removeApplication(id: string, applicationId: string): Promise<MembershipChanges> {
-      await mustFind(id);
+    async removeApplication(id: string, applicationId: string): Promise<MembershipUpdate> {
+      const organization = await mustFind(id);
       if (!(await organizations.applications.remove({ organizationId: id }, applicationId))) {
         throw errors.notFound('organization application', applicationId);
       }
-      return { ...noChanges(), removedApplicationIds: [applicationId] };
+      return update(organization, { removedApplicationIds: [applicationId] });
     },
 
     async memberRoles(id: string, userId: string): Promise<OrganizationRole[]> {

@@ -27,6 +27,7 @@ import { healthMiddleware } from './http/health.ts';
 import { createLibraries } from './libraries.ts';
 import type { ServiceCore } from './core.ts';
 import { managementRoutes } from '../routes/index.ts';
+import { interactionRoutes } from '../routes/interaction/index.ts';
 import { impersonationRoutes } from '../routes/impersonation/index.ts';
 import { jwtCustomizerRoutes } from '../routes/jwt-customizer/index.ts';
 import { createSubjectTokens } from './impersonation/subject-tokens.ts';
@@ -39,6 +40,8 @@ import { createActorVerifier } from '../extensions/token-exchange/actor.ts';
 import * as tokenExchange from '../extensions/token-exchange/grant.ts';
 import { createTokenExchangeHandler } from '../extensions/token-exchange/grant.ts';
 import { createExtraTokenClaims } from '../extensions/custom-claims/index.ts';
+import { createWebhooks, type Webhooks } from './webhooks/index.ts';
+import { hookRoutes } from '../routes/hooks/index.ts';
 
 export interface IdentityServiceOptions {
   /** Environment to read configuration from; defaults to `process.env`. */
@@ -55,6 +58,11 @@ export interface IdentityServiceOptions {
    * `{ getCustomJwtClaims: async ({ token, context, environmentVariables, api }) => ({ ... }) }`.
    */
   jwtCustomizer?: FunctionCustomizer;
+  /**
+   * Runs webhook delivery in this instance (default `WEBHOOK_WORKER_IN_WEB`). Off, jobs wait in the queue
+   * for `npm run worker`. An injected queue is consumed but not closed by `close()`: its owner closes it.
+   */
+  webhookWorker?: boolean;
 }
 
 export interface IdentityService {
@@ -63,6 +71,7 @@ export interface IdentityService {
   provider: Provider;
   settings: Settings;
   core: ServiceCore;
+  webhooks: Webhooks;
   /** The bootstrap admin application's client id. */
   adminClientId: string;
   /** Stops background work and closes the connections the service opened. */
@@ -111,7 +120,7 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
       repositories,
       authorization,
       accessTokenTtl: settings.ACCESS_TOKEN_TTL_SECONDS,
-      interactionPath: '/interaction',
+      interactionUrl: `${settings.baseUrl}/interaction`,
       logger,
       extraTokenClaims: createExtraTokenClaims({ customizer, exchanges, repositories }) as never,
     });
@@ -124,6 +133,9 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
       provider,
       libraries: createLibraries(repositories),
     };
+    const webhooks = createWebhooks({ settings, logger, store: stores.documents, kv: stores.kv, queue: stores.queue });
+    await webhooks.prepare();
+    const stopFanOut = core.bus.subscribe(webhooks.fanOut);
 
     const registry = new RouteRegistry();
     const auth = createManagementAuth({
@@ -135,6 +147,7 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
       requireScope: (scope) => compose([auth.authenticate, auth.requireScope(scope)]),
     };
     managementRoutes(api, core);
+    hookRoutes(api, webhooks);
     impersonationRoutes(api, core, { subjectTokens, audit });
     jwtCustomizerRoutes(api, { configs: customizerConfigs, runner: getRunner });
     router.get('/swagger.json', (ctx) => {
@@ -160,15 +173,23 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
       { name: 'keyValue', check: () => stores.kv.ping() },
     ]));
     app.use(mountProvider(provider, settings.issuer));
+    app.use(interactionRoutes(core));
     app.use(async (ctx, next) => {
       if (ctx.path === API_PREFIX || ctx.path.startsWith(`${API_PREFIX}/`)) return apiStack(ctx as never, next);
       return next();
     });
 
+    if (options.webhookWorker ?? settings.WEBHOOK_WORKER_IN_WEB) await webhooks.startWorker();
+    else if (stores.queue.kind === 'memory') {
+      logger.warn('webhook worker disabled with the in-process queue: deliveries will wait for ever');
+    }
+
     return {
-      app, provider, settings, core, adminClientId,
+      app, provider, settings, core, webhooks, adminClientId,
       async close() {
+        stopFanOut();
         await runner?.close();
+        // The queue closes first: its consumer finishes the attempts in flight while the stores are open.
         await stores.close();
       },
     };

@@ -1,12 +1,22 @@
 import type { ApiRouterDeps } from '../lib/http/api.ts';
 import type { ServiceCore } from '../lib/core.ts';
 import { applicationRoutes } from './applications/index.ts';
+import { organizationInvitationRoutes } from './organization-invitations/index.ts';
+import { organizationRoleRoutes } from './organization-roles/index.ts';
+import { organizationScopeRoutes } from './organization-scopes/index.ts';
+import { organizationRoutes } from './organizations/index.ts';
 import { resourceRoutes } from './resources/index.ts';
 import { roleRoutes } from './roles/index.ts';
+import { userRoutes } from './users/index.ts';
 
 /** The identity-data management routes (applications, resources, roles, users, organizations, …). */
 export function managementRoutes(api: ApiRouterDeps, core: ServiceCore): void {
   applicationRoutes(api, core);
   resourceRoutes(api, core);
   roleRoutes(api, core);
+  userRoutes(api, core);
+  organizationRoutes(api, core);
+  organizationRoleRoutes(api, core);
+  organizationScopeRoutes(api, core);
+  organizationInvitationRoutes(api, core);
 }

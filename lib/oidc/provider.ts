@@ -21,8 +21,8 @@ export interface ProviderOptions {
   authorization: Authorization;
   /** Lifetime of access tokens for the userinfo endpoint (no resource), seconds. */
   accessTokenTtl: number;
-  /** Path of the sign-in UI, relative to the service root; the interaction uid is appended. */
-  interactionPath: string;
+  /** Absolute URL of the sign-in UI; the interaction uid is appended. */
+  interactionUrl: string;
   logger: Logger;
   /** Claims added to every access token (custom JWT claims). */
   extraTokenClaims?: Configuration['extraTokenClaims'];
@@ -110,7 +110,7 @@ export function createProvider(options: ProviderOptions): Provider {
       idTokenSigningAlgValues: ['ES256', 'EdDSA'],
       userinfoSigningAlgValues: ['ES256', 'EdDSA'],
     },
-    interactions: { url: (_ctx, interaction) => `${options.interactionPath}/${interaction.uid}` },
+    interactions: { url: (_ctx, interaction) => `${options.interactionUrl}/${interaction.uid}` },
     // First-party applications are trusted: their requested scopes are granted without a consent screen.
     async loadExistingGrant(ctx) {
       const { oidc } = ctx;

@@ -48,13 +48,15 @@ export function createDeliveriesRepository(store: DocumentStore, options: { rete
   const deliveries = store.collection<DeliveryRecord>('webhook_deliveries');
   const present = (doc: DeliveryRecord) => publicShape<Delivery>(doc, HIDDEN);
 
-  function initial(job: DeliveryJob, resentFrom: string | null): Omit<DeliveryRecord, 'status' | 'attempts'> {
+  function initial(job: DeliveryJob, resentFrom: string | null): DeliveryRecord {
     return {
       _id: job.deliveryId,
       id: job.deliveryId,
       hookId: job.hookId,
       event: job.event,
       payload: job.payload,
+      status: 'pending',
+      attempts: 0,
       lastAttemptAt: null,
       nextRetryAt: null,
       lastResponseStatus: null,
@@ -71,7 +73,7 @@ export function createDeliveriesRepository(store: DocumentStore, options: { rete
       await deliveries.createIndex({ keys: { expiresAt: 1 }, expireAfterSeconds: 0 });
     },
     async insertPending(jobs: DeliveryJob[], resentFrom: string | null = null): Promise<void> {
-      await deliveries.insertMany(jobs.map((job) => ({ ...initial(job, resentFrom), status: 'pending', attempts: 0 })));
+      await deliveries.insertMany(jobs.map((job) => initial(job, resentFrom)));
     },
     async remove(ids: string[]): Promise<void> {
       await deliveries.deleteMany({ _id: { $in: ids } });

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { newId } from '../../lib/ids.ts';
+import { hashPassword } from '../../lib/passwords.ts';
 import type { RunningService } from './service.ts';
 
 async function created<T>(res: Response): Promise<T> {
@@ -41,13 +42,16 @@ export async function createApplication(
 }
 
 /** A user stored directly (the fixture does not depend on the users API under test elsewhere). */
-export async function createUser(running: RunningService, roleIds: string[] = [], fields: Record<string, unknown> = {}) {
+export async function createUser(
+  running: RunningService, roleIds: string[] = [], fields: Record<string, unknown> = {}, password?: string,
+) {
   const now = Date.now();
+  const secrets = password ? { passwordDigest: await hashPassword(password) } : {};
   const user = await running.service.core.repositories.users.insert({
     id: newId(12), username: `user_${newId(8)}`, primaryEmail: null, primaryPhone: null, name: 'Test User', avatar: null,
     customData: {}, identities: {}, profile: {}, applicationId: null, isSuspended: false, hasPassword: false,
-    lastSignInAt: null, createdAt: now, updatedAt: now, ...fields,
-  });
+    lastSignInAt: null, createdAt: now, updatedAt: now, hasPassword: Boolean(password), ...fields,
+  }, secrets);
   if (roleIds.length) await running.service.core.repositories.roles.assignToUser(user.id, roleIds);
   return user;
 }

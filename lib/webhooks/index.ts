@@ -1,0 +1,75 @@
+import type { Logger } from 'pino';
+import type { DocumentStore } from '../ports/documents.ts';
+import type { KeyValueStore } from '../ports/kv.ts';
+import type { DeliveryQueue } from '../ports/queue.ts';
+import type { Settings } from '../settings.ts';
+import type { EventName } from '../events/catalogue.ts';
+import { createDeliveriesRepository } from './deliveries.ts';
+import { createDeliveryLogs } from './delivery-logs.ts';
+import { createFanOut } from './fan-out.ts';
+import { createHookCache } from './hook-cache.ts';
+import type { HookConfig } from './hooks.ts';
+import { createHooksRepository } from './hooks.ts';
+import { createHookManagement } from './management.ts';
+import { createDeliveryProcessor, type DeliveryPolicy } from './processor.ts';
+import { resendDelivery } from './resend.ts';
+import { DEFAULT_RETRY_DELAYS_MS } from './retry-policy.ts';
+import { sendTestPayloads } from './test-send.ts';
+
+const DAY_MS = 24 * 3600 * 1000;
+const USER_AGENT = 'identity-service-webhooks/0.1.0';
+
+export interface WebhooksDeps {
+  settings: Settings;
+  logger: Logger;
+  store: DocumentStore;
+  kv: KeyValueStore;
+  queue: DeliveryQueue;
+}
+
+/**
+ * Webhooks of one service instance, built the same way by the web process and by `npm run worker`: hook
+ * management for the routes, the fan-out listener for the event bus, and the delivery worker.
+ */
+export function createWebhooks(deps: WebhooksDeps) {
+  const { settings, store, queue } = deps;
+  const retentionMs = settings.WEBHOOK_LOG_RETENTION_DAYS * DAY_MS;
+  const hooks = createHooksRepository(store);
+  const cache = createHookCache({ hooks, kv: deps.kv });
+  const deliveries = createDeliveriesRepository(store, { retentionMs });
+  const logs = createDeliveryLogs(store, { retentionMs });
+  const management = createHookManagement({
+    hooks, cache, deliveries, logs, signingKeyGraceMs: settings.WEBHOOK_SIGNING_KEY_GRACE_SECONDS * 1000,
+  });
+  const policy: DeliveryPolicy = {
+    retryDelaysMs: settings.WEBHOOK_RETRY_DELAYS_MS ?? DEFAULT_RETRY_DELAYS_MS,
+    retryAfterCapMs: settings.WEBHOOK_RETRY_AFTER_CAP_MS,
+    timeoutMs: settings.WEBHOOK_TIMEOUT_MS,
+    userAgent: USER_AGENT,
+  };
+
+  return {
+    management,
+    deliveries,
+    logs,
+    fanOut: createFanOut({ deliveries, queue, cache }),
+    resend: (hookId: string, deliveryId: string) => resendDelivery({ deliveries, queue, management }, hookId, deliveryId),
+    async sendTest(hookId: string, request: { events: EventName[]; config: HookConfig }): Promise<void> {
+      await sendTestPayloads(await management.mustFind(hookId), request, policy);
+    },
+    async prepare(): Promise<void> {
+      await hooks.prepare();
+      await deliveries.prepare();
+      await logs.prepare();
+    },
+    /** Starts consuming the delivery queue; it stops when the queue closes. */
+    async startWorker(): Promise<void> {
+      const processor = createDeliveryProcessor({
+        cache, deliveries, logs, policy, disableHook: management.disable, logger: deps.logger,
+      });
+      await queue.consume(processor, { concurrency: settings.WEBHOOK_CONCURRENCY });
+    },
+  };
+}
+
+export type Webhooks = ReturnType<typeof createWebhooks>;

@@ -1,0 +1,134 @@
+import { errors } from '../errors.ts';
+import { ALL_EVENTS, isEventName, type EventName } from '../events/catalogue.ts';
+import { newId } from '../ids.ts';
+import type { Page, PageResult } from '../repositories/entity.ts';
+import type { DeliveryLogs } from './delivery-logs.ts';
+import { hookErrors } from './errors.ts';
+import type { HookCache } from './hook-cache.ts';
+import { presentHook, type Hook, type HookConfig, type HookRecord, type HooksRepository } from './hooks.ts';
+import type { DeliveriesRepository } from './deliveries.ts';
+import { generateSigningKey } from './signing.ts';
+
+export interface NewHook {
+  name: string;
+  events?: string[];
+  /** Logto's deprecated single event, taken when `events` is absent. */
+  event?: string;
+  config: HookConfig;
+  enabled?: boolean;
+}
+
+export interface HookUpdate {
+  name?: string;
+  events?: string[];
+  config?: HookConfig;
+  enabled?: boolean;
+}
+
+export type HookWithStats = Hook & { executionStats?: { successCount: number; requestCount: number } };
+
+const STATS_WINDOW_MS = 24 * 3600 * 1000;
+/** Keys retired by rotations in quick succession; more would only lengthen every signature header. */
+const MAX_RETIRED_KEYS = 3;
+const ROTATION_TRIES = 3;
+
+/** The events a hook subscribes to: at least one, every one from the catalogue. */
+export function subscription(events: string[] | undefined, event?: string): EventName[] {
+  const requested = [...new Set(events ?? (event ? [event] : []))];
+  if (requested.length === 0) throw hookErrors.missingEvents();
+  const unknown = requested.filter((name) => !isEventName(name));
+  if (unknown.length > 0) throw hookErrors.unknownEvents(unknown, ALL_EVENTS);
+  return requested as EventName[];
+}
+
+/** Hook registration rules. Every committed change invalidates the hook cache of every process. */
+export function createHookManagement(deps: {
+  hooks: HooksRepository;
+  cache: HookCache;
+  deliveries: DeliveriesRepository;
+  logs: DeliveryLogs;
+  signingKeyGraceMs: number;
+}) {
+  const { hooks, cache } = deps;
+
+  async function mustFind(id: string): Promise<HookRecord> {
+    const found = await hooks.findById(id);
+    if (!found) throw errors.notFound('hook', id);
+    return found;
+  }
+
+  async function withStats(record: HookRecord, include: boolean): Promise<HookWithStats> {
+    const hook = presentHook(record);
+    if (!include) return hook;
+    return { ...hook, executionStats: await deps.logs.stats(record.id, Date.now() - STATS_WINDOW_MS) };
+  }
+
+  return {
+    mustFind,
+
+    async create(input: NewHook): Promise<Hook & { signingKey: string }> {
+      const now = Date.now();
+      const record = await hooks.insert({
+        id: newId(), name: input.name, event: null, events: subscription(input.events, input.event),
+        config: input.config, enabled: input.enabled ?? true, signingKey: generateSigningKey(), retiredSigningKeys: [],
+        createdAt: now, updatedAt: now,
+      });
+      await cache.invalidate();
+      return { ...presentHook(record), signingKey: record.signingKey };
+    },
+
+    async get(id: string, options: { includeExecutionStats?: boolean } = {}): Promise<HookWithStats> {
+      return withStats(await mustFind(id), options.includeExecutionStats ?? false);
+    },
+
+    async list(page: Page, options: { includeExecutionStats?: boolean } = {}): Promise<PageResult<HookWithStats>> {
+      const { items, total } = await hooks.list(page);
+      const include = options.includeExecutionStats ?? false;
+      return { items: await Promise.all(items.map((record) => withStats(record, include))), total };
+    },
+
+    async update(id: string, changes: HookUpdate): Promise<Hook> {
+      await mustFind(id);
+      const { events, ...rest } = changes;
+      const updated = await hooks.update(id, events === undefined ? rest : { ...rest, events: subscription(events) });
+      if (!updated) throw errors.notFound('hook', id);
+      await cache.invalidate();
+      return presentHook(updated);
+    },
+
+    /** The hook's deliveries and logs go with it; its queued jobs find no hook and end quietly. */
+    async remove(id: string): Promise<void> {
+      if (!(await hooks.delete(id))) throw errors.notFound('hook', id);
+      await cache.invalidate();
+      await Promise.all([deps.deliveries.removeOfHook(id), deps.logs.removeOfHook(id)]);
+    },
+
+    /**
+     * A new current key; the replaced one keeps signing (a second `v1,` signature) for the grace period.
+     * Conditional on the key read, so two concurrent rotations cannot drop a key consumers still hold.
+     */
+    async rotateSigningKey(id: string): Promise<Hook & { signingKey: string }> {
+      for (let tries = 0; tries < ROTATION_TRIES; tries += 1) {
+        const current = await mustFind(id);
+        const now = Date.now();
+        const retiredSigningKeys = [
+          { key: current.signingKey, until: now + deps.signingKeyGraceMs },
+          ...current.retiredSigningKeys,
+        ].filter((retired) => retired.until > now).slice(0, MAX_RETIRED_KEYS);
+        const signingKey = generateSigningKey();
+        const updated = await hooks.update(id, { signingKey, retiredSigningKeys }, current.signingKey);
+        if (updated) {
+          await cache.invalidate();
+          return { ...presentHook(updated), signingKey };
+        }
+      }
+      throw hookErrors.rotationConflict();
+    },
+
+    async disable(id: string): Promise<void> {
+      if (await hooks.update(id, { enabled: false })) await cache.invalidate();
+    },
+  };
+}
+
+export type HookManagement = ReturnType<typeof createHookManagement>;

@@ -1,0 +1,68 @@
+import { z } from 'zod';
+import { declare, idParam, type ApiRouterDeps } from '../../lib/http/api.ts';
+import type { Webhooks } from '../../lib/webhooks/index.ts';
+import { subscription } from '../../lib/webhooks/management.ts';
+import { deliveryRoutes } from './deliveries.ts';
+import {
+  createHookBody, getHookQuery, hook, hookWithSigningKey, hookWithStats, listHooksQuery, testHookBody, updateHookBody,
+} from './schemas.ts';
+
+const tag = 'Hooks';
+const byId = z.object({ id: idParam });
+
+/** `/api/hooks`: webhook registrations (Logto's shapes), their test sends, logs and deliveries. */
+export function hookRoutes(api: ApiRouterDeps, webhooks: Webhooks): void {
+  const { management } = webhooks;
+
+  declare(api, {
+    method: 'get', path: '/hooks', tag, summary: 'List hooks',
+    query: listHooksQuery, response: z.array(hookWithStats),
+    async handler({ query, header }) {
+      const { items, total } = await management.list(
+        { page: query.page, pageSize: query.page_size }, { includeExecutionStats: query.includeExecutionStats },
+      );
+      header('Total-Number', String(total));
+      return items;
+    },
+  });
+
+  declare(api, {
+    method: 'post', path: '/hooks', tag, summary: 'Create a hook (the signing key is shown in this response)',
+    body: createHookBody, status: 201, response: hookWithSigningKey,
+    handler: ({ body }) => management.create(body),
+  });
+
+  declare(api, {
+    method: 'get', path: '/hooks/:id', tag, summary: 'Get a hook',
+    params: byId, query: getHookQuery, response: hookWithStats,
+    handler: ({ params, query }) => management.get(params.id, { includeExecutionStats: query.includeExecutionStats }),
+  });
+
+  declare(api, {
+    method: 'patch', path: '/hooks/:id', tag, summary: 'Update a hook (name, events, config, enabled)',
+    params: byId, body: updateHookBody, response: hook,
+    handler: ({ params, body }) => management.update(params.id, body),
+  });
+
+  declare(api, {
+    method: 'delete', path: '/hooks/:id', tag, summary: 'Delete a hook, its deliveries and its logs',
+    params: byId, status: 204,
+    handler: ({ params }) => management.remove(params.id),
+  });
+
+  declare(api, {
+    method: 'patch', path: '/hooks/:id/signing-key', tag,
+    summary: 'Rotate the signing key (the previous key keeps signing during WEBHOOK_SIGNING_KEY_GRACE_SECONDS)',
+    params: byId, response: hookWithSigningKey,
+    handler: ({ params }) => management.rotateSigningKey(params.id),
+  });
+
+  declare(api, {
+    method: 'post', path: '/hooks/:id/test', tag,
+    summary: 'Send a sample payload per event to the given config, now (422 with the endpoint\'s answer on failure)',
+    params: byId, body: testHookBody, status: 204,
+    handler: ({ params, body }) => webhooks.sendTest(params.id, { events: subscription(body.events), config: body.config }),
+  });
+
+  deliveryRoutes(api, webhooks);
+}

@@ -1,0 +1,118 @@
+import Router from '@koa/router';
+import { koaBody } from 'koa-body';
+import type { Middleware } from 'koa';
+import type { ServiceCore } from '../../lib/core.ts';
+import { createPasswordSignIn } from '../../lib/sign-in.ts';
+import { consentPage, signInPage } from './pages.ts';
+
+type Details = Awaited<ReturnType<ServiceCore['provider']['interactionDetails']>>;
+
+const MESSAGES = {
+  invalid_credentials: 'The username, email or password is not right.',
+  suspended: 'This account is suspended.',
+} as const;
+
+/**
+ * The sign-in UI the provider sends browsers to: password sign-in and, for third-party applications,
+ * consent. First-party applications are granted their scopes without a consent screen.
+ */
+export function interactionRoutes(core: ServiceCore): Middleware {
+  const { provider, repositories, settings } = core;
+  const signIn = createPasswordSignIn(repositories);
+  const router = new Router({ prefix: '/interaction' });
+  const form = koaBody({ urlencoded: true, json: false, text: false, multipart: false, formLimit: '16kb' });
+  const url = (uid: string, action = '') => `${settings.baseUrl}/interaction/${uid}${action}`;
+
+  async function clientName(details: Details): Promise<string> {
+    const app = await repositories.applications.findById(String(details.params.client_id));
+    return app?.name ?? 'the application';
+  }
+
+  router.get('/:uid', async (ctx) => {
+    const details = await provider.interactionDetails(ctx.req, ctx.res);
+    const name = await clientName(details);
+    ctx.type = 'html';
+    if (details.prompt.name === 'login') {
+      ctx.body = signInPage({ action: url(details.uid, '/login'), abort: url(details.uid, '/abort'), clientName: name });
+      return;
+    }
+    const missing = details.prompt.details as { missingOIDCScope?: string[]; missingResourceScopes?: Record<string, string[]> };
+    const missingScopes = [...(missing.missingOIDCScope ?? []), ...Object.values(missing.missingResourceScopes ?? {}).flat()];
+    // An explicit prompt=consent re-asks for what was granted before: show the request then.
+    const scopes = missingScopes.length ? missingScopes : String(details.params.scope ?? '').split(' ').filter(Boolean);
+    ctx.body = consentPage({ action: url(details.uid, '/consent'), abort: url(details.uid, '/abort'), clientName: name, scopes });
+  });
+
+  router.post('/:uid/login', form, async (ctx) => {
+    const details = await provider.interactionDetails(ctx.req, ctx.res);
+    const body = (ctx.request.body ?? {}) as Record<string, unknown>;
+    const identifier = typeof body.identifier === 'string' ? body.identifier.trim().slice(0, 256) : '';
+    const password = typeof body.password === 'string' ? body.password.slice(0, 256) : '';
+    const result = identifier && password ? await signIn(identifier, password) : { ok: false as const, reason: 'invalid_credentials' as const };
+    if (!result.ok) {
+      ctx.status = 401;
+      ctx.type = 'html';
+      ctx.body = signInPage({
+        action: url(details.uid, '/login'), abort: url(details.uid, '/abort'), clientName: await clientName(details),
+        error: MESSAGES[result.reason], identifier,
+      });
+      return;
+    }
+    const user = (await repositories.users.update(result.user.id, { lastSignInAt: Date.now() })) ?? result.user;
+    const app = await repositories.applications.findById(String(details.params.client_id));
+    await core.bus.publish([{
+      event: 'PostSignIn', createdAt: new Date().toISOString(), interactionEvent: 'SignIn', sessionId: details.jti,
+      userId: user.id, userIp: ctx.ip, userAgent: ctx.get('user-agent') || undefined, user,
+      application: app ? { id: app.id, type: app.type, name: app.name, description: app.description } : undefined,
+    }]);
+    await provider.interactionFinished(ctx.req, ctx.res, { login: { accountId: user.id } }, { mergeWithLastSubmission: false });
+    ctx.respond = false;
+  });
+
+  router.post('/:uid/consent', async (ctx) => {
+    const details = await provider.interactionDetails(ctx.req, ctx.res);
+    const accountId = details.session?.accountId;
+    if (details.prompt.name !== 'consent' || !accountId) {
+      ctx.status = 400;
+      ctx.body = 'no consent is pending for this interaction';
+      return;
+    }
+    const grant = details.grantId
+      ? (await provider.Grant.find(details.grantId))!
+      : new provider.Grant({ accountId, clientId: String(details.params.client_id) });
+    const missing = details.prompt.details as {
+      missingOIDCScope?: string[]; missingOIDCClaims?: string[]; missingResourceScopes?: Record<string, string[]>;
+    };
+    if (missing.missingOIDCScope) grant.addOIDCScope(missing.missingOIDCScope.join(' '));
+    if (missing.missingOIDCClaims) grant.addOIDCClaims(missing.missingOIDCClaims);
+    for (const [indicator, scopes] of Object.entries(missing.missingResourceScopes ?? {})) {
+      grant.addResourceScope(indicator, scopes.join(' '));
+    }
+    const grantId = await grant.save();
+    await provider.interactionFinished(ctx.req, ctx.res, { consent: { grantId } }, { mergeWithLastSubmission: true });
+    ctx.respond = false;
+  });
+
+  router.post('/:uid/abort', async (ctx) => {
+    await provider.interactionFinished(ctx.req, ctx.res, {
+      error: 'access_denied', error_description: 'the user cancelled',
+    }, { mergeWithLastSubmission: false });
+    ctx.respond = false;
+  });
+
+  const routes = router.routes();
+  return async (ctx, next) => {
+    try {
+      await routes(ctx as never, next);
+    } catch (error) {
+      // An unknown or expired interaction (no cookie, stale uid) is the browser's problem, not ours.
+      if ((error as { name?: string }).name === 'SessionNotFound') {
+        ctx.status = 400;
+        ctx.type = 'html';
+        ctx.body = '<!doctype html><title>Sign-in expired</title><p>This sign-in has expired. Go back to the application and start again.</p>';
+        return;
+      }
+      throw error;
+    }
+  };
+}

@@ -1,0 +1,54 @@
+import { z } from 'zod';
+import { declare, idParam, type ApiRouterDeps } from '../../lib/http/api.ts';
+import type { ServiceCore } from '../../lib/core.ts';
+import { announceMembership } from '../organizations/events.ts';
+import { createInvitationBody, invitation, invitationStatusBody, listInvitationsQuery } from './schemas.ts';
+
+const tag = 'Organization invitations';
+const byId = z.object({ id: idParam });
+
+export function organizationInvitationRoutes(api: ApiRouterDeps, core: ServiceCore): void {
+  const library = core.libraries.organizationInvitations;
+
+  declare(api, {
+    method: 'get', path: '/organization-invitations', tag, summary: 'List organization invitations',
+    query: listInvitationsQuery, response: z.array(invitation),
+    async handler({ query, header }) {
+      const { page, page_size: pageSize, ...filter } = query;
+      const { items, total } = await library.list({ page, pageSize }, filter);
+      header('Total-Number', String(total));
+      return items;
+    },
+  });
+
+  declare(api, {
+    method: 'post', path: '/organization-invitations', tag, summary: 'Invite an email address into an organization',
+    body: createInvitationBody, status: 201, response: invitation,
+    handler: ({ body }) => library.create(body),
+  });
+
+  declare(api, {
+    method: 'get', path: '/organization-invitations/:id', tag, summary: 'Get an organization invitation',
+    params: byId, response: invitation,
+    handler: ({ params }) => library.get(params.id),
+  });
+
+  declare(api, {
+    method: 'delete', path: '/organization-invitations/:id', tag, summary: 'Delete an organization invitation',
+    params: byId, status: 204,
+    async handler({ params }) {
+      await library.delete(params.id);
+    },
+  });
+
+  declare(api, {
+    method: 'put', path: '/organization-invitations/:id/status', tag,
+    summary: 'Accept or revoke a pending invitation; accepting makes the user a member (Organization.Membership.Updated)',
+    params: byId, body: invitationStatusBody, response: invitation,
+    async handler({ params, body, koa }) {
+      const { invitation: settled, membership } = await library.settle(params.id, body.status, body.acceptedUserId);
+      announceMembership(koa, membership);
+      return settled;
+    },
+  });
+}

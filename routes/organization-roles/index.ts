@@ -1,0 +1,111 @@
+import type { Context } from 'koa';
+import { z } from 'zod';
+import { declare, idParam, type ApiRouterDeps } from '../../lib/http/api.ts';
+import type { ServiceCore } from '../../lib/core.ts';
+import type { EventState } from '../../lib/events/route-events.ts';
+import type { OrganizationScope } from '../../lib/repositories/organization-scopes.ts';
+import { pageQuery, searchQuery } from '../organizations/schemas.ts';
+import { organizationScope } from '../organization-scopes/schemas.ts';
+import {
+  addScopesBody, createOrganizationRoleBody, organizationRole, organizationRoleWithScopes, replaceScopesBody,
+  updateOrganizationRoleBody,
+} from './schemas.ts';
+
+const tag = 'Organization roles';
+const byId = z.object({ id: idParam });
+
+/** OrganizationRole.Scopes.Updated carries the role's scopes after the change and the role's id. */
+function announceScopes(koa: Context, organizationRoleId: string, scopes: OrganizationScope[] | false): void {
+  const state = koa.state as EventState;
+  state.events = {
+    ...state.events,
+    'OrganizationRole.Scopes.Updated': scopes && { data: scopes, fields: { organizationRoleId } },
+  };
+}
+
+export function organizationRoleRoutes(api: ApiRouterDeps, core: ServiceCore): void {
+  const library = core.libraries.organizationTemplate;
+
+  declare(api, {
+    method: 'get', path: '/organization-roles', tag, summary: 'List organization roles with their scopes',
+    query: searchQuery, response: z.array(organizationRoleWithScopes),
+    async handler({ query, header }) {
+      const { items, total } = await library.listRoles({ page: query.page, pageSize: query.page_size }, query.q ?? query.search);
+      header('Total-Number', String(total));
+      return items;
+    },
+  });
+
+  declare(api, {
+    method: 'post', path: '/organization-roles', tag,
+    summary: 'Create an organization role (OrganizationRole.Created; OrganizationRole.Scopes.Updated when organizationScopeIds is non-empty)',
+    body: createOrganizationRoleBody, status: 201, response: organizationRole,
+    async handler({ body, koa }) {
+      const { organizationScopeIds = [], ...input } = body;
+      const created = await library.createRole(input, organizationScopeIds);
+      announceScopes(koa, created.id, organizationScopeIds.length > 0 && await library.scopesOfRole(created.id));
+      return created;
+    },
+  });
+
+  declare(api, {
+    method: 'get', path: '/organization-roles/:id', tag, summary: 'Get an organization role',
+    params: byId, response: organizationRole,
+    handler: ({ params }) => library.mustFindRole(params.id),
+  });
+
+  declare(api, {
+    method: 'patch', path: '/organization-roles/:id', tag, summary: 'Update an organization role (OrganizationRole.Data.Updated)',
+    params: byId, body: updateOrganizationRoleBody, response: organizationRole,
+    handler: ({ params, body }) => library.updateRole(params.id, body),
+  });
+
+  declare(api, {
+    method: 'delete', path: '/organization-roles/:id', tag,
+    summary: 'Delete an organization role, also from members (OrganizationRole.Deleted with a snapshot)',
+    params: byId, status: 204,
+    async handler({ params, koa }) {
+      (koa.state as EventState).snapshot = await library.deleteRole(params.id);
+    },
+  });
+
+  declare(api, {
+    method: 'get', path: '/organization-roles/:id/scopes', tag, summary: 'List the scopes of an organization role',
+    params: byId, query: pageQuery, response: z.array(organizationScope),
+    async handler({ params, query, header }) {
+      const scopes = await library.scopesOfRole(params.id);
+      header('Total-Number', String(scopes.length));
+      const start = (query.page - 1) * query.page_size;
+      return scopes.slice(start, start + query.page_size);
+    },
+  });
+
+  declare(api, {
+    method: 'post', path: '/organization-roles/:id/scopes', tag,
+    summary: "Add scopes to an organization role; returns the role's scopes (OrganizationRole.Scopes.Updated)",
+    params: byId, body: addScopesBody, status: 201, response: z.array(organizationScope),
+    async handler({ params, body, koa }) {
+      const scopes = await library.addRoleScopes(params.id, body.organizationScopeIds);
+      announceScopes(koa, params.id, scopes);
+      return scopes;
+    },
+  });
+
+  declare(api, {
+    method: 'put', path: '/organization-roles/:id/scopes', tag,
+    summary: 'Replace the scopes of an organization role (OrganizationRole.Scopes.Updated)',
+    params: byId, body: replaceScopesBody, status: 204,
+    async handler({ params, body, koa }) {
+      announceScopes(koa, params.id, await library.replaceRoleScopes(params.id, body.organizationScopeIds));
+    },
+  });
+
+  declare(api, {
+    method: 'delete', path: '/organization-roles/:id/scopes/:organizationScopeId', tag,
+    summary: 'Remove a scope from an organization role (OrganizationRole.Scopes.Updated)',
+    params: byId.extend({ organizationScopeId: idParam }), status: 204,
+    async handler({ params, koa }) {
+      announceScopes(koa, params.id, await library.removeRoleScope(params.id, params.organizationScopeId));
+    },
+  });
+}

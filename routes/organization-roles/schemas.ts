@@ -1,0 +1,31 @@
+import { z } from 'zod';
+import { ORGANIZATION_ROLE_TYPES } from '../../lib/repositories/organization-roles.ts';
+
+export const organizationRole = z.object({
+  id: z.string(),
+  name: z.string(),
+  description: z.string().nullable(),
+  type: z.enum(ORGANIZATION_ROLE_TYPES),
+  createdAt: z.number(),
+});
+
+export const organizationRoleWithScopes = organizationRole.extend({
+  scopes: z.array(z.object({ id: z.string(), name: z.string() })),
+});
+
+const scopeIds = z.array(z.string().min(1).max(128)).max(500);
+
+export const createOrganizationRoleBody = z.object({
+  name: z.string().trim().min(1).max(128),
+  description: z.string().max(2048).nullish(),
+  type: z.enum(ORGANIZATION_ROLE_TYPES).optional(),
+  organizationScopeIds: scopeIds.optional(),
+}).strict();
+
+export const updateOrganizationRoleBody = z.object({
+  name: z.string().trim().min(1).max(128).optional(),
+  description: z.string().max(2048).nullish(),
+}).strict();
+
+export const addScopesBody = z.object({ organizationScopeIds: scopeIds.min(1) }).strict();
+export const replaceScopesBody = z.object({ organizationScopeIds: scopeIds }).strict();

@@ -1,0 +1,52 @@
+import { z } from 'zod';
+import { declare, idParam, type ApiRouterDeps } from '../../lib/http/api.ts';
+import type { ServiceCore } from '../../lib/core.ts';
+import type { EventState } from '../../lib/events/route-events.ts';
+import { searchQuery } from '../organizations/schemas.ts';
+import { createOrganizationScopeBody, organizationScope, updateOrganizationScopeBody } from './schemas.ts';
+
+const tag = 'Organization scopes';
+const byId = z.object({ id: idParam });
+
+export function organizationScopeRoutes(api: ApiRouterDeps, core: ServiceCore): void {
+  const library = core.libraries.organizationTemplate;
+
+  declare(api, {
+    method: 'get', path: '/organization-scopes', tag, summary: 'List organization scopes',
+    query: searchQuery, response: z.array(organizationScope),
+    async handler({ query, header }) {
+      const { items, total } = await core.repositories.organizationScopes.list(
+        { page: query.page, pageSize: query.page_size }, query.q ?? query.search,
+      );
+      header('Total-Number', String(total));
+      return items;
+    },
+  });
+
+  declare(api, {
+    method: 'post', path: '/organization-scopes', tag, summary: 'Create an organization scope (OrganizationScope.Created)',
+    body: createOrganizationScopeBody, status: 201, response: organizationScope,
+    handler: ({ body }) => library.createScope(body),
+  });
+
+  declare(api, {
+    method: 'get', path: '/organization-scopes/:id', tag, summary: 'Get an organization scope',
+    params: byId, response: organizationScope,
+    handler: ({ params }) => library.mustFindScope(params.id),
+  });
+
+  declare(api, {
+    method: 'patch', path: '/organization-scopes/:id', tag, summary: 'Update an organization scope (OrganizationScope.Data.Updated)',
+    params: byId, body: updateOrganizationScopeBody, response: organizationScope,
+    handler: ({ params, body }) => library.updateScope(params.id, body),
+  });
+
+  declare(api, {
+    method: 'delete', path: '/organization-scopes/:id', tag,
+    summary: 'Delete an organization scope, also from roles (OrganizationScope.Deleted with a snapshot)',
+    params: byId, status: 204,
+    async handler({ params, koa }) {
+      (koa.state as EventState).snapshot = await library.deleteScope(params.id);
+    },
+  });
+}

@@ -1,0 +1,58 @@
+import { z } from 'zod';
+import { declare, idParam, type ApiRouterDeps } from '../../lib/http/api.ts';
+import type { ServiceCore } from '../../lib/core.ts';
+import type { EventState } from '../../lib/events/route-events.ts';
+import { organizationJitRoutes } from './jit.ts';
+import { organizationMemberRoleRoutes } from './member-roles.ts';
+import { organizationMemberRoutes } from './members.ts';
+import { createOrganizationBody, organization, searchQuery, updateOrganizationBody } from './schemas.ts';
+
+const tag = 'Organizations';
+const byId = z.object({ id: idParam });
+
+export function organizationRoutes(api: ApiRouterDeps, core: ServiceCore): void {
+  const library = core.libraries.organizations;
+
+  declare(api, {
+    method: 'get', path: '/organizations', tag, summary: 'List organizations (q searches id, name and description)',
+    query: searchQuery, response: z.array(organization),
+    async handler({ query, header }) {
+      const { items, total } = await core.repositories.organizations.list(
+        { page: query.page, pageSize: query.page_size }, query.q ?? query.search,
+      );
+      header('Total-Number', String(total));
+      return items;
+    },
+  });
+
+  declare(api, {
+    method: 'post', path: '/organizations', tag, summary: 'Create an organization (Organization.Created)',
+    body: createOrganizationBody, status: 201, response: organization,
+    handler: ({ body }) => library.create(body),
+  });
+
+  declare(api, {
+    method: 'get', path: '/organizations/:id', tag, summary: 'Get an organization',
+    params: byId, response: organization,
+    handler: ({ params }) => library.mustFind(params.id),
+  });
+
+  declare(api, {
+    method: 'patch', path: '/organizations/:id', tag, summary: 'Update an organization (Organization.Data.Updated)',
+    params: byId, body: updateOrganizationBody, response: organization,
+    handler: ({ params, body }) => library.update(params.id, body),
+  });
+
+  declare(api, {
+    method: 'delete', path: '/organizations/:id', tag,
+    summary: 'Delete an organization with its memberships and invitations (Organization.Deleted with a snapshot)',
+    params: byId, status: 204,
+    async handler({ params, koa }) {
+      (koa.state as EventState).snapshot = await library.delete(params.id);
+    },
+  });
+
+  organizationMemberRoutes(api, core);
+  organizationMemberRoleRoutes(api, core);
+  organizationJitRoutes(api, core);
+}

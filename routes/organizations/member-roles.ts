@@ -1,0 +1,46 @@
+import { z } from 'zod';
+import { declare, idParam, type ApiRouterDeps } from '../../lib/http/api.ts';
+import type { ServiceCore } from '../../lib/core.ts';
+import { organizationRole } from '../organization-roles/schemas.ts';
+import { addMemberRolesBody, pageQuery, replaceMemberRolesBody } from './schemas.ts';
+
+const tag = 'Organizations';
+const byMember = z.object({ id: idParam, userId: idParam });
+
+/** Organization roles of one member user (the user must be a member: 422 otherwise). No event, as in Logto. */
+export function organizationMemberRoleRoutes(api: ApiRouterDeps, core: ServiceCore): void {
+  const library = core.libraries.organizations;
+
+  declare(api, {
+    method: 'get', path: '/organizations/:id/users/:userId/roles', tag, summary: "List a member's organization roles",
+    params: byMember, query: pageQuery, response: z.array(organizationRole),
+    async handler({ params, query, header }) {
+      const roles = await library.memberRoles(params.id, params.userId);
+      header('Total-Number', String(roles.length));
+      const start = (query.page - 1) * query.page_size;
+      return roles.slice(start, start + query.page_size);
+    },
+  });
+
+  declare(api, {
+    method: 'post', path: '/organizations/:id/users/:userId/roles', tag, summary: 'Assign organization roles to a member',
+    params: byMember, body: addMemberRolesBody, status: 201, response: addMemberRolesBody,
+    async handler({ params, body }) {
+      await library.assignMemberRoles(params.id, params.userId, body.organizationRoleIds);
+      return { organizationRoleIds: [...new Set(body.organizationRoleIds)] };
+    },
+  });
+
+  declare(api, {
+    method: 'put', path: '/organizations/:id/users/:userId/roles', tag, summary: "Replace a member's organization roles",
+    params: byMember, body: replaceMemberRolesBody, status: 204,
+    handler: ({ params, body }) => library.replaceMemberRoles(params.id, params.userId, body.organizationRoleIds),
+  });
+
+  declare(api, {
+    method: 'delete', path: '/organizations/:id/users/:userId/roles/:organizationRoleId', tag,
+    summary: 'Remove an organization role from a member',
+    params: byMember.extend({ organizationRoleId: idParam }), status: 204,
+    handler: ({ params }) => library.removeMemberRole(params.id, params.userId, params.organizationRoleId),
+  });
+}

@@ -1,0 +1,92 @@
+import { z } from 'zod';
+import { declare, idParam, type ApiRouterDeps } from '../../lib/http/api.ts';
+import type { ServiceCore } from '../../lib/core.ts';
+import { application } from '../applications/schemas.ts';
+import { announceMembership } from './events.ts';
+import {
+  addApplicationsBody, addUsersBody, memberUser, pageQuery, replaceApplicationsBody, replaceUsersBody, searchQuery,
+} from './schemas.ts';
+
+const tag = 'Organizations';
+const byId = z.object({ id: idParam });
+
+/** Member users and applications; every change that changed something emits Organization.Membership.Updated. */
+export function organizationMemberRoutes(api: ApiRouterDeps, core: ServiceCore): void {
+  const library = core.libraries.organizations;
+
+  declare(api, {
+    method: 'get', path: '/organizations/:id/users', tag, summary: 'List member users with their organization roles',
+    params: byId, query: searchQuery, response: z.array(memberUser),
+    async handler({ params, query, header }) {
+      const { items, total } = await library.listUsers(
+        params.id, { page: query.page, pageSize: query.page_size }, query.q ?? query.search,
+      );
+      header('Total-Number', String(total));
+      return items;
+    },
+  });
+
+  declare(api, {
+    method: 'post', path: '/organizations/:id/users', tag, summary: 'Add member users (Organization.Membership.Updated)',
+    params: byId, body: addUsersBody, status: 201, response: addUsersBody,
+    async handler({ params, body, koa }) {
+      announceMembership(koa, await library.addUsers(params.id, body.userIds));
+      return { userIds: [...new Set(body.userIds)] };
+    },
+  });
+
+  declare(api, {
+    method: 'put', path: '/organizations/:id/users', tag, summary: 'Replace member users (Organization.Membership.Updated)',
+    params: byId, body: replaceUsersBody, status: 204,
+    async handler({ params, body, koa }) {
+      announceMembership(koa, await library.replaceUsers(params.id, body.userIds));
+    },
+  });
+
+  declare(api, {
+    method: 'delete', path: '/organizations/:id/users/:userId', tag,
+    summary: 'Remove a member user and their organization roles (Organization.Membership.Updated)',
+    params: z.object({ id: idParam, userId: idParam }), status: 204,
+    async handler({ params, koa }) {
+      announceMembership(koa, await library.removeUser(params.id, params.userId));
+    },
+  });
+
+  declare(api, {
+    method: 'get', path: '/organizations/:id/applications', tag, summary: 'List member applications',
+    params: byId, query: pageQuery, response: z.array(application),
+    async handler({ params, query, header }) {
+      const { items, total } = await library.listApplications(params.id, { page: query.page, pageSize: query.page_size });
+      header('Total-Number', String(total));
+      return items;
+    },
+  });
+
+  declare(api, {
+    method: 'post', path: '/organizations/:id/applications', tag,
+    summary: 'Add member applications, MachineToMachine only (Organization.Membership.Updated)',
+    params: byId, body: addApplicationsBody, status: 201, response: addApplicationsBody,
+    async handler({ params, body, koa }) {
+      announceMembership(koa, await library.addApplications(params.id, body.applicationIds));
+      return { applicationIds: [...new Set(body.applicationIds)] };
+    },
+  });
+
+  declare(api, {
+    method: 'put', path: '/organizations/:id/applications', tag,
+    summary: 'Replace member applications (Organization.Membership.Updated)',
+    params: byId, body: replaceApplicationsBody, status: 204,
+    async handler({ params, body, koa }) {
+      announceMembership(koa, await library.replaceApplications(params.id, body.applicationIds));
+    },
+  });
+
+  declare(api, {
+    method: 'delete', path: '/organizations/:id/applications/:applicationId', tag,
+    summary: 'Remove a member application (Organization.Membership.Updated)',
+    params: z.object({ id: idParam, applicationId: idParam }), status: 204,
+    async handler({ params, koa }) {
+      announceMembership(koa, await library.removeApplication(params.id, params.applicationId));
+    },
+  });
+}

@@ -1,0 +1,53 @@
+import { z } from 'zod';
+import { jsonObject, user } from '../users/schemas.ts';
+
+const ids = (max: number) => z.array(z.string().min(1).max(128)).max(max);
+
+export const roleSummary = z.object({ id: z.string(), name: z.string() });
+
+export const organization = z.object({
+  id: z.string(),
+  name: z.string(),
+  description: z.string().nullable(),
+  customData: z.record(z.string(), z.unknown()),
+  isMfaRequired: z.boolean(),
+  createdAt: z.number(),
+});
+
+export const organizationWithRoles = organization.extend({ organizationRoles: z.array(roleSummary) });
+export const memberUser = user.extend({ organizationRoles: z.array(roleSummary) });
+
+const name = z.string().trim().min(1).max(128);
+const description = z.string().max(2048).nullish();
+
+export const createOrganizationBody = z.object({
+  name, description, customData: jsonObject.optional(), isMfaRequired: z.boolean().optional(),
+}).strict();
+
+export const updateOrganizationBody = z.object({
+  name: name.optional(), description, customData: jsonObject.optional(), isMfaRequired: z.boolean().optional(),
+}).strict();
+
+const page = {
+  page: z.coerce.number().int().min(1).max(100_000).default(1),
+  page_size: z.coerce.number().int().min(1).max(100).default(20),
+};
+
+/** Logto searches organizations with `q`; `search` is accepted too, as on every other list. */
+export const searchQuery = z.object({ ...page, q: z.string().max(256).optional(), search: z.string().max(256).optional() });
+export const pageQuery = z.object(page);
+
+export const addUsersBody = z.object({ userIds: ids(100).min(1) }).strict();
+export const replaceUsersBody = z.object({ userIds: ids(100) }).strict();
+export const addApplicationsBody = z.object({ applicationIds: ids(100).min(1) }).strict();
+export const replaceApplicationsBody = z.object({ applicationIds: ids(100) }).strict();
+export const addMemberRolesBody = z.object({ organizationRoleIds: ids(100).min(1) }).strict();
+export const replaceMemberRolesBody = z.object({ organizationRoleIds: ids(100) }).strict();
+
+/** A DNS name of at least two labels, compared lower-cased. */
+export const emailDomain = z.string().max(253).toLowerCase()
+  .regex(/^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z0-9-]{2,63}$/, 'must be a domain name such as example.com');
+
+export const jitEmailDomain = z.object({ organizationId: z.string(), emailDomain: z.string() });
+export const addJitEmailDomainBody = z.object({ emailDomain }).strict();
+export const replaceJitEmailDomainsBody = z.object({ emailDomains: z.array(emailDomain).max(100) }).strict();
