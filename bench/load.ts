@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 
 export interface HttpResult {
@@ -57,4 +58,14 @@ export async function measure(
   await Promise.all(Array.from({ length: options.concurrency }, loop));
   const seconds = (performance.now() - started) / 1000;
   return { perSecond: iterations / seconds, iterations, errors };
+}
+
+/** Peak resident set size of a process in MiB (Linux `VmHWM`), or -1 where it cannot be read. */
+export function peakRssMb(pid: number): number {
+  try {
+    const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Math.round(Number(match[1]) / 1024) : -1;
+  } catch {
+    return -1;
+  }
 }

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { createHttpClient, measure } from './load.ts';
+import { createHttpClient, measure, peakRssMb } from './load.ts';
 
 const ADMIN = { id: 'bench-admin', secret: 'bench-admin-secret-0123456789' };
 const RESOURCE = 'https://bench.example.com';
@@ -13,7 +13,7 @@ const form = (params: Record<string, string>) => new URLSearchParams(params).toS
 
 /** Starts the service in a child process and resolves with its base URL. */
 async function startServer(env: Record<string, string>) {
-  const child = spawn(process.execPath, [fileURLToPath(new URL('./server.ts', import.meta.url))], {
+  const child = spawn(process.execPath, [...(process.env.BENCH_PROFILE ? ['--cpu-prof', '--cpu-prof-dir=/tmp/prof'] : []), fileURLToPath(new URL('./server.ts', import.meta.url))], {
     env: { ...process.env, ...env, ADMIN_CLIENT_ID: ADMIN.id, ADMIN_CLIENT_SECRET: ADMIN.secret, LOG_LEVEL: 'silent' },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -22,7 +22,7 @@ async function startServer(env: Record<string, string>) {
     child.once('exit', (code) => reject(new Error(`bench server exited with ${code}`)));
   });
   const { baseUrl, storage } = JSON.parse(first) as { baseUrl: string; storage: string };
-  return { baseUrl, storage, stop: () => child.kill('SIGTERM') };
+  return { baseUrl, storage, pid: child.pid!, stop: () => child.kill('SIGTERM') };
 }
 
 async function json<T>(promise: Promise<{ status: number; body: string }>, expected: number): Promise<T> {
@@ -87,6 +87,7 @@ export async function runTokenExchangeBench(options: { redisUrl?: string; durati
       tokenExchangesPerSecond: Math.round(te.perSecond),
       ratio: Number((te.perSecond / cc.perSecond).toFixed(2)),
       errors: cc.errors + te.errors,
+      serverPeakRssMb: peakRssMb(server.pid),
     };
   } finally {
     http.close();

@@ -56,9 +56,8 @@ export function createOrganizationTemplateLibrary(deps: TemplateDeps) {
       const { items, total } = await organizationRoles.list(page, search);
       const links = await organizationRoles.scopes.where({ organizationRoleId: items.map((role) => role.id) });
       const scopes = await organizationScopes.findByIds([...new Set(links.map((link) => link.organizationScopeId!))]);
-      const summaries = (roleId: string) => links
-        .filter((link) => link.organizationRoleId === roleId)
-        .flatMap((link) => scopes.filter((scope) => scope.id === link.organizationScopeId))
+      const summaries = (roleId: string) => scopes
+        .filter((scope) => links.some((link) => link.organizationRoleId === roleId && link.organizationScopeId === scope.id))
         .map((scope) => ({ id: scope.id, name: scope.name }));
       return { items: items.map((role) => ({ ...role, scopes: summaries(role.id) })), total };
     },

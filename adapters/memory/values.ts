@@ -138,22 +138,30 @@ export function canonicalKey(value: unknown): string {
   return `o:${String(value)}`;
 }
 
-/** Deep copy; `undefined` becomes `null`, as the driver serialises it by default. */
-export function copyIn<T>(value: T): T {
-  return (nullifyUndefined(structuredClone(value)) ?? null) as T;
-}
-
-export function copyOut<T>(value: T): T {
+/**
+ * Deep copy of document values. Plain objects, arrays and dates are copied by hand (several times faster
+ * than structuredClone on small documents, and this runs on every read and write); anything else falls
+ * back to structuredClone. With `nullify`, `undefined` becomes `null`, as the driver serialises it.
+ */
+function deepCopy(value: unknown, nullify: boolean): unknown {
+  if (value === undefined) return nullify ? null : undefined;
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map((element) => deepCopy(element, nullify));
+  if (value instanceof Date) return new Date(value.getTime());
+  if (isPlainObject(value)) {
+    const copy: Doc = {};
+    for (const key of Object.keys(value)) copy[key] = deepCopy(value[key], nullify);
+    return copy;
+  }
   return structuredClone(value);
 }
 
-function nullifyUndefined(value: unknown): unknown {
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) value[i] = nullifyUndefined(value[i]) ?? null;
-  } else if (isPlainObject(value)) {
-    for (const key of Object.keys(value)) value[key] = nullifyUndefined(value[key]) ?? null;
-  }
-  return value;
+export function copyIn<T>(value: T): T {
+  return (deepCopy(value, true) ?? null) as T;
+}
+
+export function copyOut<T>(value: T): T {
+  return deepCopy(value, false) as T;
 }
 
 export function isArrayIndex(segment: string): boolean {

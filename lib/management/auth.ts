@@ -27,6 +27,15 @@ export interface ManagementAuthOptions {
  */
 export function createManagementAuth(options: ManagementAuthOptions) {
   const keys = createLocalJWKSet(options.publicKeys);
+  const verified = new VerifiedTokenCache(MAX_CACHED_TOKENS);
+
+  async function verify(token: string): Promise<JWTPayload> {
+    const cached = verified.get(token);
+    if (cached) return cached;
+    const { payload } = await jwtVerify(token, keys, { issuer: options.issuer, audience: options.audience, typ: 'at+jwt' });
+    verified.set(token, payload);
+    return payload;
+  }
 
   const authenticate: Middleware = async (ctx, next) => {
     const header = ctx.get('authorization');
@@ -34,11 +43,7 @@ export function createManagementAuth(options: ManagementAuthOptions) {
     if (!match) throw errors.unauthorized();
     let payload: JWTPayload;
     try {
-      ({ payload } = await jwtVerify(match[1]!, keys, {
-        issuer: options.issuer,
-        audience: options.audience,
-        typ: 'at+jwt',
-      }));
+      payload = await verify(match[1]!);
     } catch {
       throw errors.unauthorized('the bearer token is invalid, expired or not meant for this API');
     }
@@ -59,4 +64,35 @@ export function createManagementAuth(options: ManagementAuthOptions) {
   };
 
   return { authenticate, requireScope };
+}
+
+const MAX_CACHED_TOKENS = 10_000;
+
+/**
+ * Signature checks are the costliest part of a management request; a token already verified is trusted
+ * again until its `exp`. Bounded: the oldest entry goes when the cache is full.
+ */
+class VerifiedTokenCache {
+  readonly #entries = new Map<string, JWTPayload>();
+  readonly #limit: number;
+
+  constructor(limit: number) {
+    this.#limit = limit;
+  }
+
+  get(token: string): JWTPayload | undefined {
+    const payload = this.#entries.get(token);
+    if (!payload) return undefined;
+    if ((payload.exp ?? 0) * 1000 <= Date.now()) {
+      this.#entries.delete(token);
+      return undefined;
+    }
+    return payload;
+  }
+
+  set(token: string, payload: JWTPayload): void {
+    if (typeof payload.exp !== 'number') return;
+    if (this.#entries.size >= this.#limit) this.#entries.delete(this.#entries.keys().next().value!);
+    this.#entries.set(token, payload);
+  }
 }

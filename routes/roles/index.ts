@@ -1,14 +1,22 @@
+import type { Context } from 'koa';
 import { z } from 'zod';
 import { declare, idParam, pagination, type ApiRouterDeps } from '../../lib/http/api.ts';
 import type { ServiceCore } from '../../lib/core.ts';
 import { errors, unique } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import type { EventState } from '../../lib/events/route-events.ts';
+import type { Scope } from '../../lib/repositories/resources.ts';
 import { scope } from '../resources/schemas.ts';
 import { createRoleBody, listRolesQuery, role, scopeIdsBody, updateRoleBody } from './schemas.ts';
 
 const tag = 'Roles';
 const byId = z.object({ id: idParam });
+
+/** Role.Scopes.Updated carries the role's scopes after the change and the role's id, whatever the route. */
+function announceScopes(koa: Context, roleId: string, scopes: Scope[] | false): void {
+  const state = koa.state as EventState;
+  state.events = { ...state.events, 'Role.Scopes.Updated': scopes && { data: scopes, fields: { roleId } } };
+}
 
 export function roleRoutes(api: ApiRouterDeps, core: ServiceCore): void {
   const { roles, resources } = core.repositories;
@@ -17,6 +25,10 @@ export function roleRoutes(api: ApiRouterDeps, core: ServiceCore): void {
     const found = await roles.findById(id);
     if (!found) throw errors.notFound('role', id);
     return found;
+  }
+
+  async function scopesOf(roleId: string) {
+    return resources.findScopesByIds(await roles.scopeIdsOf([roleId]));
   }
 
   async function assertScopesExist(scopeIds: string[]) {
@@ -48,8 +60,7 @@ export function roleRoutes(api: ApiRouterDeps, core: ServiceCore): void {
         isDefault: body.isDefault ?? false, createdAt: Date.now(),
       }));
       if (scopeIds.length) await roles.addScopes(created.id, scopeIds);
-      const events: EventState['events'] = { 'Role.Scopes.Updated': scopeIds.length ? { data: created } : false };
-      (koa.state as EventState).events = events;
+      announceScopes(koa, created.id, scopeIds.length > 0 && await scopesOf(created.id));
       return created;
     },
   });
@@ -87,7 +98,7 @@ export function roleRoutes(api: ApiRouterDeps, core: ServiceCore): void {
     params: byId, query: pagination, response: z.array(scope),
     async handler({ params, query, header }) {
       await mustFind(params.id);
-      const scopes = await resources.findScopesByIds(await roles.scopeIdsOf([params.id]));
+      const scopes = await scopesOf(params.id);
       header('Total-Number', String(scopes.length));
       const start = (query.page - 1) * query.page_size;
       return scopes.slice(start, start + query.page_size);
@@ -97,11 +108,13 @@ export function roleRoutes(api: ApiRouterDeps, core: ServiceCore): void {
   declare(api, {
     method: 'post', path: '/roles/:id/scopes', tag, summary: 'Add scopes to a role (Role.Scopes.Updated)',
     params: byId, body: scopeIdsBody, status: 201, response: z.array(scope),
-    async handler({ params, body }) {
+    async handler({ params, body, koa }) {
       await mustFind(params.id);
       await assertScopesExist(body.scopeIds);
       await roles.addScopes(params.id, body.scopeIds);
-      return resources.findScopesByIds(await roles.scopeIdsOf([params.id]));
+      const scopes = await scopesOf(params.id);
+      announceScopes(koa, params.id, scopes);
+      return scopes;
     },
   });
 
@@ -109,9 +122,9 @@ export function roleRoutes(api: ApiRouterDeps, core: ServiceCore): void {
     method: 'delete', path: '/roles/:id/scopes/:scopeId', tag, summary: 'Remove a scope from a role (Role.Scopes.Updated)',
     params: z.object({ id: idParam, scopeId: idParam }), status: 204,
     async handler({ params, koa }) {
-      const current = await mustFind(params.id);
+      await mustFind(params.id);
       if (!(await roles.removeScope(params.id, params.scopeId))) throw errors.notFound('role scope', params.scopeId);
-      (koa.state as EventState).snapshot = current;
+      announceScopes(koa, params.id, await scopesOf(params.id));
     },
   });
 }

@@ -1,0 +1,87 @@
+import type { Logger } from 'pino';
+import { ConfigurationError, type Environment } from '../lib/config.ts';
+import { createLogger } from '../lib/logger.ts';
+import { resolveSettings } from '../lib/settings.ts';
+import { openStores, type InjectedStores } from '../lib/stores.ts';
+import { createWebhooks } from '../lib/webhooks/index.ts';
+
+export interface WebhookWorkerOptions {
+  env?: Record<string, string | undefined>;
+  config?: Partial<Environment>;
+  logger?: Logger;
+  /** Pre-built stores; the worker does not close injected ones. */
+  stores?: InjectedStores;
+}
+
+export interface RunningWebhookWorker {
+  queueName: string;
+  concurrency: number;
+  /** Stops consuming (attempts in flight finish), then closes what the worker opened. */
+  close(): Promise<void>;
+}
+
+/**
+ * Webhook delivery without the web side: the same settings, stores and webhook code the web process uses
+ * (`createWebhooks`), consuming the shared queue. It reads hooks and writes delivery logs in the document
+ * store and takes jobs from Redis, so it must share both with the web processes: MongoDB and Redis.
+ */
+export async function startWebhookWorker(options: WebhookWorkerOptions = {}): Promise<RunningWebhookWorker> {
+  const settings = resolveSettings(options.env ?? process.env, options.config);
+  if (settings.embedded.documents && !options.stores?.documents) {
+    throw new ConfigurationError(
+      'the webhook worker reads hooks from the document store the web process writes: set MONGODB_URI '
+      + '(embedded documents live inside one process; without MongoDB, keep WEBHOOK_WORKER_IN_WEB=true)',
+    );
+  }
+  if (!settings.REDIS_URL && !options.stores?.queue) {
+    throw new ConfigurationError('the webhook worker takes its jobs from the queue the web process fills: set REDIS_URL');
+  }
+  if (settings.webhookQueue.private && !options.stores?.queue) {
+    throw new ConfigurationError('set WEBHOOK_QUEUE_NAME to the queue the web process fills');
+  }
+  const logger = options.logger ?? createLogger(settings.LOG_LEVEL);
+  const stores = await openStores(settings, logger, options.stores);
+  try {
+    const webhooks = createWebhooks({ settings, logger, store: stores.documents, kv: stores.kv, queue: stores.queue });
+    await webhooks.prepare();
+    await webhooks.startWorker();
+  } catch (error) {
+    await stores.close();
+    throw error;
+  }
+  return { queueName: settings.webhookQueue.name, concurrency: settings.WEBHOOK_CONCURRENCY, close: () => stores.close() };
+}
+
+/** `npm run worker`: one ready line, graceful stop on SIGTERM/SIGINT. */
+async function main(): Promise<void> {
+  const logger = createLogger(process.env.LOG_LEVEL ?? 'info');
+  let worker: RunningWebhookWorker;
+  try {
+    worker = await startWebhookWorker({ logger });
+  } catch (error) {
+    if (error instanceof ConfigurationError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(2);
+    }
+    throw error;
+  }
+  logger.info(
+    { queue: worker.queueName, concurrency: worker.concurrency },
+    `ready: webhook worker consuming ${worker.queueName}`,
+  );
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    const force = setTimeout(() => process.exit(1), 15_000).unref();
+    await worker.close();
+    clearTimeout(force);
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+}
+
+if (import.meta.main) await main();

@@ -1,0 +1,17 @@
+import type { EventCase } from '../support/event-case.ts';
+import { invitationEventCases } from './invitations.cases.ts';
+import { organizationRoleEventCases, organizationScopeEventCases } from './organization-template.cases.ts';
+import { organizationEventCases } from './organizations.cases.ts';
+import { roleEventCases, scopeEventCases } from './roles.cases.ts';
+import { userEventCases } from './users.cases.ts';
+
+/** Every row of the operation → event table, with at least one case each (checked by coverage.test.ts). */
+export const EVENT_CASES: readonly EventCase[] = [
+  ...userEventCases,
+  ...roleEventCases,
+  ...scopeEventCases,
+  ...organizationEventCases,
+  ...invitationEventCases,
+  ...organizationRoleEventCases,
+  ...organizationScopeEventCases,
+];
