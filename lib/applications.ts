@@ -1,9 +1,9 @@
 import { errors } from './errors.ts';
 import { digest, newId, newSecret } from './ids.ts';
 import {
-  isConfidential, type Application, type ApplicationType, type CustomClientMetadata, type ApplicationsRepository,
+  isConfidential, type Application, type ApplicationType, type CustomClientMetadata,
 } from './repositories/applications.ts';
-import type { RolesRepository } from './repositories/roles.ts';
+import type { Repositories } from './repositories/index.ts';
 
 export interface NewApplication {
   name: string;
@@ -24,7 +24,7 @@ function assertTokenExchangeRule(app: Pick<Application, 'isThirdParty' | 'custom
 }
 
 /** Application rules that sit above storage: secrets, the third-party rule, M2M-only role assignment. */
-export function createApplicationsLibrary(deps: { applications: ApplicationsRepository; roles: RolesRepository }) {
+export function createApplicationsLibrary(deps: Pick<Repositories, 'applications' | 'roles' | 'organizations' | 'oidcRevocation'>) {
   const { applications, roles } = deps;
 
   async function mustFind(id: string): Promise<Application> {
@@ -82,7 +82,10 @@ export function createApplicationsLibrary(deps: { applications: ApplicationsRepo
       }
       const app = await applications.delete(id);
       if (!app) throw errors.notFound('application', id);
+      // Nothing the application held may outlive it: roles, organization memberships, grants and tokens.
       await roles.removeAllOfApplication(id);
+      await deps.organizations.applications.removeWhere({ applicationId: id });
+      await deps.oidcRevocation.revokeClient(id);
       return app;
     },
     /** Only M2M applications hold roles, and only M2M roles. */

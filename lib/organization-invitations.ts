@@ -116,9 +116,10 @@ export function createOrganizationInvitationsLibrary(deps: InvitationsDeps) {
           throw errors.unprocessable('organization_invitation.email_mismatch', "the user's primary email is not the invitee's");
         }
       }
-      const settled = await invitations.settle(id, { status, acceptedUserId: status === 'Accepted' ? acceptedUserId! : null }, now);
+      const accepter = status === 'Accepted' ? acceptedUserId! : null;
+      const settled = await invitations.settle(id, { status, acceptedUserId: accepter }, now);
       if (!settled) throw notPending();
-      const addedUserIds = status === 'Accepted' ? await join(settled, acceptedUserId!) : [];
+      const addedUserIds = accepter ? await join(settled, accepter) : [];
       return {
         invitation: await present(settled),
         membership: {

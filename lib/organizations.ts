@@ -47,7 +47,9 @@ function assertAllFound(entity: string, wanted: readonly string[], found: Readon
   if (missing.length) throw errors.notFound(entity, missing.join(', '));
 }
 
-type OrganizationsDeps = Pick<Repositories, 'organizations' | 'organizationRoles' | 'organizationInvitations' | 'users' | 'applications'>;
+type OrganizationsDeps = Pick<
+  Repositories, 'organizations' | 'organizationRoles' | 'organizationInvitations' | 'users' | 'applications'
+>;
 
 /** Organizations with their members (users and M2M applications) and the members' organization roles. */
 export function createOrganizationsLibrary(deps: OrganizationsDeps) {
@@ -71,14 +73,18 @@ export function createOrganizationsLibrary(deps: OrganizationsDeps) {
     }
     assertAllFound('application', applicationIds, found);
     if (found.some((app) => app.type !== 'MachineToMachine')) {
-      throw errors.unprocessable('organization.application_type_not_allowed', 'only MachineToMachine applications can join organizations');
+      throw errors.unprocessable(
+        'organization.application_type_not_allowed', 'only MachineToMachine applications can join organizations',
+      );
     }
   }
 
   async function assertMember(organizationId: string, userId: string): Promise<void> {
     await mustFind(organizationId);
     if (!(await organizations.users.has({ organizationId }, userId))) {
-      throw errors.unprocessable('organization.require_membership', `user ${userId} is not a member of organization ${organizationId}`);
+      throw errors.unprocessable(
+        'organization.require_membership', `user ${userId} is not a member of organization ${organizationId}`,
+      );
     }
   }
 
@@ -147,7 +153,9 @@ export function createOrganizationsLibrary(deps: OrganizationsDeps) {
     },
     async removeUser(id: string, userId: string): Promise<MembershipUpdate> {
       const organization = await mustFind(id);
-      if (!(await organizations.users.remove({ organizationId: id }, userId))) throw errors.notFound('organization member', userId);
+      if (!(await organizations.users.remove({ organizationId: id }, userId))) {
+        throw errors.notFound('organization member', userId);
+      }
       await removeMemberRoles(id, [userId]);
       return update(organization, { removedUserIds: [userId] });
     },

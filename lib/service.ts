@@ -99,6 +99,7 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
       print: options.print ?? ((text) => process.stdout.write(text)),
     });
     const authorization = createAuthorization(repositories);
+    const libraries = createLibraries(repositories);
     const audit = createImpersonationAudit(stores.documents);
     await audit.prepare();
     const subjectTokens = createSubjectTokens(stores.kv, settings.SUBJECT_TOKEN_TTL_SECONDS);
@@ -122,7 +123,9 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
       accessTokenTtl: settings.ACCESS_TOKEN_TTL_SECONDS,
       interactionUrl: `${settings.baseUrl}/interaction`,
       logger,
-      extraTokenClaims: createExtraTokenClaims({ customizer, exchanges, repositories }) as never,
+      extraTokenClaims: createExtraTokenClaims({
+        customizer, exchanges, repositories, organizations: libraries.organizations,
+      }) as never,
     });
     provider.registerGrantType(tokenExchange.grantType, createTokenExchangeHandler({
       repositories, authorization, subjectTokens, audit, exchanges, signingAlg: signingKeys.alg,
@@ -131,7 +134,7 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
     const core: ServiceCore = {
       settings, logger, store: stores.documents, kv: stores.kv, bus: new EventBus(), repositories, authorization,
       provider,
-      libraries: createLibraries(repositories),
+      libraries,
     };
     const webhooks = createWebhooks({ settings, logger, store: stores.documents, kv: stores.kv, queue: stores.queue });
     await webhooks.prepare();

@@ -44,7 +44,6 @@ export function createUsersLibrary(deps: UsersDeps) {
   }
 
   async function update(id: string, changes: Parameters<typeof users.update>[1]): Promise<User> {
-    await mustFind(id);
     const updated = await uniqueIdentifiers(() => users.update(id, changes));
     if (!updated) throw errors.notFound('user', id);
     return updated;

@@ -1,6 +1,7 @@
 import { errors as oidcErrors, type KoaContextWithOIDC } from 'oidc-provider';
 import type { ClaimsCustomizer } from '../../lib/jwt-customizer/claims.ts';
 import type { Repositories } from '../../lib/repositories/index.ts';
+import type { Libraries } from '../../lib/libraries.ts';
 import { actClaim, type ExchangeRegistry } from '../token-exchange/registry.ts';
 
 interface TokenLike {
@@ -23,12 +24,18 @@ export function createExtraTokenClaims(deps: {
   customizer: ClaimsCustomizer;
   exchanges: ExchangeRegistry;
   repositories: Repositories;
+  organizations: Pick<Libraries['organizations'], 'organizationsOfUser'>;
 }) {
   async function userContext(userId: string) {
     const user = await deps.repositories.users.findById(userId);
     if (!user) return undefined;
     const roles = await deps.repositories.roles.findByIds(await deps.repositories.roles.roleIdsOfUser(userId));
-    return { ...user, roles: roles.map(({ id, name, description }) => ({ id, name, description })), organizations: [] };
+    const organizations = await deps.organizations.organizationsOfUser(userId);
+    return {
+      ...user,
+      roles: roles.map(({ id, name, description }) => ({ id, name, description })),
+      organizations: organizations.map(({ id, name, organizationRoles }) => ({ id, name, organizationRoles })),
+    };
   }
 
   return async function extraTokenClaims(ctx: KoaContextWithOIDC, token: TokenLike): Promise<Record<string, unknown> | undefined> {

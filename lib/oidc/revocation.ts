@@ -6,7 +6,7 @@ const GRANT_BOUND_MODELS = ['AccessToken', 'RefreshToken', 'AuthorizationCode', 
 interface OidcDoc extends Record<string, unknown> {
   _id: string;
   grantId?: string;
-  payload: { accountId?: string };
+  payload: { accountId?: string; clientId?: string };
 }
 
 /**
@@ -28,6 +28,7 @@ export function createOidcRevocation(store: DocumentStore) {
       for (const name of ['Session', 'Grant', 'AccessToken']) {
         await model(name).createIndex({ keys: { 'payload.accountId': 1 } });
       }
+      await model('Grant').createIndex({ keys: { 'payload.clientId': 1 } });
     },
     revokeGrants,
     /** Deletes the user's sessions, grants and their tokens; returns how many sessions and grants ended. */
@@ -38,6 +39,13 @@ export function createOidcRevocation(store: DocumentStore) {
       // Opaque access tokens issued outside a grant (e.g. token exchange) still name the account.
       await model('AccessToken').deleteMany({ 'payload.accountId': accountId });
       return { sessions, grants: grants.length };
+    },
+    /** Deletes every grant of an application and the tokens issued under them (the application is gone). */
+    async revokeClient(clientId: string): Promise<number> {
+      const grants = await model('Grant').find({ 'payload.clientId': clientId }, { projection: { _id: 1 } });
+      await revokeGrants(grants.map((grant) => grant._id));
+      await model('AccessToken').deleteMany({ 'payload.clientId': clientId });
+      return grants.length;
     },
   };
 }

@@ -7,7 +7,9 @@ export type Owner = Record<string, string>;
 export type Match = Record<string, string | readonly string[]>;
 
 function toFilter(match: Match): Filter {
-  return Object.fromEntries(Object.entries(match).map(([field, value]) => [field, typeof value === 'string' ? value : { $in: [...value] }]));
+  return Object.fromEntries(Object.entries(match).map(([field, value]) => (
+    [field, typeof value === 'string' ? value : { $in: [...value] }]
+  )));
 }
 
 export interface LinkChanges {

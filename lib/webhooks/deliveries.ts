@@ -79,9 +79,9 @@ export function createDeliveriesRepository(store: DocumentStore, options: { rete
       await deliveries.deleteMany({ _id: { $in: ids } });
     },
     /** Upserts, so a job whose record is gone (expired, or never written) still leaves a trace. */
-    async recordAttempt(job: DeliveryJob, outcome: AttemptOutcome): Promise<Delivery> {
+    async recordAttempt(job: DeliveryJob, outcome: AttemptOutcome): Promise<void> {
       const { _id, payload, createdAt, expiresAt, hookId, event, id, resentFrom } = initial(job, null);
-      const doc = await deliveries.findOneAndUpdate(
+      await deliveries.updateOne(
         { _id },
         {
           $set: {
@@ -94,9 +94,8 @@ export function createDeliveriesRepository(store: DocumentStore, options: { rete
           $inc: { attempts: 1 },
           $setOnInsert: { id, hookId, event, payload, resentFrom, createdAt, expiresAt },
         },
-        { upsert: true, returnDocument: 'after' },
+        { upsert: true },
       );
-      return present(doc!);
     },
     /** Ends a delivery that was never sent (its hook was disabled meanwhile). */
     async cancel(deliveryId: string, reason: string): Promise<void> {

@@ -38,7 +38,8 @@ export function organizationRoleRoutes(api: ApiRouterDeps, core: ServiceCore): v
 
   declare(api, {
     method: 'post', path: '/organization-roles', tag,
-    summary: 'Create an organization role (OrganizationRole.Created; OrganizationRole.Scopes.Updated when organizationScopeIds is non-empty)',
+    summary: 'Create an organization role (OrganizationRole.Created; '
+      + 'OrganizationRole.Scopes.Updated when organizationScopeIds is non-empty)',
     body: createOrganizationRoleBody, status: 201, response: organizationRole,
     async handler({ body, koa }) {
       const { organizationScopeIds = [], ...input } = body;

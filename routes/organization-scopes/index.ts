@@ -36,7 +36,8 @@ export function organizationScopeRoutes(api: ApiRouterDeps, core: ServiceCore): 
   });
 
   declare(api, {
-    method: 'patch', path: '/organization-scopes/:id', tag, summary: 'Update an organization scope (OrganizationScope.Data.Updated)',
+    method: 'patch', path: '/organization-scopes/:id', tag,
+    summary: 'Update an organization scope (OrganizationScope.Data.Updated)',
     params: byId, body: updateOrganizationScopeBody, response: organizationScope,
     handler: ({ params, body }) => library.updateScope(params.id, body),
   });

@@ -11,7 +11,8 @@ export function organizationJitRoutes(api: ApiRouterDeps, core: ServiceCore): vo
   const library = core.libraries.organizations;
 
   declare(api, {
-    method: 'get', path: '/organizations/:id/jit/email-domains', tag, summary: 'List just-in-time provisioning email domains',
+    method: 'get', path: '/organizations/:id/jit/email-domains', tag,
+    summary: 'List just-in-time provisioning email domains',
     params: byId, query: pageQuery, response: z.array(jitEmailDomain),
     async handler({ params, query, header }) {
       const { items, total } = await library.jitEmailDomains(params.id, { page: query.page, pageSize: query.page_size });
@@ -21,13 +22,15 @@ export function organizationJitRoutes(api: ApiRouterDeps, core: ServiceCore): vo
   });
 
   declare(api, {
-    method: 'post', path: '/organizations/:id/jit/email-domains', tag, summary: 'Add a just-in-time provisioning email domain',
+    method: 'post', path: '/organizations/:id/jit/email-domains', tag,
+    summary: 'Add a just-in-time provisioning email domain',
     params: byId, body: addJitEmailDomainBody, status: 201, response: jitEmailDomain,
     handler: ({ params, body }) => library.addJitEmailDomain(params.id, body.emailDomain),
   });
 
   declare(api, {
-    method: 'put', path: '/organizations/:id/jit/email-domains', tag, summary: 'Replace the just-in-time provisioning email domains',
+    method: 'put', path: '/organizations/:id/jit/email-domains', tag,
+    summary: 'Replace the just-in-time provisioning email domains',
     params: byId, body: replaceJitEmailDomainsBody, status: 204,
     handler: ({ params, body }) => library.replaceJitEmailDomains(params.id, body.emailDomains),
   });

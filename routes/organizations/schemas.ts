@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { jsonObject, user } from '../users/schemas.ts';
+import { jsonObject } from '../../lib/http/schemas.ts';
+import { user } from '../users/schemas.ts';
 
 const ids = (max: number) => z.array(z.string().min(1).max(128)).max(max);
 

@@ -44,12 +44,16 @@ describe('custom JWT claims from a stored script', () => {
       script: `const getCustomJwtClaims = async ({ token, context, environmentVariables }) => ({
         grantType: context.grant.type, reason: context.grant.subjectTokenContext.reason,
         env: environmentVariables.STAGE, uid: context.user.id, sub: 'forged', act: { sub: 'x' }, exp: 1,
+        orgs: context.user.organizations.map((org) => org.name),
       });`,
       environmentVariables: { STAGE: 'prod' },
     });
+    const org = await (await running.request('/api/organizations', { method: 'POST', json: { name: 'Acme' } })).json() as { id: string };
+    await running.request(`/api/organizations/${org.id}/users`, { method: 'POST', json: { userIds: [user.id] } });
     const { status, body } = await exchange({ reason: 'support call' });
     expect(status).to.equal(200);
     const claims = decodeJwt(body.access_token as string);
+    expect(claims.orgs).to.deep.equal(['Acme']);
     expect(claims).to.include({ grantType: GRANT, reason: 'support call', env: 'prod', uid: user.id, sub: user.id });
     expect(claims.act).to.equal(undefined);
     expect(claims.exp).to.be.greaterThan(Date.now() / 1000);

@@ -88,7 +88,9 @@ function queryProbes(path: string, names: string[]): Probe[] {
   };
   const probes: Probe[] = [];
   for (const name of names) {
-    for (const value of bad[name] ?? ['x'.repeat(5000)]) probes.push({ what: `?${name}=${value.slice(0, 12)}`, path: `${path}?${name}=${value}` });
+    for (const value of bad[name] ?? ['x'.repeat(5000)]) {
+      probes.push({ what: `?${name}=${value.slice(0, 12)}`, path: `${path}?${name}=${value}` });
+    }
     probes.push({ what: `?${name} twice`, path: `${path}?${name}=1&${name}=2` });
   }
   return probes;
@@ -136,7 +138,6 @@ describe('malformed input to every declared management route', function () {
       }
     }
     expect(probes.length).to.be.greaterThan(300);
-    console.log("PROBES", probes.length, probes.filter((p) => p.path.startsWith("/users")).slice(0, 40).map((p) => p.what).join("\n"));
 
     const failures: string[] = [];
     const started = Date.now();

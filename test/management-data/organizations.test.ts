@@ -65,7 +65,8 @@ describe('organizations management API', () => {
     it('adds (lower-cased), lists, replaces and removes domains', async () => {
       const organization = await fixtures(h).organization();
       const base = `/organizations/${organization.id}/jit/email-domains`;
-      expect(await ok(h.api('POST', base, { emailDomain: 'Example.COM' }))).to.deep.equal({ organizationId: organization.id, emailDomain: 'example.com' });
+      expect(await ok(h.api('POST', base, { emailDomain: 'Example.COM' })))
+        .to.deep.equal({ organizationId: organization.id, emailDomain: 'example.com' });
       expect((await h.api('POST', base, { emailDomain: 'example.com' })).status).to.equal(409);
       expect((await h.api('POST', base, { emailDomain: 'not a domain' })).status).to.equal(400);
       expect((await h.api('PUT', base, { emailDomains: ['a.example', 'b.example'] })).status).to.equal(204);
@@ -97,13 +98,16 @@ describe('organizations management API', () => {
     it('creates a pending invitation with its roles, refuses a second pending one and a past expiry', async () => {
       const organization = await fixtures(h).organization();
       const role = await fixtures(h).organizationRole();
-      const body = { invitee: 'Dana@Example.com', organizationId: organization.id, expiresAt: Date.now() + 60_000, organizationRoleIds: [role.id] };
+      const body = {
+        invitee: 'Dana@Example.com', organizationId: organization.id, expiresAt: Date.now() + 60_000, organizationRoleIds: [role.id],
+      };
       const created = await h.api('POST', '/organization-invitations', body);
       expect(created.status).to.equal(201);
       expect(created.body).to.include({ invitee: 'dana@example.com', status: 'Pending', inviterId: null, acceptedUserId: null });
       expect(created.body.organizationRoles).to.deep.equal([{ id: role.id, name: role.name }]);
       expect((await h.api('POST', '/organization-invitations', body)).status).to.equal(409);
-      expect((await h.api('POST', '/organization-invitations', { ...body, invitee: 'x@example.com', expiresAt: Date.now() - 1 })).status).to.equal(400);
+      const past = await h.api('POST', '/organization-invitations', { ...body, invitee: 'x@example.com', expiresAt: Date.now() - 1 });
+      expect(past.status).to.equal(400);
       expect((await h.api('POST', '/organization-invitations', { ...body, organizationId: 'no-such-org' })).status).to.equal(404);
       const listed = await h.api('GET', `/organization-invitations?organizationId=${organization.id}`);
       expect(listed.headers.get('total-number')).to.equal('1');
@@ -118,7 +122,9 @@ describe('organizations management API', () => {
       const invitation = await ok(h.api('POST', '/organization-invitations', {
         invitee: email, organizationId: organization.id, expiresAt: Date.now() + 60_000, organizationRoleIds: [role.id],
       }));
-      const accepted = await ok(h.api('PUT', `/organization-invitations/${invitation.id}/status`, { status: 'Accepted', acceptedUserId: user.id }));
+      const accepted = await ok(h.api('PUT', `/organization-invitations/${invitation.id}/status`, {
+        status: 'Accepted', acceptedUserId: user.id,
+      }));
       expect(accepted).to.include({ status: 'Accepted', acceptedUserId: user.id });
       const roles = await ok(h.api('GET', `/organizations/${organization.id}/users/${user.id}/roles`));
       expect(roles.map((r: { id: string }) => r.id)).to.deep.equal([role.id]);
@@ -131,7 +137,9 @@ describe('organizations management API', () => {
       const organization = await fixtures(h).organization();
       const email = `${unique('late')}@example.com`;
       const user = await fixtures(h).user({ primaryEmail: email });
-      const invitation = await ok(h.api('POST', '/organization-invitations', { invitee: email, organizationId: organization.id, expiresAt: Date.now() + 150 }));
+      const invitation = await ok(h.api('POST', '/organization-invitations', {
+        invitee: email, organizationId: organization.id, expiresAt: Date.now() + 150,
+      }));
       await new Promise((resolve) => setTimeout(resolve, 200));
       expect((await ok(h.api('GET', `/organization-invitations/${invitation.id}`))).status).to.equal('Expired');
       h.clear();

@@ -48,9 +48,11 @@ describe('users management API', () => {
       const first = await h.api('GET', `/users?search=${tag}&page=1&page_size=2`);
       expect(first.status).to.equal(200);
       expect(first.headers.get('total-number')).to.equal('3');
-      expect(first.body.map((u: { username: string }) => u.username)).to.deep.equal([`${tag}_a`, `${tag}_b`]);
+      expect(first.body).to.have.length(2);
       const second = await h.api('GET', `/users?search=${tag.toUpperCase()}&page=2&page_size=2`);
-      expect(second.body.map((u: { username: string }) => u.username)).to.deep.equal([`${tag}_c`]);
+      expect(second.body).to.have.length(1);
+      const names = [...first.body, ...second.body].map((u: { username: string }) => u.username);
+      expect(names).to.have.members([`${tag}_a`, `${tag}_b`, `${tag}_c`]);
       const regexLike = await h.api('GET', `/users?search=${encodeURIComponent('.*(')}`);
       expect(regexLike.status).to.equal(200);
       expect(regexLike.body).to.deep.equal([]);
@@ -88,7 +90,8 @@ describe('users management API', () => {
       const session = `session-${unique('s')}`;
       await store.collection('oidc_Session').insertOne({ _id: session, uid: session, payload: { accountId: userId, uid: session }, expiresAt });
       for (const model of ['AccessToken', 'RefreshToken', 'AuthorizationCode']) {
-        await store.collection(`oidc_${model}`).insertOne({ _id: `${model}-${grantId}`, grantId, payload: { accountId: userId, grantId }, expiresAt });
+        const doc = { _id: `${model}-${grantId}`, grantId, payload: { accountId: userId, grantId }, expiresAt };
+        await store.collection(`oidc_${model}`).insertOne(doc);
       }
       return { grantId, session };
     }
@@ -97,7 +100,9 @@ describe('users management API', () => {
       const { store } = h.running.service.core;
       let count = 0;
       for (const model of ['Session', 'Grant']) count += await store.collection(`oidc_${model}`).countDocuments({ 'payload.accountId': userId });
-      for (const model of ['AccessToken', 'RefreshToken', 'AuthorizationCode']) count += await store.collection(`oidc_${model}`).countDocuments({ grantId });
+      for (const model of ['AccessToken', 'RefreshToken', 'AuthorizationCode']) {
+        count += await store.collection(`oidc_${model}`).countDocuments({ grantId });
+      }
       return count;
     }
 

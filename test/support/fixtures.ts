@@ -49,7 +49,7 @@ export async function createUser(
   const secrets = password ? { passwordDigest: await hashPassword(password) } : {};
   const user = await running.service.core.repositories.users.insert({
     id: newId(12), username: `user_${newId(8)}`, primaryEmail: null, primaryPhone: null, name: 'Test User', avatar: null,
-    customData: {}, identities: {}, profile: {}, applicationId: null, isSuspended: false, hasPassword: false,
+    customData: {}, identities: {}, profile: {}, applicationId: null, isSuspended: false,
     lastSignInAt: null, createdAt: now, updatedAt: now, hasPassword: Boolean(password), ...fields,
   }, secrets);
   if (roleIds.length) await running.service.core.repositories.roles.assignToUser(user.id, roleIds);

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { ALL_EVENTS } from '../../lib/events/catalogue.ts';
 import type { RunningService } from '../support/service.ts';
-import { createHook, getJson, startHookService } from '../webhooks-delivery/support/hooks.ts';
+import { bodyOf, createHook, getJson, startHookService } from '../webhooks-delivery/support/hooks.ts';
 
 const config = { url: 'https://consumer.example.com/hooks', headers: { 'x-tenant': 'acme' } };
 
@@ -17,7 +17,7 @@ describe('hooks API: registration', () => {
   const patch = (id: string, json: unknown) => running.request(`/api/hooks/${id}`, { method: 'PATCH', json });
 
   async function expectError(response: Response, status: number, code: string) {
-    const body = await response.json();
+    const body = await bodyOf(response);
     expect(response.status, JSON.stringify(body)).to.equal(status);
     expect(body.code).to.equal(code);
     return body;
@@ -42,7 +42,7 @@ describe('hooks API: registration', () => {
   it('lists hooks with Total-Number and pages, never with keys', async () => {
     for (const name of ['list-a', 'list-b']) await createHook(running, { name, events: ['Role.Created'], config });
     const response = await running.request('/api/hooks?page=1&page_size=2');
-    const hooks = await response.json();
+    const hooks = await bodyOf(response);
     expect(response.status).to.equal(200);
     expect(Number(response.headers.get('total-number'))).to.be.at.least(3);
     expect(hooks).to.have.length(2);
@@ -100,7 +100,7 @@ describe('hooks API: registration', () => {
     const response = await patch(id, {
       name: 'renamed', events: ['Organization.Created'], config: { url: 'http://other.example.com/x' }, enabled: false,
     });
-    const updated = await response.json();
+    const updated = await bodyOf(response);
     expect(response.status).to.equal(200);
     expect(updated).to.include({ id, name: 'renamed', enabled: false });
     expect(updated.events).to.deep.equal(['Organization.Created']);
@@ -146,7 +146,7 @@ describe('hooks API: registration', () => {
   });
 
   it('documents every hook route in the OpenAPI document', async () => {
-    const { paths } = await (await fetch(`${running.baseUrl}/api/swagger.json`)).json();
+    const { paths } = await bodyOf(await fetch(`${running.baseUrl}/api/swagger.json`));
     expect(Object.keys(paths['/api/hooks'])).to.have.members(['get', 'post']);
     expect(Object.keys(paths['/api/hooks/{id}'])).to.have.members(['get', 'patch', 'delete']);
     for (const path of [

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { RunningService } from '../support/service.ts';
-import { createHook, getJson, startHookService, verifyDelivery } from '../webhooks-delivery/support/hooks.ts';
+import { bodyOf, createHook, getJson, startHookService, verifyDelivery } from '../webhooks-delivery/support/hooks.ts';
 import { Receiver, eventually, sequence } from '../webhooks-delivery/support/receiver.ts';
 
 describe('hooks API: recent logs, deliveries and resend', () => {
@@ -37,7 +37,7 @@ describe('hooks API: recent logs, deliveries and resend', () => {
     const [delivery] = await settled(hook.id, 1);
 
     const response = await running.request(`/api/hooks/${hook.id}/recent-logs`);
-    const logs = await response.json();
+    const logs = await bodyOf(response);
     expect(response.headers.get('total-number')).to.equal('2');
     expect(logs.map((log: any) => log.payload.attempt)).to.deep.equal([2, 1]);
     const [second, first] = logs;
@@ -124,7 +124,7 @@ describe('hooks API: recent logs, deliveries and resend', () => {
     const [original] = await settled(hook.id, 1);
 
     const response = await running.request(`/api/hooks/${hook.id}/deliveries/${original.id}/resend`, { method: 'POST' });
-    const resent = await response.json();
+    const resent = await bodyOf(response);
     expect(response.status).to.equal(202);
     expect(resent).to.include({ hookId: hook.id, event: 'Role.Deleted', status: 'pending', attempts: 0, resentFrom: original.id });
     expect(resent.id).to.match(/^dlv_/).and.not.equal(original.id);
@@ -145,7 +145,7 @@ describe('hooks API: recent logs, deliveries and resend', () => {
     await running.request(`/api/hooks/${hook.id}`, { method: 'PATCH', json: { enabled: false } });
     const disabled = await running.request(`/api/hooks/${hook.id}/deliveries/${delivery.id}/resend`, { method: 'POST' });
     expect(disabled.status).to.equal(422);
-    expect((await disabled.json()).code).to.equal('hook.disabled');
+    expect((await bodyOf(disabled)).code).to.equal('hook.disabled');
   });
 
   it('forgets a deleted hook\'s deliveries and logs', async () => {

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { Webhook } from 'standardwebhooks';
 import type { RunningService } from '../support/service.ts';
-import { createHook, getJson, startHookService, verifyDelivery } from '../webhooks-delivery/support/hooks.ts';
+import { bodyOf, createHook, getJson, startHookService, verifyDelivery } from '../webhooks-delivery/support/hooks.ts';
 import { Receiver, eventually, type ReceivedRequest } from '../webhooks-delivery/support/receiver.ts';
 
 const headersOf = (request: ReceivedRequest) =>
@@ -28,7 +28,7 @@ describe('hooks API: signing-key rotation', () => {
   async function rotate(running: RunningService, id: string) {
     const response = await running.request(`/api/hooks/${id}/signing-key`, { method: 'PATCH' });
     expect(response.status).to.equal(200);
-    return response.json();
+    return bodyOf(response);
   }
 
   async function deliverOne(running: RunningService, path: string): Promise<ReceivedRequest> {

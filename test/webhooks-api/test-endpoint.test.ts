@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { ALL_EVENTS } from '../../lib/events/catalogue.ts';
 import type { RunningService } from '../support/service.ts';
-import { createHook, getJson, startHookService, verifyDelivery } from '../webhooks-delivery/support/hooks.ts';
+import { bodyOf, createHook, getJson, startHookService, verifyDelivery } from '../webhooks-delivery/support/hooks.ts';
 import { Receiver, refusingUrl } from '../webhooks-delivery/support/receiver.ts';
 
 describe('hooks API: POST /api/hooks/:id/test', () => {
@@ -56,7 +56,7 @@ describe('hooks API: POST /api/hooks/:id/test', () => {
     it(`answers 422 hook.endpoint_responded_with_error with the endpoint's ${status}`, async () => {
       const hook = await createHook(running, { events: ['User.Created'], config: { url: receiver.url(path) } });
       const response = await test(hook.id, { events: ['User.Created'], config: { url: receiver.url(path) } });
-      const error = await response.json();
+      const error = await bodyOf(response);
       expect(response.status).to.equal(422);
       expect(error.code).to.equal('hook.endpoint_responded_with_error');
       expect(error.data).to.deep.equal({ responseStatus: status, responseBody: body });
@@ -66,7 +66,7 @@ describe('hooks API: POST /api/hooks/:id/test', () => {
   it('answers 422 hook.send_test_payload_failed when nothing answers', async () => {
     const hook = await createHook(running, { events: ['User.Created'], config: { url: receiver.url('/saved') } });
     const response = await test(hook.id, { events: ['User.Created'], config: { url: await refusingUrl() } });
-    const error = await response.json();
+    const error = await bodyOf(response);
     expect(response.status).to.equal(422);
     expect(error.code).to.equal('hook.send_test_payload_failed');
     expect(error.message).to.match(/ECONNREFUSED/);
@@ -77,13 +77,13 @@ describe('hooks API: POST /api/hooks/:id/test', () => {
     const hook = await createHook(running, { events: ['User.Created'], config: { url: receiver.url('/saved') } });
     const response = await test(hook.id, { events: ['User.Created'], config: { url: receiver.url('/slow') } });
     expect(response.status).to.equal(422);
-    expect((await response.json()).data).to.deep.equal({ reason: 'timeout' });
+    expect((await bodyOf(response)).data).to.deep.equal({ reason: 'timeout' });
   });
 
   it('validates the events and the config', async () => {
     const hook = await createHook(running, { events: ['User.Created'], config: { url: receiver.url('/saved') } });
     const missing = await test(hook.id, { config: { url: receiver.url('/trial') } });
-    expect((await missing.json()).code).to.equal('hook.missing_events');
+    expect((await bodyOf(missing)).code).to.equal('hook.missing_events');
     const unknown = await test(hook.id, { events: ['User.Vanished'], config: { url: receiver.url('/trial') } });
     expect(unknown.status).to.equal(400);
     const badUrl = await test(hook.id, { events: ['User.Created'], config: { url: 'file:///etc/passwd' } });

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { RunningService } from '../support/service.ts';
-import { BACKENDS, createHook, getJson, startHookService, verifyDelivery } from './support/hooks.ts';
+import { BACKENDS, bodyOf, createHook, getJson, startHookService, verifyDelivery } from './support/hooks.ts';
 import { Receiver, eventually, refusingUrl, sequence, settle } from './support/receiver.ts';
 
 /**
@@ -39,7 +39,7 @@ for (const backend of BACKENDS) {
     it('POSTs the event as signed JSON that the standardwebhooks verifier and Logto\'s HMAC both accept', async () => {
       const hook = await hookAt('/signed', ['Role.Created'], { headers: { 'x-tenant': 'acme', Authorization: 'Bearer consumer' } });
       const response = await running.request('/api/roles', { method: 'POST', json: { name: `role-${backend}` } });
-      const role = await response.json();
+      const role = await bodyOf(response);
       const request = await eventually(() => receiver.requests('/signed')[0]);
 
       const payload = verifyDelivery(request, hook.signingKey);

@@ -142,6 +142,7 @@ export const organizationEventCases: EventCase[] = [
       const { organization, app: member } = await populated(h);
       const app = await fixtures(h).m2mApplication();
       const spa = await ok(h.api('POST', '/applications', { name: unique('spa'), type: 'SPA' }));
+      const apps = `/organizations/${organization.id}/applications`;
       return {
         path: `/organizations/${organization.id}/applications`, params: { id: organization.id }, status: 201,
         body: { applicationIds: [app.id, member.id, app.id] },
@@ -150,8 +151,8 @@ export const organizationEventCases: EventCase[] = [
           fields: { organizationId: organization.id, addedApplicationIds: [app.id] },
         }],
         failures: [
-          { why: 'not a machine-to-machine application', path: `/organizations/${organization.id}/applications`, body: { applicationIds: [spa.id] }, status: 422 },
-          { why: 'unknown application', path: `/organizations/${organization.id}/applications`, body: { applicationIds: ['no-such-app'] }, status: 404 },
+          { why: 'not a machine-to-machine application', path: apps, body: { applicationIds: [spa.id] }, status: 422 },
+          { why: 'unknown application', path: apps, body: { applicationIds: ['no-such-app'] }, status: 404 },
           { why: 'unknown organization', path: `/organizations/${MISSING}/applications`, body: { applicationIds: [app.id] }, status: 404 },
         ],
       };
@@ -162,6 +163,7 @@ export const organizationEventCases: EventCase[] = [
     async arrange(h) {
       const { organization, app: member } = await populated(h);
       const app = await fixtures(h).m2mApplication();
+      const apps = `/organizations/${organization.id}/applications`;
       return {
         path: `/organizations/${organization.id}/applications`, params: { id: organization.id }, status: 204,
         body: { applicationIds: [app.id] },
@@ -170,8 +172,8 @@ export const organizationEventCases: EventCase[] = [
           fields: { organizationId: organization.id, addedApplicationIds: [app.id], removedApplicationIds: [member.id] },
         }],
         failures: [
-          { why: 'unknown application', path: `/organizations/${organization.id}/applications`, body: { applicationIds: ['no-such-app'] }, status: 404 },
-          { why: 'unknown field', path: `/organizations/${organization.id}/applications`, body: { applicationIds: [], extra: true }, status: 400 },
+          { why: 'unknown application', path: apps, body: { applicationIds: ['no-such-app'] }, status: 404 },
+          { why: 'unknown field', path: apps, body: { applicationIds: [], extra: true }, status: 400 },
         ],
       };
     },

@@ -11,7 +11,9 @@ export const userEventCases: EventCase[] = [
       const username = unique('alice');
       return {
         path: '/users', params: {}, status: 201,
-        body: { username, primaryEmail: `${username}@example.com`, name: 'Alice', password: 'correct horse battery', customData: { plan: 'free' } },
+        body: {
+          username, primaryEmail: `${username}@example.com`, name: 'Alice', password: 'correct horse battery', customData: { plan: 'free' },
+        },
         expected: (res) => [{ event: 'User.Created', data: res.body }],
         failures: [
           { why: 'username of the wrong type', path: '/users', body: { username: 42 }, status: 400 },

@@ -40,6 +40,11 @@ export async function createHook(running: RunningService, body: Record<string, u
   return (await response.json()) as CreatedHook;
 }
 
+/** The JSON body of a response, untyped (tests assert on its shape). */
+export async function bodyOf(response: Response): Promise<any> {
+  return response.json();
+}
+
 export async function getJson<T = any>(running: RunningService, path: string): Promise<T> {
   const response = await running.request(path);
   expect(response.status, await response.clone().text()).to.equal(200);

@@ -1,0 +1,188 @@
+import { spawn } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { createHttpClient, peakRssMb } from './load.ts';
+
+const ADMIN = { id: 'bench-admin', secret: 'bench-admin-secret-0123456789' };
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export interface WebhookBenchOptions {
+  /** BullMQ on this Redis; `null` for the in-process queue. Default `REDIS_URL` or the local Redis. */
+  redisUrl?: string | null;
+  /** Length of the throughput phase. */
+  burstMs?: number;
+  /** Concurrent trigger requests in the throughput phase. */
+  concurrency?: number;
+  /** Events per second and length of the latency phase. */
+  rate?: number;
+  paceMs?: number;
+  /** Hooks subscribed in the throughput phase: each event becomes this many deliveries. One in the latency phase. */
+  hooks?: number;
+}
+
+/** The service (bench/server.ts, webhook worker in-process) in its own process, so load and receiver stay out of its event loop. */
+async function startServer(env: Record<string, string>) {
+  const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', '--cpu-prof-dir=/tmp/prof'] : [];
+  const child = spawn(process.execPath, [...profile, fileURLToPath(new URL('./server.ts', import.meta.url))], {
+    env: { ...process.env, ...env, ADMIN_CLIENT_ID: ADMIN.id, ADMIN_CLIENT_SECRET: ADMIN.secret, LOG_LEVEL: 'silent' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const first = await new Promise<string>((resolve, reject) => {
+    createInterface({ input: child.stdout! }).once('line', resolve);
+    child.once('exit', (code) => reject(new Error(`bench server exited with ${code}`)));
+  });
+  const { baseUrl } = JSON.parse(first) as { baseUrl: string };
+  return { baseUrl, pid: child.pid!, stop: () => child.kill('SIGTERM') };
+}
+
+/** Records when each (role, hook) delivery arrived, on this process's monotonic clock. */
+async function startReceiver() {
+  const arrivals = new Map<string, number>();
+  const count = (name: string, hooks: number) => {
+    let arrived = 0;
+    for (let i = 0; i < hooks; i += 1) if (arrivals.has(`${name} ${i}`)) arrived += 1;
+    return arrived;
+  };
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const at = performance.now();
+      const hook = req.url!.slice('/bench/'.length);
+      arrivals.set(`${JSON.parse(Buffer.concat(chunks).toString('utf8')).data.name} ${hook}`, at);
+      res.writeHead(204).end();
+    });
+  });
+  server.keepAliveTimeout = 60_000;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/bench`;
+  return { url, arrivals, count, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+}
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+const round = (value: number, digits = 1) => Number(value.toFixed(digits));
+
+/**
+ * Webhook deliveries end to end: a management request (`POST /api/roles`) publishes Role.Created, the
+ * fan-out queues a delivery per subscribed hook before the response, the in-process worker signs and POSTs
+ * each to a local receiver.
+ * Throughput: concurrent triggers for `burstMs` with `hooks` hooks subscribed (the trigger route alone
+ * tops out near the delivery rate, so fan-out is what loads the queue), deliveries per second from the
+ * first trigger to the last arrival.
+ * Latency: one hook, `rate` triggers per second for `paceMs`, from each triggering response to receipt.
+ */
+export async function runWebhookBench(options: WebhookBenchOptions = {}): Promise<Record<string, number | string>> {
+  const redisUrl = options.redisUrl === undefined ? process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' : options.redisUrl;
+  const { burstMs = 5000, concurrency = 32, rate = 500, paceMs = 5000, hooks = 4 } = options;
+  const receiver = await startReceiver();
+  const server = await startServer(redisUrl ? { REDIS_URL: redisUrl } : {});
+  const http = createHttpClient(server.baseUrl, concurrency * 2);
+  try {
+    const token = await adminToken(http, server.baseUrl);
+    const headers = { 'content-type': 'application/json', authorization: `Bearer ${token}` };
+    const hookIds: string[] = [];
+    for (let i = 0; i < hooks; i += 1) {
+      const hook = await http.send('POST', '/api/hooks', headers, JSON.stringify({
+        name: `bench-${i}`, events: ['Role.Created'], config: { url: `${receiver.url}/${i}` },
+      }));
+      if (hook.status !== 201) throw new Error(`hook creation failed: ${hook.status} ${hook.body}`);
+      hookIds.push((JSON.parse(hook.body) as { id: string }).id);
+    }
+    const trigger = async (name: string) => {
+      const res = await http.send('POST', '/api/roles', headers, JSON.stringify({ name }));
+      if (res.status !== 201) throw new Error(`trigger failed: ${res.status} ${res.body}`);
+      return performance.now();
+    };
+    const awaitArrivals = async (names: string[], perEvent: number) => {
+      const deadline = performance.now() + 60_000;
+      while (names.some((name) => receiver.count(name, perEvent) < perEvent)) {
+        if (performance.now() > deadline) throw new Error('deliveries did not all arrive within 60 s');
+        await sleep(20);
+      }
+    };
+
+    const warmup = Array.from({ length: 200 }, (_, i) => `warmup-${i}`);
+    for (const name of warmup) await trigger(name);
+    await awaitArrivals(warmup, hooks);
+
+    // Throughput.
+    const burst: string[] = [];
+    const started = performance.now();
+    await Promise.all(Array.from({ length: concurrency }, async () => {
+      while (performance.now() - started < burstMs && burst.length < 1_000_000) {
+        const name = `burst-${burst.length}`;
+        burst.push(name);
+        await trigger(name);
+      }
+    }));
+    const triggeredIn = performance.now() - started;
+    await awaitArrivals(burst, hooks);
+    const lastArrival = Math.max(...[...receiver.arrivals.values()]);
+    const deliveriesPerSecond = (burst.length * hooks) / ((lastArrival - started) / 1000);
+
+    // Latency with one hook at a steady rate, paced by the clock so that slow responses do not lower it.
+    for (const id of hookIds.slice(1)) {
+      const res = await http.send('PATCH', `/api/hooks/${id}`, headers, JSON.stringify({ enabled: false }));
+      if (res.status !== 200) throw new Error(`hook update failed: ${res.status} ${res.body}`);
+    }
+    const responses = new Map<string, number>();
+    const paced: Promise<void>[] = [];
+    const total = Math.round((rate * paceMs) / 1000);
+    const paceStart = performance.now();
+    for (let sent = 0; sent < total;) {
+      const due = Math.min(total, Math.floor(((performance.now() - paceStart) / 1000) * rate) + 1);
+      for (; sent < due; sent += 1) {
+        const name = `paced-${sent}`;
+        paced.push(trigger(name).then((at) => void responses.set(name, at)));
+      }
+      await sleep(1);
+    }
+    await Promise.all(paced);
+    const names = [...responses.keys()];
+    await awaitArrivals(names, 1);
+    // A webhook can arrive before its triggering response does: that counts as zero.
+    const latencies = names.map((name) => Math.max(0, receiver.arrivals.get(`${name} 0`)! - responses.get(name)!))
+      .sort((a, b) => a - b);
+
+    return {
+      queue: redisUrl ? 'bullmq' : 'memory',
+      burstHooksPerEvent: hooks,
+      burstEvents: burst.length,
+      burstEventsPerSecond: Math.round(burst.length / (triggeredIn / 1000)),
+      deliveriesPerSecond: Math.round(deliveriesPerSecond),
+      latencyEventsPerSecond: rate,
+      latencyDeliveries: latencies.length,
+      latencyP50Ms: round(percentile(latencies, 50)),
+      latencyP99Ms: round(percentile(latencies, 99)),
+      latencyMaxMs: round(latencies.at(-1) ?? Number.NaN),
+      serverPeakRssMb: peakRssMb(server.pid),
+    };
+  } finally {
+    http.close();
+    server.stop();
+    await receiver.close();
+  }
+}
+
+async function adminToken(http: ReturnType<typeof createHttpClient>, baseUrl: string): Promise<string> {
+  const res = await http.send('POST', '/oidc/token', {
+    'content-type': 'application/x-www-form-urlencoded',
+    authorization: `Basic ${Buffer.from(`${ADMIN.id}:${ADMIN.secret}`).toString('base64')}`,
+  }, new URLSearchParams({ grant_type: 'client_credentials', resource: `${baseUrl}/api`, scope: 'all' }).toString());
+  if (res.status !== 200) throw new Error(`admin token failed: ${res.status} ${res.body}`);
+  return (JSON.parse(res.body) as { access_token: string }).access_token;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const hooksArgument = process.argv.find((arg) => arg.startsWith('--hooks='));
+  console.log(await runWebhookBench({
+    ...(process.argv.includes('--embedded') ? { redisUrl: null } : {}),
+    ...(hooksArgument ? { hooks: Number(hooksArgument.slice('--hooks='.length)) } : {}),
+  }));
+}

@@ -1,0 +1,75 @@
+import { expect } from 'chai';
+import { createMemoryDeliveryQueue } from '../../adapters/memory/delivery-queue.ts';
+import { startWebhookWorker } from '../../bin/worker.ts';
+import { startService, type RunningService } from '../support/service.ts';
+import { FAST_ENV, REDIS_URL, createHook, getJson, removeQueue, uniqueQueueName, verifyDelivery, withQueue } from './support/hooks.ts';
+import { Receiver, eventually } from './support/receiver.ts';
+
+describe('webhook fan-out: durable before the triggering request responds', () => {
+  let receiver: Receiver;
+
+  before(async () => {
+    receiver = await Receiver.start();
+  });
+  after(async () => receiver.close());
+
+  describe('with BullMQ and no worker in the web process', () => {
+    const queueName = uniqueQueueName('enqueue');
+    const env = { ...FAST_ENV, REDIS_URL, WEBHOOK_QUEUE_NAME: queueName };
+    let web: RunningService;
+
+    before(async () => {
+      web = await startService({ env, webhookWorker: false });
+    });
+    after(async () => {
+      await web.close();
+      await removeQueue(queueName);
+    });
+
+    it('has the job in Redis, under the delivery id, when the response arrives; a worker then delivers it', async () => {
+      const hook = await createHook(web, { events: ['Role.Created'], config: { url: receiver.url('/later') } });
+      const response = await web.request('/api/roles', { method: 'POST', json: { name: 'durable-role' } });
+      expect(response.status).to.equal(201);
+
+      const [delivery] = await getJson(web, `/api/hooks/${hook.id}/deliveries`);
+      expect(delivery).to.include({ status: 'pending', attempts: 0, event: 'Role.Created' });
+      const job = await withQueue(queueName, (queue) => queue.getJob(delivery.id));
+      expect(job?.id).to.equal(delivery.id);
+      expect(job?.data).to.include({ deliveryId: delivery.id, hookId: hook.id, event: 'Role.Created' });
+      expect(JSON.stringify(job?.data)).to.not.include(hook.signingKey);
+      expect(receiver.requests('/later')).to.have.length(0);
+
+      // The worker entry point, sharing this process's documents as a separate worker shares MongoDB.
+      const worker = await startWebhookWorker({ env, stores: { documents: web.service.core.store } });
+      try {
+        const request = await eventually(() => receiver.requests('/later')[0]);
+        expect(request.headers['webhook-id']).to.equal(delivery.id);
+        expect(verifyDelivery(request, hook.signingKey).data.name).to.equal('durable-role');
+        await eventually(async () => (await getJson(web, `/api/hooks/${hook.id}/deliveries`))[0].status === 'succeeded');
+      } finally {
+        await worker.close();
+      }
+    });
+  });
+
+  describe('with the in-process queue (embedded mode)', () => {
+    const queue = createMemoryDeliveryQueue();
+    let web: RunningService;
+
+    before(async () => {
+      web = await startService({ env: FAST_ENV, stores: { queue }, webhookWorker: false });
+    });
+    after(async () => {
+      await web.close();
+      await queue.close();
+    });
+
+    it('holds one job per subscribed hook when the response arrives', async () => {
+      await createHook(web, { events: ['Role.Created'], config: { url: receiver.url('/memory-a') } });
+      await createHook(web, { events: ['Role.Created', 'Role.Deleted'], config: { url: receiver.url('/memory-b') } });
+      const response = await web.request('/api/roles', { method: 'POST', json: { name: 'memory-role' } });
+      expect(response.status).to.equal(201);
+      expect(await queue.pendingCount()).to.equal(2);
+    });
+  });
+});
