@@ -182,8 +182,10 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
       return next();
     });
 
-    if (options.webhookWorker ?? settings.WEBHOOK_WORKER_IN_WEB) await webhooks.startWorker();
-    else if (stores.queue.kind === 'memory') {
+    if (options.webhookWorker ?? settings.WEBHOOK_WORKER_IN_WEB) {
+      // Not awaited: with Redis down the service still starts (and answers 503); delivery begins once it is up.
+      webhooks.startWorker().catch((error: unknown) => logger.error({ err: error }, 'webhook worker did not start'));
+    } else if (stores.queue.kind === 'memory') {
       logger.warn('webhook worker disabled with the in-process queue: deliveries will wait for ever');
     }
 

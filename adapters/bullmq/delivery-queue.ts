@@ -107,10 +107,13 @@ class BullmqDeliveryQueue implements DeliveryQueue {
   }
 
   async close(): Promise<void> {
-    await this.#worker?.close();
-    if (this.#options.removeOnClose) await this.#queue.obliterate({ force: true }).catch((error) => this.#onError(error));
+    // Against a Redis that is not up, every command would wait for it: nothing can be running, so do not wait.
+    const up = this.#options.connection.status === 'ready';
+    await this.#worker?.close(!up);
+    if (this.#options.removeOnClose && up) await this.#queue.obliterate({ force: true }).catch((error) => this.#onError(error));
     await this.#queue.close();
-    await this.#workerConnection?.quit().catch(() => {});
+    if (this.#workerConnection?.status === 'ready') await this.#workerConnection.quit().catch(() => {});
+    else this.#workerConnection?.disconnect();
   }
 }
 

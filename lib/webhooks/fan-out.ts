@@ -29,9 +29,7 @@ export async function enqueueDeliveries(deps: EnqueueDeps, jobs: DeliveryJob[], 
 /** The event-bus listener: one job per (event, enabled hook subscribed to it). */
 export function createFanOut(deps: EnqueueDeps & { cache: HookCache }): EventListener {
   return async (events) => {
-    const hooks = await deps.cache.current().catch(() => {
-      throw hookErrors.deliveryUnavailable();
-    });
+    const hooks = await deps.cache.current();
     const createdAt = Date.now();
     const jobs: DeliveryJob[] = [];
     for (const event of events) {

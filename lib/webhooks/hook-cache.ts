@@ -35,7 +35,10 @@ export function createHookCache(deps: { hooks: HooksRepository; kv: KeyValueStor
 
   return {
     async current() {
-      const version = await deps.kv.get(VERSION_KEY);
+      const version = await readVersion(deps.kv);
+      // Redis slow or down: no telling whether the snapshot is current, so read afresh. An event with
+      // subscribers then fails at enqueue (same Redis); one without must not fail because of the cache.
+      if (version === UNKNOWN) return indexHooks(await deps.hooks.all());
       if (cached && cached.version === version) return cached.snapshot;
       if (loading?.version !== version) {
         const promise = load(version).finally(() => {
@@ -49,6 +52,22 @@ export function createHookCache(deps: { hooks: HooksRepository; kv: KeyValueStor
       await deps.kv.set(VERSION_KEY, newId());
     },
   };
+}
+
+const UNKNOWN = Symbol('unknown version');
+/** A dead Redis makes a command wait through its reconnection attempts, seconds at a time. */
+const VERSION_WAIT_MS = 200;
+
+async function readVersion(kv: KeyValueStore): Promise<string | null | typeof UNKNOWN> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<typeof UNKNOWN>((resolve) => {
+    timer = setTimeout(() => resolve(UNKNOWN), VERSION_WAIT_MS);
+  });
+  try {
+    return await Promise.race([kv.get(VERSION_KEY).catch((): typeof UNKNOWN => UNKNOWN), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 function indexHooks(records: HookRecord[]): HookSnapshot {

@@ -68,9 +68,9 @@ export function createDeliveryProcessor(deps: ProcessorDeps): DeliveryProcessor 
     }
     const result = await sendDelivery(hook, job, policy);
     const outcome = classify(result);
-    const retryInMs = outcome === 'retry'
-      ? nextDelayMs({ attempt, delays: policy.retryDelaysMs, retryAfterMs: result.retryAfterMs, retryAfterCapMs: policy.retryAfterCapMs })
-      : undefined;
+    const retryInMs = outcome === 'retry' ? nextDelayMs({
+      attempt, delays: policy.retryDelaysMs, retryAfterMs: result.retryAfterMs, retryAfterCapMs: policy.retryAfterCapMs,
+    }) : undefined;
     const at = Date.now();
     const nextRetryAt = retryInMs === undefined ? null : at + retryInMs;
     const responseStatus = result.status ?? null;

@@ -1,20 +1,33 @@
 import { expect } from 'chai';
 import type { RunningService } from '../support/service.ts';
-import { bodyOf, createHook, getJson, startHookService, verifyDelivery } from '../webhooks-delivery/support/hooks.ts';
+import {
+  DeliveryVerifier, bodyOf, createHook, getJson, startHookService, verifyDelivery,
+} from '../webhooks-delivery/support/hooks.ts';
 import { Receiver, eventually, sequence } from '../webhooks-delivery/support/receiver.ts';
 
 describe('hooks API: recent logs, deliveries and resend', () => {
   let running: RunningService;
   let receiver: Receiver;
+  let verifier: DeliveryVerifier;
 
   before(async () => {
     receiver = await Receiver.start();
+    verifier = new DeliveryVerifier(receiver);
     running = await startHookService('memory', { WEBHOOK_LOG_RETENTION_DAYS: '3' });
+  });
+  afterEach('every delivery received verifies with standardwebhooks and Logto\'s HMAC', () => {
+    verifier.verifyNew();
   });
   after(async () => {
     await running.close();
     await receiver.close();
   });
+
+  async function hookAt(path: string, events: string[]) {
+    const hook = await createHook(running, { events, config: { url: receiver.url(path) } });
+    verifier.expect(path, hook.signingKey);
+    return hook;
+  }
 
   const publish = (event: string, data: unknown = { id: 'u1' }) =>
     running.service.core.bus.publish([{ event: event as never, createdAt: new Date().toISOString(), data }]);
@@ -32,7 +45,7 @@ describe('hooks API: recent logs, deliveries and resend', () => {
 
   it('logs every attempt in Logto\'s shape, newest first, with response, latency and next retry', async () => {
     receiver.script('/flaky', sequence(500));
-    const hook = await createHook(running, { events: ['User.Created'], config: { url: receiver.url('/flaky') } });
+    const hook = await hookAt('/flaky', ['User.Created']);
     await publish('User.Created');
     const [delivery] = await settled(hook.id, 1);
 
@@ -58,7 +71,7 @@ describe('hooks API: recent logs, deliveries and resend', () => {
   });
 
   it('keeps logs and deliveries for WEBHOOK_LOG_RETENTION_DAYS through TTL indexes', async () => {
-    const hook = await createHook(running, { events: ['User.Created'], config: { url: receiver.url('/kept') } });
+    const hook = await hookAt('/kept', ['User.Created']);
     await publish('User.Created');
     await settled(hook.id, 1);
     const threeDays = 3 * 86_400_000;
@@ -75,7 +88,7 @@ describe('hooks API: recent logs, deliveries and resend', () => {
       if (kind === 'down') return { status: 503 };
       return { status: 204 };
     });
-    const hook = await createHook(running, { events: ['User.Data.Updated'], config: { url: receiver.url('/mixed') } });
+    const hook = await hookAt('/mixed', ['User.Data.Updated']);
     for (const kind of ['ok', 'refused', 'down']) await publish('User.Data.Updated', { kind });
     const list = await settled(hook.id, 3);
     const byKind = Object.fromEntries(list.map((d) => [d.status, d]));
@@ -93,7 +106,7 @@ describe('hooks API: recent logs, deliveries and resend', () => {
 
   it('reports execution stats over the last 24 hours', async () => {
     receiver.script('/stats', sequence(500, 500));
-    const hook = await createHook(running, { events: ['User.Created'], config: { url: receiver.url('/stats') } });
+    const hook = await hookAt('/stats', ['User.Created']);
     await publish('User.Created');
     await settled(hook.id, 1);
     const one = await getJson(running, `/api/hooks/${hook.id}?includeExecutionStats=true`);
@@ -105,7 +118,7 @@ describe('hooks API: recent logs, deliveries and resend', () => {
 
   it('shows one delivery with its payload and its attempts', async () => {
     receiver.script('/detail', sequence(429));
-    const hook = await createHook(running, { events: ['User.Created'], config: { url: receiver.url('/detail') } });
+    const hook = await hookAt('/detail', ['User.Created']);
     await publish('User.Created', { id: 'detail-user' });
     const [delivery] = await settled(hook.id, 1);
     const detail = await getJson(running, `/api/hooks/${hook.id}/deliveries/${delivery.id}`);
@@ -113,13 +126,13 @@ describe('hooks API: recent logs, deliveries and resend', () => {
     expect(detail.payload).to.include({ event: 'User.Created', hookId: hook.id });
     expect(detail.payload.data).to.deep.equal({ id: 'detail-user' });
     expect(detail.logs.map((log: any) => [log.payload.attempt, log.payload.result])).to.deep.equal([[1, 'Error'], [2, 'Success']]);
-    const other = await createHook(running, { events: ['User.Created'], config: { url: receiver.url('/elsewhere') } });
+    const other = await hookAt('/elsewhere', ['User.Created']);
     const response = await running.request(`/api/hooks/${other.id}/deliveries/${delivery.id}`);
     expect(response.status).to.equal(404);
   });
 
   it('resends a delivery\'s exact payload as a new delivery with a new webhook-id', async () => {
-    const hook = await createHook(running, { events: ['Role.Deleted'], config: { url: receiver.url('/resend') } });
+    const hook = await hookAt('/resend', ['Role.Deleted']);
     await publish('Role.Deleted', { id: 'role-1', name: 'gone' });
     const [original] = await settled(hook.id, 1);
 
@@ -137,7 +150,7 @@ describe('hooks API: recent logs, deliveries and resend', () => {
   });
 
   it('refuses to resend an unknown delivery (404) or to a disabled hook (422)', async () => {
-    const hook = await createHook(running, { events: ['User.Created'], config: { url: receiver.url('/refuse') } });
+    const hook = await hookAt('/refuse', ['User.Created']);
     await publish('User.Created');
     const [delivery] = await settled(hook.id, 1);
     const unknown = await running.request(`/api/hooks/${hook.id}/deliveries/dlv_unknown/resend`, { method: 'POST' });
@@ -149,7 +162,7 @@ describe('hooks API: recent logs, deliveries and resend', () => {
   });
 
   it('forgets a deleted hook\'s deliveries and logs', async () => {
-    const hook = await createHook(running, { events: ['User.Created'], config: { url: receiver.url('/forgotten') } });
+    const hook = await hookAt('/forgotten', ['User.Created']);
     await publish('User.Created');
     await settled(hook.id, 1);
     await running.request(`/api/hooks/${hook.id}`, { method: 'DELETE' });

@@ -1,6 +1,8 @@
 import { expect } from 'chai';
 import type { RunningService } from '../support/service.ts';
-import { BACKENDS, bodyOf, createHook, getJson, startHookService, verifyDelivery } from './support/hooks.ts';
+import {
+  BACKENDS, DeliveryVerifier, bodyOf, createHook, getJson, startHookService, verifyDelivery,
+} from './support/hooks.ts';
 import { Receiver, eventually, refusingUrl, sequence, settle } from './support/receiver.ts';
 
 /**
@@ -12,12 +14,17 @@ for (const backend of BACKENDS) {
   describe(`webhook delivery (${backend})`, () => {
     let running: RunningService;
     let receiver: Receiver;
+    let verifier: DeliveryVerifier;
 
     before(async () => {
       receiver = await Receiver.start();
+      verifier = new DeliveryVerifier(receiver);
       running = await startHookService(backend, {
         WEBHOOK_TIMEOUT_MS: '300', WEBHOOK_RETRY_AFTER_CAP_MS: '200',
       });
+    });
+    afterEach('every delivery received verifies with standardwebhooks and Logto\'s HMAC', () => {
+      verifier.verifyNew();
     });
     after(async () => {
       await running.close();
@@ -26,8 +33,21 @@ for (const backend of BACKENDS) {
 
     const publish = (event: string, data: unknown = { id: 'u1' }) =>
       running.service.core.bus.publish([{ event: event as never, createdAt: new Date().toISOString(), data }]);
-    const hookAt = (path: string, events = ['User.Created'], extra: Record<string, unknown> = {}) =>
-      createHook(running, { events, config: { url: receiver.url(path), ...extra } });
+    interface HookOptions {
+      events?: string[];
+      headers?: Record<string, string>;
+      enabled?: boolean;
+      /** Receiver paths the hook will be moved to: what arrives there is signed with its key too. */
+      movesTo?: string[];
+    }
+
+    async function hookAt(path: string, { events = ['User.Created'], headers, enabled, movesTo = [] }: HookOptions = {}) {
+      const hook = await createHook(running, {
+        events, config: { url: receiver.url(path), ...(headers ? { headers } : {}) }, ...(enabled === undefined ? {} : { enabled }),
+      });
+      for (const target of [path, ...movesTo]) verifier.expect(target, hook.signingKey);
+      return hook;
+    }
     const deliveries = (hookId: string) => getJson<any[]>(running, `/api/hooks/${hookId}/deliveries`);
     const logs = async (hookId: string) =>
       (await getJson<any[]>(running, `/api/hooks/${hookId}/recent-logs?page_size=100`)).reverse();
@@ -37,7 +57,9 @@ for (const backend of BACKENDS) {
     });
 
     it('POSTs the event as signed JSON that the standardwebhooks verifier and Logto\'s HMAC both accept', async () => {
-      const hook = await hookAt('/signed', ['Role.Created'], { headers: { 'x-tenant': 'acme', Authorization: 'Bearer consumer' } });
+      const hook = await hookAt('/signed', {
+        events: ['Role.Created'], headers: { 'x-tenant': 'acme', Authorization: 'Bearer consumer' },
+      });
       const response = await running.request('/api/roles', { method: 'POST', json: { name: `role-${backend}` } });
       const role = await bodyOf(response);
       const request = await eventually(() => receiver.requests('/signed')[0]);
@@ -140,10 +162,10 @@ for (const backend of BACKENDS) {
     });
 
     it('sends each event to every enabled hook subscribed to it, with one delivery id each', async () => {
-      const first = await hookAt('/fan-a', ['Scope.Created', 'User.Created']);
-      const second = await hookAt('/fan-b', ['Scope.Created']);
-      const unsubscribed = await hookAt('/fan-c', ['User.Deleted']);
-      const disabled = await createHook(running, { events: ['Scope.Created'], config: { url: receiver.url('/fan-d') }, enabled: false });
+      const first = await hookAt('/fan-a', { events: ['Scope.Created', 'User.Created'] });
+      const second = await hookAt('/fan-b', { events: ['Scope.Created'] });
+      const unsubscribed = await hookAt('/fan-c', { events: ['User.Deleted'] });
+      const disabled = await hookAt('/fan-d', { events: ['Scope.Created'], enabled: false });
       await publish('Scope.Created', { id: 'scope-1' });
       const [a, b] = await eventually(() => {
         const both = [receiver.requests('/fan-a')[0], receiver.requests('/fan-b')[0]];
@@ -160,7 +182,7 @@ for (const backend of BACKENDS) {
     });
 
     it('applies hook changes at once: new URL, disabled, deleted', async () => {
-      const hook = await hookAt('/before');
+      const hook = await hookAt('/before', { movesTo: ['/after'] });
       await running.request(`/api/hooks/${hook.id}`, { method: 'PATCH', json: { config: { url: receiver.url('/after') } } });
       await publish('User.Created');
       await eventually(() => receiver.requests('/after')[0]);
@@ -175,7 +197,7 @@ for (const backend of BACKENDS) {
 
     it('sends a retry to the hook as it is at that moment, and drops retries of a disabled hook', async () => {
       receiver.script('/old-endpoint', () => ({ status: 503 }));
-      const hook = await hookAt('/old-endpoint');
+      const hook = await hookAt('/old-endpoint', { movesTo: ['/new-endpoint'] });
       await publish('User.Created');
       await eventually(() => receiver.requests('/old-endpoint')[0]);
       await running.request(`/api/hooks/${hook.id}`, { method: 'PATCH', json: { config: { url: receiver.url('/new-endpoint') } } });
@@ -193,7 +215,7 @@ for (const backend of BACKENDS) {
     });
 
     it('never puts a signing key, password, secret or token in a payload', async () => {
-      const hook = await hookAt('/secrets', ['User.Created', 'User.Data.Updated']);
+      const hook = await hookAt('/secrets', { events: ['User.Created', 'User.Data.Updated'] });
       await running.service.core.bus.publish([{
         event: 'User.Data.Updated', createdAt: new Date().toISOString(),
         data: {

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { createMemoryDeliveryQueue } from '../../adapters/memory/delivery-queue.ts';
 import { startWebhookWorker } from '../../bin/worker.ts';
 import { startService, type RunningService } from '../support/service.ts';
-import { FAST_ENV, REDIS_URL, createHook, getJson, removeQueue, uniqueQueueName, verifyDelivery, withQueue } from './support/hooks.ts';
+import { FAST_ENV, REDIS_URL, bodyOf, createHook, getJson, removeQueue, uniqueQueueName, verifyDelivery, withQueue } from './support/hooks.ts';
 import { Receiver, eventually } from './support/receiver.ts';
 
 describe('webhook fan-out: durable before the triggering request responds', () => {
@@ -49,6 +49,35 @@ describe('webhook fan-out: durable before the triggering request responds', () =
       } finally {
         await worker.close();
       }
+    });
+  });
+
+  describe('with a queue that refuses jobs (Redis down)', () => {
+    const queue = createMemoryDeliveryQueue();
+    let web: RunningService;
+
+    before(async () => {
+      web = await startService({
+        env: FAST_ENV,
+        stores: { queue: { ...queue, kind: queue.kind, enqueue: () => Promise.reject(new Error('Connection is closed.')) } },
+        webhookWorker: false,
+      });
+    });
+    after(async () => {
+      await web.close();
+      await queue.close();
+    });
+
+    it('answers 503 and leaves no delivery that would never be sent', async () => {
+      const hook = await createHook(web, { events: ['Role.Created'], config: { url: receiver.url('/never') } });
+      const response = await web.request('/api/roles', { method: 'POST', json: { name: 'unqueued-role' } });
+      expect(response.status).to.equal(503);
+      expect((await bodyOf(response)).code).to.equal('service.dependency_unavailable');
+      expect(await getJson(web, `/api/hooks/${hook.id}/deliveries`)).to.deep.equal([]);
+    });
+
+    it('lets events nobody subscribes to through', async () => {
+      await web.service.core.bus.publish([{ event: 'User.Deleted', createdAt: new Date().toISOString(), data: null }]);
     });
   });
 

@@ -49,6 +49,18 @@ describe('hook cache', () => {
     expect((await worker.current()).byId('a')?.id).to.equal('a');
   });
 
+  it('reads the hooks afresh when the key-value store does not answer, rather than failing or waiting', async () => {
+    const store = createMemoryDocumentStore();
+    const repository = createHooksRepository(store);
+    const silent = { ...createMemoryKeyValueStore(), get: () => new Promise<string | null>(() => {}) };
+    const failing = { ...createMemoryKeyValueStore(), get: () => Promise.reject(new Error('connection is closed')) };
+    await repository.insert(hook('a'));
+    for (const kv of [silent, failing]) {
+      const cache = createHookCache({ hooks: repository, kv });
+      expect((await cache.current()).subscribersOf('User.Created').map((h) => h.id)).to.deep.equal(['a']);
+    }
+  });
+
   describe('across service instances sharing documents and Redis (as processes share MongoDB and Redis)', () => {
     let receiver: Receiver;
     let admin: RunningService;

@@ -4,7 +4,7 @@ import { expect } from 'chai';
 import { Redis } from 'ioredis';
 import { Webhook } from 'standardwebhooks';
 import { startService, type RunningService } from '../../support/service.ts';
-import type { ReceivedRequest } from './receiver.ts';
+import type { ReceivedRequest, Receiver } from './receiver.ts';
 
 export const REDIS_URL = process.env.TEST_REDIS_URL ?? process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
@@ -78,4 +78,33 @@ export async function withQueue<T>(queueName: string, use: (queue: Queue) => Pro
 /** Deletes a named BullMQ queue and its jobs (explicitly named queues outlive the services using them). */
 export function removeQueue(queueName: string): Promise<void> {
   return withQueue(queueName, (queue) => queue.obliterate({ force: true }));
+}
+
+/** Checks every request a receiver got, as a consumer would, against the key of the hook it was sent for. */
+export class DeliveryVerifier {
+  readonly #receiver: Receiver;
+  readonly #keys = new Map<string, string>();
+  #checked = 0;
+
+  constructor(receiver: Receiver) {
+    this.#receiver = receiver;
+  }
+
+  /** Requests to `path` must be signed with `signingKey`. */
+  expect(path: string, signingKey: string): void {
+    this.#keys.set(path, signingKey);
+  }
+
+  /** Verifies what arrived since the last call; fails on a request to a path with no known key. */
+  verifyNew(): number {
+    const received = this.#receiver.requests();
+    for (const request of received.slice(this.#checked)) {
+      const key = this.#keys.get(request.path);
+      if (!key) throw new Error(`a delivery arrived at ${request.path}, where no hook was expected to send`);
+      verifyDelivery(request, key);
+    }
+    const count = received.length - this.#checked;
+    this.#checked = received.length;
+    return count;
+  }
 }
