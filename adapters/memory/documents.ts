@@ -262,7 +262,7 @@ class MemoryCollection implements DocumentCollection<Doc> {
 
   /** Returns the stored document after the update: `target` itself when nothing changed. */
   #applyUpdate(target: Doc, update: Update): Doc {
-    const next = structuredClone(target);
+    const next = copyOut(target);
     applyUpdate(next, update, false);
     if (!valuesEqual(next._id, target._id)) throw immutableIdError();
     if (valuesEqual(next, target)) return target;

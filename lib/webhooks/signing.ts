@@ -1,4 +1,4 @@
-import { createHmac, randomBytes } from 'node:crypto';
+import { createHmac, createSecretKey, randomBytes, type KeyObject } from 'node:crypto';
 
 const KEY_PREFIX = 'whsec_';
 
@@ -25,9 +25,10 @@ export interface SignatureHeaders {
   'logto-signature-sha-256': string;
 }
 
-function keyBytes(signingKey: string): Buffer {
+/** The HMAC key of a `whsec_` secret. A KeyObject, because HMAC with a Buffer key costs several times more. */
+function hmacKey(signingKey: string): KeyObject {
   if (!signingKey.startsWith(KEY_PREFIX)) throw new Error(`Signing key must start with "${KEY_PREFIX}"`);
-  return Buffer.from(signingKey.slice(KEY_PREFIX.length), 'base64');
+  return createSecretKey(Buffer.from(signingKey.slice(KEY_PREFIX.length), 'base64'));
 }
 
 export function signatureHeaders({ deliveryId, timestamp, body, signingKeys }: SignatureInput): SignatureHeaders {
@@ -37,13 +38,13 @@ export function signatureHeaders({ deliveryId, timestamp, body, signingKeys }: S
   const signedContent = `${deliveryId}.${seconds}.${body}`;
   // One signature per key lets consumers verify with either the old or the new key during rotation.
   const signatures = signingKeys.map(
-    (key) => `v1,${createHmac('sha256', keyBytes(key)).update(signedContent, 'utf8').digest('base64')}`,
+    (key) => `v1,${createHmac('sha256', hmacKey(key)).update(signedContent, 'utf8').digest('base64')}`,
   );
   return {
     'webhook-id': deliveryId,
     'webhook-timestamp': seconds,
     'webhook-signature': signatures.join(' '),
-    // Logto keys its HMAC with the key string itself (UTF-8), not the decoded bytes.
-    'logto-signature-sha-256': createHmac('sha256', Buffer.from(currentKey, 'utf8')).update(body, 'utf8').digest('hex'),
+    // Logto keys its HMAC with the key string itself (a string key is taken as UTF-8), not the decoded bytes.
+    'logto-signature-sha-256': createHmac('sha256', currentKey).update(body, 'utf8').digest('hex'),
   };
 }

@@ -10,7 +10,7 @@ for (const backend of ['embedded', 'redis'] as const) {
   describe(`single use under concurrency (${backend})`, () => {
     let running: RunningService;
     before(async () => {
-      running = await startService({ env: backend === 'redis' ? { REDIS_URL } : {} });
+      running = await startService({ env: { REDIS_URL: backend === 'redis' ? REDIS_URL : undefined } });
       expect(running.service.core.kv.kind).to.equal(backend === 'redis' ? 'redis' : 'memory');
     });
     after(() => running.close());
