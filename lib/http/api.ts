@@ -2,6 +2,7 @@ import type Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import { z } from 'zod';
 import { errors } from '../errors.ts';
+import type { Page, PageResult } from '../repositories/entity.ts';
 
 /**
  * Declarative routes: each one names its schemas once; the same declaration validates requests, checks
@@ -32,8 +33,15 @@ export interface ApiContext<P, Q, B> {
   query: Q;
   body: B;
   koa: Context;
-  /** Sets a response header (e.g. `Total-Number`). */
+  /** Sets a response header. */
   header(name: string, value: string): void;
+  /** The query's `page` / `page_size` as a repository page (first page of 20 when the route has none). */
+  page: Page;
+  /**
+   * Answers one page of a list: `Total-Number` is the total, the body the items. A whole array (a list
+   * computed in full) is cut to the requested page.
+   */
+  paged<T>(result: PageResult<T> | T[]): T[];
 }
 
 export interface RegisteredRoute {
@@ -102,14 +110,30 @@ export function declare<P extends z.ZodType, Q extends z.ZodType, B extends z.Zo
     const params = parseOrThrow(route.params, ctx.params, 'params');
     const query = parseOrThrow(route.query, ctx.query, 'query');
     const body = parseOrThrow(route.body, route.body ? (ctx.request as { body?: unknown }).body : undefined, 'body');
+    const page = pageOf(query);
     const result = await route.handler({
-      params, query, body, koa: ctx,
+      params, query, body, koa: ctx, page,
       header: (name, value) => ctx.set(name, value),
+      paged: (list) => {
+        const { items, total } = Array.isArray(list)
+          ? { items: list.slice((page.page - 1) * page.pageSize, page.page * page.pageSize), total: list.length }
+          : list;
+        ctx.set('Total-Number', String(total));
+        return items;
+      },
     });
     ctx.status = status;
     if (status !== 204) ctx.body = result as object;
   });
   deps.router[route.method](route.path, ...middlewares);
+}
+
+function pageOf(query: unknown): Page {
+  const { page, page_size: pageSize } = (query ?? {}) as { page?: unknown; page_size?: unknown };
+  return {
+    page: typeof page === 'number' ? page : 1,
+    pageSize: typeof pageSize === 'number' ? pageSize : 20,
+  };
 }
 
 /** `page` / `page_size` as Logto takes them. */

@@ -17,13 +17,11 @@ export function applicationRoutes(api: ApiRouterDeps, core: ServiceCore): void {
   declare(api, {
     method: 'get', path: '/applications', tag, summary: 'List applications',
     query: listApplicationsQuery, response: z.array(application),
-    async handler({ query, header }) {
-      const { items, total } = await repositories.applications.list(
-        { page: query.page, pageSize: query.page_size },
+    async handler({ query, page, paged }) {
+      return paged(await repositories.applications.list(
+        page,
         { search: query.search, types: query.types, isThirdParty: query.isThirdParty },
-      );
-      header('Total-Number', String(total));
-      return items;
+      ));
     },
   });
 
@@ -62,13 +60,11 @@ export function applicationRoutes(api: ApiRouterDeps, core: ServiceCore): void {
   declare(api, {
     method: 'get', path: '/applications/:id/roles', tag, summary: 'List the roles of an M2M application',
     params: byId, query: pagination, response: z.array(role),
-    async handler({ params, query, header }) {
+    async handler({ params, paged }) {
       await library.mustFind(params.id);
       const roleIds = await repositories.roles.roleIdsOfApplication(params.id);
       const roles = await repositories.roles.findByIds(roleIds);
-      header('Total-Number', String(roles.length));
-      const start = (query.page - 1) * query.page_size;
-      return roles.slice(start, start + query.page_size);
+      return paged(roles);
     },
   });
 

@@ -17,25 +17,21 @@ export function deliveryRoutes(api: ApiRouterDeps, webhooks: Webhooks): void {
   declare(api, {
     method: 'get', path: '/hooks/:id/recent-logs', tag, summary: 'List the attempts of the last 24 hours, newest first',
     params: byId, query: recentLogsQuery, response: z.array(logEntry),
-    async handler({ params, query, header }) {
+    async handler({ params, query, page, paged }) {
       await management.mustFind(params.id);
       const event = query.logKey?.startsWith(LOG_KEY_PREFIX) ? query.logKey.slice(LOG_KEY_PREFIX.length) : query.logKey;
-      const { items, total } = await logs.recent(
-        params.id, Date.now() - RECENT_MS, { page: query.page, pageSize: query.page_size }, event,
-      );
-      header('Total-Number', String(total));
-      return items;
+      return paged(await logs.recent(
+        params.id, Date.now() - RECENT_MS, page, event,
+      ));
     },
   });
 
   declare(api, {
     method: 'get', path: '/hooks/:id/deliveries', tag, summary: 'List deliveries with their status, newest first',
     params: byId, query: listDeliveriesQuery, response: z.array(delivery),
-    async handler({ params, query, header }) {
+    async handler({ params, query, page, paged }) {
       await management.mustFind(params.id);
-      const { items, total } = await deliveries.list(params.id, { page: query.page, pageSize: query.page_size }, query.status);
-      header('Total-Number', String(total));
-      return items;
+      return paged(await deliveries.list(params.id, page, query.status));
     },
   });
 

@@ -17,12 +17,10 @@ export function hookRoutes(api: ApiRouterDeps, webhooks: Webhooks): void {
   declare(api, {
     method: 'get', path: '/hooks', tag, summary: 'List hooks',
     query: listHooksQuery, response: z.array(hookWithStats),
-    async handler({ query, header }) {
-      const { items, total } = await management.list(
-        { page: query.page, pageSize: query.page_size }, { includeExecutionStats: query.includeExecutionStats },
-      );
-      header('Total-Number', String(total));
-      return items;
+    async handler({ query, page, paged }) {
+      return paged(await management.list(
+        page, { includeExecutionStats: query.includeExecutionStats },
+      ));
     },
   });
 

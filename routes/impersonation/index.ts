@@ -66,13 +66,11 @@ export function impersonationRoutes(
       subjectTokenRef: z.string().max(64).optional(),
     }),
     response: z.array(impersonationRecord),
-    async handler({ query, header }) {
-      const { items, total } = await deps.audit.list(
-        { page: query.page, pageSize: query.page_size },
+    async handler({ query, page, paged }) {
+      return paged(await deps.audit.list(
+        page,
         { userId: query.userId, applicationId: query.applicationId, subjectTokenRef: query.subjectTokenRef },
-      );
-      header('Total-Number', String(total));
-      return items;
+      ));
     },
   });
 }

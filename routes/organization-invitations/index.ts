@@ -13,11 +13,9 @@ export function organizationInvitationRoutes(api: ApiRouterDeps, core: ServiceCo
   declare(api, {
     method: 'get', path: '/organization-invitations', tag, summary: 'List organization invitations',
     query: listInvitationsQuery, response: z.array(invitation),
-    async handler({ query, header }) {
-      const { page, page_size: pageSize, ...filter } = query;
-      const { items, total } = await library.list({ page, pageSize }, filter);
-      header('Total-Number', String(total));
-      return items;
+    async handler({ query, page, paged }) {
+      const { page: _page, page_size: _pageSize, ...filter } = query;
+      return paged(await library.list(page, filter));
     },
   });
 

@@ -29,10 +29,8 @@ export function organizationRoleRoutes(api: ApiRouterDeps, core: ServiceCore): v
   declare(api, {
     method: 'get', path: '/organization-roles', tag, summary: 'List organization roles with their scopes',
     query: searchQuery, response: z.array(organizationRoleWithScopes),
-    async handler({ query, header }) {
-      const { items, total } = await library.listRoles({ page: query.page, pageSize: query.page_size }, query.q ?? query.search);
-      header('Total-Number', String(total));
-      return items;
+    async handler({ query, page, paged }) {
+      return paged(await library.listRoles(page, query.q ?? query.search));
     },
   });
 
@@ -73,11 +71,9 @@ export function organizationRoleRoutes(api: ApiRouterDeps, core: ServiceCore): v
   declare(api, {
     method: 'get', path: '/organization-roles/:id/scopes', tag, summary: 'List the scopes of an organization role',
     params: byId, query: pageQuery, response: z.array(organizationScope),
-    async handler({ params, query, header }) {
+    async handler({ params, paged }) {
       const scopes = await library.scopesOfRole(params.id);
-      header('Total-Number', String(scopes.length));
-      const start = (query.page - 1) * query.page_size;
-      return scopes.slice(start, start + query.page_size);
+      return paged(scopes);
     },
   });
 

@@ -14,12 +14,10 @@ export function organizationScopeRoutes(api: ApiRouterDeps, core: ServiceCore): 
   declare(api, {
     method: 'get', path: '/organization-scopes', tag, summary: 'List organization scopes',
     query: searchQuery, response: z.array(organizationScope),
-    async handler({ query, header }) {
-      const { items, total } = await core.repositories.organizationScopes.list(
-        { page: query.page, pageSize: query.page_size }, query.q ?? query.search,
-      );
-      header('Total-Number', String(total));
-      return items;
+    async handler({ query, page, paged }) {
+      return paged(await core.repositories.organizationScopes.list(
+        page, query.q ?? query.search,
+      ));
     },
   });
 

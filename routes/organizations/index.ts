@@ -16,12 +16,10 @@ export function organizationRoutes(api: ApiRouterDeps, core: ServiceCore): void 
   declare(api, {
     method: 'get', path: '/organizations', tag, summary: 'List organizations (q searches id, name and description)',
     query: searchQuery, response: z.array(organization),
-    async handler({ query, header }) {
-      const { items, total } = await core.repositories.organizations.list(
-        { page: query.page, pageSize: query.page_size }, query.q ?? query.search,
-      );
-      header('Total-Number', String(total));
-      return items;
+    async handler({ query, page, paged }) {
+      return paged(await core.repositories.organizations.list(
+        page, query.q ?? query.search,
+      ));
     },
   });
 

@@ -14,10 +14,8 @@ export function organizationJitRoutes(api: ApiRouterDeps, core: ServiceCore): vo
     method: 'get', path: '/organizations/:id/jit/email-domains', tag,
     summary: 'List just-in-time provisioning email domains',
     params: byId, query: pageQuery, response: z.array(jitEmailDomain),
-    async handler({ params, query, header }) {
-      const { items, total } = await library.jitEmailDomains(params.id, { page: query.page, pageSize: query.page_size });
-      header('Total-Number', String(total));
-      return items;
+    async handler({ params, page, paged }) {
+      return paged(await library.jitEmailDomains(params.id, page));
     },
   });
 

@@ -14,11 +14,9 @@ export function organizationMemberRoleRoutes(api: ApiRouterDeps, core: ServiceCo
   declare(api, {
     method: 'get', path: '/organizations/:id/users/:userId/roles', tag, summary: "List a member's organization roles",
     params: byMember, query: pageQuery, response: z.array(organizationRole),
-    async handler({ params, query, header }) {
+    async handler({ params, paged }) {
       const roles = await library.memberRoles(params.id, params.userId);
-      header('Total-Number', String(roles.length));
-      const start = (query.page - 1) * query.page_size;
-      return roles.slice(start, start + query.page_size);
+      return paged(roles);
     },
   });
 

@@ -17,12 +17,10 @@ export function organizationMemberRoutes(api: ApiRouterDeps, core: ServiceCore):
   declare(api, {
     method: 'get', path: '/organizations/:id/users', tag, summary: 'List member users with their organization roles',
     params: byId, query: searchQuery, response: z.array(memberUser),
-    async handler({ params, query, header }) {
-      const { items, total } = await library.listUsers(
-        params.id, { page: query.page, pageSize: query.page_size }, query.q ?? query.search,
-      );
-      header('Total-Number', String(total));
-      return items;
+    async handler({ params, query, page, paged }) {
+      return paged(await library.listUsers(
+        params.id, page, query.q ?? query.search,
+      ));
     },
   });
 
@@ -55,10 +53,8 @@ export function organizationMemberRoutes(api: ApiRouterDeps, core: ServiceCore):
   declare(api, {
     method: 'get', path: '/organizations/:id/applications', tag, summary: 'List member applications',
     params: byId, query: pageQuery, response: z.array(application),
-    async handler({ params, query, header }) {
-      const { items, total } = await library.listApplications(params.id, { page: query.page, pageSize: query.page_size });
-      header('Total-Number', String(total));
-      return items;
+    async handler({ params, page, paged }) {
+      return paged(await library.listApplications(params.id, page));
     },
   });
 

@@ -31,10 +31,8 @@ export function resourceRoutes(api: ApiRouterDeps, core: ServiceCore): void {
   declare(api, {
     method: 'get', path: '/resources', tag, summary: 'List API resources',
     query: listQuery, response: z.array(resource),
-    async handler({ query, header }) {
-      const { items, total } = await resources.list({ page: query.page, pageSize: query.page_size }, query.search);
-      header('Total-Number', String(total));
-      return items;
+    async handler({ query, page, paged }) {
+      return paged(await resources.list(page, query.search));
     },
   });
 
@@ -85,13 +83,11 @@ export function resourceRoutes(api: ApiRouterDeps, core: ServiceCore): void {
   declare(api, {
     method: 'get', path: '/resources/:resourceId/scopes', tag, summary: 'List the scopes of an API resource',
     params: byResource, query: listQuery, response: z.array(scope),
-    async handler({ params, query, header }) {
+    async handler({ params, query, page, paged }) {
       await mustFind(params.resourceId);
-      const { items, total } = await resources.listScopes(
-        params.resourceId, { page: query.page, pageSize: query.page_size }, query.search,
-      );
-      header('Total-Number', String(total));
-      return items;
+      return paged(await resources.listScopes(
+        params.resourceId, page, query.search,
+      ));
     },
   });
 

@@ -40,12 +40,10 @@ export function roleRoutes(api: ApiRouterDeps, core: ServiceCore): void {
   declare(api, {
     method: 'get', path: '/roles', tag, summary: 'List roles',
     query: listRolesQuery, response: z.array(role),
-    async handler({ query, header }) {
-      const { items, total } = await roles.list(
-        { page: query.page, pageSize: query.page_size }, { search: query.search, type: query.type },
-      );
-      header('Total-Number', String(total));
-      return items;
+    async handler({ query, page, paged }) {
+      return paged(await roles.list(
+        page, { search: query.search, type: query.type },
+      ));
     },
   });
 
@@ -96,12 +94,10 @@ export function roleRoutes(api: ApiRouterDeps, core: ServiceCore): void {
   declare(api, {
     method: 'get', path: '/roles/:id/scopes', tag, summary: 'List the scopes of a role',
     params: byId, query: pagination, response: z.array(scope),
-    async handler({ params, query, header }) {
+    async handler({ params, paged }) {
       await mustFind(params.id);
       const scopes = await scopesOf(params.id);
-      header('Total-Number', String(scopes.length));
-      const start = (query.page - 1) * query.page_size;
-      return scopes.slice(start, start + query.page_size);
+      return paged(scopes);
     },
   });
 

@@ -18,12 +18,10 @@ export function userRoutes(api: ApiRouterDeps, core: ServiceCore): void {
   declare(api, {
     method: 'get', path: '/users', tag, summary: 'List users (search matches id, username, email, phone and name)',
     query: listUsersQuery, response: z.array(user),
-    async handler({ query, header }) {
-      const { items, total } = await core.repositories.users.list(
-        { page: query.page, pageSize: query.page_size }, { search: query.search },
-      );
-      header('Total-Number', String(total));
-      return items;
+    async handler({ query, page, paged }) {
+      return paged(await core.repositories.users.list(
+        page, { search: query.search },
+      ));
     },
   });
 

@@ -15,13 +15,11 @@ export function userRelationRoutes(api: ApiRouterDeps, core: ServiceCore): void 
   declare(api, {
     method: 'get', path: '/users/:userId/roles', tag, summary: "List a user's roles",
     params: byUser, query: listUsersQuery, response: z.array(role),
-    async handler({ params, query, header }) {
+    async handler({ params, query, paged }) {
       const search = query.search?.toLowerCase();
       const roles = (await library.rolesOf(params.userId))
         .filter((candidate) => !search || `${candidate.name} ${candidate.description}`.toLowerCase().includes(search));
-      header('Total-Number', String(roles.length));
-      const start = (query.page - 1) * query.page_size;
-      return roles.slice(start, start + query.page_size);
+      return paged(roles);
     },
   });
 

@@ -8,8 +8,8 @@ describe('management API authentication', () => {
   });
   after(() => running.close());
 
-  /** Creates an M2M app holding a role with the given scope names of a resource; returns its credentials. */
-  async function m2mWithScopes(resourceId: string, scopeIds: string[]) {
+  /** Creates an M2M app holding a role with the given scopes; returns its credentials. */
+  async function m2mWithScopes(scopeIds: string[]) {
     const role = await (await running.request('/api/roles', {
       method: 'POST', json: { name: `role-${Math.random()}`, description: 'test', type: 'MachineToMachine' },
     })).json() as { id: string };
@@ -50,14 +50,14 @@ describe('management API authentication', () => {
     const scope = await (await running.request(`/api/resources/${resource.id}/scopes`, {
       method: 'POST', json: { name: 'read:orders' },
     })).json() as { id: string };
-    const app = await m2mWithScopes(resource.id, [scope.id]);
+    const app = await m2mWithScopes([scope.id]);
     const token = await clientCredentialsToken(running.baseUrl, app.id, app.secret, 'https://orders.example.com', 'read:orders');
     const res = await running.request('/api/applications', { token });
     expect(res.status).to.equal(401);
   });
 
   it('answers 403 to a management token without the required scope, and lets the narrow scope through only its route', async () => {
-    const app = await m2mWithScopes('management-api', ['management-api-subject-tokens-create']);
+    const app = await m2mWithScopes(['management-api-subject-tokens-create']);
     const token = await clientCredentialsToken(
       running.baseUrl, app.id, app.secret, `${running.baseUrl}/api`, 'all subject-tokens:create',
     );

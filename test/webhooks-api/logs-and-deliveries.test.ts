@@ -82,7 +82,7 @@ describe('hooks API: recent logs, deliveries and resend', () => {
   });
 
   it('tells succeeded, failed and exhausted deliveries apart, and filters by status', async () => {
-    receiver.script('/mixed', (nth, request) => {
+    receiver.script('/mixed', (_nth, request) => {
       const kind = JSON.parse(request.body).data.kind as string;
       if (kind === 'refused') return { status: 422, body: 'no thanks' };
       if (kind === 'down') return { status: 503 };
