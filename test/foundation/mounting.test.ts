@@ -6,9 +6,11 @@ import mount from 'koa-mount';
 import { pino } from 'pino';
 import * as client from 'openid-client';
 import { createIdentityService } from '../../lib/index.ts';
+import { hashPassword } from '../../lib/passwords.ts';
+import { Browser, formAction } from '../support/browser.ts';
 
 describe('mounting into a host Koa app', () => {
-  it('serves under /auth with the issuer and every endpoint reflecting the prefix, beside the host\'s routes', async () => {
+  it('serves under /auth with the issuer, every endpoint and the sign-in pages reflecting the prefix, beside the host\'s routes', async () => {
     const host = new Koa();
     host.keys = ['the-host-has-its-own-keys'];
     const server = createServer();
@@ -47,6 +49,35 @@ describe('mounting into a host Koa app', () => {
 
       const hostRoute = await (await fetch(`${origin}/elsewhere`)).json();
       expect(hostRoute).to.deep.equal({ host: true, path: '/elsewhere' });
+
+      // A browser sign-in under the prefix: the provider's signed cookies work although the host has other keys.
+      const redirect = 'http://127.0.0.1:9/cb';
+      const spa = await (await fetch(`${origin}/auth/api/applications`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${tokens.access_token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'spa', type: 'SPA', oidcClientMetadata: { redirectUris: [redirect] } }),
+      })).json() as { id: string };
+      await service.core.repositories.users.insert({
+        id: 'mounted-user', username: 'mounted', primaryEmail: null, primaryPhone: null, name: null, avatar: null,
+        customData: {}, identities: {}, profile: {}, applicationId: null, isSuspended: false, hasPassword: true,
+        lastSignInAt: null, createdAt: Date.now(), updatedAt: Date.now(),
+      }, { passwordDigest: await hashPassword('mounted password') });
+      const spaConfig = await client.discovery(new URL(`${origin}/auth/oidc`), spa.id, undefined, client.None(), {
+        execute: [client.allowInsecureRequests],
+      });
+      const verifier = client.randomPKCECodeVerifier();
+      const url = client.buildAuthorizationUrl(spaConfig, {
+        redirect_uri: redirect, scope: 'openid', code_challenge: await client.calculatePKCECodeChallenge(verifier),
+        code_challenge_method: 'S256', state: 's',
+      });
+      const browser = new Browser();
+      const login = await browser.follow(url.href, redirect);
+      expect(login.url.startsWith(`${origin}/auth/interaction/`), login.url).to.equal(true);
+      const done = await browser.submit(formAction(await login.res.text()), { identifier: 'mounted', password: 'mounted password' }, redirect);
+      expect(done.url.startsWith(redirect), `ended at ${done.url}`).to.equal(true);
+      const signedIn = await client.authorizationCodeGrant(spaConfig, new URL(done.url), { pkceCodeVerifier: verifier, expectedState: 's' });
+      expect(signedIn.claims()!.sub).to.equal('mounted-user');
+      expect(signedIn.claims()!.iss).to.equal(`${origin}/auth/oidc`);
     } finally {
       server.closeAllConnections();
       server.close();
