@@ -41,15 +41,22 @@ export async function startWebhookWorker(options: WebhookWorkerOptions = {}): Pr
   }
   const logger = options.logger ?? createLogger(settings.LOG_LEVEL);
   const stores = await openStores(settings, logger, options.stores);
+  const webhooks = createWebhooks({ settings, logger, store: stores.documents, kv: stores.kv, queue: stores.queue });
   try {
-    const webhooks = createWebhooks({ settings, logger, store: stores.documents, kv: stores.kv, queue: stores.queue });
     await webhooks.prepare();
     await webhooks.startWorker();
   } catch (error) {
     await stores.close();
     throw error;
   }
-  return { queueName: settings.webhookQueue.name, concurrency: settings.WEBHOOK_CONCURRENCY, close: () => stores.close() };
+  return {
+    queueName: settings.webhookQueue.name,
+    concurrency: settings.WEBHOOK_CONCURRENCY,
+    async close() {
+      await stores.close();
+      webhooks.close();
+    },
+  };
 }
 
 /** `npm run worker`: one ready line, graceful stop on SIGTERM/SIGINT. */

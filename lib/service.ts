@@ -196,6 +196,7 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
         await runner?.close();
         // The queue closes first: its consumer finishes the attempts in flight while the stores are open.
         await stores.close();
+        webhooks.close();
       },
     };
   } catch (error) {

@@ -13,6 +13,7 @@ import { createHookManagement } from './management.ts';
 import { createDeliveryProcessor, type DeliveryPolicy } from './processor.ts';
 import { resendDelivery } from './resend.ts';
 import { DEFAULT_RETRY_DELAYS_MS } from './retry-policy.ts';
+import { createWebhookAgents } from './sender.ts';
 import { sendTestPayloads } from './test-send.ts';
 
 const DAY_MS = 24 * 3600 * 1000;
@@ -40,7 +41,9 @@ export function createWebhooks(deps: WebhooksDeps) {
   const management = createHookManagement({
     hooks, cache, deliveries, logs, signingKeyGraceMs: settings.WEBHOOK_SIGNING_KEY_GRACE_SECONDS * 1000,
   });
+  const agents = createWebhookAgents(settings.WEBHOOK_CONCURRENCY);
   const policy: DeliveryPolicy = {
+    agents,
     retryDelaysMs: settings.WEBHOOK_RETRY_DELAYS_MS ?? DEFAULT_RETRY_DELAYS_MS,
     retryAfterCapMs: settings.WEBHOOK_RETRY_AFTER_CAP_MS,
     timeoutMs: settings.WEBHOOK_TIMEOUT_MS,
@@ -67,6 +70,10 @@ export function createWebhooks(deps: WebhooksDeps) {
         cache, deliveries, logs, policy, disableHook: management.disable, logger: deps.logger,
       });
       await queue.consume(processor, { concurrency: settings.WEBHOOK_CONCURRENCY });
+    },
+    /** Drops the pooled connections to consumers; call once the queue stopped consuming. */
+    close(): void {
+      agents.destroy();
     },
   };
 }

@@ -5,10 +5,12 @@ import type { DeliveryLogs } from './delivery-logs.ts';
 import type { HookCache } from './hook-cache.ts';
 import { signingKeysAt, type HookRecord } from './hooks.ts';
 import { classify, nextDelayMs, type Outcome } from './retry-policy.ts';
-import { sendWebhook, type SendResult } from './sender.ts';
+import { sendWebhook, type SendInput, type SendResult } from './sender.ts';
 import { signatureHeaders } from './signing.ts';
 
 export interface DeliveryPolicy {
+  /** Keep-alive connection pools to consumers' endpoints. */
+  agents?: SendInput['agents'];
   retryDelaysMs: readonly number[];
   retryAfterCapMs: number;
   timeoutMs: number;
@@ -41,6 +43,7 @@ export async function sendDelivery(
     customHeaders: hook.config.headers,
     timeoutMs: policy.timeoutMs,
     userAgent: policy.userAgent,
+    agents: policy.agents,
   });
 }
 
