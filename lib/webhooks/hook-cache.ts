@@ -25,6 +25,19 @@ const VERSION_KEY = 'webhooks:hooks-version';
 export function createHookCache(deps: { hooks: HooksRepository; kv: KeyValueStore }): HookCache {
   let cached: { version: string | null; snapshot: HookSnapshot } | undefined;
   let loading: { version: string | null; promise: Promise<HookSnapshot> } | undefined;
+  // Concurrent lookups share one version read; a local change starts a new one, so this process always
+  // sees its own changes at once.
+  let reading: Promise<string | null | typeof UNKNOWN> | undefined;
+
+  function currentVersion(): Promise<string | null | typeof UNKNOWN> {
+    if (!reading) {
+      const read = readVersion(deps.kv).finally(() => {
+        if (reading === read) reading = undefined;
+      });
+      reading = read;
+    }
+    return reading;
+  }
 
   async function load(version: string | null): Promise<HookSnapshot> {
     const snapshot = indexHooks(await deps.hooks.all());
@@ -35,7 +48,7 @@ export function createHookCache(deps: { hooks: HooksRepository; kv: KeyValueStor
 
   return {
     async current() {
-      const version = await readVersion(deps.kv);
+      const version = await currentVersion();
       // Redis slow or down: no telling whether the snapshot is current, so read afresh. An event with
       // subscribers then fails at enqueue (same Redis); one without must not fail because of the cache.
       if (version === UNKNOWN) return indexHooks(await deps.hooks.all());
@@ -50,6 +63,7 @@ export function createHookCache(deps: { hooks: HooksRepository; kv: KeyValueStor
     },
     async invalidate() {
       await deps.kv.set(VERSION_KEY, newId());
+      reading = undefined;
     },
   };
 }
