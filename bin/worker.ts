@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { ConfigurationError, type Environment } from '../lib/config.ts';
 import { createLogger } from '../lib/logger.ts';
+import { runUntilSignalled } from './lifecycle.ts';
 import { resolveSettings } from '../lib/settings.ts';
 import { openStores, type InjectedStores } from '../lib/stores.ts';
 import { createWebhooks } from '../lib/webhooks/index.ts';
@@ -62,33 +63,11 @@ export async function startWebhookWorker(options: WebhookWorkerOptions = {}): Pr
 /** `npm run worker`: one ready line, graceful stop on SIGTERM/SIGINT. */
 async function main(): Promise<void> {
   const logger = createLogger(process.env.LOG_LEVEL ?? 'info');
-  let worker: RunningWebhookWorker;
-  try {
-    worker = await startWebhookWorker({ logger });
-  } catch (error) {
-    if (error instanceof ConfigurationError) {
-      process.stderr.write(`${error.message}\n`);
-      process.exit(2);
-    }
-    throw error;
-  }
+  const worker = await runUntilSignalled(logger, () => startWebhookWorker({ logger }), (running) => running.close());
   logger.info(
     { queue: worker.queueName, concurrency: worker.concurrency },
     `ready: webhook worker consuming ${worker.queueName}`,
   );
-
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'shutting down');
-    const force = setTimeout(() => process.exit(1), 15_000).unref();
-    await worker.close();
-    clearTimeout(force);
-    process.exit(0);
-  };
-  process.on('SIGINT', () => void stop('SIGINT'));
-  process.on('SIGTERM', () => void stop('SIGTERM'));
 }
 
 if (import.meta.main) await main();

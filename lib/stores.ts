@@ -4,6 +4,7 @@ import type { DocumentStore } from './ports/documents.ts';
 import type { KeyValueStore } from './ports/kv.ts';
 import type { DeliveryQueue } from './ports/queue.ts';
 import type { Settings } from './settings.ts';
+import { within } from './deadline.ts';
 import { createMemoryDocumentStore } from '../adapters/memory/documents.ts';
 import { createMemoryKeyValueStore } from '../adapters/memory/kv.ts';
 import { createMemoryDeliveryQueue } from '../adapters/memory/delivery-queue.ts';
@@ -75,21 +76,9 @@ export async function openStores(settings: Settings, logger: Logger, injected: I
     documents, kv, queue,
     async close() {
       // A store that does not answer must not keep the process from stopping.
-      for (const close of closers) await settleWithin(close(), CLOSE_TIMEOUT_MS);
+      for (const close of closers) await within(close().catch(() => undefined), CLOSE_TIMEOUT_MS, undefined);
     },
   };
 }
 
 const CLOSE_TIMEOUT_MS = 5000;
-
-async function settleWithin(promise: Promise<unknown>, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([
-    promise.catch(() => undefined),
-    new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, ms);
-      timer.unref();
-    }),
-  ]);
-  clearTimeout(timer);
-}

@@ -1,4 +1,7 @@
 import type { Middleware } from 'koa';
+import { within } from '../deadline.ts';
+
+const PROBE_TIMEOUT_MS = 2000;
 
 export interface Probe {
   name: string;
@@ -15,26 +18,11 @@ export function healthMiddleware(probes: Probe[]): Middleware {
     }
     if (ctx.path !== '/readyz') return next();
     const results = await Promise.all(probes.map(async (probe) => {
-      try {
-        await withTimeout(probe.check(), 2000);
-        return [probe.name, 'ok'] as const;
-      } catch {
-        return [probe.name, 'unavailable'] as const;
-      }
+      const answered = await within(probe.check().then(() => true, () => false), PROBE_TIMEOUT_MS, false);
+      return [probe.name, answered ? 'ok' : 'unavailable'] as const;
     }));
     const ready = results.every(([, state]) => state === 'ok');
     ctx.status = ready ? 200 : 503;
     ctx.body = { status: ready ? 'ready' : 'unavailable', checks: Object.fromEntries(results) };
   };
-}
-
-async function withTimeout(promise: Promise<void>, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    await Promise.race([promise, new Promise<void>((_, reject) => {
-      timer = setTimeout(() => reject(new Error('timeout')), ms);
-    })]);
-  } finally {
-    clearTimeout(timer);
-  }
 }

@@ -1,5 +1,6 @@
 import type { KeyValueStore } from '../ports/kv.ts';
 import { newId } from '../ids.ts';
+import { within } from '../deadline.ts';
 import type { HookRecord, HooksRepository } from './hooks.ts';
 
 /** Every hook, indexed for fan-out (by event, enabled only) and for delivery (by id, any state). */
@@ -72,16 +73,8 @@ const UNKNOWN = Symbol('unknown version');
 /** A dead Redis makes a command wait through its reconnection attempts, seconds at a time. */
 const VERSION_WAIT_MS = 200;
 
-async function readVersion(kv: KeyValueStore): Promise<string | null | typeof UNKNOWN> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<typeof UNKNOWN>((resolve) => {
-    timer = setTimeout(() => resolve(UNKNOWN), VERSION_WAIT_MS);
-  });
-  try {
-    return await Promise.race([kv.get(VERSION_KEY).catch((): typeof UNKNOWN => UNKNOWN), timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
+function readVersion(kv: KeyValueStore): Promise<string | null | typeof UNKNOWN> {
+  return within(kv.get(VERSION_KEY).catch((): typeof UNKNOWN => UNKNOWN), VERSION_WAIT_MS, UNKNOWN);
 }
 
 function indexHooks(records: HookRecord[]): HookSnapshot {
