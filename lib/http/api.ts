@@ -3,6 +3,7 @@ import type { Context, Middleware } from 'koa';
 import { z } from 'zod';
 import { errors } from '../errors.ts';
 import type { Page, PageResult } from '../repositories/entity.ts';
+import type { EventState } from '../events/route-events.ts';
 
 /**
  * Declarative routes: each one names its schemas once; the same declaration validates requests, checks
@@ -35,6 +36,8 @@ export interface ApiContext<P, Q, B> {
   koa: Context;
   /** Sets a response header. */
   header(name: string, value: string): void;
+  /** What the handler says about its request's events: a delete's snapshot, suppressed or reshaped events. */
+  events: EventState;
   /** The query's `page` / `page_size` as a repository page (first page of 20 when the route has none). */
   page: Page;
   /**
@@ -112,7 +115,7 @@ export function declare<P extends z.ZodType, Q extends z.ZodType, B extends z.Zo
     const body = parseOrThrow(route.body, route.body ? (ctx.request as { body?: unknown }).body : undefined, 'body');
     const page = pageOf(query);
     const result = await route.handler({
-      params, query, body, koa: ctx, page,
+      params, query, body, koa: ctx, page, events: ctx.state as EventState,
       header: (name, value) => ctx.set(name, value),
       paged: (list) => {
         const { items, total } = Array.isArray(list)

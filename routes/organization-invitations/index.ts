@@ -43,9 +43,9 @@ export function organizationInvitationRoutes(api: ApiRouterDeps, core: ServiceCo
     method: 'put', path: '/organization-invitations/:id/status', tag,
     summary: 'Accept or revoke a pending invitation; accepting makes the user a member (Organization.Membership.Updated)',
     params: byId, body: invitationStatusBody, response: invitation,
-    async handler({ params, body, koa }) {
+    async handler({ params, body, events }) {
       const { invitation: settled, membership } = await library.settle(params.id, body.status, body.acceptedUserId);
-      announceMembership(koa, membership);
+      announceMembership(events, membership);
       return settled;
     },
   });

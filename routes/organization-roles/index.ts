@@ -1,4 +1,3 @@
-import type { Context } from 'koa';
 import { z } from 'zod';
 import { declare, idParam, type ApiRouterDeps } from '../../lib/http/api.ts';
 import type { ServiceCore } from '../../lib/core.ts';
@@ -15,10 +14,9 @@ const tag = 'Organization roles';
 const byId = z.object({ id: idParam });
 
 /** OrganizationRole.Scopes.Updated carries the role's scopes after the change and the role's id. */
-function announceScopes(koa: Context, organizationRoleId: string, scopes: OrganizationScope[] | false): void {
-  const state = koa.state as EventState;
-  state.events = {
-    ...state.events,
+function announceScopes(events: EventState, organizationRoleId: string, scopes: OrganizationScope[] | false): void {
+  events.events = {
+    ...events.events,
     'OrganizationRole.Scopes.Updated': scopes && { data: scopes, fields: { organizationRoleId } },
   };
 }
@@ -39,10 +37,10 @@ export function organizationRoleRoutes(api: ApiRouterDeps, core: ServiceCore): v
     summary: 'Create an organization role (OrganizationRole.Created; '
       + 'OrganizationRole.Scopes.Updated when organizationScopeIds is non-empty)',
     body: createOrganizationRoleBody, status: 201, response: organizationRole,
-    async handler({ body, koa }) {
+    async handler({ body, events }) {
       const { organizationScopeIds = [], ...input } = body;
       const created = await library.createRole(input, organizationScopeIds);
-      announceScopes(koa, created.id, organizationScopeIds.length > 0 && await library.scopesOfRole(created.id));
+      announceScopes(events, created.id, organizationScopeIds.length > 0 && await library.scopesOfRole(created.id));
       return created;
     },
   });
@@ -63,8 +61,8 @@ export function organizationRoleRoutes(api: ApiRouterDeps, core: ServiceCore): v
     method: 'delete', path: '/organization-roles/:id', tag,
     summary: 'Delete an organization role, also from members (OrganizationRole.Deleted with a snapshot)',
     params: byId, status: 204,
-    async handler({ params, koa }) {
-      (koa.state as EventState).snapshot = await library.deleteRole(params.id);
+    async handler({ params, events }) {
+      events.snapshot = await library.deleteRole(params.id);
     },
   });
 
@@ -81,9 +79,9 @@ export function organizationRoleRoutes(api: ApiRouterDeps, core: ServiceCore): v
     method: 'post', path: '/organization-roles/:id/scopes', tag,
     summary: "Add scopes to an organization role; returns the role's scopes (OrganizationRole.Scopes.Updated)",
     params: byId, body: addScopesBody, status: 201, response: z.array(organizationScope),
-    async handler({ params, body, koa }) {
+    async handler({ params, body, events }) {
       const scopes = await library.addRoleScopes(params.id, body.organizationScopeIds);
-      announceScopes(koa, params.id, scopes);
+      announceScopes(events, params.id, scopes);
       return scopes;
     },
   });
@@ -92,8 +90,8 @@ export function organizationRoleRoutes(api: ApiRouterDeps, core: ServiceCore): v
     method: 'put', path: '/organization-roles/:id/scopes', tag,
     summary: 'Replace the scopes of an organization role (OrganizationRole.Scopes.Updated)',
     params: byId, body: replaceScopesBody, status: 204,
-    async handler({ params, body, koa }) {
-      announceScopes(koa, params.id, await library.replaceRoleScopes(params.id, body.organizationScopeIds));
+    async handler({ params, body, events }) {
+      announceScopes(events, params.id, await library.replaceRoleScopes(params.id, body.organizationScopeIds));
     },
   });
 
@@ -101,8 +99,8 @@ export function organizationRoleRoutes(api: ApiRouterDeps, core: ServiceCore): v
     method: 'delete', path: '/organization-roles/:id/scopes/:organizationScopeId', tag,
     summary: 'Remove a scope from an organization role (OrganizationRole.Scopes.Updated)',
     params: byId.extend({ organizationScopeId: idParam }), status: 204,
-    async handler({ params, koa }) {
-      announceScopes(koa, params.id, await library.removeRoleScope(params.id, params.organizationScopeId));
+    async handler({ params, events }) {
+      announceScopes(events, params.id, await library.removeRoleScope(params.id, params.organizationScopeId));
     },
   });
 }

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { declare, idParam, type ApiRouterDeps } from '../../lib/http/api.ts';
 import type { ServiceCore } from '../../lib/core.ts';
-import type { EventState } from '../../lib/events/route-events.ts';
 import { searchQuery } from '../organizations/schemas.ts';
 import { createOrganizationScopeBody, organizationScope, updateOrganizationScopeBody } from './schemas.ts';
 
@@ -44,8 +43,8 @@ export function organizationScopeRoutes(api: ApiRouterDeps, core: ServiceCore): 
     method: 'delete', path: '/organization-scopes/:id', tag,
     summary: 'Delete an organization scope, also from roles (OrganizationScope.Deleted with a snapshot)',
     params: byId, status: 204,
-    async handler({ params, koa }) {
-      (koa.state as EventState).snapshot = await library.deleteScope(params.id);
+    async handler({ params, events }) {
+      events.snapshot = await library.deleteScope(params.id);
     },
   });
 }

@@ -1,4 +1,3 @@
-import type { Context } from 'koa';
 import type { EventState } from '../../lib/events/route-events.ts';
 import type { MembershipUpdate } from '../../lib/organizations.ts';
 
@@ -6,11 +5,10 @@ import type { MembershipUpdate } from '../../lib/organizations.ts';
  * Shapes the request's Organization.Membership.Updated: `data` is the organization, `organizationId` and
  * the non-empty delta lists are top-level fields. A request that changed nothing announces nothing.
  */
-export function announceMembership(koa: Context, { organization, changes }: MembershipUpdate): void {
+export function announceMembership(events: EventState, { organization, changes }: MembershipUpdate): void {
   const delta = Object.fromEntries(Object.entries(changes).filter(([, ids]) => ids.length > 0));
-  const state = koa.state as EventState;
-  state.events = {
-    ...state.events,
+  events.events = {
+    ...events.events,
     'Organization.Membership.Updated': Object.keys(delta).length === 0
       ? false
       : { data: organization, fields: { organizationId: organization.id, ...delta } },

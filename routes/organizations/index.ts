@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { declare, idParam, type ApiRouterDeps } from '../../lib/http/api.ts';
 import type { ServiceCore } from '../../lib/core.ts';
-import type { EventState } from '../../lib/events/route-events.ts';
 import { organizationJitRoutes } from './jit.ts';
 import { organizationMemberRoleRoutes } from './member-roles.ts';
 import { organizationMemberRoutes } from './members.ts';
@@ -45,8 +44,8 @@ export function organizationRoutes(api: ApiRouterDeps, core: ServiceCore): void 
     method: 'delete', path: '/organizations/:id', tag,
     summary: 'Delete an organization with its memberships and invitations (Organization.Deleted with a snapshot)',
     params: byId, status: 204,
-    async handler({ params, koa }) {
-      (koa.state as EventState).snapshot = await library.delete(params.id);
+    async handler({ params, events }) {
+      events.snapshot = await library.delete(params.id);
     },
   });
 

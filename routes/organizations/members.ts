@@ -27,8 +27,8 @@ export function organizationMemberRoutes(api: ApiRouterDeps, core: ServiceCore):
   declare(api, {
     method: 'post', path: '/organizations/:id/users', tag, summary: 'Add member users (Organization.Membership.Updated)',
     params: byId, body: addUsersBody, status: 201, response: addUsersBody,
-    async handler({ params, body, koa }) {
-      announceMembership(koa, await library.addUsers(params.id, body.userIds));
+    async handler({ params, body, events }) {
+      announceMembership(events, await library.addUsers(params.id, body.userIds));
       return { userIds: [...new Set(body.userIds)] };
     },
   });
@@ -36,8 +36,8 @@ export function organizationMemberRoutes(api: ApiRouterDeps, core: ServiceCore):
   declare(api, {
     method: 'put', path: '/organizations/:id/users', tag, summary: 'Replace member users (Organization.Membership.Updated)',
     params: byId, body: replaceUsersBody, status: 204,
-    async handler({ params, body, koa }) {
-      announceMembership(koa, await library.replaceUsers(params.id, body.userIds));
+    async handler({ params, body, events }) {
+      announceMembership(events, await library.replaceUsers(params.id, body.userIds));
     },
   });
 
@@ -45,8 +45,8 @@ export function organizationMemberRoutes(api: ApiRouterDeps, core: ServiceCore):
     method: 'delete', path: '/organizations/:id/users/:userId', tag,
     summary: 'Remove a member user and their organization roles (Organization.Membership.Updated)',
     params: z.object({ id: idParam, userId: idParam }), status: 204,
-    async handler({ params, koa }) {
-      announceMembership(koa, await library.removeUser(params.id, params.userId));
+    async handler({ params, events }) {
+      announceMembership(events, await library.removeUser(params.id, params.userId));
     },
   });
 
@@ -62,8 +62,8 @@ export function organizationMemberRoutes(api: ApiRouterDeps, core: ServiceCore):
     method: 'post', path: '/organizations/:id/applications', tag,
     summary: 'Add member applications, MachineToMachine only (Organization.Membership.Updated)',
     params: byId, body: addApplicationsBody, status: 201, response: addApplicationsBody,
-    async handler({ params, body, koa }) {
-      announceMembership(koa, await library.addApplications(params.id, body.applicationIds));
+    async handler({ params, body, events }) {
+      announceMembership(events, await library.addApplications(params.id, body.applicationIds));
       return { applicationIds: [...new Set(body.applicationIds)] };
     },
   });
@@ -72,8 +72,8 @@ export function organizationMemberRoutes(api: ApiRouterDeps, core: ServiceCore):
     method: 'put', path: '/organizations/:id/applications', tag,
     summary: 'Replace member applications (Organization.Membership.Updated)',
     params: byId, body: replaceApplicationsBody, status: 204,
-    async handler({ params, body, koa }) {
-      announceMembership(koa, await library.replaceApplications(params.id, body.applicationIds));
+    async handler({ params, body, events }) {
+      announceMembership(events, await library.replaceApplications(params.id, body.applicationIds));
     },
   });
 
@@ -81,8 +81,8 @@ export function organizationMemberRoutes(api: ApiRouterDeps, core: ServiceCore):
     method: 'delete', path: '/organizations/:id/applications/:applicationId', tag,
     summary: 'Remove a member application (Organization.Membership.Updated)',
     params: z.object({ id: idParam, applicationId: idParam }), status: 204,
-    async handler({ params, koa }) {
-      announceMembership(koa, await library.removeApplication(params.id, params.applicationId));
+    async handler({ params, events }) {
+      announceMembership(events, await library.removeApplication(params.id, params.applicationId));
     },
   });
 }

@@ -3,7 +3,6 @@ import { declare, idParam, type ApiRouterDeps } from '../../lib/http/api.ts';
 import type { ServiceCore } from '../../lib/core.ts';
 import { errors, unique } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
-import type { EventState } from '../../lib/events/route-events.ts';
 import {
   createResourceBody, createScopeBody, isDefaultBody, listQuery, resource, scope, updateResourceBody, updateScopeBody,
 } from './schemas.ts';
@@ -118,12 +117,12 @@ export function resourceRoutes(api: ApiRouterDeps, core: ServiceCore): void {
   declare(api, {
     method: 'delete', path: '/resources/:resourceId/scopes/:scopeId', tag, summary: 'Delete a scope (Scope.Deleted)',
     params: byScope, status: 204,
-    async handler({ params, koa }) {
+    async handler({ params, events }) {
       await assertNotBuiltIn(params.resourceId);
       const deleted = await resources.deleteScope(params.resourceId, params.scopeId);
       if (!deleted) throw errors.notFound('scope', params.scopeId);
       await roles.removeScopeEverywhere([deleted.id]);
-      (koa.state as EventState).snapshot = deleted;
+      events.snapshot = deleted;
     },
   });
 }

@@ -1,4 +1,3 @@
-import type { Context } from 'koa';
 import { z } from 'zod';
 import { declare, idParam, pagination, type ApiRouterDeps } from '../../lib/http/api.ts';
 import type { ServiceCore } from '../../lib/core.ts';
@@ -13,9 +12,8 @@ const tag = 'Roles';
 const byId = z.object({ id: idParam });
 
 /** Role.Scopes.Updated carries the role's scopes after the change and the role's id, whatever the route. */
-function announceScopes(koa: Context, roleId: string, scopes: Scope[] | false): void {
-  const state = koa.state as EventState;
-  state.events = { ...state.events, 'Role.Scopes.Updated': scopes && { data: scopes, fields: { roleId } } };
+function announceScopes(events: EventState, roleId: string, scopes: Scope[] | false): void {
+  events.events = { ...events.events, 'Role.Scopes.Updated': scopes && { data: scopes, fields: { roleId } } };
 }
 
 export function roleRoutes(api: ApiRouterDeps, core: ServiceCore): void {
@@ -50,7 +48,7 @@ export function roleRoutes(api: ApiRouterDeps, core: ServiceCore): void {
   declare(api, {
     method: 'post', path: '/roles', tag, summary: 'Create a role (Role.Created; Role.Scopes.Updated when scopeIds is non-empty)',
     body: createRoleBody, status: 201, response: role,
-    async handler({ body, koa }) {
+    async handler({ body, events }) {
       const scopeIds = body.scopeIds ?? [];
       await assertScopesExist(scopeIds);
       const created = await unique('role', 'name', () => roles.insert({
@@ -58,7 +56,7 @@ export function roleRoutes(api: ApiRouterDeps, core: ServiceCore): void {
         isDefault: body.isDefault ?? false, createdAt: Date.now(),
       }));
       if (scopeIds.length) await roles.addScopes(created.id, scopeIds);
-      announceScopes(koa, created.id, scopeIds.length > 0 && await scopesOf(created.id));
+      announceScopes(events, created.id, scopeIds.length > 0 && await scopesOf(created.id));
       return created;
     },
   });
@@ -81,13 +79,13 @@ export function roleRoutes(api: ApiRouterDeps, core: ServiceCore): void {
   declare(api, {
     method: 'delete', path: '/roles/:id', tag, summary: 'Delete a role (Role.Deleted)',
     params: byId, status: 204,
-    async handler({ params, koa }) {
+    async handler({ params, events }) {
       if (params.id === 'management-api-admin') {
         throw errors.unprocessable('role.protected', 'the management admin role cannot be deleted');
       }
       const deleted = await roles.delete(params.id);
       if (!deleted) throw errors.notFound('role', params.id);
-      (koa.state as EventState).snapshot = deleted;
+      events.snapshot = deleted;
     },
   });
 
@@ -104,12 +102,12 @@ export function roleRoutes(api: ApiRouterDeps, core: ServiceCore): void {
   declare(api, {
     method: 'post', path: '/roles/:id/scopes', tag, summary: 'Add scopes to a role (Role.Scopes.Updated)',
     params: byId, body: scopeIdsBody, status: 201, response: z.array(scope),
-    async handler({ params, body, koa }) {
+    async handler({ params, body, events }) {
       await mustFind(params.id);
       await assertScopesExist(body.scopeIds);
       await roles.addScopes(params.id, body.scopeIds);
       const scopes = await scopesOf(params.id);
-      announceScopes(koa, params.id, scopes);
+      announceScopes(events, params.id, scopes);
       return scopes;
     },
   });
@@ -117,10 +115,10 @@ export function roleRoutes(api: ApiRouterDeps, core: ServiceCore): void {
   declare(api, {
     method: 'delete', path: '/roles/:id/scopes/:scopeId', tag, summary: 'Remove a scope from a role (Role.Scopes.Updated)',
     params: z.object({ id: idParam, scopeId: idParam }), status: 204,
-    async handler({ params, koa }) {
+    async handler({ params, events }) {
       await mustFind(params.id);
       if (!(await roles.removeScope(params.id, params.scopeId))) throw errors.notFound('role scope', params.scopeId);
-      announceScopes(koa, params.id, await scopesOf(params.id));
+      announceScopes(events, params.id, await scopesOf(params.id));
     },
   });
 }

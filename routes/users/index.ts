@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { declare, idParam, type ApiRouterDeps } from '../../lib/http/api.ts';
 import type { ServiceCore } from '../../lib/core.ts';
-import type { EventState } from '../../lib/events/route-events.ts';
 import { userRelationRoutes } from './relations.ts';
 import {
   createUserBody, customDataBody, listUsersQuery, passwordBody, profileBody, suspensionBody, updateUserBody, user,
@@ -48,9 +47,9 @@ export function userRoutes(api: ApiRouterDeps, core: ServiceCore): void {
     method: 'patch', path: '/users/:userId/custom-data', tag,
     summary: 'Merge top-level keys into custom data; returns it (User.Data.Updated with the user)',
     params: byUser, body: customDataBody, response: jsonRecord,
-    async handler({ params, body, koa }) {
+    async handler({ params, body, events }) {
       const updated = await library.mergeCustomData(params.userId, body.customData);
-      (koa.state as EventState).events = { 'User.Data.Updated': { data: updated } };
+      events.events = { 'User.Data.Updated': { data: updated } };
       return updated.customData;
     },
   });
@@ -59,9 +58,9 @@ export function userRoutes(api: ApiRouterDeps, core: ServiceCore): void {
     method: 'patch', path: '/users/:userId/profile', tag,
     summary: 'Merge top-level keys into the profile; returns it (User.Data.Updated with the user)',
     params: byUser, body: profileBody, response: jsonRecord,
-    async handler({ params, body, koa }) {
+    async handler({ params, body, events }) {
       const updated = await library.mergeProfile(params.userId, body.profile);
-      (koa.state as EventState).events = { 'User.Data.Updated': { data: updated } };
+      events.events = { 'User.Data.Updated': { data: updated } };
       return updated.profile;
     },
   });
@@ -95,8 +94,8 @@ export function userRoutes(api: ApiRouterDeps, core: ServiceCore): void {
   declare(api, {
     method: 'delete', path: '/users/:userId', tag, summary: 'Delete a user (User.Deleted with a snapshot)',
     params: byUser, status: 204,
-    async handler({ params, koa }) {
-      (koa.state as EventState).snapshot = await library.delete(params.userId);
+    async handler({ params, events }) {
+      events.snapshot = await library.delete(params.userId);
     },
   });
 
