@@ -43,12 +43,17 @@ export const errors = {
   internal: () => new ApiError(500, 'service.internal_error', 'internal error'),
 };
 
-/** Runs a write and turns a unique-index violation into the 409 of the given field. */
-export async function unique<T>(entity: string, field: string, write: () => Promise<T>): Promise<T> {
+/**
+ * Runs a write and turns a unique-index violation into a 409 naming the field: the given one, or with
+ * `null` (several unique fields) the first field of the violated index.
+ */
+export async function unique<T>(entity: string, field: string | null, write: () => Promise<T>): Promise<T> {
   try {
     return await write();
   } catch (error) {
-    if (error instanceof DuplicateKeyError) throw errors.duplicate(entity, field);
+    if (error instanceof DuplicateKeyError) {
+      throw errors.duplicate(entity, field ?? Object.keys(error.keyPattern)[0] ?? 'identifier');
+    }
     throw error;
   }
 }

@@ -38,7 +38,6 @@ import { createScriptRunner, type ScriptRunner } from './jwt-customizer/sandbox.
 import { ExchangeRegistry } from '../extensions/token-exchange/registry.ts';
 import { createActorVerifier } from '../extensions/token-exchange/actor.ts';
 import * as tokenExchange from '../extensions/token-exchange/grant.ts';
-import { createTokenExchangeHandler } from '../extensions/token-exchange/grant.ts';
 import { createExtraTokenClaims } from '../extensions/custom-claims/index.ts';
 import { createWebhooks, type Webhooks } from './webhooks/index.ts';
 import { hookRoutes } from '../routes/hooks/index.ts';
@@ -127,7 +126,7 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
         customizer, exchanges, repositories, organizations: libraries.organizations,
       }) as never,
     });
-    provider.registerGrantType(tokenExchange.grantType, createTokenExchangeHandler({
+    provider.registerGrantType(tokenExchange.grantType, tokenExchange.createTokenExchangeHandler({
       repositories, authorization, subjectTokens, audit, exchanges, signingAlg: signingKeys.alg,
       verifyActor: createActorVerifier({ issuer: settings.issuer, publicKeys: signingKeys.publicKeys }),
     }) as never, tokenExchange.parameters);

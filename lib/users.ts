@@ -1,7 +1,6 @@
-import { ApiError, errors } from './errors.ts';
+import { ApiError, errors, unique } from './errors.ts';
 import { newId } from './ids.ts';
 import { hashPassword, verifyPassword } from './passwords.ts';
-import { DuplicateKeyError } from './ports/documents.ts';
 import type { Repositories } from './repositories/index.ts';
 import type { Role } from './repositories/roles.ts';
 import type { User } from './repositories/users.ts';
@@ -21,16 +20,6 @@ export type NewUser = UserChanges & {
   password?: string;
 };
 
-/** A unique-index violation on users names the identifier that is taken. */
-async function uniqueIdentifiers<T>(write: () => Promise<T>): Promise<T> {
-  try {
-    return await write();
-  } catch (error) {
-    if (error instanceof DuplicateKeyError) throw errors.duplicate('user', Object.keys(error.keyPattern)[0] ?? 'identifier');
-    throw error;
-  }
-}
-
 type UsersDeps = Pick<Repositories, 'users' | 'roles' | 'organizations' | 'oidcRevocation'>;
 
 /** User rules above storage: password hashing, default roles, suspension, and what deletion cleans up. */
@@ -44,7 +33,7 @@ export function createUsersLibrary(deps: UsersDeps) {
   }
 
   async function update(id: string, changes: Parameters<typeof users.update>[1]): Promise<User> {
-    const updated = await uniqueIdentifiers(() => users.update(id, changes));
+    const updated = await unique('user', null, () => users.update(id, changes));
     if (!updated) throw errors.notFound('user', id);
     return updated;
   }
@@ -81,7 +70,7 @@ export function createUsersLibrary(deps: UsersDeps) {
         updatedAt: now,
       };
       const passwordDigest = input.password === undefined ? null : await hashPassword(input.password);
-      await uniqueIdentifiers(() => users.insert(user, { passwordDigest }));
+      await unique('user', null, () => users.insert(user, { passwordDigest }));
       const defaults = await roles.defaults('User');
       if (defaults.length) await roles.assignToUser(user.id, defaults.map((role) => role.id));
       return user;
