@@ -1,5 +1,6 @@
 import type { DocumentStore } from '../ports/documents.ts';
 import { findPage, publicShape, searchFilter, type Page, type PageResult, type Stored } from './entity.ts';
+import { createLinks } from './links.ts';
 
 export const ROLE_TYPES = ['User', 'MachineToMachine'] as const;
 export type RoleType = (typeof ROLE_TYPES)[number];
@@ -13,30 +14,18 @@ export interface Role extends Record<string, unknown> {
   createdAt: number;
 }
 
-interface Link extends Record<string, unknown> {
-  _id: string;
-}
-type RoleScope = Link & { roleId: string; scopeId: string };
-type UserRole = Link & { userId: string; roleId: string };
-type ApplicationRole = Link & { applicationId: string; roleId: string };
-
 /** Roles, their scopes, and who holds them (users and M2M applications). */
 export function createRolesRepository(store: DocumentStore) {
   const roles = store.collection<Stored<Role>>('roles');
-  const roleScopes = store.collection<RoleScope>('roles_scopes');
-  const userRoles = store.collection<UserRole>('users_roles');
-  const applicationRoles = store.collection<ApplicationRole>('applications_roles');
+  const roleScopes = createLinks(store, 'roles_scopes', ['roleId'], 'scopeId');
+  const userRoles = createLinks(store, 'users_roles', ['userId'], 'roleId');
+  const applicationRoles = createLinks(store, 'applications_roles', ['applicationId'], 'roleId');
   const present = (doc: Stored<Role>) => publicShape<Role>(doc);
 
   return {
     async prepare() {
       await roles.createIndex({ keys: { name: 1 }, unique: true });
-      await roleScopes.createIndex({ keys: { scopeId: 1 } });
-      await roleScopes.createIndex({ keys: { roleId: 1 } });
-      await userRoles.createIndex({ keys: { userId: 1 } });
-      await userRoles.createIndex({ keys: { roleId: 1 } });
-      await applicationRoles.createIndex({ keys: { applicationId: 1 } });
-      await applicationRoles.createIndex({ keys: { roleId: 1 } });
+      for (const links of [roleScopes, userRoles, applicationRoles]) await links.prepare();
     },
     async insert(role: Role): Promise<Role> {
       await roles.insertOne({ ...role, _id: role.id });
@@ -68,69 +57,40 @@ export function createRolesRepository(store: DocumentStore) {
       const doc = await roles.findOneAndDelete({ _id: id });
       if (!doc) return null;
       await Promise.all([
-        roleScopes.deleteMany({ roleId: id }),
-        userRoles.deleteMany({ roleId: id }),
-        applicationRoles.deleteMany({ roleId: id }),
+        roleScopes.removeWhere({ roleId: id }),
+        userRoles.removeWhere({ roleId: id }),
+        applicationRoles.removeWhere({ roleId: id }),
       ]);
       return present(doc);
     },
 
     async scopeIdsOf(roleIds: string[]): Promise<string[]> {
       if (roleIds.length === 0) return [];
-      const links = await roleScopes.find({ roleId: { $in: roleIds } });
-      return [...new Set(links.map((link) => link.scopeId))];
+      return [...new Set((await roleScopes.where({ roleId: roleIds })).map((link) => link.scopeId!))];
     },
     /** Adds scopes to a role; returns the ids that were not linked before. */
-    async addScopes(roleId: string, scopeIds: string[]): Promise<string[]> {
-      const existing = new Set(await this.scopeIdsOf([roleId]));
-      const added = [...new Set(scopeIds)].filter((id) => !existing.has(id));
-      if (added.length) {
-        await roleScopes.insertMany(added.map((scopeId) => ({ _id: `${roleId}:${scopeId}`, roleId, scopeId })));
-      }
-      return added;
-    },
-    async removeScope(roleId: string, scopeId: string): Promise<boolean> {
-      return (await roleScopes.deleteOne({ roleId, scopeId })) === 1;
-    },
+    addScopes: (roleId: string, scopeIds: string[]) => roleScopes.add({ roleId }, scopeIds),
+    removeScope: (roleId: string, scopeId: string) => roleScopes.remove({ roleId }, scopeId),
     async removeScopeEverywhere(scopeIds: string[]): Promise<void> {
-      if (scopeIds.length) await roleScopes.deleteMany({ scopeId: { $in: scopeIds } });
+      if (scopeIds.length) await roleScopes.removeWhere({ scopeId: scopeIds });
     },
 
-    async roleIdsOfUser(userId: string): Promise<string[]> {
-      return (await userRoles.find({ userId })).map((link) => link.roleId);
-    },
+    roleIdsOfUser: (userId: string) => userRoles.targetsOf({ userId }),
     async userIdsOfRole(roleId: string): Promise<string[]> {
-      return (await userRoles.find({ roleId })).map((link) => link.userId);
+      return (await userRoles.where({ roleId })).map((link) => link.userId!);
     },
-    async assignToUser(userId: string, roleIds: string[]): Promise<string[]> {
-      const existing = new Set(await this.roleIdsOfUser(userId));
-      const added = [...new Set(roleIds)].filter((id) => !existing.has(id));
-      if (added.length) await userRoles.insertMany(added.map((roleId) => ({ _id: `${userId}:${roleId}`, userId, roleId })));
-      return added;
-    },
-    async removeFromUser(userId: string, roleId: string): Promise<boolean> {
-      return (await userRoles.deleteOne({ userId, roleId })) === 1;
-    },
+    /** Assigns roles to a user; returns the ids the user did not hold before. */
+    assignToUser: (userId: string, roleIds: string[]) => userRoles.add({ userId }, roleIds),
+    removeFromUser: (userId: string, roleId: string) => userRoles.remove({ userId }, roleId),
     async removeAllOfUser(userId: string): Promise<void> {
-      await userRoles.deleteMany({ userId });
+      await userRoles.removeWhere({ userId });
     },
 
-    async roleIdsOfApplication(applicationId: string): Promise<string[]> {
-      return (await applicationRoles.find({ applicationId })).map((link) => link.roleId);
-    },
-    async assignToApplication(applicationId: string, roleIds: string[]): Promise<string[]> {
-      const existing = new Set(await this.roleIdsOfApplication(applicationId));
-      const added = [...new Set(roleIds)].filter((id) => !existing.has(id));
-      if (added.length) {
-        await applicationRoles.insertMany(added.map((roleId) => ({ _id: `${applicationId}:${roleId}`, applicationId, roleId })));
-      }
-      return added;
-    },
-    async removeFromApplication(applicationId: string, roleId: string): Promise<boolean> {
-      return (await applicationRoles.deleteOne({ applicationId, roleId })) === 1;
-    },
+    roleIdsOfApplication: (applicationId: string) => applicationRoles.targetsOf({ applicationId }),
+    assignToApplication: (applicationId: string, roleIds: string[]) => applicationRoles.add({ applicationId }, roleIds),
+    removeFromApplication: (applicationId: string, roleId: string) => applicationRoles.remove({ applicationId }, roleId),
     async removeAllOfApplication(applicationId: string): Promise<void> {
-      await applicationRoles.deleteMany({ applicationId });
+      await applicationRoles.removeWhere({ applicationId });
     },
   };
 }
