@@ -1,4 +1,4 @@
-import { errors } from './errors.ts';
+import { assertAllFound, errors } from './errors.ts';
 import { digest, newId, newSecret } from './ids.ts';
 import {
   isConfidential, type Application, type ApplicationType, type CustomClientMetadata,
@@ -95,8 +95,7 @@ export function createApplicationsLibrary(deps: Pick<Repositories, 'applications
         throw errors.unprocessable('application.role_type_mismatch', 'only MachineToMachine applications can hold roles');
       }
       const found = await roles.findByIds(roleIds);
-      const missing = roleIds.filter((id) => !found.some((role) => role.id === id));
-      if (missing.length) throw errors.notFound('role', missing.join(', '));
+      assertAllFound('role', roleIds, found);
       if (found.some((role) => role.type !== 'MachineToMachine')) {
         throw errors.unprocessable('application.role_type_mismatch', 'only MachineToMachine roles can be assigned to applications');
       }

@@ -57,3 +57,10 @@ export async function unique<T>(entity: string, field: string | null, write: () 
     throw error;
   }
 }
+
+/** Throws the 404 naming every id of `wanted` that is not in `found`. */
+export function assertAllFound(entity: string, wanted: readonly string[], found: ReadonlyArray<{ id: string }>): void {
+  const present = new Set(found.map((item) => item.id));
+  const missing = [...new Set(wanted)].filter((id) => !present.has(id));
+  if (missing.length) throw errors.notFound(entity, missing.join(', '));
+}

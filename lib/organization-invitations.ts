@@ -1,4 +1,4 @@
-import { errors } from './errors.ts';
+import { assertAllFound, errors } from './errors.ts';
 import { newId } from './ids.ts';
 import type { Repositories } from './repositories/index.ts';
 import type { Page, PageResult } from './repositories/entity.ts';
@@ -50,8 +50,7 @@ export function createOrganizationInvitationsLibrary(deps: InvitationsDeps) {
     if (input.inviterId && !(await users.findById(input.inviterId))) throw errors.notFound('user', input.inviterId);
     const roleIds = [...new Set(input.organizationRoleIds ?? [])];
     const roles = await organizationRoles.findByIds(roleIds);
-    const missing = roleIds.filter((id) => !roles.some((role) => role.id === id));
-    if (missing.length) throw errors.notFound('organization role', missing.join(', '));
+    assertAllFound('organization role', roleIds, roles);
     if (roles.some((role) => role.type !== 'User')) {
       throw errors.unprocessable('organization.role_type_mismatch', 'only User organization roles can be given to invitees');
     }

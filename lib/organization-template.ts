@@ -1,4 +1,4 @@
-import { errors, unique } from './errors.ts';
+import { assertAllFound, errors, unique } from './errors.ts';
 import { newId } from './ids.ts';
 import type { Repositories } from './repositories/index.ts';
 import type { Page, PageResult } from './repositories/entity.ts';
@@ -41,8 +41,7 @@ export function createOrganizationTemplateLibrary(deps: TemplateDeps) {
 
   async function assertScopesExist(scopeIds: readonly string[]): Promise<void> {
     const found = await organizationScopes.findByIds([...new Set(scopeIds)]);
-    const missing = [...new Set(scopeIds)].filter((id) => !found.some((scope) => scope.id === id));
-    if (missing.length) throw errors.notFound('organization scope', missing.join(', '));
+    assertAllFound('organization scope', scopeIds, found);
   }
 
   async function scopesOfRole(id: string): Promise<OrganizationScope[]> {

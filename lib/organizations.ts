@@ -1,4 +1,4 @@
-import { errors } from './errors.ts';
+import { assertAllFound, errors } from './errors.ts';
 import { newId } from './ids.ts';
 import type { Repositories } from './repositories/index.ts';
 import type { Page, PageResult } from './repositories/entity.ts';
@@ -40,11 +40,6 @@ function update(organization: Organization, changes: Partial<MembershipChanges>)
     organization,
     changes: { addedUserIds: [], removedUserIds: [], addedApplicationIds: [], removedApplicationIds: [], ...changes },
   };
-}
-
-function assertAllFound(entity: string, wanted: readonly string[], found: ReadonlyArray<{ id: string }>): void {
-  const missing = [...new Set(wanted)].filter((id) => !found.some((item) => item.id === id));
-  if (missing.length) throw errors.notFound(entity, missing.join(', '));
 }
 
 type OrganizationsDeps = Pick<

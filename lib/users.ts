@@ -1,4 +1,4 @@
-import { ApiError, errors, unique } from './errors.ts';
+import { ApiError, assertAllFound, errors, unique } from './errors.ts';
 import { newId } from './ids.ts';
 import { hashPassword, verifyPassword } from './passwords.ts';
 import type { Repositories } from './repositories/index.ts';
@@ -40,8 +40,7 @@ export function createUsersLibrary(deps: UsersDeps) {
 
   async function assignableRoles(roleIds: readonly string[]): Promise<Role[]> {
     const found = await roles.findByIds([...new Set(roleIds)]);
-    const missing = roleIds.filter((id) => !found.some((role) => role.id === id));
-    if (missing.length) throw errors.notFound('role', missing.join(', '));
+    assertAllFound('role', roleIds, found);
     if (found.some((role) => role.type !== 'User')) {
       throw errors.unprocessable('user.role_type_mismatch', 'only User roles can be assigned to users');
     }

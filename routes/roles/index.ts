@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { declare, idParam, pagination, type ApiRouterDeps } from '../../lib/http/api.ts';
 import type { ServiceCore } from '../../lib/core.ts';
-import { errors, unique } from '../../lib/errors.ts';
+import { assertAllFound, errors, unique } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import type { EventState } from '../../lib/events/route-events.ts';
 import type { Scope } from '../../lib/repositories/resources.ts';
@@ -30,9 +30,7 @@ export function roleRoutes(api: ApiRouterDeps, core: ServiceCore): void {
   }
 
   async function assertScopesExist(scopeIds: string[]) {
-    const found = await resources.findScopesByIds(scopeIds);
-    const missing = [...new Set(scopeIds)].filter((id) => !found.some((s) => s.id === id));
-    if (missing.length) throw errors.notFound('scope', missing.join(', '));
+    assertAllFound('scope', scopeIds, await resources.findScopesByIds(scopeIds));
   }
 
   declare(api, {
