@@ -61,6 +61,10 @@ export const environmentSchema = z.object({
   JWT_CUSTOMIZER_TIMEOUT_MS: integer(10).max(30_000).default(3000),
   /** Memory limit of a stored JWT customizer script, MiB. */
   JWT_CUSTOMIZER_MEMORY_MB: integer(1).max(1024).default(32),
+  /** Consecutive failed sign-in verifications that lock an identifier (username, email, phone). */
+  LOCKOUT_THRESHOLD: integer(1).max(1000).default(10),
+  /** How long a locked identifier stays locked, seconds. */
+  LOCKOUT_SECONDS: integer(1).max(86_400).default(600),
   /** pino log level. */
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });

@@ -3,6 +3,7 @@ import { koaBody } from 'koa-body';
 import type { Middleware } from 'koa';
 import type { ServiceCore } from '../../lib/core.ts';
 import { createPasswordSignIn } from '../../lib/sign-in.ts';
+import { createLockout } from '../../lib/lockout.ts';
 import { consentPage, signInPage } from './pages.ts';
 
 type Details = Awaited<ReturnType<ServiceCore['provider']['interactionDetails']>>;
@@ -10,6 +11,7 @@ type Details = Awaited<ReturnType<ServiceCore['provider']['interactionDetails']>
 const MESSAGES = {
   invalid_credentials: 'The username, email or password is not right.',
   suspended: 'This account is suspended.',
+  locked: 'Too many failed attempts. This sign-in is locked for a while; try again later.',
 } as const;
 
 /**
@@ -18,7 +20,10 @@ const MESSAGES = {
  */
 export function interactionRoutes(core: ServiceCore): Middleware {
   const { provider, repositories, settings } = core;
-  const signIn = createPasswordSignIn(repositories);
+  const lockout = createLockout({
+    kv: core.kv, bus: core.bus, policy: { threshold: settings.LOCKOUT_THRESHOLD, lockSeconds: settings.LOCKOUT_SECONDS },
+  });
+  const signIn = createPasswordSignIn({ repositories, lockout });
   const router = new Router({ prefix: '/interaction' });
   const form = koaBody({ urlencoded: true, json: false, text: false, multipart: false, formLimit: '16kb' });
   const url = (uid: string, action = '') => `${settings.baseUrl}/interaction/${uid}${action}`;
@@ -50,7 +55,7 @@ export function interactionRoutes(core: ServiceCore): Middleware {
     const password = typeof body.password === 'string' ? body.password.slice(0, 256) : '';
     const result = identifier && password ? await signIn(identifier, password) : { ok: false as const, reason: 'invalid_credentials' as const };
     if (!result.ok) {
-      ctx.status = 401;
+      ctx.status = result.reason === 'locked' ? 429 : 401;
       ctx.type = 'html';
       ctx.body = signInPage({
         action: url(details.uid, '/login'), abort: url(details.uid, '/abort'), clientName: await clientName(details),
