@@ -39,6 +39,7 @@ import { ExchangeRegistry } from '../extensions/token-exchange/registry.ts';
 import { createActorVerifier } from '../extensions/token-exchange/actor.ts';
 import * as tokenExchange from '../extensions/token-exchange/grant.ts';
 import { createExtraTokenClaims } from '../extensions/custom-claims/index.ts';
+import { enforceGrantLimits } from '../extensions/grant-limit/index.ts';
 import { createWebhooks, type Webhooks } from './webhooks/index.ts';
 import { hookRoutes } from '../routes/hooks/index.ts';
 
@@ -130,8 +131,10 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
       repositories, authorization, subjectTokens, audit, exchanges, signingAlg: signingKeys.alg,
       verifyActor: createActorVerifier({ issuer: settings.issuer, publicKeys: signingKeys.publicKeys }),
     }) as never, tokenExchange.parameters);
+    const bus = new EventBus();
+    enforceGrantLimits(provider, { repositories, bus });
     const core: ServiceCore = {
-      settings, logger, store: stores.documents, kv: stores.kv, bus: new EventBus(), repositories, authorization,
+      settings, logger, store: stores.documents, kv: stores.kv, bus, repositories, authorization,
       provider,
       libraries,
     };

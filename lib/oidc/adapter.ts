@@ -13,6 +13,7 @@ interface StoredModel extends Record<string, unknown> {
   grantId?: string;
   userCode?: string;
   uid?: string;
+  createdAt?: Date;
 }
 
 const GRANTABLE = new Set([
@@ -53,12 +54,20 @@ class DocumentAdapter implements Adapter {
   }
 
   async upsert(id: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
-    const doc: StoredModel = { _id: id, payload };
-    if (expiresIn) doc.expiresAt = new Date(Date.now() + expiresIn * 1000);
-    if (payload.grantId) doc.grantId = payload.grantId;
-    if (payload.userCode) doc.userCode = payload.userCode;
-    if (payload.uid) doc.uid = payload.uid;
-    await this.#collection.replaceOne({ _id: id }, doc, { upsert: true });
+    const set: Record<string, unknown> = { payload };
+    const unset: Record<string, ''> = {};
+    const optional: Record<string, unknown> = {
+      expiresAt: expiresIn ? new Date(Date.now() + expiresIn * 1000) : undefined,
+      grantId: payload.grantId, userCode: payload.userCode, uid: payload.uid,
+    };
+    for (const [field, value] of Object.entries(optional)) {
+      if (value) set[field] = value;
+      else unset[field] = '';
+    }
+    // `createdAt` survives re-saves: it orders a user's grants oldest first (maxAllowedGrants).
+    const update: Record<string, unknown> = { $set: set, $setOnInsert: { createdAt: new Date() } };
+    if (Object.keys(unset).length) update.$unset = unset;
+    await this.#collection.updateOne({ _id: id }, update, { upsert: true });
   }
 
   async find(id: string): Promise<AdapterPayload | undefined> {

@@ -7,6 +7,7 @@ interface OidcDoc extends Record<string, unknown> {
   _id: string;
   grantId?: string;
   payload: { accountId?: string; clientId?: string };
+  expiresAt?: Date;
 }
 
 /**
@@ -39,6 +40,14 @@ export function createOidcRevocation(store: DocumentStore) {
       // Opaque access tokens issued outside a grant (e.g. token exchange) still name the account.
       await model('AccessToken').deleteMany({ 'payload.accountId': accountId });
       return { sessions, grants: grants.length };
+    },
+    /** A user's live grants for one application, oldest first. */
+    async activeGrants(accountId: string, clientId: string): Promise<string[]> {
+      const grants = await model('Grant').find(
+        { 'payload.accountId': accountId, 'payload.clientId': clientId, expiresAt: { $gt: new Date() } },
+        { sort: { createdAt: 1, _id: 1 }, projection: { _id: 1 } },
+      );
+      return grants.map((grant) => grant._id);
     },
     /** Deletes every grant of an application and the tokens issued under them (the application is gone). */
     async revokeClient(clientId: string): Promise<number> {

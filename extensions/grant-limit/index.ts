@@ -1,0 +1,38 @@
+import type Provider from 'oidc-provider';
+import type { KoaContextWithOIDC } from 'oidc-provider';
+import type { EventBus } from '../../lib/events/bus.ts';
+import type { Repositories } from '../../lib/repositories/index.ts';
+
+const AUTHORIZED = Symbol('authorization succeeded');
+
+/**
+ * `customClientMetadata.maxAllowedGrants`: when a successful authorization leaves a user with more live
+ * grants for an application than it allows, the oldest ones (and every token issued under them) are revoked
+ * and Grant.LimitExceeded is published — before the authorization response leaves.
+ */
+export function enforceGrantLimits(provider: Provider, deps: { repositories: Repositories; bus: EventBus }): void {
+  provider.on('authorization.success', (ctx: KoaContextWithOIDC) => {
+    (ctx.state as Record<symbol, boolean>)[AUTHORIZED] = true;
+  });
+
+  provider.use(async (ctx, next) => {
+    await next();
+    if (!(ctx.state as Record<symbol, boolean>)[AUTHORIZED]) return;
+    const { oidc } = ctx as KoaContextWithOIDC;
+    const accountId = oidc.session?.accountId;
+    const clientId = oidc.client?.clientId;
+    if (!accountId || !clientId) return;
+    const app = await deps.repositories.applications.findById(clientId);
+    const limit = app?.customClientMetadata.maxAllowedGrants;
+    if (!limit) return;
+    const grantIds = await deps.repositories.oidcRevocation.activeGrants(accountId, clientId);
+    if (grantIds.length <= limit) return;
+    const current = oidc.session?.grantIdFor(clientId);
+    const revokedGrantIds = grantIds.filter((id) => id !== current).slice(0, grantIds.length - limit);
+    await deps.repositories.oidcRevocation.revokeGrants(revokedGrantIds);
+    await deps.bus.publish([{
+      event: 'Grant.LimitExceeded', createdAt: new Date().toISOString(), userId: accountId, applicationId: clientId,
+      revokedGrantIds, maxAllowedGrants: limit, preRevocationActiveGrantCount: grantIds.length,
+    }]);
+  });
+}
