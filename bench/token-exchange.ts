@@ -1,29 +1,12 @@
-import { spawn } from 'node:child_process';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { createHttpClient, measure, peakRssMb } from './load.ts';
+import { BENCH_ADMIN, basicAuth, startBenchService } from './service-process.ts';
 
-const ADMIN = { id: 'bench-admin', secret: 'bench-admin-secret-0123456789' };
 const RESOURCE = 'https://bench.example.com';
 const GRANT = 'urn:ietf:params:oauth:grant-type:token-exchange';
 const AT = 'urn:ietf:params:oauth:token-type:access_token';
 
-const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`;
 const form = (params: Record<string, string>) => new URLSearchParams(params).toString();
-
-/** Starts the service in a child process and resolves with its base URL. */
-async function startServer(env: Record<string, string>) {
-  const child = spawn(process.execPath, [...(process.env.BENCH_PROFILE ? ['--cpu-prof', '--cpu-prof-dir=/tmp/prof'] : []), fileURLToPath(new URL('./server.ts', import.meta.url))], {
-    env: { ...process.env, ...env, ADMIN_CLIENT_ID: ADMIN.id, ADMIN_CLIENT_SECRET: ADMIN.secret, LOG_LEVEL: 'silent' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const first = await new Promise<string>((resolve, reject) => {
-    createInterface({ input: child.stdout! }).once('line', resolve);
-    child.once('exit', (code) => reject(new Error(`bench server exited with ${code}`)));
-  });
-  const { baseUrl, storage } = JSON.parse(first) as { baseUrl: string; storage: string };
-  return { baseUrl, storage, pid: child.pid!, stop: () => child.kill('SIGTERM') };
-}
 
 async function json<T>(promise: Promise<{ status: number; body: string }>, expected: number): Promise<T> {
   const res = await promise;
@@ -38,11 +21,11 @@ async function json<T>(promise: Promise<{ status: number; body: string }>, expec
 export async function runTokenExchangeBench(options: { redisUrl?: string; durationMs?: number; concurrency?: number } = {}) {
   const durationMs = options.durationMs ?? 8000;
   const concurrency = options.concurrency ?? 16;
-  const server = await startServer(options.redisUrl ? { REDIS_URL: options.redisUrl } : {});
+  const server = await startBenchService(options.redisUrl ? { REDIS_URL: options.redisUrl } : {});
   const http = createHttpClient(server.baseUrl, concurrency * 2);
   try {
     const tokenHeaders = (authorization: string) => ({ 'content-type': 'application/x-www-form-urlencoded', authorization });
-    const admin = await json<{ access_token: string }>(http.send('POST', '/oidc/token', tokenHeaders(basic(ADMIN.id, ADMIN.secret)),
+    const admin = await json<{ access_token: string }>(http.send('POST', '/oidc/token', tokenHeaders(basicAuth(BENCH_ADMIN.id, BENCH_ADMIN.secret)),
       form({ grant_type: 'client_credentials', resource: `${server.baseUrl}/api`, scope: 'all' })), 200);
     const api = (method: string, path: string, body: unknown, status: number) => json<{ id: string; secret?: string }>(
       http.send(method, path, { 'content-type': 'application/json', authorization: `Bearer ${admin.access_token}` }, JSON.stringify(body)),
@@ -61,7 +44,7 @@ export async function runTokenExchangeBench(options: { redisUrl?: string; durati
     }, 201);
 
     const clientCredentials = async () => {
-      const res = await http.send('POST', '/oidc/token', tokenHeaders(basic(m2m.id, m2m.secret!)),
+      const res = await http.send('POST', '/oidc/token', tokenHeaders(basicAuth(m2m.id, m2m.secret!)),
         form({ grant_type: 'client_credentials', resource: RESOURCE, scope: 'read' }));
       if (res.status !== 200) throw new Error(res.body);
     };
@@ -69,7 +52,7 @@ export async function runTokenExchangeBench(options: { redisUrl?: string; durati
       const created = await json<{ subjectToken: string }>(http.send('POST', '/api/subject-tokens', {
         'content-type': 'application/json', authorization: `Bearer ${admin.access_token}`,
       }, JSON.stringify({ userId: user.id })), 201);
-      const res = await http.send('POST', '/oidc/token', tokenHeaders(basic(app.id, app.secret!)), form({
+      const res = await http.send('POST', '/oidc/token', tokenHeaders(basicAuth(app.id, app.secret!)), form({
         grant_type: GRANT, subject_token: created.subjectToken, subject_token_type: AT, resource: RESOURCE, scope: 'read',
       }));
       if (res.status !== 200) throw new Error(res.body);

@@ -1,11 +1,9 @@
-import { spawn } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { createHttpClient, peakRssMb } from './load.ts';
+import { BENCH_ADMIN, basicAuth, startBenchService } from './service-process.ts';
 
-const ADMIN = { id: 'bench-admin', secret: 'bench-admin-secret-0123456789' };
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export interface WebhookBenchOptions {
@@ -20,21 +18,6 @@ export interface WebhookBenchOptions {
   paceMs?: number;
   /** Hooks subscribed in the throughput phase: each event becomes this many deliveries. One in the latency phase. */
   hooks?: number;
-}
-
-/** The service (bench/server.ts, webhook worker in-process) in its own process, so load and receiver stay out of its event loop. */
-async function startServer(env: Record<string, string>) {
-  const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', '--cpu-prof-dir=/tmp/prof'] : [];
-  const child = spawn(process.execPath, [...profile, fileURLToPath(new URL('./server.ts', import.meta.url))], {
-    env: { ...process.env, ...env, ADMIN_CLIENT_ID: ADMIN.id, ADMIN_CLIENT_SECRET: ADMIN.secret, LOG_LEVEL: 'silent' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const first = await new Promise<string>((resolve, reject) => {
-    createInterface({ input: child.stdout! }).once('line', resolve);
-    child.once('exit', (code) => reject(new Error(`bench server exited with ${code}`)));
-  });
-  const { baseUrl } = JSON.parse(first) as { baseUrl: string };
-  return { baseUrl, pid: child.pid!, stop: () => child.kill('SIGTERM') };
 }
 
 /** Records when each (role, hook) delivery arrived, on this process's monotonic clock. */
@@ -81,7 +64,7 @@ export async function runWebhookBench(options: WebhookBenchOptions = {}): Promis
   const redisUrl = options.redisUrl === undefined ? process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' : options.redisUrl;
   const { burstMs = 5000, concurrency = 32, rate = 500, paceMs = 5000, hooks = 4 } = options;
   const receiver = await startReceiver();
-  const server = await startServer(redisUrl ? { REDIS_URL: redisUrl } : {});
+  const server = await startBenchService(redisUrl ? { REDIS_URL: redisUrl } : {});
   const http = createHttpClient(server.baseUrl, concurrency * 2);
   try {
     const token = await adminToken(http, server.baseUrl);
@@ -173,7 +156,7 @@ export async function runWebhookBench(options: WebhookBenchOptions = {}): Promis
 async function adminToken(http: ReturnType<typeof createHttpClient>, baseUrl: string): Promise<string> {
   const res = await http.send('POST', '/oidc/token', {
     'content-type': 'application/x-www-form-urlencoded',
-    authorization: `Basic ${Buffer.from(`${ADMIN.id}:${ADMIN.secret}`).toString('base64')}`,
+    authorization: basicAuth(BENCH_ADMIN.id, BENCH_ADMIN.secret),
   }, new URLSearchParams({ grant_type: 'client_credentials', resource: `${baseUrl}/api`, scope: 'all' }).toString());
   if (res.status !== 200) throw new Error(`admin token failed: ${res.status} ${res.body}`);
   return (JSON.parse(res.body) as { access_token: string }).access_token;
