@@ -62,12 +62,15 @@ describe('token exchange (RFC 8693 impersonation)', () => {
     tokenRequest(running, { grant_type: GRANT, subject_token_type: AT, ...params }, app);
 
   it('runs the whole flow with openid-client and issues a verifiable JWT for the impersonated user', async () => {
+    // Bob, the support agent, holds an access token of his own with `openid`: he is the actor.
+    const bobToken = (await exchange({ subject_token: await subjectToken(running, bob.id), scope: 'openid' })).body.access_token as string;
     const token = await subjectToken(running, alice.id, { ticket: 'SUP-42' });
     const config = await client.discovery(new URL(`${running.baseUrl}/oidc`), traditional.id, traditional.secret, undefined, {
       execute: [client.allowInsecureRequests],
     });
     const response = await client.genericGrantRequest(config, GRANT, {
       subject_token: token, subject_token_type: AT, resource: INDICATOR, scope: 'read admin',
+      actor_token: bobToken, actor_token_type: AT,
     });
     expect(response.token_type.toLowerCase()).to.equal('bearer');
     expect(response.refresh_token).to.equal(undefined);
@@ -88,7 +91,7 @@ describe('token exchange (RFC 8693 impersonation)', () => {
     expect(payload.client_id).to.equal(traditional.id);
     expect(payload.exp! - payload.iat!).to.be.greaterThan(0);
     expect(payload.jti).to.be.a('string');
-    expect(payload.act).to.equal(undefined);
+    expect(payload.act).to.deep.equal({ sub: bob.id });
     expect(payload.grant_type_seen).to.equal(GRANT);
     expect(payload.ticket).to.equal('SUP-42');
     expect(payload.env_region).to.equal('eu');
@@ -188,7 +191,9 @@ describe('token exchange (RFC 8693 impersonation)', () => {
     const { status, body } = await exchange({ subject_token: token, resource: INDICATOR, scope: 'read write admin' });
     expect(status).to.equal(200);
     expect(body.scope).to.equal('');
-    expect(decodeJwt(body.access_token as string).sub).to.equal(bob.id);
+    const claims = decodeJwt(body.access_token as string);
+    expect(claims.sub).to.equal(bob.id);
+    expect(claims, 'no actor token, no act claim').not.to.have.property('act');
   });
 
   it('rule 4: without a resource the token is for userinfo and carries only OIDC scopes', async () => {
