@@ -40,6 +40,9 @@ export interface RunRequest {
 /** Worker → host. */
 export type WorkerMessage = { type: 'ready' } | { type: 'result'; id: number; outcome: SandboxOutcome };
 
+/** `.ts` when run from source, `.js` from the published build: the worker file sits beside this one. */
+const MODULE_EXTENSION = import.meta.url.endsWith('.js') ? '.js' : '.ts';
+
 /** Slack for the worker's own deadline handling and reply before the host kills it. */
 const HOST_TIMEOUT_MARGIN_MS = 250;
 const WORKER_STARTUP_TIMEOUT_MS = 10_000;
@@ -112,7 +115,7 @@ class WorkerScriptRunner implements ScriptRunner {
   }
 
   #startWorker(): void {
-    const worker = new Worker(new URL('./sandbox-worker.ts', import.meta.url), {
+    const worker = new Worker(new URL(`./sandbox-worker${MODULE_EXTENSION}`, import.meta.url), {
       workerData: this.#limits,
       resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB },
     });
