@@ -32,7 +32,7 @@ describe('malformed requests to the OIDC endpoints', () => {
   });
   after(() => running.close());
 
-  it(`answers ${TOTAL} malformed token, auth, userinfo and introspection requests without a 5xx`, async () => {
+  it(`answers ${TOTAL} malformed token, auth, userinfo, introspection and sign-in page requests without a 5xx`, async () => {
     const random = generator(20261122);
     const values = ['', ' ', 'x', '%', '\u0000', '😀', 'a'.repeat(5000), '[]', '{}', 'null', liveSubjectToken, 'sub_tk_x',
       'https://fuzz.example.com', 'https://fuzz.example.com#frag', 'not a uri', GRANT, AT, 'openid read', app.id, spa.id];
@@ -45,7 +45,7 @@ describe('malformed requests to the OIDC endpoints', () => {
 
     const requests: Array<() => Promise<Response>> = [];
     for (let i = 0; i < TOTAL; i += 1) {
-      const kind = random.pick(['token', 'token', 'token', 'auth', 'me', 'introspect'] as const);
+      const kind = random.pick(['token', 'token', 'token', 'auth', 'me', 'introspect', 'interaction'] as const);
       const form = new URLSearchParams();
       if (kind === 'token') form.append('grant_type', random.pick(grantTypes));
       const count = Math.floor(random.next() * 6);
@@ -56,9 +56,16 @@ describe('malformed requests to the OIDC endpoints', () => {
       const contentType = random.pick(contentTypes);
       if (contentType) headers['content-type'] = contentType;
       const body = random.next() < 0.1 ? '%%%&&&==;' : random.next() < 0.05 ? 'x'.repeat(300_000) : form.toString();
+      const interactionPath = random.pick(['', '/login', '/consent', '/abort', '/%ZZ']);
+      const interactionUid = encodeURIComponent(random.pick(values));
       requests.push(() => {
         if (kind === 'auth') return fetch(`${running.baseUrl}/oidc/auth?${form.toString()}`, { redirect: 'manual' });
         if (kind === 'me') return fetch(`${running.baseUrl}/oidc/me`, { headers });
+        if (kind === 'interaction') {
+          return fetch(`${running.baseUrl}/interaction/${interactionUid}${interactionPath}`, {
+            method: interactionPath ? 'POST' : 'GET', headers, body: interactionPath ? body : undefined, redirect: 'manual',
+          });
+        }
         const path = kind === 'token' ? '/oidc/token' : '/oidc/token/introspection';
         return fetch(`${running.baseUrl}${path}`, { method: 'POST', headers, body });
       });
