@@ -145,5 +145,8 @@ export const pagination = z.object({
   page_size: z.coerce.number().int().min(1).max(100).default(20),
 });
 
+/** `page` / `page_size` plus Logto's free-text `search`. */
+export const searchablePagination = pagination.extend({ search: z.string().max(256).optional() });
+
 /** Any id-like path segment. */
 export const idParam = z.string().min(1).max(128);

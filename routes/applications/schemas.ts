@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { searchablePagination } from '../../lib/http/api.ts';
 import { APPLICATION_TYPES } from '../../lib/repositories/applications.ts';
 
 const redirectUri = z.string().max(2048).refine((value) => URL.canParse(value), 'must be an absolute URI');
@@ -52,10 +53,7 @@ export const updateApplicationBody = z.object({
   isThirdParty: z.boolean().optional(),
 }).strict();
 
-export const listApplicationsQuery = z.object({
-  page: z.coerce.number().int().min(1).max(100_000).default(1),
-  page_size: z.coerce.number().int().min(1).max(100).default(20),
-  search: z.string().max(256).optional(),
+export const listApplicationsQuery = searchablePagination.extend({
   types: z.union([applicationType, z.array(applicationType)]).optional()
     .transform((value) => (value === undefined ? undefined : [value].flat())),
   isThirdParty: z.enum(['true', 'false']).optional().transform((value) => (value === undefined ? undefined : value === 'true')),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { declare, type ApiRouterDeps } from '../../lib/http/api.ts';
+import { declare, pagination, type ApiRouterDeps } from '../../lib/http/api.ts';
 import type { ServiceCore } from '../../lib/core.ts';
 import { errors } from '../../lib/errors.ts';
 import { MANAGEMENT_SCOPES, type ManagementPrincipal } from '../../lib/management/auth.ts';
@@ -58,9 +58,7 @@ export function impersonationRoutes(
 
   declare(api, {
     method: 'get', path: '/impersonation-logs', tag, summary: 'Audit trail of subject-token creations and exchanges',
-    query: z.object({
-      page: z.coerce.number().int().min(1).max(100_000).default(1),
-      page_size: z.coerce.number().int().min(1).max(100).default(20),
+    query: pagination.extend({
       userId: z.string().max(128).optional(),
       applicationId: z.string().max(128).optional(),
       subjectTokenRef: z.string().max(64).optional(),

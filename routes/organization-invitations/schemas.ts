@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { pagination } from '../../lib/http/api.ts';
 import { INVITATION_STATUSES } from '../../lib/repositories/organization-invitations.ts';
 import { email } from '../users/schemas.ts';
 import { roleSummary } from '../organizations/schemas.ts';
@@ -33,9 +34,7 @@ export const invitationStatusBody = z.object({
   message: 'acceptedUserId is required to accept an invitation', path: ['acceptedUserId'],
 });
 
-export const listInvitationsQuery = z.object({
-  page: z.coerce.number().int().min(1).max(100_000).default(1),
-  page_size: z.coerce.number().int().min(1).max(100).default(20),
+export const listInvitationsQuery = pagination.extend({
   organizationId: id.optional(),
   inviterId: id.optional(),
   invitee: z.string().max(320).optional(),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { pagination, searchablePagination } from '../../lib/http/api.ts';
 import { jsonObject } from '../../lib/http/schemas.ts';
 import { user } from '../users/schemas.ts';
 
@@ -29,14 +30,9 @@ export const updateOrganizationBody = z.object({
   name: name.optional(), description, customData: jsonObject.optional(), isMfaRequired: z.boolean().optional(),
 }).strict();
 
-const page = {
-  page: z.coerce.number().int().min(1).max(100_000).default(1),
-  page_size: z.coerce.number().int().min(1).max(100).default(20),
-};
-
 /** Logto searches organizations with `q`; `search` is accepted too, as on every other list. */
-export const searchQuery = z.object({ ...page, q: z.string().max(256).optional(), search: z.string().max(256).optional() });
-export const pageQuery = z.object(page);
+export const searchQuery = searchablePagination.extend({ q: z.string().max(256).optional() });
+export const pageQuery = pagination;
 
 export const addUsersBody = z.object({ userIds: ids(100).min(1) }).strict();
 export const replaceUsersBody = z.object({ userIds: ids(100) }).strict();

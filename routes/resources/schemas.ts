@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { searchablePagination } from '../../lib/http/api.ts';
 
 export const resource = z.object({
   id: z.string(),
@@ -45,8 +46,4 @@ export const updateScopeBody = z.object({
   description: z.string().max(2048).nullish(),
 }).strict();
 
-export const listQuery = z.object({
-  page: z.coerce.number().int().min(1).max(100_000).default(1),
-  page_size: z.coerce.number().int().min(1).max(100).default(20),
-  search: z.string().max(256).optional(),
-});
+export const listQuery = searchablePagination;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { searchablePagination } from '../../lib/http/api.ts';
 import { ROLE_TYPES } from '../../lib/repositories/roles.ts';
 
 export const role = z.object({
@@ -26,9 +27,4 @@ export const updateRoleBody = z.object({
 
 export const scopeIdsBody = z.object({ scopeIds: z.array(z.string().min(1).max(128)).min(1).max(500) }).strict();
 
-export const listRolesQuery = z.object({
-  page: z.coerce.number().int().min(1).max(100_000).default(1),
-  page_size: z.coerce.number().int().min(1).max(100).default(20),
-  search: z.string().max(256).optional(),
-  type: z.enum(ROLE_TYPES).optional(),
-});
+export const listRolesQuery = searchablePagination.extend({ type: z.enum(ROLE_TYPES).optional() });

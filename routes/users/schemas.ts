@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { searchablePagination } from '../../lib/http/api.ts';
 import { PASSWORD_POLICY } from '../../lib/passwords.ts';
 import { jsonObject } from '../../lib/http/schemas.ts';
 
@@ -66,11 +67,7 @@ export const passwordBody = z.object({ password }).strict();
 export const verifyPasswordBody = z.object({ password: z.string().min(1).max(PASSWORD_POLICY.maxLength) }).strict();
 export const suspensionBody = z.object({ isSuspended: z.boolean() }).strict();
 
-export const listUsersQuery = z.object({
-  page: z.coerce.number().int().min(1).max(100_000).default(1),
-  page_size: z.coerce.number().int().min(1).max(100).default(20),
-  search: z.string().max(256).optional(),
-});
+export const listUsersQuery = searchablePagination;
 
 export const roleIdsBody = z.object({ roleIds: z.array(z.string().min(1).max(128)).min(1).max(100) }).strict();
 export const replaceRoleIdsBody = z.object({ roleIds: z.array(z.string().min(1).max(128)).max(100) }).strict();
