@@ -1,4 +1,5 @@
 import type { Repositories } from './repositories/index.ts';
+import { CONSOLE_ADMIN_ROLE_ID, MANAGEMENT_RESOURCE_ID } from './bootstrap.ts';
 
 /**
  * Which scopes of one API resource a principal may receive: the union of the scopes its roles grant on
@@ -13,7 +14,10 @@ export function createAuthorization(repositories: Pick<Repositories, 'roles' | '
 
   return {
     async scopesForUser(userId: string, resourceId: string): Promise<string[]> {
-      return scopesOfRoles(await repositories.roles.roleIdsOfUser(userId), resourceId);
+      let roleIds = await repositories.roles.roleIdsOfUser(userId);
+      // Only the console-admin role grants users management scopes, whatever older data put on other roles.
+      if (resourceId === MANAGEMENT_RESOURCE_ID) roleIds = roleIds.filter((id) => id === CONSOLE_ADMIN_ROLE_ID);
+      return scopesOfRoles(roleIds, resourceId);
     },
     async scopesForApplication(applicationId: string, resourceId: string): Promise<string[]> {
       return scopesOfRoles(await repositories.roles.roleIdsOfApplication(applicationId), resourceId);

@@ -6,6 +6,12 @@ import { digest, newSecret } from './ids.ts';
 
 export const MANAGEMENT_RESOURCE_ID = 'management-api';
 export const MANAGEMENT_ROLE_ID = 'management-api-admin';
+/** The one `User` role that may hold management scopes: console admins sign in and get them that way. */
+export const CONSOLE_ADMIN_ROLE_ID = 'console-admin';
+/** Roles the bootstrap defines: only their description can change through the API. */
+export const BUILT_IN_ROLE_IDS: ReadonlySet<string> = new Set([MANAGEMENT_ROLE_ID, CONSOLE_ADMIN_ROLE_ID]);
+
+const managementScopeId = (name: string) => `${MANAGEMENT_RESOURCE_ID}-${name.replace(/\W/g, '-')}`;
 
 const SCOPE_DESCRIPTIONS: Record<string, string> = {
   [MANAGEMENT_SCOPES.all]: 'Everything the management API can do.',
@@ -22,7 +28,7 @@ async function ignoreDuplicate(write: () => Promise<unknown>): Promise<void> {
 
 /**
  * Idempotent first-start setup: the management API resource with its scopes, an M2M role holding `all`,
- * and the admin application. Configured admin credentials are the source of truth on every start; generated
+ * the console-admin user role holding `all`, and the admin application. Configured admin credentials are the source of truth on every start; generated
  * ones are printed once, when they are created.
  */
 export async function bootstrap(options: {
@@ -41,7 +47,7 @@ export async function bootstrap(options: {
   }, true));
   for (const [name, description] of Object.entries(SCOPE_DESCRIPTIONS)) {
     await ignoreDuplicate(() => repositories.resources.insertScope({
-      id: `${MANAGEMENT_RESOURCE_ID}-${name.replace(/\W/g, '-')}`, resourceId: MANAGEMENT_RESOURCE_ID,
+      id: managementScopeId(name), resourceId: MANAGEMENT_RESOURCE_ID,
       name, description, createdAt: now,
     }));
   }
@@ -49,7 +55,18 @@ export async function bootstrap(options: {
     id: MANAGEMENT_ROLE_ID, name: 'Management API admin', description: 'Full access to the management API.',
     type: 'MachineToMachine', isDefault: false, createdAt: now,
   }));
-  await repositories.roles.addScopes(MANAGEMENT_ROLE_ID, [`${MANAGEMENT_RESOURCE_ID}-${MANAGEMENT_SCOPES.all}`]);
+  await repositories.roles.addScopes(MANAGEMENT_ROLE_ID, [managementScopeId(MANAGEMENT_SCOPES.all)]);
+  await ignoreDuplicate(() => repositories.roles.insert({
+    id: CONSOLE_ADMIN_ROLE_ID, name: 'Console admin',
+    description: 'Users who administer the service: full access to the management API through sign-in, never through token exchange.',
+    type: 'User', isDefault: false, createdAt: now,
+  }));
+  if (await repositories.roles.findById(CONSOLE_ADMIN_ROLE_ID)) {
+    await repositories.roles.addScopes(CONSOLE_ADMIN_ROLE_ID, [managementScopeId(MANAGEMENT_SCOPES.all)]);
+  } else {
+    // Another role already took the name; management scopes must not end up on an id no role has.
+    options.logger.error('the console-admin role could not be created: a role named "Console admin" exists; rename it and restart');
+  }
 
   const adminClientId = options.adminClientId ?? 'admin-console';
   const existing = await repositories.applications.findById(adminClientId);

@@ -5,6 +5,7 @@ import type { SubjectTokens } from '../../lib/impersonation/subject-tokens.ts';
 import type { ImpersonationAudit } from '../../lib/impersonation/audit.ts';
 import { OIDC_SCOPES } from '../../lib/oidc/claims.ts';
 import { TOKEN_EXCHANGE_GRANT, tokenExchangeAllowed } from '../../lib/oidc/clients.ts';
+import { MANAGEMENT_RESOURCE_ID } from '../../lib/bootstrap.ts';
 import type { Actor } from './actor.ts';
 import type { ExchangeRegistry } from './registry.ts';
 
@@ -86,6 +87,10 @@ export function createTokenExchangeHandler(deps: TokenExchangeDeps) {
     if (resource) {
       const target = await deps.repositories.resources.findByIndicator(resource);
       if (!target) throw new oidcErrors.InvalidTarget(`resource indicator ${resource} is not registered`);
+      // Impersonating a console admin must never yield a management token, whatever roles the user holds.
+      if (target.id === MANAGEMENT_RESOURCE_ID) {
+        throw new oidcErrors.InvalidTarget('the management API cannot be a token-exchange target');
+      }
       const allowed = new Set(await deps.authorization.scopesForUser(user.id, target.id));
       granted = requested.filter((scope) => allowed.has(scope));
       token.resourceServer = new ctx.oidc.provider.ResourceServer(target.indicator, {

@@ -54,7 +54,8 @@ export function resourceRoutes(api: ApiRouterDeps, core: ServiceCore): void {
     method: 'patch', path: '/resources/:id', tag, summary: 'Update an API resource',
     params: byId, body: updateResourceBody, response: resource,
     async handler({ params, body }) {
-      await mustFind(params.id);
+      const current = await mustFind(params.id);
+      if (body.name !== undefined && body.name !== current.name) await assertNotBuiltIn(params.id);
       return (await resources.update(params.id, body)) ?? mustFind(params.id);
     },
   });
@@ -63,7 +64,8 @@ export function resourceRoutes(api: ApiRouterDeps, core: ServiceCore): void {
     method: 'patch', path: '/resources/:id/is-default', tag, summary: 'Make an API resource the default (or not)',
     params: byId, body: isDefaultBody, response: resource,
     async handler({ params, body }) {
-      await mustFind(params.id);
+      const current = await mustFind(params.id);
+      if (body.isDefault !== current.isDefault) await assertNotBuiltIn(params.id);
       return (await resources.update(params.id, { isDefault: body.isDefault })) ?? mustFind(params.id);
     },
   });

@@ -5,6 +5,8 @@ import { assertAllFound, errors, unique } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import type { EventState } from '../../lib/events/route-events.ts';
 import type { Scope } from '../../lib/repositories/resources.ts';
+import type { Role } from '../../lib/repositories/roles.ts';
+import { BUILT_IN_ROLE_IDS, MANAGEMENT_RESOURCE_ID } from '../../lib/bootstrap.ts';
 import { scope } from '../resources/schemas.ts';
 import { createRoleBody, listRolesQuery, role, scopeIdsBody, updateRoleBody } from './schemas.ts';
 
@@ -29,8 +31,19 @@ export function roleRoutes(api: ApiRouterDeps, core: ServiceCore): void {
     return resources.findScopesByIds(await roles.scopeIdsOf([roleId]));
   }
 
-  async function assertScopesExist(scopeIds: string[]) {
-    assertAllFound('scope', scopeIds, await resources.findScopesByIds(scopeIds));
+  /** The scopes must exist, and management scopes never go on a `User` role (users would reach /api). */
+  async function assertScopesAssignable(type: Role['type'], scopeIds: string[]) {
+    const found = await resources.findScopesByIds(scopeIds);
+    assertAllFound('scope', scopeIds, found);
+    if (type === 'User' && found.some((item) => item.resourceId === MANAGEMENT_RESOURCE_ID)) {
+      throw errors.unprocessable(
+        'role.management_api_scopes_not_assignable_to_user_role', 'management API scopes cannot be assigned to a user role',
+      );
+    }
+  }
+
+  function assertNotBuiltIn(id: string, change: string) {
+    if (BUILT_IN_ROLE_IDS.has(id)) throw errors.unprocessable('role.protected', `the built-in role ${id} cannot ${change}`);
   }
 
   declare(api, {
@@ -48,7 +61,7 @@ export function roleRoutes(api: ApiRouterDeps, core: ServiceCore): void {
     body: createRoleBody, status: 201, response: role,
     async handler({ body, events }) {
       const scopeIds = body.scopeIds ?? [];
-      await assertScopesExist(scopeIds);
+      await assertScopesAssignable(body.type, scopeIds);
       const created = await unique('role', 'name', () => roles.insert({
         id: newId(), name: body.name, description: body.description, type: body.type,
         isDefault: body.isDefault ?? false, createdAt: Date.now(),
@@ -69,7 +82,10 @@ export function roleRoutes(api: ApiRouterDeps, core: ServiceCore): void {
     method: 'patch', path: '/roles/:id', tag, summary: 'Update a role (Role.Data.Updated)',
     params: byId, body: updateRoleBody, response: role,
     async handler({ params, body }) {
-      await mustFind(params.id);
+      const current = await mustFind(params.id);
+      const renamed = body.name !== undefined && body.name !== current.name;
+      const redefaulted = body.isDefault !== undefined && body.isDefault !== current.isDefault;
+      if (renamed || redefaulted) assertNotBuiltIn(params.id, 'be renamed or made default; only its description can change');
       return (await unique('role', 'name', () => roles.update(params.id, body))) ?? mustFind(params.id);
     },
   });
@@ -78,9 +94,7 @@ export function roleRoutes(api: ApiRouterDeps, core: ServiceCore): void {
     method: 'delete', path: '/roles/:id', tag, summary: 'Delete a role (Role.Deleted)',
     params: byId, status: 204,
     async handler({ params, events }) {
-      if (params.id === 'management-api-admin') {
-        throw errors.unprocessable('role.protected', 'the management admin role cannot be deleted');
-      }
+      assertNotBuiltIn(params.id, 'be deleted');
       const deleted = await roles.delete(params.id);
       if (!deleted) throw errors.notFound('role', params.id);
       events.snapshot = deleted;
@@ -101,8 +115,9 @@ export function roleRoutes(api: ApiRouterDeps, core: ServiceCore): void {
     method: 'post', path: '/roles/:id/scopes', tag, summary: 'Add scopes to a role (Role.Scopes.Updated)',
     params: byId, body: scopeIdsBody, status: 201, response: z.array(scope),
     async handler({ params, body, events }) {
-      await mustFind(params.id);
-      await assertScopesExist(body.scopeIds);
+      const current = await mustFind(params.id);
+      assertNotBuiltIn(params.id, 'have its scopes changed');
+      await assertScopesAssignable(current.type, body.scopeIds);
       await roles.addScopes(params.id, body.scopeIds);
       const scopes = await scopesOf(params.id);
       announceScopes(events, params.id, scopes);
@@ -115,6 +130,7 @@ export function roleRoutes(api: ApiRouterDeps, core: ServiceCore): void {
     params: z.object({ id: idParam, scopeId: idParam }), status: 204,
     async handler({ params, events }) {
       await mustFind(params.id);
+      assertNotBuiltIn(params.id, 'have its scopes changed');
       if (!(await roles.removeScope(params.id, params.scopeId))) throw errors.notFound('role scope', params.scopeId);
       announceScopes(events, params.id, await scopesOf(params.id));
     },
