@@ -129,7 +129,7 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
     });
     provider.registerGrantType(tokenExchange.grantType, tokenExchange.createTokenExchangeHandler({
       repositories, authorization, subjectTokens, audit, exchanges, signingAlg: signingKeys.alg,
-      verifyActor: createActorVerifier({ issuer: settings.issuer, publicKeys: signingKeys.publicKeys }),
+      verifyActor: createActorVerifier({ issuer: settings.issuer, publicKeys: signingKeys.publicKeys, users: repositories.users }),
     }) as never, tokenExchange.parameters);
     const bus = new EventBus();
     enforceGrantLimits(provider, { repositories, bus });

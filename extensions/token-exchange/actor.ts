@@ -1,5 +1,5 @@
 import { errors as oidcErrors, type KoaContextWithOIDC } from 'oidc-provider';
-import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from 'jose';
+import { createLocalJWKSet, jwtVerify, type JSONWebKeySet, type JWTPayload } from 'jose';
 
 export interface Actor {
   /** The acting user's id. */
@@ -8,39 +8,49 @@ export interface Actor {
   act?: Record<string, unknown>;
 }
 
-const invalid = (why: string) => new oidcErrors.InvalidRequest(`invalid actor_token: ${why}`);
-
-function fromClaims(claims: { sub?: unknown; client_id?: unknown; scope?: unknown; act?: unknown }): Actor {
-  if (typeof claims.scope !== 'string' || !claims.scope.split(' ').includes('openid')) {
-    throw invalid('its scope must contain openid');
-  }
-  if (typeof claims.sub !== 'string' || claims.sub === claims.client_id) throw invalid('it was not issued to a user');
-  const actor: Actor = { sub: claims.sub };
-  if (claims.act && typeof claims.act === 'object') actor.act = claims.act as Record<string, unknown>;
-  return actor;
+export interface ActorUsers {
+  findById(id: string): Promise<{ isSuspended: boolean } | null>;
 }
 
+const invalid = (why: string) => new oidcErrors.InvalidRequest(`invalid actor_token: ${why}`);
+const NOT_OURS = 'not a valid access token of this service, or expired';
+
 /**
- * Validates an actor token: an unexpired access token issued by this service to a user, with `openid` in
- * its scope. Opaque tokens are looked up in the store; JWT access tokens are verified against our keys.
+ * Validates an actor token: an unexpired access token issued by this service to a user who still exists
+ * and is not suspended, with the OIDC `openid` scope. Only opaque tokens (issued without `resource`, for
+ * the userinfo endpoint) can carry that scope: a JWT access token is issued for an API and its scopes are
+ * that API's, so an `openid` there is an API scope, whatever its name says.
  */
-export function createActorVerifier(options: { issuer: string; publicKeys: JSONWebKeySet }) {
+export function createActorVerifier(options: { issuer: string; publicKeys: JSONWebKeySet; users: ActorUsers }) {
   const keys = createLocalJWKSet(options.publicKeys);
+
+  async function assertActingUser(sub: unknown, clientId: unknown): Promise<string> {
+    if (typeof sub !== 'string' || sub === clientId) throw invalid('it was not issued to a user');
+    const user = await options.users.findById(sub);
+    if (!user) throw invalid('its user no longer exists');
+    if (user.isSuspended) throw invalid('its user is suspended');
+    return sub;
+  }
+
+  async function verifyJwt(token: string): Promise<JWTPayload> {
+    try {
+      return (await jwtVerify(token, keys, { issuer: options.issuer, typ: 'at+jwt' })).payload;
+    } catch {
+      throw invalid(NOT_OURS);
+    }
+  }
+
   return async function verifyActor(ctx: KoaContextWithOIDC, token: string): Promise<Actor> {
     if (token.split('.').length === 3) {
-      try {
-        const { payload } = await jwtVerify(token, keys, { issuer: options.issuer, typ: 'at+jwt' });
-        return fromClaims(payload);
-      } catch (error) {
-        if (error instanceof oidcErrors.InvalidRequest) throw error;
-        throw invalid('not a valid access token of this service, or expired');
-      }
+      const payload = await verifyJwt(token);
+      await assertActingUser(payload.sub, payload.client_id);
+      throw invalid('its scope must contain openid, which only an access token issued without a resource carries');
     }
     const stored = await ctx.oidc.provider.AccessToken.find(token);
-    if (!stored || stored.isExpired) throw invalid('not a valid access token of this service, or expired');
-    return fromClaims({
-      sub: stored.accountId, client_id: stored.clientId, scope: stored.scope,
-      act: (stored.extra as Record<string, unknown> | undefined)?.act,
-    });
+    if (!stored || stored.isExpired) throw invalid(NOT_OURS);
+    const sub = await assertActingUser(stored.accountId, stored.clientId);
+    if (!(stored.scope ?? '').split(' ').includes('openid')) throw invalid('its scope must contain openid');
+    const act = (stored.extra as Record<string, unknown> | undefined)?.act;
+    return act && typeof act === 'object' ? { sub, act: act as Record<string, unknown> } : { sub };
   };
 }

@@ -21,7 +21,13 @@ export const scope = z.object({
 const indicator = z.string().max(2048).refine((value) => URL.canParse(value), 'must be an absolute URI')
   .refine((value) => !value.includes('#'), 'must not contain a fragment');
 const ttl = z.number().int().min(60).max(86_400);
-const scopeName = z.string().min(1).max(256).regex(/^[\x21\x23-\x5B\x5D-\x7E]+$/, 'must be a valid OAuth scope token (no spaces or quotes)');
+/** OpenID Connect's scope names: an API scope named so would pass for the OIDC scope wherever only names are compared. */
+export const RESERVED_SCOPE_NAMES: ReadonlySet<string> = new Set(['openid', 'profile', 'email', 'phone', 'address', 'offline_access']);
+
+const scopeName = z.string().min(1).max(256).regex(/^[\x21\x23-\x5B\x5D-\x7E]+$/, 'must be a valid OAuth scope token (no spaces or quotes)')
+  .refine((value) => !RESERVED_SCOPE_NAMES.has(value), {
+    message: `is reserved for OpenID Connect (${[...RESERVED_SCOPE_NAMES].join(', ')}) and cannot name an API scope`,
+  });
 
 export const createResourceBody = z.object({
   name: z.string().trim().min(1).max(256),
