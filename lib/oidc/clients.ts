@@ -1,5 +1,5 @@
 import type { AdapterPayload } from 'oidc-provider';
-import { isConfidential, type Application } from '../repositories/applications.ts';
+import { isConfidential, type Application, type ApplicationType } from '../repositories/applications.ts';
 
 export const TOKEN_EXCHANGE_GRANT = 'urn:ietf:params:oauth:grant-type:token-exchange';
 
@@ -8,14 +8,37 @@ export function tokenExchangeAllowed(app: Pick<Application, 'isThirdParty' | 'cu
   return !app.isThirdParty && app.customClientMetadata.allowTokenExchange === true;
 }
 
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+const FORBIDDEN_NATIVE_SCHEMES = new Set(['javascript:', 'vbscript:', 'data:', 'blob:', 'file:', 'about:']);
+
+/**
+ * Why node-oidc-provider would refuse this redirect (or post-logout redirect) URI for an application of
+ * this type, mirroring its client schema: one refused URI makes the whole client invalid, every grant included.
+ */
+export function redirectUriProblem(type: ApplicationType, uri: string): string | undefined {
+  const parsed = URL.parse(uri);
+  if (!parsed) return 'must be an absolute URI';
+  if (parsed.href.includes('#')) return 'must not contain a fragment';
+  const { protocol, hostname } = parsed;
+  if (type !== 'Native') return protocol === 'http:' || protocol === 'https:' ? undefined : 'must use http or https';
+  if (protocol === 'http:') {
+    return LOOPBACK_HOSTS.has(hostname) ? undefined : 'may use http only with a loopback host (localhost, 127.0.0.1, [::1]) in a native app';
+  }
+  if (protocol === 'https:') return LOOPBACK_HOSTS.has(hostname) ? 'must not use https with a loopback host in a native app' : undefined;
+  return FORBIDDEN_NATIVE_SCHEMES.has(protocol) ? `must not use the ${protocol.slice(0, -1)} scheme` : undefined;
+}
+
 /**
  * The OIDC client an application stands for. Confidential apps authenticate with HTTP Basic or POST; the
  * stored `client_secret` is the secret's digest, compared by the provider's patched `compareClientSecret`.
  */
 export function toClientMetadata(app: Application & { secretDigest: string | null }): AdapterPayload {
   const confidential = isConfidential(app.type);
+  // URIs stored before they were validated are left out rather than invalidating the whole client.
+  const valid = (uris: string[]) => uris.filter((uri) => !redirectUriProblem(app.type, uri));
+  const redirectUris = valid(app.oidcClientMetadata.redirectUris);
   // Without a redirect URI an interactive application cannot run the authorization code flow yet.
-  const interactive = app.type !== 'MachineToMachine' && app.oidcClientMetadata.redirectUris.length > 0;
+  const interactive = app.type !== 'MachineToMachine' && redirectUris.length > 0;
   const grantTypes = app.type === 'MachineToMachine' ? ['client_credentials'] : [];
   if (interactive) grantTypes.push('authorization_code', 'refresh_token');
   // Every client may present the token-exchange grant, so that a disabled application gets the precise
@@ -27,8 +50,8 @@ export function toClientMetadata(app: Application & { secretDigest: string | nul
     application_type: app.type === 'Native' ? 'native' : 'web',
     grant_types: grantTypes,
     response_types: interactive ? ['code'] : [],
-    redirect_uris: interactive ? app.oidcClientMetadata.redirectUris : [],
-    post_logout_redirect_uris: interactive ? app.oidcClientMetadata.postLogoutRedirectUris : [],
+    redirect_uris: interactive ? redirectUris : [],
+    post_logout_redirect_uris: interactive ? valid(app.oidcClientMetadata.postLogoutRedirectUris) : [],
     token_endpoint_auth_method: confidential ? 'client_secret_basic' : 'none',
   };
   if (confidential && app.secretDigest) metadata.client_secret = app.secretDigest;

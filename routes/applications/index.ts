@@ -4,7 +4,8 @@ import type { ServiceCore } from '../../lib/core.ts';
 import { errors } from '../../lib/errors.ts';
 import { role } from '../roles/schemas.ts';
 import {
-  application, applicationWithSecret, createApplicationBody, listApplicationsQuery, roleIdsBody, updateApplicationBody,
+  application, applicationWithSecret, createApplicationBody, listApplicationsQuery, redirectUriIssues, roleIdsBody,
+  updateApplicationBody,
 } from './schemas.ts';
 
 const tag = 'Applications';
@@ -40,7 +41,18 @@ export function applicationRoutes(api: ApiRouterDeps, core: ServiceCore): void {
   declare(api, {
     method: 'patch', path: '/applications/:id', tag, summary: 'Update an application',
     params: byId, body: updateApplicationBody, response: application,
-    handler: ({ params, body }) => library.update(params.id, body),
+    async handler({ params, body }) {
+      if (body.oidcClientMetadata) {
+        // The type cannot change, so the stored one decides which redirect URIs are acceptable.
+        const { type } = await library.mustFind(params.id);
+        const issues = redirectUriIssues(type, body.oidcClientMetadata)
+          .map((issue) => ({ path: ['body', ...issue.path].join('.'), message: issue.message }));
+        if (issues.length) {
+          throw errors.invalidInput(`invalid body: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, { issues });
+        }
+      }
+      return library.update(params.id, body);
+    },
   });
 
   declare(api, {

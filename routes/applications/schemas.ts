@@ -1,8 +1,23 @@
 import { z } from 'zod';
 import { searchablePagination } from '../../lib/http/api.ts';
-import { APPLICATION_TYPES } from '../../lib/repositories/applications.ts';
+import { APPLICATION_TYPES, type ApplicationType } from '../../lib/repositories/applications.ts';
+import { redirectUriProblem } from '../../lib/oidc/clients.ts';
 
 const redirectUri = z.string().max(2048).refine((value) => URL.canParse(value), 'must be an absolute URI');
+
+/** The redirect URIs oidc-provider would refuse for this type of application, each with its path and reason. */
+export function redirectUriIssues(
+  type: ApplicationType, metadata: { redirectUris?: string[]; postLogoutRedirectUris?: string[] },
+): Array<{ path: Array<string | number>; message: string }> {
+  const issues: Array<{ path: Array<string | number>; message: string }> = [];
+  for (const field of ['redirectUris', 'postLogoutRedirectUris'] as const) {
+    metadata[field]?.forEach((uri, index) => {
+      const problem = redirectUriProblem(type, uri);
+      if (problem) issues.push({ path: ['oidcClientMetadata', field, index], message: `${problem} (${type} application)` });
+    });
+  }
+  return issues;
+}
 
 export const oidcClientMetadata = z.object({
   redirectUris: z.array(redirectUri).max(100).default([]),
@@ -43,7 +58,9 @@ export const createApplicationBody = z.object({
   oidcClientMetadata: oidcClientMetadata.optional(),
   customClientMetadata: customClientMetadata.optional(),
   isThirdParty: z.boolean().optional(),
-}).strict();
+}).strict().superRefine((body, ctx) => {
+  for (const issue of redirectUriIssues(body.type, body.oidcClientMetadata ?? {})) ctx.addIssue({ code: 'custom', ...issue });
+});
 
 export const updateApplicationBody = z.object({
   name: z.string().trim().min(1).max(256).optional(),
