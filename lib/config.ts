@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 
 /**
@@ -61,6 +62,8 @@ export const environmentSchema = z.object({
   JWT_CUSTOMIZER_TIMEOUT_MS: integer(10).max(30_000).default(3000),
   /** Memory limit of a stored JWT customizer script, MiB. */
   JWT_CUSTOMIZER_MEMORY_MB: integer(1).max(1024).default(32),
+  /** Sandbox worker threads running stored customizer scripts in parallel for token issuance. */
+  JWT_CUSTOMIZER_WORKERS: integer(1).max(64).default(() => Math.min(availableParallelism(), 64)),
   /** Consecutive failed sign-in verifications that lock an identifier (username, email, phone). */
   LOCKOUT_THRESHOLD: integer(1).max(1000).default(10),
   /** How long a locked identifier stays locked, seconds. */

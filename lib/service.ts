@@ -34,7 +34,7 @@ import { createSubjectTokens } from './impersonation/subject-tokens.ts';
 import { createImpersonationAudit } from './impersonation/audit.ts';
 import { createJwtCustomizerConfigs } from './jwt-customizer/config.ts';
 import { createClaimsCustomizer, type FunctionCustomizer } from './jwt-customizer/claims.ts';
-import { createScriptRunner, type ScriptRunner } from './jwt-customizer/sandbox.ts';
+import { createSandboxes, type Sandboxes } from './jwt-customizer/sandbox.ts';
 import { ExchangeRegistry } from '../extensions/token-exchange/registry.ts';
 import { createActorVerifier } from '../extensions/token-exchange/actor.ts';
 import * as tokenExchange from '../extensions/token-exchange/grant.ts';
@@ -105,12 +105,14 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
     const subjectTokens = createSubjectTokens(stores.kv, settings.SUBJECT_TOKEN_TTL_SECONDS);
     const exchanges = new ExchangeRegistry();
     const customizerConfigs = createJwtCustomizerConfigs(stores.documents);
-    let runner: ScriptRunner | undefined;
-    const getRunner = () => (runner ??= createScriptRunner({
+    let sandboxes: Sandboxes | undefined;
+    const getSandboxes = () => (sandboxes ??= createSandboxes({
       timeoutMs: settings.JWT_CUSTOMIZER_TIMEOUT_MS, memoryBytes: settings.JWT_CUSTOMIZER_MEMORY_MB * 1024 * 1024,
+      workers: settings.JWT_CUSTOMIZER_WORKERS,
     }));
     const customizer = createClaimsCustomizer({
-      fn: options.jwtCustomizer, configs: customizerConfigs, runner: getRunner, logger,
+      fn: options.jwtCustomizer, configs: customizerConfigs, runner: () => getSandboxes().issuance, logger,
+      scriptExemptAudience: settings.managementIndicator,
     });
     const provider = createProvider({
       issuer: settings.issuer,
@@ -154,7 +156,7 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
     managementRoutes(api, core);
     hookRoutes(api, webhooks);
     impersonationRoutes(api, core, { subjectTokens, audit });
-    jwtCustomizerRoutes(api, { configs: customizerConfigs, runner: getRunner });
+    jwtCustomizerRoutes(api, { configs: customizerConfigs, runner: () => getSandboxes().test });
     router.get('/swagger.json', (ctx) => {
       ctx.body = buildOpenApi(registry, { baseUrl: settings.baseUrl, version: '0.1.0' });
     });
@@ -195,7 +197,7 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
       app, provider, settings, core, webhooks, adminClientId,
       async close() {
         stopFanOut();
-        await runner?.close();
+        await sandboxes?.close();
         // The queue closes first: its consumer finishes the attempts in flight while the stores are open.
         await stores.close();
         webhooks.close();

@@ -41,7 +41,7 @@ export function createExtraTokenClaims(deps: {
   return async function extraTokenClaims(ctx: KoaContextWithOIDC, token: TokenLike): Promise<Record<string, unknown> | undefined> {
     const exchange = deps.exchanges.lookup(token);
     const extra: Record<string, unknown> = {};
-    if (await deps.customizer.isConfigured()) {
+    if (await deps.customizer.appliesTo(token.resourceServer?.audience ?? token.aud)) {
       const grantType = String(ctx.oidc.params?.grant_type ?? 'authorization_code');
       const application = token.clientId ? await deps.repositories.applications.findById(token.clientId) : null;
       const context: Record<string, unknown> = {

@@ -4,6 +4,11 @@ import type { JwtCustomizerConfigs } from './config.ts';
 
 /** Claims a customizer can never set or override. */
 export const RESERVED_CLAIMS = new Set(['iss', 'sub', 'aud', 'exp', 'iat', 'nbf', 'jti', 'scope', 'client_id', 'act', 'cnf']);
+/**
+ * Names no token can carry: oidc-provider refuses extra claims whose `constructor` is not `Object` (a 500
+ * for every token request), and the other two would reach prototypes when the claims are merged.
+ */
+export const UNSAFE_CLAIMS = new Set(['constructor', '__proto__', 'prototype']);
 
 export interface CustomizerApi {
   /** Refuses issuance: the token request fails with `access_denied` and this message. */
@@ -36,7 +41,7 @@ class Denied extends Error {}
 export function withoutReserved(claims: Record<string, unknown>): Record<string, unknown> {
   const kept: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(claims)) {
-    if (!RESERVED_CLAIMS.has(name) && name !== '__proto__') kept[name] = value;
+    if (!RESERVED_CLAIMS.has(name) && !UNSAFE_CLAIMS.has(name)) kept[name] = value;
   }
   return kept;
 }
@@ -68,17 +73,25 @@ async function runFunction(customizer: FunctionCustomizer, token: Record<string,
  * Resolves custom claims for one access token: the library function when given, else the stored script
  * in the sandbox. Errors are logged (without the script's input, which may hold personal data) and
  * reported with the configured failure policy.
+ *
+ * A stored script never runs for tokens of `scriptExemptAudience` (the management API): a script that
+ * fails closed or breaks tokens must not lock operators out of the API they would fix it with.
  */
 export function createClaimsCustomizer(deps: {
   fn?: FunctionCustomizer;
   configs: JwtCustomizerConfigs;
   runner: () => ScriptRunner;
   logger: Logger;
+  scriptExemptAudience?: string;
 }) {
+  const exempt = (audience: unknown): boolean => deps.scriptExemptAudience !== undefined
+    && (audience === deps.scriptExemptAudience || (Array.isArray(audience) && audience.includes(deps.scriptExemptAudience)));
+
   return {
-    /** True when no customizer is configured, so callers can skip building the context. */
-    async isConfigured(): Promise<boolean> {
-      return Boolean(deps.fn) || (await deps.configs.get()) !== null;
+    /** False when no customizer applies to a token for this audience, so callers can skip building the context. */
+    async appliesTo(audience: unknown): Promise<boolean> {
+      if (deps.fn) return true;
+      return !exempt(audience) && (await deps.configs.get()) !== null;
     },
     async run(token: Record<string, unknown>, context: Record<string, unknown>): Promise<CustomizerResult> {
       let outcome: SandboxOutcome;
@@ -87,12 +100,16 @@ export function createClaimsCustomizer(deps: {
         blockIssuance = deps.fn.blockIssuanceOnError ?? false;
         outcome = await runFunction(deps.fn, token, context);
       } else {
-        const config = await deps.configs.get();
+        const config = exempt(token.aud) ? null : await deps.configs.get();
         if (!config) return { kind: 'claims', claims: {} };
         blockIssuance = config.blockIssuanceOnError;
         outcome = await deps.runner().run(config.script, { token, context, environmentVariables: config.environmentVariables });
       }
-      if (outcome.kind === 'claims') return { kind: 'claims', claims: withoutReserved(outcome.claims) };
+      if (outcome.kind === 'claims') {
+        const unsafe = Object.keys(outcome.claims).filter((name) => UNSAFE_CLAIMS.has(name));
+        if (unsafe.length) deps.logger.warn({ claims: unsafe }, 'custom JWT claims dropped: no token can carry these names');
+        return { kind: 'claims', claims: withoutReserved(outcome.claims) };
+      }
       if (outcome.kind === 'denied') return outcome;
       deps.logger.warn({ code: outcome.code, reason: outcome.message }, 'custom JWT claims failed');
       return { kind: 'failed', reason: `${outcome.code}: ${outcome.message}`, blockIssuance };

@@ -4,11 +4,14 @@
  * the input goes in as JSON text and the outcome comes out as JSON text built by a guest-side driver.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { newQuickJSWASMModule } from 'quickjs-emscripten';
+import { newQuickJSWASMModule, newVariant, RELEASE_SYNC } from 'quickjs-emscripten';
 import type { QuickJSContext, QuickJSHandle, QuickJSWASMModule } from 'quickjs-emscripten';
 import type { RunRequest, SandboxLimits, SandboxOutcome, WorkerMessage } from './sandbox.ts';
 
 const SCRIPT_FILENAME = 'jwt-customizer.js';
+const WASM_PAGE_BYTES = 64 * 1024;
+/** The QuickJS build's own memory (its INITIAL_MEMORY: static data, C stack, first heap pages). */
+const QUICKJS_BASE_BYTES = 16 * 1024 * 1024;
 const MAX_STACK_BYTES = 256 * 1024;
 const MAX_MESSAGE_LENGTH = 1024;
 const JOBS_PER_DEADLINE_CHECK = 1000;
@@ -134,8 +137,7 @@ class SandboxRun {
     this.#limits = limits;
   }
 
-  execute(script: string, inputJson: string): SandboxOutcome {
-    const deadline = Date.now() + this.#limits.timeoutMs;
+  execute(script: string, inputJson: string, deadline: number): SandboxOutcome {
     const runtime = this.#module.newRuntime();
     runtime.setMemoryLimit(this.#limits.memoryBytes);
     runtime.setMaxStackSize(MAX_STACK_BYTES);
@@ -214,20 +216,40 @@ class SandboxRun {
   }
 }
 
+/**
+ * The runtime's memory limit only counts what QuickJS accounts for (typed-array storage escapes it), so
+ * the WebAssembly memory itself gets a maximum: whatever a script allocates, this worker never holds more
+ * than the limit plus what QuickJS needs to exist. Growth past it fails as an ordinary out-of-memory.
+ */
+function boundedMemory(memoryBytes: number): object {
+  const pages = (bytes: number) => Math.ceil(bytes / WASM_PAGE_BYTES);
+  // The project's type libraries do not declare the WebAssembly global, so its one constructor is typed here.
+  const wasm: { Memory: new (descriptor: { initial: number; maximum: number }) => object } = Reflect.get(globalThis, 'WebAssembly');
+  return new wasm.Memory({
+    initial: pages(QUICKJS_BASE_BYTES),
+    maximum: pages(QUICKJS_BASE_BYTES + memoryBytes),
+  });
+}
+
 async function main(): Promise<void> {
   const port = parentPort;
   if (!port) throw new Error('sandbox-worker must run in a worker thread');
   const limits = workerData as SandboxLimits;
-  const module = await newQuickJSWASMModule();
+  const module = await newQuickJSWASMModule(newVariant(RELEASE_SYNC, { wasmMemory: boundedMemory(limits.memoryBytes) }));
   port.on('message', (request: RunRequest) => {
     let outcome: SandboxOutcome;
+    let reusable = true;
     try {
-      outcome = new SandboxRun(module, limits).execute(request.script, request.inputJson);
+      outcome = new SandboxRun(module, limits).execute(request.script, request.inputJson, request.deadline);
     } catch (error) {
-      // A failure of the sandbox machinery itself (not of the script): keep the worker serving.
+      // A failure of the sandbox machinery itself (not of the script), e.g. the host glue unable to
+      // allocate: the module's state is unknown, so the host replaces this worker.
       outcome = { kind: 'error', code: 'runtime', message: `sandbox failure: ${(error as Error).message}` };
+      reusable = false;
     }
-    const reply: WorkerMessage = { type: 'result', id: request.id, outcome };
+    // WebAssembly memory never shrinks: after an exhausted heap only a new worker gives it back.
+    if (outcome.kind === 'error' && outcome.code === 'memory') reusable = false;
+    const reply: WorkerMessage = { type: 'result', id: request.id, outcome, reusable };
     port.postMessage(reply);
   });
   const ready: WorkerMessage = { type: 'ready' };

@@ -1,11 +1,12 @@
 import { expect } from 'chai';
 import { decodeJwt } from 'jose';
-import { startService, type RunningService } from '../support/service.ts';
+import { ADMIN, clientCredentialsToken, startService, type RunningService } from '../support/service.ts';
 import { createApplication, createResource, createUser, subjectToken, tokenRequest } from '../support/fixtures.ts';
 import { GRANT, AT } from './token-exchange.test.ts';
 
 const INDICATOR = 'https://claims.example.com';
 const SCRIPT_PATH = '/api/configs/jwt-customizer/access-token';
+const TIMEOUT_MS = 500;
 
 describe('custom JWT claims from a stored script', () => {
   let running: RunningService;
@@ -13,7 +14,7 @@ describe('custom JWT claims from a stored script', () => {
   let user: { id: string };
 
   before(async () => {
-    running = await startService({ env: { JWT_CUSTOMIZER_TIMEOUT_MS: '500' } });
+    running = await startService({ env: { JWT_CUSTOMIZER_TIMEOUT_MS: String(TIMEOUT_MS), JWT_CUSTOMIZER_WORKERS: '2' } });
     await createResource(running, INDICATOR, ['read']);
     app = await createApplication(running, { type: 'MachineToMachine', customClientMetadata: { allowTokenExchange: true } });
     user = await createUser(running);
@@ -92,6 +93,80 @@ describe('custom JWT claims from a stored script', () => {
     const after = await tokenRequest(running, { grant_type: GRANT, subject_token_type: AT, subject_token: token, resource: INDICATOR }, app);
     expect(after.status, 'the failed exchange did not spend the token').to.equal(200);
     expect(decodeJwt(after.body.access_token as string).ok).to.equal(true);
+  });
+
+  const clientCredentials = () => tokenRequest(running, { grant_type: 'client_credentials', resource: INDICATOR }, app);
+
+  it('drops claim names no token can carry and still issues the token', async () => {
+    await store({ script: 'const getCustomJwtClaims = () => ({ constructor: 1, prototype: 2, ok: 1 });' });
+    const { status, body } = await clientCredentials();
+    expect(status, JSON.stringify(body)).to.equal(200);
+    const claims = decodeJwt(body.access_token as string);
+    expect(claims.ok).to.equal(1);
+    expect(Object.hasOwn(claims, 'constructor')).to.equal(false);
+    expect(Object.hasOwn(claims, 'prototype')).to.equal(false);
+  });
+
+  it('never runs the stored script for management API tokens, so a failing script cannot lock operators out', async () => {
+    await store({ script: 'const getCustomJwtClaims = () => { throw new Error("boom"); };', blockIssuanceOnError: true });
+    expect((await clientCredentials()).body.error, 'other resources still fail closed').to.equal('invalid_request');
+    const token = await clientCredentialsToken(running.baseUrl, ADMIN.id, ADMIN.secret, `${running.baseUrl}/api`, 'all');
+    expect((await running.request('/api/applications', { token })).status).to.equal(200);
+    expect((await running.request(SCRIPT_PATH, { method: 'DELETE', token })).status).to.equal(204);
+  });
+
+  it('bounds typed-array allocations by the memory limit and serves the next token from a fresh worker', async () => {
+    const hog = `const getCustomJwtClaims = () => {
+      const kept = [];
+      for (let i = 0; i < 1000; i++) kept.push(new Uint8Array(1 << 20));
+      return { hog: kept.length };
+    };`;
+    const tested = await running.request('/api/configs/jwt-customizer/test', { method: 'POST', json: { script: hog } });
+    expect(tested.status).to.equal(422);
+    expect(((await tested.json()) as { data: { reason: string } }).data.reason).to.equal('memory');
+
+    await store({ script: hog });
+    const open = await clientCredentials();
+    expect(open.status, 'fail-open').to.equal(200);
+    expect(decodeJwt(open.body.access_token as string).hog).to.equal(undefined);
+    await store({ script: hog, blockIssuanceOnError: true });
+    const closed = await clientCredentials();
+    expect(closed.status, 'fail-closed').to.equal(400);
+    expect(closed.body.error).to.equal('invalid_request');
+
+    await store({ script: 'const getCustomJwtClaims = () => ({ fresh: true });' });
+    const next = await clientCredentials();
+    expect(decodeJwt(next.body.access_token as string).fresh).to.equal(true);
+  });
+
+  it('answers concurrent token requests within their own deadline while a script loops forever', async () => {
+    await store({ script: 'const getCustomJwtClaims = () => { for (;;) {} };' });
+    const started = Date.now();
+    const answers = await Promise.all([0, 1, 2, 3, 4, 5].map(async () => {
+      const { status, body } = await clientCredentials();
+      return { status, loop: decodeJwt(body.access_token as string).loop, elapsed: Date.now() - started };
+    }));
+    for (const answer of answers) expect(answer).to.include({ status: 200, loop: undefined });
+    const slowest = Math.max(...answers.map((answer) => answer.elapsed));
+    expect(slowest, `answered after ${answers.map((answer) => answer.elapsed).join(', ')} ms`).to.be.below(4 * TIMEOUT_MS);
+  });
+
+  it('keeps issuing tokens with their claims while a test run loops forever', async () => {
+    await store({ script: 'const getCustomJwtClaims = () => ({ issued: true });' });
+    let loopAnswered = false;
+    const loop = running.request('/api/configs/jwt-customizer/test', {
+      method: 'POST', json: { script: 'const getCustomJwtClaims = () => { for (;;) {} };' },
+    }).then((res) => {
+      loopAnswered = true;
+      return res;
+    });
+    for (let i = 0; i < 3; i++) {
+      const { status, body } = await clientCredentials();
+      expect(status).to.equal(200);
+      expect(decodeJwt(body.access_token as string).issued).to.equal(true);
+    }
+    expect(loopAnswered, 'the tokens waited for the test run').to.equal(false);
+    expect((await loop).status).to.equal(422);
   });
 
   describe('POST /api/configs/jwt-customizer/test', () => {

@@ -28,7 +28,7 @@ function errorOf(outcome: SandboxOutcome, code?: string): { code: string; messag
 describe('jwt-customizer sandbox', () => {
   let runner: ScriptRunner;
   before(() => {
-    runner = createScriptRunner({ timeoutMs: 2000, memoryBytes: 32 * MB });
+    runner = createScriptRunner({ timeoutMs: 2000, memoryBytes: 32 * MB, workers: 2 });
   });
   after(() => runner.close());
 
@@ -230,8 +230,8 @@ describe('jwt-customizer sandbox', () => {
     let fast: ScriptRunner;
     let other: ScriptRunner;
     before(() => {
-      fast = createScriptRunner({ timeoutMs: 300, memoryBytes: 16 * MB });
-      other = createScriptRunner({ timeoutMs: 2000, memoryBytes: 16 * MB });
+      fast = createScriptRunner({ timeoutMs: 300, memoryBytes: 16 * MB, workers: 1 });
+      other = createScriptRunner({ timeoutMs: 2000, memoryBytes: 16 * MB, workers: 1 });
     });
     after(async () => {
       await fast.close();
@@ -317,9 +317,71 @@ describe('jwt-customizer sandbox', () => {
     });
   });
 
+  describe('pool', () => {
+    const loop = `const getCustomJwtClaims = () => { while (true) {} };`;
+
+    it('bounds typed-array storage by the memory limit and serves the next run from a fresh worker', async () => {
+      const bounded = createScriptRunner({ timeoutMs: 5000, memoryBytes: 16 * MB, workers: 1 });
+      try {
+        const within = await bounded.run(`const getCustomJwtClaims = () => ({ n: new Uint8Array(8 * 1024 * 1024).length });`, input);
+        expect(claimsOf(within)).to.deep.equal({ n: 8 * MB });
+        const hog = await bounded.run(
+          `const getCustomJwtClaims = () => {
+             const kept = [];
+             for (let i = 0; i < 1000; i++) kept.push(new Uint8Array(1 << 20));
+             return { n: kept.length };
+           };`,
+          input,
+        );
+        errorOf(hog, 'memory');
+        expect(claimsOf(await bounded.run(`const getCustomJwtClaims = () => ({ after: true });`, input))).to.deep.equal({ after: true });
+      } finally {
+        await bounded.close();
+      }
+    });
+
+    it('serves a good script while a loop holds another worker', async () => {
+      const pool = createScriptRunner({ timeoutMs: 1500, memoryBytes: 16 * MB, workers: 2 });
+      try {
+        let loopSettled = false;
+        const looping = pool.run(loop, input).then((outcome) => {
+          loopSettled = true;
+          return outcome;
+        });
+        const good = await pool.run(`const getCustomJwtClaims = () => ({ served: true });`, input);
+        expect(claimsOf(good)).to.deep.equal({ served: true });
+        expect(loopSettled, 'the good script waited for the loop').to.equal(false);
+        errorOf(await looping, 'timeout');
+      } finally {
+        await pool.close();
+      }
+    });
+
+    it('counts the time limit from the call, so runs queued behind a loop fail at their own deadline', async () => {
+      const timeoutMs = 400;
+      const single = createScriptRunner({ timeoutMs, memoryBytes: 16 * MB, workers: 1 });
+      try {
+        claimsOf(await single.run(`const getCustomJwtClaims = () => ({});`, input));
+        const started = Date.now();
+        const elapsed = await Promise.all([0, 1, 2].map(async () => {
+          errorOf(await single.run(loop, input), 'timeout');
+          return Date.now() - started;
+        }));
+        expect(Math.max(...elapsed), `answered after ${elapsed.join(', ')} ms`).to.be.below(2 * timeoutMs);
+        claimsOf(await single.run(`const getCustomJwtClaims = () => ({ after: true });`, input));
+      } finally {
+        await single.close();
+      }
+    });
+
+    it('refuses a pool without workers', () => {
+      expect(() => createScriptRunner({ timeoutMs: 100, memoryBytes: MB, workers: 0 })).to.throw(RangeError);
+    });
+  });
+
   describe('close', () => {
     it('answers pending and later runs and leaves nothing running', async () => {
-      const closing = createScriptRunner({ timeoutMs: 2000, memoryBytes: 16 * MB });
+      const closing = createScriptRunner({ timeoutMs: 2000, memoryBytes: 16 * MB, workers: 1 });
       const pending = closing.run(`const getCustomJwtClaims = () => { while (true) {} };`, input);
       await new Promise((resolve) => setTimeout(resolve, 200));
       await closing.close();
@@ -328,7 +390,7 @@ describe('jwt-customizer sandbox', () => {
     });
 
     it('closes a runner that never ran', async () => {
-      await createScriptRunner({ timeoutMs: 1000, memoryBytes: 16 * MB }).close();
+      await createScriptRunner({ timeoutMs: 1000, memoryBytes: 16 * MB, workers: 1 }).close();
     });
   });
 });
