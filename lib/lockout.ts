@@ -7,40 +7,66 @@ export interface Identifier {
 }
 
 export interface LockoutPolicy {
-  /** Consecutive failed verifications that lock the identifier. */
+  /** Failed verifications that lock; also the most passwords evaluated per window. */
   threshold: number;
-  /** How long a lock lasts; also how long failures are remembered without a success. */
+  /** How long a lock lasts; also how long attempts are remembered without a success. */
   lockSeconds: number;
 }
 
-const key = (kind: 'failures' | 'lock', identifier: Identifier) => `lockout:${kind}:${identifier.type}:${identifier.value}`;
+/** A reserved attempt: exactly one of its outcomes is reported once the secret has been checked. */
+export interface LockoutAttempt {
+  /** Records the failure; true when the subject is locked now (this failure crossed the threshold or a lock exists). */
+  failed(): Promise<boolean>;
+  /** Starts the count over; false when a lock appeared meanwhile, which refuses even this correct attempt. */
+  succeeded(): Promise<boolean>;
+}
 
 /**
- * Brute-force protection per identifier, counted in the key-value store (Redis when shared, so every
- * process sees the same count). Crossing the threshold locks the identifier: every attempt is refused, even a
- * correct one, until the lock expires; Identifier.Lockout is published once per lock.
+ * The budget an attempt spends: the account the identifier names, so its email and username share one count,
+ * or the typed identifier itself when it names no account (any string can be tried, known or not).
+ */
+function subjectOf(identifier: Identifier, accountId: string | undefined): string {
+  return accountId ? `account:${accountId}` : `identifier:${identifier.type}:${identifier.value}`;
+}
+
+/**
+ * Brute-force protection counted in the key-value store (Redis when shared, so every process sees the same
+ * count). Each attempt takes a numbered reservation before its secret is checked; only the first `threshold`
+ * reservations of a window are evaluated, however many arrive at once. The failure that reaches the threshold
+ * locks the subject: every attempt is refused, even a correct one, until the lock expires, and
+ * Identifier.Lockout is published once per lock.
  */
 export function createLockout(deps: { kv: KeyValueStore; bus: EventBus; policy: LockoutPolicy }) {
   const { kv, policy } = deps;
   const lockMs = policy.lockSeconds * 1000;
 
   return {
-    async isLocked(identifier: Identifier): Promise<boolean> {
-      return (await kv.get(key('lock', identifier))) !== null;
-    },
-    async recordFailure(identifier: Identifier): Promise<void> {
-      const failures = await kv.incr(key('failures', identifier), lockMs);
-      if (failures < policy.threshold) return;
-      await kv.del(key('failures', identifier));
-      // Only the request that creates the lock announces it, however many fail at once.
-      if (await kv.setIfAbsent(key('lock', identifier), '1', lockMs)) {
-        await deps.bus.publish([{
-          event: 'Identifier.Lockout', createdAt: new Date().toISOString(), type: identifier.type, value: identifier.value,
-        }]);
-      }
-    },
-    async recordSuccess(identifier: Identifier): Promise<void> {
-      await kv.del(key('failures', identifier));
+    /** Null when the attempt must be refused as locked without checking its secret. */
+    async reserve(identifier: Identifier, accountId?: string): Promise<LockoutAttempt | null> {
+      const subject = subjectOf(identifier, accountId);
+      const keys = { attempts: `lockout:attempts:${subject}`, failures: `lockout:failures:${subject}`, lock: `lockout:lock:${subject}` };
+      if ((await kv.get(keys.lock)) !== null) return null;
+      // The increment is the check: each caller gets its own number, so concurrent attempts cannot all pass.
+      if ((await kv.incr(keys.attempts, lockMs)) > policy.threshold) return null;
+
+      return {
+        async failed() {
+          if ((await kv.incr(keys.failures, lockMs)) < policy.threshold) return false;
+          // Only the request that creates the lock announces it, however many fail at once.
+          if (await kv.setIfAbsent(keys.lock, '1', lockMs)) {
+            await deps.bus.publish([{
+              event: 'Identifier.Lockout', createdAt: new Date().toISOString(), type: identifier.type, value: identifier.value,
+            }]);
+          }
+          return true;
+        },
+        async succeeded() {
+          if ((await kv.get(keys.lock)) !== null) return false;
+          await kv.del(keys.attempts);
+          await kv.del(keys.failures);
+          return true;
+        },
+      };
     },
   };
 }
