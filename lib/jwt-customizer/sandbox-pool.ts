@@ -97,10 +97,11 @@ export class WorkerPool implements ScriptRunner {
   #pump(): void {
     if (this.#closed) return;
     for (const slot of this.#slots) {
-      if (!slot.ready || slot.current) continue;
-      const run = this.#queue.shift();
-      if (!run) break;
-      this.#dispatch(slot, run);
+      while (slot.ready && !slot.current) {
+        const run = this.#queue.shift();
+        if (!run) break;
+        this.#dispatch(slot, run);
+      }
     }
     const starting = [...this.#slots].filter((slot) => !slot.ready).length;
     const wanted = Math.min(this.#queue.length - starting, this.#options.workers - this.#slots.size);
@@ -108,6 +109,7 @@ export class WorkerPool implements ScriptRunner {
     this.#updateRefs();
   }
 
+  /** Leaves the worker idle when the run's deadline has already passed. */
   #dispatch(slot: Slot, run: PendingRun): void {
     clearTimeout(run.queueTimer);
     const remaining = run.request.deadline - Date.now();
