@@ -22,6 +22,11 @@ export const environmentSchema = z.object({
   MONGODB_URI: z.string().min(1).optional(),
   /** Redis connection string; unset = in-memory counters, tokens and delivery queue. */
   REDIS_URL: z.string().min(1).optional(),
+  /**
+   * Believe `X-Forwarded-For`, `-Proto` and `-Host`: only behind a reverse proxy that sets them, since
+   * anyone can send them otherwise (the client address reaches webhook payloads).
+   */
+  TRUST_PROXY: booleanFlag.default(false),
   /** Lets `NODE_ENV=production` run on embedded storage (a demo, never real users). */
   ALLOW_EMBEDDED_IN_PRODUCTION: booleanFlag.default(false),
   /** Credentials of the bootstrap management application; generated and printed once when unset. */

@@ -28,6 +28,9 @@ export const errors = {
   invalidJson: () => new ApiError(400, 'guard.invalid_json', 'request body is not valid JSON'),
   payloadTooLarge: () => new ApiError(413, 'guard.payload_too_large', 'request body is too large'),
   unsupportedMediaType: () => new ApiError(415, 'guard.unsupported_media_type', 'request body must be application/json'),
+  invalidBodyEncoding: () => new ApiError(400, 'guard.invalid_body_encoding', 'request body does not decode with its Content-Encoding'),
+  unsupportedContentEncoding: (coding: string) => new ApiError(415, 'guard.unsupported_content_encoding',
+    `Content-Encoding ${coding.slice(0, 64)} is not supported; send gzip, deflate, br or no encoding`),
   unauthorized: (message = 'a valid bearer token is required') => new ApiError(401, 'auth.unauthorized', message),
   forbidden: (scope: string) =>
     new ApiError(403, 'auth.forbidden', `the token lacks the scope required here: ${scope}`, { requiredScope: scope }),

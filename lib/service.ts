@@ -21,6 +21,8 @@ import { createManagementAuth } from './management/auth.ts';
 import { RouteRegistry, type ApiRouterDeps } from './http/api.ts';
 import { buildOpenApi } from './http/openapi.ts';
 import { errorMiddleware } from './http/errors.ts';
+import { parseBody, refuseEncodedBodies } from './http/body.ts';
+import { providerPageSecurity } from './http/page-security.ts';
 import { errors } from './errors.ts';
 import { ownCookieKeys } from './http/cookies.ts';
 import { healthMiddleware } from './http/health.ts';
@@ -125,6 +127,7 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
       accessTokenTtl: settings.ACCESS_TOKEN_TTL_SECONDS,
       interactionUrl: `${settings.baseUrl}/interaction`,
       logger,
+      trustProxy: settings.TRUST_PROXY,
       extraTokenClaims: createExtraTokenClaims({
         customizer, exchanges, repositories, organizations: libraries.organizations,
       }) as never,
@@ -163,7 +166,7 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
 
     const apiStack = compose([
       errorMiddleware(logger),
-      koaBody({ json: true, jsonLimit: '256kb', jsonStrict: true, urlencoded: false, text: false, multipart: false }),
+      parseBody(koaBody({ json: true, jsonLimit: '256kb', jsonStrict: true, urlencoded: false, text: false, multipart: false })),
       routeEventsMiddleware({ map: MANAGEMENT_EVENTS, bus: core.bus, prefix: API_PREFIX }),
       router.routes(),
       router.allowedMethods({ throw: true }),
@@ -172,13 +175,15 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
       },
     ]);
 
-    const app = new Koa({ proxy: true, keys: settings.cookieKeys });
+    const app = new Koa({ proxy: settings.TRUST_PROXY, keys: settings.cookieKeys });
     app.on('error', (error: Error) => logger.debug({ err: error }, 'request error'));
     app.use(ownCookieKeys(settings.cookieKeys));
     app.use(healthMiddleware([
       { name: 'documents', check: () => stores.documents.ping() },
       { name: 'keyValue', check: () => stores.kv.ping() },
     ]));
+    app.use(providerPageSecurity({ prefix: '/oidc', serviceUrl: settings.baseUrl }));
+    app.use(refuseEncodedBodies('/oidc'));
     app.use(mountProvider(provider, settings.issuer));
     app.use(interactionRoutes(core));
     app.use(async (ctx, next) => {

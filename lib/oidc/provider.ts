@@ -9,6 +9,7 @@ import { toClientMetadata } from './clients.ts';
 import { createAdapterFactory } from './adapter.ts';
 import type { DocumentStore } from '../ports/documents.ts';
 import { OIDC_SCOPES, accountClaims } from './claims.ts';
+import { errorPage, logoutSource, postLogoutSuccessSource } from '../http/provider-pages.ts';
 
 export interface ProviderOptions {
   issuer: string;
@@ -28,6 +29,8 @@ export interface ProviderOptions {
   extraTokenClaims?: Configuration['extraTokenClaims'];
   /** Final say over a JWT access token's payload (actor claim). */
   customizeJwt?: NonNullable<NonNullable<Configuration['formats']>['customizers']>['jwt'];
+  /** Believe `X-Forwarded-*` when the provider serves requests itself (TRUST_PROXY). */
+  trustProxy?: boolean;
 }
 
 /** Which user an authorization-flow request acts for, when there is one. */
@@ -64,7 +67,7 @@ export function createProvider(options: ProviderOptions): Provider {
       clientCredentials: { enabled: true },
       introspection: { enabled: true },
       revocation: { enabled: true },
-      rpInitiatedLogout: { enabled: true },
+      rpInitiatedLogout: { enabled: true, logoutSource, postLogoutSuccessSource },
       resourceIndicators: {
         enabled: true,
         defaultResource: (_ctx, _client, oneOf) => oneOf ?? undefined!,
@@ -131,12 +134,12 @@ export function createProvider(options: ProviderOptions): Provider {
     formats: options.customizeJwt ? { customizers: { jwt: options.customizeJwt } } : undefined,
     renderError(ctx, out) {
       ctx.type = 'html';
-      ctx.body = `<!doctype html><title>Error</title><h1>${escapeHtml(out.error)}</h1><p>${escapeHtml(out.error_description ?? '')}</p>`;
+      ctx.body = errorPage(out);
     },
   };
 
   const provider = new Provider(options.issuer, configuration);
-  provider.proxy = true;
+  provider.proxy = options.trustProxy ?? false;
   // Client secrets are stored as digests; compare the presented secret's digest in constant time.
   provider.Client.prototype.compareClientSecret = async function compare(this: { clientSecret?: string }, actual: string) {
     return typeof this.clientSecret === 'string' && matchesDigest(actual, this.clientSecret);
@@ -154,8 +157,4 @@ export function createProvider(options: ProviderOptions): Provider {
     }
   });
   return provider;
-}
-
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }

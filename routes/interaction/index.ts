@@ -1,10 +1,14 @@
 import Router from '@koa/router';
 import { koaBody } from 'koa-body';
-import type { Middleware } from 'koa';
+import type { Context, Middleware } from 'koa';
 import type { ServiceCore } from '../../lib/core.ts';
 import { createPasswordSignIn } from '../../lib/sign-in.ts';
 import { createLockout } from '../../lib/lockout.ts';
-import { consentPage, signInPage } from './pages.ts';
+import { ApiError } from '../../lib/errors.ts';
+import { parseBody } from '../../lib/http/body.ts';
+import { setPageHeaders } from '../../lib/http/page-security.ts';
+import { CSRF_FIELD, consentPage, messagePage, signInPage } from './pages.ts';
+import { createFormTokens } from './csrf.ts';
 
 type Details = Awaited<ReturnType<ServiceCore['provider']['interactionDetails']>>;
 
@@ -25,8 +29,34 @@ export function interactionRoutes(core: ServiceCore): Middleware {
   });
   const signIn = createPasswordSignIn({ repositories, lockout });
   const router = new Router({ prefix: '/interaction' });
-  const form = koaBody({ urlencoded: true, json: false, text: false, multipart: false, formLimit: '16kb' });
+  const form = parseBody(koaBody({ urlencoded: true, json: false, text: false, multipart: false, formLimit: '16kb' }));
   const url = (uid: string, action = '') => `${settings.baseUrl}/interaction/${uid}${action}`;
+  const tokens = createFormTokens(settings.cookieKeys);
+  const forms = (details: Details, step: '/login' | '/consent') => ({
+    action: url(details.uid, step), abort: url(details.uid, '/abort'), csrf: tokens.issue(details.uid),
+  });
+
+  /** Sends a page; its forms post to the service, which redirects to the client's redirect URI. */
+  function send(ctx: Context, status: number, html: string, details?: Details): void {
+    ctx.status = status;
+    ctx.type = 'html';
+    ctx.body = html;
+    const redirectUri = details?.params.redirect_uri;
+    setPageHeaders(ctx, {
+      formTargets: details ? [settings.baseUrl, ...(typeof redirectUri === 'string' ? [redirectUri] : [])] : [],
+    });
+  }
+
+  /** The interaction, when the form carries its CSRF token; otherwise answers 403 and nothing is evaluated. */
+  async function submitted(ctx: Context): Promise<Details | undefined> {
+    const details = await provider.interactionDetails(ctx.req, ctx.res);
+    const body = (ctx.request.body ?? {}) as Record<string, unknown>;
+    if (tokens.verify(details.uid, body[CSRF_FIELD])) return details;
+    send(ctx, 403, messagePage('Sign-in form not accepted',
+      'This form was not sent from the sign-in page, or the page is out of date.',
+      { href: url(details.uid), label: 'Back to the sign-in page' }));
+    return undefined;
+  }
 
   async function clientName(details: Details): Promise<string> {
     const app = await repositories.applications.findById(String(details.params.client_id));
@@ -36,31 +66,29 @@ export function interactionRoutes(core: ServiceCore): Middleware {
   router.get('/:uid', async (ctx) => {
     const details = await provider.interactionDetails(ctx.req, ctx.res);
     const name = await clientName(details);
-    ctx.type = 'html';
     if (details.prompt.name === 'login') {
-      ctx.body = signInPage({ action: url(details.uid, '/login'), abort: url(details.uid, '/abort'), clientName: name });
+      send(ctx, 200, signInPage({ ...forms(details, '/login'), clientName: name }), details);
       return;
     }
     const missing = details.prompt.details as { missingOIDCScope?: string[]; missingResourceScopes?: Record<string, string[]> };
     const missingScopes = [...(missing.missingOIDCScope ?? []), ...Object.values(missing.missingResourceScopes ?? {}).flat()];
     // An explicit prompt=consent re-asks for what was granted before: show the request then.
     const scopes = missingScopes.length ? missingScopes : String(details.params.scope ?? '').split(' ').filter(Boolean);
-    ctx.body = consentPage({ action: url(details.uid, '/consent'), abort: url(details.uid, '/abort'), clientName: name, scopes });
+    send(ctx, 200, consentPage({ ...forms(details, '/consent'), clientName: name, scopes }), details);
   });
 
   router.post('/:uid/login', form, async (ctx) => {
-    const details = await provider.interactionDetails(ctx.req, ctx.res);
+    const details = await submitted(ctx);
+    if (!details) return;
     const body = (ctx.request.body ?? {}) as Record<string, unknown>;
     const identifier = typeof body.identifier === 'string' ? body.identifier.trim().slice(0, 256) : '';
     const password = typeof body.password === 'string' ? body.password.slice(0, 256) : '';
     const result = identifier && password ? await signIn(identifier, password) : { ok: false as const, reason: 'invalid_credentials' as const };
     if (!result.ok) {
-      ctx.status = result.reason === 'locked' ? 429 : 401;
-      ctx.type = 'html';
-      ctx.body = signInPage({
-        action: url(details.uid, '/login'), abort: url(details.uid, '/abort'), clientName: await clientName(details),
+      send(ctx, result.reason === 'locked' ? 429 : 401, signInPage({
+        ...forms(details, '/login'), clientName: await clientName(details),
         error: MESSAGES[result.reason], identifier,
-      });
+      }), details);
       return;
     }
     const user = (await repositories.users.update(result.user.id, { lastSignInAt: Date.now() })) ?? result.user;
@@ -74,12 +102,12 @@ export function interactionRoutes(core: ServiceCore): Middleware {
     ctx.respond = false;
   });
 
-  router.post('/:uid/consent', async (ctx) => {
-    const details = await provider.interactionDetails(ctx.req, ctx.res);
+  router.post('/:uid/consent', form, async (ctx) => {
+    const details = await submitted(ctx);
+    if (!details) return;
     const accountId = details.session?.accountId;
     if (details.prompt.name !== 'consent' || !accountId) {
-      ctx.status = 400;
-      ctx.body = 'no consent is pending for this interaction';
+      send(ctx, 400, messagePage('Nothing to allow', 'No consent is pending for this sign-in.'));
       return;
     }
     const grant = details.grantId
@@ -98,7 +126,8 @@ export function interactionRoutes(core: ServiceCore): Middleware {
     ctx.respond = false;
   });
 
-  router.post('/:uid/abort', async (ctx) => {
+  router.post('/:uid/abort', form, async (ctx) => {
+    if (!(await submitted(ctx))) return;
     await provider.interactionFinished(ctx.req, ctx.res, {
       error: 'access_denied', error_description: 'the user cancelled',
     }, { mergeWithLastSubmission: false });
@@ -112,9 +141,12 @@ export function interactionRoutes(core: ServiceCore): Middleware {
     } catch (error) {
       // An unknown or expired interaction (no cookie, stale uid) is the browser's problem, not ours.
       if ((error as { name?: string }).name === 'SessionNotFound') {
-        ctx.status = 400;
-        ctx.type = 'html';
-        ctx.body = '<!doctype html><title>Sign-in expired</title><p>This sign-in has expired. Go back to the application and start again.</p>';
+        send(ctx, 400, messagePage('Sign-in expired', 'This sign-in has expired. Go back to the application and start again.'));
+        return;
+      }
+      const status = (error as { status?: unknown }).status;
+      if (typeof status === 'number' && status >= 400 && status < 500) {
+        send(ctx, status, messagePage('Form not accepted', error instanceof ApiError ? error.message : 'The form could not be read.'));
         return;
       }
       throw error;

@@ -1,36 +1,46 @@
-import { escapeHtml } from '../../lib/oidc/provider.ts';
+import { escapeHtml, htmlPage } from '../../lib/http/html.ts';
 
 /** Server-rendered sign-in pages: plain HTML forms, no front-end build step. */
-function page(title: string, body: string): string {
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>${escapeHtml(title)}</title>
-<style>
-body{font-family:system-ui,sans-serif;background:#f4f5f7;display:flex;justify-content:center;padding-top:10vh;margin:0}
-main{background:#fff;padding:2rem 2.5rem;border-radius:12px;box-shadow:0 2px 12px #0001;width:22rem}
-h1{font-size:1.3rem;margin-top:0}label{display:block;margin:.8rem 0 .3rem;font-size:.9rem}
-input{width:100%;box-sizing:border-box;padding:.6rem;border:1px solid #ccd;border-radius:6px}
-button{margin-top:1.2rem;width:100%;padding:.7rem;border:0;border-radius:6px;background:#3556d8;color:#fff;font-size:1rem}
-button.secondary{background:#e4e7ee;color:#223}.error{color:#b3261e;font-size:.9rem}ul{padding-left:1.2rem}
-</style></head><body><main>${body}</main></body></html>`;
+
+/** The hidden field every form carries: the interaction's CSRF token. */
+export const CSRF_FIELD = 'csrf_token';
+
+interface FormTarget {
+  action: string;
+  abort: string;
+  csrf: string;
 }
 
-export function signInPage(options: { action: string; abort: string; clientName: string; error?: string; identifier?: string }): string {
-  return page('Sign in', `<h1>Sign in to ${escapeHtml(options.clientName)}</h1>
+function csrfInput(csrf: string): string {
+  return `<input type="hidden" name="${CSRF_FIELD}" value="${escapeHtml(csrf)}">`;
+}
+
+function abortForm(target: FormTarget, label: string): string {
+  return `<form method="post" action="${escapeHtml(target.abort)}">${csrfInput(target.csrf)}<button class="secondary" type="submit">${label}</button></form>`;
+}
+
+export function signInPage(options: FormTarget & { clientName: string; error?: string; identifier?: string }): string {
+  return htmlPage('Sign in', `<h1>Sign in to ${escapeHtml(options.clientName)}</h1>
 ${options.error ? `<p class="error" role="alert">${escapeHtml(options.error)}</p>` : ''}
-<form method="post" action="${escapeHtml(options.action)}">
+<form method="post" action="${escapeHtml(options.action)}">${csrfInput(options.csrf)}
 <label for="identifier">Username or email</label>
 <input id="identifier" name="identifier" autocomplete="username" required value="${escapeHtml(options.identifier ?? '')}">
 <label for="password">Password</label>
 <input id="password" name="password" type="password" autocomplete="current-password" required>
 <button type="submit">Sign in</button></form>
-<form method="post" action="${escapeHtml(options.abort)}"><button class="secondary" type="submit">Cancel</button></form>`);
+${abortForm(options, 'Cancel')}`);
 }
 
-export function consentPage(options: { action: string; abort: string; clientName: string; scopes: string[] }): string {
+export function consentPage(options: FormTarget & { clientName: string; scopes: string[] }): string {
   const items = options.scopes.map((scope) => `<li>${escapeHtml(scope)}</li>`).join('');
-  return page('Authorize', `<h1>${escapeHtml(options.clientName)} asks for access</h1>
+  return htmlPage('Authorize', `<h1>${escapeHtml(options.clientName)} asks for access</h1>
 <p>It will be able to use:</p><ul>${items}</ul>
-<form method="post" action="${escapeHtml(options.action)}"><button type="submit">Allow</button></form>
-<form method="post" action="${escapeHtml(options.abort)}"><button class="secondary" type="submit">Deny</button></form>`);
+<form method="post" action="${escapeHtml(options.action)}">${csrfInput(options.csrf)}<button type="submit">Allow</button></form>
+${abortForm(options, 'Deny')}`);
+}
+
+/** A page with a message and no form; `link` leads back where the user can start again. */
+export function messagePage(title: string, message: string, link?: { href: string; label: string }): string {
+  const back = link ? `<p><a href="${escapeHtml(link.href)}">${escapeHtml(link.label)}</a></p>` : '';
+  return htmlPage(title, `<h1>${escapeHtml(title)}</h1><p>${escapeHtml(message)}</p>${back}`);
 }

@@ -1,9 +1,11 @@
 /**
  * A tiny cookie-keeping browser for driving the sign-in pages over real HTTP: follows redirects by hand
- * and stops at the client's redirect URI.
+ * and stops at the client's redirect URI. Like a real browser it submits a form's hidden inputs (the CSRF
+ * token) with what the user typed: it remembers them from every page it loaded.
  */
 export class Browser {
   readonly #cookies = new Map<string, string>();
+  readonly #hiddenFields = new Map<string, Record<string, string>>();
 
   #store(res: Response): void {
     for (const line of res.headers.getSetCookie()) {
@@ -25,6 +27,9 @@ export class Browser {
     if (this.#cookies.size) headers.set('cookie', this.#header());
     const res = await fetch(url, { ...init, headers, redirect: 'manual' });
     this.#store(res);
+    if (res.headers.get('content-type')?.startsWith('text/html')) {
+      for (const [action, fields] of hiddenFieldsOf(await res.clone().text())) this.#hiddenFields.set(action, fields);
+    }
     return res;
   }
 
@@ -44,14 +49,31 @@ export class Browser {
     return this.follow(action, stopAt, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams(fields).toString(),
+      body: new URLSearchParams({ ...this.#hiddenFields.get(action), ...fields }).toString(),
     });
   }
+}
+
+const decode = (text: string) => text.replace(/&#(\d+);/g, (_, code: string) => String.fromCharCode(Number(code)));
+
+/** Each form's action with the names and values of its hidden inputs. */
+function hiddenFieldsOf(html: string): Map<string, Record<string, string>> {
+  const forms = new Map<string, Record<string, string>>();
+  for (const form of html.matchAll(/<form\b[^>]*\baction="([^"]*)"[^>]*>([\s\S]*?)<\/form>/g)) {
+    const fields: Record<string, string> = {};
+    for (const input of form[2]!.matchAll(/<input\b[^>]*>/g)) {
+      if (!/\btype="hidden"/.test(input[0])) continue;
+      const name = /\bname="([^"]*)"/.exec(input[0])?.[1];
+      if (name !== undefined) fields[decode(name)] = decode(/\bvalue="([^"]*)"/.exec(input[0])?.[1] ?? '');
+    }
+    forms.set(decode(form[1]!), fields);
+  }
+  return forms;
 }
 
 /** The `action` of the first form on a page (the sign-in or consent form). */
 export function formAction(html: string): string {
   const match = /<form method="post" action="([^"]+)"/.exec(html);
   if (!match) throw new Error(`no form on page: ${html.slice(0, 200)}`);
-  return match[1]!.replace(/&#38;/g, '&');
+  return decode(match[1]!);
 }

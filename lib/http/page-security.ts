@@ -1,0 +1,78 @@
+import type { Context, Middleware } from 'koa';
+import type { KoaContextWithOIDC } from 'oidc-provider';
+import { STYLE_SOURCE } from './html.ts';
+
+const UNSAFE_SCHEMES = new Set(['javascript:', 'data:', 'blob:', 'filesystem:']);
+
+/**
+ * The CSP source covering a form's target or a redirect that follows its submission (browsers check
+ * `form-action` on every hop): an http(s) origin, or a native application's scheme.
+ */
+export function formTargetSource(url: string): string | undefined {
+  if (!URL.canParse(url)) return undefined;
+  const { protocol, origin } = new URL(url);
+  if (protocol === 'http:' || protocol === 'https:') return origin;
+  return UNSAFE_SCHEMES.has(protocol) ? undefined : protocol;
+}
+
+export interface PagePolicy {
+  /** URLs the page's forms post to, and where those posts may be redirected. */
+  formTargets: string[];
+  /** `'sha256-…'` sources of inline scripts the page runs. */
+  scriptSources?: string[];
+}
+
+/** Headers of every HTML page: nothing loads or runs but what the page itself needs, and no framing. */
+export function setPageHeaders(ctx: Context, policy: PagePolicy): void {
+  const formAction = [...new Set(policy.formTargets.map(formTargetSource).filter((source) => source !== undefined))];
+  const directives = [
+    "default-src 'none'",
+    ...(policy.scriptSources?.length ? [`script-src ${policy.scriptSources.join(' ')}`] : []),
+    `style-src ${STYLE_SOURCE}`,
+    `form-action ${formAction.length ? formAction.join(' ') : "'none'"}`,
+    "frame-ancestors 'none'",
+    "base-uri 'none'",
+  ];
+  ctx.set('Content-Security-Policy', directives.join('; '));
+  ctx.set('X-Frame-Options', 'DENY');
+  ctx.set('X-Content-Type-Options', 'nosniff');
+  ctx.set('Referrer-Policy', 'no-referrer');
+}
+
+/** Where the provider's own pages (form_post, logout) send the browser: the client's registered URIs only. */
+function providerFormTargets(ctx: Context): string[] {
+  const oidc = (ctx as Partial<KoaContextWithOIDC>).oidc;
+  const client = oidc?.client;
+  const params = oidc?.params;
+  if (!client || !params) return [];
+  const targets: string[] = [];
+  const { redirect_uri: redirect, post_logout_redirect_uri: postLogout } = params;
+  if (typeof redirect === 'string' && client.redirectUriAllowed(redirect)) targets.push(redirect);
+  if (typeof postLogout === 'string' && client.postLogoutRedirectUriAllowed(postLogout)) targets.push(postLogout);
+  return targets;
+}
+
+const PLACEHOLDER = "script-src 'none'";
+
+/**
+ * Page headers for the HTML the provider renders under `prefix` (error, logout and form_post pages).
+ * oidc-provider adds the hash of its inline auto-submit script to a `script-src` it finds already set, so
+ * a placeholder goes first; once the response is known, the finished policy replaces it (or, for
+ * anything but HTML, it is removed).
+ */
+export function providerPageSecurity(options: { prefix: string; serviceUrl: string }): Middleware {
+  const { prefix, serviceUrl } = options;
+  return async (ctx, next) => {
+    if (ctx.path !== prefix && !ctx.path.startsWith(`${prefix}/`)) return next();
+    ctx.set('Content-Security-Policy', PLACEHOLDER);
+    await next();
+    if (ctx.headerSent) return;
+    const placed = ctx.response.get('Content-Security-Policy');
+    if (!ctx.response.is('html')) {
+      if (placed === PLACEHOLDER) ctx.remove('Content-Security-Policy');
+      return;
+    }
+    const scriptSources = (/script-src ([^;]*)/.exec(placed)?.[1] ?? '').split(/\s+/).filter((source) => source.startsWith("'sha256-"));
+    setPageHeaders(ctx, { formTargets: [serviceUrl, ...providerFormTargets(ctx)], scriptSources });
+  };
+}
