@@ -3,7 +3,7 @@ import { errors } from '../errors.ts';
 
 /** Content codings the body parsers decode; `x-gzip` is gzip's old name (RFC 9110 §8.4.1.3). */
 const DECODED = new Map([['gzip', 'gzip'], ['x-gzip', 'gzip'], ['deflate', 'deflate'], ['br', 'br']]);
-export const ACCEPTED_CODINGS = 'gzip, deflate, br';
+const ACCEPTED_CODINGS = 'gzip, deflate, br';
 
 function hasBody(ctx: Context): boolean {
   return ctx.req.headers['transfer-encoding'] !== undefined || ctx.req.headers['content-length'] !== undefined;
@@ -13,7 +13,7 @@ function hasBody(ctx: Context): boolean {
  * The request body's content coding as the decoder spells it (`identity` when none), or the header as sent
  * when it names a coding we do not decode or a chain of codings.
  */
-export function contentCoding(ctx: Context): { coding: string } | { unsupported: string } {
+function contentCoding(ctx: Context): { coding: string } | { unsupported: string } {
   const header = ctx.get('content-encoding');
   const codings = header.split(',').map((part) => part.trim().toLowerCase()).filter((part) => part && part !== 'identity');
   if (!codings.length) return { coding: 'identity' };
