@@ -69,9 +69,9 @@ export const environmentSchema = z.object({
   JWT_CUSTOMIZER_MEMORY_MB: integer(1).max(1024).default(32),
   /** Sandbox worker threads running stored customizer scripts in parallel for token issuance. */
   JWT_CUSTOMIZER_WORKERS: integer(1).max(64).default(() => Math.min(availableParallelism(), 64)),
-  /** Consecutive failed sign-in verifications that lock an identifier (username, email, phone). */
+  /** Failed sign-in verifications within one window that lock the account (all its identifiers), or an identifier naming no account. */
   LOCKOUT_THRESHOLD: integer(1).max(1000).default(10),
-  /** How long a locked identifier stays locked, seconds. */
+  /** How long a lock lasts, and how long failures are remembered without a success, seconds. */
   LOCKOUT_SECONDS: integer(1).max(86_400).default(600),
   /** pino log level. */
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
