@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { DuplicateKeyError } from './ports/documents.ts';
-import type { Repositories } from './repositories/index.ts';
+import type { Repositories } from './repositories.ts';
 import { MANAGEMENT_SCOPES } from './management/auth.ts';
 import { digest, newSecret } from './ids.ts';
 

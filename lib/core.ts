@@ -1,11 +1,11 @@
 import type Provider from 'oidc-provider';
 import type { Logger } from 'pino';
 import type { Libraries } from './libraries.ts';
-import type { Authorization } from './authorization.ts';
+import type { Authorization } from './roles/authorization.ts';
 import type { EventBus } from './events/bus.ts';
 import type { DocumentStore } from './ports/documents.ts';
 import type { KeyValueStore } from './ports/kv.ts';
-import type { Repositories } from './repositories/index.ts';
+import type { Repositories } from './repositories.ts';
 import type { Settings } from './settings.ts';
 
 /**

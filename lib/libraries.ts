@@ -1,9 +1,9 @@
-import { createApplicationsLibrary } from './applications.ts';
-import { createOrganizationInvitationsLibrary } from './organization-invitations.ts';
-import { createOrganizationTemplateLibrary } from './organization-template.ts';
-import { createOrganizationsLibrary } from './organizations.ts';
-import type { Repositories } from './repositories/index.ts';
-import { createUsersLibrary } from './users.ts';
+import { createApplicationsLibrary } from './applications/library.ts';
+import { createOrganizationInvitationsLibrary } from './organizations/invitations.ts';
+import { createOrganizationTemplateLibrary } from './organizations/template.ts';
+import { createOrganizationsLibrary } from './organizations/library.ts';
+import type { Repositories } from './repositories.ts';
+import { createUsersLibrary } from './users/library.ts';
 
 /** Domain logic above the repositories, shared by routes and extensions. */
 export function createLibraries(repositories: Repositories) {

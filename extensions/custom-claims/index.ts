@@ -1,6 +1,6 @@
 import { errors as oidcErrors, type KoaContextWithOIDC } from 'oidc-provider';
 import type { ClaimsCustomizer } from '../../lib/jwt-customizer/claims.ts';
-import type { Repositories } from '../../lib/repositories/index.ts';
+import type { Repositories } from '../../lib/repositories.ts';
 import type { Libraries } from '../../lib/libraries.ts';
 import { actClaim, type ExchangeRegistry } from '../token-exchange/registry.ts';
 

@@ -1,7 +1,7 @@
 import type Provider from 'oidc-provider';
 import type { KoaContextWithOIDC } from 'oidc-provider';
 import type { EventBus } from '../../lib/events/bus.ts';
-import type { Repositories } from '../../lib/repositories/index.ts';
+import type { Repositories } from '../../lib/repositories.ts';
 
 const AUTHORIZED = Symbol('authorization succeeded');
 

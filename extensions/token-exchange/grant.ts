@@ -1,10 +1,10 @@
 import { errors as oidcErrors, type KoaContextWithOIDC } from 'oidc-provider';
-import type { Repositories } from '../../lib/repositories/index.ts';
-import type { Authorization } from '../../lib/authorization.ts';
+import type { Repositories } from '../../lib/repositories.ts';
+import type { Authorization } from '../../lib/roles/authorization.ts';
 import type { SubjectTokens } from '../../lib/impersonation/subject-tokens.ts';
 import type { ImpersonationAudit } from '../../lib/impersonation/audit.ts';
 import { OIDC_SCOPES } from '../../lib/oidc/claims.ts';
-import { TOKEN_EXCHANGE_GRANT, tokenExchangeAllowed } from '../../lib/oidc/clients.ts';
+import { TOKEN_EXCHANGE_GRANT, tokenExchangeAllowed } from '../../lib/applications/clients.ts';
 import { MANAGEMENT_RESOURCE_ID } from '../../lib/bootstrap.ts';
 import type { Actor } from './actor.ts';
 import type { ExchangeRegistry } from './registry.ts';

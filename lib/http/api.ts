@@ -2,7 +2,7 @@ import type Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import { z } from 'zod';
 import { errors } from '../errors.ts';
-import type { Page, PageResult } from '../repositories/entity.ts';
+import type { Page, PageResult } from '../data/entity.ts';
 import type { EventState } from '../events/route-events.ts';
 
 /**

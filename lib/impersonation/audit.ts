@@ -1,6 +1,6 @@
 import type { DocumentStore } from '../ports/documents.ts';
 import { newId } from '../ids.ts';
-import { findPage, publicShape, type Page, type Stored } from '../repositories/entity.ts';
+import { findPage, publicShape, type Page, type Stored } from '../data/entity.ts';
 
 export interface ImpersonationRecord extends Record<string, unknown> {
   id: string;

@@ -1,4 +1,4 @@
-import type { User } from '../repositories/users.ts';
+import type { User } from '../users/repository.ts';
 
 export const OIDC_SCOPES = ['openid', 'offline_access', 'profile', 'email', 'phone'];
 

@@ -1,11 +1,11 @@
 import Provider, { errors as oidcErrors, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
 import type { JWK } from 'jose';
 import type { Logger } from 'pino';
-import type { Authorization } from '../authorization.ts';
-import type { Repositories } from '../repositories/index.ts';
+import type { Authorization } from '../roles/authorization.ts';
+import type { Repositories } from '../repositories.ts';
 import { matchesDigest } from '../ids.ts';
 import { isDependencyFailure } from '../http/dependency-errors.ts';
-import { toClientMetadata } from './clients.ts';
+import { toClientMetadata } from '../applications/clients.ts';
 import { createAdapterFactory } from './adapter.ts';
 import type { DocumentStore } from '../ports/documents.ts';
 import { OIDC_SCOPES, accountClaims } from './claims.ts';

@@ -1,6 +1,6 @@
 import type { DocumentStore } from '../ports/documents.ts';
 import type { DeliveryJob } from '../ports/queue.ts';
-import { findPage, publicShape, type Page, type PageResult, type Stored } from '../repositories/entity.ts';
+import { findPage, publicShape, type Page, type PageResult, type Stored } from '../data/entity.ts';
 
 /**
  * `pending`: queued or waiting for a retry. `succeeded`: a 2xx arrived. `failed`: the endpoint refused it

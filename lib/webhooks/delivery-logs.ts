@@ -1,6 +1,6 @@
 import type { DocumentStore } from '../ports/documents.ts';
 import { newId } from '../ids.ts';
-import { findPage, type Page, type PageResult, type Stored } from '../repositories/entity.ts';
+import { findPage, type Page, type PageResult, type Stored } from '../data/entity.ts';
 
 /** One HTTP attempt of one delivery. */
 export interface AttemptLog extends Record<string, unknown> {

@@ -1,6 +1,6 @@
 import type { DocumentStore } from '../ports/documents.ts';
 import type { EventName } from '../events/catalogue.ts';
-import { findPage, publicShape, type Page, type PageResult, type Stored } from '../repositories/entity.ts';
+import { findPage, publicShape, type Page, type PageResult, type Stored } from '../data/entity.ts';
 
 export interface HookConfig {
   url: string;

@@ -1,7 +1,7 @@
 import { errors } from '../errors.ts';
 import { ALL_EVENTS, isEventName, type EventName } from '../events/catalogue.ts';
 import { newId } from '../ids.ts';
-import type { Page, PageResult } from '../repositories/entity.ts';
+import type { Page, PageResult } from '../data/entity.ts';
 import type { DeliveryLogs } from './delivery-logs.ts';
 import { hookErrors } from './errors.ts';
 import type { HookCache } from './hook-cache.ts';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { searchablePagination } from '../../lib/http/api.ts';
-import { APPLICATION_TYPES, type ApplicationType } from '../../lib/repositories/applications.ts';
-import { redirectUriProblem } from '../../lib/oidc/clients.ts';
+import { APPLICATION_TYPES, type ApplicationType } from '../../lib/applications/repository.ts';
+import { redirectUriProblem } from '../../lib/applications/clients.ts';
 
 const redirectUri = z.string().max(2048).refine((value) => URL.canParse(value), 'must be an absolute URI');
 

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { declare, idParam, type ApiRouterDeps } from '../../lib/http/api.ts';
 import type { ServiceCore } from '../../lib/core.ts';
 import type { EventState } from '../../lib/events/route-events.ts';
-import type { OrganizationScope } from '../../lib/repositories/organization-scopes.ts';
+import type { OrganizationScope } from '../../lib/organizations/scopes-repository.ts';
 import { pageQuery, searchQuery } from '../organizations/schemas.ts';
 import { organizationScope } from '../organization-scopes/schemas.ts';
 import {

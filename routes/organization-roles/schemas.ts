@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ORGANIZATION_ROLE_TYPES } from '../../lib/repositories/organization-roles.ts';
+import { ORGANIZATION_ROLE_TYPES } from '../../lib/organizations/roles-repository.ts';
 
 export const organizationRole = z.object({
   id: z.string(),

@@ -1,5 +1,5 @@
 import type { EventState } from '../../lib/events/route-events.ts';
-import type { MembershipUpdate } from '../../lib/organizations.ts';
+import type { MembershipUpdate } from '../../lib/organizations/library.ts';
 
 /**
  * Shapes the request's Organization.Membership.Updated: `data` is the organization, `organizationId` and

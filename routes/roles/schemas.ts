@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { searchablePagination } from '../../lib/http/api.ts';
-import { ROLE_TYPES } from '../../lib/repositories/roles.ts';
+import { ROLE_TYPES } from '../../lib/roles/repository.ts';
 
 export const role = z.object({
   id: z.string(),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { searchablePagination } from '../../lib/http/api.ts';
-import { PASSWORD_POLICY } from '../../lib/passwords.ts';
+import { PASSWORD_POLICY } from '../../lib/users/passwords.ts';
 import { jsonObject } from '../../lib/http/schemas.ts';
 
 const text = z.string().max(256);

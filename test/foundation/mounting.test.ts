@@ -6,7 +6,7 @@ import mount from 'koa-mount';
 import { pino } from 'pino';
 import * as client from 'openid-client';
 import { createIdentityService } from '../../lib/index.ts';
-import { hashPassword } from '../../lib/passwords.ts';
+import { hashPassword } from '../../lib/users/passwords.ts';
 import { Browser, formAction } from '../support/browser.ts';
 
 describe('mounting into a host Koa app', () => {

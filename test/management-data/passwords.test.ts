@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { hashPassword, verifyPassword } from '../../lib/passwords.ts';
+import { hashPassword, verifyPassword } from '../../lib/users/passwords.ts';
 
 describe('password hashing (scrypt)', () => {
   it('stores scrypt$N$r$p$salt$hash with a fresh 16-byte salt each time', async () => {

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { newId } from '../../lib/ids.ts';
-import { hashPassword } from '../../lib/passwords.ts';
+import { hashPassword } from '../../lib/users/passwords.ts';
 import type { RunningService } from './service.ts';
 
 async function created<T>(res: Response): Promise<T> {

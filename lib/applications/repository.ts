@@ -1,5 +1,5 @@
 import type { DocumentStore } from '../ports/documents.ts';
-import { findPage, publicShape, searchFilter, type Page, type PageResult, type Stored } from './entity.ts';
+import { findPage, publicShape, searchFilter, type Page, type PageResult, type Stored } from '../data/entity.ts';
 
 export const APPLICATION_TYPES = ['MachineToMachine', 'Traditional', 'SPA', 'Native'] as const;
 export type ApplicationType = (typeof APPLICATION_TYPES)[number];

@@ -1,5 +1,5 @@
 import type { AdapterPayload } from 'oidc-provider';
-import { isConfidential, type Application, type ApplicationType } from '../repositories/applications.ts';
+import { isConfidential, type Application, type ApplicationType } from './repository.ts';
 
 export const TOKEN_EXCHANGE_GRANT = 'urn:ietf:params:oauth:grant-type:token-exchange';
 

@@ -1,9 +1,9 @@
-import { assertAllFound, errors, unique } from './errors.ts';
-import { newId } from './ids.ts';
-import type { Repositories } from './repositories/index.ts';
-import type { Page, PageResult } from './repositories/entity.ts';
-import type { OrganizationRole, OrganizationRoleType } from './repositories/organization-roles.ts';
-import type { OrganizationScope } from './repositories/organization-scopes.ts';
+import { assertAllFound, errors, unique } from '../errors.ts';
+import { newId } from '../ids.ts';
+import type { Repositories } from '../repositories.ts';
+import type { Page, PageResult } from '../data/entity.ts';
+import type { OrganizationRole, OrganizationRoleType } from './roles-repository.ts';
+import type { OrganizationScope } from './scopes-repository.ts';
 
 export interface OrganizationRoleInput {
   name: string;

@@ -1,9 +1,9 @@
-import { assertAllFound, errors } from './errors.ts';
-import { digest, newId, newSecret } from './ids.ts';
+import { assertAllFound, errors } from '../errors.ts';
+import { digest, newId, newSecret } from '../ids.ts';
 import {
   isConfidential, type Application, type ApplicationType, type CustomClientMetadata,
-} from './repositories/applications.ts';
-import type { Repositories } from './repositories/index.ts';
+} from './repository.ts';
+import type { Repositories } from '../repositories.ts';
 
 export interface NewApplication {
   name: string;

@@ -1,6 +1,6 @@
 import type { DocumentStore } from '../ports/documents.ts';
-import { findPage, publicShape, searchFilter, type Page, type PageResult, type Stored } from './entity.ts';
-import { createLinks } from './links.ts';
+import { findPage, publicShape, searchFilter, type Page, type PageResult, type Stored } from '../data/entity.ts';
+import { createLinks } from '../data/links.ts';
 
 export const ORGANIZATION_ROLE_TYPES = ['User', 'MachineToMachine'] as const;
 export type OrganizationRoleType = (typeof ORGANIZATION_ROLE_TYPES)[number];

@@ -1,9 +1,9 @@
-import { ApiError, assertAllFound, errors, unique } from './errors.ts';
-import { newId } from './ids.ts';
+import { ApiError, assertAllFound, errors, unique } from '../errors.ts';
+import { newId } from '../ids.ts';
 import { hashPassword, verifyPassword } from './passwords.ts';
-import type { Repositories } from './repositories/index.ts';
-import type { Role } from './repositories/roles.ts';
-import type { User } from './repositories/users.ts';
+import type { Repositories } from '../repositories.ts';
+import type { Role } from '../roles/repository.ts';
+import type { User } from './repository.ts';
 
 /** Fields an operator sets on a user; `null` clears an identifier. */
 export type UserChanges = {

@@ -1,9 +1,9 @@
-import { assertAllFound, errors } from './errors.ts';
-import { newId } from './ids.ts';
-import type { Repositories } from './repositories/index.ts';
-import type { Page, PageResult } from './repositories/entity.ts';
-import type { InvitationFilter, InvitationStatus, StoredInvitation } from './repositories/organization-invitations.ts';
-import type { MembershipUpdate, RoleSummary } from './organizations.ts';
+import { assertAllFound, errors } from '../errors.ts';
+import { newId } from '../ids.ts';
+import type { Repositories } from '../repositories.ts';
+import type { Page, PageResult } from '../data/entity.ts';
+import type { InvitationFilter, InvitationStatus, StoredInvitation } from './invitations-repository.ts';
+import type { MembershipUpdate, RoleSummary } from './library.ts';
 
 export interface OrganizationInvitation extends Omit<StoredInvitation, 'organizationRoleIds'> {
   organizationRoles: RoleSummary[];

@@ -1,5 +1,5 @@
 import type { DocumentStore } from '../ports/documents.ts';
-import { findPage, publicShape, type Page, type PageResult, type Stored } from './entity.ts';
+import { findPage, publicShape, type Page, type PageResult, type Stored } from '../data/entity.ts';
 
 export const INVITATION_STATUSES = ['Pending', 'Accepted', 'Expired', 'Revoked'] as const;
 export type InvitationStatus = (typeof INVITATION_STATUSES)[number];

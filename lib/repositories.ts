@@ -1,13 +1,13 @@
-import type { DocumentStore } from '../ports/documents.ts';
-import { createOidcRevocation } from '../oidc/revocation.ts';
-import { createApplicationsRepository } from './applications.ts';
-import { createOrganizationInvitationsRepository } from './organization-invitations.ts';
-import { createOrganizationRolesRepository } from './organization-roles.ts';
-import { createOrganizationScopesRepository } from './organization-scopes.ts';
-import { createOrganizationsRepository } from './organizations.ts';
-import { createResourcesRepository } from './resources.ts';
-import { createRolesRepository } from './roles.ts';
-import { createUsersRepository } from './users.ts';
+import type { DocumentStore } from './ports/documents.ts';
+import { createOidcRevocation } from './oidc/revocation.ts';
+import { createApplicationsRepository } from './applications/repository.ts';
+import { createOrganizationInvitationsRepository } from './organizations/invitations-repository.ts';
+import { createOrganizationRolesRepository } from './organizations/roles-repository.ts';
+import { createOrganizationScopesRepository } from './organizations/scopes-repository.ts';
+import { createOrganizationsRepository } from './organizations/repository.ts';
+import { createResourcesRepository } from './resources/repository.ts';
+import { createRolesRepository } from './roles/repository.ts';
+import { createUsersRepository } from './users/repository.ts';
 
 export function createRepositories(store: DocumentStore) {
   return {

@@ -1,7 +1,7 @@
-import type { Repositories } from './repositories/index.ts';
-import type { User } from './repositories/users.ts';
+import type { Repositories } from '../repositories.ts';
+import type { User } from '../users/repository.ts';
 import type { Identifier, Lockout } from './lockout.ts';
-import { hashPassword, verifyPassword } from './passwords.ts';
+import { hashPassword, verifyPassword } from '../users/passwords.ts';
 
 export type SignInResult = { ok: true; user: User } | { ok: false; reason: 'invalid_credentials' | 'suspended' | 'locked' };
 

@@ -1,5 +1,5 @@
 import type { DocumentStore } from '../ports/documents.ts';
-import { findPage, publicShape, searchFilter, type Page, type PageResult, type Stored } from './entity.ts';
+import { findPage, publicShape, searchFilter, type Page, type PageResult, type Stored } from '../data/entity.ts';
 
 export interface Resource extends Record<string, unknown> {
   id: string;

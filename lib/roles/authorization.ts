@@ -1,5 +1,5 @@
-import type { Repositories } from './repositories/index.ts';
-import { CONSOLE_ADMIN_ROLE_ID, MANAGEMENT_RESOURCE_ID } from './bootstrap.ts';
+import type { Repositories } from '../repositories.ts';
+import { CONSOLE_ADMIN_ROLE_ID, MANAGEMENT_RESOURCE_ID } from '../bootstrap.ts';
 
 /**
  * Which scopes of one API resource a principal may receive: the union of the scopes its roles grant on

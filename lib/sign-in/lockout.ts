@@ -1,5 +1,5 @@
-import type { EventBus } from './events/bus.ts';
-import type { KeyValueStore } from './ports/kv.ts';
+import type { EventBus } from '../events/bus.ts';
+import type { KeyValueStore } from '../ports/kv.ts';
 
 export interface Identifier {
   type: 'email' | 'phone' | 'username';

@@ -1,11 +1,11 @@
-import { assertAllFound, errors } from './errors.ts';
-import { newId } from './ids.ts';
-import type { Repositories } from './repositories/index.ts';
-import type { Page, PageResult } from './repositories/entity.ts';
-import type { Organization } from './repositories/organizations.ts';
-import type { OrganizationRole } from './repositories/organization-roles.ts';
-import type { User } from './repositories/users.ts';
-import type { Application } from './repositories/applications.ts';
+import { assertAllFound, errors } from '../errors.ts';
+import { newId } from '../ids.ts';
+import type { Repositories } from '../repositories.ts';
+import type { Page, PageResult } from '../data/entity.ts';
+import type { Organization } from './repository.ts';
+import type { OrganizationRole } from './roles-repository.ts';
+import type { User } from '../users/repository.ts';
+import type { Application } from '../applications/repository.ts';
 
 export type OrganizationInput = {
   name?: string;
