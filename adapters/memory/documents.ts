@@ -308,7 +308,7 @@ class MemoryDocumentStore implements DocumentStore {
   readonly kind = 'memory' as const;
   readonly #collections = new Map<string, MemoryCollection>();
 
-  collection<T extends Doc = Doc>(name: string): DocumentCollection<T> {
+  collection<T extends object = Doc>(name: string): DocumentCollection<T> {
     let collection = this.#collections.get(name);
     if (!collection) {
       collection = new MemoryCollection(name);

@@ -149,7 +149,7 @@ class MongoDocumentStore implements DocumentStore {
     this.#db = db;
   }
 
-  collection<T extends Doc = Doc>(name: string): DocumentCollection<T> {
+  collection<T extends object = Doc>(name: string): DocumentCollection<T> {
     let collection = this.#collections.get(name);
     if (!collection) {
       collection = new MongoCollection(this.#db.collection(name));

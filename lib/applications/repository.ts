@@ -16,7 +16,7 @@ export interface CustomClientMetadata {
   alwaysIssueRefreshToken?: boolean;
 }
 
-export interface Application extends Record<string, unknown> {
+export interface Application {
   id: string;
   name: string;
   description: string | null;

@@ -17,10 +17,8 @@ export interface LinkChanges {
   removed: string[];
 }
 
-interface LinkDoc extends Record<string, unknown> {
-  _id: string;
-  createdAt: number;
-}
+/** One pair: the owner fields and the target field are named by the relation, so they are looked up by name. */
+type LinkDoc = { _id: string; createdAt: number } & Record<string, unknown>;
 
 /**
  * A many-to-many relation stored one document per pair. The `_id` is derived from the pair, so a pair

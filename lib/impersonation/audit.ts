@@ -2,7 +2,7 @@ import type { DocumentStore } from '../ports/documents.ts';
 import { newId } from '../ids.ts';
 import { findPage, publicShape, type Page, type Stored } from '../data/entity.ts';
 
-export interface ImpersonationRecord extends Record<string, unknown> {
+export interface ImpersonationRecord {
   id: string;
   type: 'SubjectToken.Created' | 'TokenExchange.Succeeded';
   /** Non-secret reference shared by a token's creation and its exchange. */

@@ -1,6 +1,6 @@
 import type { DocumentStore } from '../ports/documents.ts';
 
-export interface JwtCustomizerConfig extends Record<string, unknown> {
+export interface JwtCustomizerConfig {
   script: string;
   environmentVariables: Record<string, string>;
   /** Fail closed: a script error refuses the token instead of issuing it without custom claims. */

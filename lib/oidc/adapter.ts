@@ -6,7 +6,7 @@ import type { DocumentCollection, DocumentStore } from '../ports/documents.ts';
  * `expiresAt`, and lookups by grant id, user code and interaction uid. Expiry is also checked on read
  * because MongoDB removes expired documents lazily.
  */
-interface StoredModel extends Record<string, unknown> {
+interface StoredModel {
   _id: string;
   payload: AdapterPayload;
   expiresAt?: Date;

@@ -3,7 +3,7 @@ import type { DocumentStore } from '../ports/documents.ts';
 /** OIDC models that hang off a grant: deleting a grant must take these with it. */
 const GRANT_BOUND_MODELS = ['AccessToken', 'RefreshToken', 'AuthorizationCode', 'DeviceCode', 'BackchannelAuthenticationRequest'];
 
-interface OidcDoc extends Record<string, unknown> {
+interface OidcDoc {
   _id: string;
   grantId?: string;
   payload: { accountId?: string; clientId?: string };

@@ -5,7 +5,7 @@ export const INVITATION_STATUSES = ['Pending', 'Accepted', 'Expired', 'Revoked']
 export type InvitationStatus = (typeof INVITATION_STATUSES)[number];
 
 /** As stored; the API shape (organization roles, `Expired` once past `expiresAt`) is the library's. */
-export interface StoredInvitation extends Record<string, unknown> {
+export interface StoredInvitation {
   id: string;
   inviterId: string | null;
   /** Email address of the invitee, lower-cased. */

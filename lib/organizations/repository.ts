@@ -2,7 +2,7 @@ import type { DocumentStore } from '../ports/documents.ts';
 import { findPage, publicShape, searchFilter, type Page, type PageResult, type Stored } from '../data/entity.ts';
 import { createLinks } from '../data/links.ts';
 
-export interface Organization extends Record<string, unknown> {
+export interface Organization {
   id: string;
   name: string;
   description: string | null;

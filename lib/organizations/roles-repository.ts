@@ -5,7 +5,7 @@ import { createLinks } from '../data/links.ts';
 export const ORGANIZATION_ROLE_TYPES = ['User', 'MachineToMachine'] as const;
 export type OrganizationRoleType = (typeof ORGANIZATION_ROLE_TYPES)[number];
 
-export interface OrganizationRole extends Record<string, unknown> {
+export interface OrganizationRole {
   id: string;
   name: string;
   description: string | null;

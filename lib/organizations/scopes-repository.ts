@@ -1,7 +1,7 @@
 import type { DocumentStore } from '../ports/documents.ts';
 import { findPage, publicShape, searchFilter, type Page, type PageResult, type Stored } from '../data/entity.ts';
 
-export interface OrganizationScope extends Record<string, unknown> {
+export interface OrganizationScope {
   id: string;
   name: string;
   description: string | null;

@@ -51,7 +51,7 @@ export interface IndexSpec {
   name?: string;
 }
 
-export interface DocumentCollection<T extends Doc = Doc> {
+export interface DocumentCollection<T extends object = Doc> {
   readonly name: string;
   insertOne(doc: T): Promise<void>;
   insertMany(docs: T[]): Promise<void>;
@@ -70,7 +70,7 @@ export interface DocumentCollection<T extends Doc = Doc> {
 
 export interface DocumentStore {
   readonly kind: 'memory' | 'mongodb';
-  collection<T extends Doc = Doc>(name: string): DocumentCollection<T>;
+  collection<T extends object = Doc>(name: string): DocumentCollection<T>;
   /** Resolves when the backend answers; rejects otherwise (readiness). */
   ping(): Promise<void>;
   close(): Promise<void>;

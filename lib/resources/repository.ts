@@ -1,7 +1,7 @@
 import type { DocumentStore } from '../ports/documents.ts';
 import { findPage, publicShape, searchFilter, type Page, type PageResult, type Stored } from '../data/entity.ts';
 
-export interface Resource extends Record<string, unknown> {
+export interface Resource {
   id: string;
   name: string;
   indicator: string;
@@ -11,7 +11,7 @@ export interface Resource extends Record<string, unknown> {
   createdAt: number;
 }
 
-export interface Scope extends Record<string, unknown> {
+export interface Scope {
   id: string;
   resourceId: string;
   name: string;

@@ -5,7 +5,7 @@ import { createLinks } from '../data/links.ts';
 export const ROLE_TYPES = ['User', 'MachineToMachine'] as const;
 export type RoleType = (typeof ROLE_TYPES)[number];
 
-export interface Role extends Record<string, unknown> {
+export interface Role {
   id: string;
   name: string;
   description: string;

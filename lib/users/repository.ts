@@ -1,7 +1,7 @@
 import type { DocumentStore } from '../ports/documents.ts';
 import { findPage, publicShape, searchFilter, type Page, type PageResult, type Stored } from '../data/entity.ts';
 
-export interface User extends Record<string, unknown> {
+export interface User {
   id: string;
   username: string | null;
   primaryEmail: string | null;
@@ -32,7 +32,7 @@ export function createUsersRepository(store: DocumentStore) {
   const users = store.collection<StoredUser>('users');
   const present = (doc: StoredUser): User => {
     const user = publicShape<User>(doc, HIDDEN);
-    for (const key of IDENTIFIERS) user[key] ??= null;
+    for (const key of IDENTIFIER_FIELDS) user[key] ??= null;
     return user;
   };
 
@@ -90,10 +90,11 @@ export function createUsersRepository(store: DocumentStore) {
   };
 }
 
-const IDENTIFIERS = new Set(['username', 'primaryEmail', 'primaryPhone']);
+const IDENTIFIER_FIELDS = ['username', 'primaryEmail', 'primaryPhone'] as const;
+const IDENTIFIERS: ReadonlySet<string> = new Set(IDENTIFIER_FIELDS);
 
-function withoutNullIdentifiers<T extends Record<string, unknown>>(doc: T): T {
-  const copy: Record<string, unknown> = { ...doc };
+function withoutNullIdentifiers<T extends object>(doc: T): T {
+  const copy: Record<string, unknown> = { ...doc } as Record<string, unknown>;
   for (const key of IDENTIFIERS) if (copy[key] === null) delete copy[key];
   return copy as T;
 }

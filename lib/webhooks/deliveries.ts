@@ -11,7 +11,7 @@ export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed', 'exhausted']
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
 /** One (event, hook) pair and where its delivery stands. */
-export interface Delivery extends Record<string, unknown> {
+export interface Delivery {
   id: string;
   hookId: string;
   event: string;

@@ -3,7 +3,7 @@ import { newId } from '../ids.ts';
 import { findPage, type Page, type PageResult, type Stored } from '../data/entity.ts';
 
 /** One HTTP attempt of one delivery. */
-export interface AttemptLog extends Record<string, unknown> {
+export interface AttemptLog {
   hookId: string;
   deliveryId: string;
   event: string;

@@ -8,7 +8,7 @@ export interface HookConfig {
 }
 
 /** A hook as the API shows it (Logto's shape); the signing key is shown only on creation and rotation. */
-export interface Hook extends Record<string, unknown> {
+export interface Hook {
   id: string;
   name: string;
   /** Logto's deprecated single-event field, always null: `events` is the subscription. */
