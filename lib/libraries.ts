@@ -4,12 +4,14 @@ import { createOrganizationTemplateLibrary } from './organizations/template.ts';
 import { createOrganizationsLibrary } from './organizations/library.ts';
 import type { Repositories } from './repositories.ts';
 import { createUsersLibrary } from './users/library.ts';
+import { createRolesLibrary } from './roles/library.ts';
 
 /** Domain logic above the repositories, shared by routes and extensions. */
 export function createLibraries(repositories: Repositories) {
   return {
     applications: createApplicationsLibrary(repositories),
     users: createUsersLibrary(repositories),
+    roles: createRolesLibrary(repositories),
     organizations: createOrganizationsLibrary(repositories),
     organizationTemplate: createOrganizationTemplateLibrary(repositories),
     organizationInvitations: createOrganizationInvitationsLibrary(repositories),

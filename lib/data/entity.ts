@@ -52,7 +52,7 @@ export interface EntityOptions<T> {
 /**
  * The part every entity repository shares: insert, find one or many by id, a searchable page, update with
  * `$set`, delete returning what was deleted. `P` is what is stored beside the public shape (secret digests,
- * built-in markers). Repositories spread it and add their own queries.
+ * built-in markers). Repositories spread `operations` and add their own queries on `collection`.
  */
 export function createEntityRepository<T extends { id: string }, P extends object = object>(
   store: DocumentStore, name: string, options: EntityOptions<T>,
@@ -61,9 +61,7 @@ export function createEntityRepository<T extends { id: string }, P extends objec
   const present = options.present ?? ((doc: Stored<T>) => publicShape<T>(doc, options.hidden));
   const presentOrNull = (doc: Stored<T> | null) => (doc ? present(doc) : null);
 
-  return {
-    collection,
-    present,
+  const operations = {
     async insert(entity: T, stored?: P): Promise<T> {
       await collection.insertOne({ ...entity, ...stored, _id: entity.id } as Stored<T> & Partial<P>);
       return entity;
@@ -87,4 +85,5 @@ export function createEntityRepository<T extends { id: string }, P extends objec
       return presentOrNull(await collection.findOneAndDelete({ _id: id }));
     },
   };
+  return { collection, present, operations };
 }

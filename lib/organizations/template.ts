@@ -76,6 +76,7 @@ export function createOrganizationTemplateLibrary(deps: TemplateDeps) {
     async deleteRole(id: string): Promise<OrganizationRole> {
       const deleted = await organizationRoles.delete(id);
       if (!deleted) throw errors.notFound('organization role', id);
+      await organizationRoles.scopes.removeWhere({ organizationRoleId: id });
       await organizations.userRoles.removeWhere({ organizationRoleId: id });
       return deleted;
     },

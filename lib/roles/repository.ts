@@ -1,5 +1,5 @@
-import type { DocumentStore } from '../ports/documents.ts';
-import { findPage, publicShape, searchFilter, type Page, type PageResult, type Stored } from '../data/entity.ts';
+import type { DocumentStore, Filter } from '../ports/documents.ts';
+import { createEntityRepository, type Page, type PageResult } from '../data/entity.ts';
 import { createLinks } from '../data/links.ts';
 
 export const ROLE_TYPES = ['User', 'MachineToMachine'] as const;
@@ -16,52 +16,33 @@ export interface Role {
 
 /** Roles, their scopes, and who holds them (users and M2M applications). */
 export function createRolesRepository(store: DocumentStore) {
-  const roles = store.collection<Stored<Role>>('roles');
+  const { collection, present, operations } = createEntityRepository<Role>(store, 'roles', { searchFields: ['id', 'name', 'description'] });
   const roleScopes = createLinks(store, 'roles_scopes', ['roleId'], 'scopeId');
   const userRoles = createLinks(store, 'users_roles', ['userId'], 'roleId');
   const applicationRoles = createLinks(store, 'applications_roles', ['applicationId'], 'roleId');
-  const present = (doc: Stored<Role>) => publicShape<Role>(doc);
 
   return {
+    ...operations,
     async prepare() {
-      await roles.createIndex({ keys: { name: 1 }, unique: true });
+      await collection.createIndex({ keys: { name: 1 }, unique: true });
       for (const links of [roleScopes, userRoles, applicationRoles]) await links.prepare();
     },
-    async insert(role: Role): Promise<Role> {
-      await roles.insertOne({ ...role, _id: role.id });
-      return role;
-    },
-    async findById(id: string) {
-      const doc = await roles.findOne({ _id: id });
-      return doc ? present(doc) : null;
-    },
-    async findByIds(ids: string[]): Promise<Role[]> {
-      if (ids.length === 0) return [];
-      return (await roles.find({ _id: { $in: ids } }, { sort: { createdAt: 1 } })).map(present);
-    },
-    async list(page: Page, filter: { search?: string; type?: RoleType; excludeIds?: string[] }): Promise<PageResult<Role>> {
-      const query: Record<string, unknown> = { ...searchFilter(filter.search, ['id', 'name', 'description']) };
+    list(page: Page, filter: { search?: string; type?: RoleType; excludeIds?: string[] }): Promise<PageResult<Role>> {
+      const query: Filter = {};
       if (filter.type) query.type = filter.type;
       if (filter.excludeIds?.length) query._id = { $nin: filter.excludeIds };
-      const { items, total } = await findPage(roles, query, page);
-      return { items: items.map(present), total };
+      return operations.list(page, filter.search, query);
     },
     async defaults(type: RoleType): Promise<Role[]> {
-      return (await roles.find({ isDefault: true, type })).map(present);
+      return (await collection.find({ isDefault: true, type })).map(present);
     },
-    async update(id: string, changes: Partial<Role>) {
-      const doc = await roles.findOneAndUpdate({ _id: id }, { $set: changes }, { returnDocument: 'after' });
-      return doc ? present(doc) : null;
-    },
-    async delete(id: string) {
-      const doc = await roles.findOneAndDelete({ _id: id });
-      if (!doc) return null;
+    /** Forgets the role everywhere it is linked: its scopes and whoever held it. */
+    async removeLinksOf(roleId: string): Promise<void> {
       await Promise.all([
-        roleScopes.removeWhere({ roleId: id }),
-        userRoles.removeWhere({ roleId: id }),
-        applicationRoles.removeWhere({ roleId: id }),
+        roleScopes.removeWhere({ roleId }),
+        userRoles.removeWhere({ roleId }),
+        applicationRoles.removeWhere({ roleId }),
       ]);
-      return present(doc);
     },
 
     async scopeIdsOf(roleIds: string[]): Promise<string[]> {

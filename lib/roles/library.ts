@@ -1,0 +1,93 @@
+import { assertAllFound, errors, unique } from '../errors.ts';
+import { newId } from '../ids.ts';
+import { BUILT_IN_ROLE_IDS, MANAGEMENT_RESOURCE_ID } from '../bootstrap.ts';
+import type { Repositories } from '../repositories.ts';
+import type { Scope } from '../resources/repository.ts';
+import type { Role, RoleType } from './repository.ts';
+
+export interface NewRole {
+  name: string;
+  description: string;
+  type: RoleType;
+  isDefault?: boolean;
+}
+
+/**
+ * Role rules above storage: unique names, the built-in roles that cannot change, and the rule that keeps
+ * management API scopes off `User` roles (their holders would reach /api through sign-in or impersonation).
+ */
+export function createRolesLibrary(deps: Pick<Repositories, 'roles' | 'resources'>) {
+  const { roles, resources } = deps;
+
+  async function mustFind(id: string): Promise<Role> {
+    const found = await roles.findById(id);
+    if (!found) throw errors.notFound('role', id);
+    return found;
+  }
+
+  async function scopesOf(roleId: string): Promise<Scope[]> {
+    return resources.findScopesByIds(await roles.scopeIdsOf([roleId]));
+  }
+
+  async function assertScopesAssignable(type: RoleType, scopeIds: readonly string[]): Promise<void> {
+    const found = await resources.findScopesByIds([...scopeIds]);
+    assertAllFound('scope', scopeIds, found);
+    if (type === 'User' && found.some((item) => item.resourceId === MANAGEMENT_RESOURCE_ID)) {
+      throw errors.unprocessable(
+        'role.management_api_scopes_not_assignable_to_user_role', 'management API scopes cannot be assigned to a user role',
+      );
+    }
+  }
+
+  function assertNotBuiltIn(id: string, change: string): void {
+    if (BUILT_IN_ROLE_IDS.has(id)) throw errors.unprocessable('role.protected', `the built-in role ${id} cannot ${change}`);
+  }
+
+  return {
+    mustFind,
+    scopesOf,
+    /** Creates the role with its scopes; the scopes it was created with (empty when none). */
+    async create(input: NewRole, scopeIds: readonly string[]): Promise<{ role: Role; scopes: Scope[] }> {
+      await assertScopesAssignable(input.type, scopeIds);
+      const role = await unique('role', 'name', () => roles.insert({
+        id: newId(), name: input.name, description: input.description, type: input.type,
+        isDefault: input.isDefault ?? false, createdAt: Date.now(),
+      }));
+      if (scopeIds.length === 0) return { role, scopes: [] };
+      await roles.addScopes(role.id, [...scopeIds]);
+      return { role, scopes: await scopesOf(role.id) };
+    },
+    async update(id: string, changes: Partial<Pick<Role, 'name' | 'description' | 'isDefault'>>): Promise<Role> {
+      const current = await mustFind(id);
+      const renamed = changes.name !== undefined && changes.name !== current.name;
+      const redefaulted = changes.isDefault !== undefined && changes.isDefault !== current.isDefault;
+      if (renamed || redefaulted) assertNotBuiltIn(id, 'be renamed or made default; only its description can change');
+      return (await unique('role', 'name', () => roles.update(id, changes))) ?? mustFind(id);
+    },
+    /** Deletes the role and every link to it (its scopes, its users and applications); returns the snapshot. */
+    async delete(id: string): Promise<Role> {
+      assertNotBuiltIn(id, 'be deleted');
+      const deleted = await roles.delete(id);
+      if (!deleted) throw errors.notFound('role', id);
+      await roles.removeLinksOf(id);
+      return deleted;
+    },
+    /** Adds scopes; the role's scopes after the change. */
+    async addScopes(id: string, scopeIds: readonly string[]): Promise<Scope[]> {
+      const current = await mustFind(id);
+      assertNotBuiltIn(id, 'have its scopes changed');
+      await assertScopesAssignable(current.type, scopeIds);
+      await roles.addScopes(id, [...scopeIds]);
+      return scopesOf(id);
+    },
+    /** Removes one scope; the role's scopes after the change. */
+    async removeScope(id: string, scopeId: string): Promise<Scope[]> {
+      await mustFind(id);
+      assertNotBuiltIn(id, 'have its scopes changed');
+      if (!(await roles.removeScope(id, scopeId))) throw errors.notFound('role scope', scopeId);
+      return scopesOf(id);
+    },
+  };
+}
+
+export type RolesLibrary = ReturnType<typeof createRolesLibrary>;
