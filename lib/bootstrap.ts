@@ -44,7 +44,7 @@ export async function bootstrap(options: {
   await ignoreDuplicate(() => repositories.resources.insert({
     id: MANAGEMENT_RESOURCE_ID, name: 'Management API', indicator: options.managementIndicator,
     isDefault: false, accessTokenTtl: 3600, createdAt: now,
-  }, true));
+  }, { builtIn: true }));
   for (const [name, description] of Object.entries(SCOPE_DESCRIPTIONS)) {
     await ignoreDuplicate(() => repositories.resources.insertScope({
       id: managementScopeId(name), resourceId: MANAGEMENT_RESOURCE_ID,

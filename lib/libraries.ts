@@ -5,13 +5,15 @@ import { createOrganizationsLibrary } from './organizations/library.ts';
 import type { Repositories } from './repositories.ts';
 import { createUsersLibrary } from './users/library.ts';
 import { createRolesLibrary } from './roles/library.ts';
+import { createResourcesLibrary } from './resources/library.ts';
 
 /** Domain logic above the repositories, shared by routes and extensions. */
-export function createLibraries(repositories: Repositories) {
+export function createLibraries(repositories: Repositories, options: { defaultAccessTokenTtl: number }) {
   return {
     applications: createApplicationsLibrary(repositories),
     users: createUsersLibrary(repositories),
     roles: createRolesLibrary(repositories),
+    resources: createResourcesLibrary(repositories, options),
     organizations: createOrganizationsLibrary(repositories),
     organizationTemplate: createOrganizationTemplateLibrary(repositories),
     organizationInvitations: createOrganizationInvitationsLibrary(repositories),

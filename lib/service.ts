@@ -101,7 +101,7 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
       print: options.print ?? ((text) => process.stdout.write(text)),
     });
     const authorization = createAuthorization(repositories);
-    const libraries = createLibraries(repositories);
+    const libraries = createLibraries(repositories, { defaultAccessTokenTtl: settings.ACCESS_TOKEN_TTL_SECONDS });
     const audit = createImpersonationAudit(stores.documents);
     await audit.prepare();
     const subjectTokens = createSubjectTokens(stores.kv, settings.SUBJECT_TOKEN_TTL_SECONDS);

@@ -1,5 +1,5 @@
 import type { DocumentStore } from '../ports/documents.ts';
-import { findPage, publicShape, searchFilter, type Page, type PageResult, type Stored } from '../data/entity.ts';
+import { createEntityRepository, findPage, searchFilter, type Page, type PageResult } from '../data/entity.ts';
 
 export interface Resource {
   id: string;
@@ -19,75 +19,56 @@ export interface Scope {
   createdAt: number;
 }
 
-type StoredResource = Stored<Resource> & { builtIn?: boolean };
-
+/** API resources and their scopes; the built-in management API resource is marked `builtIn`. */
 export function createResourcesRepository(store: DocumentStore) {
-  const resources = store.collection<StoredResource>('resources');
-  const scopes = store.collection<Stored<Scope>>('scopes');
-  const presentResource = (doc: StoredResource) => publicShape<Resource>(doc, ['builtIn']);
-  const presentScope = (doc: Stored<Scope>) => publicShape<Scope>(doc);
+  const resources = createEntityRepository<Resource, { builtIn: boolean }>(store, 'resources', {
+    searchFields: ['name', 'indicator'], hidden: ['builtIn'],
+  });
+  const scopes = createEntityRepository<Scope>(store, 'scopes', { searchFields: ['name', 'description'] });
+  const presentScopeOrNull = (doc: Parameters<typeof scopes.present>[0] | null) => (doc ? scopes.present(doc) : null);
 
   return {
+    ...resources.operations,
     async prepare() {
-      await resources.createIndex({ keys: { indicator: 1 }, unique: true });
-      await scopes.createIndex({ keys: { resourceId: 1, name: 1 }, unique: true });
+      await resources.collection.createIndex({ keys: { indicator: 1 }, unique: true });
+      await scopes.collection.createIndex({ keys: { resourceId: 1, name: 1 }, unique: true });
     },
-    async insert(resource: Resource, builtIn = false): Promise<Resource> {
-      await resources.insertOne({ ...resource, _id: resource.id, ...(builtIn ? { builtIn } : {}) });
-      return resource;
+    async findByIndicator(indicator: string): Promise<Resource | null> {
+      const doc = await resources.collection.findOne({ indicator });
+      return doc ? resources.present(doc) : null;
     },
-    async findById(id: string) {
-      const doc = await resources.findOne({ _id: id });
-      return doc ? presentResource(doc) : null;
+    async findDefault(): Promise<Resource | null> {
+      const doc = await resources.collection.findOne({ isDefault: true });
+      return doc ? resources.present(doc) : null;
     },
-    async findByIndicator(indicator: string) {
-      const doc = await resources.findOne({ indicator });
-      return doc ? presentResource(doc) : null;
+    /** Makes every resource but `id` non-default. */
+    async clearDefaultExcept(id: string): Promise<void> {
+      await resources.collection.updateMany({ isDefault: true, _id: { $ne: id } }, { $set: { isDefault: false } });
     },
-    async isBuiltIn(id: string) {
-      return (await resources.countDocuments({ _id: id, builtIn: true })) > 0;
+    async isBuiltIn(id: string): Promise<boolean> {
+      return (await resources.collection.countDocuments({ _id: id, builtIn: true })) > 0;
     },
-    async list(page: Page, search?: string): Promise<PageResult<Resource>> {
-      const { items, total } = await findPage(resources, searchFilter(search, ['name', 'indicator']), page);
-      return { items: items.map(presentResource), total };
-    },
-    async update(id: string, changes: Partial<Resource>) {
-      const doc = await resources.findOneAndUpdate({ _id: id }, { $set: changes }, { returnDocument: 'after' });
-      return doc ? presentResource(doc) : null;
-    },
-    /** Deletes the resource and its scopes; returns the resource and the ids of the removed scopes. */
-    async delete(id: string) {
-      const doc = await resources.findOneAndDelete({ _id: id });
-      if (!doc) return null;
-      const removed = await scopes.find({ resourceId: id }, { projection: { _id: 1 } });
-      await scopes.deleteMany({ resourceId: id });
-      return { resource: presentResource(doc), scopeIds: removed.map((scope) => scope._id) };
-    },
+    list: (page: Page, search?: string) => resources.operations.list(page, search),
 
-    async insertScope(scope: Scope): Promise<Scope> {
-      await scopes.insertOne({ ...scope, _id: scope.id });
-      return scope;
-    },
-    async findScope(resourceId: string, scopeId: string) {
-      const doc = await scopes.findOne({ _id: scopeId, resourceId });
-      return doc ? presentScope(doc) : null;
-    },
-    async findScopesByIds(ids: string[]): Promise<Scope[]> {
-      if (ids.length === 0) return [];
-      return (await scopes.find({ _id: { $in: ids } })).map(presentScope);
+    insertScope: scopes.operations.insert,
+    findScopesByIds: scopes.operations.findByIds,
+    async scopeIdsOfResource(resourceId: string): Promise<string[]> {
+      return (await scopes.collection.find({ resourceId }, { projection: { _id: 1 } })).map((doc) => doc._id);
     },
     async listScopes(resourceId: string, page: Page, search?: string): Promise<PageResult<Scope>> {
-      const filter = { resourceId, ...searchFilter(search, ['name', 'description']) };
-      const { items, total } = await findPage(scopes, filter, page);
-      return { items: items.map(presentScope), total };
+      const { items, total } = await findPage(scopes.collection, { resourceId, ...searchFilter(search, ['name', 'description']) }, page);
+      return { items: items.map(scopes.present), total };
     },
-    async updateScope(resourceId: string, scopeId: string, changes: Partial<Scope>) {
-      const doc = await scopes.findOneAndUpdate({ _id: scopeId, resourceId }, { $set: changes }, { returnDocument: 'after' });
-      return doc ? presentScope(doc) : null;
+    async updateScope(resourceId: string, scopeId: string, changes: Partial<Scope>): Promise<Scope | null> {
+      return presentScopeOrNull(await scopes.collection.findOneAndUpdate(
+        { _id: scopeId, resourceId }, { $set: changes }, { returnDocument: 'after' },
+      ));
     },
-    async deleteScope(resourceId: string, scopeId: string) {
-      const doc = await scopes.findOneAndDelete({ _id: scopeId, resourceId });
-      return doc ? presentScope(doc) : null;
+    async deleteScope(resourceId: string, scopeId: string): Promise<Scope | null> {
+      return presentScopeOrNull(await scopes.collection.findOneAndDelete({ _id: scopeId, resourceId }));
+    },
+    async deleteScopesOf(resourceId: string): Promise<void> {
+      await scopes.collection.deleteMany({ resourceId });
     },
   };
 }

@@ -1,0 +1,87 @@
+import { errors, unique } from '../errors.ts';
+import { newId } from '../ids.ts';
+import type { Repositories } from '../repositories.ts';
+import type { Resource, Scope } from './repository.ts';
+
+export interface NewResource {
+  name: string;
+  indicator: string;
+  accessTokenTtl?: number;
+}
+
+/**
+ * API resource rules above storage: unique indicators and scope names, the built-in management API resource
+ * that only its token lifetime may change on, one default resource at most, and the cascades of a delete
+ * (its scopes, and those scopes on every role).
+ */
+export function createResourcesLibrary(deps: Pick<Repositories, 'resources' | 'roles'>, options: { defaultAccessTokenTtl: number }) {
+  const { resources, roles } = deps;
+
+  async function mustFind(id: string): Promise<Resource> {
+    const found = await resources.findById(id);
+    if (!found) throw errors.notFound('resource', id);
+    return found;
+  }
+
+  async function assertNotBuiltIn(id: string): Promise<void> {
+    if (await resources.isBuiltIn(id)) {
+      throw errors.unprocessable('resource.protected', 'the management API resource cannot be changed here');
+    }
+  }
+
+  return {
+    mustFind,
+    create: (input: NewResource) => unique('resource', 'indicator', () => resources.insert({
+      id: newId(), name: input.name, indicator: input.indicator, isDefault: false,
+      accessTokenTtl: input.accessTokenTtl ?? options.defaultAccessTokenTtl, createdAt: Date.now(),
+    })),
+    async update(id: string, changes: Partial<Pick<Resource, 'name' | 'accessTokenTtl'>>): Promise<Resource> {
+      const current = await mustFind(id);
+      if (changes.name !== undefined && changes.name !== current.name) await assertNotBuiltIn(id);
+      return (await resources.update(id, changes)) ?? mustFind(id);
+    },
+    /** At most one resource is the default: making one the default clears the flag everywhere else. */
+    async setDefault(id: string, isDefault: boolean): Promise<Resource> {
+      const current = await mustFind(id);
+      if (isDefault !== current.isDefault) await assertNotBuiltIn(id);
+      const updated = (await resources.update(id, { isDefault })) ?? (await mustFind(id));
+      if (isDefault) await resources.clearDefaultExcept(id);
+      return updated;
+    },
+    /** Deletes the resource, its scopes, and those scopes on every role. */
+    async delete(id: string): Promise<Resource> {
+      await assertNotBuiltIn(id);
+      await mustFind(id);
+      // Children first: a failure midway leaves a resource that a retry deletes, never orphaned scopes.
+      await roles.removeScopeEverywhere(await resources.scopeIdsOfResource(id));
+      await resources.deleteScopesOf(id);
+      const deleted = await resources.delete(id);
+      if (!deleted) throw errors.notFound('resource', id);
+      return deleted;
+    },
+
+    async createScope(resourceId: string, input: { name: string; description?: string | null }): Promise<Scope> {
+      await mustFind(resourceId);
+      await assertNotBuiltIn(resourceId);
+      return unique('scope', 'name', () => resources.insertScope({
+        id: newId(), resourceId, name: input.name, description: input.description ?? null, createdAt: Date.now(),
+      }));
+    },
+    async updateScope(resourceId: string, scopeId: string, changes: Partial<Pick<Scope, 'name' | 'description'>>): Promise<Scope> {
+      await assertNotBuiltIn(resourceId);
+      const updated = await unique('scope', 'name', () => resources.updateScope(resourceId, scopeId, changes));
+      if (!updated) throw errors.notFound('scope', scopeId);
+      return updated;
+    },
+    /** Deletes the scope and takes it off every role; returns the snapshot. */
+    async deleteScope(resourceId: string, scopeId: string): Promise<Scope> {
+      await assertNotBuiltIn(resourceId);
+      const deleted = await resources.deleteScope(resourceId, scopeId);
+      if (!deleted) throw errors.notFound('scope', scopeId);
+      await roles.removeScopeEverywhere([deleted.id]);
+      return deleted;
+    },
+  };
+}
+
+export type ResourcesLibrary = ReturnType<typeof createResourcesLibrary>;
