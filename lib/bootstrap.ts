@@ -79,7 +79,7 @@ export async function bootstrap(options: {
       id: adminClientId, name: 'Admin (bootstrap)', description: 'Created on first start with the management scope `all`.',
       type: 'MachineToMachine', oidcClientMetadata: { redirectUris: [], postLogoutRedirectUris: [] },
       customClientMetadata: {}, isThirdParty: false, createdAt: now,
-    }, digest(secret), true));
+    }, { secretDigest: digest(secret), builtIn: true }));
     if (!options.adminClientSecret) {
       options.print(
         `Management API credentials (shown once, store them now):\n  ADMIN_CLIENT_ID=${adminClientId}\n  ADMIN_CLIENT_SECRET=${secret}\n`,

@@ -51,7 +51,7 @@ export function createApplicationsLibrary(deps: Pick<Repositories, 'applications
       };
       assertTokenExchangeRule(app);
       const secret = isConfidential(app.type) ? newSecret() : undefined;
-      await applications.insert(app, secret ? digest(secret) : null);
+      await applications.insert(app, { secretDigest: secret ? digest(secret) : null });
       return secret ? { ...app, secret } : app;
     },
     async update(id: string, changes: Omit<Partial<NewApplication>, 'type'>): Promise<Application> {
