@@ -1,5 +1,5 @@
 import type { DocumentStore } from '../ports/documents.ts';
-import { findPage, publicShape, type Page, type PageResult, type Stored } from '../data/entity.ts';
+import { createEntityRepository, type Page, type PageResult } from '../data/entity.ts';
 
 export const INVITATION_STATUSES = ['Pending', 'Accepted', 'Expired', 'Revoked'] as const;
 export type InvitationStatus = (typeof INVITATION_STATUSES)[number];
@@ -27,45 +27,36 @@ export interface InvitationFilter {
 }
 
 export function createOrganizationInvitationsRepository(store: DocumentStore) {
-  const invitations = store.collection<Stored<StoredInvitation>>('organization_invitations');
-  const present = (doc: Stored<StoredInvitation>) => publicShape<StoredInvitation>(doc);
+  const { collection, present, operations } = createEntityRepository<StoredInvitation>(store, 'organization_invitations', {
+    searchFields: ['invitee'],
+  });
 
   return {
+    insert: operations.insert,
+    findById: operations.findById,
+    delete: operations.delete,
     async prepare() {
-      await invitations.createIndex({ keys: { organizationId: 1, invitee: 1 } });
-      await invitations.createIndex({ keys: { createdAt: 1 } });
+      await collection.createIndex({ keys: { organizationId: 1, invitee: 1 } });
+      await collection.createIndex({ keys: { createdAt: 1 } });
     },
-    async insert(invitation: StoredInvitation): Promise<StoredInvitation> {
-      await invitations.insertOne({ ...invitation, _id: invitation.id });
-      return invitation;
-    },
-    async findById(id: string) {
-      const doc = await invitations.findOne({ _id: id });
-      return doc ? present(doc) : null;
-    },
-    async list(page: Page, filter: InvitationFilter): Promise<PageResult<StoredInvitation>> {
+    list(page: Page, filter: InvitationFilter): Promise<PageResult<StoredInvitation>> {
       const query = Object.fromEntries(Object.entries(filter).filter(([, value]) => value !== undefined));
-      const { items, total } = await findPage(invitations, query, page);
-      return { items: items.map(present), total };
+      return operations.list(page, undefined, query);
     },
     async countLivePending(organizationId: string, invitee: string, now: number): Promise<number> {
-      return invitations.countDocuments({ organizationId, invitee, status: 'Pending', expiresAt: { $gt: now } });
+      return collection.countDocuments({ organizationId, invitee, status: 'Pending', expiresAt: { $gt: now } });
     },
     /** Moves a still-pending, unexpired invitation on; `null` when another request got there first. */
     async settle(id: string, changes: Pick<StoredInvitation, 'status' | 'acceptedUserId'>, now: number) {
-      const doc = await invitations.findOneAndUpdate(
+      const doc = await collection.findOneAndUpdate(
         { _id: id, status: 'Pending', expiresAt: { $gt: now } },
         { $set: { ...changes, updatedAt: now } },
         { returnDocument: 'after' },
       );
       return doc ? present(doc) : null;
     },
-    async delete(id: string) {
-      const doc = await invitations.findOneAndDelete({ _id: id });
-      return doc ? present(doc) : null;
-    },
     async deleteOfOrganization(organizationId: string): Promise<void> {
-      await invitations.deleteMany({ organizationId });
+      await collection.deleteMany({ organizationId });
     },
   };
 }

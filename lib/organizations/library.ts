@@ -120,10 +120,13 @@ export function createOrganizationsLibrary(deps: OrganizationsDeps) {
       await mustFind(id);
       return (await organizations.update(id, changes)) ?? mustFind(id);
     },
+    /** Deletes the organization after what hangs off it (children first, so a retry finishes a failed delete). */
     async delete(id: string): Promise<Organization> {
+      await mustFind(id);
+      await organizationInvitations.deleteOfOrganization(id);
+      await organizations.removeRelationsOf(id);
       const deleted = await organizations.delete(id);
       if (!deleted) throw errors.notFound('organization', id);
-      await organizationInvitations.deleteOfOrganization(id);
       return deleted;
     },
 

@@ -1,5 +1,5 @@
-import type { DocumentStore } from '../ports/documents.ts';
-import { findPage, publicShape, searchFilter, type Page, type PageResult, type Stored } from '../data/entity.ts';
+import type { DocumentStore, Filter } from '../ports/documents.ts';
+import { createEntityRepository, publicShape, type Page, type PageResult } from '../data/entity.ts';
 
 export interface User {
   id: string;
@@ -25,18 +25,21 @@ export interface UserSecrets {
   mfaVerifications?: unknown[];
 }
 
-type StoredUser = Stored<User> & UserSecrets;
-const HIDDEN = ['passwordDigest', 'mfaVerifications'] as const;
-
 export function createUsersRepository(store: DocumentStore) {
-  const users = store.collection<StoredUser>('users');
-  const present = (doc: StoredUser): User => {
-    const user = publicShape<User>(doc, HIDDEN);
-    for (const key of IDENTIFIER_FIELDS) user[key] ??= null;
-    return user;
-  };
+  const { collection: users, present, operations } = createEntityRepository<User, UserSecrets>(store, 'users', {
+    searchFields: ['id', 'username', 'primaryEmail', 'primaryPhone', 'name'],
+    // Identifiers are unset rather than stored as null (sparse unique indexes); the API shape has them as null.
+    present(doc) {
+      const user = publicShape<User>(doc, ['passwordDigest', 'mfaVerifications']);
+      for (const key of IDENTIFIER_FIELDS) user[key] ??= null;
+      return user;
+    },
+  });
 
   return {
+    findById: operations.findById,
+    findByIds: operations.findByIds,
+    delete: operations.delete,
     async prepare() {
       await users.createIndex({ keys: { username: 1 }, unique: true, sparse: true });
       await users.createIndex({ keys: { primaryEmail: 1 }, unique: true, sparse: true });
@@ -44,16 +47,8 @@ export function createUsersRepository(store: DocumentStore) {
       await users.createIndex({ keys: { createdAt: 1 } });
     },
     async insert(user: User, secrets: UserSecrets = {}): Promise<User> {
-      await users.insertOne(withoutNullIdentifiers({ ...user, ...secrets, _id: user.id }));
+      await operations.insert(withoutNullIdentifiers(user), secrets);
       return user;
-    },
-    async findById(id: string) {
-      const doc = await users.findOne({ _id: id });
-      return doc ? present(doc) : null;
-    },
-    async findByIds(ids: string[]): Promise<User[]> {
-      if (ids.length === 0) return [];
-      return (await users.find({ _id: { $in: ids } }, { sort: { createdAt: 1 } })).map(present);
     },
     /** The user with private fields, for credential checks inside the service only. */
     async findWithSecrets(filter: { id?: string; username?: string; primaryEmail?: string; primaryPhone?: string }) {
@@ -61,14 +56,11 @@ export function createUsersRepository(store: DocumentStore) {
       const doc = await users.findOne(query);
       return doc ? { user: present(doc), secrets: { passwordDigest: doc.passwordDigest ?? null, mfaVerifications: doc.mfaVerifications ?? [] } } : null;
     },
-    async list(page: Page, filter: { search?: string; excludeIds?: string[]; ids?: string[] }): Promise<PageResult<User>> {
-      const query: Record<string, unknown> = {
-        ...searchFilter(filter.search, ['id', 'username', 'primaryEmail', 'primaryPhone', 'name']),
-      };
+    list(page: Page, filter: { search?: string; excludeIds?: string[]; ids?: string[] }): Promise<PageResult<User>> {
+      const query: Filter = {};
       if (filter.ids) query._id = { $in: filter.ids };
       else if (filter.excludeIds?.length) query._id = { $nin: filter.excludeIds };
-      const { items, total } = await findPage(users, query, page);
-      return { items: items.map(present), total };
+      return operations.list(page, filter.search, query);
     },
     async update(id: string, changes: Partial<User> & UserSecrets): Promise<User | null> {
       const set: Record<string, unknown> = { updatedAt: Date.now() };
@@ -81,10 +73,6 @@ export function createUsersRepository(store: DocumentStore) {
       const update: Record<string, unknown> = { $set: set };
       if (Object.keys(unset).length) update.$unset = unset;
       const doc = await users.findOneAndUpdate({ _id: id }, update, { returnDocument: 'after' });
-      return doc ? present(doc) : null;
-    },
-    async delete(id: string) {
-      const doc = await users.findOneAndDelete({ _id: id });
       return doc ? present(doc) : null;
     },
   };
