@@ -7,6 +7,10 @@ import type { DocumentStore } from './ports/documents.ts';
 import type { KeyValueStore } from './ports/kv.ts';
 import type { Repositories } from './repositories.ts';
 import type { Settings } from './settings.ts';
+import type { Impersonation } from './impersonation/library.ts';
+import type { Webhooks } from './webhooks/index.ts';
+import type { JwtCustomizerConfigs } from './jwt-customizer/config.ts';
+import type { ScriptRunner } from './jwt-customizer/sandbox.ts';
 
 /**
  * What a service instance is made of, handed to route modules and extensions. Nothing here is global:
@@ -22,4 +26,8 @@ export interface ServiceCore {
   authorization: Authorization;
   provider: Provider;
   libraries: Libraries;
+  impersonation: Impersonation;
+  webhooks: Webhooks;
+  /** Stored customizer scripts, and the sandbox that runs them for `/test` (never the issuance pool). */
+  customizer: { configs: JwtCustomizerConfigs; runner: () => ScriptRunner };
 }

@@ -34,6 +34,7 @@ import { impersonationRoutes } from '../routes/impersonation/index.ts';
 import { jwtCustomizerRoutes } from '../routes/jwt-customizer/index.ts';
 import { createSubjectTokens } from './impersonation/subject-tokens.ts';
 import { createImpersonationAudit } from './impersonation/audit.ts';
+import { createImpersonation } from './impersonation/library.ts';
 import { createJwtCustomizerConfigs } from './jwt-customizer/config.ts';
 import { createClaimsCustomizer, type FunctionCustomizer } from './jwt-customizer/claims.ts';
 import { createSandboxes, type Sandboxes } from './jwt-customizer/sandbox.ts';
@@ -132,19 +133,23 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
         customizer, exchanges, repositories, organizations: libraries.organizations,
       }) as never,
     });
+    const impersonation = createImpersonation({ repositories, authorization, subjectTokens, audit });
     provider.registerGrantType(tokenExchange.grantType, tokenExchange.createTokenExchangeHandler({
-      repositories, authorization, subjectTokens, audit, exchanges, signingAlg: signingKeys.alg,
+      repositories, impersonation, exchanges, signingAlg: signingKeys.alg,
       verifyActor: createActorVerifier({ issuer: settings.issuer, publicKeys: signingKeys.publicKeys, users: repositories.users }),
     }) as never, tokenExchange.parameters);
     const bus = new EventBus();
     enforceGrantLimits(provider, { repositories, bus });
+    const webhooks = createWebhooks({ settings, logger, store: stores.documents, kv: stores.kv, queue: stores.queue });
+    await webhooks.prepare();
     const core: ServiceCore = {
       settings, logger, store: stores.documents, kv: stores.kv, bus, repositories, authorization,
       provider,
       libraries,
+      impersonation,
+      webhooks,
+      customizer: { configs: customizerConfigs, runner: () => getSandboxes().test },
     };
-    const webhooks = createWebhooks({ settings, logger, store: stores.documents, kv: stores.kv, queue: stores.queue });
-    await webhooks.prepare();
     const stopFanOut = core.bus.subscribe(webhooks.fanOut);
 
     const registry = new RouteRegistry();
@@ -157,9 +162,9 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
       requireScope: (scope) => compose([auth.authenticate, auth.requireScope(scope)]),
     };
     managementRoutes(api, core);
-    hookRoutes(api, webhooks);
-    impersonationRoutes(api, core, { subjectTokens, audit });
-    jwtCustomizerRoutes(api, { configs: customizerConfigs, runner: () => getSandboxes().test });
+    hookRoutes(api, core);
+    impersonationRoutes(api, core);
+    jwtCustomizerRoutes(api, core);
     router.get('/swagger.json', (ctx) => {
       ctx.body = buildOpenApi(registry, { baseUrl: settings.baseUrl, version: '0.1.0' });
     });

@@ -1,11 +1,7 @@
 import { errors as oidcErrors, type KoaContextWithOIDC } from 'oidc-provider';
 import type { Repositories } from '../../lib/repositories.ts';
-import type { Authorization } from '../../lib/roles/authorization.ts';
-import type { SubjectTokens } from '../../lib/impersonation/subject-tokens.ts';
-import type { ImpersonationAudit } from '../../lib/impersonation/audit.ts';
-import { OIDC_SCOPES } from '../../lib/oidc/claims.ts';
+import { ExchangeRefused, type ExchangePlan, type Impersonation } from '../../lib/impersonation/library.ts';
 import { TOKEN_EXCHANGE_GRANT, tokenExchangeAllowed } from '../../lib/applications/clients.ts';
-import { MANAGEMENT_RESOURCE_ID } from '../../lib/bootstrap.ts';
 import type { Actor } from './actor.ts';
 import type { ExchangeRegistry } from './registry.ts';
 
@@ -15,14 +11,9 @@ export const parameters = new Set([
   'subject_token', 'subject_token_type', 'actor_token', 'actor_token_type', 'resource', 'scope', 'requested_token_type',
 ]);
 
-/** OIDC scopes an exchanged token may carry: never `offline_access`, since no refresh token is issued. */
-const EXCHANGEABLE_OIDC_SCOPES = new Set(OIDC_SCOPES.filter((scope) => scope !== 'offline_access'));
-
 export interface TokenExchangeDeps {
-  repositories: Repositories;
-  authorization: Authorization;
-  subjectTokens: SubjectTokens;
-  audit: ImpersonationAudit;
+  repositories: Pick<Repositories, 'applications'>;
+  impersonation: Impersonation;
   verifyActor: (ctx: KoaContextWithOIDC, token: string) => Promise<Actor>;
   exchanges: ExchangeRegistry;
   /** JWS algorithm of the service's signing key. */
@@ -75,51 +66,33 @@ export function createTokenExchangeHandler(deps: TokenExchangeDeps) {
     }
     const resource = single(ctx, 'resource');
 
-    const record = await deps.subjectTokens.peek(subjectToken);
-    if (!record) throw invalidRequest('subject_token is invalid, expired or already used');
-    const user = await deps.repositories.users.findById(record.userId);
-    if (!user) throw invalidRequest("the subject token's user no longer exists");
-    if (user.isSuspended) throw invalidRequest("the subject token's user is suspended");
-
-    const requested = requestedScopes(ctx);
-    const token = new ctx.oidc.provider.AccessToken({ accountId: user.id, client, gty: 'token_exchange' } as never);
-    let granted: string[];
-    if (resource) {
-      const target = await deps.repositories.resources.findByIndicator(resource);
-      if (!target) throw new oidcErrors.InvalidTarget(`resource indicator ${resource} is not registered`);
-      // Impersonating a console admin must never yield a management token, whatever roles the user holds.
-      if (target.id === MANAGEMENT_RESOURCE_ID) {
-        throw new oidcErrors.InvalidTarget('the management API cannot be a token-exchange target');
-      }
-      const allowed = new Set(await deps.authorization.scopesForUser(user.id, target.id));
-      granted = requested.filter((scope) => allowed.has(scope));
-      token.resourceServer = new ctx.oidc.provider.ResourceServer(target.indicator, {
-        scope: [...allowed].join(' '), audience: target.indicator, accessTokenTTL: target.accessTokenTtl,
+    const plan = await planOrThrow(deps.impersonation, subjectToken, resource, requestedScopes(ctx));
+    const token = new ctx.oidc.provider.AccessToken({ accountId: plan.user.id, client, gty: 'token_exchange' } as never);
+    if (plan.target) {
+      token.resourceServer = new ctx.oidc.provider.ResourceServer(plan.target.indicator, {
+        scope: plan.allowed.join(' '), audience: plan.target.indicator, accessTokenTTL: plan.target.accessTokenTtl,
         accessTokenFormat: 'jwt', jwt: { sign: { alg: deps.signingAlg } },
       });
     } else {
-      granted = requested.filter((scope) => EXCHANGEABLE_OIDC_SCOPES.has(scope));
       // An opaque token for the userinfo endpoint needs a grant to be honoured there.
-      const grant = new ctx.oidc.provider.Grant({ accountId: user.id, clientId: client.clientId });
-      grant.addOIDCScope(granted.join(' '));
+      const grant = new ctx.oidc.provider.Grant({ accountId: plan.user.id, clientId: client.clientId });
+      grant.addOIDCScope(plan.granted.join(' '));
       token.grantId = await grant.save();
     }
-    token.scope = granted.join(' ');
+    token.scope = plan.granted.join(' ');
 
     const actor = actorToken ? await deps.verifyActor(ctx, actorToken) : undefined;
-    deps.exchanges.remember(token, { subjectTokenContext: record.context, actor });
+    deps.exchanges.remember(token, { subjectTokenContext: plan.record.context, actor });
 
     // Custom claims run inside save(); a denial or fail-closed error throws before the token is spent.
     const value = await token.save();
-    const spent = await deps.subjectTokens.consume(subjectToken);
+    const spent = await deps.impersonation.complete(plan, {
+      applicationId: client.clientId, actorUserId: actor?.sub ?? null, scope: token.scope,
+    });
     if (!spent) {
       await token.destroy().catch(() => undefined);
       throw invalidRequest('subject_token is invalid, expired or already used');
     }
-    await deps.audit.record({
-      type: 'TokenExchange.Succeeded', subjectTokenRef: record.ref, userId: user.id, createdBy: record.createdBy,
-      applicationId: client.clientId, actorUserId: actor?.sub ?? null, resource: resource ?? null, scope: token.scope,
-    });
 
     ctx.body = {
       access_token: value,
@@ -129,4 +102,13 @@ export function createTokenExchangeHandler(deps: TokenExchangeDeps) {
       scope: token.scope,
     };
   };
+}
+
+async function planOrThrow(impersonation: Impersonation, subjectToken: string, resource: string | undefined, requested: string[]): Promise<ExchangePlan> {
+  try {
+    return await impersonation.plan(subjectToken, resource, requested);
+  } catch (error) {
+    if (!(error instanceof ExchangeRefused)) throw error;
+    throw error.error === 'invalid_target' ? new oidcErrors.InvalidTarget(error.message) : invalidRequest(error.message);
+  }
 }

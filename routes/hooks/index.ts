@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { declare, idParam, type ApiRouterDeps } from '../../lib/http/api.ts';
-import type { Webhooks } from '../../lib/webhooks/index.ts';
+import type { ServiceCore } from '../../lib/core.ts';
 import { subscription } from '../../lib/webhooks/management.ts';
 import { deliveryRoutes } from './deliveries.ts';
 import {
@@ -11,7 +11,8 @@ const tag = 'Hooks';
 const byId = z.object({ id: idParam });
 
 /** `/api/hooks`: webhook registrations (Logto's shapes), their test sends, logs and deliveries. */
-export function hookRoutes(api: ApiRouterDeps, webhooks: Webhooks): void {
+export function hookRoutes(api: ApiRouterDeps, core: ServiceCore): void {
+  const { webhooks } = core;
   const { management } = webhooks;
 
   declare(api, {

@@ -1,10 +1,7 @@
 import { z } from 'zod';
 import { declare, pagination, type ApiRouterDeps } from '../../lib/http/api.ts';
 import type { ServiceCore } from '../../lib/core.ts';
-import { errors } from '../../lib/errors.ts';
 import { MANAGEMENT_SCOPES, type ManagementPrincipal } from '../../lib/management/auth.ts';
-import type { SubjectTokens } from '../../lib/impersonation/subject-tokens.ts';
-import type { ImpersonationAudit } from '../../lib/impersonation/audit.ts';
 
 const tag = 'Impersonation';
 /** Serialised size cap of a subject token's context. */
@@ -30,29 +27,19 @@ const impersonationRecord = z.object({
   createdAt: z.number(),
 });
 
-export function impersonationRoutes(
-  api: ApiRouterDeps,
-  core: ServiceCore,
-  deps: { subjectTokens: SubjectTokens; audit: ImpersonationAudit },
-): void {
+export function impersonationRoutes(api: ApiRouterDeps, core: ServiceCore): void {
+  const { impersonation } = core;
+
   declare(api, {
     method: 'post', path: '/subject-tokens', tag, scope: MANAGEMENT_SCOPES.createSubjectTokens,
     summary: 'Create a one-time subject token to impersonate a user (RFC 8693 token exchange)',
     body: createSubjectTokenBody, status: 201,
     response: z.object({ subjectToken: z.string(), expiresIn: z.number() }),
-    async handler({ body, koa }) {
-      const user = await core.repositories.users.findById(body.userId);
-      if (!user) throw errors.notFound('user', body.userId);
-      if (user.isSuspended) throw errors.unprocessable('user.suspended', 'a suspended user cannot be impersonated');
+    handler({ body, koa }) {
       const principal = koa.state.principal as ManagementPrincipal;
-      const { token, record } = await deps.subjectTokens.issue({
-        userId: user.id, context: body.context ?? {}, createdBy: principal.subject ?? principal.clientId,
+      return impersonation.issueSubjectToken({
+        userId: body.userId, context: body.context ?? {}, createdBy: principal.subject ?? principal.clientId,
       });
-      await deps.audit.record({
-        type: 'SubjectToken.Created', subjectTokenRef: record.ref, userId: user.id, createdBy: record.createdBy,
-        applicationId: null, actorUserId: null, resource: null, scope: null,
-      });
-      return { subjectToken: token, expiresIn: deps.subjectTokens.ttlSeconds };
     },
   });
 
@@ -65,7 +52,7 @@ export function impersonationRoutes(
     }),
     response: z.array(impersonationRecord),
     async handler({ query, page, paged }) {
-      return paged(await deps.audit.list(
+      return paged(await impersonation.listAudit(
         page,
         { userId: query.userId, applicationId: query.applicationId, subjectTokenRef: query.subjectTokenRef },
       ));

@@ -1,9 +1,8 @@
 import { z } from 'zod';
 import { declare, type ApiRouterDeps } from '../../lib/http/api.ts';
+import type { ServiceCore } from '../../lib/core.ts';
 import { errors } from '../../lib/errors.ts';
-import type { JwtCustomizerConfigs } from '../../lib/jwt-customizer/config.ts';
 import { withoutReserved } from '../../lib/jwt-customizer/claims.ts';
-import type { ScriptRunner } from '../../lib/jwt-customizer/sandbox.ts';
 
 const tag = 'Custom JWT claims';
 const PATH = '/configs/jwt-customizer/access-token';
@@ -36,7 +35,8 @@ const testBody = z.object({
   context: z.record(z.string(), z.unknown()).default({}),
 }).strict();
 
-export function jwtCustomizerRoutes(api: ApiRouterDeps, deps: { configs: JwtCustomizerConfigs; runner: () => ScriptRunner }): void {
+export function jwtCustomizerRoutes(api: ApiRouterDeps, core: ServiceCore): void {
+  const deps = core.customizer;
   const { configs } = deps;
 
   async function mustGet() {

@@ -1,0 +1,100 @@
+import { errors } from '../errors.ts';
+import { MANAGEMENT_RESOURCE_ID } from '../bootstrap.ts';
+import { OIDC_SCOPES } from '../oidc/claims.ts';
+import type { Repositories } from '../repositories.ts';
+import type { Authorization } from '../roles/authorization.ts';
+import type { Resource } from '../resources/repository.ts';
+import type { User } from '../users/repository.ts';
+import type { ImpersonationAudit } from './audit.ts';
+import type { SubjectTokenRecord, SubjectTokens } from './subject-tokens.ts';
+
+/** OIDC scopes an exchanged token may carry: never `offline_access`, since no refresh token is issued. */
+const EXCHANGEABLE_OIDC_SCOPES: ReadonlySet<string> = new Set(OIDC_SCOPES.filter((scope) => scope !== 'offline_access'));
+
+/** Why an exchange is refused; the grant turns each into its OAuth error. */
+export class ExchangeRefused extends Error {
+  readonly error: 'invalid_request' | 'invalid_target';
+  constructor(error: 'invalid_request' | 'invalid_target', description: string) {
+    super(description);
+    this.name = 'ExchangeRefused';
+    this.error = error;
+  }
+}
+
+/** What a valid exchange request resolves to, before the token is signed and the subject token spent. */
+export interface ExchangePlan {
+  subjectToken: string;
+  record: SubjectTokenRecord;
+  user: User;
+  /** The target API, or `null` for a token for the userinfo endpoint. */
+  target: Resource | null;
+  /** Every scope the user's roles grant on the target (the resource server's scope). */
+  allowed: string[];
+  /** The requested scopes that are granted. */
+  granted: string[];
+}
+
+/**
+ * Impersonation rules: who can be impersonated, what an exchanged token may reach (never the management API),
+ * which scopes it carries, and the audit trail of creations and exchanges.
+ */
+export function createImpersonation(deps: {
+  repositories: Pick<Repositories, 'users' | 'resources'>;
+  authorization: Authorization;
+  subjectTokens: SubjectTokens;
+  audit: ImpersonationAudit;
+}) {
+  const { repositories, subjectTokens, audit } = deps;
+
+  return {
+    subjectTokenTtlSeconds: subjectTokens.ttlSeconds,
+    listAudit: audit.list,
+
+    async issueSubjectToken(input: { userId: string; context: Record<string, unknown>; createdBy: string }) {
+      const user = await repositories.users.findById(input.userId);
+      if (!user) throw errors.notFound('user', input.userId);
+      if (user.isSuspended) throw errors.unprocessable('user.suspended', 'a suspended user cannot be impersonated');
+      const { token, record } = await subjectTokens.issue({ userId: user.id, context: input.context, createdBy: input.createdBy });
+      await audit.record({
+        type: 'SubjectToken.Created', subjectTokenRef: record.ref, userId: user.id, createdBy: record.createdBy,
+        applicationId: null, actorUserId: null, resource: null, scope: null,
+      });
+      return { subjectToken: token, expiresIn: subjectTokens.ttlSeconds };
+    },
+
+    /** Checks the subject token (without spending it), its user and the target, and works out the scopes. */
+    async plan(subjectToken: string, resource: string | undefined, requested: readonly string[]): Promise<ExchangePlan> {
+      const record = await subjectTokens.peek(subjectToken);
+      if (!record) throw new ExchangeRefused('invalid_request', 'subject_token is invalid, expired or already used');
+      const user = await repositories.users.findById(record.userId);
+      if (!user) throw new ExchangeRefused('invalid_request', "the subject token's user no longer exists");
+      if (user.isSuspended) throw new ExchangeRefused('invalid_request', "the subject token's user is suspended");
+      if (!resource) {
+        const granted = requested.filter((scope) => EXCHANGEABLE_OIDC_SCOPES.has(scope));
+        return { subjectToken, record, user, target: null, allowed: granted, granted };
+      }
+      const target = await repositories.resources.findByIndicator(resource);
+      if (!target) throw new ExchangeRefused('invalid_target', `resource indicator ${resource} is not registered`);
+      // Impersonating a console admin must never yield a management token, whatever roles the user holds.
+      if (target.id === MANAGEMENT_RESOURCE_ID) {
+        throw new ExchangeRefused('invalid_target', 'the management API cannot be a token-exchange target');
+      }
+      const allowed = await deps.authorization.scopesForUser(user.id, target.id);
+      const allowedSet = new Set(allowed);
+      return { subjectToken, record, user, target, allowed, granted: requested.filter((scope) => allowedSet.has(scope)) };
+    },
+
+    /** Spends the subject token and audits the exchange; false when another exchange spent it first. */
+    async complete(plan: ExchangePlan, exchange: { applicationId: string; actorUserId: string | null; scope: string }): Promise<boolean> {
+      if (!(await subjectTokens.consume(plan.subjectToken))) return false;
+      await audit.record({
+        type: 'TokenExchange.Succeeded', subjectTokenRef: plan.record.ref, userId: plan.user.id, createdBy: plan.record.createdBy,
+        applicationId: exchange.applicationId, actorUserId: exchange.actorUserId, resource: plan.target?.indicator ?? null,
+        scope: exchange.scope,
+      });
+      return true;
+    },
+  };
+}
+
+export type Impersonation = ReturnType<typeof createImpersonation>;
