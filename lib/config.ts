@@ -1,15 +1,20 @@
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
+import { parseRetryDelays } from './webhooks/retry-policy.ts';
 
 /**
  * Every environment variable the service reads, validated at start-up. The README's configuration table
  * mirrors this file; each default says what it does and why.
  */
 const integer = (min: number) => z.coerce.number().int().min(min);
-const csvDelays = z
-  .string()
-  .regex(/^\s*\d+\s*(,\s*\d+\s*)*$/, 'comma-separated non-negative integers (milliseconds)')
-  .transform((text) => text.split(',').map((part) => Number(part.trim())));
+const csvDelays = z.string().transform((text, ctx) => {
+  try {
+    return parseRetryDelays(text);
+  } catch {
+    ctx.issues.push({ code: 'custom', message: 'comma-separated non-negative integers (milliseconds)', input: text });
+    return z.NEVER;
+  }
+});
 const booleanFlag = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 
 export const environmentSchema = z.object({

@@ -5,12 +5,9 @@
  * arrays, null).
  */
 import type { Doc } from '../../lib/ports/documents.ts';
+import { isPlainObject } from '../../lib/plain-object.ts';
 
-export function isPlainObject(value: unknown): value is Doc {
-  if (typeof value !== 'object' || value === null) return false;
-  const proto = Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null;
-}
+export { isPlainObject };
 
 /** Rank of each type in MongoDB's cross-type comparison order; missing fields rank as null. */
 export function typeRank(value: unknown): number {

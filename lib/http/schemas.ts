@@ -24,6 +24,10 @@ function unsafeJson(value: unknown): string | undefined {
   return undefined;
 }
 
+/** Scope names travel in space-separated token claims, so they are OAuth scope tokens (RFC 6749 §3.3). */
+export const scopeToken = z.string().min(1).max(256)
+  .regex(/^[\x21\x23-\x5B\x5D-\x7E]+$/, 'must be a valid OAuth scope token (no spaces or quotes)');
+
 /** A free-form JSON object (`customData`), checked before parsing so that no key is silently dropped. */
 export const jsonObject = z.preprocess((value, ctx) => {
   const problem = unsafeJson(value);

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { ScriptRunner, SandboxOutcome } from './sandbox.ts';
 import type { JwtCustomizerConfigs } from './config.ts';
+import { isPlainObject } from '../plain-object.ts';
 
 /** Claims a customizer can never set or override. */
 export const RESERVED_CLAIMS = new Set(['iss', 'sub', 'aud', 'exp', 'iat', 'nbf', 'jti', 'scope', 'client_id', 'act', 'cnf']);
@@ -44,10 +45,6 @@ export function withoutReserved(claims: Record<string, unknown>): Record<string,
     if (!RESERVED_CLAIMS.has(name) && !UNSAFE_CLAIMS.has(name)) kept[name] = value;
   }
   return kept;
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 async function runFunction(customizer: FunctionCustomizer, token: Record<string, unknown>, context: Record<string, unknown>): Promise<SandboxOutcome> {

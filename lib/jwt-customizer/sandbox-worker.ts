@@ -7,6 +7,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { newQuickJSWASMModule, newVariant, RELEASE_SYNC } from 'quickjs-emscripten';
 import type { QuickJSContext, QuickJSHandle, QuickJSWASMModule } from 'quickjs-emscripten';
 import type { RunRequest, SandboxLimits, SandboxOutcome, WorkerMessage } from './sandbox.ts';
+import { isPlainObject } from '../plain-object.ts';
 
 const SCRIPT_FILENAME = 'jwt-customizer.js';
 const WASM_PAGE_BYTES = 64 * 1024;
@@ -70,10 +71,6 @@ const DRIVER_SOURCE = `(() => {
 
 function truncate(text: string): string {
   return text.length > MAX_MESSAGE_LENGTH ? `${text.slice(0, MAX_MESSAGE_LENGTH)}…` : text;
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** Reads a string property without letting a failing getter escape as a host exception. */

@@ -38,7 +38,8 @@ export const OIDC_MODELS = [
   'PushedAuthorizationRequest', 'Grant', 'BackchannelAuthenticationRequest',
 ];
 
-function collectionName(model: string): string {
+/** The document collection that holds one oidc-provider model. */
+export function collectionName(model: string): string {
   return `oidc_${model}`;
 }
 

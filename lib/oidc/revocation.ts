@@ -1,3 +1,4 @@
+import { collectionName } from './adapter.ts';
 import type { DocumentStore } from '../ports/documents.ts';
 
 /** OIDC models that hang off a grant: deleting a grant must take these with it. */
@@ -16,7 +17,7 @@ interface OidcDoc {
  * neither a browser session nor a refresh token outlives the decision.
  */
 export function createOidcRevocation(store: DocumentStore) {
-  const model = (name: string) => store.collection<OidcDoc>(`oidc_${name}`);
+  const model = (name: string) => store.collection<OidcDoc>(collectionName(name));
 
   async function revokeGrants(grantIds: string[]): Promise<void> {
     if (grantIds.length === 0) return;

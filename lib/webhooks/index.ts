@@ -15,9 +15,10 @@ import { resendDelivery } from './resend.ts';
 import { DEFAULT_RETRY_DELAYS_MS } from './retry-policy.ts';
 import { createWebhookAgents } from './sender.ts';
 import { sendTestPayloads } from './test-send.ts';
+import { VERSION } from '../version.ts';
 
 const DAY_MS = 24 * 3600 * 1000;
-const USER_AGENT = 'identity-service-webhooks/0.1.0';
+const USER_AGENT = `identity-service-webhooks/${VERSION}`;
 
 export interface WebhooksDeps {
   settings: Settings;

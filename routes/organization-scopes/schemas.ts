@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { scopeToken } from '../../lib/http/schemas.ts';
 
 export const organizationScope = z.object({
   id: z.string(),
@@ -7,9 +8,7 @@ export const organizationScope = z.object({
   createdAt: z.number(),
 });
 
-/** Scope names travel in space-separated token claims, so they are OAuth scope tokens. */
-const name = z.string().min(1).max(256)
-  .regex(/^[\x21\x23-\x5B\x5D-\x7E]+$/, 'must be a valid OAuth scope token (no spaces or quotes)');
+const name = scopeToken;
 
 export const createOrganizationScopeBody = z.object({ name, description: z.string().max(2048).nullish() }).strict();
 export const updateOrganizationScopeBody = z.object({

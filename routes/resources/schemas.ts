@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { searchablePagination } from '../../lib/http/api.ts';
+import { scopeToken } from '../../lib/http/schemas.ts';
+import { OIDC_SCOPES } from '../../lib/oidc/claims.ts';
 
 export const resource = z.object({
   id: z.string(),
@@ -21,10 +23,13 @@ export const scope = z.object({
 const indicator = z.string().max(2048).refine((value) => URL.canParse(value), 'must be an absolute URI')
   .refine((value) => !value.includes('#'), 'must not contain a fragment');
 const ttl = z.number().int().min(60).max(86_400);
-/** OpenID Connect's scope names: an API scope named so would pass for the OIDC scope wherever only names are compared. */
-export const RESERVED_SCOPE_NAMES: ReadonlySet<string> = new Set(['openid', 'profile', 'email', 'phone', 'address', 'offline_access']);
+/**
+ * OpenID Connect's scope names (the ones served here, and `address`, which is standard though not served): an API
+ * scope named so would pass for the OIDC scope wherever only names are compared.
+ */
+const RESERVED_SCOPE_NAMES: ReadonlySet<string> = new Set([...OIDC_SCOPES, 'address']);
 
-const scopeName = z.string().min(1).max(256).regex(/^[\x21\x23-\x5B\x5D-\x7E]+$/, 'must be a valid OAuth scope token (no spaces or quotes)')
+const scopeName = scopeToken
   .refine((value) => !RESERVED_SCOPE_NAMES.has(value), {
     message: `is reserved for OpenID Connect (${[...RESERVED_SCOPE_NAMES].join(', ')}) and cannot name an API scope`,
   });
