@@ -4,8 +4,8 @@ import { createMemoryKeyValueStore } from '../../adapters/memory/kv.ts';
 import { createHookCache } from '../../lib/webhooks/hook-cache.ts';
 import { createHooksRepository, type HookRecord } from '../../lib/webhooks/hooks.ts';
 import { startService, type RunningService } from '../support/service.ts';
-import { FAST_ENV, REDIS_URL, createHook, startHookService } from './support/hooks.ts';
-import { Receiver, eventually, settle } from './support/receiver.ts';
+import { FAST_ENV, REDIS_URL, createHook, getJson, startHookService } from './support/hooks.ts';
+import { Receiver, eventually } from './support/receiver.ts';
 
 function hook(id: string, overrides: Partial<HookRecord> = {}): HookRecord {
   return {
@@ -92,7 +92,11 @@ describe('hook cache', () => {
 
       await admin.request(`/api/hooks/${created.id}`, { method: 'PATCH', json: { enabled: false } });
       await publish();
-      await settle();
+      // The publisher records its deliveries before publish returns: none for the disabled hook.
+      const deliveries = await getJson<Array<{ status: string }>>(admin, `/api/hooks/${created.id}/deliveries`);
+      expect(deliveries).to.have.length(2);
+      await eventually(async () => (await getJson<Array<{ status: string }>>(admin, `/api/hooks/${created.id}/deliveries`))
+        .every((delivery) => delivery.status === 'succeeded'));
       expect(receiver.requests('/shared-1')).to.have.length(1);
       expect(receiver.requests('/shared-2')).to.have.length(1);
     });

@@ -6,6 +6,7 @@ import { expect } from 'chai';
 import { createBullmqDeliveryQueue } from '../../adapters/bullmq/delivery-queue.ts';
 import { createMemoryDeliveryQueue } from '../../adapters/memory/delivery-queue.ts';
 import type { DeliveryJob, DeliveryQueue } from '../../lib/ports/queue.ts';
+import { eventually } from '../support/wait.ts';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const FAST = { errorRetryDelayMs: 50, maxErrorRetries: 2 };
@@ -23,15 +24,10 @@ function job(overrides: Partial<DeliveryJob> = {}): DeliveryJob {
   };
 }
 
-async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await sleep(10);
-  }
+/** The queue holds no job any more, waiting, delayed or running: nothing it was given can still run. */
+async function drained(queue: DeliveryQueue): Promise<void> {
+  await eventually(async () => (await queue.pendingCount()) === 0, { what: 'an empty queue' });
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function gate(): { promise: Promise<void>; open: () => void } {
   let open = () => {};
@@ -52,6 +48,8 @@ interface Backend {
 function bullmqBackend(): Backend & { connection: () => Redis; queueName: () => string } {
   let redis: Redis | undefined;
   let queueName = '';
+  /** Every queue created since the last cleanup, so a test may create more than one. */
+  const created: string[] = [];
   const connection = () => {
     if (!redis) throw new Error('not set up');
     return redis;
@@ -65,12 +63,15 @@ function bullmqBackend(): Backend & { connection: () => Redis; queueName: () => 
     },
     create: () => {
       queueName = `deliveries-test-${process.pid}-${Date.now().toString(36)}-${(sequence += 1)}`;
+      created.push(queueName);
       return createBullmqDeliveryQueue({ connection: connection(), queueName, ...FAST });
     },
     cleanup: async () => {
-      const admin = new Queue(queueName, { connection: connection() });
-      await admin.obliterate({ force: true });
-      await admin.close();
+      for (const name of created.splice(0)) {
+        const admin = new Queue(name, { connection: connection() });
+        await admin.obliterate({ force: true });
+        await admin.close();
+      }
     },
     teardown: async () => {
       await redis?.quit();
@@ -111,9 +112,7 @@ for (const backend of backends) {
         },
         { concurrency: 2 },
       );
-      await waitFor(() => calls.length === 1);
-      await waitFor(async () => (await queue.pendingCount()) === 0);
-      await sleep(100);
+      await drained(queue);
       expect(calls).to.deep.equal([[delivery, 1]]);
     });
 
@@ -127,33 +126,30 @@ for (const backend of backends) {
         { concurrency: 1 },
       );
       await queue.enqueue([job()]);
-      await waitFor(() => attempts.length === 3);
-      await waitFor(async () => (await queue.pendingCount()) === 0);
-      await sleep(100);
+      await drained(queue);
       expect(attempts).to.deep.equal([1, 2, 3]);
     });
 
     it('keeps a delayed retry pending, and known, until it runs', async () => {
-      const attempts: number[] = [];
+      const attempts: Array<[string, number]> = [];
       await queue.consume(
-        async (_job, attempt) => {
-          attempts.push(attempt);
-          return attempt === 1 ? { retryInMs: 400 } : {};
+        async (received, attempt) => {
+          attempts.push([received.hookId, attempt]);
+          return received.hookId === 'delayed' && attempt === 1 ? { retryInMs: 400 } : {};
         },
         { concurrency: 1 },
       );
-      const delivery = job();
+      const delivery = job({ hookId: 'delayed' });
       await queue.enqueue([delivery]);
-      await waitFor(() => attempts.length === 1);
-      await sleep(100);
-      expect(await queue.pendingCount()).to.equal(1);
+      // With one attempt at a time, a job enqueued next runs only once the first attempt has returned.
+      await queue.enqueue([job({ hookId: 'next' })]);
+      await eventually(() => attempts.some(([hookId]) => hookId === 'next'));
+      expect(attempts).to.deep.equal([['delayed', 1], ['next', 1]]);
+      await eventually(async () => (await queue.pendingCount()) === 1, { what: 'only the delayed retry left' });
       // Still known while delayed, so re-enqueueing it does not start it over.
       await queue.enqueue([delivery]);
-      expect(attempts).to.deep.equal([1]);
-      await waitFor(() => attempts.length === 2);
-      await sleep(100);
-      expect(attempts).to.deep.equal([1, 2]);
-      await waitFor(async () => (await queue.pendingCount()) === 0);
+      await drained(queue);
+      expect(attempts).to.deep.equal([['delayed', 1], ['next', 1], ['delayed', 2]]);
     });
 
     it('processes a duplicate deliveryId once', async () => {
@@ -169,22 +165,22 @@ for (const backend of backends) {
         },
         { concurrency: 4 },
       );
-      await waitFor(() => seen.length >= 1);
-      await waitFor(async () => (await queue.pendingCount()) === 0);
-      await sleep(100);
+      await drained(queue);
       expect(seen).to.deep.equal([delivery]);
     });
 
     it('runs at most `concurrency` attempts at once', async () => {
-      const release = gate();
+      const held: Array<() => void> = [];
+      let started = 0;
       let running = 0;
       let maxRunning = 0;
       let done = 0;
       await queue.consume(
         async () => {
+          started += 1;
           running += 1;
           maxRunning = Math.max(maxRunning, running);
-          await release.promise;
+          await new Promise<void>((resolve) => held.push(resolve));
           running -= 1;
           done += 1;
           return {};
@@ -192,11 +188,16 @@ for (const backend of backends) {
         { concurrency: 3 },
       );
       await queue.enqueue(Array.from({ length: 7 }, () => job()));
-      await waitFor(() => running === 3);
-      await sleep(150);
-      expect(running).to.equal(3);
-      release.open();
-      await waitFor(() => done === 7);
+      await eventually(() => started >= 3);
+      // Freeing one slot lets exactly one more start: seeing it start shows the queue has had its turn.
+      held.shift()!();
+      await eventually(() => started >= 4);
+      expect({ started, running }).to.deep.equal({ started: 4, running: 3 });
+      for (let round = 0; round < 7 && done < 7; round += 1) {
+        for (const release of held.splice(0)) release();
+        await eventually(() => done === 7 || held.length > 0);
+      }
+      expect(done).to.equal(7);
       expect(maxRunning).to.equal(3);
     });
 
@@ -212,9 +213,7 @@ for (const backend of backends) {
       );
       await queue.enqueue([job({ hookId: 'flaky' }), job({ hookId: 'broken' })]);
       // `broken` runs once plus FAST.maxErrorRetries retries, then is dropped.
-      await waitFor(() => attempts.filter((a) => a.startsWith('broken')).length === 3);
-      await waitFor(async () => (await queue.pendingCount()) === 0);
-      await sleep(200);
+      await drained(queue);
       expect(attempts.filter((a) => a.startsWith('flaky'))).to.deep.equal(['flaky:1', 'flaky:2']);
       expect(attempts.filter((a) => a.startsWith('broken'))).to.deep.equal(['broken:1', 'broken:2', 'broken:3']);
     });
@@ -232,9 +231,13 @@ for (const backend of backends) {
         { concurrency: 1 },
       );
       await queue.enqueue([job()]);
-      await waitFor(() => events.length === 1);
+      await eventually(() => events.length === 1);
       const closing = queue.close().then(() => events.push('closed'));
-      await sleep(150);
+      // A queue of the same kind with nothing in flight, closed after this one started closing, is closed
+      // first: this one is waiting for its attempt, not merely slower.
+      const idle = backend.create();
+      await idle.consume(async () => ({}), { concurrency: 1 });
+      await idle.close();
       expect(events).to.deep.equal(['started']);
       release.open();
       await closing;
@@ -308,7 +311,7 @@ describe('delivery queue (bullmq): a worker killed mid-attempt', () => {
       },
       { concurrency: 1 },
     );
-    await waitFor(() => attempts.length === 1, 15_000);
+    await eventually(() => attempts.length === 1, 15_000);
     // The killed attempt keeps its number: the recovered run is attempt 2.
     expect(attempts).to.deep.equal([2]);
   });

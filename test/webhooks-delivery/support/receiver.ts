@@ -1,6 +1,8 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
+export { eventually } from '../../support/wait.ts';
+
 export interface ReceivedRequest {
   path: string;
   headers: IncomingHttpHeaders;
@@ -72,24 +74,6 @@ export class Receiver {
 export function sequence(...codes: number[]): Script {
   return (nth) => ({ status: codes[nth - 1] ?? 200, body: `reply ${nth}` });
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-type Truthy<T> = Exclude<T, false | 0 | '' | null | undefined>;
-
-/** Polls until `check` returns a truthy value, and returns it; fails after `timeoutMs`. */
-export async function eventually<T>(check: () => T | Promise<T>, timeoutMs = 10_000): Promise<Truthy<T>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value as Truthy<T>;
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await sleep(20);
-  }
-}
-
-/** Waits a little longer to see that nothing more happens (bounded; not a timing assertion). */
-export const settle = (ms = 300) => sleep(ms);
 
 /** A loopback URL where nothing listens (a port just released), for connection-refused cases. */
 export async function refusingUrl(): Promise<string> {
