@@ -8,14 +8,16 @@ import { Redis } from 'ioredis';
 import { createMemoryKeyValueStore } from '../../adapters/memory/kv.ts';
 import { createRedisKeyValueStore } from '../../adapters/redis/kv.ts';
 import type { KeyValueStore } from '../../lib/ports/kv.ts';
+import { installFakeClock, type FakeClock } from '../support/clock.ts';
+import { eventually } from '../support/wait.ts';
 
 interface Backend {
   readonly kind: KeyValueStore['kind'];
+  /** Whether expiries follow this process's `Date`, so that a fake clock moves them. */
+  readonly localClock: boolean;
   open(): Promise<KeyValueStore>;
   tearDown(): Promise<void>;
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function connectRedis(): Redis {
   return new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', { lazyConnect: true, maxRetriesPerRequest: 1 });
@@ -33,6 +35,7 @@ async function deleteByPrefix(redis: Redis, prefix: string): Promise<void> {
 function memoryBackend(): Backend {
   return {
     kind: 'memory',
+    localClock: true,
     async open() {
       return createMemoryKeyValueStore();
     },
@@ -46,6 +49,7 @@ function redisBackend(): Backend {
   let stores = 0;
   return {
     kind: 'redis',
+    localClock: false,
     async open() {
       if (redis.status === 'wait') await redis.connect();
       // Each store gets its own namespace, so stores opened here are independent like memory ones.
@@ -72,17 +76,36 @@ async function rejects(promise: Promise<unknown>): Promise<void> {
 function keyValueContract(backend: Backend): void {
   describe(`KeyValueStore contract: ${backend.kind}`, () => {
     let kv: KeyValueStore;
+    let clock: FakeClock | undefined;
     let sequence = 0;
     const key = () => `k${++sequence}`;
+    const gone = (k: string) => async () => (await kv.ttl(k)) === -2;
 
     before(async () => {
+      if (backend.localClock) clock = installFakeClock();
       kv = await backend.open();
     });
 
     after(async () => {
       await kv?.close();
       await backend.tearDown();
+      clock?.uninstall();
     });
+
+    /**
+     * Lets `ms` pass for the store's expiries, after which `reached` holds. The fake clock stops a millisecond
+     * short first, where `reached` must not hold yet; Redis expires on the server's clock, so it is polled.
+     */
+    async function passes(ms: number, reached: () => Promise<boolean>): Promise<void> {
+      if (clock) {
+        clock.advance(ms - 1);
+        expect(await reached(), `${ms - 1} ms later`).to.equal(false);
+        clock.advance(1);
+      } else {
+        await eventually(reached, { timeoutMs: ms + 5000, intervalMs: 10, what: `the state ${ms} ms later` });
+      }
+      expect(await reached(), `${ms} ms later`).to.equal(true);
+    }
 
     it('reports its kind and answers ping', async () => {
       expect(kv.kind).to.equal(backend.kind);
@@ -105,8 +128,7 @@ function keyValueContract(backend: Backend): void {
       const k = key();
       await kv.set(k, 'short', 50);
       expect(await kv.get(k)).to.equal('short');
-      await sleep(80);
-      expect(await kv.get(k)).to.equal(null);
+      await passes(50, async () => (await kv.get(k)) === null);
       expect(await kv.ttl(k)).to.equal(-2);
     });
 
@@ -134,7 +156,7 @@ function keyValueContract(backend: Backend): void {
       expect(await kv.setIfAbsent(k, 'second', 50)).to.equal(false);
       expect(await kv.get(k)).to.equal('first');
       expect(await kv.ttl(k)).to.be.within(1, 50);
-      await sleep(80);
+      await passes(50, gone(k));
       expect(await kv.setIfAbsent(k, 'third', 1_000)).to.equal(true);
       expect(await kv.get(k)).to.equal('third');
     });
@@ -147,7 +169,7 @@ function keyValueContract(backend: Backend): void {
       expect(await kv.getDel(k)).to.equal(null);
       expect(await kv.get(k)).to.equal(null);
       await kv.set(k, 'expiring', 30);
-      await sleep(60);
+      await passes(30, gone(k));
       expect(await kv.getDel(k)).to.equal(null);
     });
 
@@ -168,11 +190,11 @@ function keyValueContract(backend: Backend): void {
       const k = key();
       expect(await kv.incr(k, 300)).to.equal(1);
       expect(await kv.ttl(k)).to.be.within(1, 300);
-      await sleep(100);
+      await passes(100, async () => (await kv.ttl(k)) <= 200);
       expect(await kv.incr(k, 300)).to.equal(2);
-      expect(await kv.ttl(k), 'later increments keep the window').to.be.at.most(210);
+      expect(await kv.ttl(k), 'later increments keep the window').to.be.at.most(200);
       expect(await kv.get(k)).to.equal('2');
-      await sleep(250);
+      await passes(200, gone(k));
       expect(await kv.get(k)).to.equal(null);
       expect(await kv.incr(k, 300)).to.equal(1);
     });

@@ -9,6 +9,7 @@ import { createMemoryDocumentStore } from '../../adapters/memory/documents.ts';
 import { createMongoDocumentStore } from '../../adapters/mongodb/documents.ts';
 import { createAdapterFactory, OIDC_MODELS, prepareOidcCollections } from '../../lib/oidc/adapter.ts';
 import type { DocumentStore } from '../../lib/ports/documents.ts';
+import { withFakeClock } from '../support/clock.ts';
 
 const backends: Array<{ name: string; open: (() => Promise<DocumentStore>) | null }> = [
   { name: 'memory', open: async () => createMemoryDocumentStore() },
@@ -47,14 +48,17 @@ for (const backend of backends) {
       expect(await tokens.find('at1')).to.equal(undefined);
     });
 
-    it('hides expired entries even before the store removes them', async () => {
+    it('hides expired entries even before the store removes them', () => withFakeClock(async (clock) => {
+      // Expiry is read against this process's clock, which MongoDB's own TTL monitor never sees.
       const sessions = adapter('Session');
-      await sessions.upsert('s-expiring', { uid: 'uid-expiring', kind: 'Session' } as never, 1);
-      expect(await sessions.find('s-expiring')).not.to.equal(undefined);
-      await new Promise((resolve) => setTimeout(resolve, 1100));
+      await sessions.upsert('s-expiring', { uid: 'uid-expiring', kind: 'Session' } as never, 60);
+      clock.advance(59_999);
+      expect(await sessions.find('s-expiring'), 'a millisecond before it expires').not.to.equal(undefined);
+      expect(await sessions.findByUid('uid-expiring')).not.to.equal(undefined);
+      clock.advance(1);
       expect(await sessions.find('s-expiring')).to.equal(undefined);
       expect(await sessions.findByUid('uid-expiring')).to.equal(undefined);
-    });
+    }));
 
     it('upserts replace the payload', async () => {
       const grants = adapter('Grant');

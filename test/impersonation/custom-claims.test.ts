@@ -200,18 +200,25 @@ describe('custom JWT claims from a stored script', () => {
     }
 
     it('stops an infinite loop without stalling other requests', async () => {
-      let loopAnswered = false;
+      let answeredAt: number | undefined;
       const loop = test('const getCustomJwtClaims = () => { for (;;) {} };').then((res) => {
-        loopAnswered = true;
+        answeredAt = performance.now();
         return res;
       });
-      await new Promise((resolve) => setTimeout(resolve, 150));
-      const health = await fetch(`${running.baseUrl}/healthz`);
-      expect(health.status).to.equal(200);
-      expect(loopAnswered, 'another request was served while the script was still spinning').to.equal(false);
+      const healthAnsweredAt: number[] = [];
+      for (let polls = 0; answeredAt === undefined && polls < 5000; polls += 1) {
+        const health = await fetch(`${running.baseUrl}/healthz`);
+        expect(health.status).to.equal(200);
+        healthAnsweredAt.push(performance.now());
+      }
       const res = await loop;
       expect(res.status).to.equal(422);
       expect(((await res.json()) as { data: { reason: string } }).data.reason).to.equal('timeout');
+      // A timeout answers no sooner than TIMEOUT_MS after the script started, so the script was spinning
+      // throughout the last TIMEOUT_MS before the answer: health checks answered inside that span were served
+      // while it spun (a blocked event loop would have answered them all at the end, at once).
+      const spinning = healthAnsweredAt.filter((at) => at > answeredAt! - TIMEOUT_MS + 100 && at < answeredAt! - 100);
+      expect(spinning.length, 'health checks answered while the script spun').to.be.at.least(3);
     });
 
     it('stops a huge allocation', async () => {

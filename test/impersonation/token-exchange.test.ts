@@ -6,6 +6,8 @@ import {
   createApplication, createResource, createRole, createUser, subjectToken, tokenRequest, type ApiFixture,
 } from '../support/fixtures.ts';
 import type { CustomizerInput } from '../../lib/jwt-customizer/claims.ts';
+import { installFakeClock } from '../support/clock.ts';
+import { eventually } from '../support/wait.ts';
 
 export const GRANT = 'urn:ietf:params:oauth:grant-type:token-exchange';
 export const AT = 'urn:ietf:params:oauth:token-type:access_token';
@@ -147,19 +149,39 @@ describe('token exchange (RFC 8693 impersonation)', () => {
   });
 
   it('rule 3: expiry follows the configured lifetime', async () => {
-    const short = await startService({ env: { SUBJECT_TOKEN_TTL_SECONDS: '1' } });
+    // The embedded store expires on the fake clock, so the lifetime can be a realistic one; Redis expires on
+    // its own clock, so there the shortest lifetime is awaited for real.
+    const onRedis = Boolean(process.env.TEST_REDIS_URL);
+    const ttlSeconds = onRedis ? 1 : 300;
+    const clock = onRedis ? undefined : installFakeClock();
+    const short = await startService({ env: { SUBJECT_TOKEN_TTL_SECONDS: String(ttlSeconds) } });
     try {
       const user = await createUser(short);
       const app = await createApplication(short, { type: 'Traditional', customClientMetadata: { allowTokenExchange: true } });
       const res = await short.request('/api/subject-tokens', { method: 'POST', json: { userId: user.id } });
       const { subjectToken: token, expiresIn } = await res.json() as { subjectToken: string; expiresIn: number };
-      expect(expiresIn).to.equal(1);
-      await new Promise((resolve) => setTimeout(resolve, 1300));
+      expect(expiresIn).to.equal(ttlSeconds);
+      // An unknown target is refused after the subject token was found valid, and spends nothing.
+      const probe = async () => (await tokenRequest(short, {
+        grant_type: GRANT, subject_token_type: AT, subject_token: token, resource: 'https://unregistered.example.com',
+      }, app)).body.error;
+      if (clock) {
+        clock.advance(ttlSeconds * 1000 - 1);
+        expect(await probe(), 'valid a millisecond before its lifetime ends').to.equal('invalid_target');
+        clock.advance(1);
+      } else {
+        expect(await probe(), 'valid when issued').to.equal('invalid_target');
+        await eventually(async () => (await probe()) === 'invalid_request', {
+          timeoutMs: ttlSeconds * 1000 + 5000, intervalMs: 50, what: 'the subject token to expire',
+        });
+      }
       const { status, body } = await tokenRequest(short, { grant_type: GRANT, subject_token_type: AT, subject_token: token }, app);
       expect(status).to.equal(400);
       expect(body.error).to.equal('invalid_request');
+      expect(body.error_description).to.match(/subject_token is invalid, expired or already used/);
     } finally {
       await short.close();
+      clock?.uninstall();
     }
   });
 

@@ -380,12 +380,18 @@ describe('jwt-customizer sandbox', () => {
   });
 
   describe('close', () => {
-    it('answers pending and later runs and leaves nothing running', async () => {
+    it('answers running, queued and later runs and leaves nothing running', async () => {
       const closing = createScriptRunner({ timeoutMs: 2000, memoryBytes: 16 * MB, workers: 1 });
-      const pending = closing.run(`const getCustomJwtClaims = () => { while (true) {} };`, input);
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      // A first run leaves the worker started and idle, so the next run goes to it at once.
+      claimsOf(await closing.run(`const getCustomJwtClaims = () => ({});`, input));
+      const running = closing.run(`const getCustomJwtClaims = () => { while (true) {} };`, input);
+      const queued = closing.run(`const getCustomJwtClaims = () => ({ queued: true });`, input);
+      const started = performance.now();
       await closing.close();
-      errorOf(await pending, 'runtime');
+      for (const outcome of await Promise.all([running, queued])) {
+        expect(errorOf(outcome, 'runtime').message).to.match(/closed/);
+      }
+      expect(performance.now() - started, 'closing did not wait for the time limit').to.be.below(1000);
       errorOf(await closing.run(`const getCustomJwtClaims = () => ({});`, input), 'runtime');
     });
 

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { withFakeClock } from '../support/clock.ts';
 import { fixtures, ok, startHarness, unique, type Harness } from './support/harness.ts';
 
 describe('organizations management API', () => {
@@ -137,17 +138,22 @@ describe('organizations management API', () => {
       const organization = await fixtures(h).organization();
       const email = `${unique('late')}@example.com`;
       const user = await fixtures(h).user({ primaryEmail: email });
-      const invitation = await ok(h.api('POST', '/organization-invitations', {
-        invitee: email, organizationId: organization.id, expiresAt: Date.now() + 150,
-      }));
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      expect((await ok(h.api('GET', `/organization-invitations/${invitation.id}`))).status).to.equal('Expired');
-      h.clear();
-      const refused = await h.api('PUT', `/organization-invitations/${invitation.id}/status`, { status: 'Accepted', acceptedUserId: user.id });
-      expect(refused.status).to.equal(422);
-      expect(h.events).to.deep.equal([]);
-      expect((await h.api('DELETE', `/organization-invitations/${invitation.id}`)).status).to.equal(204);
-      expect((await h.api('DELETE', `/organization-invitations/${invitation.id}`)).status).to.equal(404);
+      await withFakeClock(async (clock) => {
+        const invitation = await ok(h.api('POST', '/organization-invitations', {
+          invitee: email, organizationId: organization.id, expiresAt: Date.now() + 600_000,
+        }));
+        const path = `/organization-invitations/${invitation.id}`;
+        clock.advance(600_000 - 1);
+        expect((await ok(h.api('GET', path))).status, 'a millisecond before expiresAt').to.equal('Pending');
+        clock.advance(1);
+        expect((await ok(h.api('GET', path))).status).to.equal('Expired');
+        h.clear();
+        const refused = await h.api('PUT', `${path}/status`, { status: 'Accepted', acceptedUserId: user.id });
+        expect(refused.status).to.equal(422);
+        expect(h.events).to.deep.equal([]);
+        expect((await h.api('DELETE', path)).status).to.equal(204);
+        expect((await h.api('DELETE', path)).status).to.equal(404);
+      });
     });
   });
 

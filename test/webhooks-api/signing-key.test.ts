@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { Webhook } from 'standardwebhooks';
 import type { RunningService } from '../support/service.ts';
+import { withFakeClock } from '../support/clock.ts';
 import { bodyOf, createHook, getJson, startHookService, verifyDelivery } from '../webhooks-delivery/support/hooks.ts';
 import { Receiver, eventually, type ReceivedRequest } from '../webhooks-delivery/support/receiver.ts';
 
@@ -52,16 +53,21 @@ describe('hooks API: signing-key rotation', () => {
     expect(new Webhook(hook.signingKey).verify(request.body, headersOf(request))).to.have.property('hookId', hook.id);
   });
 
-  it('stops signing with the previous key once the grace period is over', async () => {
-    const running = await start('1');
+  it('stops signing with the previous key once the grace period is over', () => withFakeClock(async (clock) => {
+    const running = await start('3600');
     const hook = await createHook(running, { events: ['User.Created'], config: { url: receiver.url('/expiring') } });
     const rotated = await rotate(running, hook.id);
-    await new Promise((resolve) => setTimeout(resolve, 1100));
+    clock.advance(3_600_000 - 1);
+    const last = await deliverOne(running, '/expiring');
+    expect(String(last.headers['webhook-signature']).split(' '), 'a millisecond before the grace ends').to.have.length(2);
+    expect(new Webhook(hook.signingKey).verify(last.body, headersOf(last))).to.have.property('hookId', hook.id);
+
+    clock.advance(1);
     const request = await deliverOne(running, '/expiring');
     verifyDelivery(request, rotated.signingKey);
     expect(String(request.headers['webhook-signature']).split(' ')).to.have.length(1);
     expect(() => new Webhook(hook.signingKey).verify(request.body, headersOf(request))).to.throw();
-  });
+  }));
 
   it('with no grace period, signs with the new key only', async () => {
     const running = await start('0');
