@@ -1,7 +1,33 @@
 import type { AdapterPayload } from 'oidc-provider';
-import { isConfidential, type Application, type ApplicationType } from './repository.ts';
+import { isConfidential, type Application, type ApplicationType, type CustomClientMetadata } from './repository.ts';
 
 export const TOKEN_EXCHANGE_GRANT = 'urn:ietf:params:oauth:grant-type:token-exchange';
+
+/** The longest refresh-token lifetime an application may set (`refreshTokenTtlInDays`), as Logto allows. */
+export const MAX_REFRESH_TOKEN_TTL_DAYS = 730;
+
+/**
+ * The `customClientMetadata` settings the provider acts on while it issues tokens. They travel on the OIDC
+ * client as extra client metadata under the same names, so the provider's hooks read them without a lookup.
+ */
+export const CLIENT_SETTINGS = [
+  'corsAllowedOrigins', 'idTokenTtl', 'refreshTokenTtlInDays', 'rotateRefreshToken', 'alwaysIssueRefreshToken',
+] as const satisfies ReadonlyArray<keyof CustomClientMetadata>;
+
+/** Settings that only mean something for applications that sign users in (ID and refresh tokens). */
+export const SIGN_IN_SETTINGS = [
+  'idTokenTtl', 'refreshTokenTtlInDays', 'rotateRefreshToken', 'alwaysIssueRefreshToken',
+] as const satisfies ReadonlyArray<keyof CustomClientMetadata>;
+
+/** Why a CORS allowed origin is not one: browsers send `scheme://host[:port]`, lower-cased, nothing more. */
+export function originProblem(value: string): string | undefined {
+  const parsed = URL.parse(value);
+  if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')) return 'must be an http or https origin';
+  if (parsed.origin !== value) {
+    return `must be an origin (scheme://host[:port], lower-case, default port omitted) without path, query or fragment, e.g. ${parsed.origin}`;
+  }
+  return undefined;
+}
 
 /** Third-party applications can never impersonate, whatever their metadata says. */
 export function tokenExchangeAllowed(app: Pick<Application, 'isThirdParty' | 'customClientMetadata'>): boolean {
@@ -55,5 +81,8 @@ export function toClientMetadata(app: Application & { secretDigest: string | nul
     token_endpoint_auth_method: confidential ? 'client_secret_basic' : 'none',
   };
   if (confidential && app.secretDigest) metadata.client_secret = app.secretDigest;
+  for (const key of CLIENT_SETTINGS) {
+    if (app.customClientMetadata[key] !== undefined) metadata[key] = app.customClientMetadata[key];
+  }
   return metadata;
 }

@@ -4,6 +4,7 @@ import {
   isConfidential, type Application, type ApplicationType, type CustomClientMetadata,
 } from './repository.ts';
 import type { Repositories } from '../repositories.ts';
+import { SIGN_IN_SETTINGS } from './clients.ts';
 
 export interface NewApplication {
   name: string;
@@ -23,7 +24,29 @@ function assertTokenExchangeRule(app: Pick<Application, 'isThirdParty' | 'custom
   }
 }
 
-/** Application rules that sit above storage: secrets, the third-party rule, M2M-only role assignment. */
+/** A setting that would change nothing for this type of application is refused rather than stored. */
+function assertSettingsApply(type: ApplicationType, metadata: CustomClientMetadata | undefined): void {
+  if (!metadata) return;
+  const inert = type === 'MachineToMachine' ? SIGN_IN_SETTINGS.filter((key) => metadata[key] !== undefined) : [];
+  if (inert.length) {
+    throw errors.unprocessable(
+      'application.setting_not_applicable',
+      `MachineToMachine applications sign no user in and receive no ID or refresh token, so ${inert.join(', ')} would change nothing`,
+      { fields: inert },
+    );
+  }
+  if (!isConfidential(type) && metadata.rotateRefreshToken === false) {
+    throw errors.unprocessable(
+      'application.refresh_token_rotation_required',
+      `${type} applications are public clients, whose refresh tokens must be rotated on every use: rotateRefreshToken cannot be false`,
+    );
+  }
+}
+
+/**
+ * Application rules that sit above storage: secrets, the third-party rule, settings that fit the type,
+ * M2M-only role assignment.
+ */
 export function createApplicationsLibrary(deps: Pick<Repositories, 'applications' | 'roles' | 'organizations' | 'oidcRevocation'>) {
   const { applications, roles } = deps;
 
@@ -50,12 +73,14 @@ export function createApplicationsLibrary(deps: Pick<Repositories, 'applications
         createdAt: Date.now(),
       };
       assertTokenExchangeRule(app);
+      assertSettingsApply(app.type, input.customClientMetadata);
       const secret = isConfidential(app.type) ? newSecret() : undefined;
       await applications.insert(app, { secretDigest: secret ? digest(secret) : null });
       return secret ? { ...app, secret } : app;
     },
     async update(id: string, changes: Omit<Partial<NewApplication>, 'type'>): Promise<Application> {
       const current = await mustFind(id);
+      assertSettingsApply(current.type, changes.customClientMetadata);
       const next: Partial<Application> = {};
       if (changes.name !== undefined) next.name = changes.name;
       if (changes.description !== undefined) next.description = changes.description ?? null;

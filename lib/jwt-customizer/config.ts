@@ -5,8 +5,13 @@ export interface JwtCustomizerConfig {
   environmentVariables: Record<string, string>;
   /** Fail closed: a script error refuses the token instead of issuing it without custom claims. */
   blockIssuanceOnError: boolean;
+  /** What the test endpoint runs the script on when its request brings no token, or no context. */
+  tokenSample?: Record<string, unknown>;
+  contextSample?: Record<string, unknown>;
   updatedAt: number;
 }
+
+export type JwtCustomizerInput = Omit<JwtCustomizerConfig, 'updatedAt'>;
 
 const ID = 'jwt-customizer.access-token';
 /** How long a process trusts its cached copy; other processes' changes show up within this time. */
@@ -30,8 +35,11 @@ export function createJwtCustomizerConfigs(store: DocumentStore) {
       cached = { value, until: Date.now() + CACHE_MS };
       return value;
     },
-    async put(config: Pick<JwtCustomizerConfig, 'script' | 'environmentVariables' | 'blockIssuanceOnError'>): Promise<JwtCustomizerConfig> {
-      const value: JwtCustomizerConfig = { ...config, updatedAt: Date.now() };
+    async put(config: JwtCustomizerInput): Promise<JwtCustomizerConfig> {
+      const { tokenSample, contextSample, ...rest } = config;
+      const value: JwtCustomizerConfig = {
+        ...rest, ...(tokenSample && { tokenSample }), ...(contextSample && { contextSample }), updatedAt: Date.now(),
+      };
       await configs.replaceOne({ _id: ID }, { ...value, _id: ID }, { upsert: true });
       cached = undefined;
       return value;

@@ -5,7 +5,10 @@ import type { Authorization } from '../roles/authorization.ts';
 import type { Repositories } from '../repositories.ts';
 import { matchesDigest } from '../ids.ts';
 import { isDependencyFailure } from '../http/dependency-errors.ts';
-import { toClientMetadata } from '../applications/clients.ts';
+import { CLIENT_SETTINGS, toClientMetadata } from '../applications/clients.ts';
+import {
+  corsAllowed, grantTtl, idTokenTtl, issueRefreshToken, refreshTokenTtl, rotateRefreshToken,
+} from './client-policy.ts';
 import { createAdapterFactory } from './adapter.ts';
 import type { DocumentStore } from '../ports/documents.ts';
 import { OIDC_SCOPES, accountClaims } from './claims.ts';
@@ -20,7 +23,7 @@ export interface ProviderOptions {
   store: DocumentStore;
   repositories: Repositories;
   authorization: Authorization;
-  /** Lifetime of access tokens for the userinfo endpoint (no resource), seconds. */
+  /** Lifetime of access tokens without a resource (userinfo tokens, bare client credentials), seconds. */
   accessTokenTtl: number;
   /** Absolute URL of the sign-in UI; the interaction uid is appended. */
   interactionUrl: string;
@@ -42,6 +45,9 @@ function accountIdOf(ctx: KoaContextWithOIDC): string | undefined {
 
 export function createProvider(options: ProviderOptions): Provider {
   const { repositories, authorization } = options;
+  // A token for a resource lives as long as that resource says; one for the userinfo endpoint, the default.
+  const accessTokenTtl = (_ctx: unknown, token: { resourceServer?: { accessTokenTTL?: number | undefined } | undefined }) =>
+    token.resourceServer?.accessTokenTTL ?? options.accessTokenTtl;
 
   const configuration: Configuration = {
     adapter: createAdapterFactory(options.store, async (clientId) => {
@@ -70,7 +76,11 @@ export function createProvider(options: ProviderOptions): Provider {
       rpInitiatedLogout: { enabled: true, logoutSource, postLogoutSuccessSource },
       resourceIndicators: {
         enabled: true,
-        defaultResource: (_ctx, _client, oneOf) => oneOf ?? undefined!,
+        // A request that names no resource gets a token for the default resource, when one is set.
+        async defaultResource(_ctx, _client, oneOf) {
+          if (oneOf) return oneOf;
+          return (await repositories.resources.findDefault())?.indicator;
+        },
         useGrantedResource: () => true,
         async getResourceServerInfo(ctx, indicator, client) {
           const resource = await repositories.resources.findByIndicator(indicator);
@@ -93,15 +103,20 @@ export function createProvider(options: ProviderOptions): Provider {
       },
     },
     pkce: { required: () => true },
+    // Per-application settings (customClientMetadata) ride on the client; the hooks below read them.
+    extraClientMetadata: { properties: CLIENT_SETTINGS },
+    clientBasedCORS: corsAllowed,
+    issueRefreshToken: (_ctx, client, source) => issueRefreshToken(client, source.scopes),
+    rotateRefreshToken,
     ttl: {
-      AccessToken: options.accessTokenTtl,
-      ClientCredentials: options.accessTokenTtl,
+      AccessToken: accessTokenTtl,
+      ClientCredentials: accessTokenTtl,
       AuthorizationCode: 60,
-      IdToken: 3600,
+      IdToken: (_ctx, _token, client) => idTokenTtl(client),
       Interaction: 3600,
       Session: 14 * 24 * 3600,
-      Grant: 14 * 24 * 3600,
-      RefreshToken: 14 * 24 * 3600,
+      Grant: grantTtl,
+      RefreshToken: refreshTokenTtl,
     },
     clientDefaults: {
       id_token_signed_response_alg: options.signingAlg,

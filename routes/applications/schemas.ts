@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { searchablePagination } from '../../lib/http/api.ts';
 import { APPLICATION_TYPES, type ApplicationType } from '../../lib/applications/repository.ts';
-import { redirectUriProblem } from '../../lib/applications/clients.ts';
+import { MAX_REFRESH_TOKEN_TTL_DAYS, originProblem, redirectUriProblem } from '../../lib/applications/clients.ts';
 
 const redirectUri = z.string().max(2048).refine((value) => URL.canParse(value), 'must be an absolute URI');
 
@@ -24,14 +24,25 @@ export const oidcClientMetadata = z.object({
   postLogoutRedirectUris: z.array(redirectUri).max(100).default([]),
 }).strict();
 
+const origin = z.string().max(2048).superRefine((value, ctx) => {
+  const problem = originProblem(value);
+  if (problem) ctx.addIssue({ code: 'custom', message: problem });
+});
+
 export const customClientMetadata = z.object({
   allowTokenExchange: z.boolean().optional(),
   maxAllowedGrants: z.number().int().min(1).max(10_000).optional(),
-  corsAllowedOrigins: z.array(z.url().max(2048)).max(100).optional(),
-  idTokenTtl: z.number().int().min(60).max(86_400).optional(),
-  refreshTokenTtlInDays: z.number().int().min(1).max(365).optional(),
-  rotateRefreshToken: z.boolean().optional(),
-  alwaysIssueRefreshToken: z.boolean().optional(),
+  corsAllowedOrigins: z.array(origin).max(100).optional()
+    .describe('Browser origins that may call the token, userinfo, revocation and introspection endpoints for this application'),
+  idTokenTtl: z.number().int().min(60).max(86_400).optional()
+    .describe('ID token lifetime, seconds (default 3600); not for MachineToMachine applications'),
+  refreshTokenTtlInDays: z.number().int().min(1).max(MAX_REFRESH_TOKEN_TTL_DAYS).optional()
+    .describe('Refresh token lifetime, days (default 14); not for MachineToMachine applications'),
+  rotateRefreshToken: z.boolean().optional()
+    .describe('true (default) renews a refresh token on use: on every use for SPA and Native, once 70% of its '
+      + 'life has passed for Traditional; false (Traditional only) keeps it until it expires'),
+  alwaysIssueRefreshToken: z.boolean().optional()
+    .describe('Issue a refresh token without the offline_access scope; not for MachineToMachine applications'),
 }).strict();
 
 export const applicationType = z.enum(APPLICATION_TYPES);

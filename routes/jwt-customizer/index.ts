@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { declare, type ApiRouterDeps } from '../../lib/http/api.ts';
 import type { ServiceCore } from '../../lib/core.ts';
 import { errors } from '../../lib/errors.ts';
+import { jsonObject } from '../../lib/http/schemas.ts';
 import { withoutReserved } from '../../lib/jwt-customizer/claims.ts';
 
 const tag = 'Custom JWT claims';
@@ -14,6 +15,8 @@ const config = z.object({
   script: z.string(),
   environmentVariables: z.record(z.string(), z.string()),
   blockIssuanceOnError: z.boolean(),
+  tokenSample: z.record(z.string(), z.unknown()).optional(),
+  contextSample: z.record(z.string(), z.unknown()).optional(),
   updatedAt: z.number(),
 });
 
@@ -21,9 +24,8 @@ const putBody = z.object({
   script,
   environmentVariables: environmentVariables.optional(),
   blockIssuanceOnError: z.boolean().optional(),
-  // Accepted for Logto compatibility; samples are only used by the test endpoint.
-  tokenSample: z.record(z.string(), z.unknown()).optional(),
-  contextSample: z.record(z.string(), z.unknown()).optional(),
+  tokenSample: jsonObject.optional().describe('Token the test endpoint uses when its request has none'),
+  contextSample: jsonObject.optional().describe('Context the test endpoint uses when its request has none'),
 }).strict();
 
 const patchBody = putBody.partial().strict();
@@ -31,8 +33,8 @@ const patchBody = putBody.partial().strict();
 const testBody = z.object({
   script,
   environmentVariables: environmentVariables.optional(),
-  token: z.record(z.string(), z.unknown()).default({}),
-  context: z.record(z.string(), z.unknown()).default({}),
+  token: z.record(z.string(), z.unknown()).optional().describe('Default: the stored tokenSample, else {}'),
+  context: z.record(z.string(), z.unknown()).optional().describe('Default: the stored contextSample, else {}'),
 }).strict();
 
 export function jwtCustomizerRoutes(api: ApiRouterDeps, core: ServiceCore): void {
@@ -57,6 +59,8 @@ export function jwtCustomizerRoutes(api: ApiRouterDeps, core: ServiceCore): void
       script: body.script,
       environmentVariables: body.environmentVariables ?? {},
       blockIssuanceOnError: body.blockIssuanceOnError ?? false,
+      tokenSample: body.tokenSample,
+      contextSample: body.contextSample,
     }),
   });
 
@@ -69,6 +73,8 @@ export function jwtCustomizerRoutes(api: ApiRouterDeps, core: ServiceCore): void
         script: body.script ?? current.script,
         environmentVariables: body.environmentVariables ?? current.environmentVariables,
         blockIssuanceOnError: body.blockIssuanceOnError ?? current.blockIssuanceOnError,
+        tokenSample: body.tokenSample ?? current.tokenSample,
+        contextSample: body.contextSample ?? current.contextSample,
       });
     },
   });
@@ -82,11 +88,15 @@ export function jwtCustomizerRoutes(api: ApiRouterDeps, core: ServiceCore): void
 
   declare(api, {
     method: 'post', path: '/configs/jwt-customizer/test', tag,
-    summary: 'Run a script on a sample token and context, in the sandbox, and return the claims it adds',
+    summary: 'Run a script in the sandbox on a sample token and context (the stored samples when omitted), '
+      + 'and return the claims it adds',
     body: testBody, response: z.record(z.string(), z.unknown()),
     async handler({ body }) {
+      const samples = body.token && body.context ? undefined : await configs.get();
       const outcome = await deps.runner().run(body.script, {
-        token: body.token, context: body.context, environmentVariables: body.environmentVariables ?? {},
+        token: body.token ?? samples?.tokenSample ?? {},
+        context: body.context ?? samples?.contextSample ?? {},
+        environmentVariables: body.environmentVariables ?? {},
       });
       if (outcome.kind === 'claims') return withoutReserved(outcome.claims);
       if (outcome.kind === 'denied') {

@@ -41,7 +41,8 @@ export function resourceRoutes(api: ApiRouterDeps, core: ServiceCore): void {
   });
 
   declare(api, {
-    method: 'patch', path: '/resources/:id/is-default', tag, summary: 'Make an API resource the default (or not)',
+    method: 'patch', path: '/resources/:id/is-default', tag,
+    summary: 'Make an API resource the default (or not): requests without `resource` get tokens for it; setting one clears the other',
     params: byId, body: isDefaultBody, response: resource,
     handler: ({ params, body }) => library.setDefault(params.id, body.isDefault),
   });

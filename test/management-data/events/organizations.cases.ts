@@ -19,9 +19,10 @@ export const organizationEventCases: EventCase[] = [
     async arrange() {
       return {
         path: '/organizations', params: {}, status: 201,
-        body: { name: unique('Acme'), description: 'Rockets', customData: { tier: 'gold' }, isMfaRequired: true },
+        body: { name: unique('Acme'), description: 'Rockets', customData: { tier: 'gold' }, isMfaRequired: false },
         expected: (res) => [{ event: 'Organization.Created', data: res.body }],
         failures: [
+          { why: 'MFA required, which does not exist yet', path: '/organizations', body: { name: 'x', isMfaRequired: true }, status: 422 },
           { why: 'missing name', path: '/organizations', body: { description: 'x' }, status: 400 },
           { why: 'operator-like customData key', path: '/organizations', body: { name: 'x', customData: { a: { $gt: 1 } } }, status: 400 },
         ],
@@ -34,9 +35,10 @@ export const organizationEventCases: EventCase[] = [
       const organization = await fixtures(h).organization();
       return {
         path: `/organizations/${organization.id}`, params: { id: organization.id }, status: 200,
-        body: { description: 'Updated', isMfaRequired: true },
+        body: { description: 'Updated', isMfaRequired: false },
         expected: (res) => [{ event: 'Organization.Data.Updated', data: res.body }],
         failures: [
+          { why: 'MFA required, which does not exist yet', path: `/organizations/${organization.id}`, body: { isMfaRequired: true }, status: 422 },
           { why: 'unknown organization', path: `/organizations/${MISSING}`, body: { description: 'x' }, status: 404 },
           { why: 'isMfaRequired not a boolean', path: `/organizations/${organization.id}`, body: { isMfaRequired: 1 }, status: 400 },
         ],
