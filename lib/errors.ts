@@ -1,22 +1,86 @@
 import { DuplicateKeyError } from './ports/documents.ts';
 
 /**
- * Management and Experience API errors: `{ code, message, data? }` with a stable `code` clients switch on.
- * Route code throws these through the named factories below; one middleware renders them.
+ * What kind of failure an error is. Domain code states only this; each surface (JSON on /api, HTML on the
+ * sign-in pages) turns a kind into an HTTP status in one place, `lib/http/errors.ts`.
  */
-export class ApiError extends Error {
-  readonly status: number;
-  readonly code: string;
+export type ErrorKind =
+  | 'invalid' | 'unauthenticated' | 'forbidden' | 'not_found' | 'method_not_allowed' | 'conflict'
+  | 'too_large' | 'unsupported' | 'rule' | 'unavailable' | 'internal';
+
+/** Every error code the service answers with, and its kind: the closed set clients switch on. */
+const ERROR_CODES = {
+  'guard.invalid_input': 'invalid',
+  'guard.invalid_json': 'invalid',
+  'guard.invalid_body_encoding': 'invalid',
+  'guard.payload_too_large': 'too_large',
+  'guard.unsupported_media_type': 'unsupported',
+  'guard.unsupported_content_encoding': 'unsupported',
+  /** A request the body parser or router refused for a reason none of the codes above names. */
+  'request.invalid': 'invalid',
+  'auth.unauthorized': 'unauthenticated',
+  'auth.forbidden': 'forbidden',
+  'entity.not_found': 'not_found',
+  'entity.unique_integrity_violation': 'conflict',
+  'route.not_found': 'not_found',
+  'route.method_not_allowed': 'method_not_allowed',
+  'application.no_secret': 'rule',
+  'application.protected': 'rule',
+  'application.refresh_token_rotation_required': 'rule',
+  'application.setting_not_applicable': 'rule',
+  'application.role_type_mismatch': 'rule',
+  'application.third_party_token_exchange': 'rule',
+  'resource.protected': 'rule',
+  'role.protected': 'rule',
+  'role.management_api_scopes_not_assignable_to_user_role': 'rule',
+  'user.role_type_mismatch': 'rule',
+  'user.suspended': 'rule',
+  'session.invalid_credentials': 'rule',
+  'organization.application_type_not_allowed': 'rule',
+  'organization.mfa_not_supported': 'rule',
+  'organization.require_membership': 'rule',
+  'organization.role_type_mismatch': 'rule',
+  'organization_invitation.email_mismatch': 'rule',
+  'organization_invitation.not_pending': 'rule',
+  'hook.missing_events': 'invalid',
+  'hook.disabled': 'rule',
+  'hook.endpoint_responded_with_error': 'rule',
+  'hook.send_test_payload_failed': 'rule',
+  'hook.signing_key_rotation_conflict': 'conflict',
+  'jwt_customizer.access_denied': 'rule',
+  'jwt_customizer.script_error': 'rule',
+  'service.dependency_unavailable': 'unavailable',
+  'service.internal_error': 'internal',
+} as const satisfies Record<string, ErrorKind>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+/** The codes of one kind, e.g. `CodeOf<'rule'>` for the business rules a request can break. */
+export type CodeOf<K extends ErrorKind> = { [C in ErrorCode]: (typeof ERROR_CODES)[C] extends K ? C : never }[ErrorCode];
+
+export function kindOf(code: ErrorCode): ErrorKind {
+  return ERROR_CODES[code];
+}
+
+/**
+ * An expected failure with a stable `code` and a message for humans: `{ code, message, data? }` on the
+ * wire. Thrown through the named factories below; the surface's error middleware renders it.
+ */
+export class DomainError extends Error {
+  readonly code: ErrorCode;
   readonly data: unknown;
-  constructor(status: number, code: string, message: string, data?: unknown) {
+  constructor(code: ErrorCode, message: string, data?: unknown) {
     super(message);
-    this.name = 'ApiError';
-    this.status = status;
+    this.name = 'DomainError';
     this.code = code;
     this.data = data;
   }
 
-  toJSON(): { code: string; message: string; data?: unknown } {
+  get kind(): ErrorKind {
+    return kindOf(this.code);
+  }
+
+  toJSON(): { code: ErrorCode; message: string; data?: unknown } {
     return this.data === undefined
       ? { code: this.code, message: this.message }
       : { code: this.code, message: this.message, data: this.data };
@@ -24,30 +88,35 @@ export class ApiError extends Error {
 }
 
 export const errors = {
-  invalidInput: (message: string, data?: unknown) => new ApiError(400, 'guard.invalid_input', message, data),
-  invalidJson: () => new ApiError(400, 'guard.invalid_json', 'request body is not valid JSON'),
-  payloadTooLarge: () => new ApiError(413, 'guard.payload_too_large', 'request body is too large'),
-  unsupportedMediaType: () => new ApiError(415, 'guard.unsupported_media_type', 'request body must be application/json'),
-  invalidBodyEncoding: () => new ApiError(400, 'guard.invalid_body_encoding', 'request body does not decode with its Content-Encoding'),
-  unsupportedContentEncoding: (coding: string) => new ApiError(415, 'guard.unsupported_content_encoding',
+  invalidInput: (message: string, data?: unknown) => new DomainError('guard.invalid_input', message, data),
+  invalidJson: () => new DomainError('guard.invalid_json', 'request body is not valid JSON'),
+  invalidRequest: () => new DomainError('request.invalid', 'the request could not be processed'),
+  payloadTooLarge: () => new DomainError('guard.payload_too_large', 'request body is too large'),
+  unsupportedMediaType: () => new DomainError('guard.unsupported_media_type', 'request body must be application/json'),
+  invalidBodyEncoding: () => new DomainError('guard.invalid_body_encoding', 'request body does not decode with its Content-Encoding'),
+  unsupportedContentEncoding: (coding: string) => new DomainError('guard.unsupported_content_encoding',
     `Content-Encoding ${coding.slice(0, 64)} is not supported; send gzip, deflate, br or no encoding`),
-  unauthorized: (message = 'a valid bearer token is required') => new ApiError(401, 'auth.unauthorized', message),
+  unauthorized: (message = 'a valid bearer token is required') => new DomainError('auth.unauthorized', message),
   forbidden: (scope: string) =>
-    new ApiError(403, 'auth.forbidden', `the token lacks the scope required here: ${scope}`, { requiredScope: scope }),
+    new DomainError('auth.forbidden', `the token lacks the scope required here: ${scope}`, { requiredScope: scope }),
   notFound: (entity: string, id?: string) =>
-    new ApiError(404, 'entity.not_found', id ? `${entity} ${id} not found` : `${entity} not found`, { entity }),
-  routeNotFound: () => new ApiError(404, 'route.not_found', 'no such route'),
-  methodNotAllowed: () => new ApiError(405, 'route.method_not_allowed', 'method not allowed on this route'),
+    new DomainError('entity.not_found', id ? `${entity} ${id} not found` : `${entity} not found`, { entity }),
+  routeNotFound: () => new DomainError('route.not_found', 'no such route'),
+  methodNotAllowed: () => new DomainError('route.method_not_allowed', 'method not allowed on this route'),
   duplicate: (entity: string, field: string) =>
-    new ApiError(409, 'entity.unique_integrity_violation', `${entity} with this ${field} already exists`, { entity, field }),
-  unprocessable: (code: string, message: string, data?: unknown) => new ApiError(422, code, message, data),
-  rateLimited: (code: string, message: string) => new ApiError(429, code, message),
-  dependencyDown: (what: string) => new ApiError(503, 'service.dependency_unavailable', `${what} is unavailable`),
-  internal: () => new ApiError(500, 'service.internal_error', 'internal error'),
+    new DomainError('entity.unique_integrity_violation', `${entity} with this ${field} already exists`, { entity, field }),
+  /** Input that is well-formed but invalid in a way only this domain names (e.g. `hook.missing_events`). */
+  invalid: (code: CodeOf<'invalid'>, message: string, data?: unknown) => new DomainError(code, message, data),
+  /** A business rule the request breaks. */
+  unprocessable: (code: CodeOf<'rule'>, message: string, data?: unknown) => new DomainError(code, message, data),
+  /** The state changed under the request; retrying may succeed. */
+  conflict: (code: CodeOf<'conflict'>, message: string, data?: unknown) => new DomainError(code, message, data),
+  dependencyDown: (what: string) => new DomainError('service.dependency_unavailable', `${what} is unavailable`),
+  internal: () => new DomainError('service.internal_error', 'internal error'),
 };
 
 /**
- * Runs a write and turns a unique-index violation into a 409 naming the field: the given one, or with
+ * Runs a write and turns a unique-index violation into `entity.unique_integrity_violation` naming the field: the given one, or with
  * `null` (several unique fields) the first field of the violated index.
  */
 export async function unique<T>(entity: string, field: string | null, write: () => Promise<T>): Promise<T> {
@@ -61,7 +130,7 @@ export async function unique<T>(entity: string, field: string | null, write: () 
   }
 }
 
-/** Throws the 404 naming every id of `wanted` that is not in `found`. */
+/** Throws `entity.not_found` naming every id of `wanted` that is not in `found`. */
 export function assertAllFound(entity: string, wanted: readonly string[], found: ReadonlyArray<{ id: string }>): void {
   const present = new Set(found.map((item) => item.id));
   const missing = [...new Set(wanted)].filter((id) => !present.has(id));

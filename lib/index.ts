@@ -1,4 +1,4 @@
 export { createIdentityService, type IdentityService, type IdentityServiceOptions } from './service.ts';
-export { ApiError } from './errors.ts';
+export { DomainError, type ErrorCode } from './errors.ts';
 export { ALL_EVENTS, type EventName } from './events/catalogue.ts';
 export type { IdentityEvent } from './events/bus.ts';

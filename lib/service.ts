@@ -20,7 +20,7 @@ import { MANAGEMENT_EVENTS } from './events/management-events.ts';
 import { createManagementAuth } from './management/auth.ts';
 import { RouteRegistry, type ApiRouterDeps } from './http/api.ts';
 import { buildOpenApi } from './http/openapi.ts';
-import { errorMiddleware } from './http/errors.ts';
+import { jsonErrorMiddleware } from './http/errors.ts';
 import { parseBody, refuseEncodedBodies } from './http/body.ts';
 import { providerPageSecurity } from './http/page-security.ts';
 import { errors } from './errors.ts';
@@ -170,7 +170,7 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
     });
 
     const apiStack = compose([
-      errorMiddleware(logger),
+      jsonErrorMiddleware(logger),
       parseBody(koaBody({ json: true, jsonLimit: '256kb', jsonStrict: true, urlencoded: false, text: false, multipart: false })),
       routeEventsMiddleware({ map: MANAGEMENT_EVENTS, bus: core.bus, prefix: API_PREFIX }),
       router.routes(),

@@ -6,8 +6,8 @@ import type { Page, PageResult } from '../data/entity.ts';
 import type { EventState } from '../events/route-events.ts';
 
 /**
- * Declarative routes: each one names its schemas once; the same declaration validates requests, checks
- * the response shape in development, and feeds the OpenAPI document. Route modules read as a pipeline:
+ * Declarative routes: each one names its schemas once; the same declaration validates requests, sends only
+ * what the response schema lets through, and feeds the OpenAPI document. Route modules read as a pipeline:
  * authenticate (scope) → validate → handle → present.
  */
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
@@ -25,6 +25,11 @@ export interface RouteDeclaration<P extends z.ZodType, Q extends z.ZodType, B ex
   body?: B;
   /** Successful status (default 200; 201 for creation; 204 without a body). */
   status?: number;
+  /**
+   * The body's contract, required unless the status is 204: every response is parsed through it and the
+   * parsed value is sent, so fields the schema does not name (a secret a repository forgot to hide) are
+   * dropped. Object schemas must strip unknown keys (zod's default), not pass them through.
+   */
   response?: z.ZodType;
   handler: (ctx: ApiContext<z.infer<P>, z.infer<Q>, z.infer<B>>) => Promise<unknown>;
 }
@@ -88,6 +93,26 @@ function parseOrThrow<T extends z.ZodType>(schema: T | undefined, value: unknown
   return result.data;
 }
 
+/**
+ * Thrown when a handler's result does not match its response schema: a bug, never the client's fault. The
+ * API's error middleware logs it at error level and answers 500 `service.internal_error`, in every
+ * environment: an unchecked body is never sent. The message names the route and the failing paths, not the
+ * values, which may be secret.
+ */
+export class ResponseContractError extends Error {
+  constructor(route: string, issues: z.core.$ZodIssue[]) {
+    const where = issues.map((issue) => `${issue.path.map(String).join('.') || '(root)'}: ${issue.message}`).join('; ');
+    super(`the response of ${route} does not match its schema: ${where}`);
+    this.name = 'ResponseContractError';
+  }
+}
+
+function present(schema: z.ZodType, value: unknown, route: string): unknown {
+  const result = schema.safeParse(value);
+  if (!result.success) throw new ResponseContractError(route, result.error.issues);
+  return result.data;
+}
+
 /** Declares a route on a koa-router with validation and registers it for documentation. */
 export function declare<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType>(
   deps: ApiRouterDeps,
@@ -95,6 +120,9 @@ export function declare<P extends z.ZodType, Q extends z.ZodType, B extends z.Zo
 ): void {
   const scope = route.scope === undefined ? 'all' : route.scope;
   const status = route.status ?? 200;
+  const name = `${route.method.toUpperCase()} ${deps.prefix}${route.path}`;
+  const response = route.response;
+  if (status !== 204 && !response) throw new Error(`${name} answers ${status} with a body but declares no response schema`);
   deps.registry.routes.push({
     method: route.method,
     path: `${deps.prefix}${route.path}`,
@@ -125,8 +153,8 @@ export function declare<P extends z.ZodType, Q extends z.ZodType, B extends z.Zo
         return items;
       },
     });
+    if (status !== 204 && response) ctx.body = present(response, result, name);
     ctx.status = status;
-    if (status !== 204) ctx.body = result as object;
   });
   deps.router[route.method](route.path, ...middlewares);
 }

@@ -1,18 +1,38 @@
-import type { Middleware } from 'koa';
+import type { Context, Middleware } from 'koa';
+import { errors as oidcErrors } from 'oidc-provider';
 import type { Logger } from 'pino';
-import { ApiError, errors } from '../errors.ts';
+import { DomainError, errors, type ErrorKind } from '../errors.ts';
 import { isDependencyFailure } from './dependency-errors.ts';
+import { messagePage } from './html.ts';
+import { setPageHeaders } from './page-security.ts';
+
+/** The edge: the one place where a kind of failure becomes an HTTP status. */
+const STATUS: Record<ErrorKind, number> = {
+  invalid: 400,
+  unauthenticated: 401,
+  forbidden: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  conflict: 409,
+  too_large: 413,
+  unsupported: 415,
+  rule: 422,
+  internal: 500,
+  unavailable: 503,
+};
+
+export function httpStatusOf(error: DomainError): number {
+  return STATUS[error.kind];
+}
 
 interface HttpLikeError {
   status?: number;
   statusCode?: number;
   type?: string;
-  expose?: boolean;
 }
 
-/** Maps what body parsers and routers throw onto stable API errors. */
-function toApiError(error: unknown): ApiError | undefined {
-  if (error instanceof ApiError) return error;
+/** What body parsers and routers throw (http-errors with a 4xx status), as domain errors. */
+function fromHttpError(error: unknown): DomainError | undefined {
   const http = error as HttpLikeError | null;
   const status = http?.status ?? http?.statusCode;
   if (typeof status !== 'number' || status < 400 || status >= 500) return undefined;
@@ -21,26 +41,74 @@ function toApiError(error: unknown): ApiError | undefined {
   if (status === 404) return errors.routeNotFound();
   if (status === 405) return errors.methodNotAllowed();
   if (http?.type === 'entity.parse.failed' || status === 400) return errors.invalidJson();
-  return new ApiError(status, 'request.invalid', 'the request could not be processed');
+  return errors.invalidRequest();
 }
 
-/** Renders `{ code, message, data? }`; anything unexpected is logged and becomes an opaque 500. */
-export function errorMiddleware(logger: Logger): Middleware {
+/**
+ * Any thrown value as a domain error. Backing-store outages become `service.dependency_unavailable`, anything
+ * unexpected `service.internal_error`; both are logged at error level with the error, the method and the path
+ * (never the query string or the body, which may carry credentials).
+ */
+function toDomainError(error: unknown, ctx: Context, logger: Logger): DomainError {
+  if (error instanceof DomainError) return error;
+  const known = fromHttpError(error);
+  if (known) return known;
+  const where = { err: error, method: ctx.method, path: ctx.path };
+  if (isDependencyFailure(error)) {
+    logger.error(where, 'a backing store is unavailable');
+    return errors.dependencyDown('a backing store');
+  }
+  logger.error(where, 'unhandled error');
+  return errors.internal();
+}
+
+/** The management API's errors: `{ code, message, data? }` with the status of the code's kind. */
+export function jsonErrorMiddleware(logger: Logger): Middleware {
   return async (ctx, next) => {
     try {
       await next();
     } catch (error) {
-      let apiError = toApiError(error);
-      if (!apiError && isDependencyFailure(error)) {
-        logger.warn({ err: error, path: ctx.path }, 'a backing store is unavailable');
-        apiError = errors.dependencyDown('a backing store');
+      const domainError = toDomainError(error, ctx, logger);
+      ctx.status = httpStatusOf(domainError);
+      ctx.body = domainError.toJSON();
+    }
+  };
+}
+
+/** Titles and wording of the sign-in pages' error pages; messages of domain errors are shown as they are. */
+function pageOf(error: unknown, domainError: DomainError): { title: string; message: string } {
+  if (domainError.kind === 'unavailable') {
+    return { title: 'Temporarily unavailable', message: 'The sign-in service cannot complete this right now. Try again in a moment.' };
+  }
+  if (domainError.kind === 'internal') {
+    return { title: 'Something went wrong', message: 'The sign-in could not be completed. Try again later.' };
+  }
+  return { title: 'Form not accepted', message: error instanceof DomainError ? error.message : 'The form could not be read.' };
+}
+
+/**
+ * The sign-in pages' errors, as HTML pages with the pages' security headers: an unknown or expired
+ * interaction (no cookie, stale uid) is the browser's problem and says so; the rest as on the API.
+ */
+export function htmlErrorMiddleware(logger: Logger): Middleware {
+  return async (ctx, next) => {
+    try {
+      await next();
+    } catch (error) {
+      let status: number;
+      let page: { title: string; message: string };
+      if (error instanceof oidcErrors.SessionNotFound) {
+        status = 400;
+        page = { title: 'Sign-in expired', message: 'This sign-in has expired. Go back to the application and start again.' };
+      } else {
+        const domainError = toDomainError(error, ctx, logger);
+        status = httpStatusOf(domainError);
+        page = pageOf(error, domainError);
       }
-      if (!apiError) {
-        logger.error({ err: error, method: ctx.method, path: ctx.path }, 'unhandled error');
-        apiError = errors.internal();
-      }
-      ctx.status = apiError.status;
-      ctx.body = apiError.toJSON();
+      ctx.status = status;
+      ctx.type = 'html';
+      ctx.body = messagePage(page.title, page.message);
+      setPageHeaders(ctx, { formTargets: [] });
     }
   };
 }

@@ -24,3 +24,9 @@ export function htmlPage(title: string, body: string): string {
 <title>${escapeHtml(title)}</title>
 <style>${STYLE}</style></head><body><main>${body}</main></body></html>`;
 }
+
+/** A page with a heading, one paragraph and, optionally, a link onwards. */
+export function messagePage(title: string, message: string, link?: { href: string; label: string }): string {
+  const back = link ? `<p><a href="${escapeHtml(link.href)}">${escapeHtml(link.label)}</a></p>` : '';
+  return htmlPage(title, `<h1>${escapeHtml(title)}</h1><p>${escapeHtml(message)}</p>${back}`);
+}

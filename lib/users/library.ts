@@ -1,4 +1,4 @@
-import { ApiError, assertAllFound, errors, unique } from '../errors.ts';
+import { assertAllFound, errors, unique } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { hashPassword, verifyPassword } from './passwords.ts';
 import type { Repositories } from '../repositories.ts';
@@ -93,7 +93,7 @@ export function createUsersLibrary(deps: UsersDeps) {
       const found = await users.findWithSecrets({ id });
       if (!found) throw errors.notFound('user', id);
       if (!(await verifyPassword(password, found.secrets.passwordDigest))) {
-        throw new ApiError(422, 'session.invalid_credentials', 'the password does not match');
+        throw errors.unprocessable('session.invalid_credentials', 'the password does not match');
       }
     },
     /** Suspending also ends every session and grant, so access stops now rather than at token expiry. */

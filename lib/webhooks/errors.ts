@@ -1,10 +1,9 @@
-import { ApiError, errors } from '../errors.ts';
+import { errors } from '../errors.ts';
 
 /** Webhook errors, with Logto's codes where Logto has one. */
 export const hookErrors = {
-  missingEvents: () => new ApiError(400, 'hook.missing_events', 'a hook needs at least one event in `events`'),
-  unknownEvents: (unknownEvents: string[], validEvents: readonly string[]) => new ApiError(
-    400, 'guard.invalid_input',
+  missingEvents: () => errors.invalid('hook.missing_events', 'a hook needs at least one event in `events`'),
+  unknownEvents: (unknownEvents: string[], validEvents: readonly string[]) => errors.invalidInput(
     `unknown events: ${unknownEvents.join(', ')}; valid events are ${validEvents.join(', ')}`,
     { unknownEvents, validEvents },
   ),
@@ -16,6 +15,6 @@ export const hookErrors = {
     'hook.send_test_payload_failed', `the test payload could not be sent: ${reason}`, { reason },
   ),
   disabled: (hookId: string) => errors.unprocessable('hook.disabled', `hook ${hookId} is disabled; enable it first`),
-  rotationConflict: () => new ApiError(409, 'hook.signing_key_rotation_conflict', 'the signing key changed meanwhile; retry'),
+  rotationConflict: () => errors.conflict('hook.signing_key_rotation_conflict', 'the signing key changed meanwhile; retry'),
   deliveryUnavailable: () => errors.dependencyDown('webhook delivery'),
 };

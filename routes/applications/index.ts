@@ -10,6 +10,7 @@ import {
 
 const tag = 'Applications';
 const byId = z.object({ id: idParam });
+const assignedRoles = z.object({ roleIds: z.array(z.string()) });
 
 export function applicationRoutes(api: ApiRouterDeps, core: ServiceCore): void {
   const { repositories } = core;
@@ -82,7 +83,7 @@ export function applicationRoutes(api: ApiRouterDeps, core: ServiceCore): void {
 
   declare(api, {
     method: 'post', path: '/applications/:id/roles', tag, summary: 'Assign roles to an M2M application',
-    params: byId, body: roleIdsBody, status: 201,
+    params: byId, body: roleIdsBody, status: 201, response: assignedRoles,
     async handler({ params, body }) {
       await library.assertRolesAssignable(params.id, body.roleIds);
       await repositories.roles.assignToApplication(params.id, body.roleIds);
@@ -92,7 +93,7 @@ export function applicationRoutes(api: ApiRouterDeps, core: ServiceCore): void {
 
   declare(api, {
     method: 'put', path: '/applications/:id/roles', tag, summary: 'Replace the roles of an M2M application',
-    params: byId, body: roleIdsBody,
+    params: byId, body: roleIdsBody, response: assignedRoles,
     async handler({ params, body }) {
       await library.assertRolesAssignable(params.id, body.roleIds);
       await repositories.roles.removeAllOfApplication(params.id);

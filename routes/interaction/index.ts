@@ -1,13 +1,15 @@
 import Router from '@koa/router';
 import { koaBody } from 'koa-body';
 import type { Context, Middleware } from 'koa';
+import compose from 'koa-compose';
 import type { ServiceCore } from '../../lib/core.ts';
 import { createPasswordSignIn } from '../../lib/sign-in/password.ts';
 import { createLockout } from '../../lib/sign-in/lockout.ts';
-import { ApiError } from '../../lib/errors.ts';
 import { parseBody } from '../../lib/http/body.ts';
+import { htmlErrorMiddleware } from '../../lib/http/errors.ts';
+import { messagePage } from '../../lib/http/html.ts';
 import { setPageHeaders } from '../../lib/http/page-security.ts';
-import { CSRF_FIELD, consentPage, messagePage, signInPage } from './pages.ts';
+import { CSRF_FIELD, consentPage, signInPage } from './pages.ts';
 import { createFormTokens } from './csrf.ts';
 
 type Details = Awaited<ReturnType<ServiceCore['provider']['interactionDetails']>>;
@@ -134,22 +136,6 @@ export function interactionRoutes(core: ServiceCore): Middleware {
     ctx.respond = false;
   });
 
-  const routes = router.routes();
-  return async (ctx, next) => {
-    try {
-      await routes(ctx as never, next);
-    } catch (error) {
-      // An unknown or expired interaction (no cookie, stale uid) is the browser's problem, not ours.
-      if ((error as { name?: string }).name === 'SessionNotFound') {
-        send(ctx, 400, messagePage('Sign-in expired', 'This sign-in has expired. Go back to the application and start again.'));
-        return;
-      }
-      const status = (error as { status?: unknown }).status;
-      if (typeof status === 'number' && status >= 400 && status < 500) {
-        send(ctx, status, messagePage('Form not accepted', error instanceof ApiError ? error.message : 'The form could not be read.'));
-        return;
-      }
-      throw error;
-    }
-  };
+  const pages = compose([htmlErrorMiddleware(core.logger), router.routes()]);
+  return (ctx, next) => (ctx.path.startsWith('/interaction/') ? pages(ctx as never, next) : next());
 }

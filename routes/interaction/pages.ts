@@ -38,9 +38,3 @@ export function consentPage(options: FormTarget & { clientName: string; scopes: 
 <form method="post" action="${escapeHtml(options.action)}">${csrfInput(options.csrf)}<button type="submit">Allow</button></form>
 ${abortForm(options, 'Deny')}`);
 }
-
-/** A page with a message and no form; `link` leads back where the user can start again. */
-export function messagePage(title: string, message: string, link?: { href: string; label: string }): string {
-  const back = link ? `<p><a href="${escapeHtml(link.href)}">${escapeHtml(link.label)}</a></p>` : '';
-  return htmlPage(title, `<h1>${escapeHtml(title)}</h1><p>${escapeHtml(message)}</p>${back}`);
-}
