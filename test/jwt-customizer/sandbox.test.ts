@@ -395,8 +395,10 @@ describe('jwt-customizer sandbox', () => {
       errorOf(await closing.run(`const getCustomJwtClaims = () => ({});`, input), 'runtime');
     });
 
-    it('closes a runner that never ran', async () => {
-      await createScriptRunner({ timeoutMs: 1000, memoryBytes: 16 * MB, workers: 1 }).close();
+    it('closes a runner that never ran, which then answers every run as closed', async () => {
+      const idle = createScriptRunner({ timeoutMs: 1000, memoryBytes: 16 * MB, workers: 1 });
+      await idle.close();
+      expect(errorOf(await idle.run(`const getCustomJwtClaims = () => ({});`, input), 'runtime').message).to.match(/closed/);
     });
   });
 });

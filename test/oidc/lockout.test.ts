@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import type { IdentityEvent } from '../../lib/events/bus.ts';
 import { startService, type RunningService } from '../support/service.ts';
 import { createUser } from '../support/fixtures.ts';
 import { installFakeClock, type FakeClock } from '../support/clock.ts';
@@ -15,7 +16,7 @@ for (const backend of ['embedded', 'redis'] as const) {
     const lockSeconds = backend === 'embedded' ? 600 : 1;
     let clock: FakeClock | undefined;
     let running: RunningService;
-    let events: Array<Record<string, unknown>>;
+    let events: IdentityEvent[];
     let username: string;
     let pages: Awaited<ReturnType<typeof signInClient>>;
 

@@ -4,7 +4,7 @@
  * `Date.now()`, so moving the clock expires them at once. Timers, sockets, worker threads and mocha keep real
  * time, and so does Redis, whose expiries follow the server's clock.
  */
-import { install, type InstalledClock } from '@sinonjs/fake-timers';
+import { install } from '@sinonjs/fake-timers';
 
 export interface FakeClock {
   /** Moves the clock forward; nothing else runs meanwhile. */
@@ -15,7 +15,7 @@ export interface FakeClock {
 
 /** Freezes `Date` at the current time until `advance` moves it. */
 export function installFakeClock(): FakeClock {
-  const clock: InstalledClock = install({ now: Date.now(), toFake: ['Date'] });
+  const clock = install({ now: Date.now(), toFake: ['Date'] });
   return {
     advance(ms) {
       if (!(ms >= 0)) throw new RangeError(`a clock only moves forward, not by ${ms} ms`);
