@@ -77,15 +77,15 @@ export function grantTtl(ctx: KoaContextWithOIDC | undefined): number {
 }
 
 /**
- * `rotateRefreshToken: false` keeps a refresh token until it expires (confidential applications only; the
- * management API refuses it for public ones). Otherwise a public client's token is replaced on every use,
- * unless bound to a key, and a confidential client's once 70% of its lifetime has passed; no token is
- * renewed a year after the sign-in.
+ * `rotateRefreshToken: false` keeps a confidential client's refresh token until it expires. Otherwise, and
+ * always for a public client (the management API refuses `false` for them; one stored before is ignored),
+ * a public client's token is replaced on every use, unless bound to a key, and a confidential client's once
+ * 70% of its lifetime has passed; no token is renewed a year after the first one of the sign-in.
  */
 export function rotateRefreshToken(ctx: KoaContextWithOIDC): boolean {
   const { RefreshToken: token, Client: client } = ctx.oidc.entities;
   if (!token || !client) return false;
-  if (settingsOf(client).rotateRefreshToken === false) return false;
+  if (settingsOf(client).rotateRefreshToken === false && !isPublic(client)) return false;
   if (token.totalLifetime() >= ROTATION_HORIZON) return false;
   if (isPublic(client) && !token.isSenderConstrained()) return true;
   return token.ttlPercentagePassed() >= CONFIDENTIAL_ROTATION_AFTER;

@@ -116,6 +116,14 @@ describe('application token settings through the authorization code flow', () =>
       });
       expect(patched.status).to.equal(422);
     });
+
+    it('ignores a false stored for a public client before it was refused', async () => {
+      const spa = await app('SPA');
+      await running.service.core.repositories.applications.update(spa.id, { customClientMetadata: { rotateRefreshToken: false } });
+      const tokens = await signIn(running, spa, username, OFFLINE);
+      const refreshed = await refresh(running, spa, tokens.refresh_token!);
+      expect(refreshed.body.refresh_token).to.be.a('string').and.not.equal(tokens.refresh_token);
+    });
   });
 
   describe('alwaysIssueRefreshToken', () => {
