@@ -8,6 +8,7 @@ import { MongoClient } from 'mongodb';
 import { createMemoryDocumentStore } from '../../adapters/memory/documents.ts';
 import { createMongoDocumentStore } from '../../adapters/mongodb/documents.ts';
 import { DuplicateKeyError, type Doc, type DocumentCollection, type DocumentStore } from '../../lib/ports/documents.ts';
+import { eventually } from '../support/wait.ts';
 
 interface Backend {
   readonly kind: DocumentStore['kind'];
@@ -86,12 +87,9 @@ async function duplicateKey(promise: Promise<unknown>): Promise<DuplicateKeyErro
   return error as DuplicateKeyError;
 }
 
-async function eventually(check: () => Promise<boolean>, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() >= deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
+/** Bounded polling for the backend's own removal of expired documents (immediate in memory). */
+async function removedWithin(check: () => Promise<boolean>, timeoutMs: number): Promise<void> {
+  await eventually(check, { timeoutMs, intervalMs: 250, what: 'the expired document removed' });
 }
 
 const ids = (docs: Doc[]): unknown[] => docs.map((doc) => doc._id);
@@ -733,7 +731,7 @@ function documentStoreContract(backend: Backend): void {
           { _id: 'never' },
           { _id: 'not-a-date', expiresAt: 'yesterday' },
         ]);
-        await eventually(async () => (await c.findOne({ _id: 'past' })) === null, backend.ttlDelayMs);
+        await removedWithin(async () => (await c.findOne({ _id: 'past' })) === null, backend.ttlDelayMs);
         expect(ids(await c.find({}, { sort: { _id: 1 } }))).to.deep.equal(['future', 'never', 'not-a-date']);
         expect(await c.countDocuments({})).to.equal(3);
         expect(await c.findOneAndUpdate({ _id: 'past' }, { $set: { a: 1 } })).to.equal(null);
@@ -748,7 +746,7 @@ function documentStoreContract(backend: Backend): void {
           { _id: 'recent', createdAt: new Date(Date.now() - 60_000) },
           { _id: 'old', createdAt: new Date(Date.now() - 7_200_000) },
         ]);
-        await eventually(async () => (await c.countDocuments({})) === 1, backend.ttlDelayMs);
+        await removedWithin(async () => (await c.countDocuments({})) === 1, backend.ttlDelayMs);
         expect(ids(await c.find({}))).to.deep.equal(['recent']);
       });
     });
