@@ -6,7 +6,7 @@ import { DuplicateKeyError } from './ports/documents.ts';
  */
 export type ErrorKind =
   | 'invalid' | 'unauthenticated' | 'forbidden' | 'not_found' | 'method_not_allowed' | 'conflict'
-  | 'too_large' | 'unsupported' | 'rule' | 'unavailable' | 'internal';
+  | 'too_large' | 'unsupported' | 'rule' | 'rate_limited' | 'bad_gateway' | 'unavailable' | 'internal';
 
 /** Every error code the service answers with, and its kind: the closed set clients switch on. */
 const ERROR_CODES = {
@@ -49,6 +49,14 @@ const ERROR_CODES = {
   'hook.signing_key_rotation_conflict': 'conflict',
   'jwt_customizer.access_denied': 'rule',
   'jwt_customizer.script_error': 'rule',
+  'request.message_rate_limited': 'rate_limited',
+  /** No unspent code for this purpose and recipient: never sent, already used, replaced, or long expired. */
+  'verification_code.not_found': 'invalid',
+  'verification_code.expired': 'invalid',
+  'verification_code.code_mismatch': 'invalid',
+  'verification_code.exceed_max_try': 'rate_limited',
+  /** The email or SMS provider refused or failed a message. */
+  'connector.general': 'bad_gateway',
   'service.dependency_unavailable': 'unavailable',
   'service.internal_error': 'internal',
 } as const satisfies Record<string, ErrorKind>;
@@ -87,6 +95,15 @@ export class DomainError extends Error {
   }
 }
 
+/** A refusal the client may retry after `retryAfterSeconds` (sent as `Retry-After`). */
+export class RateLimitedError extends DomainError {
+  readonly retryAfterSeconds: number | undefined;
+  constructor(code: CodeOf<'rate_limited'>, message: string, retryAfterSeconds?: number) {
+    super(code, message);
+    this.retryAfterSeconds = retryAfterSeconds;
+  }
+}
+
 export const errors = {
   invalidInput: (message: string, data?: unknown) => new DomainError('guard.invalid_input', message, data),
   invalidJson: () => new DomainError('guard.invalid_json', 'request body is not valid JSON'),
@@ -111,6 +128,11 @@ export const errors = {
   unprocessable: (code: CodeOf<'rule'>, message: string, data?: unknown) => new DomainError(code, message, data),
   /** The state changed under the request; retrying may succeed. */
   conflict: (code: CodeOf<'conflict'>, message: string, data?: unknown) => new DomainError(code, message, data),
+  /** Too many requests for one subject; `retryAfterSeconds` when waiting is what helps. */
+  rateLimited: (code: CodeOf<'rate_limited'>, message: string, retryAfterSeconds?: number) =>
+    new RateLimitedError(code, message, retryAfterSeconds),
+  /** A provider the service relies on (an email or SMS gateway) refused or failed the request. */
+  badGateway: (code: CodeOf<'bad_gateway'>, message: string) => new DomainError(code, message),
   dependencyDown: (what: string) => new DomainError('service.dependency_unavailable', `${what} is unavailable`),
   internal: () => new DomainError('service.internal_error', 'internal error'),
 };

@@ -1,7 +1,7 @@
 import type { Context, Middleware } from 'koa';
 import { errors as oidcErrors } from 'oidc-provider';
 import type { Logger } from 'pino';
-import { DomainError, errors, type ErrorKind } from '../errors.ts';
+import { DomainError, RateLimitedError, errors, type ErrorKind } from '../errors.ts';
 import { isDependencyFailure } from './dependency-errors.ts';
 import { messagePage } from './html.ts';
 import { setPageHeaders } from './page-security.ts';
@@ -17,12 +17,21 @@ const STATUS: Record<ErrorKind, number> = {
   too_large: 413,
   unsupported: 415,
   rule: 422,
+  rate_limited: 429,
   internal: 500,
+  bad_gateway: 502,
   unavailable: 503,
 };
 
 export function httpStatusOf(error: DomainError): number {
   return STATUS[error.kind];
+}
+
+/** Tells a rate-limited client when to come back. */
+function setRetryAfter(ctx: Context, error: DomainError): void {
+  if (error instanceof RateLimitedError && error.retryAfterSeconds !== undefined) {
+    ctx.set('Retry-After', String(Math.max(1, Math.ceil(error.retryAfterSeconds))));
+  }
 }
 
 interface HttpLikeError {
@@ -70,6 +79,7 @@ export function jsonErrorMiddleware(logger: Logger): Middleware {
     } catch (error) {
       const domainError = toDomainError(error, ctx, logger);
       ctx.status = httpStatusOf(domainError);
+      setRetryAfter(ctx, domainError);
       ctx.body = domainError.toJSON();
     }
   };
@@ -103,6 +113,7 @@ export function htmlErrorMiddleware(logger: Logger): Middleware {
       } else {
         const domainError = toDomainError(error, ctx, logger);
         status = httpStatusOf(domainError);
+        setRetryAfter(ctx, domainError);
         page = pageOf(error, domainError);
       }
       ctx.status = status;
