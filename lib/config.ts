@@ -16,6 +16,13 @@ const csvDelays = z.string().transform((text, ctx) => {
   }
 });
 const booleanFlag = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
+/** `smtp://user:pass@host:587` or `smtps://…`: the URL carries the whole connection, nothing else is read from it. */
+const smtpUrl = z.url({ protocol: /^smtps?$/, error: 'an smtp:// or smtps:// URL' }).refine((text) => {
+  const url = new URL(text);
+  return url.search === '' && url.hash === '' && (url.pathname === '' || url.pathname === '/');
+}, 'smtp[s]://[user:password@]host[:port] with no path, query or fragment');
+/** A bare address (`no-reply@example.com`) or one with a display name (`Example <no-reply@example.com>`). */
+const emailFrom = z.string().max(320).regex(/^(?:[^<>\r\n]*<[^\s@<>]+@[^\s@<>]+>|[^\s@<>]+@[^\s@<>]+)$/, 'an email address, optionally as "Name <address>"');
 
 export const environmentSchema = z.object({
   NODE_ENV: z.string().default('development'),
@@ -78,6 +85,22 @@ export const environmentSchema = z.object({
   LOCKOUT_THRESHOLD: integer(1).max(1000).default(10),
   /** How long a lock lasts, and how long failures are remembered without a success, seconds. */
   LOCKOUT_SECONDS: integer(1).max(86_400).default(600),
+  /** SMTP connector for email codes and invitations; unset = the development connector, which only logs. */
+  SMTP_URL: smtpUrl.optional(),
+  /** Sender of every email; unset = `no-reply@<BASE_URL host>`. */
+  EMAIL_FROM: emailFrom.optional(),
+  /** HTTP SMS connector: a signed JSON POST `{ to, text, type }` per message; unset = the development connector. */
+  SMS_WEBHOOK_URL: z.url({ protocol: /^https?$/, error: 'an http:// or https:// URL' }).optional(),
+  /** Standard Webhooks secret (`whsec_` + base64) that signs every SMS webhook request; required with SMS_WEBHOOK_URL. */
+  SMS_WEBHOOK_SIGNING_KEY: z.string().regex(/^whsec_[A-Za-z0-9+/]{32,}={0,2}$/, 'whsec_ followed by base64 of at least 24 bytes').optional(),
+  /** Lifetime of a verification code, seconds. */
+  VERIFICATION_CODE_TTL_SECONDS: integer(1).max(86_400).default(600),
+  /** Messages one recipient (email address or phone number) may be sent per window; protects inboxes and SMS budgets. */
+  MESSAGE_RATE_LIMIT_COUNT: integer(1).max(10_000).default(10),
+  /** The rate limit's window, seconds; it starts with the first message to a recipient. */
+  MESSAGE_RATE_LIMIT_WINDOW_SECONDS: integer(1).max(86_400).default(600),
+  /** Directory of message templates (`<Purpose>.subject.txt`, `.txt`, `.html`, `.sms.txt`) read at start-up. */
+  MESSAGE_TEMPLATES_DIR: z.string().min(1).optional(),
   /** pino log level. */
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });

@@ -11,6 +11,7 @@ import type { Impersonation } from './impersonation/library.ts';
 import type { Webhooks } from './webhooks/index.ts';
 import type { JwtCustomizerConfigs } from './jwt-customizer/config.ts';
 import type { ScriptRunner } from './jwt-customizer/sandbox.ts';
+import type { Messaging } from './messaging/index.ts';
 
 /**
  * What a service instance is made of, handed to route modules and extensions. Nothing here is global:
@@ -28,6 +29,8 @@ export interface ServiceCore {
   libraries: Libraries;
   impersonation: Impersonation;
   webhooks: Webhooks;
+  /** Verification codes, invitation emails and the per-recipient send limit. */
+  messaging: Messaging;
   /** Stored customizer scripts, and the sandbox that runs them for `/test` (never the issuance pool). */
   customizer: { configs: JwtCustomizerConfigs; runner: () => ScriptRunner };
 }

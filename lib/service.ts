@@ -45,6 +45,7 @@ import { createExtraTokenClaims } from '../extensions/custom-claims/index.ts';
 import { enforceGrantLimits } from '../extensions/grant-limit/index.ts';
 import { createWebhooks, type Webhooks } from './webhooks/index.ts';
 import { hookRoutes } from '../routes/hooks/index.ts';
+import { createMessaging, type MessageTemplates, type MessagingService } from './messaging/index.ts';
 
 export interface IdentityServiceOptions {
   /** Environment to read configuration from; defaults to `process.env`. */
@@ -66,6 +67,11 @@ export interface IdentityServiceOptions {
    * for `npm run worker`. An injected queue is consumed but not closed by `close()`: its owner closes it.
    */
   webhookWorker?: boolean;
+  /**
+   * Wording of verification-code and invitation messages per purpose (`{ SignIn: { subject, text, html, sms } }`);
+   * wins over MESSAGE_TEMPLATES_DIR, which wins over the defaults.
+   */
+  messageTemplates?: MessageTemplates;
 }
 
 export interface IdentityService {
@@ -88,6 +94,7 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
   const settings = resolveSettings(options.env ?? process.env, options.config);
   const logger = options.logger ?? createLogger(settings.LOG_LEVEL);
   const stores = await openStores(settings, logger, options.stores);
+  let messaging: MessagingService | undefined;
   try {
     const repositories = createRepositories(stores.documents);
     await prepareRepositories(repositories);
@@ -142,12 +149,14 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
     enforceGrantLimits(provider, { repositories, bus });
     const webhooks = createWebhooks({ settings, logger, store: stores.documents, kv: stores.kv, queue: stores.queue });
     await webhooks.prepare();
+    messaging = await createMessaging({ settings, logger, kv: stores.kv, bus, templates: options.messageTemplates });
     const core: ServiceCore = {
       settings, logger, store: stores.documents, kv: stores.kv, bus, repositories, authorization,
       provider,
       libraries,
       impersonation,
       webhooks,
+      messaging,
       customizer: { configs: customizerConfigs, runner: () => getSandboxes().test },
     };
     const stopFanOut = core.bus.subscribe(webhooks.fanOut);
@@ -208,12 +217,14 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
       async close() {
         stopFanOut();
         await sandboxes?.close();
+        await messaging?.close();
         // The queue closes first: its consumer finishes the attempts in flight while the stores are open.
         await stores.close();
         webhooks.close();
       },
     };
   } catch (error) {
+    await messaging?.close();
     await stores.close();
     throw error;
   }

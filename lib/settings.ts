@@ -11,6 +11,8 @@ export interface Settings extends Environment {
   embedded: { documents: boolean; keyValue: boolean };
   /** The delivery queue's name; `private` when no other process could consume it (see WEBHOOK_QUEUE_NAME). */
   webhookQueue: { name: string; private: boolean };
+  /** Sender of every email: EMAIL_FROM, or `no-reply@` the BASE_URL host. */
+  emailFrom: string;
 }
 
 /**
@@ -30,6 +32,9 @@ export function resolveSettings(env: Record<string, string | undefined>, overrid
       'NODE_ENV=production needs MONGODB_URI and REDIS_URL: embedded storage keeps everything in memory and '
       + 'loses it on restart. Set ALLOW_EMBEDDED_IN_PRODUCTION=true to run a throwaway demo anyway.',
     );
+  }
+  if (Boolean(environment.SMS_WEBHOOK_URL) !== Boolean(environment.SMS_WEBHOOK_SIGNING_KEY)) {
+    throw new ConfigurationError('SMS_WEBHOOK_URL and SMS_WEBHOOK_SIGNING_KEY must be set together: every SMS request is signed');
   }
   if (Boolean(environment.ADMIN_CLIENT_ID) !== Boolean(environment.ADMIN_CLIENT_SECRET)) {
     throw new ConfigurationError('ADMIN_CLIENT_ID and ADMIN_CLIENT_SECRET must be set together');
@@ -51,7 +56,15 @@ export function resolveSettings(env: Record<string, string | undefined>, overrid
     cookieKeys,
     embedded,
     webhookQueue: webhookQueue(environment.WEBHOOK_QUEUE_NAME, embedded.documents),
+    emailFrom: environment.EMAIL_FROM ?? defaultSender(baseUrl),
   };
+}
+
+/** `no-reply@` the public host; an IP address becomes an address literal (`no-reply@[127.0.0.1]`), as SMTP wants it. */
+function defaultSender(baseUrl: string): string {
+  const host = new URL(baseUrl).hostname;
+  const literal = /^\d+(?:\.\d+){3}$/.test(host) ? `[${host}]` : host.startsWith('[') ? `[IPv6:${host.slice(1, -1)}]` : host;
+  return `no-reply@${literal}`;
 }
 
 function webhookQueue(configured: string | undefined, embeddedDocuments: boolean): Settings['webhookQueue'] {

@@ -1,0 +1,143 @@
+import type { Logger } from 'pino';
+import type { EventBus } from '../events/bus.ts';
+import type { KeyValueStore } from '../ports/kv.ts';
+import type { Settings } from '../settings.ts';
+import { createVerificationCodes, type Recipient } from './codes.ts';
+import { createConnectors } from './connectors/index.ts';
+import { createMessageRateLimit, type MessageEventContext } from './rate-limit.ts';
+import { readTemplatesDir, render, resolveTemplates, type CodePurpose, type MessagePurpose, type MessageTemplates } from './templates.ts';
+
+export type { Recipient } from './codes.ts';
+export { MAX_CODE_ATTEMPTS, CODE_DIGITS } from './codes.ts';
+export type { MessageEventContext } from './rate-limit.ts';
+export { MESSAGE_PURPOSES, type MessagePurpose, type MessageTemplate, type MessageTemplates } from './templates.ts';
+
+export interface SendCodeInput {
+  purpose: MessagePurpose;
+  to: Recipient;
+  /** Shown in the message (`{{applicationName}}`); defaults to the service's host. */
+  applicationName?: string;
+  /** Request context for Message.RateLimited. */
+  context?: MessageEventContext;
+  /**
+   * `false` spends the recipient's budget exactly as a send would (same 429s, same event) but sends and stores
+   * nothing: for requests that must not reveal whether an account exists. Default `true`.
+   */
+  deliver?: boolean;
+}
+
+export interface VerifyCodeInput {
+  purpose: MessagePurpose;
+  to: Recipient;
+  code: string;
+}
+
+export interface SendInvitationInput {
+  /** The invitee's email address. */
+  to: string;
+  link: string;
+  organizationName: string;
+  inviterName?: string | null;
+  /** More template placeholders, from the inviting request's message payload; they win over all but `link`. */
+  variables?: Readonly<Record<string, string>>;
+  context?: MessageEventContext;
+}
+
+/**
+ * Verification codes and messages to end users. Every send takes one message from the recipient's budget
+ * first (429 `request.message_rate_limited`, after publishing Message.RateLimited once per window); connector
+ * failures are 502 `connector.general` or 503 `service.dependency_unavailable`, never 500.
+ */
+export interface Messaging {
+  /** Sends a fresh code, which replaces any earlier one for the same purpose and recipient once it has gone out. */
+  sendCode(input: SendCodeInput): Promise<void>;
+  /**
+   * Checks and spends a code; throws 400 `verification_code.code_mismatch`, `verification_code.expired`,
+   * `verification_code.not_found` (never sent, already used or replaced) or 429 `verification_code.exceed_max_try`.
+   */
+  verifyCode(input: VerifyCodeInput): Promise<void>;
+  /** Sends the OrganizationInvitation template to an email address (rate-limited the same way). */
+  sendInvitation(input: SendInvitationInput): Promise<void>;
+}
+
+export interface MessagingService extends Messaging {
+  close(): Promise<void>;
+}
+
+/** A value with a line break must not start a new header line. */
+const oneLine = (subject: string) => subject.replace(/[\r\n]+/g, ' ');
+
+function asCodePurpose(purpose: MessagePurpose): CodePurpose {
+  if (purpose === 'OrganizationInvitation') throw new TypeError('OrganizationInvitation messages carry a link, not a code: use sendInvitation');
+  return purpose;
+}
+
+/**
+ * Builds the messaging of one service instance. Throws a ConfigurationError at start-up for unreadable or
+ * invalid templates, and in production without real connectors.
+ */
+export async function createMessaging(deps: {
+  settings: Settings;
+  logger: Logger;
+  kv: KeyValueStore;
+  bus: EventBus;
+  templates?: MessageTemplates;
+}): Promise<MessagingService> {
+  const { settings, logger } = deps;
+  const fromDir = settings.MESSAGE_TEMPLATES_DIR ? await readTemplatesDir(settings.MESSAGE_TEMPLATES_DIR) : undefined;
+  const templates = resolveTemplates([
+    { source: 'MESSAGE_TEMPLATES_DIR', templates: fromDir },
+    { source: 'messageTemplates', templates: deps.templates },
+  ]);
+  const connectors = createConnectors(settings, logger);
+  const codes = createVerificationCodes({ kv: deps.kv, ttlSeconds: settings.VERIFICATION_CODE_TTL_SECONDS });
+  const rateLimit = createMessageRateLimit({
+    kv: deps.kv, bus: deps.bus,
+    policy: { count: settings.MESSAGE_RATE_LIMIT_COUNT, windowSeconds: settings.MESSAGE_RATE_LIMIT_WINDOW_SECONDS },
+  });
+  const serviceName = new URL(settings.baseUrl).host;
+
+  return {
+    async sendCode({ purpose, to, applicationName, context, deliver = true }) {
+      const codePurpose = asCodePurpose(purpose);
+      await rateLimit.consume(purpose, to, context);
+      if (!deliver) return;
+      const issued = codes.issue(codePurpose, to);
+      const template = templates[codePurpose];
+      const values = {
+        code: issued.code, applicationName: applicationName ?? serviceName, recipient: to.value,
+        expiresInMinutes: String(Math.ceil(codes.ttlSeconds / 60)),
+      };
+      const connector = to.type === 'email' ? connectors.email : connectors.phone;
+      await connector.send({
+        channel: to.type, to: to.value, purpose,
+        subject: oneLine(render(template.subject, values)),
+        text: render(to.type === 'email' ? template.text : template.sms, values),
+        html: render(template.html, values, 'html'),
+      });
+      await issued.commit();
+    },
+
+    async verifyCode({ purpose, to, code }) {
+      await codes.verify(asCodePurpose(purpose), to, code);
+    },
+
+    async sendInvitation({ to, link, organizationName, inviterName, variables, context }) {
+      const recipient: Recipient = { type: 'email', value: to.toLowerCase() };
+      await rateLimit.consume('OrganizationInvitation', recipient, context);
+      const template = templates.OrganizationInvitation;
+      const values = {
+        organizationName, inviterName: inviterName ?? '', invitedBy: inviterName ? ` by ${inviterName}` : '',
+        recipient: recipient.value, ...variables, link,
+      };
+      await connectors.email.send({
+        channel: 'email', to: recipient.value, purpose: 'OrganizationInvitation',
+        subject: oneLine(render(template.subject, values)),
+        text: render(template.text, values),
+        html: render(template.html, values, 'html'),
+      });
+    },
+
+    close: () => connectors.close(),
+  };
+}
