@@ -8,6 +8,7 @@ import { createOrganizationsRepository } from './organizations/repository.ts';
 import { createResourcesRepository } from './resources/repository.ts';
 import { createRolesRepository } from './roles/repository.ts';
 import { createUsersRepository } from './users/repository.ts';
+import { createSignInExperienceRepository } from './sign-in-experience/repository.ts';
 
 export function createRepositories(store: DocumentStore) {
   return {
@@ -19,6 +20,7 @@ export function createRepositories(store: DocumentStore) {
     organizationRoles: createOrganizationRolesRepository(store),
     organizationScopes: createOrganizationScopesRepository(store),
     organizationInvitations: createOrganizationInvitationsRepository(store),
+    signInExperience: createSignInExperienceRepository(store),
     /** Sessions, grants and tokens of node-oidc-provider, for ending a user's access. */
     oidcRevocation: createOidcRevocation(store),
   };

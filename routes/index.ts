@@ -7,6 +7,7 @@ import { organizationScopeRoutes } from './organization-scopes/index.ts';
 import { organizationRoutes } from './organizations/index.ts';
 import { resourceRoutes } from './resources/index.ts';
 import { roleRoutes } from './roles/index.ts';
+import { signInExperienceRoutes } from './sign-in-experience/index.ts';
 import { userRoutes } from './users/index.ts';
 
 /** The identity-data management routes (applications, resources, roles, users, organizations, …). */
@@ -19,4 +20,5 @@ export function managementRoutes(api: ApiRouterDeps, core: ServiceCore): void {
   organizationRoleRoutes(api, core);
   organizationScopeRoutes(api, core);
   organizationInvitationRoutes(api, core);
+  signInExperienceRoutes(api, core);
 }

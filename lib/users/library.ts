@@ -4,6 +4,7 @@ import { hashPassword, verifyPassword } from './passwords.ts';
 import type { Repositories } from '../repositories.ts';
 import type { Role } from '../roles/repository.ts';
 import type { User } from './repository.ts';
+import type { SignInExperienceLibrary } from '../sign-in-experience/library.ts';
 
 /** Fields an operator sets on a user; `null` clears an identifier. */
 export type UserChanges = {
@@ -18,12 +19,28 @@ export type UserChanges = {
 
 export type NewUser = UserChanges & {
   password?: string;
+  /** A password already hashed where it was received (sign-up keeps no clear-text password in between). */
+  passwordDigest?: string;
+};
+
+/** What an end-user flow changes on an account: identifiers, a password hashed on receipt, the sign-in time. */
+export type ExperienceChanges = {
+  username?: string;
+  primaryEmail?: string;
+  primaryPhone?: string;
+  passwordDigest?: string;
+  lastSignInAt?: number;
 };
 
 type UsersDeps = Pick<Repositories, 'users' | 'roles' | 'organizations' | 'oidcRevocation'>;
+/**
+ * The sign-in experience's password policy. Passwords the management API sets obey it too: the policy says
+ * which passwords the service keeps, whoever chose them (Logto checks end users' only).
+ */
+type PasswordPolicyGate = Pick<SignInExperienceLibrary, 'assertPassword'>;
 
 /** User rules above storage: password hashing, default roles, suspension, and what deletion cleans up. */
-export function createUsersLibrary(deps: UsersDeps) {
+export function createUsersLibrary(deps: UsersDeps, passwordPolicy: PasswordPolicyGate) {
   const { users, roles, organizations, oidcRevocation } = deps;
 
   async function mustFind(id: string): Promise<User> {
@@ -50,6 +67,7 @@ export function createUsersLibrary(deps: UsersDeps) {
   return {
     mustFind,
     async create(input: NewUser): Promise<User> {
+      if (input.password !== undefined) await passwordPolicy.assertPassword(input.password, input);
       const now = Date.now();
       const user: User = {
         id: newId(12),
@@ -63,18 +81,22 @@ export function createUsersLibrary(deps: UsersDeps) {
         profile: input.profile ?? {},
         applicationId: null,
         isSuspended: false,
-        hasPassword: input.password !== undefined,
+        hasPassword: input.password !== undefined || input.passwordDigest !== undefined,
         lastSignInAt: null,
         createdAt: now,
         updatedAt: now,
       };
-      const passwordDigest = input.password === undefined ? null : await hashPassword(input.password);
+      const passwordDigest = input.passwordDigest ?? (input.password === undefined ? null : await hashPassword(input.password));
       await unique('user', null, () => users.insert(user, { passwordDigest }));
       const defaults = await roles.defaults('User');
       if (defaults.length) await roles.assignToUser(user.id, defaults.map((role) => role.id));
       return user;
     },
     update: (id: string, changes: UserChanges) => update(id, changes),
+    /** Applies what a sign-in, sign-up or password reset established (Experience API submit). */
+    applyExperience(id: string, changes: ExperienceChanges): Promise<User> {
+      return update(id, changes.passwordDigest === undefined ? changes : { ...changes, hasPassword: true });
+    },
     /** Top-level keys of `customData` are merged into the stored object. */
     async mergeCustomData(id: string, customData: Record<string, unknown>): Promise<User> {
       const user = await mustFind(id);
@@ -86,7 +108,7 @@ export function createUsersLibrary(deps: UsersDeps) {
       return update(id, { profile: { ...user.profile, ...profile } });
     },
     async setPassword(id: string, password: string): Promise<User> {
-      await mustFind(id);
+      await passwordPolicy.assertPassword(password, await mustFind(id));
       return update(id, { passwordDigest: await hashPassword(password), hasPassword: true });
     },
     async verifyPassword(id: string, password: string): Promise<void> {

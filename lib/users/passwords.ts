@@ -1,6 +1,9 @@
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 
-/** Password policy of the management and end-user APIs. */
+/**
+ * Outer bounds of any password: `maxLength` caps what the APIs accept and what a sign-in experience's policy may
+ * allow; the policy itself (lib/sign-in-experience) decides which passwords are good enough.
+ */
 export const PASSWORD_POLICY = { minLength: 8, maxLength: 256 } as const;
 
 /**

@@ -19,7 +19,8 @@ export const username = z.string().min(1).max(128)
 export const email = z.string().max(320).toLowerCase().regex(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, 'must be an email address');
 const phone = z.string().min(1).max(32).regex(/^\d+$/, 'must be digits only (E.164 without the +)');
 const avatar = z.string().max(2048).refine((value) => URL.canParse(value), 'must be an absolute URL');
-export const password = z.string().min(PASSWORD_POLICY.minLength).max(PASSWORD_POLICY.maxLength);
+/** Any length the hashing accepts: the sign-in experience's password policy decides the rest (422 `password.rejected`). */
+export const password = z.string().min(1).max(PASSWORD_POLICY.maxLength);
 
 export const user = z.object({
   id: z.string(),

@@ -17,7 +17,7 @@ export const userEventCases: EventCase[] = [
         expected: (res) => [{ event: 'User.Created', data: res.body }],
         failures: [
           { why: 'username of the wrong type', path: '/users', body: { username: 42 }, status: 400 },
-          { why: 'password below the policy', path: '/users', body: { username: unique('bob'), password: 'short' }, status: 400 },
+          { why: 'password below the policy', path: '/users', body: { username: unique('bob'), password: 'short' }, status: 422 },
           { why: 'malformed JSON', path: '/users', raw: '{"username":', status: 400 },
           { why: 'username taken', path: '/users', body: { username: taken.username }, status: 409 },
         ],
@@ -87,7 +87,7 @@ export const userEventCases: EventCase[] = [
         expected: (res) => [{ event: 'User.Data.Updated', data: { ...res.body, hasPassword: true } }],
         failures: [
           { why: 'unknown user', path: `/users/${MISSING}/password`, body: { password: 'long enough password' }, status: 404 },
-          { why: 'too short', path: `/users/${user.id}/password`, body: { password: 'short' }, status: 400 },
+          { why: 'too short', path: `/users/${user.id}/password`, body: { password: 'short' }, status: 422 },
         ],
       };
     },

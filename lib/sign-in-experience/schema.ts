@@ -1,0 +1,134 @@
+import { z } from 'zod';
+import { PASSWORD_POLICY } from '../users/passwords.ts';
+
+/**
+ * The sign-in experience in Logto's shape, for the parts this service acts on. One schema describes what
+ * is stored and answered; the patch schema is what `PATCH /api/sign-in-exp` takes.
+ */
+
+export const signInIdentifier = z.enum(['username', 'email', 'phone']);
+export type SignInIdentifier = z.infer<typeof signInIdentifier>;
+
+export const signInMode = z.enum(['SignIn', 'Register', 'SignInAndRegister'])
+  .describe('SignIn: registration off; Register: registration only; SignInAndRegister: both');
+export type SignInMode = z.infer<typeof signInMode>;
+
+const signInMethod = z.object({
+  identifier: signInIdentifier,
+  password: z.boolean(),
+  verificationCode: z.boolean().describe('A one-time code sent to the email address or phone number'),
+  isPasswordPrimary: z.boolean().describe('Which factor the sign-in page offers first when both are on'),
+});
+export type SignInMethod = z.infer<typeof signInMethod>;
+
+const signIn = z.object({ methods: z.array(signInMethod).max(3) });
+
+const signUp = z.object({
+  identifiers: z.array(signInIdentifier).max(3)
+    .describe('[], [username], [email], [phone], or [email, phone] (either one)'),
+  password: z.boolean().describe('The new user sets a password'),
+  verify: z.boolean().describe('The email address or phone number is verified with a code'),
+});
+
+const MAX_LENGTH = PASSWORD_POLICY.maxLength;
+
+/** Logto's password policy; `rejects.commonPasswords` is ours (an offline list instead of the pwned-passwords service). */
+export const passwordPolicy = z.object({
+  length: z.object({
+    min: z.number().int().min(1).max(MAX_LENGTH),
+    max: z.number().int().min(1).max(MAX_LENGTH),
+  }),
+  characterTypes: z.object({
+    min: z.number().int().min(1).max(4)
+      .describe('How many of lowercase letters, uppercase letters, digits and symbols a password mixes'),
+  }),
+  rejects: z.object({
+    pwned: z.boolean().describe('Only false: checking a breach service needs the network'),
+    commonPasswords: z.boolean().describe('Refuse the ~49,000 most common passwords (offline list)'),
+    repetitionAndSequence: z.boolean().describe('Refuse aaaa, 1234, abcd, qwer and their reverses'),
+    userInfo: z.boolean().describe("Refuse the user's username, email local part, phone number and name"),
+    words: z.array(z.string().min(1).max(128)).max(100),
+  }),
+});
+export type PasswordPolicy = z.infer<typeof passwordPolicy>;
+
+const logoUrl = z.string().max(2048)
+  .refine((value) => /^https?:$/.test(URL.parse(value)?.protocol ?? ''), 'must be an absolute http(s) URL');
+
+const branding = z.object({ logoUrl: logoUrl.optional(), darkLogoUrl: logoUrl.optional() });
+
+export const signInExperience = z.object({
+  id: z.literal('default'),
+  signInMode,
+  signIn,
+  signUp,
+  passwordPolicy,
+  branding,
+});
+export type SignInExperience = z.infer<typeof signInExperience>;
+export type Branding = SignInExperience['branding'];
+
+export const DEFAULT_SIGN_IN_EXPERIENCE: SignInExperience = {
+  id: 'default',
+  signInMode: 'SignInAndRegister',
+  signIn: {
+    methods: [
+      { identifier: 'username', password: true, verificationCode: false, isPasswordPrimary: true },
+      { identifier: 'email', password: true, verificationCode: true, isPasswordPrimary: true },
+    ],
+  },
+  signUp: { identifiers: ['username'], password: true, verify: false },
+  passwordPolicy: {
+    length: { min: 8, max: MAX_LENGTH },
+    characterTypes: { min: 1 },
+    rejects: { pwned: false, commonPasswords: true, repetitionAndSequence: false, userInfo: true, words: [] },
+  },
+  branding: {},
+};
+
+/**
+ * Settings of Logto's sign-in experience this service does not implement. A patch naming one is refused
+ * (422 `sign_in_experiences.unsupported_setting`), never stored and ignored.
+ */
+export const UNSUPPORTED_SETTINGS = [
+  'tenantId', 'color', 'hideLogtoBranding', 'languageInfo', 'termsOfUseUrl', 'privacyPolicyUrl',
+  'agreeToTermsPolicy', 'supportEmail', 'supportWebsiteUrl', 'unknownSessionRedirectUrl',
+  'socialSignInConnectorTargets', 'socialSignIn', 'customCss', 'customContent', 'customUiAssets', 'customUiCsp',
+  'mfa', 'adaptiveMfa', 'singleSignOnEnabled', 'captchaPolicy', 'sentinelPolicy', 'emailBlocklistPolicy',
+  'emailAllowlistPolicy', 'forgotPasswordMethods', 'passkeySignIn', 'signUpProfileFields', 'usernamePolicy',
+  'passwordExpiration', 'verificationCodePolicy',
+] as const;
+const UNSUPPORTED_BRANDING = ['favicon', 'darkFavicon'] as const;
+
+const unsupported = z.unknown().optional().describe('A Logto setting this service does not support: refused with 422');
+function unsupportedShape<K extends string>(keys: readonly K[]) {
+  return Object.fromEntries(keys.map((key) => [key, unsupported])) as Record<K, typeof unsupported>;
+}
+
+/**
+ * A patch: every top-level field optional and, when given, replacing the stored one whole, as Logto's
+ * `PATCH /api/sign-in-exp` does; `passwordPolicy` fields left out take their defaults. Logto settings this
+ * service lacks are named so that the library can refuse them with their own code.
+ */
+export const signInExperiencePatch = z.object({
+  id: z.literal('default').optional().describe('Accepted for round trips of GET; there is one sign-in experience'),
+  signInMode: signInMode.optional(),
+  signIn: z.object({ methods: z.array(signInMethod.strict()).max(3) }).strict().optional(),
+  signUp: signUp.extend({ secondaryIdentifiers: unsupported }).strict().optional(),
+  passwordPolicy: z.object({
+    length: passwordPolicy.shape.length.partial().strict().optional(),
+    characterTypes: passwordPolicy.shape.characterTypes.partial().strict().optional(),
+    rejects: passwordPolicy.shape.rejects.partial().strict().optional(),
+  }).strict().optional(),
+  branding: branding.extend(unsupportedShape(UNSUPPORTED_BRANDING)).strict().optional(),
+  ...unsupportedShape(UNSUPPORTED_SETTINGS),
+}).strict();
+export type SignInExperiencePatch = z.infer<typeof signInExperiencePatch>;
+
+/** The paths of the unsupported settings a parsed patch names, e.g. `mfa` or `branding.favicon`. */
+export function unsupportedSettingsOf(patch: SignInExperiencePatch): string[] {
+  const named: string[] = UNSUPPORTED_SETTINGS.filter((key) => patch[key] !== undefined);
+  for (const key of UNSUPPORTED_BRANDING) if (patch.branding?.[key] !== undefined) named.push(`branding.${key}`);
+  if (patch.signUp?.secondaryIdentifiers !== undefined) named.push('signUp.secondaryIdentifiers');
+  return named;
+}

@@ -1,0 +1,96 @@
+import { errors, type CodeOf } from '../errors.ts';
+import type { SignInExperience, SignInIdentifier } from './schema.ts';
+
+/** A broken rule: its code (Logto's where Logto has one), a message and what it concerns. */
+type Refusal = [code: CodeOf<'rule'>, message: string, data?: Record<string, unknown>];
+
+function signInRefusal({ signIn }: SignInExperience): Refusal | undefined {
+  const { methods } = signIn;
+  if (methods.length === 0) {
+    return ['sign_in_experiences.missing_sign_in_methods', 'at least one sign-in method is required'];
+  }
+  if (new Set(methods.map((method) => method.identifier)).size !== methods.length) {
+    return ['sign_in_experiences.duplicated_sign_in_methods', 'each identifier may appear in one sign-in method only'];
+  }
+  for (const method of methods) {
+    const where = { identifier: method.identifier };
+    if (!method.password && !method.verificationCode) {
+      return ['sign_in_experiences.at_least_one_authentication_factor', `sign-in by ${method.identifier} needs a password or a verification code`, where];
+    }
+    if (method.identifier === 'username' && method.verificationCode) {
+      return ['sign_in_experiences.verification_code_requires_email_or_phone', 'no verification code can be sent to a username', where];
+    }
+    const bothFactors = method.password && method.verificationCode;
+    if (!bothFactors && method.isPasswordPrimary !== method.password) {
+      return ['sign_in_experiences.primary_factor_not_enabled', `isPasswordPrimary must name the one factor sign-in by ${method.identifier} has`, where];
+    }
+  }
+  return undefined;
+}
+
+const isContact = (identifier: SignInIdentifier) => identifier !== 'username';
+
+function signUpRefusal({ signInMode, signUp, signIn }: SignInExperience): Refusal | undefined {
+  const { identifiers } = signUp;
+  if (new Set(identifiers).size !== identifiers.length) {
+    return ['sign_in_experiences.duplicated_sign_up_identifiers', 'sign-up identifiers must not repeat'];
+  }
+  if (identifiers.length === 0) {
+    if (signInMode !== 'SignIn' || signUp.password || signUp.verify) {
+      return ['sign_in_experiences.missing_sign_up_identifiers', 'registration needs a sign-up identifier (or signInMode SignIn, password and verify off)'];
+    }
+    return undefined;
+  }
+  if (identifiers.length > 1 && !(identifiers.length === 2 && identifiers.every(isContact))) {
+    return ['sign_in_experiences.unsupported_sign_up_identifiers', 'sign-up takes one identifier, or email and phone (either one)'];
+  }
+  if (identifiers.includes('username') && !signUp.password) {
+    return ['sign_in_experiences.username_requires_password', 'sign-up by username needs a password'];
+  }
+  const contact = identifiers.some(isContact);
+  if (contact && !signUp.verify) {
+    return ['sign_in_experiences.passwordless_requires_verify', 'sign-up by email or phone needs verify: the address is proven with a code'];
+  }
+  if (!contact && signUp.verify) {
+    return ['sign_in_experiences.verify_requires_email_or_phone', 'verify applies to email or phone sign-up only'];
+  }
+  for (const identifier of identifiers) {
+    const method = signIn.methods.find((candidate) => candidate.identifier === identifier);
+    if (!method) {
+      return ['sign_in_experiences.miss_sign_up_identifier_in_sign_in', `users who sign up by ${identifier} must be able to sign in by it`, { identifier }];
+    }
+    if (signUp.password && !method.password) {
+      return ['sign_in_experiences.password_sign_in_must_be_enabled', `sign-up sets a password, so sign-in by ${identifier} must take one`, { identifier }];
+    }
+    if (!signUp.password && !method.verificationCode) {
+      return ['sign_in_experiences.code_sign_in_must_be_enabled', `sign-up sets no password, so sign-in by ${identifier} must take a code`, { identifier }];
+    }
+  }
+  return undefined;
+}
+
+function passwordPolicyRefusal({ passwordPolicy }: SignInExperience): Refusal | undefined {
+  if (passwordPolicy.length.min > passwordPolicy.length.max) {
+    return ['sign_in_experiences.invalid_password_length', 'passwordPolicy.length.min must not exceed length.max', { ...passwordPolicy.length }];
+  }
+  if (passwordPolicy.rejects.pwned) {
+    return [
+      'sign_in_experiences.pwned_check_not_supported',
+      'rejects.pwned needs a breach service on the network; use rejects.commonPasswords (an offline list) instead',
+    ];
+  }
+  return undefined;
+}
+
+/** Throws 422 with the first rule the settings break; the whole object is checked, not only the patch. */
+export function assertConsistent(settings: SignInExperience): void {
+  const refusal = signInRefusal(settings) ?? signUpRefusal(settings) ?? passwordPolicyRefusal(settings);
+  if (refusal) throw errors.unprocessable(...refusal);
+}
+
+export function refuseUnsupported(settings: readonly string[]): void {
+  if (settings.length) {
+    throw errors.unprocessable('sign_in_experiences.unsupported_setting',
+      `not supported by this service: ${settings.join(', ')}`, { settings: [...settings] });
+  }
+}
