@@ -4,6 +4,7 @@ import type { Repositories } from '../repositories.ts';
 import type { Page, PageResult } from '../data/entity.ts';
 import type { InvitationFilter, InvitationStatus, StoredInvitation } from './invitations-repository.ts';
 import type { MembershipUpdate, RoleSummary } from './library.ts';
+import type { Messaging, MessageEventContext } from '../messaging/index.ts';
 
 export interface OrganizationInvitation extends Omit<StoredInvitation, 'organizationRoleIds'> {
   organizationRoles: RoleSummary[];
@@ -15,6 +16,14 @@ export interface NewInvitation {
   organizationId: string;
   expiresAt: number;
   organizationRoleIds?: string[];
+}
+
+/** What the inviting request asked to send: Logto's `messagePayload`, its extra fields as template placeholders. */
+export interface InvitationMessage {
+  link: string;
+  variables: Record<string, string>;
+  sender: Pick<Messaging, 'sendInvitation'>;
+  context?: MessageEventContext;
 }
 
 type InvitationsDeps = Pick<Repositories, 'organizationInvitations' | 'organizations' | 'organizationRoles' | 'users'>;
@@ -65,20 +74,53 @@ export function createOrganizationInvitationsLibrary(deps: InvitationsDeps) {
     return added;
   }
 
+  /** Emails the invitee the OrganizationInvitation template, naming the organization and the inviter. */
+  async function send(invitation: StoredInvitation, message: InvitationMessage): Promise<void> {
+    const organization = await organizations.findById(invitation.organizationId);
+    if (!organization) throw errors.notFound('organization', invitation.organizationId);
+    const inviter = invitation.inviterId ? await users.findById(invitation.inviterId) : null;
+    await message.sender.sendInvitation({
+      to: invitation.invitee, link: message.link, organizationName: organization.name,
+      inviterName: inviter ? inviter.name ?? inviter.username : null, variables: message.variables, context: message.context,
+    });
+  }
+
   return {
-    async create(input: NewInvitation): Promise<OrganizationInvitation> {
+    /**
+     * Creates a pending invitation and, with a message, emails it; an invitation whose email could not go out
+     * (rate limit, connector failure) is not kept, as in Logto.
+     */
+    async create(input: NewInvitation, message?: InvitationMessage): Promise<OrganizationInvitation> {
       const now = Date.now();
       await assertInvitable(input, now);
       const invitee = input.invitee.toLowerCase();
       if (await invitations.countLivePending(input.organizationId, invitee, now)) {
         throw errors.duplicate('organization invitation', 'invitee');
       }
-      return present(await invitations.insert({
+      const created = await invitations.insert({
         id: newId(), inviterId: input.inviterId ?? null, invitee, acceptedUserId: null,
         organizationId: input.organizationId, status: 'Pending',
         organizationRoleIds: [...new Set(input.organizationRoleIds ?? [])],
         createdAt: now, updatedAt: now, expiresAt: input.expiresAt,
-      }));
+      });
+      if (message) {
+        try {
+          await send(created, message);
+        } catch (error) {
+          await invitations.delete(created.id);
+          throw error;
+        }
+      }
+      return present(created);
+    },
+    /** Emails a pending invitation again; one that was accepted, revoked or has expired is not worth a message. */
+    async resend(id: string, message: InvitationMessage): Promise<void> {
+      const invitation = await mustFindStored(id);
+      const status = statusAt(invitation, Date.now());
+      if (status !== 'Pending') {
+        throw errors.unprocessable('organization_invitation.not_pending', 'only a pending, unexpired invitation can be sent', { status });
+      }
+      await send(invitation, message);
     },
     async list(page: Page, filter: InvitationFilter): Promise<PageResult<OrganizationInvitation>> {
       const { items, total } = await invitations.list(page, { ...filter, invitee: filter.invitee?.toLowerCase() });

@@ -1,14 +1,23 @@
+import type { Context } from 'koa';
 import { z } from 'zod';
 import { declare, idParam, type ApiRouterDeps } from '../../lib/http/api.ts';
 import type { ServiceCore } from '../../lib/core.ts';
 import { announceMembership } from '../organizations/events.ts';
-import { createInvitationBody, invitation, invitationStatusBody, listInvitationsQuery } from './schemas.ts';
+import type { InvitationMessage } from '../../lib/organizations/invitations.ts';
+import type { MessageEventContext } from '../../lib/messaging/index.ts';
+import { createInvitationBody, invitation, invitationStatusBody, listInvitationsQuery, messagePayload } from './schemas.ts';
 
 const tag = 'Organization invitations';
 const byId = z.object({ id: idParam });
 
 export function organizationInvitationRoutes(api: ApiRouterDeps, core: ServiceCore): void {
   const library = core.libraries.organizationInvitations;
+  const message = ({ link, ...rest }: z.infer<typeof messagePayload>, koa: Context): InvitationMessage => ({
+    link,
+    variables: Object.fromEntries(Object.entries(rest).map(([name, value]) => [name, String(value)])),
+    sender: core.messaging,
+    context: requestContext(koa),
+  });
 
   declare(api, {
     method: 'get', path: '/organization-invitations', tag, summary: 'List organization invitations',
@@ -22,7 +31,17 @@ export function organizationInvitationRoutes(api: ApiRouterDeps, core: ServiceCo
   declare(api, {
     method: 'post', path: '/organization-invitations', tag, summary: 'Invite an email address into an organization',
     body: createInvitationBody, status: 201, response: invitation,
-    handler: ({ body }) => library.create(body),
+    handler: ({ body: { messagePayload: payload, ...body }, koa }) =>
+      library.create(body, payload === false ? undefined : message(payload, koa)),
+  });
+
+  declare(api, {
+    method: 'post', path: '/organization-invitations/:id/message', tag,
+    summary: 'Email a pending invitation to its invitee again (body: the message payload)',
+    params: byId, body: messagePayload, status: 204,
+    async handler({ params, body, koa }) {
+      await library.resend(params.id, message(body, koa));
+    },
   });
 
   declare(api, {
@@ -49,4 +68,10 @@ export function organizationInvitationRoutes(api: ApiRouterDeps, core: ServiceCo
       return settled;
     },
   });
+}
+
+/** The request context Message.RateLimited carries when an invitation was refused. */
+function requestContext(koa: Context): MessageEventContext {
+  const userAgent = koa.get('user-agent');
+  return userAgent ? { ip: koa.ip, userAgent } : { ip: koa.ip };
 }
