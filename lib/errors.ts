@@ -36,6 +36,31 @@ const ERROR_CODES = {
   'user.role_type_mismatch': 'rule',
   'user.suspended': 'rule',
   'session.invalid_credentials': 'rule',
+  /** Experience API: the interaction cookie names no live OIDC interaction. */
+  'session.not_found': 'invalid',
+  /** Experience API: no experience was started for the interaction (`PUT /api/experience`). */
+  'session.interaction_not_found': 'not_found',
+  'session.verification_session_not_found': 'not_found',
+  'session.verification_failed': 'invalid',
+  'session.identifier_not_found': 'not_found',
+  'session.identity_conflict': 'conflict',
+  'session.invalid_interaction_type': 'invalid',
+  'session.not_supported_for_forgot_password': 'invalid',
+  'session.verification_blocked_too_many_attempts': 'rate_limited',
+  'user.sign_in_method_not_enabled': 'rule',
+  'user.user_not_exist': 'not_found',
+  'user.missing_profile': 'rule',
+  'user.username_already_in_use': 'conflict',
+  'user.email_already_in_use': 'conflict',
+  'user.phone_already_in_use': 'conflict',
+  'user.username_exists_in_profile': 'rule',
+  'user.email_exists_in_profile': 'rule',
+  'user.phone_exists_in_profile': 'rule',
+  'user.password_exists_in_profile': 'rule',
+  'user.same_password': 'rule',
+  'user.new_password_required_in_profile': 'rule',
+  'verification_code.email_mismatch': 'invalid',
+  'verification_code.phone_mismatch': 'invalid',
   'organization.application_type_not_allowed': 'rule',
   'organization.mfa_not_supported': 'rule',
   'organization.require_membership': 'rule',
@@ -125,6 +150,9 @@ export class RateLimitedError extends DomainError {
   }
 }
 
+/** The codes the Experience API answers with beyond the generic ones, all Logto's. */
+export type ExperienceErrorCode = Extract<ErrorCode, `session.${string}` | `user.${string}` | `verification_code.${string}` | 'auth.forbidden'>;
+
 export const errors = {
   invalidInput: (message: string, data?: unknown) => new DomainError('guard.invalid_input', message, data),
   invalidJson: () => new DomainError('guard.invalid_json', 'request body is not valid JSON'),
@@ -154,6 +182,8 @@ export const errors = {
     new RateLimitedError(code, message, retryAfterSeconds),
   /** A provider the service relies on (an email or SMS gateway) refused or failed the request. */
   badGateway: (code: CodeOf<'bad_gateway'>, message: string) => new DomainError(code, message),
+  /** An end-user flow refused, with Logto's Experience API code. */
+  experience: (code: ExperienceErrorCode, message: string, data?: unknown) => new DomainError(code, message, data),
   dependencyDown: (what: string) => new DomainError('service.dependency_unavailable', `${what} is unavailable`),
   internal: () => new DomainError('service.internal_error', 'internal error'),
 };

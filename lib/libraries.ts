@@ -2,6 +2,7 @@ import { createApplicationsLibrary } from './applications/library.ts';
 import { createOrganizationInvitationsLibrary } from './organizations/invitations.ts';
 import { createOrganizationTemplateLibrary } from './organizations/template.ts';
 import { createOrganizationsLibrary } from './organizations/library.ts';
+import { createOrganizationJitLibrary } from './organizations/jit.ts';
 import type { Repositories } from './repositories.ts';
 import { createUsersLibrary } from './users/library.ts';
 import { createSignInExperienceLibrary } from './sign-in-experience/library.ts';
@@ -19,6 +20,7 @@ export function createLibraries(repositories: Repositories, options: { defaultAc
     organizations: createOrganizationsLibrary(repositories),
     organizationTemplate: createOrganizationTemplateLibrary(repositories),
     organizationInvitations: createOrganizationInvitationsLibrary(repositories),
+    organizationJit: createOrganizationJitLibrary(repositories),
     signInExperience,
   };
 }

@@ -25,6 +25,8 @@ export interface RouteDeclaration<P extends z.ZodType, Q extends z.ZodType, B ex
   body?: B;
   /** Successful status (default 200; 201 for creation; 204 without a body). */
   status?: number;
+  /** A second success status, without a body, the handler may choose with `answer` (e.g. 201 when a call created). */
+  alternativeStatus?: number;
   /**
    * The body's contract, required unless the status is 204: every response is parsed through it and the
    * parsed value is sent, so fields the schema does not name (a secret a repository forgot to hide) are
@@ -41,6 +43,8 @@ export interface ApiContext<P, Q, B> {
   koa: Context;
   /** Sets a response header. */
   header(name: string, value: string): void;
+  /** Answers with the route's `alternativeStatus` and no body instead of its `status`. */
+  answer(status: number): void;
   /** What the handler says about its request's events: a delete's snapshot, suppressed or reshaped events. */
   events: EventState;
   /** The query's `page` / `page_size` as a repository page (first page of 20 when the route has none). */
@@ -63,6 +67,7 @@ export interface RegisteredRoute {
   query?: z.ZodType;
   body?: z.ZodType;
   status: number;
+  alternativeStatus?: number;
   response?: z.ZodType;
 }
 
@@ -133,6 +138,7 @@ export function declare<P extends z.ZodType, Q extends z.ZodType, B extends z.Zo
     query: route.query,
     body: route.body,
     status,
+    alternativeStatus: route.alternativeStatus,
     response: route.response,
   });
   const middlewares: Middleware[] = [];
@@ -142,9 +148,14 @@ export function declare<P extends z.ZodType, Q extends z.ZodType, B extends z.Zo
     const query = parseOrThrow(route.query, ctx.query, 'query');
     const body = parseOrThrow(route.body, route.body ? (ctx.request as { body?: unknown }).body : undefined, 'body');
     const page = pageOf(query);
+    let answered = status;
     const result = await route.handler({
       params, query, body, koa: ctx, page, events: ctx.state as EventState,
       header: (name, value) => ctx.set(name, value),
+      answer(other) {
+        if (other !== route.alternativeStatus) throw new Error(`${name} declares no alternative status ${other}`);
+        answered = other;
+      },
       paged: (list) => {
         const { items, total } = Array.isArray(list)
           ? { items: list.slice((page.page - 1) * page.pageSize, page.page * page.pageSize), total: list.length }
@@ -153,8 +164,9 @@ export function declare<P extends z.ZodType, Q extends z.ZodType, B extends z.Zo
         return items;
       },
     });
-    if (status !== 204 && response) ctx.body = present(response, result, name);
-    ctx.status = status;
+    if (answered !== status) ctx.body = null;
+    else if (status !== 204 && response) ctx.body = present(response, result, name);
+    ctx.status = answered;
   });
   deps.router[route.method](route.path, ...middlewares);
 }

@@ -26,6 +26,7 @@ function operationOf(route: RegisteredRoute): Record<string, unknown> {
     [route.status]: route.response
       ? { description: 'Success', content: { 'application/json': { schema: schemaOf(route.response, 'output') } } }
       : { description: 'Success' },
+    ...(route.alternativeStatus && { [route.alternativeStatus]: { description: 'Success' } }),
     400: { $ref: '#/components/responses/Error' },
   };
   if (route.scope) {

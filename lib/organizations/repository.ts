@@ -11,7 +11,7 @@ export interface Organization {
   createdAt: number;
 }
 
-/** Organizations and what hangs off them: member users and applications, member roles, JIT email domains. */
+/** Organizations and what hangs off them: member users and applications, member roles, JIT email domains and roles. */
 export function createOrganizationsRepository(store: DocumentStore) {
   const { collection, operations } = createEntityRepository<Organization>(store, 'organizations', {
     searchFields: ['id', 'name', 'description'],
@@ -22,6 +22,8 @@ export function createOrganizationsRepository(store: DocumentStore) {
     /** Organization roles of a member, per organization. */
     userRoles: createLinks(store, 'organizations_users_roles', ['organizationId', 'userId'], 'organizationRoleId'),
     jitEmailDomains: createLinks(store, 'organizations_jit_email_domains', ['organizationId'], 'emailDomain'),
+    /** Organization roles a user gets when joining just in time. */
+    jitRoles: createLinks(store, 'organizations_jit_roles', ['organizationId'], 'organizationRoleId'),
   };
 
   return {
@@ -31,7 +33,7 @@ export function createOrganizationsRepository(store: DocumentStore) {
       await collection.createIndex({ keys: { createdAt: 1 } });
       for (const relation of Object.values(relations)) await relation.prepare();
     },
-    /** Removes every relation the organization owns (members, member roles, applications, JIT domains). */
+    /** Removes every relation the organization owns (members, member roles, applications, JIT domains and roles). */
     async removeRelationsOf(organizationId: string): Promise<void> {
       for (const relation of Object.values(relations)) await relation.removeWhere({ organizationId });
     },

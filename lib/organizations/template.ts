@@ -78,6 +78,7 @@ export function createOrganizationTemplateLibrary(deps: TemplateDeps) {
       if (!deleted) throw errors.notFound('organization role', id);
       await organizationRoles.scopes.removeWhere({ organizationRoleId: id });
       await organizations.userRoles.removeWhere({ organizationRoleId: id });
+      await organizations.jitRoles.removeWhere({ organizationRoleId: id });
       return deleted;
     },
 

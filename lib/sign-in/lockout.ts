@@ -21,6 +21,9 @@ export interface LockoutAttempt {
   succeeded(): Promise<boolean>;
 }
 
+/** What became of a verification run under the policy. */
+export type LockoutOutcome = 'passed' | 'failed' | 'locked';
+
 /**
  * The budget an attempt spends: the account the identifier names, so its email and username share one count,
  * or the typed identifier itself when it names no account (any string can be tried, known or not).
@@ -40,7 +43,7 @@ export function createLockout(deps: { kv: KeyValueStore; bus: EventBus; policy: 
   const { kv, policy } = deps;
   const lockMs = policy.lockSeconds * 1000;
 
-  return {
+  const lockout = {
     /** Null when the attempt must be refused as locked without checking its secret. */
     async reserve(identifier: Identifier, accountId?: string): Promise<LockoutAttempt | null> {
       const subject = subjectOf(identifier, accountId);
@@ -68,7 +71,20 @@ export function createLockout(deps: { kv: KeyValueStore; bus: EventBus; policy: 
         },
       };
     },
+
+    /**
+     * One verification of any kind (password, code, one-time token) under the policy: `check` runs only when
+     * the attempt got a reservation, and says whether the secret was right. The failure that locks, and every
+     * attempt while locked, come back as `locked`.
+     */
+    async verify(identifier: Identifier, accountId: string | undefined, check: () => Promise<boolean>): Promise<LockoutOutcome> {
+      const attempt = await lockout.reserve(identifier, accountId);
+      if (!attempt) return 'locked';
+      if (!(await check())) return (await attempt.failed()) ? 'locked' : 'failed';
+      return (await attempt.succeeded()) ? 'passed' : 'locked';
+    },
   };
+  return lockout;
 }
 
 export type Lockout = ReturnType<typeof createLockout>;

@@ -9,27 +9,38 @@ function identifierOf(text: string): Identifier {
   return text.includes('@') ? { type: 'email', value: text.toLowerCase() } : { type: 'username', value: text };
 }
 
+/** The stored-user filter an identifier names; email addresses are stored lower-cased. */
+export function userLookup(identifier: Identifier): { username: string } | { primaryEmail: string } | { primaryPhone: string } {
+  if (identifier.type === 'email') return { primaryEmail: identifier.value.toLowerCase() };
+  if (identifier.type === 'phone') return { primaryPhone: identifier.value };
+  return { username: identifier.value };
+}
+
 /**
- * Password sign-in by username or email, under the lockout policy. The attempt is reserved before the password
- * is checked, so a locked or exhausted budget refuses it without evaluating the guess. An unknown identifier
- * costs the same KDF work as a wrong password, so response time does not reveal which accounts exist.
+ * Password verification of a typed identifier (username, email or phone) under the lockout policy. The attempt
+ * is reserved before the password is checked, so a locked or exhausted budget refuses it without evaluating the
+ * guess. An unknown identifier costs the same KDF work as a wrong password, so response time does not reveal
+ * which accounts exist; suspension is told only to whoever knows the password.
  */
-export function createPasswordSignIn(deps: { repositories: Pick<Repositories, 'users'>; lockout: Lockout }) {
+export function createPasswordVerification(deps: { repositories: Pick<Repositories, 'users'>; lockout: Lockout }) {
   let decoy: Promise<string> | undefined;
 
-  return async function signIn(text: string, password: string): Promise<SignInResult> {
-    const identifier = identifierOf(text);
-    const lookup = identifier.type === 'email' ? { primaryEmail: identifier.value } : { username: identifier.value };
-    const found = await deps.repositories.users.findWithSecrets(lookup);
-    const attempt = await deps.lockout.reserve(identifier, found?.user.id);
-    if (!attempt) return { ok: false, reason: 'locked' };
-    decoy ??= hashPassword('decoy password for unknown identifiers');
-    const matches = await verifyPassword(password, found?.secrets.passwordDigest ?? (await decoy));
-    if (!found || !found.secrets.passwordDigest || !matches) {
-      return { ok: false, reason: (await attempt.failed()) ? 'locked' : 'invalid_credentials' };
-    }
-    if (!(await attempt.succeeded())) return { ok: false, reason: 'locked' };
+  return async function verify(identifier: Identifier, password: string): Promise<SignInResult> {
+    const found = await deps.repositories.users.findWithSecrets(userLookup(identifier));
+    const outcome = await deps.lockout.verify(identifier, found?.user.id, async () => {
+      decoy ??= hashPassword('decoy password for unknown identifiers');
+      const matches = await verifyPassword(password, found?.secrets.passwordDigest ?? (await decoy));
+      return Boolean(found?.secrets.passwordDigest) && matches;
+    });
+    if (outcome === 'locked') return { ok: false, reason: 'locked' };
+    if (outcome === 'failed' || !found) return { ok: false, reason: 'invalid_credentials' };
     if (found.user.isSuspended) return { ok: false, reason: 'suspended' };
     return { ok: true, user: found.user };
   };
+}
+
+/** Password sign-in of the sign-in page: the typed text is an email address when it has an `@`, else a username. */
+export function createPasswordSignIn(deps: { repositories: Pick<Repositories, 'users'>; lockout: Lockout }) {
+  const verify = createPasswordVerification(deps);
+  return (text: string, password: string): Promise<SignInResult> => verify(identifierOf(text), password);
 }

@@ -19,6 +19,17 @@ export type UserChanges = {
 
 export type NewUser = UserChanges & {
   password?: string;
+  /** A password already hashed where it was received (sign-up keeps no clear-text password in between). */
+  passwordDigest?: string;
+};
+
+/** What an end-user flow changes on an account: identifiers, a password hashed on receipt, the sign-in time. */
+export type ExperienceChanges = {
+  username?: string;
+  primaryEmail?: string;
+  primaryPhone?: string;
+  passwordDigest?: string;
+  lastSignInAt?: number;
 };
 
 type UsersDeps = Pick<Repositories, 'users' | 'roles' | 'organizations' | 'oidcRevocation'>;
@@ -70,18 +81,22 @@ export function createUsersLibrary(deps: UsersDeps, passwordPolicy: PasswordPoli
         profile: input.profile ?? {},
         applicationId: null,
         isSuspended: false,
-        hasPassword: input.password !== undefined,
+        hasPassword: input.password !== undefined || input.passwordDigest !== undefined,
         lastSignInAt: null,
         createdAt: now,
         updatedAt: now,
       };
-      const passwordDigest = input.password === undefined ? null : await hashPassword(input.password);
+      const passwordDigest = input.passwordDigest ?? (input.password === undefined ? null : await hashPassword(input.password));
       await unique('user', null, () => users.insert(user, { passwordDigest }));
       const defaults = await roles.defaults('User');
       if (defaults.length) await roles.assignToUser(user.id, defaults.map((role) => role.id));
       return user;
     },
     update: (id: string, changes: UserChanges) => update(id, changes),
+    /** Applies what a sign-in, sign-up or password reset established (Experience API submit). */
+    applyExperience(id: string, changes: ExperienceChanges): Promise<User> {
+      return update(id, changes.passwordDigest === undefined ? changes : { ...changes, hasPassword: true });
+    },
     /** Top-level keys of `customData` are merged into the stored object. */
     async mergeCustomData(id: string, customData: Record<string, unknown>): Promise<User> {
       const user = await mustFind(id);

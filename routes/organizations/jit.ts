@@ -1,14 +1,22 @@
 import { z } from 'zod';
 import { declare, idParam, type ApiRouterDeps } from '../../lib/http/api.ts';
 import type { ServiceCore } from '../../lib/core.ts';
-import { addJitEmailDomainBody, emailDomain, jitEmailDomain, pageQuery, replaceJitEmailDomainsBody } from './schemas.ts';
+import { organizationRole } from '../organization-roles/schemas.ts';
+import {
+  addJitEmailDomainBody, addMemberRolesBody, emailDomain, jitEmailDomain, pageQuery, replaceJitEmailDomainsBody,
+  replaceMemberRolesBody,
+} from './schemas.ts';
 
 const tag = 'Organizations';
 const byId = z.object({ id: idParam });
 
-/** Email domains whose users join the organization just in time, on sign-up or sign-in. */
+/**
+ * Just-in-time provisioning: email domains whose users join the organization on sign-up or first sign-in (with a
+ * verified email), and the organization roles they get there.
+ */
 export function organizationJitRoutes(api: ApiRouterDeps, core: ServiceCore): void {
   const library = core.libraries.organizations;
+  const jit = core.libraries.organizationJit;
 
   declare(api, {
     method: 'get', path: '/organizations/:id/jit/email-domains', tag,
@@ -38,5 +46,38 @@ export function organizationJitRoutes(api: ApiRouterDeps, core: ServiceCore): vo
     summary: 'Remove a just-in-time provisioning email domain',
     params: z.object({ id: idParam, emailDomain }), status: 204,
     handler: ({ params }) => library.removeJitEmailDomain(params.id, params.emailDomain),
+  });
+
+  declare(api, {
+    method: 'get', path: '/organizations/:id/jit/roles', tag,
+    summary: 'List the organization roles users get when they join just in time',
+    params: byId, query: pageQuery, response: z.array(organizationRole),
+    async handler({ params, paged }) {
+      return paged(await jit.roles(params.id));
+    },
+  });
+
+  declare(api, {
+    method: 'post', path: '/organizations/:id/jit/roles', tag,
+    summary: 'Add just-in-time default organization roles (User roles only)',
+    params: byId, body: addMemberRolesBody, status: 201, response: addMemberRolesBody,
+    async handler({ params, body }) {
+      await jit.addRoles(params.id, body.organizationRoleIds);
+      return { organizationRoleIds: [...new Set(body.organizationRoleIds)] };
+    },
+  });
+
+  declare(api, {
+    method: 'put', path: '/organizations/:id/jit/roles', tag,
+    summary: 'Replace the just-in-time default organization roles',
+    params: byId, body: replaceMemberRolesBody, status: 204,
+    handler: ({ params, body }) => jit.replaceRoles(params.id, body.organizationRoleIds),
+  });
+
+  declare(api, {
+    method: 'delete', path: '/organizations/:id/jit/roles/:organizationRoleId', tag,
+    summary: 'Remove a just-in-time default organization role',
+    params: z.object({ id: idParam, organizationRoleId: idParam }), status: 204,
+    handler: ({ params }) => jit.removeRole(params.id, params.organizationRoleId),
   });
 }

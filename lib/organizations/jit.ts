@@ -1,0 +1,91 @@
+import { assertAllFound, errors } from '../errors.ts';
+import type { Repositories } from '../repositories.ts';
+import type { Organization } from './repository.ts';
+import type { OrganizationRole } from './roles-repository.ts';
+
+/** An organization a user was just added to, and the default roles given there. */
+export interface JitMembership {
+  organization: Organization;
+  organizationRoleIds: string[];
+}
+
+type JitDeps = Pick<Repositories, 'organizations' | 'organizationRoles'>;
+
+/** The domain of an email address, lower-cased, or undefined when it has none. */
+function domainOf(email: string): string | undefined {
+  const at = email.lastIndexOf('@');
+  const domain = at > 0 ? email.slice(at + 1).toLowerCase() : '';
+  return domain || undefined;
+}
+
+/**
+ * Just-in-time provisioning: each organization lists email domains and default organization roles; a user whose
+ * verified email has one of those domains joins the organization with those roles.
+ */
+export function createOrganizationJitLibrary(deps: JitDeps) {
+  const { organizations, organizationRoles } = deps;
+
+  async function mustFind(id: string): Promise<Organization> {
+    const organization = await organizations.findById(id);
+    if (!organization) throw errors.notFound('organization', id);
+    return organization;
+  }
+
+  /** Default roles are given to users, so they must exist and be User roles. */
+  async function assertUserRoles(organizationRoleIds: readonly string[]): Promise<void> {
+    const found = await organizationRoles.findByIds([...new Set(organizationRoleIds)]);
+    assertAllFound('organization role', organizationRoleIds, found);
+    if (found.some((role) => role.type !== 'User')) {
+      throw errors.unprocessable('organization.role_type_mismatch', 'only User organization roles can be JIT default roles');
+    }
+  }
+
+  return {
+    async roles(id: string): Promise<OrganizationRole[]> {
+      await mustFind(id);
+      const ids = await organizations.jitRoles.targetsOf({ organizationId: id });
+      const found = await organizationRoles.findByIds(ids);
+      return ids.flatMap((roleId) => found.filter((role) => role.id === roleId));
+    },
+    async addRoles(id: string, organizationRoleIds: readonly string[]): Promise<void> {
+      await mustFind(id);
+      await assertUserRoles(organizationRoleIds);
+      await organizations.jitRoles.add({ organizationId: id }, organizationRoleIds);
+    },
+    async replaceRoles(id: string, organizationRoleIds: readonly string[]): Promise<void> {
+      await mustFind(id);
+      await assertUserRoles(organizationRoleIds);
+      await organizations.jitRoles.replace({ organizationId: id }, organizationRoleIds);
+    },
+    async removeRole(id: string, organizationRoleId: string): Promise<void> {
+      await mustFind(id);
+      if (!(await organizations.jitRoles.remove({ organizationId: id }, organizationRoleId))) {
+        throw errors.notFound('organization JIT role', organizationRoleId);
+      }
+    },
+
+    /**
+     * Adds the user to every organization that lists the email's domain, with its default roles. Only
+     * organizations the user was not a member of are returned (the memberships this call made); the caller
+     * must have verified the email.
+     */
+    async provisionByVerifiedEmail(userId: string, email: string): Promise<JitMembership[]> {
+      const domain = domainOf(email);
+      if (!domain) return [];
+      const links = await organizations.jitEmailDomains.where({ emailDomain: domain });
+      const provisioned: JitMembership[] = [];
+      for (const organizationId of new Set(links.map((link) => link.organizationId!))) {
+        const organization = await organizations.findById(organizationId);
+        if (!organization) continue;
+        const added = await organizations.users.add({ organizationId }, [userId]);
+        if (added.length === 0) continue;
+        const organizationRoleIds = await organizations.jitRoles.targetsOf({ organizationId });
+        if (organizationRoleIds.length) await organizations.userRoles.add({ organizationId, userId }, organizationRoleIds);
+        provisioned.push({ organization, organizationRoleIds });
+      }
+      return provisioned;
+    },
+  };
+}
+
+export type OrganizationJitLibrary = ReturnType<typeof createOrganizationJitLibrary>;
