@@ -2,3 +2,4 @@ export { createIdentityService, type IdentityService, type IdentityServiceOption
 export { DomainError, type ErrorCode } from './errors.ts';
 export { ALL_EVENTS, type EventName } from './events/catalogue.ts';
 export type { IdentityEvent } from './events/bus.ts';
+export { MESSAGE_PURPOSES, type Messaging, type MessagePurpose, type MessageTemplate, type MessageTemplates, type Recipient } from './messaging/index.ts';

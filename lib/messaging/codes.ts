@@ -102,5 +102,3 @@ export function createVerificationCodes(deps: { kv: KeyValueStore; ttlSeconds: n
     },
   };
 }
-
-export type VerificationCodes = ReturnType<typeof createVerificationCodes>;

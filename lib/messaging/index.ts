@@ -8,11 +8,10 @@ import { createMessageRateLimit, type MessageEventContext } from './rate-limit.t
 import { readTemplatesDir, render, resolveTemplates, type CodePurpose, type MessagePurpose, type MessageTemplates } from './templates.ts';
 
 export type { Recipient } from './codes.ts';
-export { MAX_CODE_ATTEMPTS, CODE_DIGITS } from './codes.ts';
 export type { MessageEventContext } from './rate-limit.ts';
 export { MESSAGE_PURPOSES, type MessagePurpose, type MessageTemplate, type MessageTemplates } from './templates.ts';
 
-export interface SendCodeInput {
+interface SendCodeInput {
   purpose: MessagePurpose;
   to: Recipient;
   /** Shown in the message (`{{applicationName}}`); defaults to the service's host. */
@@ -26,13 +25,13 @@ export interface SendCodeInput {
   deliver?: boolean;
 }
 
-export interface VerifyCodeInput {
+interface VerifyCodeInput {
   purpose: MessagePurpose;
   to: Recipient;
   code: string;
 }
 
-export interface SendInvitationInput {
+interface SendInvitationInput {
   /** The invitee's email address. */
   to: string;
   link: string;

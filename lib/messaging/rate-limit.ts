@@ -53,5 +53,3 @@ export function createMessageRateLimit(deps: { kv: KeyValueStore; bus: EventBus;
 function definedOnly(context: MessageEventContext): Record<string, string> {
   return Object.fromEntries(Object.entries(context).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
 }
-
-export type MessageRateLimit = ReturnType<typeof createMessageRateLimit>;

@@ -19,9 +19,7 @@ export interface MessageTemplate {
 export type MessageTemplates = { [P in MessagePurpose]?: Partial<MessageTemplate> };
 
 /** Placeholders a code template may use; a typo would otherwise send a message without its code. */
-export const CODE_PLACEHOLDERS = ['code', 'applicationName', 'expiresInMinutes', 'recipient'] as const;
-/** Placeholders an invitation always has; payload fields given by the inviting request add to them. */
-export const INVITATION_PLACEHOLDERS = ['link', 'organizationName', 'inviterName', 'invitedBy', 'recipient'] as const;
+const CODE_PLACEHOLDERS = ['code', 'applicationName', 'expiresInMinutes', 'recipient'] as const;
 
 const PLACEHOLDER = /\{\{\s*([A-Za-z_][\w.-]*)\s*\}\}/g;
 const PARTS = ['subject', 'text', 'html', 'sms'] as const;
@@ -42,7 +40,7 @@ function page(body: string): string {
   return `<!doctype html>\n<html><body style="font-family:sans-serif;line-height:1.5">\n${body}\n</body></html>\n`;
 }
 
-export const DEFAULT_TEMPLATES: Record<MessagePurpose, MessageTemplate> = {
+const DEFAULT_TEMPLATES: Record<MessagePurpose, MessageTemplate> = {
   Register: codeTemplate('Your {{applicationName}} sign-up code', 'Use this code to finish creating your {{applicationName}} account:'),
   SignIn: codeTemplate('Your {{applicationName}} sign-in code', 'Use this code to sign in to {{applicationName}}:'),
   ForgotPassword: codeTemplate('Reset your {{applicationName}} password', 'Use this code to reset your {{applicationName}} password:'),
@@ -68,7 +66,7 @@ export function render(template: string, values: Readonly<Record<string, string>
   });
 }
 
-export function placeholdersOf(template: string): string[] {
+function placeholdersOf(template: string): string[] {
   return [...template.matchAll(PLACEHOLDER)].map((match) => match[1] ?? '');
 }
 

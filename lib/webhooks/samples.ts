@@ -79,7 +79,7 @@ function exceptionFields(event: EventName): Record<string, unknown> | undefined 
     case 'Identifier.Lockout':
       return { interactionEvent: 'SignIn', type: 'email', value: 'user@example.com' };
     case 'Message.RateLimited':
-      return { action: 'SendVerificationCode', recipient: 'user@example.com' };
+      return { action: 'SignIn', recipient: 'user@example.com' };
     case 'Grant.LimitExceeded':
       return {
         userId: SAMPLE_USER.id, applicationId: SAMPLE_APPLICATION.id, revokedGrantIds: ['sample-grant-id'],

@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { simpleParser } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
 
-export interface ReceivedMail {
+interface ReceivedMail {
   /** Envelope sender (MAIL FROM). */
   from: string;
   /** Envelope recipients (RCPT TO), lower-cased. */

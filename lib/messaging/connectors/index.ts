@@ -7,7 +7,7 @@ import { createSmsWebhookConnector } from './sms-webhook.ts';
 import { createSmtpConnector } from './smtp.ts';
 
 /** A rendered message, ready to go out through a connector. */
-export interface OutgoingMessage {
+interface OutgoingMessage {
   channel: 'email' | 'phone';
   /** Email address or phone number. */
   to: string;
