@@ -1,7 +1,7 @@
 import type { PasswordPolicy } from './schema.ts';
 
 /** Why a password breaks the policy; codes are Logto's (`password_rejected.*`) plus `common` for the offline list. */
-export type PasswordProblemCode =
+type PasswordProblemCode =
   | 'password_rejected.too_short'
   | 'password_rejected.too_long'
   | 'password_rejected.unsupported_characters'

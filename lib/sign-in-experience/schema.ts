@@ -6,12 +6,11 @@ import { PASSWORD_POLICY } from '../users/passwords.ts';
  * is stored and answered; the patch schema is what `PATCH /api/sign-in-exp` takes.
  */
 
-export const signInIdentifier = z.enum(['username', 'email', 'phone']);
+const signInIdentifier = z.enum(['username', 'email', 'phone']);
 export type SignInIdentifier = z.infer<typeof signInIdentifier>;
 
-export const signInMode = z.enum(['SignIn', 'Register', 'SignInAndRegister'])
+const signInMode = z.enum(['SignIn', 'Register', 'SignInAndRegister'])
   .describe('SignIn: registration off; Register: registration only; SignInAndRegister: both');
-export type SignInMode = z.infer<typeof signInMode>;
 
 const signInMethod = z.object({
   identifier: signInIdentifier,
@@ -19,7 +18,6 @@ const signInMethod = z.object({
   verificationCode: z.boolean().describe('A one-time code sent to the email address or phone number'),
   isPasswordPrimary: z.boolean().describe('Which factor the sign-in page offers first when both are on'),
 });
-export type SignInMethod = z.infer<typeof signInMethod>;
 
 const signIn = z.object({ methods: z.array(signInMethod).max(3) });
 
@@ -33,7 +31,7 @@ const signUp = z.object({
 const MAX_LENGTH = PASSWORD_POLICY.maxLength;
 
 /** Logto's password policy; `rejects.commonPasswords` is ours (an offline list instead of the pwned-passwords service). */
-export const passwordPolicy = z.object({
+const passwordPolicy = z.object({
   length: z.object({
     min: z.number().int().min(1).max(MAX_LENGTH),
     max: z.number().int().min(1).max(MAX_LENGTH),
@@ -66,7 +64,6 @@ export const signInExperience = z.object({
   branding,
 });
 export type SignInExperience = z.infer<typeof signInExperience>;
-export type Branding = SignInExperience['branding'];
 
 export const DEFAULT_SIGN_IN_EXPERIENCE: SignInExperience = {
   id: 'default',
@@ -90,7 +87,7 @@ export const DEFAULT_SIGN_IN_EXPERIENCE: SignInExperience = {
  * Settings of Logto's sign-in experience this service does not implement. A patch naming one is refused
  * (422 `sign_in_experiences.unsupported_setting`), never stored and ignored.
  */
-export const UNSUPPORTED_SETTINGS = [
+const UNSUPPORTED_SETTINGS = [
   'tenantId', 'color', 'hideLogtoBranding', 'languageInfo', 'termsOfUseUrl', 'privacyPolicyUrl',
   'agreeToTermsPolicy', 'supportEmail', 'supportWebsiteUrl', 'unknownSessionRedirectUrl',
   'socialSignInConnectorTargets', 'socialSignIn', 'customCss', 'customContent', 'customUiAssets', 'customUiCsp',
