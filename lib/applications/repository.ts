@@ -28,7 +28,7 @@ export interface Application {
 }
 
 /** Stored beside the application: a digest of the secret (never the secret itself), and the built-in marker. */
-interface ApplicationSecrets {
+export interface ApplicationSecrets {
   secretDigest: string | null;
   builtIn?: boolean;
 }
