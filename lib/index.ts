@@ -1,5 +1,5 @@
 export { createIdentityService, type IdentityService, type IdentityServiceOptions } from './service.ts';
 export { DomainError, type ErrorCode } from './errors.ts';
 export { ALL_EVENTS, type EventName } from './events/catalogue.ts';
-export type { IdentityEvent } from './events/bus.ts';
+export type { EventPayloads, IdentityEvent } from './events/payloads.ts';
 export { MESSAGE_PURPOSES, type Messaging, type MessagePurpose, type MessageTemplate, type MessageTemplates, type Recipient } from './messaging/index.ts';

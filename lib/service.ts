@@ -175,7 +175,9 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
     impersonationRoutes(api, core);
     jwtCustomizerRoutes(api, core);
     router.get('/swagger.json', (ctx) => {
-      ctx.body = buildOpenApi(registry, { baseUrl: settings.baseUrl, version: '0.1.0' });
+      ctx.body = buildOpenApi(
+        registry, { baseUrl: settings.baseUrl, version: '0.1.0' }, { map: MANAGEMENT_EVENTS, prefix: API_PREFIX },
+      );
     });
 
     const apiStack = compose([

@@ -30,9 +30,9 @@ export function enforceGrantLimits(provider: Provider, deps: { repositories: Rep
     const current = oidc.session?.grantIdFor(clientId);
     const revokedGrantIds = grantIds.filter((id) => id !== current).slice(0, grantIds.length - limit);
     await deps.repositories.oidcRevocation.revokeGrants(revokedGrantIds);
-    await deps.bus.publish([{
-      event: 'Grant.LimitExceeded', createdAt: new Date().toISOString(), userId: accountId, applicationId: clientId,
-      revokedGrantIds, maxAllowedGrants: limit, preRevocationActiveGrantCount: grantIds.length,
-    }]);
+    await deps.bus.emit('Grant.LimitExceeded', {
+      userId: accountId, applicationId: clientId, revokedGrantIds, maxAllowedGrants: limit,
+      preRevocationActiveGrantCount: grantIds.length,
+    });
   });
 }

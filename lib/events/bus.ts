@@ -1,21 +1,49 @@
-import type { EventName } from './catalogue.ts';
+import {
+  isDataEvent, isInteractionEvent, type DataEventName, type EventName, type ExceptionEventName,
+} from './catalogue.ts';
+import {
+  INTERACTION_KINDS, type DataEventContext, type EventContext, type EventPayloads, type ExceptionContext,
+  type IdentityEvent, type InteractionContext, type InteractionPayload,
+} from './payloads.ts';
+
+export type { IdentityEvent } from './payloads.ts';
+
+export type EventListener = (events: readonly IdentityEvent[]) => Promise<void>;
+
+/** One event a producer states: its name and its payload. */
+export type EventDraft<N extends EventName = EventName> = N extends EventName ? { event: N; payload: EventPayloads[N] } : never;
+
+/** The context is required for events that happen in a request, optional for exceptions. */
+type ContextArgs<N extends EventName> = N extends ExceptionEventName ? [context?: EventContext<N>] : [context: EventContext<N>];
 
 /**
- * What happened, as published inside the service. Webhook fan-out adds `hookId` per subscriber; the rest
- * is the payload consumers receive (`event`, `createdAt`, the context fields and `data`).
+ * The event as consumers receive it, fields in Logto's order: name, time, the request context, then the
+ * payload (a data event's `data` last).
  */
-export interface IdentityEvent {
-  event: EventName;
-  /** ISO timestamp. */
-  createdAt: string;
-  [field: string]: unknown;
+export function stampEvent<N extends EventName>(
+  name: N, payload: EventPayloads[N], context: EventContext<N>, createdAt: Date,
+): IdentityEvent<N> {
+  const head = { event: name, createdAt: createdAt.toISOString() };
+  // The payload map ties each name to its payload and context; TypeScript cannot follow that through a
+  // generic name, so the finished objects are asserted here.
+  if (isInteractionEvent(name)) {
+    const { sessionId, userIp, userAgent } = context as InteractionContext;
+    const { userId, user, application } = payload as InteractionPayload;
+    const event = { ...head, interactionEvent: INTERACTION_KINDS[name], sessionId, userId, userIp, userAgent, user, application };
+    return event as unknown as IdentityEvent<N>;
+  }
+  if (isDataEvent(name)) {
+    const { data, ...fields } = payload as EventPayloads[DataEventName];
+    return { ...head, ...(context as DataEventContext), ...fields, data } as unknown as IdentityEvent<N>;
+  }
+  const known = Object.entries(context as ExceptionContext).filter(([, value]) => value !== undefined);
+  return { ...head, ...Object.fromEntries(known), ...payload } as IdentityEvent<N>;
 }
 
-export type EventListener = (events: IdentityEvent[]) => Promise<void>;
-
 /**
- * In-process publish/subscribe. `publish` awaits every listener, so a listener that makes an event durable
- * (webhook fan-out) has done so before the triggering request responds.
+ * In-process publish/subscribe. Producers `emit` (the bus stamps the time and the request context);
+ * publishing awaits every listener, so a listener that makes an event durable (webhook fan-out) has done so
+ * before the triggering request responds.
  */
 export class EventBus {
   readonly #listeners: EventListener[] = [];
@@ -28,7 +56,20 @@ export class EventBus {
     };
   }
 
-  async publish(events: IdentityEvent[]): Promise<void> {
+  /** Publishes one event that happened now. */
+  async emit<N extends EventName>(name: N, payload: EventPayloads[N], ...context: ContextArgs<N>): Promise<void> {
+    const [requestContext = {}] = context;
+    await this.publish([stampEvent(name, payload, requestContext as EventContext<N>, new Date())]);
+  }
+
+  /** Publishes the data events of one request or flow together, with one `createdAt`. */
+  async emitAll(context: DataEventContext, drafts: ReadonlyArray<EventDraft<DataEventName>>): Promise<void> {
+    const now = new Date();
+    await this.publish(drafts.map((draft) => stampEvent(draft.event, draft.payload, context, now)));
+  }
+
+  /** Hands events already stamped to every listener, in order (`emit` for new events; tests inject crafted ones). */
+  async publish(events: readonly IdentityEvent[]): Promise<void> {
     if (events.length === 0) return;
     for (const listener of this.#listeners) await listener(events);
   }

@@ -16,9 +16,22 @@ export const EXCEPTION_EVENTS = ['Identifier.Lockout', 'Message.RateLimited', 'G
 export const ALL_EVENTS = [...INTERACTION_EVENTS, ...DATA_EVENTS, ...EXCEPTION_EVENTS] as const;
 
 export type EventName = (typeof ALL_EVENTS)[number];
+export type InteractionEventName = (typeof INTERACTION_EVENTS)[number];
+export type DataEventName = (typeof DATA_EVENTS)[number];
+export type ExceptionEventName = (typeof EXCEPTION_EVENTS)[number];
 
 const known: ReadonlySet<string> = new Set(ALL_EVENTS);
+const interaction: ReadonlySet<string> = new Set(INTERACTION_EVENTS);
+const data: ReadonlySet<string> = new Set(DATA_EVENTS);
 
 export function isEventName(name: string): name is EventName {
   return known.has(name);
+}
+
+export function isInteractionEvent(name: EventName): name is InteractionEventName {
+  return interaction.has(name);
+}
+
+export function isDataEvent(name: EventName): name is DataEventName {
+  return data.has(name);
 }

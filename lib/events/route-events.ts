@@ -1,23 +1,38 @@
 import type { Context, Middleware } from 'koa';
-import type { EventBus, IdentityEvent } from './bus.ts';
-import type { EventName } from './catalogue.ts';
+import type { EventBus, EventDraft } from './bus.ts';
+import type { DataEventName } from './catalogue.ts';
+import { managementContext } from './context.ts';
+import type { EventPayloads } from './payloads.ts';
 
 /** `"METHOD /matched/route"`, the route relative to the API prefix, e.g. `"DELETE /roles/:id"`. */
 export type RouteKey = `${'POST' | 'PUT' | 'PATCH' | 'DELETE'} /${string}`;
 
-export interface RouteEventRule {
-  event: EventName;
-  /** Where `data` comes from: the response body (default) or the snapshot a delete handler left. */
-  data?: 'body' | 'snapshot';
+/** Data events whose payload has fields beyond `data`: only the handler can state those. */
+type HandlerShaped = { [N in DataEventName]: {} extends Omit<EventPayloads[N], 'data'> ? never : N }[DataEventName];
+
+interface RuleBase<N extends DataEventName> {
+  event: N;
+  /** When the event is published, or what its payload is, where the name alone does not say (API docs). */
+  note?: string;
 }
+
+/**
+ * Where an event's payload comes from: `data` = the response body (default) or the snapshot a delete
+ * handler left; `handler` = the whole payload as the handler states it, and no event when it states none.
+ */
+type RuleOf<N extends DataEventName> = N extends HandlerShaped
+  ? RuleBase<N> & { data: 'handler' }
+  : RuleBase<N> & { data?: 'body' | 'snapshot' };
+
+export type RouteEventRule = { [N in DataEventName]: RuleOf<N> }[DataEventName];
 
 export type RouteEventMap = Partial<Record<RouteKey, readonly RouteEventRule[]>>;
 
 /**
  * What a handler may say about the events of its request, through `ctx.state.events`: `false` suppresses
- * an event (nothing changed), an object replaces `data` and/or adds top-level fields.
+ * an event (nothing changed), a payload replaces what the rule would take.
  */
-export type EventOverrides = Partial<Record<EventName, false | { data?: unknown; fields?: Record<string, unknown> }>>;
+export type EventOverrides = { [N in DataEventName]?: false | EventPayloads[N] };
 
 export interface EventState {
   events?: EventOverrides;
@@ -25,9 +40,22 @@ export interface EventState {
   snapshot?: unknown;
 }
 
+/** The event one rule yields for the request, if any. */
+function draftOf<N extends DataEventName>(
+  rule: { event: N; data?: 'body' | 'snapshot' | 'handler' }, state: EventState, body: unknown,
+): EventDraft<DataEventName> | undefined {
+  const override = state.events?.[rule.event];
+  if (override === false) return undefined;
+  if (override) return { event: rule.event, payload: override } as EventDraft<DataEventName>;
+  if (rule.data === 'handler') return undefined;
+  const data = (rule.data === 'snapshot' ? state.snapshot : body) ?? null;
+  // The body has passed the route's response schema, and the snapshot is the entity the handler deleted.
+  return { event: rule.event, payload: { data } } as EventDraft<DataEventName>;
+}
+
 /**
- * Applied once, around every management route: after the handler succeeded (2xx, no exception), it
- * publishes the events the map assigns to the matched route, with the management-API context fields.
+ * Applied once, around every management route: after the handler succeeded (2xx, no exception), it emits
+ * the events the map assigns to the matched route, in the request's management context.
  */
 export function routeEventsMiddleware(options: { map: RouteEventMap; bus: EventBus; prefix: string }): Middleware {
   return async (ctx, next) => {
@@ -38,21 +66,8 @@ export function routeEventsMiddleware(options: { map: RouteEventMap; bus: EventB
     const rules = options.map[`${ctx.method} ${matched}` as RouteKey];
     if (!rules) return;
     const state = ctx.state as EventState;
-    const createdAt = new Date().toISOString();
-    const events: IdentityEvent[] = [];
-    for (const rule of rules) {
-      const override = state.events?.[rule.event];
-      if (override === false) continue;
-      const data = override?.data ?? (rule.data === 'snapshot' ? state.snapshot : ctx.body);
-      events.push({
-        event: rule.event,
-        createdAt,
-        ...managementContext(ctx, options.prefix, matched),
-        ...override?.fields,
-        data: data ?? null,
-      });
-    }
-    await options.bus.publish(events);
+    const drafts = rules.map((rule) => draftOf(rule, state, ctx.body)).filter((draft) => draft !== undefined);
+    if (drafts.length > 0) await options.bus.emitAll(managementContext(ctx, options.prefix, matched), drafts);
   };
 }
 
@@ -60,17 +75,4 @@ function relativeRoute(ctx: Context, prefix: string): string | undefined {
   const matched = (ctx as Context & { _matchedRoute?: string | RegExp })._matchedRoute;
   if (typeof matched !== 'string') return undefined;
   return matched.startsWith(prefix) ? matched.slice(prefix.length) || '/' : matched;
-}
-
-function managementContext(ctx: Context, prefix: string, matchedRoute: string): Record<string, unknown> {
-  const path = ctx.path.startsWith(prefix) ? ctx.path.slice(prefix.length) : ctx.path;
-  return {
-    ip: ctx.ip,
-    userAgent: ctx.get('user-agent') || undefined,
-    path,
-    method: ctx.method,
-    status: ctx.status,
-    params: { ...ctx.params },
-    matchedRoute,
-  };
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { RouteEventMap, RouteEventRule, RouteKey } from '../events/route-events.ts';
 import type { RegisteredRoute, RouteRegistry } from './api.ts';
 
 type JsonSchema = Record<string, unknown>;
@@ -21,7 +22,24 @@ function parametersOf(route: RegisteredRoute): unknown[] {
   return parameters;
 }
 
-function operationOf(route: RegisteredRoute): Record<string, unknown> {
+/** The webhook events of an operation, from the one map that also publishes them. */
+export interface OperationEvents {
+  map: RouteEventMap;
+  /** The API prefix the map's routes are relative to. */
+  prefix: string;
+}
+
+function eventRulesOf(route: RegisteredRoute, events: OperationEvents | undefined): readonly RouteEventRule[] {
+  if (!events || !route.path.startsWith(events.prefix)) return [];
+  return events.map[`${route.method.toUpperCase()} ${route.path.slice(events.prefix.length)}` as RouteKey] ?? [];
+}
+
+function describeRule(rule: RouteEventRule): string {
+  const notes = [...(rule.data === 'snapshot' ? ['data is the entity as it was before the delete'] : []), ...(rule.note ? [rule.note] : [])];
+  return notes.length ? `${rule.event} (${notes.join('; ')})` : rule.event;
+}
+
+function operationOf(route: RegisteredRoute, events: OperationEvents | undefined): Record<string, unknown> {
   const responses: Record<string, unknown> = {
     [route.status]: route.response
       ? { description: 'Success', content: { 'application/json': { schema: schemaOf(route.response, 'output') } } }
@@ -41,18 +59,28 @@ function operationOf(route: RegisteredRoute): Record<string, unknown> {
     responses,
   };
   if (route.scope) operation.security = [{ bearer: [route.scope] }];
+  const rules = eventRulesOf(route, events);
+  if (rules.length) {
+    operation['x-webhook-events'] = rules.map((rule) => rule.event);
+    operation.description = `Webhook events: ${rules.map(describeRule).join('; ')}.`;
+  }
   if (route.body) {
     operation.requestBody = { required: true, content: { 'application/json': { schema: schemaOf(route.body, 'input') } } };
   }
   return operation;
 }
 
-/** The OpenAPI 3.1 document of every declared route, built from the same schemas that validate them. */
-export function buildOpenApi(registry: RouteRegistry, info: { baseUrl: string; version: string }): Record<string, unknown> {
+/**
+ * The OpenAPI 3.1 document of every declared route, built from the same schemas that validate them; each
+ * operation that publishes webhook events lists them (`x-webhook-events`, and a line of its description).
+ */
+export function buildOpenApi(
+  registry: RouteRegistry, info: { baseUrl: string; version: string }, events?: OperationEvents,
+): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of registry.routes) {
     const path = route.path.replace(/:(\w+)/g, '{$1}');
-    (paths[path] ??= {})[route.method] = operationOf(route);
+    (paths[path] ??= {})[route.method] = operationOf(route, events);
   }
   return {
     openapi: '3.1.0',

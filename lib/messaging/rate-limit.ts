@@ -1,17 +1,12 @@
 import { errors } from '../errors.ts';
 import type { EventBus } from '../events/bus.ts';
+import type { ExceptionContext } from '../events/payloads.ts';
 import type { KeyValueStore } from '../ports/kv.ts';
 import type { Recipient } from './codes.ts';
 import type { MessagePurpose } from './templates.ts';
 
 /** Request context an exception event carries next to its own fields (see docs/webhooks.md). */
-export interface MessageEventContext {
-  ip?: string;
-  userAgent?: string;
-  interactionEvent?: 'SignIn' | 'Register' | 'ForgotPassword';
-  sessionId?: string;
-  applicationId?: string;
-}
+export type MessageEventContext = ExceptionContext;
 
 export interface MessageRatePolicy {
   /** Messages one recipient may be sent per window. */
@@ -38,18 +33,11 @@ export function createMessageRateLimit(deps: { kv: KeyValueStore; bus: EventBus;
       // The window may have ended between the two calls; the next message starts a new one.
       const remainingMs = ttl > 0 ? ttl : 1000;
       if (await kv.setIfAbsent(`message:limited:${subject}`, '1', remainingMs)) {
-        await bus.publish([{
-          event: 'Message.RateLimited', createdAt: new Date().toISOString(), ...definedOnly(context),
-          action, recipient: to.value,
-        }]);
+        await bus.emit('Message.RateLimited', { action, recipient: to.value }, context);
       }
       throw errors.rateLimited(
         'request.message_rate_limited', 'too many messages sent to this recipient; try again later', Math.ceil(remainingMs / 1000),
       );
     },
   };
-}
-
-function definedOnly(context: MessageEventContext): Record<string, string> {
-  return Object.fromEntries(Object.entries(context).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
 }

@@ -57,9 +57,7 @@ export function createLockout(deps: { kv: KeyValueStore; bus: EventBus; policy: 
           if ((await kv.incr(keys.failures, lockMs)) < policy.threshold) return false;
           // Only the request that creates the lock announces it, however many fail at once.
           if (await kv.setIfAbsent(keys.lock, '1', lockMs)) {
-            await deps.bus.publish([{
-              event: 'Identifier.Lockout', createdAt: new Date().toISOString(), type: identifier.type, value: identifier.value,
-            }]);
+            await deps.bus.emit('Identifier.Lockout', { type: identifier.type, value: identifier.value });
           }
           return true;
         },

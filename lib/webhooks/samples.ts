@@ -1,11 +1,20 @@
-import type { IdentityEvent } from '../events/bus.ts';
-import { INTERACTION_EVENTS, type EventName } from '../events/catalogue.ts';
+import { stampEvent, type IdentityEvent } from '../events/bus.ts';
+import { isDataEvent, isInteractionEvent, type EventName } from '../events/catalogue.ts';
+import type {
+  ApplicationSummary, EventContext, EventPayloads, InteractionPayload, ManagementContext,
+} from '../events/payloads.ts';
+import type { Organization } from '../organizations/repository.ts';
+import type { OrganizationRole } from '../organizations/roles-repository.ts';
+import type { OrganizationScope } from '../organizations/scopes-repository.ts';
+import type { Scope } from '../resources/repository.ts';
+import type { Role } from '../roles/repository.ts';
+import type { User } from '../users/repository.ts';
 
 /**
  * Sample events for `POST /api/hooks/:id/test`: one per event name, shaped like the real thing (see
  * docs/webhooks.md) with obviously fake values, so a consumer can exercise its parsing end to end.
  */
-const SAMPLE_USER = {
+const SAMPLE_USER: User = {
   id: 'sample-user-id',
   username: 'sample_user',
   primaryEmail: 'user@example.com',
@@ -14,91 +23,91 @@ const SAMPLE_USER = {
   avatar: null,
   customData: {},
   identities: {},
+  profile: {},
   isSuspended: false,
+  hasPassword: true,
   lastSignInAt: null,
   createdAt: 0,
   updatedAt: 0,
   applicationId: 'sample-application-id',
 };
 
-const SAMPLE_APPLICATION = {
+const SAMPLE_APPLICATION: ApplicationSummary = {
   id: 'sample-application-id', type: 'Traditional', name: 'Sample application', description: null,
 };
 
-const ENTITIES: Record<string, { route: string; data: Record<string, unknown> }> = {
-  User: { route: '/users/:userId', data: SAMPLE_USER },
-  Role: {
-    route: '/roles/:id',
-    data: { id: 'sample-role-id', name: 'sample-role', description: 'A sample role', type: 'User', isDefault: false, createdAt: 0 },
-  },
-  Scope: {
-    route: '/resources/:resourceId/scopes/:scopeId',
-    data: { id: 'sample-scope-id', resourceId: 'sample-resource-id', name: 'read:sample', description: 'A sample scope', createdAt: 0 },
-  },
-  Organization: {
-    route: '/organizations/:id',
-    data: { id: 'sample-organization-id', name: 'Sample organization', description: null, customData: {}, createdAt: 0 },
-  },
-  OrganizationRole: {
-    route: '/organization-roles/:id',
-    data: { id: 'sample-organization-role-id', name: 'member', description: 'A sample organization role', type: 'User', createdAt: 0 },
-  },
-  OrganizationScope: {
-    route: '/organization-scopes/:id',
-    data: { id: 'sample-organization-scope-id', name: 'read:members', description: 'A sample organization scope', createdAt: 0 },
+const ROLE: Role = { id: 'sample-role-id', name: 'sample-role', description: 'A sample role', type: 'User', isDefault: false, createdAt: 0 };
+const SCOPE: Scope = {
+  id: 'sample-scope-id', resourceId: 'sample-resource-id', name: 'read:sample', description: 'A sample scope', createdAt: 0,
+};
+const ORGANIZATION: Organization = {
+  id: 'sample-organization-id', name: 'Sample organization', description: null, customData: {}, isMfaRequired: false, createdAt: 0,
+};
+const ORGANIZATION_ROLE: OrganizationRole = {
+  id: 'sample-organization-role-id', name: 'member', description: 'A sample organization role', type: 'User', createdAt: 0,
+};
+const ORGANIZATION_SCOPE: OrganizationScope = {
+  id: 'sample-organization-scope-id', name: 'read:members', description: 'A sample organization scope', createdAt: 0,
+};
+
+const SIGNED_IN: InteractionPayload = { userId: SAMPLE_USER.id, user: SAMPLE_USER, application: SAMPLE_APPLICATION };
+
+const PAYLOADS: EventPayloads = {
+  PostRegister: SIGNED_IN,
+  PostSignIn: SIGNED_IN,
+  PostResetPassword: SIGNED_IN,
+  'User.Created': { data: SAMPLE_USER },
+  'User.Deleted': { data: SAMPLE_USER },
+  'User.Data.Updated': { data: SAMPLE_USER },
+  'User.SuspensionStatus.Updated': { data: { ...SAMPLE_USER, isSuspended: true } },
+  'Role.Created': { data: ROLE },
+  'Role.Deleted': { data: ROLE },
+  'Role.Data.Updated': { data: ROLE },
+  'Role.Scopes.Updated': { data: [SCOPE], roleId: ROLE.id },
+  'Scope.Created': { data: SCOPE },
+  'Scope.Deleted': { data: SCOPE },
+  'Scope.Data.Updated': { data: SCOPE },
+  'Organization.Created': { data: ORGANIZATION },
+  'Organization.Deleted': { data: ORGANIZATION },
+  'Organization.Data.Updated': { data: ORGANIZATION },
+  // Membership changes carry their delta at the top level, as Logto sends them.
+  'Organization.Membership.Updated': { data: ORGANIZATION, organizationId: ORGANIZATION.id, addedUserIds: [SAMPLE_USER.id] },
+  'OrganizationRole.Created': { data: ORGANIZATION_ROLE },
+  'OrganizationRole.Deleted': { data: ORGANIZATION_ROLE },
+  'OrganizationRole.Data.Updated': { data: ORGANIZATION_ROLE },
+  'OrganizationRole.Scopes.Updated': { data: [ORGANIZATION_SCOPE], organizationRoleId: ORGANIZATION_ROLE.id },
+  'OrganizationScope.Created': { data: ORGANIZATION_SCOPE },
+  'OrganizationScope.Deleted': { data: ORGANIZATION_SCOPE },
+  'OrganizationScope.Data.Updated': { data: ORGANIZATION_SCOPE },
+  'Identifier.Lockout': { type: 'email', value: 'user@example.com' },
+  'Message.RateLimited': { action: 'SignIn', recipient: 'user@example.com' },
+  'Grant.LimitExceeded': {
+    userId: SAMPLE_USER.id, applicationId: SAMPLE_APPLICATION.id, revokedGrantIds: ['sample-grant-id'],
+    maxAllowedGrants: 1, preRevocationActiveGrantCount: 2,
   },
 };
 
-const INTERACTION_OF: Record<string, string> = {
-  PostRegister: 'Register', PostSignIn: 'SignIn', PostResetPassword: 'ForgotPassword',
+/** The route each entity's events come from, by the event name's first part. */
+const ROUTES: Record<string, string> = {
+  User: '/users/:userId',
+  Role: '/roles/:id',
+  Scope: '/resources/:resourceId/scopes/:scopeId',
+  Organization: '/organizations/:id',
+  OrganizationRole: '/organization-roles/:id',
+  OrganizationScope: '/organization-scopes/:id',
 };
 
 const ACTION_METHOD: Record<string, string> = { Created: 'POST', Deleted: 'DELETE' };
 
-export function sampleEvent(event: EventName, createdAt = new Date()): IdentityEvent {
-  const base = { event, createdAt: createdAt.toISOString() };
-  if ((INTERACTION_EVENTS as readonly string[]).includes(event)) {
-    return {
-      ...base,
-      interactionEvent: INTERACTION_OF[event],
-      sessionId: 'sample-session-id',
-      userId: SAMPLE_USER.id,
-      userIp: '192.0.2.1',
-      userAgent: 'Mozilla/5.0 (sample)',
-      user: SAMPLE_USER,
-      application: SAMPLE_APPLICATION,
-    };
-  }
-  const exception = exceptionFields(event);
-  if (exception) return { ...base, userAgent: 'Mozilla/5.0 (sample)', ip: '192.0.2.1', ...exception };
-  return { ...base, ...managementContext(event) };
-}
-
-function exceptionFields(event: EventName): Record<string, unknown> | undefined {
-  switch (event) {
-    case 'Identifier.Lockout':
-      return { interactionEvent: 'SignIn', type: 'email', value: 'user@example.com' };
-    case 'Message.RateLimited':
-      return { action: 'SignIn', recipient: 'user@example.com' };
-    case 'Grant.LimitExceeded':
-      return {
-        userId: SAMPLE_USER.id, applicationId: SAMPLE_APPLICATION.id, revokedGrantIds: ['sample-grant-id'],
-        maxAllowedGrants: 1, preRevocationActiveGrantCount: 2,
-      };
-    default:
-      return undefined;
-  }
-}
-
-function managementContext(event: EventName): Record<string, unknown> {
+function managementContext(event: EventName): ManagementContext {
   const [entity = '', ...rest] = event.split('.');
   const action = rest.join('.');
-  const sample = ENTITIES[entity];
-  if (!sample) throw new Error(`no sample for ${event}`);
+  const route = ROUTES[entity];
+  if (!route) throw new Error(`no sample for ${event}`);
   const membership = action === 'Membership.Updated';
   const matchedRoute = membership
     ? '/organizations/:id/users'
-    : action === 'Created' ? sample.route.replace(/\/:\w+$/, '') : sample.route;
+    : action === 'Created' ? route.replace(/\/:\w+$/, '') : route;
   const params = Object.fromEntries([...matchedRoute.matchAll(/:(\w+)/g)].map(([, name]) => [name, `sample-${name}`]));
   return {
     ip: '192.0.2.1',
@@ -108,8 +117,14 @@ function managementContext(event: EventName): Record<string, unknown> {
     status: action === 'Created' || membership ? 201 : action === 'Deleted' ? 204 : 200,
     params,
     matchedRoute,
-    // Membership changes carry their delta at the top level, as Logto sends them.
-    ...(membership ? { organizationId: 'sample-organization-id', addedUserIds: [SAMPLE_USER.id] } : {}),
-    data: membership ? null : sample.data,
   };
+}
+
+function contextOf(event: EventName): EventContext<EventName> {
+  if (isInteractionEvent(event)) return { sessionId: 'sample-session-id', userIp: '192.0.2.1', userAgent: 'Mozilla/5.0 (sample)' };
+  return isDataEvent(event) ? managementContext(event) : { ip: '192.0.2.1', userAgent: 'Mozilla/5.0 (sample)' };
+}
+
+export function sampleEvent(event: EventName, createdAt = new Date()): IdentityEvent {
+  return stampEvent(event, PAYLOADS[event], contextOf(event), createdAt);
 }

@@ -6,6 +6,7 @@ import type { ServiceCore } from '../../lib/core.ts';
 import { createPasswordSignIn } from '../../lib/sign-in/password.ts';
 import { createLockout } from '../../lib/sign-in/lockout.ts';
 import { parseBody } from '../../lib/http/body.ts';
+import { interactionContext } from '../../lib/events/context.ts';
 import { htmlErrorMiddleware } from '../../lib/http/errors.ts';
 import { messagePage } from '../../lib/http/html.ts';
 import { setPageHeaders } from '../../lib/http/page-security.ts';
@@ -95,11 +96,10 @@ export function interactionRoutes(core: ServiceCore): Middleware {
     }
     const user = (await repositories.users.update(result.user.id, { lastSignInAt: Date.now() })) ?? result.user;
     const app = await repositories.applications.findById(String(details.params.client_id));
-    await core.bus.publish([{
-      event: 'PostSignIn', createdAt: new Date().toISOString(), interactionEvent: 'SignIn', sessionId: details.jti,
-      userId: user.id, userIp: ctx.ip, userAgent: ctx.get('user-agent') || undefined, user,
+    await core.bus.emit('PostSignIn', {
+      userId: user.id, user,
       application: app ? { id: app.id, type: app.type, name: app.name, description: app.description } : undefined,
-    }]);
+    }, interactionContext(ctx, details.jti));
     await provider.interactionFinished(ctx.req, ctx.res, { login: { accountId: user.id } }, { mergeWithLastSubmission: false });
     ctx.respond = false;
   });

@@ -60,7 +60,7 @@ export function organizationInvitationRoutes(api: ApiRouterDeps, core: ServiceCo
 
   declare(api, {
     method: 'put', path: '/organization-invitations/:id/status', tag,
-    summary: 'Accept or revoke a pending invitation; accepting makes the user a member (Organization.Membership.Updated)',
+    summary: 'Accept or revoke a pending invitation; accepting makes the user a member',
     params: byId, body: invitationStatusBody, response: invitation,
     async handler({ params, body, events }) {
       const { invitation: settled, membership } = await library.settle(params.id, body.status, body.acceptedUserId);

@@ -17,7 +17,7 @@ const byId = z.object({ id: idParam });
 function announceScopes(events: EventState, organizationRoleId: string, scopes: OrganizationScope[] | false): void {
   events.events = {
     ...events.events,
-    'OrganizationRole.Scopes.Updated': scopes && { data: scopes, fields: { organizationRoleId } },
+    'OrganizationRole.Scopes.Updated': scopes && { data: scopes, organizationRoleId },
   };
 }
 
@@ -34,8 +34,7 @@ export function organizationRoleRoutes(api: ApiRouterDeps, core: ServiceCore): v
 
   declare(api, {
     method: 'post', path: '/organization-roles', tag,
-    summary: 'Create an organization role (OrganizationRole.Created; '
-      + 'OrganizationRole.Scopes.Updated when organizationScopeIds is non-empty)',
+    summary: 'Create an organization role',
     body: createOrganizationRoleBody, status: 201, response: organizationRole,
     async handler({ body, events }) {
       const { organizationScopeIds = [], ...input } = body;
@@ -52,14 +51,14 @@ export function organizationRoleRoutes(api: ApiRouterDeps, core: ServiceCore): v
   });
 
   declare(api, {
-    method: 'patch', path: '/organization-roles/:id', tag, summary: 'Update an organization role (OrganizationRole.Data.Updated)',
+    method: 'patch', path: '/organization-roles/:id', tag, summary: 'Update an organization role',
     params: byId, body: updateOrganizationRoleBody, response: organizationRole,
     handler: ({ params, body }) => library.updateRole(params.id, body),
   });
 
   declare(api, {
     method: 'delete', path: '/organization-roles/:id', tag,
-    summary: 'Delete an organization role, also from members (OrganizationRole.Deleted with a snapshot)',
+    summary: 'Delete an organization role, also from members',
     params: byId, status: 204,
     async handler({ params, events }) {
       events.snapshot = await library.deleteRole(params.id);
@@ -77,7 +76,7 @@ export function organizationRoleRoutes(api: ApiRouterDeps, core: ServiceCore): v
 
   declare(api, {
     method: 'post', path: '/organization-roles/:id/scopes', tag,
-    summary: "Add scopes to an organization role; returns the role's scopes (OrganizationRole.Scopes.Updated)",
+    summary: "Add scopes to an organization role; returns the role's scopes",
     params: byId, body: addScopesBody, status: 201, response: z.array(organizationScope),
     async handler({ params, body, events }) {
       const scopes = await library.addRoleScopes(params.id, body.organizationScopeIds);
@@ -88,7 +87,7 @@ export function organizationRoleRoutes(api: ApiRouterDeps, core: ServiceCore): v
 
   declare(api, {
     method: 'put', path: '/organization-roles/:id/scopes', tag,
-    summary: 'Replace the scopes of an organization role (OrganizationRole.Scopes.Updated)',
+    summary: 'Replace the scopes of an organization role',
     params: byId, body: replaceScopesBody, status: 204,
     async handler({ params, body, events }) {
       announceScopes(events, params.id, await library.replaceRoleScopes(params.id, body.organizationScopeIds));
@@ -97,7 +96,7 @@ export function organizationRoleRoutes(api: ApiRouterDeps, core: ServiceCore): v
 
   declare(api, {
     method: 'delete', path: '/organization-roles/:id/scopes/:organizationScopeId', tag,
-    summary: 'Remove a scope from an organization role (OrganizationRole.Scopes.Updated)',
+    summary: 'Remove a scope from an organization role',
     params: byId.extend({ organizationScopeId: idParam }), status: 204,
     async handler({ params, events }) {
       announceScopes(events, params.id, await library.removeRoleScope(params.id, params.organizationScopeId));

@@ -21,7 +21,7 @@ export function organizationScopeRoutes(api: ApiRouterDeps, core: ServiceCore): 
   });
 
   declare(api, {
-    method: 'post', path: '/organization-scopes', tag, summary: 'Create an organization scope (OrganizationScope.Created)',
+    method: 'post', path: '/organization-scopes', tag, summary: 'Create an organization scope',
     body: createOrganizationScopeBody, status: 201, response: organizationScope,
     handler: ({ body }) => library.createScope(body),
   });
@@ -34,14 +34,14 @@ export function organizationScopeRoutes(api: ApiRouterDeps, core: ServiceCore): 
 
   declare(api, {
     method: 'patch', path: '/organization-scopes/:id', tag,
-    summary: 'Update an organization scope (OrganizationScope.Data.Updated)',
+    summary: 'Update an organization scope',
     params: byId, body: updateOrganizationScopeBody, response: organizationScope,
     handler: ({ params, body }) => library.updateScope(params.id, body),
   });
 
   declare(api, {
     method: 'delete', path: '/organization-scopes/:id', tag,
-    summary: 'Delete an organization scope, also from roles (OrganizationScope.Deleted with a snapshot)',
+    summary: 'Delete an organization scope, also from roles',
     params: byId, status: 204,
     async handler({ params, events }) {
       events.snapshot = await library.deleteScope(params.id);

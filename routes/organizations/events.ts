@@ -11,6 +11,6 @@ export function announceMembership(events: EventState, { organization, changes }
     ...events.events,
     'Organization.Membership.Updated': Object.keys(delta).length === 0
       ? false
-      : { data: organization, fields: { organizationId: organization.id, ...delta } },
+      : { data: organization, organizationId: organization.id, ...delta },
   };
 }

@@ -23,7 +23,7 @@ export function organizationRoutes(api: ApiRouterDeps, core: ServiceCore): void 
   });
 
   declare(api, {
-    method: 'post', path: '/organizations', tag, summary: 'Create an organization (Organization.Created)',
+    method: 'post', path: '/organizations', tag, summary: 'Create an organization',
     body: createOrganizationBody, status: 201, response: organization,
     handler: ({ body }) => library.create(body),
   });
@@ -35,14 +35,14 @@ export function organizationRoutes(api: ApiRouterDeps, core: ServiceCore): void 
   });
 
   declare(api, {
-    method: 'patch', path: '/organizations/:id', tag, summary: 'Update an organization (Organization.Data.Updated)',
+    method: 'patch', path: '/organizations/:id', tag, summary: 'Update an organization',
     params: byId, body: updateOrganizationBody, response: organization,
     handler: ({ params, body }) => library.update(params.id, body),
   });
 
   declare(api, {
     method: 'delete', path: '/organizations/:id', tag,
-    summary: 'Delete an organization with its memberships and invitations (Organization.Deleted with a snapshot)',
+    summary: 'Delete an organization with its memberships and invitations',
     params: byId, status: 204,
     async handler({ params, events }) {
       events.snapshot = await library.delete(params.id);

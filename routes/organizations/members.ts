@@ -25,7 +25,7 @@ export function organizationMemberRoutes(api: ApiRouterDeps, core: ServiceCore):
   });
 
   declare(api, {
-    method: 'post', path: '/organizations/:id/users', tag, summary: 'Add member users (Organization.Membership.Updated)',
+    method: 'post', path: '/organizations/:id/users', tag, summary: 'Add member users',
     params: byId, body: addUsersBody, status: 201, response: addUsersBody,
     async handler({ params, body, events }) {
       announceMembership(events, await library.addUsers(params.id, body.userIds));
@@ -34,7 +34,7 @@ export function organizationMemberRoutes(api: ApiRouterDeps, core: ServiceCore):
   });
 
   declare(api, {
-    method: 'put', path: '/organizations/:id/users', tag, summary: 'Replace member users (Organization.Membership.Updated)',
+    method: 'put', path: '/organizations/:id/users', tag, summary: 'Replace member users',
     params: byId, body: replaceUsersBody, status: 204,
     async handler({ params, body, events }) {
       announceMembership(events, await library.replaceUsers(params.id, body.userIds));
@@ -43,7 +43,7 @@ export function organizationMemberRoutes(api: ApiRouterDeps, core: ServiceCore):
 
   declare(api, {
     method: 'delete', path: '/organizations/:id/users/:userId', tag,
-    summary: 'Remove a member user and their organization roles (Organization.Membership.Updated)',
+    summary: 'Remove a member user and their organization roles',
     params: z.object({ id: idParam, userId: idParam }), status: 204,
     async handler({ params, events }) {
       announceMembership(events, await library.removeUser(params.id, params.userId));
@@ -60,7 +60,7 @@ export function organizationMemberRoutes(api: ApiRouterDeps, core: ServiceCore):
 
   declare(api, {
     method: 'post', path: '/organizations/:id/applications', tag,
-    summary: 'Add member applications, MachineToMachine only (Organization.Membership.Updated)',
+    summary: 'Add member applications, MachineToMachine only',
     params: byId, body: addApplicationsBody, status: 201, response: addApplicationsBody,
     async handler({ params, body, events }) {
       announceMembership(events, await library.addApplications(params.id, body.applicationIds));
@@ -70,7 +70,7 @@ export function organizationMemberRoutes(api: ApiRouterDeps, core: ServiceCore):
 
   declare(api, {
     method: 'put', path: '/organizations/:id/applications', tag,
-    summary: 'Replace member applications (Organization.Membership.Updated)',
+    summary: 'Replace member applications',
     params: byId, body: replaceApplicationsBody, status: 204,
     async handler({ params, body, events }) {
       announceMembership(events, await library.replaceApplications(params.id, body.applicationIds));
@@ -79,7 +79,7 @@ export function organizationMemberRoutes(api: ApiRouterDeps, core: ServiceCore):
 
   declare(api, {
     method: 'delete', path: '/organizations/:id/applications/:applicationId', tag,
-    summary: 'Remove a member application (Organization.Membership.Updated)',
+    summary: 'Remove a member application',
     params: z.object({ id: idParam, applicationId: idParam }), status: 204,
     async handler({ params, events }) {
       announceMembership(events, await library.removeApplication(params.id, params.applicationId));

@@ -65,19 +65,19 @@ export function resourceRoutes(api: ApiRouterDeps, core: ServiceCore): void {
   });
 
   declare(api, {
-    method: 'post', path: '/resources/:resourceId/scopes', tag, summary: 'Create a scope (Scope.Created)',
+    method: 'post', path: '/resources/:resourceId/scopes', tag, summary: 'Create a scope',
     params: byResource, body: createScopeBody, status: 201, response: scope,
     handler: ({ params, body }) => library.createScope(params.resourceId, body),
   });
 
   declare(api, {
-    method: 'patch', path: '/resources/:resourceId/scopes/:scopeId', tag, summary: 'Update a scope (Scope.Data.Updated)',
+    method: 'patch', path: '/resources/:resourceId/scopes/:scopeId', tag, summary: 'Update a scope',
     params: byScope, body: updateScopeBody, response: scope,
     handler: ({ params, body }) => library.updateScope(params.resourceId, params.scopeId, body),
   });
 
   declare(api, {
-    method: 'delete', path: '/resources/:resourceId/scopes/:scopeId', tag, summary: 'Delete a scope (Scope.Deleted)',
+    method: 'delete', path: '/resources/:resourceId/scopes/:scopeId', tag, summary: 'Delete a scope',
     params: byScope, status: 204,
     async handler({ params, events }) {
       events.snapshot = await library.deleteScope(params.resourceId, params.scopeId);

@@ -11,7 +11,7 @@ const byId = z.object({ id: idParam });
 
 /** Role.Scopes.Updated carries the role's scopes after the change and the role's id, whatever the route. */
 function announceScopes(events: EventState, roleId: string, scopes: Scope[] | false): void {
-  events.events = { ...events.events, 'Role.Scopes.Updated': scopes && { data: scopes, fields: { roleId } } };
+  events.events = { ...events.events, 'Role.Scopes.Updated': scopes && { data: scopes, roleId } };
 }
 
 export function roleRoutes(api: ApiRouterDeps, core: ServiceCore): void {
@@ -29,7 +29,7 @@ export function roleRoutes(api: ApiRouterDeps, core: ServiceCore): void {
   });
 
   declare(api, {
-    method: 'post', path: '/roles', tag, summary: 'Create a role (Role.Created; Role.Scopes.Updated when scopeIds is non-empty)',
+    method: 'post', path: '/roles', tag, summary: 'Create a role',
     body: createRoleBody, status: 201, response: role,
     async handler({ body, events }) {
       const { scopeIds = [], ...input } = body;
@@ -46,13 +46,13 @@ export function roleRoutes(api: ApiRouterDeps, core: ServiceCore): void {
   });
 
   declare(api, {
-    method: 'patch', path: '/roles/:id', tag, summary: 'Update a role (Role.Data.Updated)',
+    method: 'patch', path: '/roles/:id', tag, summary: 'Update a role',
     params: byId, body: updateRoleBody, response: role,
     handler: ({ params, body }) => rolesLibrary.update(params.id, body),
   });
 
   declare(api, {
-    method: 'delete', path: '/roles/:id', tag, summary: 'Delete a role (Role.Deleted)',
+    method: 'delete', path: '/roles/:id', tag, summary: 'Delete a role',
     params: byId, status: 204,
     async handler({ params, events }) {
       events.snapshot = await rolesLibrary.delete(params.id);
@@ -69,7 +69,7 @@ export function roleRoutes(api: ApiRouterDeps, core: ServiceCore): void {
   });
 
   declare(api, {
-    method: 'post', path: '/roles/:id/scopes', tag, summary: 'Add scopes to a role (Role.Scopes.Updated)',
+    method: 'post', path: '/roles/:id/scopes', tag, summary: 'Add scopes to a role',
     params: byId, body: scopeIdsBody, status: 201, response: z.array(scope),
     async handler({ params, body, events }) {
       const scopes = await rolesLibrary.addScopes(params.id, body.scopeIds);
@@ -79,7 +79,7 @@ export function roleRoutes(api: ApiRouterDeps, core: ServiceCore): void {
   });
 
   declare(api, {
-    method: 'delete', path: '/roles/:id/scopes/:scopeId', tag, summary: 'Remove a scope from a role (Role.Scopes.Updated)',
+    method: 'delete', path: '/roles/:id/scopes/:scopeId', tag, summary: 'Remove a scope from a role',
     params: z.object({ id: idParam, scopeId: idParam }), status: 204,
     async handler({ params, events }) {
       announceScopes(events, params.id, await rolesLibrary.removeScope(params.id, params.scopeId));

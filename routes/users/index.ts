@@ -25,7 +25,7 @@ export function userRoutes(api: ApiRouterDeps, core: ServiceCore): void {
   });
 
   declare(api, {
-    method: 'post', path: '/users', tag, summary: 'Create a user (User.Created)',
+    method: 'post', path: '/users', tag, summary: 'Create a user',
     body: createUserBody, status: 201, response: user,
     handler: ({ body }) => library.create(body),
   });
@@ -38,14 +38,14 @@ export function userRoutes(api: ApiRouterDeps, core: ServiceCore): void {
 
   declare(api, {
     method: 'patch', path: '/users/:userId', tag,
-    summary: 'Update a user; customData and profile are replaced (User.Data.Updated)',
+    summary: 'Update a user; customData and profile are replaced',
     params: byUser, body: updateUserBody, response: user,
     handler: ({ params, body }) => library.update(params.userId, body),
   });
 
   declare(api, {
     method: 'patch', path: '/users/:userId/custom-data', tag,
-    summary: 'Merge top-level keys into custom data; returns it (User.Data.Updated with the user)',
+    summary: 'Merge top-level keys into custom data; returns it',
     params: byUser, body: customDataBody, response: jsonRecord,
     async handler({ params, body, events }) {
       const updated = await library.mergeCustomData(params.userId, body.customData);
@@ -56,7 +56,7 @@ export function userRoutes(api: ApiRouterDeps, core: ServiceCore): void {
 
   declare(api, {
     method: 'patch', path: '/users/:userId/profile', tag,
-    summary: 'Merge top-level keys into the profile; returns it (User.Data.Updated with the user)',
+    summary: 'Merge top-level keys into the profile; returns it',
     params: byUser, body: profileBody, response: jsonRecord,
     async handler({ params, body, events }) {
       const updated = await library.mergeProfile(params.userId, body.profile);
@@ -66,7 +66,7 @@ export function userRoutes(api: ApiRouterDeps, core: ServiceCore): void {
   });
 
   declare(api, {
-    method: 'patch', path: '/users/:userId/password', tag, summary: 'Set the password (User.Data.Updated)',
+    method: 'patch', path: '/users/:userId/password', tag, summary: 'Set the password',
     params: byUser, body: passwordBody, response: user,
     handler: ({ params, body }) => library.setPassword(params.userId, body.password),
   });
@@ -86,13 +86,13 @@ export function userRoutes(api: ApiRouterDeps, core: ServiceCore): void {
 
   declare(api, {
     method: 'patch', path: '/users/:userId/is-suspended', tag,
-    summary: 'Suspend or reinstate; suspension ends sessions and grants (User.SuspensionStatus.Updated)',
+    summary: 'Suspend or reinstate; suspension ends sessions and grants',
     params: byUser, body: suspensionBody, response: user,
     handler: ({ params, body }) => library.setSuspended(params.userId, body.isSuspended),
   });
 
   declare(api, {
-    method: 'delete', path: '/users/:userId', tag, summary: 'Delete a user (User.Deleted with a snapshot)',
+    method: 'delete', path: '/users/:userId', tag, summary: 'Delete a user',
     params: byUser, status: 204,
     async handler({ params, events }) {
       events.snapshot = await library.delete(params.userId);

@@ -1,4 +1,6 @@
 import { expect } from 'chai';
+import type { EventName } from '../../lib/events/catalogue.ts';
+import { craftedEvent } from '../support/events.ts';
 import type { RunningService } from '../support/service.ts';
 import {
   DeliveryVerifier, bodyOf, createHook, getJson, startHookService, verifyDelivery,
@@ -29,8 +31,8 @@ describe('hooks API: recent logs, deliveries and resend', () => {
     return hook;
   }
 
-  const publish = (event: string, data: unknown = { id: 'u1' }) =>
-    running.service.core.bus.publish([{ event: event as never, createdAt: new Date().toISOString(), data }]);
+  const publish = (event: EventName, data: unknown = { id: 'u1' }) =>
+    running.service.core.bus.publish([craftedEvent(event, { data })]);
 
   async function deliveriesOf(hookId: string, query = ''): Promise<any[]> {
     return getJson(running, `/api/hooks/${hookId}/deliveries${query}`);

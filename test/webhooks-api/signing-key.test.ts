@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { craftedEvent } from '../support/events.ts';
 import { Webhook } from 'standardwebhooks';
 import type { RunningService } from '../support/service.ts';
 import { withFakeClock } from '../support/clock.ts';
@@ -34,7 +35,7 @@ describe('hooks API: signing-key rotation', () => {
 
   async function deliverOne(running: RunningService, path: string): Promise<ReceivedRequest> {
     const before = receiver.requests(path).length;
-    await running.service.core.bus.publish([{ event: 'User.Created', createdAt: new Date().toISOString(), data: { id: 'u1' } }]);
+    await running.service.core.bus.publish([craftedEvent('User.Created', { data: { id: 'u1' } })]);
     return eventually(() => receiver.requests(path)[before]);
   }
 

@@ -1,4 +1,6 @@
 import { expect } from 'chai';
+import type { EventName } from '../../lib/events/catalogue.ts';
+import { craftedEvent } from '../support/events.ts';
 import type { RunningService } from '../support/service.ts';
 import {
   BACKENDS, DeliveryVerifier, bodyOf, createHook, getJson, startHookService, verifyDelivery,
@@ -31,8 +33,8 @@ for (const backend of BACKENDS) {
       await receiver.close();
     });
 
-    const publish = (event: string, data: unknown = { id: 'u1' }) =>
-      running.service.core.bus.publish([{ event: event as never, createdAt: new Date().toISOString(), data }]);
+    const publish = (event: EventName, data: unknown = { id: 'u1' }) =>
+      running.service.core.bus.publish([craftedEvent(event, { data })]);
     interface HookOptions {
       events?: string[];
       headers?: Record<string, string>;
@@ -230,14 +232,13 @@ for (const backend of BACKENDS) {
 
     it('never puts a signing key, password, secret or token in a payload', async () => {
       const hook = await hookAt('/secrets', { events: ['User.Created', 'User.Data.Updated'] });
-      await running.service.core.bus.publish([{
-        event: 'User.Data.Updated', createdAt: new Date().toISOString(),
+      await running.service.core.bus.publish([craftedEvent('User.Data.Updated', {
         data: {
           id: 'u1', password: 'hunter2', passwordDigest: 'scrypt$...', hasPassword: true,
           customData: { clientSecret: 'cs', apiToken: 'tok', signingKey: hook.signingKey, postalCode: '75001' },
           identities: [{ accessToken: 'at', refreshToken: 'rt', code: '123456' }],
         },
-      }]);
+      })]);
       await running.request('/api/roles', { method: 'POST', json: { name: `secret-check-${backend}` } });
       const request = await eventually(() => receiver.requests('/secrets')[0]);
       const payload = verifyDelivery(request, hook.signingKey);

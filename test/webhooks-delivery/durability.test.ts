@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { expect } from 'chai';
+import { craftedEvent } from '../support/events.ts';
 import { MongoClient } from 'mongodb';
 import { startService, type RunningService } from '../support/service.ts';
 import { REDIS_URL, createHook, removeQueue, uniqueQueueName, verifyDelivery } from './support/hooks.ts';
@@ -89,8 +90,8 @@ describe(`webhook durability: a worker process killed mid-stream (${MONGODB_URI 
 
   async function publish(from: number, to: number): Promise<void> {
     for (let start = from; start < to; start += 10) {
-      const batch = Array.from({ length: Math.min(10, to - start) }, (_, i) => ({
-        event: 'User.Created' as const, createdAt: new Date().toISOString(), data: { id: `user-${start + i}`, sequence: start + i },
+      const batch = Array.from({ length: Math.min(10, to - start) }, (_, i) => craftedEvent('User.Created', {
+        data: { id: `user-${start + i}`, sequence: start + i },
       }));
       await web.service.core.bus.publish(batch);
     }

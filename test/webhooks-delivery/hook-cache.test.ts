@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { craftedEvent } from '../support/events.ts';
 import { createMemoryDocumentStore } from '../../adapters/memory/documents.ts';
 import { createMemoryKeyValueStore } from '../../adapters/memory/kv.ts';
 import { createHookCache } from '../../lib/webhooks/hook-cache.ts';
@@ -78,7 +79,7 @@ describe('hook cache', () => {
     });
 
     const publish = () =>
-      publisher.service.core.bus.publish([{ event: 'User.Created', createdAt: new Date().toISOString(), data: {} }]);
+      publisher.service.core.bus.publish([craftedEvent('User.Created', { data: {} })]);
 
     it('fans out with another instance\'s hook changes at once', async () => {
       await publish();

@@ -1,12 +1,12 @@
 import { expect } from 'chai';
+import { craftedEvent } from '../support/events.ts';
 import { ALL_EVENTS, INTERACTION_EVENTS } from '../../lib/events/catalogue.ts';
 import { eventBody, hookPayload, newDeliveryId } from '../../lib/webhooks/payload.ts';
 import { sampleEvent } from '../../lib/webhooks/samples.ts';
 
 describe('webhook payloads', () => {
   it('drop every secret-looking field, at any depth, and keep look-alikes', () => {
-    const body = eventBody({
-      event: 'User.Data.Updated',
+    const body = eventBody(craftedEvent('User.Data.Updated', {
       createdAt: '2025-01-01T00:00:00.000Z',
       data: {
         password: 'p', passwordDigest: 'd', hasPassword: true, secret: 's', clientSecret: 'c', totpSecret: 't',
@@ -14,7 +14,7 @@ describe('webhook payloads', () => {
         accessTokenTtl: 3600, postalCode: '75001', tokenExchange: { allowed: true },
         nested: [{ idToken: 'i', name: 'kept' }],
       },
-    });
+    }));
     expect(body).to.deep.equal({
       event: 'User.Data.Updated',
       createdAt: '2025-01-01T00:00:00.000Z',
@@ -23,7 +23,7 @@ describe('webhook payloads', () => {
   });
 
   it('are plain JSON whatever the producer put in, so both queue backends carry the same bytes', () => {
-    const body = eventBody({ event: 'User.Created', createdAt: 'now', data: { at: new Date(0), missing: undefined } });
+    const body = eventBody(craftedEvent('User.Created', { createdAt: 'now', data: { at: new Date(0), missing: undefined } }));
     expect(body).to.deep.equal({ event: 'User.Created', createdAt: 'now', data: { at: '1970-01-01T00:00:00.000Z' } });
   });
 

@@ -1,0 +1,137 @@
+import type { Application } from '../applications/repository.ts';
+import type { MessagePurpose } from '../messaging/templates.ts';
+import type { MembershipChanges } from '../organizations/library.ts';
+import type { Organization } from '../organizations/repository.ts';
+import type { OrganizationRole } from '../organizations/roles-repository.ts';
+import type { OrganizationScope } from '../organizations/scopes-repository.ts';
+import type { Scope } from '../resources/repository.ts';
+import type { Role } from '../roles/repository.ts';
+import type { Identifier } from '../sign-in/lockout.ts';
+import type { User } from '../users/repository.ts';
+import type { DataEventName, EventName, InteractionEventName } from './catalogue.ts';
+
+/**
+ * What each event carries, by name: the facts its producer states. `createdAt` and the context of the
+ * request it happened in are stamped by `EventBus.emit`, never written by producers.
+ */
+
+/** The management request a data event happened in (paths relative to `/api`). */
+export type ManagementContext = {
+  ip: string;
+  userAgent: string | undefined;
+  path: string;
+  method: string;
+  status: number;
+  params: Record<string, string>;
+  matchedRoute: string;
+};
+
+/** The end-user interaction an interaction event happened in. */
+export type InteractionContext = {
+  sessionId: string;
+  userIp: string;
+  userAgent: string | undefined;
+};
+
+/** Logto's names for the interaction behind each interaction event. */
+export const INTERACTION_KINDS = {
+  PostRegister: 'Register',
+  PostSignIn: 'SignIn',
+  PostResetPassword: 'ForgotPassword',
+} as const satisfies Record<InteractionEventName, string>;
+
+export type InteractionKind = (typeof INTERACTION_KINDS)[InteractionEventName];
+
+/** The end-user flow a data event happened in (a sign-up, a profile change, a just-in-time membership). */
+export type ExperienceDataContext = {
+  interactionEvent: InteractionKind;
+  sessionId: string;
+  applicationId: string | undefined;
+  userAgent: string | undefined;
+  ip: string;
+};
+
+/** Where a data event happened: a management request, or an end-user flow. */
+export type DataEventContext = ManagementContext | ExperienceDataContext;
+
+/** What is known of the request an exception happened in, if anything; fields left out are not sent. */
+export type ExceptionContext = {
+  ip?: string;
+  userAgent?: string;
+  interactionEvent?: InteractionKind;
+  sessionId?: string;
+  applicationId?: string;
+};
+
+/** The entity a data event is about: as the API answered it, or a snapshot of it before a delete. */
+export type DataEventPayload<T> = { data: T };
+
+export type ApplicationSummary = Pick<Application, 'id' | 'type' | 'name' | 'description'>;
+
+export type InteractionPayload = {
+  userId: string;
+  user: User;
+  application: ApplicationSummary | undefined;
+};
+
+/** The membership delta: only the lists that are not empty. */
+export type MembershipPayload = DataEventPayload<Organization> & { organizationId: string } & Partial<MembershipChanges>;
+
+export type EventPayloads = {
+  PostRegister: InteractionPayload;
+  PostSignIn: InteractionPayload;
+  PostResetPassword: InteractionPayload;
+  'User.Created': DataEventPayload<User>;
+  'User.Deleted': DataEventPayload<User>;
+  'User.Data.Updated': DataEventPayload<User>;
+  'User.SuspensionStatus.Updated': DataEventPayload<User>;
+  'Role.Created': DataEventPayload<Role>;
+  'Role.Deleted': DataEventPayload<Role>;
+  'Role.Data.Updated': DataEventPayload<Role>;
+  /** The role's scopes after the change. */
+  'Role.Scopes.Updated': DataEventPayload<Scope[]> & { roleId: string };
+  'Scope.Created': DataEventPayload<Scope>;
+  'Scope.Deleted': DataEventPayload<Scope>;
+  'Scope.Data.Updated': DataEventPayload<Scope>;
+  'Organization.Created': DataEventPayload<Organization>;
+  'Organization.Deleted': DataEventPayload<Organization>;
+  'Organization.Data.Updated': DataEventPayload<Organization>;
+  'Organization.Membership.Updated': MembershipPayload;
+  'OrganizationRole.Created': DataEventPayload<OrganizationRole>;
+  'OrganizationRole.Deleted': DataEventPayload<OrganizationRole>;
+  'OrganizationRole.Data.Updated': DataEventPayload<OrganizationRole>;
+  /** The role's scopes after the change. */
+  'OrganizationRole.Scopes.Updated': DataEventPayload<OrganizationScope[]> & { organizationRoleId: string };
+  'OrganizationScope.Created': DataEventPayload<OrganizationScope>;
+  'OrganizationScope.Deleted': DataEventPayload<OrganizationScope>;
+  'OrganizationScope.Data.Updated': DataEventPayload<OrganizationScope>;
+  /** The identifier typed in the attempt that locked. */
+  'Identifier.Lockout': Identifier;
+  /** The purpose of the message refused, and the address or number it was for. */
+  'Message.RateLimited': { action: MessagePurpose; recipient: string };
+  'Grant.LimitExceeded': {
+    userId: string;
+    applicationId: string;
+    revokedGrantIds: string[];
+    maxAllowedGrants: number;
+    preRevocationActiveGrantCount: number;
+  };
+};
+
+/** The context an event is stamped with. */
+export type EventContext<N extends EventName> =
+  N extends InteractionEventName ? InteractionContext : N extends DataEventName ? DataEventContext : ExceptionContext;
+
+/** One flat object type (so an event is also a plain JSON record to anything that reads it as one). */
+type Flat<T> = { [K in keyof T]: T[K] };
+
+type Stamped<N extends EventName> = Flat<{ event: N; createdAt: string }
+  & (N extends InteractionEventName ? { interactionEvent: (typeof INTERACTION_KINDS)[N] } & InteractionContext
+    : N extends DataEventName ? DataEventContext : ExceptionContext)
+  & EventPayloads[N]>;
+
+/**
+ * An event as published inside the service, one type per name; webhook fan-out adds `hookId` per
+ * subscriber, the rest is what consumers receive.
+ */
+export type IdentityEvent<N extends EventName = EventName> = N extends EventName ? Stamped<N> : never;
