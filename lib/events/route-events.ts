@@ -44,12 +44,14 @@ export interface EventState {
 function draftOf<N extends DataEventName>(
   rule: { event: N; data?: 'body' | 'snapshot' | 'handler' }, state: EventState, body: unknown,
 ): EventDraft<DataEventName> | undefined {
+  // Asserted drafts: TypeScript cannot tie a generic name to its payload; an override was checked against
+  // the map when the handler set it, the body has passed the route's response schema, and the snapshot is
+  // the entity the handler deleted.
   const override = state.events?.[rule.event];
   if (override === false) return undefined;
   if (override) return { event: rule.event, payload: override } as EventDraft<DataEventName>;
   if (rule.data === 'handler') return undefined;
   const data = (rule.data === 'snapshot' ? state.snapshot : body) ?? null;
-  // The body has passed the route's response schema, and the snapshot is the entity the handler deleted.
   return { event: rule.event, payload: { data } } as EventDraft<DataEventName>;
 }
 
