@@ -12,6 +12,7 @@ import type { Webhooks } from './webhooks/index.ts';
 import type { JwtCustomizerConfigs } from './jwt-customizer/config.ts';
 import type { ScriptRunner } from './jwt-customizer/sandbox.ts';
 import type { Messaging } from './messaging/index.ts';
+import type { Experience } from './experience/index.ts';
 
 /**
  * What a service instance is made of, handed to route modules and extensions. Nothing here is global:
@@ -31,6 +32,8 @@ export interface ServiceCore {
   webhooks: Webhooks;
   /** Verification codes, invitation emails and the per-recipient send limit. */
   messaging: Messaging;
+  /** End-user sign-in, registration and password reset: the Experience API and the sign-in pages act through it. */
+  experience: Experience;
   /** Stored customizer scripts, and the sandbox that runs them for `/test` (never the issuance pool). */
   customizer: { configs: JwtCustomizerConfigs; runner: () => ScriptRunner };
 }

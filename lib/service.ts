@@ -45,6 +45,8 @@ import { createExtraTokenClaims } from '../extensions/custom-claims/index.ts';
 import { enforceGrantLimits } from '../extensions/grant-limit/index.ts';
 import { createWebhooks, type Webhooks } from './webhooks/index.ts';
 import { hookRoutes } from '../routes/hooks/index.ts';
+import { createExperience } from './experience/index.ts';
+import { experienceRoutes } from '../routes/experience/index.ts';
 import { createMessaging, type MessageTemplates, type MessagingService } from './messaging/index.ts';
 
 export interface IdentityServiceOptions {
@@ -157,6 +159,11 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
       impersonation,
       webhooks,
       messaging,
+      experience: createExperience({
+        provider, kv: stores.kv, bus, repositories, users: libraries.users, organizationJit: libraries.organizationJit,
+        signInExperience: libraries.signInExperience, messaging, baseUrl: settings.baseUrl,
+        lockoutPolicy: { threshold: settings.LOCKOUT_THRESHOLD, lockSeconds: settings.LOCKOUT_SECONDS },
+      }),
       customizer: { configs: customizerConfigs, runner: () => getSandboxes().test },
     };
     const stopFanOut = core.bus.subscribe(webhooks.fanOut);
@@ -174,6 +181,7 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
     hookRoutes(api, core);
     impersonationRoutes(api, core);
     jwtCustomizerRoutes(api, core);
+    experienceRoutes(api, core);
     router.get('/swagger.json', (ctx) => {
       ctx.body = buildOpenApi(
         registry, { baseUrl: settings.baseUrl, version: '0.1.0' }, { map: MANAGEMENT_EVENTS, prefix: API_PREFIX },

@@ -68,6 +68,7 @@ export function interactionRoutes(core: ServiceCore): Middleware {
 
   router.get('/:uid', async (ctx) => {
     const details = await provider.interactionDetails(ctx.req, ctx.res);
+    core.experience.bindCookie(ctx, details);
     const name = await clientName(details);
     if (details.prompt.name === 'login') {
       send(ctx, 200, signInPage({ ...forms(details, '/login'), clientName: name }), details);

@@ -1,0 +1,24 @@
+import type Provider from 'oidc-provider';
+import type { EventBus } from '../events/bus.ts';
+import type { KeyValueStore } from '../ports/kv.ts';
+import type { Repositories } from '../repositories.ts';
+import type { OrganizationJitLibrary } from '../organizations/jit.ts';
+import type { LockoutPolicy } from '../sign-in/lockout.ts';
+import type { UsersLibrary } from '../users/library.ts';
+import type { Messaging } from '../messaging/index.ts';
+import type { SignInExperienceLibrary } from '../sign-in-experience/library.ts';
+
+/** What the experience library is built from: everything hangs off the service instance. */
+export interface ExperienceDeps {
+  provider: Provider;
+  kv: KeyValueStore;
+  bus: EventBus;
+  repositories: Repositories;
+  users: UsersLibrary;
+  organizationJit: OrganizationJitLibrary;
+  signInExperience: Pick<SignInExperienceLibrary, 'get' | 'assertPassword'>;
+  messaging: Pick<Messaging, 'sendCode' | 'verifyCode'>;
+  lockoutPolicy: LockoutPolicy;
+  /** Public URL of the service, mount prefix included. */
+  baseUrl: string;
+}

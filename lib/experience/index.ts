@@ -1,0 +1,194 @@
+import type { Context } from 'koa';
+import { errors } from '../errors.ts';
+import type { MessageEventContext, Recipient } from '../messaging/index.ts';
+import { createLockout } from '../sign-in/lockout.ts';
+import { findInteraction, remainingSeconds, setExperienceCookie, type Interaction } from './binding.ts';
+import type { ExperienceDeps } from './deps.ts';
+import { createExperienceEvents } from './events.ts';
+import { createIdentification } from './identification.ts';
+import { createProfiles, type ProfileInput } from './profile.ts';
+import { assertEventAllowed, assertEventSwitch } from './rules.ts';
+import { createExperienceStore } from './store.ts';
+import { createSubmission } from './submission.ts';
+import {
+  publicProfile, type ExperienceIdentifier, type ExperienceRecord, type ExperienceRequest, type InteractionEvent,
+} from './types.ts';
+import { createVerifications } from './verification.ts';
+
+export type { ExperienceRequest, InteractionEvent, ExperienceIdentifier } from './types.ts';
+export type { ProfileInput } from './profile.ts';
+export type { ExperienceDeps } from './deps.ts';
+export { experienceUidOf } from './binding.ts';
+
+/** What a client may read of an experience: never a secret, a digest or an undelivered marker. */
+export interface ExperienceState {
+  interactionEvent: InteractionEvent;
+  userId?: string;
+  profile: ReturnType<typeof publicProfile>;
+  verificationRecords: Array<{ id: string; type: string; identifier: ExperienceIdentifier; verified: boolean }>;
+}
+
+/**
+ * End-user sign-in, registration and password reset (Logto's Experience API), as one library with two faces:
+ * the JSON API under `/api/experience` and the server-rendered pages. Every operation takes the OIDC
+ * interaction's uid with the request's address and user agent (`ExperienceRequest`); the pages have the uid in
+ * their path, the API reads it from the cookie `bindCookie` sets. State lives in the key-value store, one record
+ * per interaction, as long as the interaction.
+ */
+export function createExperience(deps: ExperienceDeps) {
+  const store = createExperienceStore(deps.kv);
+  const lockout = createLockout({ kv: deps.kv, bus: deps.bus, policy: deps.lockoutPolicy });
+  const verifications = createVerifications({ ...deps, lockout });
+  const profiles = createProfiles(deps);
+  const identification = createIdentification(deps);
+  const submission = createSubmission(deps);
+  const events = createExperienceEvents(deps);
+
+  interface Open {
+    interaction: Interaction;
+    record: ExperienceRecord;
+    save(): Promise<void>;
+  }
+
+  /** The interaction and its experience; 400 `session.not_found`, or 404 `session.interaction_not_found` before start. */
+  async function open(request: ExperienceRequest): Promise<Open> {
+    const interaction = await findInteraction(deps.provider, request.uid);
+    const record = await store.load(interaction.uid);
+    if (!record) {
+      throw errors.experience('session.interaction_not_found', 'no experience was started for this sign-in: PUT /api/experience first');
+    }
+    return { interaction, record, save: () => store.save(interaction.uid, record, remainingSeconds(interaction)) };
+  }
+
+  async function requireRecord<T>(request: ExperienceRequest, change: (opened: Open) => Promise<T>): Promise<T> {
+    const opened = await open(request);
+    const result = await change(opened);
+    await opened.save();
+    return result;
+  }
+
+  function messageContext(interaction: Interaction, record: ExperienceRecord, request: ExperienceRequest): MessageEventContext {
+    const clientId = interaction.params.client_id;
+    return {
+      ip: request.ip, ...(request.userAgent && { userAgent: request.userAgent }), interactionEvent: record.interactionEvent,
+      sessionId: interaction.jti, ...(typeof clientId === 'string' && { applicationId: clientId }),
+    };
+  }
+
+  async function applicationName(interaction: Interaction): Promise<string | undefined> {
+    const clientId = interaction.params.client_id;
+    return typeof clientId === 'string' ? (await deps.repositories.applications.findById(clientId))?.name : undefined;
+  }
+
+  return {
+    /** Sets the cookie that binds the browser's Experience API calls to this interaction (the sign-in page calls it). */
+    bindCookie(ctx: Context, interaction: { uid: string; exp: number }): void {
+      setExperienceCookie(ctx, deps.baseUrl, interaction);
+    },
+
+    /** `PUT /api/experience`: a new experience, replacing whatever this interaction had (verifications included). */
+    async start(request: ExperienceRequest, interactionEvent: InteractionEvent): Promise<void> {
+      const interaction = await findInteraction(deps.provider, request.uid);
+      assertEventAllowed(await deps.signInExperience.get(), interactionEvent);
+      const record: ExperienceRecord = { interactionEvent, verifications: [], profile: {} };
+      await store.save(interaction.uid, record, remainingSeconds(interaction));
+    },
+
+    /**
+     * `PUT /api/experience/interaction-event`: sign-in ↔ registration. Verifications carry over; the profile being
+     * built does not, nor an existing account identified for sign-in (a registration must not submit as it).
+     */
+    setEvent: (request: ExperienceRequest, interactionEvent: InteractionEvent) => requireRecord(request, async ({ record }) => {
+      assertEventAllowed(await deps.signInExperience.get(), interactionEvent);
+      assertEventSwitch(record.interactionEvent, interactionEvent);
+      if (record.interactionEvent === interactionEvent) return;
+      record.profile = {};
+      if (interactionEvent === 'Register' && !record.userCreated) delete record.userId;
+      record.interactionEvent = interactionEvent;
+    }),
+
+    verifyPassword: (request: ExperienceRequest, identifier: ExperienceIdentifier, password: string) =>
+      requireRecord(request, async ({ record }) => ({ verificationId: (await verifications.password(record, identifier, password)).id })),
+
+    /** Sends a code (`interactionEvent` picks the message) and answers the verification that will check it. */
+    sendCode: (request: ExperienceRequest, identifier: Recipient, interactionEvent: InteractionEvent) =>
+      requireRecord(request, async ({ interaction, record }) => {
+        const registrationOff = (await deps.signInExperience.get()).signInMode === 'SignIn';
+        const verification = await verifications.sendCode(record, identifier, interactionEvent, {
+          registrationOff, applicationName: await applicationName(interaction), context: messageContext(interaction, record, request),
+        });
+        return { verificationId: verification.id };
+      }),
+
+    verifyCode: (request: ExperienceRequest, identifier: Recipient, verificationId: string, code: string) =>
+      requireRecord(request, async ({ record }) => ({
+        verificationId: (await verifications.verifyCode(record, identifier, verificationId, code)).id,
+      })),
+
+    /**
+     * `POST /api/experience/identification`: `created` when a registration created the account (User.Created
+     * and the organizations it joined just in time are published once it is stored).
+     */
+    async identify(request: ExperienceRequest, verificationId?: string): Promise<{ created: boolean }> {
+      const { interaction, record, save } = await open(request);
+      if (record.interactionEvent !== 'Register') {
+        await identification.identify(record, verificationId);
+        await save();
+        return { created: false };
+      }
+      const { user, memberships } = await identification.register(record, verificationId, save);
+      await save();
+      await events.userCreated(interaction, request, user, memberships);
+      return { created: true };
+    },
+
+    /** `POST /api/experience/profile`; during sign-in it completes the identified account. */
+    addProfile: (request: ExperienceRequest, input: ProfileInput) => requireRecord(request, async ({ record }) => {
+      if (record.interactionEvent === 'ForgotPassword') {
+        throw errors.experience('session.not_supported_for_forgot_password', 'a forgot-password experience only sets a new password');
+      }
+      const user = record.interactionEvent === 'SignIn' || record.userId ? await submission.identifiedUser(record) : undefined;
+      await profiles.set(record, input, user);
+    }),
+
+    /** `PUT /api/experience/profile/password`: the new password of a forgot-password experience. */
+    resetPassword: (request: ExperienceRequest, password: string) => requireRecord(request, async ({ record }) => {
+      if (record.interactionEvent !== 'ForgotPassword') {
+        throw errors.experience('session.invalid_interaction_type', 'only a forgot-password experience resets a password');
+      }
+      await profiles.reset(record, password, await submission.identifiedUser(record));
+    }),
+
+    /**
+     * `POST /api/experience/submit`: commits, then hands the result to the OIDC interaction (as
+     * `provider.interactionResult` does) and answers where the browser goes next: back into the authorization
+     * flow, or, after a password reset, to the sign-in page of the same interaction.
+     */
+    async submit(request: ExperienceRequest): Promise<{ redirectTo: string }> {
+      const { interaction, record } = await open(request);
+      const outcome = await submission.commit(record);
+      let redirectTo = `${deps.baseUrl}/interaction/${interaction.uid}`;
+      if (record.interactionEvent !== 'ForgotPassword') {
+        interaction.result = { login: { accountId: outcome.user.id } };
+        await interaction.save(remainingSeconds(interaction));
+        redirectTo = interaction.returnTo;
+      }
+      await store.remove(interaction.uid);
+      await events.submitted(interaction, request, record.interactionEvent, outcome);
+      return { redirectTo };
+    },
+
+    /** `GET /api/experience/interaction`: the experience as far as it went, without secrets. */
+    async state(request: ExperienceRequest): Promise<ExperienceState> {
+      const { record } = await open(request);
+      return {
+        interactionEvent: record.interactionEvent,
+        ...(record.userId && { userId: record.userId }),
+        profile: publicProfile(record.profile),
+        verificationRecords: record.verifications.map(({ id, type, identifier, verified }) => ({ id, type, identifier, verified })),
+      };
+    },
+  };
+}
+
+export type Experience = ReturnType<typeof createExperience>;

@@ -1,0 +1,70 @@
+import { errors } from '../errors.ts';
+import type { JitMembership } from '../organizations/jit.ts';
+import type { ExperienceChanges } from '../users/library.ts';
+import type { User } from '../users/repository.ts';
+import type { ExperienceDeps } from './deps.ts';
+import { emailVerifiedIn } from './identification.ts';
+import { asIdentifierConflict, assertAvailable } from './profile.ts';
+import { assertProfileComplete } from './rules.ts';
+import type { ExperienceRecord } from './types.ts';
+
+export interface Submission {
+  user: User;
+  /** The account's data changed beyond the sign-in time (User.Data.Updated). */
+  userChanged: boolean;
+  memberships: JitMembership[];
+}
+
+/**
+ * `POST /api/experience/submit`: commits what the experience established to the account. Sign-in and
+ * registration complete the profile (every identifier still checked against other accounts), stamp the
+ * sign-in and provision organizations by a verified email on the account's first sign-in; forgot password
+ * stores the new password.
+ */
+export function createSubmission(deps: Pick<ExperienceDeps, 'repositories' | 'users' | 'organizationJit' | 'signInExperience'>) {
+  async function identifiedUser(record: ExperienceRecord): Promise<User> {
+    const user = record.userId ? await deps.repositories.users.findById(record.userId) : null;
+    if (!user) throw errors.experience('session.identifier_not_found', 'no account is identified yet: identify first');
+    if (user.isSuspended) throw errors.experience('user.suspended', 'this account is suspended');
+    return user;
+  }
+
+  async function apply(userId: string, changes: ExperienceChanges): Promise<User> {
+    try {
+      return await deps.users.applyExperience(userId, changes);
+    } catch (error) {
+      throw asIdentifierConflict(error);
+    }
+  }
+
+  return {
+    identifiedUser,
+
+    async commit(record: ExperienceRecord): Promise<Submission> {
+      const user = await identifiedUser(record);
+      const { username, primaryEmail, primaryPhone, passwordDigest } = record.profile;
+      if (record.interactionEvent === 'ForgotPassword') {
+        if (!passwordDigest) {
+          throw errors.experience('user.new_password_required_in_profile', 'set the new password first (PUT /api/experience/profile/password)');
+        }
+        return { user: await apply(user.id, { passwordDigest }), userChanged: true, memberships: [] };
+      }
+      const settings = await deps.signInExperience.get();
+      await assertAvailable(deps.repositories, record.profile, user.id);
+      assertProfileComplete(settings, record.profile, user);
+      const changes: ExperienceChanges = {
+        ...(username !== undefined && { username }),
+        ...(primaryEmail !== undefined && { primaryEmail }),
+        ...(primaryPhone !== undefined && { primaryPhone }),
+        ...(passwordDigest !== undefined && { passwordDigest }),
+      };
+      const firstSignIn = user.lastSignInAt === null;
+      const updated = await apply(user.id, { ...changes, lastSignInAt: Date.now() });
+      const email = updated.primaryEmail;
+      const memberships = (firstSignIn || primaryEmail !== undefined) && emailVerifiedIn(record, email)
+        ? await deps.organizationJit.provisionByVerifiedEmail(updated.id, email)
+        : [];
+      return { user: updated, userChanged: Object.keys(changes).length > 0, memberships };
+    },
+  };
+}

@@ -1,0 +1,74 @@
+import { z } from 'zod';
+
+/**
+ * The state of one end-user experience (Logto's Experience API): what the user is doing, what they proved and
+ * what they are building. Stored per OIDC interaction in the key-value store as JSON; parsed back through these
+ * schemas, so a record written by another version of the service is refused rather than half-read.
+ */
+
+export const INTERACTION_EVENTS = ['SignIn', 'Register', 'ForgotPassword'] as const;
+export const interactionEvent = z.enum(INTERACTION_EVENTS);
+export type InteractionEvent = z.infer<typeof interactionEvent>;
+
+export const identifierType = z.enum(['username', 'email', 'phone']);
+export type IdentifierType = z.infer<typeof identifierType>;
+
+export interface ExperienceIdentifier {
+  type: IdentifierType;
+  value: string;
+}
+
+/** Logto's verification types this service implements. */
+export const VERIFICATION_TYPES = ['Password', 'EmailVerificationCode', 'PhoneVerificationCode'] as const;
+export type VerificationType = (typeof VERIFICATION_TYPES)[number];
+
+const identifier = z.object({ type: identifierType, value: z.string() });
+
+const verificationRecord = z.object({
+  id: z.string(),
+  type: z.enum(VERIFICATION_TYPES),
+  identifier,
+  verified: z.boolean(),
+  /** The account the verification proved, for a password; codes find it at identification. */
+  userId: z.string().optional(),
+  /** The purpose a code was sent for (the event named when it was asked for). */
+  purpose: interactionEvent.optional(),
+  /** A code that was never sent (forgot password for an unknown address): it can never be verified. */
+  undelivered: z.boolean().optional(),
+});
+export type VerificationRecord = z.infer<typeof verificationRecord>;
+
+/** What the user is building: applied to a new user at identification (Register) or at submit. */
+const profile = z.object({
+  username: z.string().optional(),
+  primaryEmail: z.string().optional(),
+  primaryPhone: z.string().optional(),
+  /** Hashed as soon as it is received: no password is ever kept in clear text. */
+  passwordDigest: z.string().optional(),
+});
+export type ExperienceProfile = z.infer<typeof profile>;
+
+export const experienceRecord = z.object({
+  interactionEvent,
+  /** At most one record per verification type: a new one replaces the old, as in Logto. */
+  verifications: z.array(verificationRecord),
+  userId: z.string().optional(),
+  /** The user was created by this experience (Register), at identification. */
+  userCreated: z.boolean().optional(),
+  profile,
+});
+export type ExperienceRecord = z.infer<typeof experienceRecord>;
+
+/** Who is asking, for event payloads: the OIDC interaction and the HTTP request it arrived in. */
+export interface ExperienceRequest {
+  /** The OIDC interaction's uid (the page has it in its path; the API reads it from its cookie). */
+  uid: string;
+  ip: string;
+  userAgent: string | undefined;
+}
+
+/** The profile fields a client can read back: never the password digest. */
+export function publicProfile(value: ExperienceProfile): Omit<ExperienceProfile, 'passwordDigest'> & { password?: true } {
+  const { passwordDigest, ...rest } = value;
+  return passwordDigest ? { ...rest, password: true } : rest;
+}

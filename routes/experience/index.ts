@@ -1,0 +1,90 @@
+import type { Context } from 'koa';
+import { declare, type ApiRouterDeps } from '../../lib/http/api.ts';
+import type { ServiceCore } from '../../lib/core.ts';
+import { experienceUidOf, type ExperienceRequest } from '../../lib/experience/index.ts';
+import {
+  eventBody, experienceState, identificationBody, passwordBody, passwordVerificationBody, profileBody, sendCodeBody,
+  submitResponse, verificationResponse, verifyCodeBody,
+} from './schemas.ts';
+
+const tag = 'Experience';
+
+/** The interaction the browser's experience cookie names, and who is asking (for event payloads). */
+function requestOf(ctx: Context): ExperienceRequest {
+  return { uid: experienceUidOf(ctx) ?? '', ip: ctx.ip, userAgent: ctx.get('user-agent') || undefined };
+}
+
+/**
+ * Logto's Experience API: the JSON face of the experience library, for sign-in UIs of one's own. No bearer
+ * token: each call acts on the OIDC interaction its cookie names (400 `session.not_found` without one).
+ */
+export function experienceRoutes(api: ApiRouterDeps, core: ServiceCore): void {
+  const { experience } = core;
+
+  declare(api, {
+    method: 'put', path: '/experience', tag, scope: null, status: 204, body: eventBody,
+    summary: 'Start an experience (SignIn, Register or ForgotPassword), replacing any earlier one of this sign-in',
+    handler: ({ koa, body }) => experience.start(requestOf(koa), body.interactionEvent),
+  });
+
+  declare(api, {
+    method: 'put', path: '/experience/interaction-event', tag, scope: null, status: 204, body: eventBody,
+    summary: 'Switch between SignIn and Register (the profile being built is dropped)',
+    handler: ({ koa, body }) => experience.setEvent(requestOf(koa), body.interactionEvent),
+  });
+
+  declare(api, {
+    method: 'get', path: '/experience/interaction', tag, scope: null, response: experienceState,
+    summary: 'The experience so far: event, identified user, profile and verifications (no secrets)',
+    handler: ({ koa }) => experience.state(requestOf(koa)),
+  });
+
+  declare(api, {
+    method: 'post', path: '/experience/verification/password', tag, scope: null,
+    body: passwordVerificationBody, response: verificationResponse,
+    summary: 'Verify a password (counted by the lockout policy)',
+    handler: ({ koa, body }) => experience.verifyPassword(requestOf(koa), body.identifier, body.password),
+  });
+
+  declare(api, {
+    method: 'post', path: '/experience/verification/verification-code', tag, scope: null,
+    body: sendCodeBody, response: verificationResponse,
+    summary: 'Send a verification code to an email address or phone number (rate-limited per recipient)',
+    handler: ({ koa, body }) => experience.sendCode(requestOf(koa), body.identifier, body.interactionEvent),
+  });
+
+  declare(api, {
+    method: 'post', path: '/experience/verification/verification-code/verify', tag, scope: null,
+    body: verifyCodeBody, response: verificationResponse,
+    summary: 'Verify a code (counted by the lockout policy)',
+    handler: ({ koa, body }) => experience.verifyCode(requestOf(koa), body.identifier, body.verificationId, body.code),
+  });
+
+  declare(api, {
+    method: 'post', path: '/experience/identification', tag, scope: null, status: 204, alternativeStatus: 201,
+    body: identificationBody,
+    summary: 'Identify the user: 204 for sign-in and forgot password, 201 when a registration created the account',
+    async handler({ koa, body, answer }) {
+      const { created } = await experience.identify(requestOf(koa), body.verificationId);
+      if (created) answer(201);
+    },
+  });
+
+  declare(api, {
+    method: 'post', path: '/experience/profile', tag, scope: null, status: 204, body: profileBody,
+    summary: 'Add to the profile: username or password by value, email or phone by a verified code',
+    handler: ({ koa, body }) => experience.addProfile(requestOf(koa), body),
+  });
+
+  declare(api, {
+    method: 'put', path: '/experience/profile/password', tag, scope: null, status: 204, body: passwordBody,
+    summary: 'Set the new password of a forgot-password experience',
+    handler: ({ koa, body }) => experience.resetPassword(requestOf(koa), body.password),
+  });
+
+  declare(api, {
+    method: 'post', path: '/experience/submit', tag, scope: null, response: submitResponse,
+    summary: 'Commit the experience and answer where the browser goes next (back into the OIDC flow)',
+    handler: ({ koa }) => experience.submit(requestOf(koa)),
+  });
+}
