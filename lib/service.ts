@@ -27,6 +27,8 @@ import { errors } from './errors.ts';
 import { ownCookieKeys } from './http/cookies.ts';
 import { healthMiddleware } from './http/health.ts';
 import { createLibraries } from './libraries.ts';
+import { composeMiddleware, extraTokenClaimsHook, registerGrantType } from './oidc/boundary.ts';
+import { VERSION } from './version.ts';
 import type { ServiceCore } from './core.ts';
 import { managementRoutes } from '../routes/index.ts';
 import { interactionRoutes } from '../routes/interaction/index.ts';
@@ -138,15 +140,15 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
       interactionUrl: `${settings.baseUrl}/interaction`,
       logger,
       trustProxy: settings.TRUST_PROXY,
-      extraTokenClaims: createExtraTokenClaims({
+      extraTokenClaims: extraTokenClaimsHook(createExtraTokenClaims({
         customizer, exchanges, repositories, organizations: libraries.organizations,
-      }) as never,
+      })),
     });
     const impersonation = createImpersonation({ repositories, authorization, subjectTokens, audit });
-    provider.registerGrantType(tokenExchange.grantType, tokenExchange.createTokenExchangeHandler({
+    registerGrantType(provider, tokenExchange.grantType, tokenExchange.createTokenExchangeHandler({
       repositories, impersonation, exchanges, signingAlg: signingKeys.alg,
       verifyActor: createActorVerifier({ issuer: settings.issuer, publicKeys: signingKeys.publicKeys, users: repositories.users }),
-    }) as never, tokenExchange.parameters);
+    }), tokenExchange.parameters);
     const bus = new EventBus();
     enforceGrantLimits(provider, { repositories, bus });
     const webhooks = createWebhooks({ settings, logger, store: stores.documents, kv: stores.kv, queue: stores.queue });
@@ -184,11 +186,11 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
     experienceRoutes(api, core);
     router.get('/swagger.json', (ctx) => {
       ctx.body = buildOpenApi(
-        registry, { baseUrl: settings.baseUrl, version: '0.1.0' }, { map: MANAGEMENT_EVENTS, prefix: API_PREFIX },
+        registry, { baseUrl: settings.baseUrl, version: VERSION }, { map: MANAGEMENT_EVENTS, prefix: API_PREFIX },
       );
     });
 
-    const apiStack = compose([
+    const apiStack = composeMiddleware([
       jsonErrorMiddleware(logger),
       parseBody(koaBody({ json: true, jsonLimit: '256kb', jsonStrict: true, urlencoded: false, text: false, multipart: false })),
       routeEventsMiddleware({ map: MANAGEMENT_EVENTS, bus: core.bus, prefix: API_PREFIX }),
@@ -211,7 +213,7 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
     app.use(mountProvider(provider, settings.issuer));
     app.use(interactionRoutes(core));
     app.use(async (ctx, next) => {
-      if (ctx.path === API_PREFIX || ctx.path.startsWith(`${API_PREFIX}/`)) return apiStack(ctx as never, next);
+      if (ctx.path === API_PREFIX || ctx.path.startsWith(`${API_PREFIX}/`)) return apiStack(ctx, next);
       return next();
     });
 

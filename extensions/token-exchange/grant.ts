@@ -2,6 +2,7 @@ import { errors as oidcErrors, type KoaContextWithOIDC } from 'oidc-provider';
 import type { Repositories } from '../../lib/repositories.ts';
 import { ExchangeRefused, type ExchangePlan, type Impersonation } from '../../lib/impersonation/library.ts';
 import { TOKEN_EXCHANGE_GRANT, tokenExchangeAllowed } from '../../lib/applications/clients.ts';
+import { newAccessToken } from '../../lib/oidc/boundary.ts';
 import type { Actor } from './actor.ts';
 import type { ExchangeRegistry } from './registry.ts';
 
@@ -67,7 +68,7 @@ export function createTokenExchangeHandler(deps: TokenExchangeDeps) {
     const resource = single(ctx, 'resource');
 
     const plan = await planOrThrow(deps.impersonation, subjectToken, resource, requestedScopes(ctx));
-    const token = new ctx.oidc.provider.AccessToken({ accountId: plan.user.id, client, gty: 'token_exchange' } as never);
+    const token = newAccessToken(ctx, { accountId: plan.user.id, client, gty: 'token_exchange' });
     if (plan.target) {
       token.resourceServer = new ctx.oidc.provider.ResourceServer(plan.target.indicator, {
         scope: plan.allowed.join(' '), audience: plan.target.indicator, accessTokenTTL: plan.target.accessTokenTtl,

@@ -13,6 +13,7 @@ import { createAdapterFactory } from './adapter.ts';
 import type { DocumentStore } from '../ports/documents.ts';
 import { OIDC_SCOPES, accountClaims } from './claims.ts';
 import { errorPage, logoutSource, postLogoutSuccessSource } from '../http/provider-pages.ts';
+import { providerJwks } from './boundary.ts';
 
 export interface ProviderOptions {
   issuer: string;
@@ -54,7 +55,7 @@ export function createProvider(options: ProviderOptions): Provider {
       const app = await repositories.applications.findForClient(clientId);
       return app ? toClientMetadata(app) : undefined;
     }),
-    jwks: { keys: options.keys as never },
+    jwks: providerJwks(options.keys),
     cookies: { keys: options.cookieKeys },
     scopes: OIDC_SCOPES,
     claims: {

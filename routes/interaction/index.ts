@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import { koaBody } from 'koa-body';
 import type { Context, Middleware } from 'koa';
-import compose from 'koa-compose';
+import { composeMiddleware } from '../../lib/oidc/boundary.ts';
 import type { ServiceCore } from '../../lib/core.ts';
 import { createPasswordSignIn } from '../../lib/sign-in/password.ts';
 import { createLockout } from '../../lib/sign-in/lockout.ts';
@@ -137,6 +137,6 @@ export function interactionRoutes(core: ServiceCore): Middleware {
     ctx.respond = false;
   });
 
-  const pages = compose([htmlErrorMiddleware(core.logger), router.routes()]);
-  return (ctx, next) => (ctx.path.startsWith('/interaction/') ? pages(ctx as never, next) : next());
+  const pages = composeMiddleware([htmlErrorMiddleware(core.logger), router.routes()]);
+  return (ctx, next) => (ctx.path.startsWith('/interaction/') ? pages(ctx, next) : next());
 }

@@ -1,0 +1,45 @@
+import type Provider from 'oidc-provider';
+import type { Configuration, KoaContextWithOIDC } from 'oidc-provider';
+import type { JWK } from 'jose';
+import type { Middleware } from 'koa';
+import compose from 'koa-compose';
+
+/**
+ * The one file where our types meet library declarations that are narrower than what the libraries accept at run
+ * time. Every cast of the code base lives here, each with its reason; everything else stays fully typed.
+ */
+
+/** oidc-provider types `jwks.keys` as its own JWK shape; jose's private JWKs are what it reads. */
+export function providerJwks(keys: JWK[]): NonNullable<Configuration['jwks']> {
+  return { keys: keys as never };
+}
+
+/** The declared `extraTokenClaims` signature names token classes the provider does not export; ours reads a subset. */
+export function extraTokenClaimsHook<T>(
+  hook: (ctx: KoaContextWithOIDC, token: T) => Promise<Record<string, unknown> | undefined>,
+): Configuration['extraTokenClaims'] {
+  return hook as never;
+}
+
+/** `registerGrantType`'s handler type is a Koa middleware with `next`; a grant handler never calls it. */
+export function registerGrantType(
+  provider: Provider, grantType: string, handler: (ctx: KoaContextWithOIDC) => Promise<void>, parameters: Set<string>,
+): void {
+  provider.registerGrantType(grantType, handler as never, parameters);
+}
+
+/** The AccessToken constructor's declared fields omit `gty`, which the provider stores and reads back. */
+export function newAccessToken(
+  ctx: KoaContextWithOIDC, fields: { accountId: string; client: NonNullable<KoaContextWithOIDC['oidc']['client']>; gty: string },
+): InstanceType<Provider['AccessToken']> {
+  return new ctx.oidc.provider.AccessToken(fields as never);
+}
+
+/**
+ * koa-compose is declared over Koa's base context, the routers' middleware over their own context type: the same
+ * object at run time.
+ */
+export function composeMiddleware(stack: ReadonlyArray<Middleware<never, never>>): Middleware {
+  const composed = compose([...stack] as never);
+  return (ctx, next) => composed(ctx as never, next);
+}
