@@ -43,3 +43,8 @@ export function composeMiddleware(stack: ReadonlyArray<Middleware<never, never>>
   const composed = compose([...stack] as never);
   return (ctx, next) => composed(ctx as never, next);
 }
+
+/** The provider is a Koa application (its `middleware` is Koa's public stack); its declarations do not say so. */
+export function providerMiddleware(provider: Provider): Middleware {
+  return compose((provider as unknown as { middleware: Middleware[] }).middleware);
+}

@@ -1,6 +1,6 @@
-import compose from 'koa-compose';
 import type { Middleware } from 'koa';
 import type Provider from 'oidc-provider';
+import { providerMiddleware } from './boundary.ts';
 
 const PREFIX = '/oidc';
 
@@ -9,7 +9,7 @@ const PREFIX = '/oidc';
  * issuer's full path, so URLs it builds stay right however deeply the service itself is mounted.
  */
 export function mountProvider(provider: Provider, issuer: string): Middleware {
-  const downstream = compose((provider as unknown as { middleware: Middleware[] }).middleware);
+  const downstream = providerMiddleware(provider);
   const issuerPath = new URL(issuer).pathname.replace(/\/+$/, '');
   return async (ctx, next) => {
     if (ctx.path !== PREFIX && !ctx.path.startsWith(`${PREFIX}/`)) return next();
