@@ -60,4 +60,3 @@ export function createOidcRevocation(store: DocumentStore) {
   };
 }
 
-export type OidcRevocation = ReturnType<typeof createOidcRevocation>;

@@ -61,4 +61,3 @@ export function createOrganizationInvitationsRepository(store: DocumentStore) {
   };
 }
 
-export type OrganizationInvitationsRepository = ReturnType<typeof createOrganizationInvitationsRepository>;

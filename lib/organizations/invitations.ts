@@ -172,4 +172,3 @@ export function createOrganizationInvitationsLibrary(deps: InvitationsDeps) {
   };
 }
 
-export type OrganizationInvitationsLibrary = ReturnType<typeof createOrganizationInvitationsLibrary>;

@@ -260,4 +260,3 @@ export function createOrganizationsLibrary(deps: OrganizationsDeps) {
   };
 }
 
-export type OrganizationsLibrary = ReturnType<typeof createOrganizationsLibrary>;

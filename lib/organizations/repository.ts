@@ -45,4 +45,3 @@ export function createOrganizationsRepository(store: DocumentStore) {
   };
 }
 
-export type OrganizationsRepository = ReturnType<typeof createOrganizationsRepository>;

@@ -30,4 +30,3 @@ export function createOrganizationRolesRepository(store: DocumentStore) {
   };
 }
 
-export type OrganizationRolesRepository = ReturnType<typeof createOrganizationRolesRepository>;

@@ -22,4 +22,3 @@ export function createOrganizationScopesRepository(store: DocumentStore) {
   };
 }
 
-export type OrganizationScopesRepository = ReturnType<typeof createOrganizationScopesRepository>;

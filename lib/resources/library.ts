@@ -84,4 +84,3 @@ export function createResourcesLibrary(deps: Pick<Repositories, 'resources' | 'r
   };
 }
 
-export type ResourcesLibrary = ReturnType<typeof createResourcesLibrary>;

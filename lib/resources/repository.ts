@@ -73,4 +73,3 @@ export function createResourcesRepository(store: DocumentStore) {
   };
 }
 
-export type ResourcesRepository = ReturnType<typeof createResourcesRepository>;

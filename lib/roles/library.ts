@@ -90,4 +90,3 @@ export function createRolesLibrary(deps: Pick<Repositories, 'roles' | 'resources
   };
 }
 
-export type RolesLibrary = ReturnType<typeof createRolesLibrary>;

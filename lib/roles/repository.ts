@@ -76,4 +76,3 @@ export function createRolesRepository(store: DocumentStore) {
   };
 }
 
-export type RolesRepository = ReturnType<typeof createRolesRepository>;

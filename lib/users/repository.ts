@@ -87,4 +87,3 @@ function withoutNullIdentifiers<T extends object>(doc: T): T {
   return copy as T;
 }
 
-export type UsersRepository = ReturnType<typeof createUsersRepository>;

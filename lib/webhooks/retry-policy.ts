@@ -14,8 +14,6 @@ export const DEFAULT_RETRY_DELAYS_MS: readonly number[] = Object.freeze([
   10 * HOUR,
 ]);
 
-/** An upper bound on a consumer's `Retry-After`, so one endpoint cannot park a delivery for days. */
-export const DEFAULT_RETRY_AFTER_CAP_MS = HOUR;
 
 const JITTER = 0.2;
 
@@ -40,6 +38,8 @@ export type Outcome = 'succeeded' | 'retry' | 'final' | 'gone';
  */
 export function classify(result: SendResult): Outcome {
   if (result.ok) return 'succeeded';
+  // The destination will not change by itself: an operator must fix the URL or WEBHOOK_ALLOWED_NETWORKS.
+  if (result.refused !== undefined) return 'final';
   const { status } = result;
   if (status === undefined) return 'retry'; // timeout or network error
   if (status === 410) return 'gone';
