@@ -1,4 +1,9 @@
+import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
+import { codeFrom } from '../support/mailbox.ts';
+import { eventually } from '../support/wait.ts';
+import { verifyDelivery } from '../webhooks-delivery/support/hooks.ts';
+import { Receiver } from '../webhooks-delivery/support/receiver.ts';
 import { json, startExperienceHarness, uniqueName, type ExperienceHarness } from './support.ts';
 
 describe('Experience API: registration', () => {
@@ -172,5 +177,58 @@ describe('Experience API: registration with an email and a code, and just-in-tim
 
     const members = await json(h.running.request(`/api/organizations/${organization.id}/users`));
     expect(members.map((member: { id: string }) => member.id)).to.deep.equal([byCode.id]);
+  });
+});
+
+describe('Experience API: registration and sign-in with a phone number', () => {
+  let h: ExperienceHarness;
+  let sms: Receiver;
+  const smsKey = `whsec_${randomBytes(32).toString('base64')}`;
+
+  before(async () => {
+    sms = await Receiver.start();
+    h = await startExperienceHarness({ SMS_WEBHOOK_URL: sms.url('/sms'), SMS_WEBHOOK_SIGNING_KEY: smsKey });
+    await h.signInExperience({
+      signIn: { methods: [
+        { identifier: 'username', password: true, verificationCode: false, isPasswordPrimary: true },
+        { identifier: 'phone', password: false, verificationCode: true, isPasswordPrimary: false },
+      ] },
+      signUp: { identifiers: ['phone'], password: false, verify: true },
+    });
+  });
+  after(async () => {
+    await h.close();
+    await sms.close();
+  });
+
+  /** The code of the latest text message to `phone`, verified as the operator's SMS endpoint would. */
+  const codeSentTo = (phone: string) => eventually(() => {
+    const texts = sms.requests('/sms').map((request) => verifyDelivery(request, smsKey)).filter((text) => text.to === phone);
+    return texts.length ? codeFrom(texts.at(-1) as { text: string }) : undefined;
+  }, { what: `a text to ${phone}` });
+
+  async function verifiedPhone(client: ReturnType<ExperienceHarness['client']>, phone: string, interactionEvent: string) {
+    const identifier = { type: 'phone', value: phone };
+    const verificationId = await client.sendCode({ type: 'phone', value: phone }, interactionEvent);
+    await client.ok('POST', '/verification/verification-code/verify', { identifier, verificationId, code: await codeSentTo(phone) });
+    return verificationId;
+  }
+
+  it('registers with a texted code, then signs in with another', async () => {
+    const phone = `1555${String(Math.floor(Math.random() * 1e7)).padStart(7, '0')}`;
+    const registering = h.client();
+    await registering.open(h.app);
+    await registering.ok('PUT', '', { interactionEvent: 'Register' });
+    const registered = await registering.api('POST', '/identification', { verificationId: await verifiedPhone(registering, phone, 'Register') });
+    expect(registered.status).to.equal(201);
+    const userId = (await registering.submitForTokens()).claims()!.sub;
+    expect(await json(h.running.request(`/api/users/${userId}`))).to.include({ primaryPhone: phone });
+
+    const signingIn = h.client();
+    await signingIn.open(h.app);
+    await signingIn.ok('PUT', '', { interactionEvent: 'SignIn' });
+    await signingIn.ok('POST', '/identification', { verificationId: await verifiedPhone(signingIn, phone, 'SignIn') });
+    expect((await signingIn.submitForTokens()).claims()!.sub).to.equal(userId);
+    await h.delivery('PostSignIn', (payload) => payload.userId === userId && payload.user.primaryPhone === phone);
   });
 });
