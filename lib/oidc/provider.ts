@@ -12,6 +12,7 @@ import {
 import { createAdapterFactory } from './adapter.ts';
 import type { DocumentStore } from '../ports/documents.ts';
 import { OIDC_SCOPES, accountClaims } from './claims.ts';
+import { createIntrospectionPolicy } from './introspection.ts';
 import { errorPage, logoutSource, postLogoutSuccessSource } from '../http/provider-pages.ts';
 import { providerJwks } from './boundary.ts';
 
@@ -69,11 +70,20 @@ export function createProvider(options: ProviderOptions): Provider {
       if (!user || user.isSuspended) return undefined;
       return { accountId: user.id, claims: async () => accountClaims(user) };
     },
+    // Discovery advertises what is configured here, so only what the service serves is switched on: the
+    // authorization code flow (no implicit or hybrid response types), and client secrets sent as such (the
+    // stored digest cannot verify a client_secret_jwt, and applications register no keys for private_key_jwt).
+    responseTypes: ['code'],
+    clientAuthMethods: ['client_secret_basic', 'client_secret_post', 'none'],
     features: {
       devInteractions: { enabled: false },
       clientCredentials: { enabled: true },
-      introspection: { enabled: true },
+      introspection: { enabled: true, allowedPolicy: createIntrospectionPolicy({ repositories, authorization }) },
       revocation: { enabled: true },
+      // Neither is part of the service: the token-exchange grant and the management API do not honour DPoP
+      // bindings, and pushed authorization requests are not offered to applications.
+      dPoP: { enabled: false },
+      pushedAuthorizationRequests: { enabled: false },
       rpInitiatedLogout: { enabled: true, logoutSource, postLogoutSuccessSource },
       resourceIndicators: {
         enabled: true,
