@@ -1,4 +1,4 @@
-import Koa from 'koa';
+import Koa, { type Middleware } from 'koa';
 import Router from '@koa/router';
 import compose from 'koa-compose';
 import { koaBody } from 'koa-body';
@@ -93,6 +93,18 @@ export interface IdentityService {
 }
 
 const API_PREFIX = '/api';
+
+/**
+ * Answers an API request no route handled: `route.method_not_allowed` when the router found its path served with
+ * other methods (or does not know the method at all), `route.not_found` otherwise. It wraps the router rather than
+ * follow it because the router's method check runs once the middleware after it has returned.
+ */
+const answeredOrNotFound: Middleware = async (ctx, next) => {
+  await next();
+  if (ctx.body !== undefined) return;
+  if (ctx.status === 405 || ctx.status === 501) throw errors.methodNotAllowed();
+  if (ctx.status === 404) throw errors.routeNotFound();
+};
 
 /** Builds one independent service instance: no module state, so several can live in one process. */
 export async function createIdentityService(options: IdentityServiceOptions = {}): Promise<IdentityService> {
@@ -196,11 +208,10 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
       jsonErrorMiddleware(logger),
       parseBody(koaBody({ json: true, jsonLimit: '256kb', jsonStrict: true, urlencoded: false, text: false, multipart: false })),
       routeEventsMiddleware({ map: MANAGEMENT_EVENTS, bus: core.bus, prefix: API_PREFIX }),
+      answeredOrNotFound,
       router.routes(),
-      router.allowedMethods({ throw: true }),
-      async () => {
-        throw errors.routeNotFound();
-      },
+      // Marks a path served with other methods 405 (with `Allow`), an unknown method 501; the wrapper answers them.
+      router.allowedMethods(),
     ]);
 
     const app = new Koa({ proxy: settings.TRUST_PROXY, keys: settings.cookieKeys });
