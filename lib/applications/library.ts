@@ -10,7 +10,8 @@ export interface NewApplication {
   name: string;
   type: ApplicationType;
   description?: string | null;
-  oidcClientMetadata?: Partial<Application['oidcClientMetadata']>;
+  /** `logoUri: null` removes the logo. */
+  oidcClientMetadata?: Partial<Omit<Application['oidcClientMetadata'], 'logoUri'>> & { logoUri?: string | null };
   customClientMetadata?: CustomClientMetadata;
   isThirdParty?: boolean;
 }
@@ -67,6 +68,7 @@ export function createApplicationsLibrary(deps: Pick<Repositories, 'applications
         oidcClientMetadata: {
           redirectUris: input.oidcClientMetadata?.redirectUris ?? [],
           postLogoutRedirectUris: input.oidcClientMetadata?.postLogoutRedirectUris ?? [],
+          ...(input.oidcClientMetadata?.logoUri && { logoUri: input.oidcClientMetadata.logoUri }),
         },
         customClientMetadata: { allowTokenExchange: false, ...input.customClientMetadata },
         isThirdParty: input.isThirdParty ?? false,
@@ -85,7 +87,12 @@ export function createApplicationsLibrary(deps: Pick<Repositories, 'applications
       if (changes.name !== undefined) next.name = changes.name;
       if (changes.description !== undefined) next.description = changes.description ?? null;
       if (changes.isThirdParty !== undefined) next.isThirdParty = changes.isThirdParty;
-      if (changes.oidcClientMetadata) next.oidcClientMetadata = { ...current.oidcClientMetadata, ...changes.oidcClientMetadata };
+      if (changes.oidcClientMetadata) {
+        const { logoUri, ...uris } = changes.oidcClientMetadata;
+        const { logoUri: currentLogo, ...currentUris } = current.oidcClientMetadata;
+        const logo = logoUri === undefined ? currentLogo : logoUri ?? undefined;
+        next.oidcClientMetadata = { ...currentUris, ...uris, ...(logo && { logoUri: logo }) };
+      }
       if (changes.customClientMetadata) {
         next.customClientMetadata = { ...current.customClientMetadata, ...changes.customClientMetadata };
       }
@@ -128,4 +135,3 @@ export function createApplicationsLibrary(deps: Pick<Repositories, 'applications
   };
 }
 
-export type ApplicationsLibrary = ReturnType<typeof createApplicationsLibrary>;

@@ -21,7 +21,8 @@ export interface Application {
   name: string;
   description: string | null;
   type: ApplicationType;
-  oidcClientMetadata: { redirectUris: string[]; postLogoutRedirectUris: string[] };
+  /** `logoUri`: the application's logo, shown on the sign-in pages (an absolute http(s) URL). */
+  oidcClientMetadata: { redirectUris: string[]; postLogoutRedirectUris: string[]; logoUri?: string };
   customClientMetadata: CustomClientMetadata;
   isThirdParty: boolean;
   createdAt: number;
@@ -68,4 +69,3 @@ export function createApplicationsRepository(store: DocumentStore) {
   };
 }
 
-export type ApplicationsRepository = ReturnType<typeof createApplicationsRepository>;

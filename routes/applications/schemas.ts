@@ -19,9 +19,13 @@ export function redirectUriIssues(
   return issues;
 }
 
+const logoUri = z.string().max(2048)
+  .refine((value) => /^https?:$/.test(URL.parse(value)?.protocol ?? ''), 'must be an absolute http(s) URL');
+
 export const oidcClientMetadata = z.object({
   redirectUris: z.array(redirectUri).max(100).default([]),
   postLogoutRedirectUris: z.array(redirectUri).max(100).default([]),
+  logoUri: logoUri.nullable().optional().describe('Logo shown on the sign-in pages; null removes it'),
 }).strict();
 
 const origin = z.string().max(2048).superRefine((value, ctx) => {
@@ -52,7 +56,9 @@ export const application = z.object({
   name: z.string(),
   description: z.string().nullable(),
   type: applicationType,
-  oidcClientMetadata: z.object({ redirectUris: z.array(z.string()), postLogoutRedirectUris: z.array(z.string()) }),
+  oidcClientMetadata: z.object({
+    redirectUris: z.array(z.string()), postLogoutRedirectUris: z.array(z.string()), logoUri: z.string().optional(),
+  }),
   customClientMetadata: customClientMetadata,
   isThirdParty: z.boolean(),
   createdAt: z.number(),
