@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import type { InteractionContext, ManagementContext } from './payloads.ts';
+import type { ManagementContext } from './payloads.ts';
 
 /** The request a management event happened in, as Logto reports it: paths relative to the API prefix. */
 export function managementContext(ctx: Context, prefix: string, matchedRoute: string): ManagementContext {
@@ -13,9 +13,4 @@ export function managementContext(ctx: Context, prefix: string, matchedRoute: st
     params: { ...ctx.params },
     matchedRoute,
   };
-}
-
-/** The end-user interaction an interaction event happened in: its session and the browser's request. */
-export function interactionContext(ctx: Context, sessionId: string): InteractionContext {
-  return { sessionId, userIp: ctx.ip, userAgent: ctx.get('user-agent') || undefined };
 }

@@ -20,14 +20,24 @@ export interface PagePolicy {
   formTargets: string[];
   /** `'sha256-…'` sources of inline scripts the page runs. */
   scriptSources?: string[];
+  /** Images the page shows (an application's logo): each one's http(s) origin is allowed, nothing else. */
+  images?: string[];
+}
+
+/** The origin of an http(s) image URL; anything else (data:, javascript:, relative) is never allowed. */
+function imageSource(url: string): string | undefined {
+  const parsed = URL.parse(url);
+  return parsed && (parsed.protocol === 'http:' || parsed.protocol === 'https:') ? parsed.origin : undefined;
 }
 
 /** Headers of every HTML page: nothing loads or runs but what the page itself needs, and no framing. */
 export function setPageHeaders(ctx: Context, policy: PagePolicy): void {
   const formAction = [...new Set(policy.formTargets.map(formTargetSource).filter((source) => source !== undefined))];
+  const images = [...new Set((policy.images ?? []).map(imageSource).filter((source) => source !== undefined))];
   const directives = [
     "default-src 'none'",
     ...(policy.scriptSources?.length ? [`script-src ${policy.scriptSources.join(' ')}`] : []),
+    ...(images.length ? [`img-src ${images.join(' ')}`] : []),
     `style-src ${STYLE_SOURCE}`,
     `form-action ${formAction.length ? formAction.join(' ') : "'none'"}`,
     "frame-ancestors 'none'",

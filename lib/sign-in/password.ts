@@ -5,10 +5,6 @@ import { hashPassword, verifyPassword } from '../users/passwords.ts';
 
 export type SignInResult = { ok: true; user: User } | { ok: false; reason: 'invalid_credentials' | 'suspended' | 'locked' };
 
-function identifierOf(text: string): Identifier {
-  return text.includes('@') ? { type: 'email', value: text.toLowerCase() } : { type: 'username', value: text };
-}
-
 /** The stored-user filter an identifier names; email addresses are stored lower-cased. */
 export function userLookup(identifier: Identifier): { username: string } | { primaryEmail: string } | { primaryPhone: string } {
   if (identifier.type === 'email') return { primaryEmail: identifier.value.toLowerCase() };
@@ -37,10 +33,4 @@ export function createPasswordVerification(deps: { repositories: Pick<Repositori
     if (found.user.isSuspended) return { ok: false, reason: 'suspended' };
     return { ok: true, user: found.user };
   };
-}
-
-/** Password sign-in of the sign-in page: the typed text is an email address when it has an `@`, else a username. */
-export function createPasswordSignIn(deps: { repositories: Pick<Repositories, 'users'>; lockout: Lockout }) {
-  const verify = createPasswordVerification(deps);
-  return (text: string, password: string): Promise<SignInResult> => verify(identifierOf(text), password);
 }

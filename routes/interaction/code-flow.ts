@@ -1,0 +1,128 @@
+import type Router from '@koa/router';
+import type { Context, Middleware } from 'koa';
+import { DomainError } from '../../lib/errors.ts';
+import type { Experience, ExperienceState, InteractionEvent } from '../../lib/experience/index.ts';
+import { codePage, type CodeView } from './sign-in-pages.ts';
+import type { PageFailure } from './form-errors.ts';
+import type { PageKit, Visit } from './kit.ts';
+import type { FormProblem } from './layout.ts';
+import { isProblem, parseRecipient, type CodeIdentifierType } from './methods.ts';
+
+/** The code verification an experience is waiting on: the latest one sent. */
+export type PendingCode = ExperienceState['verificationRecords'][number];
+
+/**
+ * A flow that sends a code, then asks for it (sign-in by code, sign-up by email or phone, forgot password):
+ * `POST {path}/send-code` starts the experience and sends the code, `GET {path}/code` asks for it,
+ * `POST {path}/code` verifies it and hands over to `finish`, `POST {path}/resend` sends a new one.
+ */
+export interface CodeFlow {
+  path: string;
+  event: InteractionEvent;
+  recipients(visit: Visit): CodeIdentifierType[];
+  /** The page with the form that sends the first code, showing a problem with it. */
+  startPage(visit: Visit, problem?: FormProblem, identifier?: string): string;
+  /** Where the flow begins, for a browser that reaches a later step without an experience. */
+  startUrl(visit: Visit): string;
+  view(visit: Visit): Pick<CodeView, 'heading' | 'submit' | 'password' | 'back'>;
+  /** How a refusal reads on this flow's pages, when it says more than the shared wording (a way out). */
+  problemOf?(visit: Visit, failure: PageFailure): FormProblem;
+  /** What follows a verified code: identification, the profile, the submission, and the redirect. */
+  finish(ctx: Context, visit: Visit, state: ExperienceState, pending: PendingCode, password: string): Promise<void>;
+}
+
+/** Where a pending code went; only email and phone verifications are ever pending. */
+export function recipientOf(pending: PendingCode): { type: CodeIdentifierType; value: string } {
+  return { type: pending.identifier.type === 'phone' ? 'phone' : 'email', value: pending.identifier.value };
+}
+
+export function codeFlowRoutes(router: Router, form: Middleware, kit: PageKit, experience: Experience, flow: CodeFlow): void {
+  /** The experience of this flow and its pending code, or undefined when there is none (the flow starts over). */
+  async function pendingOf(visit: Visit): Promise<{ state: ExperienceState; pending: PendingCode } | undefined> {
+    let state: ExperienceState;
+    try {
+      state = await experience.state(visit.request);
+    } catch (error) {
+      if (error instanceof DomainError && error.code === 'session.interaction_not_found') return undefined;
+      throw error;
+    }
+    const pending = state.verificationRecords.findLast((record) => record.type !== 'Password');
+    return state.interactionEvent === flow.event && pending ? { state, pending } : undefined;
+  }
+
+  function page(visit: Visit, pending: PendingCode, problem?: FormProblem, notice?: string): string {
+    return codePage({
+      ...visit, ...flow.view(visit), recipient: pending.identifier.value, verified: pending.verified,
+      action: visit.at(`${flow.path}/code`), resend: visit.at(`${flow.path}/resend`), problem, notice,
+    });
+  }
+
+  router.post(`/:uid${flow.path}/send-code`, form, async (ctx) => {
+    const visit = await kit.submitted(ctx);
+    if (!visit) return;
+    const identifier = kit.field(ctx, 'identifier');
+    const recipient = parseRecipient(identifier, flow.recipients(visit));
+    if (isProblem(recipient)) {
+      kit.reject(ctx, visit, flow.startPage(visit, recipient, identifier));
+      return;
+    }
+    await kit.attempt(ctx, visit, (failure) => flow.startPage(visit, failure.problem, identifier), async () => {
+      await experience.start(visit.request, flow.event);
+      await experience.sendCode(visit.request, recipient, flow.event);
+      kit.redirect(ctx, visit.at(`${flow.path}/code`));
+    });
+  });
+
+  router.get(`/:uid${flow.path}/code`, async (ctx) => {
+    const visit = await kit.visit(ctx);
+    const found = await pendingOf(visit);
+    if (!found) {
+      kit.redirect(ctx, flow.startUrl(visit));
+      return;
+    }
+    kit.send(ctx, 200, page(visit, found.pending), visit);
+  });
+
+  router.post(`/:uid${flow.path}/resend`, form, async (ctx) => {
+    const visit = await kit.submitted(ctx);
+    if (!visit) return;
+    const found = await pendingOf(visit);
+    if (!found) {
+      kit.redirect(ctx, flow.startUrl(visit));
+      return;
+    }
+    const { pending } = found;
+    await kit.attempt(ctx, visit, (failure) => page(visit, pending, failure.problem), async () => {
+      await experience.sendCode(visit.request, recipientOf(pending), flow.event);
+      kit.send(ctx, 200, page(visit, pending, undefined, 'A new code is on its way. The earlier one no longer works.'), visit);
+    });
+  });
+
+  router.post(`/:uid${flow.path}/code`, form, async (ctx) => {
+    const visit = await kit.submitted(ctx);
+    if (!visit) return;
+    const found = await pendingOf(visit);
+    if (!found) {
+      kit.redirect(ctx, flow.startUrl(visit));
+      return;
+    }
+    const code = kit.field(ctx, 'code', { max: 64 }).replace(/\s/g, '');
+    const password = kit.field(ctx, 'password', { max: 256, trim: false });
+    const { pending } = found;
+    if (!pending.verified && !code) {
+      kit.reject(ctx, visit, page(visit, pending, { field: 'code', message: 'Enter the code from the message.' }));
+      return;
+    }
+    if (flow.view(visit).password && !password) {
+      kit.reject(ctx, visit, page(visit, pending, { field: 'password', message: 'Enter a password.' }));
+      return;
+    }
+    const problemOf = (failure: PageFailure) => flow.problemOf?.(visit, failure) ?? failure.problem;
+    await kit.attempt(ctx, visit, async (failure) => page(visit, (await pendingOf(visit))?.pending ?? pending, problemOf(failure)), async () => {
+      if (!pending.verified) {
+        await experience.verifyCode(visit.request, recipientOf(pending), pending.id, code);
+      }
+      await flow.finish(ctx, visit, await experience.state(visit.request), pending, password);
+    });
+  });
+}

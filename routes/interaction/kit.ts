@@ -1,0 +1,118 @@
+import type { Context } from 'koa';
+import type { ServiceCore } from '../../lib/core.ts';
+import type { ExperienceRequest } from '../../lib/experience/index.ts';
+import { messagePage } from '../../lib/http/html.ts';
+import { setPageHeaders } from '../../lib/http/page-security.ts';
+import type { SignInExperience } from '../../lib/sign-in-experience/schema.ts';
+import { createFormTokens } from './csrf.ts';
+import { failureOf, type PageFailure } from './form-errors.ts';
+import { CSRF_FIELD, type Branding } from './layout.ts';
+import { methodsOf } from './methods.ts';
+import type { PageFrame } from './sign-in-pages.ts';
+
+export type Details = Awaited<ReturnType<ServiceCore['provider']['interactionDetails']>>;
+
+/** One request to a page of an interaction: the interaction, the settings and branding it is shown with. */
+export interface Visit extends PageFrame {
+  details: Details;
+  settings: SignInExperience;
+  /** The experience library's handle on this interaction and request. */
+  request: ExperienceRequest;
+}
+
+/**
+ * What every sign-in page handler needs: the interaction behind the request (CSRF-checked for posts), the
+ * sign-in experience and branding, the pages' security headers, form fields and the library's refusals
+ * turned into pages.
+ */
+export function createPageKit(core: ServiceCore) {
+  const { provider, repositories, settings: service } = core;
+  const tokens = createFormTokens(service.cookieKeys);
+  const url = (uid: string, path = '') => `${service.baseUrl}/interaction/${uid}${path}`;
+
+  async function branding(details: Details, settings: SignInExperience): Promise<Branding> {
+    const app = await repositories.applications.findById(String(details.params.client_id));
+    const logoUrl = app?.oidcClientMetadata.logoUri ?? settings.branding.logoUrl;
+    return { appName: app?.name ?? 'the application', ...(logoUrl && { logoUrl }) };
+  }
+
+  async function visitOf(ctx: Context, details: Details): Promise<Visit> {
+    const settings = await core.libraries.signInExperience.get();
+    return {
+      details, settings, methods: methodsOf(settings), branding: await branding(details, settings),
+      csrf: tokens.issue(details.uid), at: (path?: string) => url(details.uid, path),
+      request: { uid: details.uid, ip: ctx.ip, userAgent: ctx.get('user-agent') || undefined },
+    };
+  }
+
+  /** Sends a page; its forms post to the service, which redirects to the client's redirect URI. */
+  function send(ctx: Context, status: number, html: string, visit?: Visit): void {
+    ctx.status = status;
+    ctx.type = 'html';
+    ctx.body = html;
+    const redirectUri = visit?.details.params.redirect_uri;
+    setPageHeaders(ctx, {
+      formTargets: visit ? [service.baseUrl, ...(typeof redirectUri === 'string' ? [redirectUri] : [])] : [],
+      images: visit?.branding.logoUrl ? [visit.branding.logoUrl] : [],
+    });
+  }
+
+  return {
+    url,
+    send,
+
+    async visit(ctx: Context): Promise<Visit> {
+      return visitOf(ctx, await provider.interactionDetails(ctx.req, ctx.res));
+    },
+
+    /** The interaction, when the form carries its CSRF token; otherwise answers 403 and nothing is evaluated. */
+    async submitted(ctx: Context): Promise<Visit | undefined> {
+      const details = await provider.interactionDetails(ctx.req, ctx.res);
+      if (tokens.verify(details.uid, formBody(ctx)[CSRF_FIELD])) return visitOf(ctx, details);
+      send(ctx, 403, messagePage('Sign-in form not accepted',
+        'This form was not sent from the sign-in page, or the page is out of date.',
+        { href: url(details.uid), label: 'Back to the sign-in page' }));
+      return undefined;
+    },
+
+    /** A text field of the posted form; `trim` off for passwords, which are taken as typed. */
+    field(ctx: Context, name: string, options: { max?: number; trim?: boolean } = {}): string {
+      const value = formBody(ctx)[name];
+      if (typeof value !== 'string') return '';
+      const text = options.trim === false ? value : value.trim();
+      return text.slice(0, options.max ?? 320);
+    },
+
+    /** Sends the browser on with a 303, so that reloading the next page does not post the form again. */
+    redirect(ctx: Context, location: string): void {
+      ctx.redirect(location);
+      ctx.status = 303;
+    },
+
+    /**
+     * Runs the library calls of a form post; a refusal comes back as the form's page (`render`), with its
+     * status and, when rate-limited, `Retry-After`. Anything else goes on to the error middleware.
+     */
+    async attempt(ctx: Context, visit: Visit, render: (failure: PageFailure) => string | Promise<string>, work: () => Promise<void>): Promise<void> {
+      try {
+        await work();
+      } catch (error) {
+        const failure = failureOf(error);
+        if (!failure) throw error;
+        if (failure.retryAfter !== undefined) ctx.set('Retry-After', String(Math.max(1, Math.ceil(failure.retryAfter))));
+        send(ctx, failure.status, await render(failure), visit);
+      }
+    },
+
+    /** A problem the page finds in the form itself, before the library is asked. */
+    reject(ctx: Context, visit: Visit, html: string): void {
+      send(ctx, 400, html, visit);
+    },
+  };
+}
+
+export type PageKit = ReturnType<typeof createPageKit>;
+
+function formBody(ctx: Context): Record<string, unknown> {
+  return (ctx.request.body ?? {}) as Record<string, unknown>;
+}

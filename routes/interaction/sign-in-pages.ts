@@ -1,0 +1,108 @@
+import { escapeHtml } from '../../lib/http/html.ts';
+import type { PasswordPolicy } from '../../lib/sign-in-experience/schema.ts';
+import { buttonForm, form, links, page, type Branding, type Field, type FormProblem } from './layout.ts';
+import { identifierField, identifierLabel, type PageMethods } from './methods.ts';
+
+/** What every sign-in page knows: the interaction's URLs and CSRF token, and who the user signs in to. */
+export interface PageFrame {
+  /** The absolute URL of a step of this interaction, e.g. `at('/sign-up')`; `at()` is the sign-in page. */
+  at(path?: string): string;
+  csrf: string;
+  branding: Branding;
+  methods: PageMethods;
+}
+
+export interface SignInView extends PageFrame {
+  /** The form the problem came from. */
+  failed?: 'password' | 'code';
+  problem?: FormProblem;
+  identifier?: string;
+  notice?: string;
+}
+
+/**
+ * The sign-in page: password and code forms for the methods the sign-in experience enables (the password
+ * form first when it is the primary factor), then the ways to a new account or a forgotten password.
+ */
+export function signInPage(view: SignInView): string {
+  const { methods, at } = view;
+  const problemOf = (which: 'password' | 'code') => (view.failed === which ? view.problem : undefined);
+  const valueOf = (which: 'password' | 'code') => (view.failed === which ? view.identifier : undefined);
+  const sections: string[] = [];
+  if (methods.password.length) {
+    sections.push(`${form({
+      id: 'password', action: at('/login'), csrf: view.csrf, submit: 'Sign in', problem: problemOf('password'),
+      autofocus: sections.length === 0 && !view.failed,
+      fields: [
+        identifierField(methods.password, valueOf('password'), 'username'),
+        { name: 'password', label: 'Password', type: 'password', autocomplete: 'current-password', maxlength: 256 },
+      ],
+    })}
+${links({ href: at('/forgot-password'), label: 'Forgot password?' })}`);
+  }
+  if (methods.code.length) {
+    sections.push(form({
+      id: 'code', action: at('/sign-in/send-code'), csrf: view.csrf, submit: 'Send code', problem: problemOf('code'),
+      fields: [identifierField(methods.code, valueOf('code'))],
+    }));
+  }
+  if (!methods.passwordFirst) sections.reverse();
+  const alternative = methods.passwordFirst ? `Or get a sign-in code by ${identifierLabel(methods.code).toLowerCase()}` : 'Or use your password';
+  const body = sections.length === 2
+    ? `${sections[0]}\n<hr class="divider"><h2>${alternative}</h2>\n${sections[1]}`
+    : sections.join('\n');
+  const register = methods.canRegister ? links({ text: 'No account yet?', href: at('/sign-up'), label: 'Create account' }) : '';
+  return page({
+    title: 'Sign in', heading: `Sign in to ${view.branding.appName}`, branding: view.branding, notice: view.notice,
+    problem: view.problem,
+    body: `${body}\n${register}\n${buttonForm(at('/abort'), view.csrf, 'Cancel')}`,
+  });
+}
+
+/** The hint under a new password field: the policy's length and character mix. */
+export function passwordHint(policy: PasswordPolicy): string {
+  const types = policy.characterTypes.min > 1
+    ? `, mixing at least ${policy.characterTypes.min} of lowercase letters, uppercase letters, digits and symbols`
+    : '';
+  return `At least ${policy.length.min} characters${types}.`;
+}
+
+export function newPasswordField(policy: PasswordPolicy, label = 'Password'): Field {
+  return { name: 'password', label, type: 'password', autocomplete: 'new-password', maxlength: 256, hint: passwordHint(policy) };
+}
+
+export interface CodeView extends PageFrame {
+  heading: string;
+  /** Where the code went, as the user typed it. */
+  recipient: string;
+  /** The code was already accepted: only the rest of the form (a new password) is still asked for. */
+  verified: boolean;
+  /** The form posts here; a new code is asked for at `resend`. */
+  action: string;
+  resend: string;
+  submit: string;
+  /** A new password to set with the code. */
+  password?: { policy: PasswordPolicy; label: string };
+  back: { href: string; label: string };
+  problem?: FormProblem;
+  notice?: string;
+}
+
+/** The page after "Send code": the code (and a new password, when the flow sets one). */
+export function codePage(view: CodeView): string {
+  const fields: Field[] = view.verified ? [] : [{
+    name: 'code', label: 'Verification code', inputmode: 'numeric', autocomplete: 'one-time-code', maxlength: 64,
+  }];
+  if (view.password) fields.push(newPasswordField(view.password.policy, view.password.label));
+  const sentTo = view.verified
+    ? `<p>The code sent to <strong>${escapeHtml(view.recipient)}</strong> is confirmed.</p>`
+    : `<p>We sent a code to <strong>${escapeHtml(view.recipient)}</strong>. Enter it below.</p>`;
+  const resend = view.verified ? '' : `\n<hr class="divider"><p class="links">No code? It can take a minute to arrive.</p>
+${form({ id: 'resend', action: view.resend, csrf: view.csrf, submit: 'Send a new code', fields: [], hidden: { identifier: view.recipient }, secondary: true })}`;
+  return page({
+    title: view.heading, heading: view.heading, branding: view.branding, problem: view.problem, notice: view.notice,
+    body: `${sentTo}
+${form({ id: 'verify', action: view.action, csrf: view.csrf, submit: view.submit, fields, problem: view.problem, autofocus: true })}${resend}
+${links(view.back)}`,
+  });
+}
