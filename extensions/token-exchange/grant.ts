@@ -3,13 +3,17 @@ import type { Repositories } from '../../lib/repositories.ts';
 import { ExchangeRefused, type ExchangePlan, type Impersonation } from '../../lib/impersonation/library.ts';
 import { TOKEN_EXCHANGE_GRANT, tokenExchangeAllowed } from '../../lib/applications/clients.ts';
 import { newAccessToken } from '../../lib/oidc/boundary.ts';
+import { organizationUrn } from '../../lib/organizations/urn.ts';
 import type { Actor } from './actor.ts';
 import type { ExchangeRegistry } from './registry.ts';
 
 export const grantType = TOKEN_EXCHANGE_GRANT;
 export const ACCESS_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:access_token';
+/** Logto's name for a subject token's type, accepted as an alias so Logto clients work unchanged. */
+export const IMPERSONATION_TOKEN_TYPE = 'urn:logto:token-type:impersonation_token';
 export const parameters = new Set([
   'subject_token', 'subject_token_type', 'actor_token', 'actor_token_type', 'resource', 'scope', 'requested_token_type',
+  'organization_id',
 ]);
 
 export interface TokenExchangeDeps {
@@ -23,6 +27,9 @@ export interface TokenExchangeDeps {
 
 const invalidRequest = (description: string) => new oidcErrors.InvalidRequest(description);
 
+/** Lifetime of organization tokens: Logto's, since an organization is no API resource with a TTL of its own. */
+const ORGANIZATION_TOKEN_TTL_SECONDS = 3600;
+
 function single(ctx: KoaContextWithOIDC, name: string): string | undefined {
   const value = (ctx.oidc.params as Record<string, unknown>)[name];
   if (value === undefined || value === null || value === '') return undefined;
@@ -30,8 +37,40 @@ function single(ctx: KoaContextWithOIDC, name: string): string | undefined {
   return value;
 }
 
+/** A parameter as sent, for the audit of a refusal (which may be about the parameter itself). */
+function raw(ctx: KoaContextWithOIDC, name: string): string | undefined {
+  const value = (ctx.oidc.params as Record<string, unknown>)[name];
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
 function requestedScopes(ctx: KoaContextWithOIDC): string[] {
   return [...new Set((single(ctx, 'scope') ?? '').split(' ').filter(Boolean))];
+}
+
+/** The grant's handler: the exchange, and the audit of every refusal with the error it is answered with. */
+export function createTokenExchangeHandler(deps: TokenExchangeDeps) {
+  return async function tokenExchange(ctx: KoaContextWithOIDC): Promise<void> {
+    const progress: Progress = {};
+    try {
+      await exchange(ctx, deps, progress);
+    } catch (error) {
+      // A refusal is audited with the answer it gets; a store outage or a bug is no decision about the request.
+      if (error instanceof oidcErrors.OIDCProviderError && error.statusCode < 500) {
+        await deps.impersonation.recordFailure({
+          applicationId: ctx.oidc.client!.clientId, subjectToken: raw(ctx, 'subject_token'), plan: progress.plan,
+          actorUserId: progress.actor?.sub ?? null, resource: raw(ctx, 'resource'), scope: raw(ctx, 'scope'),
+          error: error.error, errorDescription: error.error_description,
+        });
+      }
+      throw error;
+    }
+  };
+}
+
+/** What an exchange established before it was refused. */
+interface Progress {
+  plan?: ExchangePlan;
+  actor?: Actor;
 }
 
 /**
@@ -39,77 +78,96 @@ function requestedScopes(ctx: KoaContextWithOIDC): string[] {
  * opt-in, the parameters, the subject token, the resource, the actor token, custom claims (during
  * signing), and only then is the subject token spent.
  */
-export function createTokenExchangeHandler(deps: TokenExchangeDeps) {
-  return async function tokenExchange(ctx: KoaContextWithOIDC): Promise<void> {
-    const client = ctx.oidc.client!;
-    const app = await deps.repositories.applications.findById(client.clientId);
-    if (!app || !tokenExchangeAllowed(app)) {
-      throw new oidcErrors.UnauthorizedClient('token exchange is not allowed for this application');
-    }
+async function exchange(ctx: KoaContextWithOIDC, deps: TokenExchangeDeps, progress: Progress): Promise<void> {
+  const client = ctx.oidc.client!;
+  const app = await deps.repositories.applications.findById(client.clientId);
+  if (!app || !tokenExchangeAllowed(app)) {
+    throw new oidcErrors.UnauthorizedClient('token exchange is not allowed for this application');
+  }
 
-    const subjectToken = single(ctx, 'subject_token');
-    if (!subjectToken) throw invalidRequest("missing required parameter 'subject_token'");
-    const subjectTokenType = single(ctx, 'subject_token_type');
-    if (!subjectTokenType) throw invalidRequest("missing required parameter 'subject_token_type'");
-    if (subjectTokenType !== ACCESS_TOKEN_TYPE) {
-      throw invalidRequest(`unsupported subject_token_type; use ${ACCESS_TOKEN_TYPE}`);
-    }
-    const actorToken = single(ctx, 'actor_token');
-    const actorTokenType = single(ctx, 'actor_token_type');
-    if (actorToken && !actorTokenType) throw invalidRequest("missing required parameter 'actor_token_type'");
-    if (!actorToken && actorTokenType) throw invalidRequest("actor_token_type given without 'actor_token'");
-    if (actorTokenType && actorTokenType !== ACCESS_TOKEN_TYPE) {
-      throw invalidRequest(`unsupported actor_token_type; use ${ACCESS_TOKEN_TYPE}`);
-    }
-    const requestedType = single(ctx, 'requested_token_type');
-    if (requestedType && requestedType !== ACCESS_TOKEN_TYPE) {
-      throw invalidRequest(`unsupported requested_token_type; only ${ACCESS_TOKEN_TYPE} is issued`);
-    }
-    const resource = single(ctx, 'resource');
+  const subjectToken = single(ctx, 'subject_token');
+  if (!subjectToken) throw invalidRequest("missing required parameter 'subject_token'");
+  const subjectTokenType = single(ctx, 'subject_token_type');
+  if (!subjectTokenType) throw invalidRequest("missing required parameter 'subject_token_type'");
+  if (subjectTokenType !== ACCESS_TOKEN_TYPE && subjectTokenType !== IMPERSONATION_TOKEN_TYPE) {
+    throw invalidRequest(`unsupported subject_token_type; use ${ACCESS_TOKEN_TYPE}`);
+  }
+  const actorToken = single(ctx, 'actor_token');
+  const actorTokenType = single(ctx, 'actor_token_type');
+  if (actorToken && !actorTokenType) throw invalidRequest("missing required parameter 'actor_token_type'");
+  if (!actorToken && actorTokenType) throw invalidRequest("actor_token_type given without 'actor_token'");
+  if (actorTokenType && actorTokenType !== ACCESS_TOKEN_TYPE) {
+    throw invalidRequest(`unsupported actor_token_type; use ${ACCESS_TOKEN_TYPE}`);
+  }
+  const requestedType = single(ctx, 'requested_token_type');
+  if (requestedType && requestedType !== ACCESS_TOKEN_TYPE) {
+    throw invalidRequest(`unsupported requested_token_type; only ${ACCESS_TOKEN_TYPE} is issued`);
+  }
+  const resource = single(ctx, 'resource');
+  const organizationId = single(ctx, 'organization_id');
 
-    const plan = await planOrThrow(deps.impersonation, subjectToken, resource, requestedScopes(ctx));
-    const token = newAccessToken(ctx, { accountId: plan.user.id, client, gty: 'token_exchange' });
-    if (plan.target) {
-      token.resourceServer = new ctx.oidc.provider.ResourceServer(plan.target.indicator, {
-        scope: plan.allowed.join(' '), audience: plan.target.indicator, accessTokenTTL: plan.target.accessTokenTtl,
-        accessTokenFormat: 'jwt', jwt: { sign: { alg: deps.signingAlg } },
-      });
-    } else {
-      // An opaque token for the userinfo endpoint needs a grant to be honoured there.
-      const grant = new ctx.oidc.provider.Grant({ accountId: plan.user.id, clientId: client.clientId });
-      grant.addOIDCScope(plan.granted.join(' '));
-      token.grantId = await grant.save();
-    }
-    token.scope = plan.granted.join(' ');
-
-    const actor = actorToken ? await deps.verifyActor(ctx, actorToken) : undefined;
-    deps.exchanges.remember(token, { subjectTokenContext: plan.record.context, actor });
-
-    // Custom claims run inside save(); a denial or fail-closed error throws before the token is spent.
-    const value = await token.save();
-    const spent = await deps.impersonation.complete(plan, {
-      applicationId: client.clientId, actorUserId: actor?.sub ?? null, scope: token.scope,
+  const plan = await planOrThrow(deps.impersonation, subjectToken, resource, requestedScopes(ctx), organizationId);
+  progress.plan = plan;
+  const token = newAccessToken(ctx, { accountId: plan.user.id, client, gty: 'token_exchange' });
+  if (plan.target) {
+    token.resourceServer = new ctx.oidc.provider.ResourceServer(plan.target.indicator, {
+      scope: plan.allowed.join(' '), audience: plan.target.indicator, accessTokenTTL: plan.target.accessTokenTtl,
+      accessTokenFormat: 'jwt', jwt: { sign: { alg: deps.signingAlg } },
     });
-    if (!spent) {
-      await token.destroy().catch(() => undefined);
-      throw invalidRequest('subject_token is invalid, expired or already used');
-    }
+  } else if (plan.organizationId) {
+    const audience = organizationUrn(plan.organizationId);
+    token.resourceServer = new ctx.oidc.provider.ResourceServer(audience, {
+      scope: plan.allowed.join(' '), audience, accessTokenTTL: ORGANIZATION_TOKEN_TTL_SECONDS,
+      accessTokenFormat: 'jwt', jwt: { sign: { alg: deps.signingAlg } },
+    });
+  } else {
+    // An opaque token for the userinfo endpoint needs a grant to be honoured there.
+    const grant = new ctx.oidc.provider.Grant({ accountId: plan.user.id, clientId: client.clientId });
+    grant.addOIDCScope(plan.granted.join(' '));
+    token.grantId = await grant.save();
+  }
+  token.scope = plan.granted.join(' ');
 
-    ctx.body = {
-      access_token: value,
-      issued_token_type: ACCESS_TOKEN_TYPE,
-      token_type: 'Bearer',
-      expires_in: token.expiration,
-      scope: token.scope,
-    };
+  const actor = actorToken ? await deps.verifyActor(ctx, actorToken) : undefined;
+  progress.actor = actor;
+  deps.exchanges.remember(token, {
+    subjectTokenContext: plan.record.context, actor, organizationId: plan.target ? plan.organizationId ?? undefined : undefined,
+  });
+
+  // Custom claims run inside save(); a denial or fail-closed error throws before the token is spent.
+  const value = await token.save();
+  const spent = await deps.impersonation.complete(plan, {
+    applicationId: client.clientId, actorUserId: actor?.sub ?? null, scope: token.scope,
+  });
+  if (!spent) {
+    await token.destroy().catch(() => undefined);
+    throw invalidRequest('subject_token is invalid, expired or already used');
+  }
+
+  ctx.body = {
+    access_token: value,
+    issued_token_type: ACCESS_TOKEN_TYPE,
+    token_type: 'Bearer',
+    expires_in: token.expiration,
+    scope: token.scope,
   };
 }
 
-async function planOrThrow(impersonation: Impersonation, subjectToken: string, resource: string | undefined, requested: string[]): Promise<ExchangePlan> {
+async function planOrThrow(
+  impersonation: Impersonation, subjectToken: string, resource: string | undefined, requested: string[],
+  organizationId: string | undefined,
+): Promise<ExchangePlan> {
   try {
-    return await impersonation.plan(subjectToken, resource, requested);
+    return await impersonation.plan(subjectToken, resource, requested, organizationId);
   } catch (error) {
     if (!(error instanceof ExchangeRefused)) throw error;
-    throw error.error === 'invalid_target' ? new oidcErrors.InvalidTarget(error.message) : invalidRequest(error.message);
+    if (error.error === 'invalid_target') throw new oidcErrors.InvalidTarget(error.message);
+    if (error.error === 'access_denied') {
+      // Logto answers a non-member's organization token request with access_denied and 403.
+      const denied = new oidcErrors.AccessDenied(error.message);
+      denied.statusCode = 403;
+      throw denied;
+    }
+    throw invalidRequest(error.message);
   }
 }

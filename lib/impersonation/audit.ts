@@ -2,25 +2,41 @@ import type { DocumentStore } from '../ports/documents.ts';
 import { newId } from '../ids.ts';
 import { findPage, publicShape, type Page, type Stored } from '../data/entity.ts';
 
+export const AUDIT_RECORD_TYPES = ['SubjectToken.Created', 'TokenExchange.Succeeded', 'TokenExchange.Failed'] as const;
+
 export interface ImpersonationRecord {
   id: string;
-  type: 'SubjectToken.Created' | 'TokenExchange.Succeeded';
-  /** Non-secret reference shared by a token's creation and its exchange. */
-  subjectTokenRef: string;
-  /** The impersonated user. */
-  userId: string;
-  /** The management client that created the subject token. */
-  createdBy: string;
-  /** The application that exchanged it. */
+  type: (typeof AUDIT_RECORD_TYPES)[number];
+  /** Non-secret reference shared by a token's creation and its exchanges; null when a failed exchange named none. */
+  subjectTokenRef: string | null;
+  /** The impersonated user; null when a failed exchange presented a token that names none (unknown, expired, spent). */
+  userId: string | null;
+  /** The management client that created the subject token (null as `userId`). */
+  createdBy: string | null;
+  /** The application that exchanged it, or tried to. */
   applicationId: string | null;
-  /** The acting user, when an actor token was presented. */
+  /** The acting user, when an actor token was presented (and, for a failure, verified before it). */
   actorUserId: string | null;
+  /** The requested resource. */
   resource: string | null;
+  /** The granted scope of a success, the requested scope of a failure. */
   scope: string | null;
+  /** The OAuth error a failed exchange was answered with (`invalid_request`, `access_denied`, …); null otherwise. */
+  error: string | null;
+  /** Its `error_description`: why the exchange was refused. */
+  errorDescription: string | null;
   createdAt: number;
 }
 
-/** Who impersonated whom, when, through which app, for which resource. Append-only. */
+export type AuditEntry = Omit<ImpersonationRecord, 'id' | 'createdAt' | 'error' | 'errorDescription'>
+  & Partial<Pick<ImpersonationRecord, 'error' | 'errorDescription'>>;
+
+/** Records written before failures were audited have no error fields. */
+function withErrorFields(record: AuditEntry & Pick<ImpersonationRecord, 'id' | 'createdAt'>): ImpersonationRecord {
+  return { ...record, error: record.error ?? null, errorDescription: record.errorDescription ?? null };
+}
+
+/** Who impersonated whom, when, through which app, for which resource, and who tried and why it failed. Append-only. */
 export function createImpersonationAudit(store: DocumentStore) {
   const records = store.collection<Stored<ImpersonationRecord>>('impersonation_audit');
   return {
@@ -28,15 +44,16 @@ export function createImpersonationAudit(store: DocumentStore) {
       await records.createIndex({ keys: { userId: 1, createdAt: -1 } });
       await records.createIndex({ keys: { subjectTokenRef: 1 } });
     },
-    async record(entry: Omit<ImpersonationRecord, 'id' | 'createdAt'>): Promise<void> {
+    async record(entry: AuditEntry): Promise<void> {
       const id = newId();
-      await records.insertOne({ ...entry, id, _id: id, createdAt: Date.now() } as Stored<ImpersonationRecord>);
+      const record: ImpersonationRecord = { error: null, errorDescription: null, ...entry, id, createdAt: Date.now() };
+      await records.insertOne({ ...record, _id: id });
     },
     async list(page: Page, filter: { userId?: string; subjectTokenRef?: string; applicationId?: string }) {
       const query: Record<string, unknown> = {};
       for (const [field, value] of Object.entries(filter)) if (value) query[field] = value;
       const { items, total } = await findPage(records, query, page, { createdAt: -1, _id: -1 });
-      return { items: items.map((doc) => publicShape<ImpersonationRecord>(doc)), total };
+      return { items: items.map((doc) => withErrorFields(publicShape<AuditEntry & Pick<ImpersonationRecord, 'id' | 'createdAt'>>(doc))), total };
     },
   };
 }

@@ -34,9 +34,29 @@ export interface ExchangePlan {
   granted: string[];
 }
 
+/** A refused exchange, as far as it got before it was refused. */
+export interface FailedExchange {
+  applicationId: string;
+  /** The subject token presented, if any: its audit reference, and its user while it is still unspent. */
+  subjectToken: string | undefined;
+  /** The plan, when the subject token, its user and the target were valid. */
+  plan: ExchangePlan | undefined;
+  actorUserId: string | null;
+  resource: string | undefined;
+  /** The requested scope. */
+  scope: string | undefined;
+  /** The OAuth error and description the client was answered with. */
+  error: string;
+  errorDescription: string | undefined;
+}
+
+/** Client-chosen text kept in the audit is bounded, so one request cannot write an arbitrarily large record. */
+const MAX_AUDITED_TEXT = 1024;
+const bounded = (text: string | undefined): string | null => (text === undefined ? null : text.slice(0, MAX_AUDITED_TEXT));
+
 /**
  * Impersonation rules: who can be impersonated, what an exchanged token may reach (never the management API),
- * which scopes it carries, and the audit trail of creations and exchanges.
+ * which scopes it carries, and the audit trail of creations, exchanges and refused exchanges.
  */
 export function createImpersonation(deps: {
   repositories: Pick<Repositories, 'users' | 'resources'>;
@@ -82,6 +102,18 @@ export function createImpersonation(deps: {
       const allowed = await deps.authorization.scopesForUser(user.id, target.id);
       const allowedSet = new Set(allowed);
       return { subjectToken, record, user, target, allowed, granted: requested.filter((scope) => allowedSet.has(scope)) };
+    },
+
+    /** Audits a refused exchange with the error it was answered with. The subject token stays as it was. */
+    async recordFailure(failure: FailedExchange): Promise<void> {
+      const token = failure.subjectToken;
+      const record = failure.plan?.record ?? (token ? await subjectTokens.peek(token) : null);
+      await audit.record({
+        type: 'TokenExchange.Failed', subjectTokenRef: token ? subjectTokens.refOf(token) : null,
+        userId: record?.userId ?? null, createdBy: record?.createdBy ?? null, applicationId: failure.applicationId,
+        actorUserId: failure.actorUserId, resource: bounded(failure.resource), scope: bounded(failure.scope),
+        error: failure.error, errorDescription: bounded(failure.errorDescription),
+      });
     },
 
     /** Spends the subject token and audits the exchange; false when another exchange spent it first. */

@@ -16,6 +16,8 @@ export interface SubjectTokenRecord {
 }
 
 const key = (tokenDigest: string) => `subject-token:${tokenDigest}`;
+/** The audit reference of a token: a digest prefix, which says nothing usable about the token itself. */
+const refOfDigest = (tokenDigest: string) => tokenDigest.slice(0, 16);
 
 function parse(text: string | null): SubjectTokenRecord | null {
   return text === null ? null : (JSON.parse(text) as SubjectTokenRecord);
@@ -34,10 +36,14 @@ export function createSubjectTokens(kv: KeyValueStore, ttlSeconds: number) {
       const tokenDigest = digest(token);
       const now = Date.now();
       const record: SubjectTokenRecord = {
-        ref: tokenDigest.slice(0, 16), ...input, createdAt: now, expiresAt: now + ttlSeconds * 1000,
+        ref: refOfDigest(tokenDigest), ...input, createdAt: now, expiresAt: now + ttlSeconds * 1000,
       };
       await kv.set(key(tokenDigest), JSON.stringify(record), ttlSeconds * 1000);
       return { token, record };
+    },
+    /** The reference a token has (or would have had) in the audit, also for tokens that were never issued. */
+    refOf(token: string): string {
+      return refOfDigest(digest(token));
     },
     async peek(token: string): Promise<SubjectTokenRecord | null> {
       if (!token.startsWith(SUBJECT_TOKEN_PREFIX)) return null;

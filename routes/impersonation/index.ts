@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { declare, pagination, type ApiRouterDeps } from '../../lib/http/api.ts';
 import type { ServiceCore } from '../../lib/core.ts';
 import { MANAGEMENT_SCOPES, type ManagementPrincipal } from '../../lib/management/auth.ts';
+import { AUDIT_RECORD_TYPES } from '../../lib/impersonation/audit.ts';
 
 const tag = 'Impersonation';
 /** Serialised size cap of a subject token's context. */
@@ -16,14 +17,16 @@ const createSubjectTokenBody = z.object({
 
 const impersonationRecord = z.object({
   id: z.string(),
-  type: z.enum(['SubjectToken.Created', 'TokenExchange.Succeeded']),
-  subjectTokenRef: z.string(),
-  userId: z.string(),
-  createdBy: z.string(),
+  type: z.enum(AUDIT_RECORD_TYPES),
+  subjectTokenRef: z.string().nullable().describe('Shared by a token\'s creation and its exchanges; null when a failed exchange named no subject token'),
+  userId: z.string().nullable().describe('Null for a failed exchange of a token that names no live user (unknown, expired or spent)'),
+  createdBy: z.string().nullable(),
   applicationId: z.string().nullable(),
   actorUserId: z.string().nullable(),
   resource: z.string().nullable(),
-  scope: z.string().nullable(),
+  scope: z.string().nullable().describe('Granted scope of an exchange; requested scope of a failed one'),
+  error: z.string().nullable().describe('TokenExchange.Failed: the OAuth error the request was answered with'),
+  errorDescription: z.string().nullable().describe('TokenExchange.Failed: why it was refused'),
   createdAt: z.number(),
 });
 
@@ -44,7 +47,7 @@ export function impersonationRoutes(api: ApiRouterDeps, core: ServiceCore): void
   });
 
   declare(api, {
-    method: 'get', path: '/impersonation-logs', tag, summary: 'Audit trail of subject-token creations and exchanges',
+    method: 'get', path: '/impersonation-logs', tag, summary: 'Audit trail of subject-token creations, exchanges and refused exchanges',
     query: pagination.extend({
       userId: z.string().max(128).optional(),
       applicationId: z.string().max(128).optional(),
