@@ -22,10 +22,20 @@ export function redirectUriIssues(
 const logoUri = z.string().max(2048)
   .refine((value) => /^https?:$/.test(URL.parse(value)?.protocol ?? ''), 'must be an absolute http(s) URL');
 
+const redirectUris = z.array(redirectUri).max(100);
+const logo = logoUri.nullable().optional().describe('Logo shown on the sign-in pages; null removes it');
+
 export const oidcClientMetadata = z.object({
-  redirectUris: z.array(redirectUri).max(100).default([]),
-  postLogoutRedirectUris: z.array(redirectUri).max(100).default([]),
-  logoUri: logoUri.nullable().optional().describe('Logo shown on the sign-in pages; null removes it'),
+  redirectUris: redirectUris.default([]),
+  postLogoutRedirectUris: redirectUris.default([]),
+  logoUri: logo,
+}).strict();
+
+/** A change names only what it changes: a field left out keeps its value (no defaults here). */
+const oidcClientMetadataChange = z.object({
+  redirectUris: redirectUris.optional(),
+  postLogoutRedirectUris: redirectUris.optional(),
+  logoUri: logo,
 }).strict();
 
 const origin = z.string().max(2048).superRefine((value, ctx) => {
@@ -82,7 +92,7 @@ export const createApplicationBody = z.object({
 export const updateApplicationBody = z.object({
   name: z.string().trim().min(1).max(256).optional(),
   description: z.string().max(2048).nullish(),
-  oidcClientMetadata: oidcClientMetadata.partial().optional(),
+  oidcClientMetadata: oidcClientMetadataChange.optional(),
   customClientMetadata: customClientMetadata.optional(),
   isThirdParty: z.boolean().optional(),
 }).strict();
