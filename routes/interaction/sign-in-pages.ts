@@ -32,7 +32,7 @@ export function signInPage(view: SignInView): string {
   if (methods.password.length) {
     sections.push(`${form({
       id: 'password', action: at('/login'), csrf: view.csrf, submit: 'Sign in', problem: problemOf('password'),
-      autofocus: sections.length === 0 && !view.failed,
+      autofocus: !view.failed && (methods.passwordFirst || !methods.code.length),
       fields: [
         identifierField(methods.password, valueOf('password'), 'username'),
         { name: 'password', label: 'Password', type: 'password', autocomplete: 'current-password', maxlength: 256 },
@@ -43,6 +43,7 @@ ${links({ href: at('/forgot-password'), label: 'Forgot password?' })}`);
   if (methods.code.length) {
     sections.push(form({
       id: 'code', action: at('/sign-in/send-code'), csrf: view.csrf, submit: 'Send code', problem: problemOf('code'),
+      autofocus: !view.failed && (!methods.passwordFirst || !methods.password.length),
       fields: [identifierField(methods.code, valueOf('code'))],
     }));
   }
