@@ -1,4 +1,4 @@
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { DocumentStore } from './ports/documents.ts';
 import type { KeyValueStore } from './ports/kv.ts';
@@ -10,6 +10,7 @@ import { createMemoryKeyValueStore } from '../adapters/memory/kv.ts';
 import { createMemoryDeliveryQueue } from '../adapters/memory/delivery-queue.ts';
 import { createMongoDocumentStore } from '../adapters/mongodb/documents.ts';
 import { createRedisKeyValueStore } from '../adapters/redis/kv.ts';
+import { CONNECT_TIMEOUT_MS, createRedisConnection, untilReady } from '../adapters/redis/connection.ts';
 import { createBullmqDeliveryQueue } from '../adapters/bullmq/delivery-queue.ts';
 
 export interface Stores {
@@ -34,8 +35,10 @@ export async function openStores(settings: Settings, logger: Logger, injected: I
   const closers: Array<() => Promise<unknown>> = [];
   let redis: Redis | undefined;
   if (settings.REDIS_URL && (!injected.kv || !injected.queue)) {
-    redis = new Redis(settings.REDIS_URL, { maxRetriesPerRequest: 3, enableOfflineQueue: true, lazyConnect: false });
-    redis.on('error', (error) => logger.warn({ err: error }, 'redis connection error'));
+    redis = createRedisConnection(settings.REDIS_URL, {
+      onDown: (error) => logger.warn({ err: error }, 'redis is unavailable: commands fail until it is back'),
+      onUp: () => logger.info('redis is available again'),
+    });
     const connection = redis;
     // A connection that never became ready would wait forever on QUIT: drop it instead.
     closers.push(async () => {
@@ -43,6 +46,8 @@ export async function openStores(settings: Settings, logger: Logger, injected: I
       else connection.disconnect();
     });
   }
+  // Commands fail rather than wait while the connection is not up, so give the first one a moment to complete.
+  if (redis) await untilReady(redis, 2 * CONNECT_TIMEOUT_MS);
   let documents = injected.documents;
   if (!documents) {
     documents = settings.MONGODB_URI ? await createMongoDocumentStore(settings.MONGODB_URI) : createMemoryDocumentStore();
