@@ -1,7 +1,48 @@
+import type { Server } from 'node:http';
 import { ConfigurationError } from '../lib/config.ts';
 import type { Logger } from '../lib/logger.ts';
+import { resolveSettings, type Settings } from '../lib/settings.ts';
 
 const FORCED_EXIT_MS = 15_000;
+/** Exit codes: the configuration is wrong (fix a variable), or the port cannot be had (fix the host). */
+const EXIT_CONFIGURATION = 2;
+const EXIT_LISTEN = 1;
+
+function refuse(message: string, code: number): never {
+  process.stderr.write(`${message}\n`);
+  process.exit(code);
+}
+
+/**
+ * The settings of an entry point, read before anything is started or logged, so every invalid variable
+ * (LOG_LEVEL included) is reported together, without a stack trace, and exits with code 2.
+ */
+export function settingsOrExit(env: Record<string, string | undefined>): Settings {
+  try {
+    return resolveSettings(env);
+  } catch (error) {
+    if (error instanceof ConfigurationError) refuse(error.message, EXIT_CONFIGURATION);
+    throw error;
+  }
+}
+
+/** Listens on `port`, or exits with code 1 and one line saying why (a port in use, a privileged port). */
+export async function listenOrExit(server: Server, port: number): Promise<void> {
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const why = code === 'EADDRINUSE' ? 'the address is already in use'
+      : code === 'EACCES' ? 'permission denied' : (error as Error).message;
+    refuse(`cannot listen on port ${port}: ${why}${code ? ` (${code})` : ''}`, EXIT_LISTEN);
+  }
+}
 
 /**
  * Runs an entry point's main component: a configuration error exits with code 2 and its message (no stack);
@@ -16,10 +57,7 @@ export async function runUntilSignalled<T>(
   try {
     running = await start();
   } catch (error) {
-    if (error instanceof ConfigurationError) {
-      process.stderr.write(`${error.message}\n`);
-      process.exit(2);
-    }
+    if (error instanceof ConfigurationError) refuse(error.message, EXIT_CONFIGURATION);
     throw error;
   }
   let stopping = false;

@@ -1,25 +1,36 @@
-import { createServer } from 'node:http';
+import { createServer, type RequestListener } from 'node:http';
 import { createIdentityService } from '../lib/index.ts';
 import { createLogger } from '../lib/logger.ts';
-import { runUntilSignalled } from './lifecycle.ts';
+import { listenOrExit, runUntilSignalled, settingsOrExit } from './lifecycle.ts';
 
-/** Standalone server: everything on one port, with the webhook worker in-process unless disabled. */
+/** What the port answers while the service is being built: not ready yet, come back shortly. */
+const starting: RequestListener = (_request, response) => {
+  response.writeHead(503, { 'content-type': 'application/json', 'retry-after': '1' });
+  response.end('{"status":"starting"}');
+};
+
+/**
+ * Standalone server: everything on one port, with the webhook worker in-process unless disabled. The port is
+ * taken before the service is built, so a port in use stops the start before generated admin credentials
+ * are created (and stored) and printed: they are only ever shown by a server that serves.
+ */
 async function main(): Promise<void> {
-  const logger = createLogger(process.env.LOG_LEVEL ?? 'info');
-  const server = createServer();
+  const settings = settingsOrExit(process.env);
+  const logger = createLogger(settings.LOG_LEVEL);
+  const server = createServer(starting);
+  server.keepAliveTimeout = 65_000;
+  await listenOrExit(server, settings.PORT);
   const service = await runUntilSignalled(logger, () => createIdentityService({ logger }), async (running) => {
     server.close();
     server.closeIdleConnections();
     await running.close();
   });
+  server.off('request', starting);
   server.on('request', service.app.callback());
-  server.keepAliveTimeout = 65_000;
-  server.listen(service.settings.PORT, () => {
-    logger.info(
-      { port: service.settings.PORT, issuer: service.settings.issuer, storage: service.core.store.kind },
-      `ready: ${service.settings.baseUrl} (issuer ${service.settings.issuer})`,
-    );
-  });
+  logger.info(
+    { port: settings.PORT, issuer: service.settings.issuer, storage: service.core.store.kind },
+    `ready: ${service.settings.baseUrl} (issuer ${service.settings.issuer})`,
+  );
 }
 
 await main();

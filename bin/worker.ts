@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { ConfigurationError, type Environment } from '../lib/config.ts';
 import { createLogger } from '../lib/logger.ts';
-import { runUntilSignalled } from './lifecycle.ts';
+import { runUntilSignalled, settingsOrExit } from './lifecycle.ts';
 import { resolveSettings } from '../lib/settings.ts';
 import { openStores, type InjectedStores } from '../lib/stores.ts';
 import { createWebhooks } from '../lib/webhooks/index.ts';
@@ -62,7 +62,7 @@ export async function startWebhookWorker(options: WebhookWorkerOptions = {}): Pr
 
 /** `npm run worker`: one ready line, graceful stop on SIGTERM/SIGINT. */
 async function main(): Promise<void> {
-  const logger = createLogger(process.env.LOG_LEVEL ?? 'info');
+  const logger = createLogger(settingsOrExit(process.env).LOG_LEVEL);
   const worker = await runUntilSignalled(logger, () => startWebhookWorker({ logger }), (running) => running.close());
   logger.info(
     { queue: worker.queueName, concurrency: worker.concurrency },

@@ -1,20 +1,24 @@
 import { pino, type Logger } from 'pino';
+import type { Environment } from './config.ts';
 
 /**
- * Structured JSON logs. Anything that could carry a credential is redacted by path, so a careless
- * `logger.info({ req })` cannot leak one.
+ * Anything that could carry a credential is redacted by path, so a careless `logger.info({ req })` cannot
+ * leak one. An error's `code` (ECONNREFUSED, a provider's error code) is what makes a failure understandable,
+ * so codes are redacted only where a request's parameters or body would carry an authorization or
+ * verification code, never as `*.code`.
  */
-export function createLogger(level: string): Logger {
+const REDACTED_PATHS = [
+  'req.headers.authorization', 'req.headers.cookie', '*.password', '*.secret', '*.client_secret',
+  '*.subjectToken', '*.subject_token', '*.actor_token', '*.signingKey', '*.code_verifier', '*.verificationCode',
+  'body.code', 'params.code', 'query.code', 'input.code', 'req.body.code', 'req.query.code',
+];
+
+/** Structured JSON logs at one of the levels the configuration accepts (`LOG_LEVEL`). */
+export function createLogger(level: Environment['LOG_LEVEL']): Logger {
   return pino({
     level,
     base: { service: 'identity-service' },
-    redact: {
-      paths: [
-        'req.headers.authorization', 'req.headers.cookie', '*.password', '*.secret', '*.client_secret',
-        '*.subjectToken', '*.subject_token', '*.actor_token', '*.signingKey', '*.code',
-      ],
-      censor: '[redacted]',
-    },
+    redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
   });
 }
 
