@@ -65,6 +65,7 @@ const ERROR_CODES = {
   'organization.mfa_not_supported': 'rule',
   'organization.require_membership': 'rule',
   'organization.role_type_mismatch': 'rule',
+  'organization_role.management_api_scopes_not_assignable': 'rule',
   'organization_invitation.email_mismatch': 'rule',
   'organization_invitation.not_pending': 'rule',
   'hook.missing_events': 'invalid',

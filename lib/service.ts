@@ -43,7 +43,7 @@ import { createSandboxes, type Sandboxes } from './jwt-customizer/sandbox.ts';
 import { ExchangeRegistry } from '../extensions/token-exchange/registry.ts';
 import { createActorVerifier } from '../extensions/token-exchange/actor.ts';
 import * as tokenExchange from '../extensions/token-exchange/grant.ts';
-import { keepExchangedScope } from '../extensions/token-exchange/scope-claim.ts';
+import { createExchangedJwtCustomizer } from '../extensions/token-exchange/scope-claim.ts';
 import { createExtraTokenClaims } from '../extensions/custom-claims/index.ts';
 import { enforceGrantLimits } from '../extensions/grant-limit/index.ts';
 import { createWebhooks, type Webhooks } from './webhooks/index.ts';
@@ -156,7 +156,7 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
       extraTokenClaims: extraTokenClaimsHook(createExtraTokenClaims({
         customizer, exchanges, repositories, organizations: libraries.organizations,
       })),
-      customizeJwt: keepExchangedScope,
+      customizeJwt: createExchangedJwtCustomizer(exchanges),
     });
     const impersonation = createImpersonation({ repositories, authorization, subjectTokens, audit });
     registerGrantType(provider, tokenExchange.grantType, tokenExchange.createTokenExchangeHandler({

@@ -3,13 +3,17 @@ import type { Repositories } from '../../lib/repositories.ts';
 import { ExchangeRefused, type ExchangePlan, type Impersonation } from '../../lib/impersonation/library.ts';
 import { TOKEN_EXCHANGE_GRANT, tokenExchangeAllowed } from '../../lib/applications/clients.ts';
 import { newAccessToken } from '../../lib/oidc/boundary.ts';
+import { organizationUrn } from '../../lib/organizations/urn.ts';
 import type { Actor } from './actor.ts';
 import type { ExchangeRegistry } from './registry.ts';
 
 export const grantType = TOKEN_EXCHANGE_GRANT;
 export const ACCESS_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:access_token';
+/** Logto's name for a subject token's type, accepted as an alias so Logto clients work unchanged. */
+export const IMPERSONATION_TOKEN_TYPE = 'urn:logto:token-type:impersonation_token';
 export const parameters = new Set([
   'subject_token', 'subject_token_type', 'actor_token', 'actor_token_type', 'resource', 'scope', 'requested_token_type',
+  'organization_id',
 ]);
 
 export interface TokenExchangeDeps {
@@ -22,6 +26,9 @@ export interface TokenExchangeDeps {
 }
 
 const invalidRequest = (description: string) => new oidcErrors.InvalidRequest(description);
+
+/** Lifetime of organization tokens: Logto's, since an organization is no API resource with a TTL of its own. */
+const ORGANIZATION_TOKEN_TTL_SECONDS = 3600;
 
 function single(ctx: KoaContextWithOIDC, name: string): string | undefined {
   const value = (ctx.oidc.params as Record<string, unknown>)[name];
@@ -82,7 +89,7 @@ async function exchange(ctx: KoaContextWithOIDC, deps: TokenExchangeDeps, progre
   if (!subjectToken) throw invalidRequest("missing required parameter 'subject_token'");
   const subjectTokenType = single(ctx, 'subject_token_type');
   if (!subjectTokenType) throw invalidRequest("missing required parameter 'subject_token_type'");
-  if (subjectTokenType !== ACCESS_TOKEN_TYPE) {
+  if (subjectTokenType !== ACCESS_TOKEN_TYPE && subjectTokenType !== IMPERSONATION_TOKEN_TYPE) {
     throw invalidRequest(`unsupported subject_token_type; use ${ACCESS_TOKEN_TYPE}`);
   }
   const actorToken = single(ctx, 'actor_token');
@@ -97,13 +104,20 @@ async function exchange(ctx: KoaContextWithOIDC, deps: TokenExchangeDeps, progre
     throw invalidRequest(`unsupported requested_token_type; only ${ACCESS_TOKEN_TYPE} is issued`);
   }
   const resource = single(ctx, 'resource');
+  const organizationId = single(ctx, 'organization_id');
 
-  const plan = await planOrThrow(deps.impersonation, subjectToken, resource, requestedScopes(ctx));
+  const plan = await planOrThrow(deps.impersonation, subjectToken, resource, requestedScopes(ctx), organizationId);
   progress.plan = plan;
   const token = newAccessToken(ctx, { accountId: plan.user.id, client, gty: 'token_exchange' });
   if (plan.target) {
     token.resourceServer = new ctx.oidc.provider.ResourceServer(plan.target.indicator, {
       scope: plan.allowed.join(' '), audience: plan.target.indicator, accessTokenTTL: plan.target.accessTokenTtl,
+      accessTokenFormat: 'jwt', jwt: { sign: { alg: deps.signingAlg } },
+    });
+  } else if (plan.organizationId) {
+    const audience = organizationUrn(plan.organizationId);
+    token.resourceServer = new ctx.oidc.provider.ResourceServer(audience, {
+      scope: plan.allowed.join(' '), audience, accessTokenTTL: ORGANIZATION_TOKEN_TTL_SECONDS,
       accessTokenFormat: 'jwt', jwt: { sign: { alg: deps.signingAlg } },
     });
   } else {
@@ -116,7 +130,9 @@ async function exchange(ctx: KoaContextWithOIDC, deps: TokenExchangeDeps, progre
 
   const actor = actorToken ? await deps.verifyActor(ctx, actorToken) : undefined;
   progress.actor = actor;
-  deps.exchanges.remember(token, { subjectTokenContext: plan.record.context, actor });
+  deps.exchanges.remember(token, {
+    subjectTokenContext: plan.record.context, actor, organizationId: plan.target ? plan.organizationId ?? undefined : undefined,
+  });
 
   // Custom claims run inside save(); a denial or fail-closed error throws before the token is spent.
   const value = await token.save();
@@ -137,11 +153,21 @@ async function exchange(ctx: KoaContextWithOIDC, deps: TokenExchangeDeps, progre
   };
 }
 
-async function planOrThrow(impersonation: Impersonation, subjectToken: string, resource: string | undefined, requested: string[]): Promise<ExchangePlan> {
+async function planOrThrow(
+  impersonation: Impersonation, subjectToken: string, resource: string | undefined, requested: string[],
+  organizationId: string | undefined,
+): Promise<ExchangePlan> {
   try {
-    return await impersonation.plan(subjectToken, resource, requested);
+    return await impersonation.plan(subjectToken, resource, requested, organizationId);
   } catch (error) {
     if (!(error instanceof ExchangeRefused)) throw error;
-    throw error.error === 'invalid_target' ? new oidcErrors.InvalidTarget(error.message) : invalidRequest(error.message);
+    if (error.error === 'invalid_target') throw new oidcErrors.InvalidTarget(error.message);
+    if (error.error === 'access_denied') {
+      // Logto answers a non-member's organization token request with access_denied and 403.
+      const denied = new oidcErrors.AccessDenied(error.message);
+      denied.statusCode = 403;
+      throw denied;
+    }
+    throw invalidRequest(error.message);
   }
 }

@@ -3,6 +3,8 @@ import type { Actor } from './actor.ts';
 export interface ExchangeDetails {
   subjectTokenContext: Record<string, unknown>;
   actor?: Actor;
+  /** The organization an API token was issued within (its `organization_id` claim). */
+  organizationId?: string;
 }
 
 /**

@@ -1,6 +1,9 @@
 import type { RouteEventMap } from './route-events.ts';
 
 const MEMBERSHIP = { event: 'Organization.Membership.Updated', data: 'handler', note: 'only when the membership changed' } as const;
+const RESOURCE_SCOPES = {
+  event: 'OrganizationRole.Scopes.Updated', data: 'handler', note: "data: the role's API-resource scopes after the change",
+} as const;
 
 /**
  * Which management operation emits which webhook events, applied by `routeEventsMiddleware` after the
@@ -44,13 +47,19 @@ export const MANAGEMENT_EVENTS = {
 
   'POST /organization-roles': [
     { event: 'OrganizationRole.Created' },
-    { event: 'OrganizationRole.Scopes.Updated', data: 'handler', note: 'when organizationScopeIds is non-empty' },
+    {
+      event: 'OrganizationRole.Scopes.Updated', data: 'handler',
+      note: 'when organizationScopeIds (data: the organization scopes) or else resourceScopeIds (data: the resource scopes) is non-empty',
+    },
   ],
   'PATCH /organization-roles/:id': [{ event: 'OrganizationRole.Data.Updated' }],
   'DELETE /organization-roles/:id': [{ event: 'OrganizationRole.Deleted', data: 'snapshot' }],
   'POST /organization-roles/:id/scopes': [{ event: 'OrganizationRole.Scopes.Updated', data: 'handler' }],
   'PUT /organization-roles/:id/scopes': [{ event: 'OrganizationRole.Scopes.Updated', data: 'handler' }],
   'DELETE /organization-roles/:id/scopes/:organizationScopeId': [{ event: 'OrganizationRole.Scopes.Updated', data: 'handler' }],
+  'POST /organization-roles/:id/resource-scopes': [RESOURCE_SCOPES],
+  'PUT /organization-roles/:id/resource-scopes': [RESOURCE_SCOPES],
+  'DELETE /organization-roles/:id/resource-scopes/:scopeId': [RESOURCE_SCOPES],
 
   'POST /organization-scopes': [{ event: 'OrganizationScope.Created' }],
   'PATCH /organization-scopes/:id': [{ event: 'OrganizationScope.Data.Updated' }],

@@ -101,7 +101,7 @@ export type EventPayloads = {
   'OrganizationRole.Deleted': DataEventPayload<OrganizationRole>;
   'OrganizationRole.Data.Updated': DataEventPayload<OrganizationRole>;
   /** The role's scopes after the change. */
-  'OrganizationRole.Scopes.Updated': DataEventPayload<OrganizationScope[]> & { organizationRoleId: string };
+  'OrganizationRole.Scopes.Updated': DataEventPayload<OrganizationScope[] | Scope[]> & { organizationRoleId: string };
   'OrganizationScope.Created': DataEventPayload<OrganizationScope>;
   'OrganizationScope.Deleted': DataEventPayload<OrganizationScope>;
   'OrganizationScope.Data.Updated': DataEventPayload<OrganizationScope>;

@@ -3,6 +3,7 @@ import { MANAGEMENT_RESOURCE_ID } from '../bootstrap.ts';
 import { OIDC_SCOPES } from '../oidc/claims.ts';
 import type { Repositories } from '../repositories.ts';
 import type { Authorization } from '../roles/authorization.ts';
+import { organizationUrn } from '../organizations/urn.ts';
 import type { Resource } from '../resources/repository.ts';
 import type { User } from '../users/repository.ts';
 import type { ImpersonationAudit } from './audit.ts';
@@ -13,8 +14,8 @@ const EXCHANGEABLE_OIDC_SCOPES: ReadonlySet<string> = new Set(OIDC_SCOPES.filter
 
 /** Why an exchange is refused; the grant turns each into its OAuth error. */
 export class ExchangeRefused extends Error {
-  readonly error: 'invalid_request' | 'invalid_target';
-  constructor(error: 'invalid_request' | 'invalid_target', description: string) {
+  readonly error: 'invalid_request' | 'invalid_target' | 'access_denied';
+  constructor(error: 'invalid_request' | 'invalid_target' | 'access_denied', description: string) {
     super(description);
     this.name = 'ExchangeRefused';
     this.error = error;
@@ -28,6 +29,8 @@ export interface ExchangePlan {
   user: User;
   /** The target API, or `null` for a token for the userinfo endpoint. */
   target: Resource | null;
+  /** The organization the token is for (its audience without a target), or `null`. */
+  organizationId: string | null;
   /** Every scope the user's roles grant on the target (the resource server's scope). */
   allowed: string[];
   /** The requested scopes that are granted. */
@@ -83,15 +86,27 @@ export function createImpersonation(deps: {
     },
 
     /** Checks the subject token (without spending it), its user and the target, and works out the scopes. */
-    async plan(subjectToken: string, resource: string | undefined, requested: readonly string[]): Promise<ExchangePlan> {
+    async plan(
+      subjectToken: string, resource: string | undefined, requested: readonly string[], organizationId?: string,
+    ): Promise<ExchangePlan> {
       const record = await subjectTokens.peek(subjectToken);
       if (!record) throw new ExchangeRefused('invalid_request', 'subject_token is invalid, expired or already used');
       const user = await repositories.users.findById(record.userId);
       if (!user) throw new ExchangeRefused('invalid_request', "the subject token's user no longer exists");
       if (user.isSuspended) throw new ExchangeRefused('invalid_request', "the subject token's user is suspended");
+      const { authorization } = deps;
+      if (organizationId && !(await authorization.isOrganizationMember(organizationId, user.id))) {
+        throw new ExchangeRefused('access_denied', 'user is not a member of the organization');
+      }
+      const inOrganization = organizationId ?? null;
+      const narrowed = (allowed: string[]) => requested.filter((scope) => allowed.includes(scope));
+      if (!resource && inOrganization) {
+        const allowed = (await authorization.organizationScopesForUser(inOrganization, user.id)).map((scope) => scope.name);
+        return { subjectToken, record, user, target: null, organizationId: inOrganization, allowed, granted: narrowed(allowed) };
+      }
       if (!resource) {
         const granted = requested.filter((scope) => EXCHANGEABLE_OIDC_SCOPES.has(scope));
-        return { subjectToken, record, user, target: null, allowed: granted, granted };
+        return { subjectToken, record, user, target: null, organizationId: null, allowed: granted, granted };
       }
       const target = await repositories.resources.findByIndicator(resource);
       if (!target) throw new ExchangeRefused('invalid_target', `resource indicator ${resource} is not registered`);
@@ -99,9 +114,10 @@ export function createImpersonation(deps: {
       if (target.id === MANAGEMENT_RESOURCE_ID) {
         throw new ExchangeRefused('invalid_target', 'the management API cannot be a token-exchange target');
       }
-      const allowed = await deps.authorization.scopesForUser(user.id, target.id);
-      const allowedSet = new Set(allowed);
-      return { subjectToken, record, user, target, allowed, granted: requested.filter((scope) => allowedSet.has(scope)) };
+      const allowed = inOrganization
+        ? await authorization.scopesForOrganizationUser(inOrganization, user.id, target.id)
+        : await authorization.scopesForUser(user.id, target.id);
+      return { subjectToken, record, user, target, organizationId: inOrganization, allowed, granted: narrowed(allowed) };
     },
 
     /** Audits a refused exchange with the error it was answered with. The subject token stays as it was. */
@@ -121,7 +137,8 @@ export function createImpersonation(deps: {
       if (!(await subjectTokens.consume(plan.subjectToken))) return false;
       await audit.record({
         type: 'TokenExchange.Succeeded', subjectTokenRef: plan.record.ref, userId: plan.user.id, createdBy: plan.record.createdBy,
-        applicationId: exchange.applicationId, actorUserId: exchange.actorUserId, resource: plan.target?.indicator ?? null,
+        applicationId: exchange.applicationId, actorUserId: exchange.actorUserId,
+        resource: plan.target?.indicator ?? (plan.organizationId ? organizationUrn(plan.organizationId) : null),
         scope: exchange.scope,
       });
       return true;

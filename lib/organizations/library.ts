@@ -1,11 +1,12 @@
 import { assertAllFound, errors } from '../errors.ts';
 import { newId } from '../ids.ts';
 import type { Repositories } from '../repositories.ts';
-import type { Page, PageResult } from '../data/entity.ts';
+import type { Page, PageResult, SearchInput } from '../data/entity.ts';
 import type { Organization } from './repository.ts';
 import type { OrganizationRole } from './roles-repository.ts';
 import type { User } from '../users/repository.ts';
 import type { Application } from '../applications/repository.ts';
+import { createMemberAccess } from './member-access.ts';
 
 export type OrganizationInput = {
   name?: string;
@@ -53,7 +54,7 @@ function update(organization: Organization, changes: Partial<MembershipChanges>)
 }
 
 type OrganizationsDeps = Pick<
-  Repositories, 'organizations' | 'organizationRoles' | 'organizationInvitations' | 'users' | 'applications'
+  Repositories, 'organizations' | 'organizationRoles' | 'organizationScopes' | 'organizationInvitations' | 'users' | 'applications'
 >;
 
 /** Organizations with their members (users and M2M applications) and the members' organization roles. */
@@ -117,7 +118,10 @@ export function createOrganizationsLibrary(deps: OrganizationsDeps) {
     if (userIds.length) await organizations.userRoles.removeWhere({ organizationId, userId: userIds });
   }
 
+  const memberAccess = createMemberAccess(deps, mustFind);
+
   return {
+    ...memberAccess,
     mustFind,
     assertMember,
     async create(input: OrganizationInput & { name: string }): Promise<Organization> {
@@ -142,7 +146,7 @@ export function createOrganizationsLibrary(deps: OrganizationsDeps) {
       return deleted;
     },
 
-    async listUsers(id: string, page: Page, search?: string): Promise<PageResult<User & { organizationRoles: RoleSummary[] }>> {
+    async listUsers(id: string, page: Page, search?: SearchInput): Promise<PageResult<User & { organizationRoles: RoleSummary[] }>> {
       await mustFind(id);
       const ids = await organizations.users.targetsOf({ organizationId: id });
       const { items, total } = await users.list(page, { ids, search });
@@ -191,6 +195,7 @@ export function createOrganizationsLibrary(deps: OrganizationsDeps) {
       const organization = await mustFind(id);
       await assertApplicationsAllowed(applicationIds);
       const { added, removed } = await organizations.applications.replace({ organizationId: id }, applicationIds);
+      await memberAccess.removeApplicationRolesOf(id, removed);
       return update(organization, { addedApplicationIds: added, removedApplicationIds: removed });
     },
     async removeApplication(id: string, applicationId: string): Promise<MembershipUpdate> {
@@ -198,6 +203,7 @@ export function createOrganizationsLibrary(deps: OrganizationsDeps) {
       if (!(await organizations.applications.remove({ organizationId: id }, applicationId))) {
         throw errors.notFound('organization application', applicationId);
       }
+      await memberAccess.removeApplicationRolesOf(id, [applicationId]);
       return update(organization, { removedApplicationIds: [applicationId] });
     },
 

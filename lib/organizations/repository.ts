@@ -21,6 +21,10 @@ export function createOrganizationsRepository(store: DocumentStore) {
     applications: createLinks(store, 'organizations_applications', ['organizationId'], 'applicationId'),
     /** Organization roles of a member, per organization. */
     userRoles: createLinks(store, 'organizations_users_roles', ['organizationId', 'userId'], 'organizationRoleId'),
+    /** Organization roles of a member application, per organization. */
+    applicationRoles: createLinks(
+      store, 'organizations_applications_roles', ['organizationId', 'applicationId'], 'organizationRoleId',
+    ),
     jitEmailDomains: createLinks(store, 'organizations_jit_email_domains', ['organizationId'], 'emailDomain'),
     /** Organization roles a user gets when joining just in time. */
     jitRoles: createLinks(store, 'organizations_jit_roles', ['organizationId'], 'organizationRoleId'),

@@ -1,9 +1,11 @@
 import { assertAllFound, errors, unique } from '../errors.ts';
 import { newId } from '../ids.ts';
 import type { Repositories } from '../repositories.ts';
-import type { Page, PageResult } from '../data/entity.ts';
+import type { Page, PageResult, SearchInput } from '../data/entity.ts';
 import type { OrganizationRole, OrganizationRoleType } from './roles-repository.ts';
 import type { OrganizationScope } from './scopes-repository.ts';
+import type { Scope } from '../resources/repository.ts';
+import { MANAGEMENT_RESOURCE_ID } from '../bootstrap.ts';
 
 export interface OrganizationRoleInput {
   name: string;
@@ -18,7 +20,7 @@ export interface OrganizationScopeInput {
 
 export type ScopeSummary = Pick<OrganizationScope, 'id' | 'name'>;
 
-type TemplateDeps = Pick<Repositories, 'organizations' | 'organizationRoles' | 'organizationScopes'>;
+type TemplateDeps = Pick<Repositories, 'organizations' | 'organizationRoles' | 'organizationScopes' | 'roles' | 'resources'>;
 
 /**
  * The organization template (Logto's term): organization roles and scopes, shared by every organization.
@@ -48,10 +50,25 @@ export function createOrganizationTemplateLibrary(deps: TemplateDeps) {
     return organizationScopes.findByIds(await organizationRoles.scopes.targetsOf({ organizationRoleId: id }));
   }
 
+  /** API-resource scopes must exist, and never be the management API's: members would reach /api through them. */
+  async function assertResourceScopesAssignable(scopeIds: readonly string[]): Promise<void> {
+    const found = await deps.resources.findScopesByIds([...new Set(scopeIds)]);
+    assertAllFound('scope', scopeIds, found);
+    if (found.some((scope) => scope.resourceId === MANAGEMENT_RESOURCE_ID)) {
+      throw errors.unprocessable(
+        'organization_role.management_api_scopes_not_assignable', 'management API scopes cannot be assigned to an organization role',
+      );
+    }
+  }
+
+  async function resourceScopesOfRole(id: string): Promise<Scope[]> {
+    return deps.resources.findScopesByIds(await deps.roles.organizationRoleScopes.targetsOf({ organizationRoleId: id }));
+  }
+
   return {
     mustFindRole,
     mustFindScope,
-    async listRoles(page: Page, search?: string): Promise<PageResult<OrganizationRole & { scopes: ScopeSummary[] }>> {
+    async listRoles(page: Page, search?: SearchInput): Promise<PageResult<OrganizationRole & { scopes: ScopeSummary[] }>> {
       const { items, total } = await organizationRoles.list(page, search);
       const links = await organizationRoles.scopes.where({ organizationRoleId: items.map((role) => role.id) });
       const scopes = await organizationScopes.findByIds([...new Set(links.map((link) => link.organizationScopeId!))]);
@@ -61,12 +78,16 @@ export function createOrganizationTemplateLibrary(deps: TemplateDeps) {
       return { items: items.map((role) => ({ ...role, scopes: summaries(role.id) })), total };
     },
     /** Creates the role and links the given scopes; all of them must exist. */
-    async createRole(input: OrganizationRoleInput, organizationScopeIds: readonly string[]): Promise<OrganizationRole> {
+    async createRole(
+      input: OrganizationRoleInput, organizationScopeIds: readonly string[], resourceScopeIds: readonly string[] = [],
+    ): Promise<OrganizationRole> {
       await assertScopesExist(organizationScopeIds);
+      await assertResourceScopesAssignable(resourceScopeIds);
       const role = await unique('organization role', 'name', () => organizationRoles.insert({
         id: newId(), name: input.name, description: input.description ?? null, type: input.type ?? 'User', createdAt: Date.now(),
       }));
       await organizationRoles.scopes.add({ organizationRoleId: role.id }, organizationScopeIds);
+      await deps.roles.organizationRoleScopes.add({ organizationRoleId: role.id }, resourceScopeIds);
       return role;
     },
     async updateRole(id: string, changes: Partial<OrganizationRoleInput>): Promise<OrganizationRole> {
@@ -78,6 +99,8 @@ export function createOrganizationTemplateLibrary(deps: TemplateDeps) {
       if (!deleted) throw errors.notFound('organization role', id);
       await organizationRoles.scopes.removeWhere({ organizationRoleId: id });
       await organizations.userRoles.removeWhere({ organizationRoleId: id });
+      await organizations.applicationRoles.removeWhere({ organizationRoleId: id });
+      await deps.roles.organizationRoleScopes.removeWhere({ organizationRoleId: id });
       await organizations.jitRoles.removeWhere({ organizationRoleId: id });
       return deleted;
     },
@@ -104,6 +127,30 @@ export function createOrganizationTemplateLibrary(deps: TemplateDeps) {
         throw errors.notFound('organization role scope', scopeId);
       }
       return scopesOfRole(id);
+    },
+
+    async resourceScopesOfRole(id: string): Promise<Scope[]> {
+      await mustFindRole(id);
+      return resourceScopesOfRole(id);
+    },
+    async addRoleResourceScopes(id: string, scopeIds: readonly string[]): Promise<Scope[]> {
+      await mustFindRole(id);
+      await assertResourceScopesAssignable(scopeIds);
+      await deps.roles.organizationRoleScopes.add({ organizationRoleId: id }, scopeIds);
+      return resourceScopesOfRole(id);
+    },
+    async replaceRoleResourceScopes(id: string, scopeIds: readonly string[]): Promise<Scope[]> {
+      await mustFindRole(id);
+      await assertResourceScopesAssignable(scopeIds);
+      await deps.roles.organizationRoleScopes.replace({ organizationRoleId: id }, scopeIds);
+      return resourceScopesOfRole(id);
+    },
+    async removeRoleResourceScope(id: string, scopeId: string): Promise<Scope[]> {
+      await mustFindRole(id);
+      if (!(await deps.roles.organizationRoleScopes.remove({ organizationRoleId: id }, scopeId))) {
+        throw errors.notFound('organization role resource scope', scopeId);
+      }
+      return resourceScopesOfRole(id);
     },
 
     createScope: (input: OrganizationScopeInput) => unique('organization scope', 'name', () => organizationScopes.insert({

@@ -1,16 +1,26 @@
 import type { Repositories } from '../repositories.ts';
 import { CONSOLE_ADMIN_ROLE_ID, MANAGEMENT_RESOURCE_ID } from '../bootstrap.ts';
+import type { OrganizationScope } from '../organizations/scopes-repository.ts';
+
+type AuthorizationDeps = Pick<Repositories, 'roles' | 'resources' | 'organizations' | 'organizationRoles' | 'organizationScopes'>;
 
 /**
- * Which scopes of one API resource a principal may receive: the union of the scopes its roles grant on
- * that resource. Requested scopes are intersected with this set by the grants.
+ * Which scopes a principal may receive: on an API resource, the union of the scopes its roles grant there;
+ * in an organization, the union of what its organization roles grant. Requested scopes are intersected with
+ * these sets by the grants.
  */
-export function createAuthorization(repositories: Pick<Repositories, 'roles' | 'resources'>) {
-  async function scopesOfRoles(roleIds: string[], resourceId: string): Promise<string[]> {
-    const scopeIds = await repositories.roles.scopeIdsOf(roleIds);
+export function createAuthorization(repositories: AuthorizationDeps) {
+  async function scopeNamesOn(scopeIds: string[], resourceId: string): Promise<string[]> {
     const scopes = await repositories.resources.findScopesByIds(scopeIds);
     return scopes.filter((scope) => scope.resourceId === resourceId).map((scope) => scope.name);
   }
+
+  async function scopesOfRoles(roleIds: string[], resourceId: string): Promise<string[]> {
+    return scopeNamesOn(await repositories.roles.scopeIdsOf(roleIds), resourceId);
+  }
+
+  const organizationRoleIdsOf = (organizationId: string, userId: string) =>
+    repositories.organizations.userRoles.targetsOf({ organizationId, userId });
 
   return {
     async scopesForUser(userId: string, resourceId: string): Promise<string[]> {
@@ -21,6 +31,26 @@ export function createAuthorization(repositories: Pick<Repositories, 'roles' | '
     },
     async scopesForApplication(applicationId: string, resourceId: string): Promise<string[]> {
       return scopesOfRoles(await repositories.roles.roleIdsOfApplication(applicationId), resourceId);
+    },
+
+    isOrganizationMember: (organizationId: string, userId: string) =>
+      repositories.organizations.users.has({ organizationId }, userId),
+    /** The organization scopes a member's organization roles grant in that organization. */
+    async organizationScopesForUser(organizationId: string, userId: string): Promise<OrganizationScope[]> {
+      const roleIds = await organizationRoleIdsOf(organizationId, userId);
+      if (roleIds.length === 0) return [];
+      const links = await repositories.organizationRoles.scopes.where({ organizationRoleId: roleIds });
+      return repositories.organizationScopes.findByIds([...new Set(links.map((link) => link.organizationScopeId!))]);
+    },
+    /**
+     * A member's scopes on an API resource inside one organization: those of the user's own roles plus the
+     * resource scopes of the user's organization roles there. Never the management API's.
+     */
+    async scopesForOrganizationUser(organizationId: string, userId: string, resourceId: string): Promise<string[]> {
+      if (resourceId === MANAGEMENT_RESOURCE_ID) return [];
+      const own = await repositories.roles.scopeIdsOf(await repositories.roles.roleIdsOfUser(userId));
+      const inherited = await repositories.roles.scopeIdsOfOrganizationRoles(await organizationRoleIdsOf(organizationId, userId));
+      return [...new Set(await scopeNamesOn([...own, ...inherited], resourceId))];
     },
   };
 }

@@ -4,6 +4,7 @@ import { BUILT_IN_ROLE_IDS, MANAGEMENT_RESOURCE_ID } from '../bootstrap.ts';
 import type { Repositories } from '../repositories.ts';
 import type { Scope } from '../resources/repository.ts';
 import type { Role, RoleType } from './repository.ts';
+import { createRoleMembers } from './members.ts';
 
 export interface NewRole {
   name: string;
@@ -16,7 +17,7 @@ export interface NewRole {
  * Role rules above storage: unique names, the built-in roles that cannot change, and the rule that keeps
  * management API scopes off `User` roles (their holders would reach /api through sign-in or impersonation).
  */
-export function createRolesLibrary(deps: Pick<Repositories, 'roles' | 'resources'>) {
+export function createRolesLibrary(deps: Pick<Repositories, 'roles' | 'resources' | 'users' | 'applications'>) {
   const { roles, resources } = deps;
 
   async function mustFind(id: string): Promise<Role> {
@@ -44,6 +45,7 @@ export function createRolesLibrary(deps: Pick<Repositories, 'roles' | 'resources
   }
 
   return {
+    ...createRoleMembers(deps, mustFind),
     mustFind,
     scopesOf,
     /** Creates the role with its scopes; the scopes it was created with (empty when none). */

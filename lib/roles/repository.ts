@@ -1,5 +1,5 @@
 import type { DocumentStore, Filter } from '../ports/documents.ts';
-import { createEntityRepository, type Page, type PageResult } from '../data/entity.ts';
+import { createEntityRepository, type Page, type PageResult, type SearchInput } from '../data/entity.ts';
 import { createLinks } from '../data/links.ts';
 
 export const ROLE_TYPES = ['User', 'MachineToMachine'] as const;
@@ -20,17 +20,20 @@ export function createRolesRepository(store: DocumentStore) {
   const roleScopes = createLinks(store, 'roles_scopes', ['roleId'], 'scopeId');
   const userRoles = createLinks(store, 'users_roles', ['userId'], 'roleId');
   const applicationRoles = createLinks(store, 'applications_roles', ['applicationId'], 'roleId');
+  // API-resource scopes of organization roles live beside those of roles, so removing a scope reaches both.
+  const organizationRoleScopes = createLinks(store, 'organization_roles_resource_scopes', ['organizationRoleId'], 'scopeId');
 
   return {
     ...operations,
     async prepare() {
       await collection.createIndex({ keys: { name: 1 }, unique: true });
-      for (const links of [roleScopes, userRoles, applicationRoles]) await links.prepare();
+      for (const links of [roleScopes, userRoles, applicationRoles, organizationRoleScopes]) await links.prepare();
     },
-    list(page: Page, filter: { search?: string; type?: RoleType; excludeIds?: string[] }): Promise<PageResult<Role>> {
+    list(page: Page, filter: { search?: SearchInput; type?: RoleType; excludeIds?: string[]; ids?: string[] }): Promise<PageResult<Role>> {
       const query: Filter = {};
       if (filter.type) query.type = filter.type;
-      if (filter.excludeIds?.length) query._id = { $nin: filter.excludeIds };
+      if (filter.ids) query._id = { $in: filter.ids };
+      else if (filter.excludeIds?.length) query._id = { $nin: filter.excludeIds };
       return operations.list(page, filter.search, query);
     },
     async defaults(type: RoleType): Promise<Role[]> {
@@ -53,12 +56,24 @@ export function createRolesRepository(store: DocumentStore) {
     addScopes: (roleId: string, scopeIds: string[]) => roleScopes.add({ roleId }, scopeIds),
     removeScope: (roleId: string, scopeId: string) => roleScopes.remove({ roleId }, scopeId),
     async removeScopeEverywhere(scopeIds: string[]): Promise<void> {
-      if (scopeIds.length) await roleScopes.removeWhere({ scopeId: scopeIds });
+      if (scopeIds.length === 0) return;
+      await roleScopes.removeWhere({ scopeId: scopeIds });
+      await organizationRoleScopes.removeWhere({ scopeId: scopeIds });
+    },
+    /** API-resource scopes of organization roles. */
+    organizationRoleScopes,
+    async scopeIdsOfOrganizationRoles(organizationRoleIds: string[]): Promise<string[]> {
+      if (organizationRoleIds.length === 0) return [];
+      const links = await organizationRoleScopes.where({ organizationRoleId: organizationRoleIds });
+      return [...new Set(links.map((link) => link.scopeId!))];
     },
 
     roleIdsOfUser: (userId: string) => userRoles.targetsOf({ userId }),
     async userIdsOfRole(roleId: string): Promise<string[]> {
       return (await userRoles.where({ roleId })).map((link) => link.userId!);
+    },
+    async applicationIdsOfRole(roleId: string): Promise<string[]> {
+      return (await applicationRoles.where({ roleId })).map((link) => link.applicationId!);
     },
     /** Assigns roles to a user; returns the ids the user did not hold before. */
     assignToUser: (userId: string, roleIds: string[]) => userRoles.add({ userId }, roleIds),

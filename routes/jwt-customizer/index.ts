@@ -53,6 +53,16 @@ export function jwtCustomizerRoutes(api: ApiRouterDeps, core: ServiceCore): void
   });
 
   declare(api, {
+    method: 'get', path: '/configs/jwt-customizer', tag,
+    summary: "List the stored customizers as Logto does: [{ key: 'jwt.accessToken', value }], or [] when none",
+    response: z.array(z.object({ key: z.literal('jwt.accessToken'), value: config })),
+    async handler() {
+      const current = await configs.get();
+      return current ? [{ key: 'jwt.accessToken' as const, value: current }] : [];
+    },
+  });
+
+  declare(api, {
     method: 'put', path: PATH, tag, summary: 'Store the access-token customizer script',
     body: putBody, response: config,
     handler: ({ body }) => configs.put({

@@ -3,8 +3,10 @@ import { declare, idParam, type ApiRouterDeps } from '../../lib/http/api.ts';
 import type { ServiceCore } from '../../lib/core.ts';
 import type { EventState } from '../../lib/events/route-events.ts';
 import type { OrganizationScope } from '../../lib/organizations/scopes-repository.ts';
-import { pageQuery, searchQuery } from '../organizations/schemas.ts';
+import type { Scope } from '../../lib/resources/repository.ts';
+import { optionalPageQuery, searchQuery, TEMPLATE_SEARCH_FIELDS } from '../organizations/schemas.ts';
 import { organizationScope } from '../organization-scopes/schemas.ts';
+import { organizationRoleResourceScopeRoutes } from './resource-scopes.ts';
 import {
   addScopesBody, createOrganizationRoleBody, organizationRole, organizationRoleWithScopes, replaceScopesBody,
   updateOrganizationRoleBody,
@@ -13,8 +15,11 @@ import {
 const tag = 'Organization roles';
 const byId = z.object({ id: idParam });
 
-/** OrganizationRole.Scopes.Updated carries the role's scopes after the change and the role's id. */
-function announceScopes(events: EventState, organizationRoleId: string, scopes: OrganizationScope[] | false): void {
+/**
+ * OrganizationRole.Scopes.Updated carries the role's scopes after the change and the role's id (its
+ * organization scopes; its API-resource scopes when only those changed).
+ */
+function announceScopes(events: EventState, organizationRoleId: string, scopes: OrganizationScope[] | Scope[] | false): void {
   events.events = {
     ...events.events,
     'OrganizationRole.Scopes.Updated': scopes && { data: scopes, organizationRoleId },
@@ -26,9 +31,9 @@ export function organizationRoleRoutes(api: ApiRouterDeps, core: ServiceCore): v
 
   declare(api, {
     method: 'get', path: '/organization-roles', tag, summary: 'List organization roles with their scopes',
-    query: searchQuery, response: z.array(organizationRoleWithScopes),
-    async handler({ query, page, paged }) {
-      return paged(await library.listRoles(page, query.q ?? query.search));
+    query: searchQuery, search: TEMPLATE_SEARCH_FIELDS, response: z.array(organizationRoleWithScopes),
+    async handler({ query, search, page, paged }) {
+      return paged(await library.listRoles(page, query.q ?? search));
     },
   });
 
@@ -37,9 +42,11 @@ export function organizationRoleRoutes(api: ApiRouterDeps, core: ServiceCore): v
     summary: 'Create an organization role',
     body: createOrganizationRoleBody, status: 201, response: organizationRole,
     async handler({ body, events }) {
-      const { organizationScopeIds = [], ...input } = body;
-      const created = await library.createRole(input, organizationScopeIds);
-      announceScopes(events, created.id, organizationScopeIds.length > 0 && await library.scopesOfRole(created.id));
+      const { organizationScopeIds = [], resourceScopeIds = [], ...input } = body;
+      const created = await library.createRole(input, organizationScopeIds, resourceScopeIds);
+      if (organizationScopeIds.length > 0) announceScopes(events, created.id, await library.scopesOfRole(created.id));
+      else if (resourceScopeIds.length > 0) announceScopes(events, created.id, await library.resourceScopesOfRole(created.id));
+      else announceScopes(events, created.id, false);
       return created;
     },
   });
@@ -67,7 +74,7 @@ export function organizationRoleRoutes(api: ApiRouterDeps, core: ServiceCore): v
 
   declare(api, {
     method: 'get', path: '/organization-roles/:id/scopes', tag, summary: 'List the scopes of an organization role',
-    params: byId, query: pageQuery, response: z.array(organizationScope),
+    params: byId, query: optionalPageQuery, pagination: 'optional', response: z.array(organizationScope),
     async handler({ params, paged }) {
       const scopes = await library.scopesOfRole(params.id);
       return paged(scopes);
@@ -102,4 +109,6 @@ export function organizationRoleRoutes(api: ApiRouterDeps, core: ServiceCore): v
       announceScopes(events, params.id, await library.removeRoleScope(params.id, params.organizationScopeId));
     },
   });
+
+  organizationRoleResourceScopeRoutes(api, core);
 }

@@ -20,6 +20,7 @@ export const createOrganizationRoleBody = z.object({
   description: z.string().max(2048).nullish(),
   type: z.enum(ORGANIZATION_ROLE_TYPES).optional(),
   organizationScopeIds: scopeIds.optional(),
+  resourceScopeIds: scopeIds.optional(),
 }).strict();
 
 export const updateOrganizationRoleBody = z.object({
@@ -29,3 +30,5 @@ export const updateOrganizationRoleBody = z.object({
 
 export const addScopesBody = z.object({ organizationScopeIds: scopeIds.min(1) }).strict();
 export const replaceScopesBody = z.object({ organizationScopeIds: scopeIds }).strict();
+export const addResourceScopesBody = z.object({ scopeIds: scopeIds.min(1) }).strict();
+export const replaceResourceScopesBody = z.object({ scopeIds }).strict();

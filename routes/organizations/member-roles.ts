@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { declare, idParam, type ApiRouterDeps } from '../../lib/http/api.ts';
 import type { ServiceCore } from '../../lib/core.ts';
 import { organizationRole } from '../organization-roles/schemas.ts';
-import { addMemberRolesBody, pageQuery, replaceMemberRolesBody } from './schemas.ts';
+import { organizationScope } from '../organization-scopes/schemas.ts';
+import { addMemberRolesBody, assignMembersRolesBody, optionalPageQuery, replaceMemberRolesBody } from './schemas.ts';
 
 const tag = 'Organizations';
 const byMember = z.object({ id: idParam, userId: idParam });
@@ -12,8 +13,25 @@ export function organizationMemberRoleRoutes(api: ApiRouterDeps, core: ServiceCo
   const library = core.libraries.organizations;
 
   declare(api, {
+    method: 'post', path: '/organizations/:id/users/roles', tag,
+    summary: 'Assign organization roles to several member users at once',
+    params: z.object({ id: idParam }), body: assignMembersRolesBody, status: 201, response: assignMembersRolesBody,
+    async handler({ params, body }) {
+      await library.assignRolesToMembers(params.id, body.userIds, body.organizationRoleIds);
+      return { userIds: [...new Set(body.userIds)], organizationRoleIds: [...new Set(body.organizationRoleIds)] };
+    },
+  });
+
+  declare(api, {
+    method: 'get', path: '/organizations/:id/users/:userId/scopes', tag,
+    summary: "List the organization scopes a member's organization roles grant",
+    params: byMember, response: z.array(organizationScope),
+    handler: ({ params }) => library.memberScopes(params.id, params.userId),
+  });
+
+  declare(api, {
     method: 'get', path: '/organizations/:id/users/:userId/roles', tag, summary: "List a member's organization roles",
-    params: byMember, query: pageQuery, response: z.array(organizationRole),
+    params: byMember, query: optionalPageQuery, pagination: 'optional', response: z.array(organizationRole),
     async handler({ params, paged }) {
       const roles = await library.memberRoles(params.id, params.userId);
       return paged(roles);

@@ -4,6 +4,7 @@ import { organizationRoleEventCases, organizationScopeEventCases } from './organ
 import { organizationEventCases } from './organizations.cases.ts';
 import { roleEventCases, scopeEventCases } from './roles.cases.ts';
 import { userEventCases } from './users.cases.ts';
+import { organizationRoleResourceScopeEventCases } from '../../compat/part1-resource-scope-events.cases.ts';
 
 /** Every row of the operation → event table, with at least one case each (checked by coverage.test.ts). */
 export const EVENT_CASES: readonly EventCase[] = [
@@ -13,5 +14,6 @@ export const EVENT_CASES: readonly EventCase[] = [
   ...organizationEventCases,
   ...invitationEventCases,
   ...organizationRoleEventCases,
+  ...organizationRoleResourceScopeEventCases,
   ...organizationScopeEventCases,
 ];

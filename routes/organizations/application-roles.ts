@@ -1,0 +1,49 @@
+import { z } from 'zod';
+import { declare, idParam, type ApiRouterDeps } from '../../lib/http/api.ts';
+import type { ServiceCore } from '../../lib/core.ts';
+import { organizationRole } from '../organization-roles/schemas.ts';
+import { addMemberRolesBody, pageQuery } from './schemas.ts';
+
+const tag = 'Organizations';
+const byApplication = z.object({ id: idParam, applicationId: idParam });
+
+/**
+ * Organization roles of one member application (MachineToMachine roles only; the application must be a
+ * member: 422 otherwise). No event, as in Logto.
+ */
+export function organizationApplicationRoleRoutes(api: ApiRouterDeps, core: ServiceCore): void {
+  const library = core.libraries.organizations;
+
+  declare(api, {
+    method: 'get', path: '/organizations/:id/applications/:applicationId/roles', tag,
+    summary: "List a member application's organization roles",
+    params: byApplication, query: pageQuery, response: z.array(organizationRole),
+    async handler({ params, paged }) {
+      return paged(await library.applicationRoles(params.id, params.applicationId));
+    },
+  });
+
+  declare(api, {
+    method: 'post', path: '/organizations/:id/applications/:applicationId/roles', tag,
+    summary: 'Assign organization roles to a member application',
+    params: byApplication, body: addMemberRolesBody, status: 201, response: addMemberRolesBody,
+    async handler({ params, body }) {
+      await library.assignApplicationRoles(params.id, params.applicationId, body.organizationRoleIds);
+      return { organizationRoleIds: [...new Set(body.organizationRoleIds)] };
+    },
+  });
+
+  declare(api, {
+    method: 'put', path: '/organizations/:id/applications/:applicationId/roles', tag,
+    summary: "Replace a member application's organization roles",
+    params: byApplication, body: addMemberRolesBody, status: 204,
+    handler: ({ params, body }) => library.replaceApplicationRoles(params.id, params.applicationId, body.organizationRoleIds),
+  });
+
+  declare(api, {
+    method: 'delete', path: '/organizations/:id/applications/:applicationId/roles/:organizationRoleId', tag,
+    summary: 'Remove an organization role from a member application',
+    params: byApplication.extend({ organizationRoleId: idParam }), status: 204,
+    handler: ({ params }) => library.removeApplicationRole(params.id, params.applicationId, params.organizationRoleId),
+  });
+}
