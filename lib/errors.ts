@@ -30,7 +30,6 @@ const ERROR_CODES = {
   'application.setting_not_applicable': 'rule',
   'application.role_type_mismatch': 'rule',
   'application.third_party_token_exchange': 'rule',
-  'connector.not_found': 'rule',
   'resource.protected': 'rule',
   'role.protected': 'rule',
   'role.management_api_scopes_not_assignable_to_user_role': 'rule',
