@@ -1,4 +1,6 @@
 import type { DocumentStore } from '../ports/documents.ts';
+import { errors } from '../errors.ts';
+import type { ScriptRunner } from './sandbox.ts';
 
 export interface JwtCustomizerConfig {
   script: string;
@@ -52,3 +54,22 @@ export function createJwtCustomizerConfigs(store: DocumentStore) {
 }
 
 export type JwtCustomizerConfigs = ReturnType<typeof createJwtCustomizerConfigs>;
+
+/**
+ * Refuses a script that could never run: it is compiled in the sandbox, exactly as every run compiles it, and
+ * nothing of it runs. A sandbox that cannot answer (busy past the time limit, or failing) is unavailable, not
+ * a verdict on the script.
+ */
+export async function assertScriptCompiles(runner: ScriptRunner, script: string): Promise<void> {
+  const outcome = await runner.check(script);
+  if (outcome.kind === 'compiled') return;
+  if (outcome.code === 'syntax') {
+    throw errors.invalid('jwt_customizer.syntax_error', `the script does not compile: ${outcome.message}`, { message: outcome.message });
+  }
+  if (outcome.code === 'memory') {
+    throw errors.invalid('jwt_customizer.syntax_error', `the script cannot be compiled within the memory limit: ${outcome.message}`, {
+      message: outcome.message,
+    });
+  }
+  throw errors.dependencyDown('the script sandbox');
+}

@@ -1,5 +1,5 @@
 import { Worker } from 'node:worker_threads';
-import type { PoolOptions, RunRequest, SandboxOutcome, ScriptInput, ScriptRunner, WorkerMessage } from './sandbox.ts';
+import type { CheckOutcome, PoolOptions, RunRequest, SandboxOutcome, ScriptInput, ScriptRunner, WorkerMessage } from './sandbox.ts';
 
 /** `.ts` when run from source, `.js` from the published build: the worker file sits beside this one. */
 const MODULE_EXTENSION = import.meta.url.endsWith('.js') ? '.js' : '.ts';
@@ -48,8 +48,6 @@ export class WorkerPool implements ScriptRunner {
   }
 
   run(script: string, input: ScriptInput): Promise<SandboxOutcome> {
-    if (this.#closed) return Promise.resolve(runtimeError('the script runner is closed'));
-    const deadline = Date.now() + this.#options.timeoutMs;
     let inputJson: string;
     try {
       inputJson = JSON.stringify({
@@ -60,8 +58,20 @@ export class WorkerPool implements ScriptRunner {
     } catch (error) {
       return Promise.resolve(runtimeError(`the script input is not JSON-serialisable: ${(error as Error).message}`));
     }
+    return this.#submit(script, inputJson, false);
+  }
+
+  async check(script: string): Promise<CheckOutcome> {
+    const outcome = await this.#submit(script, 'null', true);
+    // A compile-only run answers empty claims once the script compiled (see RunRequest.compileOnly).
+    return outcome.kind === 'error' ? outcome : { kind: 'compiled' };
+  }
+
+  #submit(script: string, inputJson: string, compileOnly: boolean): Promise<SandboxOutcome> {
+    if (this.#closed) return Promise.resolve(runtimeError('the script runner is closed'));
+    const deadline = Date.now() + this.#options.timeoutMs;
     return new Promise((resolve) => {
-      const run: PendingRun = { request: { id: this.#nextId++, script, inputJson, deadline }, resolve, queueTimer: undefined };
+      const run: PendingRun = { request: { id: this.#nextId++, script, inputJson, deadline, compileOnly }, resolve, queueTimer: undefined };
       run.queueTimer = setTimeout(() => this.#expire(run), this.#options.timeoutMs);
       this.#queue.push(run);
       this.#pump();

@@ -134,7 +134,7 @@ class SandboxRun {
     this.#limits = limits;
   }
 
-  execute(script: string, inputJson: string, deadline: number): SandboxOutcome {
+  execute(script: string, inputJson: string, deadline: number, compileOnly: boolean): SandboxOutcome {
     const runtime = this.#module.newRuntime();
     runtime.setMemoryLimit(this.#limits.memoryBytes);
     runtime.setMaxStackSize(MAX_STACK_BYTES);
@@ -144,18 +144,19 @@ class SandboxRun {
     });
     const ctx = runtime.newContext();
     try {
-      return this.#evaluate(ctx, deadline, script, inputJson);
+      return this.#evaluate(ctx, deadline, script, inputJson, compileOnly);
     } finally {
       ctx.dispose();
       runtime.dispose();
     }
   }
 
-  #evaluate(ctx: QuickJSContext, deadline: number, script: string, inputJson: string): SandboxOutcome {
+  #evaluate(ctx: QuickJSContext, deadline: number, script: string, inputJson: string, compileOnly: boolean): SandboxOutcome {
     // Compiling separately tells a syntax error apart from a SyntaxError thrown while the script runs.
     const compiled = ctx.evalCode(script, SCRIPT_FILENAME, { type: 'global', compileOnly: true });
     if (compiled.error) return this.#failure(ctx, compiled.error, 'syntax');
     compiled.value.dispose();
+    if (compileOnly) return { kind: 'claims', claims: {} };
 
     const driver = ctx.evalCode(DRIVER_SOURCE, 'driver.js', { type: 'global', strict: true });
     if (driver.error) return this.#failure(ctx, driver.error, 'runtime');
@@ -237,7 +238,7 @@ async function main(): Promise<void> {
     let outcome: SandboxOutcome;
     let reusable = true;
     try {
-      outcome = new SandboxRun(module, limits).execute(request.script, request.inputJson, request.deadline);
+      outcome = new SandboxRun(module, limits).execute(request.script, request.inputJson, request.deadline, request.compileOnly);
     } catch (error) {
       // A failure of the sandbox machinery itself (not of the script), e.g. the host glue unable to
       // allocate: the module's state is unknown, so the host replaces this worker.

@@ -29,9 +29,14 @@ export interface ScriptInput {
   environmentVariables: Record<string, string>;
 }
 
+/** Whether a script compiles, as a run would compile it; the errors are a run's (`syntax`, or the limits). */
+export type CheckOutcome = { kind: 'compiled' } | Extract<SandboxOutcome, { kind: 'error' }>;
+
 export interface ScriptRunner {
   /** The time limit counts from this call: time spent waiting for a free worker is part of it. */
   run(script: string, input: ScriptInput): Promise<SandboxOutcome>;
+  /** Compiles the script in the sandbox without running any of it, under the same limits as a run. */
+  check(script: string): Promise<CheckOutcome>;
   /** Terminates the workers; pending and later runs answer with a `runtime` error. */
   close(): Promise<void>;
 }
@@ -43,6 +48,8 @@ export interface RunRequest {
   inputJson: string;
   /** Epoch milliseconds after which the run is interrupted. */
   deadline: number;
+  /** Stop once the script compiled, answering empty claims: nothing of it runs. */
+  compileOnly: boolean;
 }
 
 /** Worker → host. `reusable: false` asks the host to replace the worker (its memory is spent or unknown). */

@@ -4,6 +4,7 @@ import type { ServiceCore } from '../../lib/core.ts';
 import { errors } from '../../lib/errors.ts';
 import { jsonObject } from '../../lib/http/schemas.ts';
 import { withoutReserved } from '../../lib/jwt-customizer/claims.ts';
+import { assertScriptCompiles } from '../../lib/jwt-customizer/config.ts';
 
 const tag = 'Custom JWT claims';
 const PATH = '/configs/jwt-customizer/access-token';
@@ -65,13 +66,16 @@ export function jwtCustomizerRoutes(api: ApiRouterDeps, core: ServiceCore): void
   declare(api, {
     method: 'put', path: PATH, tag, summary: 'Store the access-token customizer script',
     body: putBody, response: config,
-    handler: ({ body }) => configs.put({
-      script: body.script,
-      environmentVariables: body.environmentVariables ?? {},
-      blockIssuanceOnError: body.blockIssuanceOnError ?? false,
-      tokenSample: body.tokenSample,
-      contextSample: body.contextSample,
-    }),
+    async handler({ body }) {
+      await assertScriptCompiles(deps.runner(), body.script);
+      return configs.put({
+        script: body.script,
+        environmentVariables: body.environmentVariables ?? {},
+        blockIssuanceOnError: body.blockIssuanceOnError ?? false,
+        tokenSample: body.tokenSample,
+        contextSample: body.contextSample,
+      });
+    },
   });
 
   declare(api, {
@@ -79,6 +83,7 @@ export function jwtCustomizerRoutes(api: ApiRouterDeps, core: ServiceCore): void
     body: patchBody, response: config,
     async handler({ body }) {
       const current = await mustGet();
+      if (body.script !== undefined) await assertScriptCompiles(deps.runner(), body.script);
       return configs.put({
         script: body.script ?? current.script,
         environmentVariables: body.environmentVariables ?? current.environmentVariables,
