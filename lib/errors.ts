@@ -21,6 +21,8 @@ const ERROR_CODES = {
   'auth.unauthorized': 'unauthenticated',
   'auth.forbidden': 'forbidden',
   'entity.not_found': 'not_found',
+  /** Logto's code for an entity looked up by its id. */
+  'entity.not_exists_with_id': 'not_found',
   'entity.unique_integrity_violation': 'conflict',
   'route.not_found': 'not_found',
   'route.method_not_allowed': 'method_not_allowed',
@@ -32,6 +34,8 @@ const ERROR_CODES = {
   'application.third_party_token_exchange': 'rule',
   'resource.protected': 'rule',
   'role.protected': 'rule',
+  'role.name_in_use': 'conflict',
+  'resource.resource_identifier_in_use': 'conflict',
   'role.management_api_scopes_not_assignable_to_user_role': 'rule',
   'user.role_type_mismatch': 'rule',
   'user.suspended': 'rule',
@@ -75,8 +79,6 @@ const ERROR_CODES = {
   'hook.signing_key_rotation_conflict': 'conflict',
   'jwt_customizer.access_denied': 'rule',
   'jwt_customizer.script_error': 'rule',
-  /** A customizer script stored with `PUT`/`PATCH` does not compile, so it could never run. */
-  'jwt_customizer.syntax_error': 'invalid',
   /** A password breaks the sign-in experience's password policy; `data.problems` lists every broken rule. */
   'password.rejected': 'rule',
   /** Sign-in experience settings refused: a Logto setting this service lacks, or an inconsistent combination. */
@@ -156,6 +158,15 @@ export class RateLimitedError extends DomainError {
 /** The codes the Experience API answers with beyond the generic ones, all Logto's. */
 export type ExperienceErrorCode = Extract<ErrorCode, `session.${string}` | `user.${string}` | `verification_code.${string}` | 'auth.forbidden'>;
 
+/** Logto's own codes for the unique fields it names; any other duplicate is `entity.unique_integrity_violation`. */
+const DUPLICATE_CODES: Partial<Record<string, CodeOf<'conflict'>>> = {
+  'user.username': 'user.username_already_in_use',
+  'user.primaryEmail': 'user.email_already_in_use',
+  'user.primaryPhone': 'user.phone_already_in_use',
+  'role.name': 'role.name_in_use',
+  'resource.indicator': 'resource.resource_identifier_in_use',
+};
+
 export const errors = {
   invalidInput: (message: string, data?: unknown) => new DomainError('guard.invalid_input', message, data),
   invalidJson: () => new DomainError('guard.invalid_json', 'request body is not valid JSON'),
@@ -168,12 +179,15 @@ export const errors = {
   unauthorized: (message = 'a valid bearer token is required') => new DomainError('auth.unauthorized', message),
   forbidden: (scope: string) =>
     new DomainError('auth.forbidden', `the token lacks the scope required here: ${scope}`, { requiredScope: scope }),
-  notFound: (entity: string, id?: string) =>
-    new DomainError('entity.not_found', id ? `${entity} ${id} not found` : `${entity} not found`, { entity }),
+  notFound: (entity: string, id?: string) => (id
+    ? new DomainError('entity.not_exists_with_id', `${entity} ${id} not found`, { entity })
+    : new DomainError('entity.not_found', `${entity} not found`, { entity })),
   routeNotFound: () => new DomainError('route.not_found', 'no such route'),
   methodNotAllowed: () => new DomainError('route.method_not_allowed', 'method not allowed on this route'),
-  duplicate: (entity: string, field: string) =>
-    new DomainError('entity.unique_integrity_violation', `${entity} with this ${field} already exists`, { entity, field }),
+  duplicate: (entity: string, field: string) => new DomainError(
+    DUPLICATE_CODES[`${entity}.${field}`] ?? 'entity.unique_integrity_violation',
+    `${entity} with this ${field} already exists`, { entity, field },
+  ),
   /** Input that is well-formed but invalid in a way only this domain names (e.g. `hook.missing_events`). */
   invalid: (code: CodeOf<'invalid'>, message: string, data?: unknown) => new DomainError(code, message, data),
   /** A business rule the request breaks. */
@@ -192,7 +206,7 @@ export const errors = {
 };
 
 /**
- * Runs a write and turns a unique-index violation into `entity.unique_integrity_violation` naming the field: the given one, or with
+ * Runs a write and turns a unique-index violation into a conflict (`errors.duplicate`) naming the field: the given one, or with
  * `null` (several unique fields) the first field of the violated index.
  */
 export async function unique<T>(entity: string, field: string | null, write: () => Promise<T>): Promise<T> {

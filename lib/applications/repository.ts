@@ -1,5 +1,12 @@
 import type { DocumentStore, Filter } from '../ports/documents.ts';
-import { createEntityRepository, type Page, type PageResult } from '../data/entity.ts';
+import { createEntityRepository, type Page, type PageResult, type SearchInput } from '../data/entity.ts';
+
+export interface ApplicationFilter {
+  search?: SearchInput;
+  types?: ApplicationType[];
+  isThirdParty?: boolean;
+  excludeIds?: string[];
+}
 
 export const APPLICATION_TYPES = ['MachineToMachine', 'Traditional', 'SPA', 'Native'] as const;
 export type ApplicationType = (typeof APPLICATION_TYPES)[number];
@@ -53,8 +60,9 @@ export function createApplicationsRepository(store: DocumentStore) {
       const doc = await collection.findOne({ _id: id });
       return doc ? { ...present(doc), secretDigest: doc.secretDigest ?? null } : null;
     },
-    list(page: Page, filter: { search?: string; types?: ApplicationType[]; isThirdParty?: boolean }): Promise<PageResult<Application>> {
+    list(page: Page, filter: ApplicationFilter): Promise<PageResult<Application>> {
       const query: Filter = {};
+      if (filter.excludeIds?.length) query._id = { $nin: filter.excludeIds };
       if (filter.types?.length) query.type = { $in: filter.types };
       if (filter.isThirdParty !== undefined) query.isThirdParty = filter.isThirdParty;
       return operations.list(page, filter.search, query);

@@ -33,11 +33,58 @@ export async function findPage<T extends object>(
   return { items, total };
 }
 
-/** A case-insensitive substring filter over the given fields, for `?search=`. */
-export function searchFilter(search: string | undefined, fields: readonly string[]): Filter {
+/** One condition of a Logto search: `values` of `field` (every search field when absent) matched by `mode`. */
+export interface SearchMatch {
+  field?: string;
+  /** `like`: Logto's LIKE pattern (`%` any run, `_` one character, `\\` escapes); `exact`: one of `values`. */
+  mode: 'exact' | 'like';
+  values: string[];
+}
+
+/** Logto's search (`search`, `search.<field>`, `mode.<field>`, `joint`, `isCaseSensitive`), parsed. */
+export interface Search {
+  matches: SearchMatch[];
+  joint: 'and' | 'or';
+  isCaseSensitive: boolean;
+}
+
+/** A parsed Logto search, or a plain text any search field contains (Logto's `q`). */
+export type SearchInput = Search | string | undefined;
+
+const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
+
+/** A LIKE pattern as an anchored regular expression: only `%` and `_` are wildcards, `\\` makes the next literal. */
+function likeSource(pattern: string): string {
+  let source = '';
+  for (let index = 0; index < pattern.length; index += 1) {
+    const char = pattern.charAt(index);
+    if (char === '\\' && index + 1 < pattern.length) source += escapeRegex(pattern.charAt(++index));
+    else if (char === '%') source += '[\\s\\S]*';
+    else if (char === '_') source += '[\\s\\S]';
+    else source += escapeRegex(char);
+  }
+  return `^${source}$`;
+}
+
+function matchFilter(match: SearchMatch, fields: readonly string[], caseSensitive: boolean): Filter {
+  const flags = caseSensitive ? '' : 'i';
+  const condition = match.mode === 'exact'
+    ? (caseSensitive ? { $in: match.values } : new RegExp(`^(?:${match.values.map(escapeRegex).join('|')})$`, flags))
+    : new RegExp(likeSource(match.values[0] ?? ''), flags);
+  const targets = match.field ? [match.field] : fields;
+  return { $or: targets.map((field) => ({ [field]: condition })) };
+}
+
+/** The document filter of a search over the given fields (a plain text: case-insensitive substring of any). */
+export function searchFilter(search: SearchInput, fields: readonly string[]): Filter {
   if (!search) return {};
-  const pattern = new RegExp(search.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'i');
-  return { $or: fields.map((field) => ({ [field]: pattern })) };
+  if (typeof search === 'string') {
+    const pattern = new RegExp(escapeRegex(search), 'i');
+    return { $or: fields.map((field) => ({ [field]: pattern })) };
+  }
+  if (search.matches.length === 0) return {};
+  const conditions = search.matches.map((match) => matchFilter(match, fields, search.isCaseSensitive));
+  return { [search.joint === 'and' ? '$and' : '$or']: conditions };
 }
 
 export interface EntityOptions<T> {
@@ -74,8 +121,8 @@ export function createEntityRepository<T extends { id: string }, P extends objec
       return (await collection.find({ _id: { $in: [...ids] } }, { sort: { createdAt: 1, _id: 1 } })).map(present);
     },
     /** One page of the entities matching `filter` and `search`. */
-    async list(page: Page, search?: string, filter: Filter = {}): Promise<PageResult<T>> {
-      const { items, total } = await findPage(collection, { ...filter, ...searchFilter(search, options.searchFields) }, page);
+    async list(page: Page, search?: SearchInput, filter: Filter = {}): Promise<PageResult<T>> {
+      const { items, total } = await findPage(collection, { $and: [filter, searchFilter(search, options.searchFields)] }, page);
       return { items: items.map(present), total };
     },
     async update(id: string, changes: Partial<T>): Promise<T | null> {

@@ -2,8 +2,9 @@ import type Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import { z } from 'zod';
 import { errors } from '../errors.ts';
-import type { Page, PageResult } from '../data/entity.ts';
+import type { Page, PageResult, Search } from '../data/entity.ts';
 import type { EventState } from '../events/route-events.ts';
+import { takeSearch } from './search.ts';
 
 /**
  * Declarative routes: each one names its schemas once; the same declaration validates requests, sends only
@@ -22,6 +23,16 @@ export interface RouteDeclaration<P extends z.ZodType, Q extends z.ZodType, B ex
   scope?: string | null;
   params?: P;
   query?: Q;
+  /**
+   * The fields Logto's search parameters (`search`, `search.<field>`, `mode…`, `joint`, `isCaseSensitive`)
+   * may name; they reach the handler parsed as `search`, and the query schema sees the other parameters.
+   */
+  search?: readonly string[];
+  /**
+   * `optional`: without `page` and `page_size` the list answers every row (up to `UNPAGED_LIMIT`), as Logto's
+   * optionally paginated lists do.
+   */
+  pagination?: 'optional';
   body?: B;
   /** Successful status (default 200; 201 for creation; 204 without a body). */
   status?: number;
@@ -39,6 +50,8 @@ export interface RouteDeclaration<P extends z.ZodType, Q extends z.ZodType, B ex
 export interface ApiContext<P, Q, B> {
   params: P;
   query: Q;
+  /** The parsed search parameters, when the route declares search fields and the query has a search value. */
+  search: Search | undefined;
   body: B;
   koa: Context;
   /** Sets a response header. */
@@ -65,6 +78,7 @@ export interface RegisteredRoute {
   scope: string | null;
   params?: z.ZodType;
   query?: z.ZodType;
+  search?: readonly string[];
   body?: z.ZodType;
   status: number;
   alternativeStatus?: number;
@@ -136,6 +150,7 @@ export function declare<P extends z.ZodType, Q extends z.ZodType, B extends z.Zo
     scope,
     params: route.params,
     query: route.query,
+    search: route.search,
     body: route.body,
     status,
     alternativeStatus: route.alternativeStatus,
@@ -145,12 +160,13 @@ export function declare<P extends z.ZodType, Q extends z.ZodType, B extends z.Zo
   if (scope) middlewares.push(deps.requireScope(scope));
   middlewares.push(async (ctx) => {
     const params = parseOrThrow(route.params, ctx.params, 'params');
-    const query = parseOrThrow(route.query, ctx.query, 'query');
+    const { search, rest } = route.search ? takeSearch(ctx.query, route.search) : { search: undefined, rest: ctx.query };
+    const query = parseOrThrow(route.query, rest, 'query');
     const body = parseOrThrow(route.body, route.body ? (ctx.request as { body?: unknown }).body : undefined, 'body');
-    const page = pageOf(query);
+    const page = pageOf(query, route.pagination === 'optional');
     let answered = status;
     const result = await route.handler({
-      params, query, body, koa: ctx, page, events: ctx.state as EventState,
+      params, query, search, body, koa: ctx, page, events: ctx.state as EventState,
       header: (name, value) => ctx.set(name, value),
       answer(other) {
         if (other !== route.alternativeStatus) throw new Error(`${name} declares no alternative status ${other}`);
@@ -171,22 +187,32 @@ export function declare<P extends z.ZodType, Q extends z.ZodType, B extends z.Zo
   deps.router[route.method](route.path, ...middlewares);
 }
 
-function pageOf(query: unknown): Page {
+/** The most rows an optionally paginated list answers when the client asks for no page. */
+export const UNPAGED_LIMIT = 1000;
+
+function pageOf(query: unknown, optional: boolean): Page {
   const { page, page_size: pageSize } = (query ?? {}) as { page?: unknown; page_size?: unknown };
+  const unpaged = optional && page === undefined && pageSize === undefined;
   return {
     page: typeof page === 'number' ? page : 1,
-    pageSize: typeof pageSize === 'number' ? pageSize : 20,
+    pageSize: typeof pageSize === 'number' ? pageSize : unpaged ? UNPAGED_LIMIT : 20,
   };
 }
 
-/** `page` / `page_size` as Logto takes them. */
+/**
+ * `page` / `page_size` as Logto takes them. Strict, as every list query extending it: a parameter the route
+ * does not take is a 400 naming it, never silently ignored.
+ */
 export const pagination = z.object({
   page: z.coerce.number().int().min(1).max(100_000).default(1),
   page_size: z.coerce.number().int().min(1).max(100).default(20),
-});
+}).strict();
 
-/** `page` / `page_size` plus Logto's free-text `search`. */
-export const searchablePagination = pagination.extend({ search: z.string().max(256).optional() });
+/** `page` / `page_size` for lists that answer every row without them (`pagination: 'optional'`). */
+export const optionalPagination = z.object({
+  page: z.coerce.number().int().min(1).max(100_000).optional(),
+  page_size: z.coerce.number().int().min(1).max(100).optional(),
+}).strict();
 
 /** Any id-like path segment. */
 export const idParam = z.string().min(1).max(128);

@@ -8,6 +8,21 @@ function schemaOf(type: z.ZodType, io: 'input' | 'output'): JsonSchema {
   return z.toJSONSchema(type, { io, unrepresentable: 'any' }) as JsonSchema;
 }
 
+/** Logto's search parameters, for a route that declares search fields. */
+function searchParameters(fields: readonly string[]): unknown[] {
+  const text = { type: 'string', maxLength: 256 };
+  const mode = { type: 'string', enum: ['like', 'exact'] };
+  return [
+    { name: 'search', in: 'query', required: false, schema: text,
+      description: `A LIKE pattern (% any run, _ one character) matched against ${fields.join(', ')}` },
+    ...fields.map((field) => ({ name: `search.${field}`, in: 'query', required: false, schema: text })),
+    { name: 'mode', in: 'query', required: false, schema: mode },
+    ...fields.map((field) => ({ name: `mode.${field}`, in: 'query', required: false, schema: mode })),
+    { name: 'joint', in: 'query', required: false, schema: { type: 'string', enum: ['or', 'and'] } },
+    { name: 'isCaseSensitive', in: 'query', required: false, schema: { type: 'string', enum: ['true', 'false'] } },
+  ];
+}
+
 function parametersOf(route: RegisteredRoute): unknown[] {
   const parameters: unknown[] = [];
   for (const [where, schema] of [['path', route.params], ['query', route.query]] as const) {
@@ -19,6 +34,7 @@ function parametersOf(route: RegisteredRoute): unknown[] {
       parameters.push({ name, in: where, required: where === 'path' || required.has(name), schema: property });
     }
   }
+  if (route.search) parameters.push(...searchParameters(route.search));
   return parameters;
 }
 

@@ -1,7 +1,7 @@
 import { assertAllFound, errors } from '../errors.ts';
 import { newId } from '../ids.ts';
 import type { Repositories } from '../repositories.ts';
-import type { Page, PageResult } from '../data/entity.ts';
+import type { Page, PageResult, SearchInput } from '../data/entity.ts';
 import type { Organization } from './repository.ts';
 import type { OrganizationRole } from './roles-repository.ts';
 import type { User } from '../users/repository.ts';
@@ -146,7 +146,7 @@ export function createOrganizationsLibrary(deps: OrganizationsDeps) {
       return deleted;
     },
 
-    async listUsers(id: string, page: Page, search?: string): Promise<PageResult<User & { organizationRoles: RoleSummary[] }>> {
+    async listUsers(id: string, page: Page, search?: SearchInput): Promise<PageResult<User & { organizationRoles: RoleSummary[] }>> {
       await mustFind(id);
       const ids = await organizations.users.targetsOf({ organizationId: id });
       const { items, total } = await users.list(page, { ids, search });

@@ -1,7 +1,7 @@
 import { assertAllFound, errors, unique } from '../errors.ts';
 import { newId } from '../ids.ts';
 import type { Repositories } from '../repositories.ts';
-import type { Page, PageResult } from '../data/entity.ts';
+import type { Page, PageResult, SearchInput } from '../data/entity.ts';
 import type { OrganizationRole, OrganizationRoleType } from './roles-repository.ts';
 import type { OrganizationScope } from './scopes-repository.ts';
 import type { Scope } from '../resources/repository.ts';
@@ -68,7 +68,7 @@ export function createOrganizationTemplateLibrary(deps: TemplateDeps) {
   return {
     mustFindRole,
     mustFindScope,
-    async listRoles(page: Page, search?: string): Promise<PageResult<OrganizationRole & { scopes: ScopeSummary[] }>> {
+    async listRoles(page: Page, search?: SearchInput): Promise<PageResult<OrganizationRole & { scopes: ScopeSummary[] }>> {
       const { items, total } = await organizationRoles.list(page, search);
       const links = await organizationRoles.scopes.where({ organizationRoleId: items.map((role) => role.id) });
       const scopes = await organizationScopes.findByIds([...new Set(links.map((link) => link.organizationScopeId!))]);

@@ -1,6 +1,7 @@
 import { errors, unique } from '../errors.ts';
 import { newId } from '../ids.ts';
 import type { Repositories } from '../repositories.ts';
+import type { Page, PageResult, SearchInput } from '../data/entity.ts';
 import type { Resource, Scope } from './repository.ts';
 
 export interface NewResource {
@@ -31,6 +32,14 @@ export function createResourcesLibrary(deps: Pick<Repositories, 'resources' | 'r
 
   return {
     mustFind,
+    /** A page of resources, each with its scopes when `includeScopes` (Logto's `GET /resources?includeScopes=true`). */
+    async list(page: Page, search: SearchInput, includeScopes: boolean): Promise<PageResult<Resource & { scopes?: Scope[] }>> {
+      const listed = await resources.list(page, search);
+      if (!includeScopes) return listed;
+      const scopes = await resources.scopesOfResources(listed.items.map((item) => item.id));
+      const items = listed.items.map((item) => ({ ...item, scopes: scopes.filter((scope) => scope.resourceId === item.id) }));
+      return { items, total: listed.total };
+    },
     create: (input: NewResource) => unique('resource', 'indicator', () => resources.insert({
       id: newId(), name: input.name, indicator: input.indicator, isDefault: false,
       accessTokenTtl: input.accessTokenTtl ?? options.defaultAccessTokenTtl, createdAt: Date.now(),

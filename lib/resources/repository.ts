@@ -1,5 +1,7 @@
 import type { DocumentStore } from '../ports/documents.ts';
-import { createEntityRepository, findPage, searchFilter, type Page, type PageResult } from '../data/entity.ts';
+import {
+  createEntityRepository, findPage, searchFilter, type Page, type PageResult, type SearchInput,
+} from '../data/entity.ts';
 
 export interface Resource {
   id: string;
@@ -24,7 +26,7 @@ export function createResourcesRepository(store: DocumentStore) {
   const resources = createEntityRepository<Resource, { builtIn: boolean }>(store, 'resources', {
     searchFields: ['name', 'indicator'], hidden: ['builtIn'],
   });
-  const scopes = createEntityRepository<Scope>(store, 'scopes', { searchFields: ['name', 'description'] });
+  const scopes = createEntityRepository<Scope>(store, 'scopes', { searchFields: ['id', 'name', 'description'] });
   const presentScopeOrNull = (doc: Parameters<typeof scopes.present>[0] | null) => (doc ? scopes.present(doc) : null);
 
   return {
@@ -48,15 +50,21 @@ export function createResourcesRepository(store: DocumentStore) {
     async isBuiltIn(id: string): Promise<boolean> {
       return (await resources.collection.countDocuments({ _id: id, builtIn: true })) > 0;
     },
-    list: (page: Page, search?: string) => resources.operations.list(page, search),
+    list: (page: Page, search?: SearchInput) => resources.operations.list(page, search),
+    async scopesOfResources(resourceIds: readonly string[]): Promise<Scope[]> {
+      if (resourceIds.length === 0) return [];
+      const docs = await scopes.collection.find({ resourceId: { $in: [...resourceIds] } }, { sort: { createdAt: 1, _id: 1 } });
+      return docs.map(scopes.present);
+    },
 
     insertScope: scopes.operations.insert,
     findScopesByIds: scopes.operations.findByIds,
     async scopeIdsOfResource(resourceId: string): Promise<string[]> {
       return (await scopes.collection.find({ resourceId }, { projection: { _id: 1 } })).map((doc) => doc._id);
     },
-    async listScopes(resourceId: string, page: Page, search?: string): Promise<PageResult<Scope>> {
-      const { items, total } = await findPage(scopes.collection, { resourceId, ...searchFilter(search, ['name', 'description']) }, page);
+    async listScopes(resourceId: string, page: Page, search?: SearchInput): Promise<PageResult<Scope>> {
+      const filter = { $and: [{ resourceId }, searchFilter(search, ['id', 'name', 'description'])] };
+      const { items, total } = await findPage(scopes.collection, filter, page);
       return { items: items.map(scopes.present), total };
     },
     async updateScope(resourceId: string, scopeId: string, changes: Partial<Scope>): Promise<Scope | null> {

@@ -1,5 +1,5 @@
 import type { DocumentStore, Filter } from '../ports/documents.ts';
-import { createEntityRepository, type Page, type PageResult } from '../data/entity.ts';
+import { createEntityRepository, type Page, type PageResult, type SearchInput } from '../data/entity.ts';
 import { createLinks } from '../data/links.ts';
 
 export const ROLE_TYPES = ['User', 'MachineToMachine'] as const;
@@ -29,10 +29,11 @@ export function createRolesRepository(store: DocumentStore) {
       await collection.createIndex({ keys: { name: 1 }, unique: true });
       for (const links of [roleScopes, userRoles, applicationRoles, organizationRoleScopes]) await links.prepare();
     },
-    list(page: Page, filter: { search?: string; type?: RoleType; excludeIds?: string[] }): Promise<PageResult<Role>> {
+    list(page: Page, filter: { search?: SearchInput; type?: RoleType; excludeIds?: string[]; ids?: string[] }): Promise<PageResult<Role>> {
       const query: Filter = {};
       if (filter.type) query.type = filter.type;
-      if (filter.excludeIds?.length) query._id = { $nin: filter.excludeIds };
+      if (filter.ids) query._id = { $in: filter.ids };
+      else if (filter.excludeIds?.length) query._id = { $nin: filter.excludeIds };
       return operations.list(page, filter.search, query);
     },
     async defaults(type: RoleType): Promise<Role[]> {

@@ -1,5 +1,5 @@
 import type { DocumentStore, Filter } from '../ports/documents.ts';
-import { createEntityRepository, publicShape, type Page, type PageResult } from '../data/entity.ts';
+import { createEntityRepository, publicShape, type Page, type PageResult, type SearchInput } from '../data/entity.ts';
 
 export interface User {
   id: string;
@@ -56,7 +56,7 @@ export function createUsersRepository(store: DocumentStore) {
       const doc = await users.findOne(query);
       return doc ? { user: present(doc), secrets: { passwordDigest: doc.passwordDigest ?? null, mfaVerifications: doc.mfaVerifications ?? [] } } : null;
     },
-    list(page: Page, filter: { search?: string; excludeIds?: string[]; ids?: string[] }): Promise<PageResult<User>> {
+    list(page: Page, filter: { search?: SearchInput; excludeIds?: string[]; ids?: string[] }): Promise<PageResult<User>> {
       const query: Filter = {};
       if (filter.ids) query._id = { $in: filter.ids };
       else if (filter.excludeIds?.length) query._id = { $nin: filter.excludeIds };

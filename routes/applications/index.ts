@@ -4,7 +4,8 @@ import type { ServiceCore } from '../../lib/core.ts';
 import { errors } from '../../lib/errors.ts';
 import { role } from '../roles/schemas.ts';
 import {
-  application, applicationWithSecret, createApplicationBody, listApplicationsQuery, redirectUriIssues, roleIdsBody,
+  application, APPLICATION_SEARCH_FIELDS, applicationWithSecret, createApplicationBody, listApplicationsQuery,
+  redirectUriIssues, roleIdsBody,
   updateApplicationBody,
 } from './schemas.ts';
 
@@ -18,11 +19,18 @@ export function applicationRoutes(api: ApiRouterDeps, core: ServiceCore): void {
 
   declare(api, {
     method: 'get', path: '/applications', tag, summary: 'List applications',
-    query: listApplicationsQuery, response: z.array(application),
-    async handler({ query, page, paged }) {
+    query: listApplicationsQuery, search: APPLICATION_SEARCH_FIELDS, pagination: 'optional',
+    response: z.array(application),
+    async handler({ query, search, page, paged }) {
+      if (query.excludeRoleId && query.excludeOrganizationId) {
+        throw errors.invalidInput('excludeRoleId and excludeOrganizationId cannot be used together');
+      }
+      const excludeIds = query.excludeRoleId ? await repositories.roles.applicationIdsOfRole(query.excludeRoleId)
+        : query.excludeOrganizationId
+          ? await repositories.organizations.applications.targetsOf({ organizationId: query.excludeOrganizationId })
+          : undefined;
       return paged(await repositories.applications.list(
-        page,
-        { search: query.search, types: query.types, isThirdParty: query.isThirdParty },
+        page, { search, types: query.types, isThirdParty: query.isThirdParty, excludeIds },
       ));
     },
   });

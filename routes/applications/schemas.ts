@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { searchablePagination } from '../../lib/http/api.ts';
+import { optionalPagination } from '../../lib/http/api.ts';
 import { APPLICATION_TYPES, type ApplicationType } from '../../lib/applications/repository.ts';
 import { MAX_REFRESH_TOKEN_TTL_DAYS, originProblem, redirectUriProblem } from '../../lib/applications/clients.ts';
 
@@ -97,7 +97,13 @@ export const updateApplicationBody = z.object({
   isThirdParty: z.boolean().optional(),
 }).strict();
 
-export const listApplicationsQuery = searchablePagination.extend({
+/** Logto's application search fields (`search.<field>`). */
+export const APPLICATION_SEARCH_FIELDS = ['id', 'name', 'description'] as const;
+
+/** Without `page` / `page_size` every application is listed, as in Logto. */
+export const listApplicationsQuery = optionalPagination.extend({
+  excludeRoleId: z.string().min(1).max(128).optional(),
+  excludeOrganizationId: z.string().min(1).max(128).optional(),
   types: z.union([applicationType, z.array(applicationType)]).optional()
     .transform((value) => (value === undefined ? undefined : [value].flat())),
   isThirdParty: z.enum(['true', 'false']).optional().transform((value) => (value === undefined ? undefined : value === 'true')),

@@ -17,7 +17,7 @@ export function hookRoutes(api: ApiRouterDeps, core: ServiceCore): void {
 
   declare(api, {
     method: 'get', path: '/hooks', tag, summary: 'List hooks',
-    query: listHooksQuery, response: z.array(hookWithStats),
+    query: listHooksQuery, pagination: 'optional', response: z.array(hookWithStats),
     async handler({ query, page, paged }) {
       return paged(await management.list(
         page, { includeExecutionStats: query.includeExecutionStats },

@@ -1,7 +1,7 @@
 import { validateHeaderName, validateHeaderValue } from 'node:http';
 import { z } from 'zod';
 import { ALL_EVENTS } from '../../lib/events/catalogue.ts';
-import { pagination } from '../../lib/http/api.ts';
+import { optionalPagination, pagination } from '../../lib/http/api.ts';
 import { DELIVERY_STATUSES } from '../../lib/webhooks/deliveries.ts';
 
 /** Headers the service sets on every delivery; a hook's value would only be overridden. */
@@ -71,7 +71,8 @@ export const testHookBody = z.object({ events: eventNames.optional(), config: ho
 const includeExecutionStats = z.stringbool().optional()
   .describe('Adds `executionStats` (attempts and successful attempts over the last 24 hours)');
 
-export const listHooksQuery = pagination.extend({ includeExecutionStats });
+/** Without `page` / `page_size` every hook is listed, as in Logto. */
+export const listHooksQuery = optionalPagination.extend({ includeExecutionStats });
 export const getHookQuery = z.object({ includeExecutionStats });
 
 export const hook = z.object({

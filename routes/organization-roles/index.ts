@@ -4,7 +4,7 @@ import type { ServiceCore } from '../../lib/core.ts';
 import type { EventState } from '../../lib/events/route-events.ts';
 import type { OrganizationScope } from '../../lib/organizations/scopes-repository.ts';
 import type { Scope } from '../../lib/resources/repository.ts';
-import { pageQuery, searchQuery } from '../organizations/schemas.ts';
+import { optionalPageQuery, searchQuery, TEMPLATE_SEARCH_FIELDS } from '../organizations/schemas.ts';
 import { organizationScope } from '../organization-scopes/schemas.ts';
 import { organizationRoleResourceScopeRoutes } from './resource-scopes.ts';
 import {
@@ -31,9 +31,9 @@ export function organizationRoleRoutes(api: ApiRouterDeps, core: ServiceCore): v
 
   declare(api, {
     method: 'get', path: '/organization-roles', tag, summary: 'List organization roles with their scopes',
-    query: searchQuery, response: z.array(organizationRoleWithScopes),
-    async handler({ query, page, paged }) {
-      return paged(await library.listRoles(page, query.q ?? query.search));
+    query: searchQuery, search: TEMPLATE_SEARCH_FIELDS, response: z.array(organizationRoleWithScopes),
+    async handler({ query, search, page, paged }) {
+      return paged(await library.listRoles(page, query.q ?? search));
     },
   });
 
@@ -74,7 +74,7 @@ export function organizationRoleRoutes(api: ApiRouterDeps, core: ServiceCore): v
 
   declare(api, {
     method: 'get', path: '/organization-roles/:id/scopes', tag, summary: 'List the scopes of an organization role',
-    params: byId, query: pageQuery, response: z.array(organizationScope),
+    params: byId, query: optionalPageQuery, pagination: 'optional', response: z.array(organizationScope),
     async handler({ params, paged }) {
       const scopes = await library.scopesOfRole(params.id);
       return paged(scopes);

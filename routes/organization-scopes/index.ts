@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { declare, idParam, type ApiRouterDeps } from '../../lib/http/api.ts';
 import type { ServiceCore } from '../../lib/core.ts';
-import { searchQuery } from '../organizations/schemas.ts';
+import { optionalSearchQuery, TEMPLATE_SEARCH_FIELDS } from '../organizations/schemas.ts';
 import { createOrganizationScopeBody, organizationScope, updateOrganizationScopeBody } from './schemas.ts';
 
 const tag = 'Organization scopes';
@@ -11,12 +11,10 @@ export function organizationScopeRoutes(api: ApiRouterDeps, core: ServiceCore): 
   const library = core.libraries.organizationTemplate;
 
   declare(api, {
-    method: 'get', path: '/organization-scopes', tag, summary: 'List organization scopes',
-    query: searchQuery, response: z.array(organizationScope),
-    async handler({ query, page, paged }) {
-      return paged(await core.repositories.organizationScopes.list(
-        page, query.q ?? query.search,
-      ));
+    method: 'get', path: '/organization-scopes', tag, summary: 'List organization scopes (every one without page or page_size)',
+    query: optionalSearchQuery, search: TEMPLATE_SEARCH_FIELDS, pagination: 'optional', response: z.array(organizationScope),
+    async handler({ query, search, page, paged }) {
+      return paged(await core.repositories.organizationScopes.list(page, query.q ?? search));
     },
   });
 

@@ -5,7 +5,10 @@ import { organizationApplicationRoleRoutes } from './application-roles.ts';
 import { organizationJitRoutes } from './jit.ts';
 import { organizationMemberRoleRoutes } from './member-roles.ts';
 import { organizationMemberRoutes } from './members.ts';
-import { createOrganizationBody, organization, searchQuery, updateOrganizationBody } from './schemas.ts';
+import {
+  createOrganizationBody, listOrganizationsQuery, organization, TEMPLATE_SEARCH_FIELDS, updateOrganizationBody,
+} from './schemas.ts';
+import { featuredOrganization, withFeaturedMembers } from './featured.ts';
 
 const tag = 'Organizations';
 const byId = z.object({ id: idParam });
@@ -15,11 +18,11 @@ export function organizationRoutes(api: ApiRouterDeps, core: ServiceCore): void 
 
   declare(api, {
     method: 'get', path: '/organizations', tag, summary: 'List organizations (q searches id, name and description)',
-    query: searchQuery, response: z.array(organization),
-    async handler({ query, page, paged }) {
-      return paged(await core.repositories.organizations.list(
-        page, query.q ?? query.search,
-      ));
+    query: listOrganizationsQuery, search: TEMPLATE_SEARCH_FIELDS, response: z.array(featuredOrganization),
+    async handler({ query, search, page, paged }) {
+      const listed = await core.repositories.organizations.list(page, query.q ?? search);
+      if (!query.showFeatured) return paged(listed);
+      return paged({ items: await withFeaturedMembers(core.repositories, listed.items), total: listed.total });
     },
   });
 

@@ -3,7 +3,7 @@ import { declare, idParam, type ApiRouterDeps } from '../../lib/http/api.ts';
 import type { ServiceCore } from '../../lib/core.ts';
 import { organizationRole } from '../organization-roles/schemas.ts';
 import {
-  addJitEmailDomainBody, addMemberRolesBody, emailDomain, jitEmailDomain, pageQuery, replaceJitEmailDomainsBody,
+  addJitEmailDomainBody, addMemberRolesBody, emailDomain, jitEmailDomain, optionalPageQuery, replaceJitEmailDomainsBody,
   replaceMemberRolesBody,
 } from './schemas.ts';
 
@@ -21,7 +21,7 @@ export function organizationJitRoutes(api: ApiRouterDeps, core: ServiceCore): vo
   declare(api, {
     method: 'get', path: '/organizations/:id/jit/email-domains', tag,
     summary: 'List just-in-time provisioning email domains',
-    params: byId, query: pageQuery, response: z.array(jitEmailDomain),
+    params: byId, query: optionalPageQuery, pagination: 'optional', response: z.array(jitEmailDomain),
     async handler({ params, page, paged }) {
       return paged(await library.jitEmailDomains(params.id, page));
     },
@@ -51,7 +51,7 @@ export function organizationJitRoutes(api: ApiRouterDeps, core: ServiceCore): vo
   declare(api, {
     method: 'get', path: '/organizations/:id/jit/roles', tag,
     summary: 'List the organization roles users get when they join just in time',
-    params: byId, query: pageQuery, response: z.array(organizationRole),
+    params: byId, query: optionalPageQuery, pagination: 'optional', response: z.array(organizationRole),
     async handler({ params, paged }) {
       return paged(await jit.roles(params.id));
     },

@@ -3,7 +3,7 @@ import { declare, idParam, type ApiRouterDeps } from '../../lib/http/api.ts';
 import type { ServiceCore } from '../../lib/core.ts';
 import { organizationRole } from '../organization-roles/schemas.ts';
 import { organizationScope } from '../organization-scopes/schemas.ts';
-import { addMemberRolesBody, assignMembersRolesBody, pageQuery, replaceMemberRolesBody } from './schemas.ts';
+import { addMemberRolesBody, assignMembersRolesBody, optionalPageQuery, replaceMemberRolesBody } from './schemas.ts';
 
 const tag = 'Organizations';
 const byMember = z.object({ id: idParam, userId: idParam });
@@ -31,7 +31,7 @@ export function organizationMemberRoleRoutes(api: ApiRouterDeps, core: ServiceCo
 
   declare(api, {
     method: 'get', path: '/organizations/:id/users/:userId/roles', tag, summary: "List a member's organization roles",
-    params: byMember, query: pageQuery, response: z.array(organizationRole),
+    params: byMember, query: optionalPageQuery, pagination: 'optional', response: z.array(organizationRole),
     async handler({ params, paged }) {
       const roles = await library.memberRoles(params.id, params.userId);
       return paged(roles);

@@ -6,6 +6,7 @@ import { announceMembership } from './events.ts';
 import {
   addApplicationsBody, addUsersBody, memberUser, pageQuery, replaceApplicationsBody, replaceUsersBody, searchQuery,
 } from './schemas.ts';
+import { USER_SEARCH_FIELDS } from '../users/schemas.ts';
 
 const tag = 'Organizations';
 const byId = z.object({ id: idParam });
@@ -16,10 +17,10 @@ export function organizationMemberRoutes(api: ApiRouterDeps, core: ServiceCore):
 
   declare(api, {
     method: 'get', path: '/organizations/:id/users', tag, summary: 'List member users with their organization roles',
-    params: byId, query: searchQuery, response: z.array(memberUser),
-    async handler({ params, query, page, paged }) {
+    params: byId, query: searchQuery, search: USER_SEARCH_FIELDS, response: z.array(memberUser),
+    async handler({ params, query, search, page, paged }) {
       return paged(await library.listUsers(
-        params.id, page, query.q ?? query.search,
+        params.id, page, query.q ?? search,
       ));
     },
   });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { pagination, searchablePagination } from '../../lib/http/api.ts';
+import { optionalPagination, pagination } from '../../lib/http/api.ts';
 import { jsonObject } from '../../lib/http/schemas.ts';
 import { user } from '../users/schemas.ts';
 
@@ -33,9 +33,19 @@ export const updateOrganizationBody = z.object({
   name: name.optional(), description, customData: jsonObject.optional(), isMfaRequired,
 }).strict();
 
-/** Logto searches organizations with `q`; `search` is accepted too, as on every other list. */
-export const searchQuery = searchablePagination.extend({ q: z.string().max(256).optional() });
+/** Logto's `q`: a text any search field contains. Logto's `search` parameters work too (`search` on routes). */
+const q = z.string().min(1).max(256).refine((value) => !value.includes('\u0000'), 'cannot contain NUL').optional();
+export const searchQuery = pagination.extend({ q });
+export const optionalSearchQuery = optionalPagination.extend({ q });
+/** Logto's `showFeatured`: each organization carries its member count and up to three members. */
+export const listOrganizationsQuery = searchQuery.extend({
+  showFeatured: z.enum(['true', 'false']).optional().transform((value) => value === 'true'),
+});
+/** Fields `search.<field>` may name on organizations, organization roles and organization scopes. */
+export const TEMPLATE_SEARCH_FIELDS = ['id', 'name', 'description'] as const;
 export const pageQuery = pagination;
+/** For the lists Logto answers in full without `page` / `page_size` (`pagination: 'optional'`). */
+export const optionalPageQuery = optionalPagination;
 
 export const addUsersBody = z.object({ userIds: ids(100).min(1) }).strict();
 export const replaceUsersBody = z.object({ userIds: ids(100) }).strict();

@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { declare, idParam, type ApiRouterDeps } from '../../lib/http/api.ts';
 import type { ServiceCore } from '../../lib/core.ts';
 import {
-  createResourceBody, createScopeBody, isDefaultBody, listQuery, resource, scope, updateResourceBody, updateScopeBody,
+  createResourceBody, createScopeBody, isDefaultBody, listResourcesQuery, listScopesQuery, resource, resourceWithScopes,
+  RESOURCE_SEARCH_FIELDS, scope, SCOPE_SEARCH_FIELDS, updateResourceBody, updateScopeBody,
 } from './schemas.ts';
 
 const tag = 'API resources';
@@ -15,10 +16,10 @@ export function resourceRoutes(api: ApiRouterDeps, core: ServiceCore): void {
   const { resources } = core.repositories;
 
   declare(api, {
-    method: 'get', path: '/resources', tag, summary: 'List API resources',
-    query: listQuery, response: z.array(resource),
-    async handler({ query, page, paged }) {
-      return paged(await resources.list(page, query.search));
+    method: 'get', path: '/resources', tag, summary: 'List API resources (every one without page or page_size)',
+    query: listResourcesQuery, search: RESOURCE_SEARCH_FIELDS, pagination: 'optional', response: z.array(resourceWithScopes),
+    async handler({ query, search, page, paged }) {
+      return paged(await library.list(page, search, query.includeScopes));
     },
   });
 
@@ -57,10 +58,10 @@ export function resourceRoutes(api: ApiRouterDeps, core: ServiceCore): void {
 
   declare(api, {
     method: 'get', path: '/resources/:resourceId/scopes', tag, summary: 'List the scopes of an API resource',
-    params: byResource, query: listQuery, response: z.array(scope),
-    async handler({ params, query, page, paged }) {
+    params: byResource, query: listScopesQuery, search: SCOPE_SEARCH_FIELDS, response: z.array(scope),
+    async handler({ params, search, page, paged }) {
       await library.mustFind(params.resourceId);
-      return paged(await resources.listScopes(params.resourceId, page, query.search));
+      return paged(await resources.listScopes(params.resourceId, page, search));
     },
   });
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { searchablePagination } from '../../lib/http/api.ts';
+import { optionalPagination, pagination } from '../../lib/http/api.ts';
 import { scopeToken } from '../../lib/http/schemas.ts';
 import { OIDC_SCOPES } from '../../lib/oidc/claims.ts';
 
@@ -57,4 +57,14 @@ export const updateScopeBody = z.object({
   description: z.string().max(2048).nullish(),
 }).strict();
 
-export const listQuery = searchablePagination;
+/** Logto's `includeScopes`: each resource carries its scopes. */
+export const listResourcesQuery = optionalPagination.extend({
+  includeScopes: z.enum(['true', 'false']).optional().transform((value) => value === 'true'),
+});
+export const listScopesQuery = pagination;
+
+export const resourceWithScopes = resource.extend({ scopes: z.array(scope).optional() });
+
+/** Fields `search` may name on resources (this service's addition) and on their scopes (Logto's). */
+export const RESOURCE_SEARCH_FIELDS = ['name', 'indicator'] as const;
+export const SCOPE_SEARCH_FIELDS = ['id', 'name', 'description'] as const;

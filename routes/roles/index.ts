@@ -1,11 +1,14 @@
 import { z } from 'zod';
-import { declare, idParam, pagination, type ApiRouterDeps } from '../../lib/http/api.ts';
+import { declare, idParam, type ApiRouterDeps } from '../../lib/http/api.ts';
 import type { ServiceCore } from '../../lib/core.ts';
 import type { EventState } from '../../lib/events/route-events.ts';
 import type { Scope } from '../../lib/resources/repository.ts';
 import { scope } from '../resources/schemas.ts';
 import { roleMemberRoutes } from './members.ts';
-import { createRoleBody, listRolesQuery, role, scopeIdsBody, updateRoleBody } from './schemas.ts';
+import {
+  createRoleBody, listedRole, listRolesQuery, role, ROLE_SEARCH_FIELDS, roleScopesQuery, scopeIdsBody, updateRoleBody,
+} from './schemas.ts';
+import { withHolders } from './featured.ts';
 
 const tag = 'Roles';
 const byId = z.object({ id: idParam });
@@ -21,11 +24,14 @@ export function roleRoutes(api: ApiRouterDeps, core: ServiceCore): void {
 
   declare(api, {
     method: 'get', path: '/roles', tag, summary: 'List roles',
-    query: listRolesQuery, response: z.array(role),
-    async handler({ query, page, paged }) {
-      return paged(await roles.list(
-        page, { search: query.search, type: query.type },
-      ));
+    query: listRolesQuery, search: ROLE_SEARCH_FIELDS, response: z.array(listedRole),
+    async handler({ query, search, page, paged }) {
+      const excludeIds = [
+        ...(query.excludeUserId ? await roles.roleIdsOfUser(query.excludeUserId) : []),
+        ...(query.excludeApplicationId ? await roles.roleIdsOfApplication(query.excludeApplicationId) : []),
+      ];
+      const { items, total } = await roles.list(page, { search, type: query.type, excludeIds });
+      return paged({ items: await withHolders(core.repositories, items), total });
     },
   });
 
@@ -62,7 +68,7 @@ export function roleRoutes(api: ApiRouterDeps, core: ServiceCore): void {
 
   declare(api, {
     method: 'get', path: '/roles/:id/scopes', tag, summary: 'List the scopes of a role',
-    params: byId, query: pagination, response: z.array(scope),
+    params: byId, query: roleScopesQuery, pagination: 'optional', response: z.array(scope),
     async handler({ params, paged }) {
       await rolesLibrary.mustFind(params.id);
       return paged(await rolesLibrary.scopesOf(params.id));

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { searchablePagination } from '../../lib/http/api.ts';
+import { optionalPagination, pagination } from '../../lib/http/api.ts';
+import { APPLICATION_TYPES } from '../../lib/applications/repository.ts';
 import { ROLE_TYPES } from '../../lib/roles/repository.ts';
 
 export const role = z.object({
@@ -27,4 +28,22 @@ export const updateRoleBody = z.object({
 
 export const scopeIdsBody = z.object({ scopeIds: z.array(z.string().min(1).max(128)).min(1).max(500) }).strict();
 
-export const listRolesQuery = searchablePagination.extend({ type: z.enum(ROLE_TYPES).optional() });
+/** Logto's role search fields (`search.<field>`). */
+export const ROLE_SEARCH_FIELDS = ['id', 'name', 'description'] as const;
+
+/** Logto's `excludeUserId` / `excludeApplicationId`: roles the user / application does not hold. */
+export const listRolesQuery = pagination.extend({
+  type: z.enum(ROLE_TYPES).optional(),
+  excludeUserId: z.string().min(1).max(128).optional(),
+  excludeApplicationId: z.string().min(1).max(128).optional(),
+});
+
+export const roleScopesQuery = optionalPagination;
+
+/** A role in Logto's list shape: how many users and applications hold it, and up to three of each. */
+export const listedRole = role.extend({
+  usersCount: z.number(),
+  featuredUsers: z.array(z.object({ id: z.string(), avatar: z.string().nullable(), name: z.string().nullable() })),
+  applicationsCount: z.number(),
+  featuredApplications: z.array(z.object({ id: z.string(), name: z.string(), type: z.enum(APPLICATION_TYPES) })),
+});

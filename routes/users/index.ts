@@ -4,7 +4,7 @@ import type { ServiceCore } from '../../lib/core.ts';
 import { userRelationRoutes } from './relations.ts';
 import {
   createUserBody, customDataBody, listUsersQuery, passwordBody, profileBody, suspensionBody, updateUserBody, user,
-  verifyPasswordBody,
+  USER_SEARCH_FIELDS, verifyPasswordBody,
 } from './schemas.ts';
 
 const tag = 'Users';
@@ -15,12 +15,14 @@ export function userRoutes(api: ApiRouterDeps, core: ServiceCore): void {
   const library = core.libraries.users;
 
   declare(api, {
-    method: 'get', path: '/users', tag, summary: 'List users (search matches id, username, email, phone and name)',
-    query: listUsersQuery, response: z.array(user),
-    async handler({ query, page, paged }) {
-      return paged(await core.repositories.users.list(
-        page, { search: query.search },
-      ));
+    method: 'get', path: '/users', tag, summary: "List users (Logto's search over id, username, email, phone and name)",
+    query: listUsersQuery, search: USER_SEARCH_FIELDS, response: z.array(user),
+    async handler({ query, search, page, paged }) {
+      const { roles, organizations } = core.repositories;
+      const excludeIds = query.excludeRoleId ? await roles.userIdsOfRole(query.excludeRoleId)
+        : query.excludeOrganizationId ? await organizations.users.targetsOf({ organizationId: query.excludeOrganizationId })
+          : undefined;
+      return paged(await core.repositories.users.list(page, { search, excludeIds }));
     },
   });
 

@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { declare, idParam, type ApiRouterDeps } from '../../lib/http/api.ts';
+import { declare, idParam, pagination, type ApiRouterDeps } from '../../lib/http/api.ts';
 import type { ServiceCore } from '../../lib/core.ts';
 import { role } from '../roles/schemas.ts';
 import { organizationWithRoles } from '../organizations/schemas.ts';
-import { listUsersQuery, replaceRoleIdsBody, roleIdsBody } from './schemas.ts';
+import { replaceRoleIdsBody, roleIdsBody, USER_ROLE_SEARCH_FIELDS } from './schemas.ts';
 
 const tag = 'Users';
 const byUser = z.object({ userId: idParam });
@@ -14,12 +14,11 @@ export function userRelationRoutes(api: ApiRouterDeps, core: ServiceCore): void 
 
   declare(api, {
     method: 'get', path: '/users/:userId/roles', tag, summary: "List a user's roles",
-    params: byUser, query: listUsersQuery, response: z.array(role),
-    async handler({ params, query, paged }) {
-      const search = query.search?.toLowerCase();
-      const roles = (await library.rolesOf(params.userId))
-        .filter((candidate) => !search || `${candidate.name} ${candidate.description}`.toLowerCase().includes(search));
-      return paged(roles);
+    params: byUser, query: pagination, search: USER_ROLE_SEARCH_FIELDS, response: z.array(role),
+    async handler({ params, search, page, paged }) {
+      await library.mustFind(params.userId);
+      const ids = await core.repositories.roles.roleIdsOfUser(params.userId);
+      return paged(await core.repositories.roles.list(page, { search, ids }));
     },
   });
 

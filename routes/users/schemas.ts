@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { searchablePagination } from '../../lib/http/api.ts';
+import { pagination } from '../../lib/http/api.ts';
 import { PASSWORD_POLICY } from '../../lib/users/passwords.ts';
 import { jsonObject } from '../../lib/http/schemas.ts';
 
@@ -68,7 +68,19 @@ export const passwordBody = z.object({ password }).strict();
 export const verifyPasswordBody = z.object({ password: z.string().min(1).max(PASSWORD_POLICY.maxLength) }).strict();
 export const suspensionBody = z.object({ isSuspended: z.boolean() }).strict();
 
-export const listUsersQuery = searchablePagination;
+/** Logto's user search fields (`search.<field>`). */
+export const USER_SEARCH_FIELDS = ['id', 'primaryEmail', 'primaryPhone', 'username', 'name'] as const;
+
+/** Logto's `excludeRoleId` / `excludeOrganizationId`: users who do not hold the role / are not members. */
+export const listUsersQuery = pagination.extend({
+  excludeRoleId: z.string().min(1).max(128).optional(),
+  excludeOrganizationId: z.string().min(1).max(128).optional(),
+}).refine((query) => !(query.excludeRoleId && query.excludeOrganizationId), {
+  message: 'excludeRoleId and excludeOrganizationId cannot be used together',
+});
+
+/** Fields `search` may name on a user's roles. */
+export const USER_ROLE_SEARCH_FIELDS = ['id', 'name', 'description'] as const;
 
 export const roleIdsBody = z.object({ roleIds: z.array(z.string().min(1).max(128)).min(1).max(100) }).strict();
 export const replaceRoleIdsBody = z.object({ roleIds: z.array(z.string().min(1).max(128)).max(100) }).strict();

@@ -31,7 +31,7 @@ describe('applications', () => {
 
   it('lists with pagination, Total-Number, search and type filters', async () => {
     await createApplication(running, { type: 'SPA', name: 'Needle finder' });
-    const res = await running.request('/api/applications?search=needle&page_size=1&types=SPA');
+    const res = await running.request('/api/applications?search=%25needle%25&page_size=1&types=SPA');
     expect(res.status).to.equal(200);
     expect(res.headers.get('total-number')).to.equal('1');
     expect(((await res.json()) as Array<{ name: string }>)[0]!.name).to.equal('Needle finder');

@@ -1,23 +1,13 @@
 import { expect } from 'chai';
+import { Writable } from 'node:stream';
 import { pino } from 'pino';
-import { ConfigurationError } from '../../lib/config.ts';
-import { createIdentityService, type IdentityServiceOptions } from '../../lib/index.ts';
+import { startService, type RunningService } from '../support/service.ts';
 import { generateSigningKey } from '../../lib/webhooks/signing.ts';
 import { startMailbox, type Mailbox } from '../support/mailbox.ts';
 
 /** Production on embedded storage (allowed explicitly), so that only the connectors decide. */
-const PRODUCTION = { NODE_ENV: 'production', ALLOW_EMBEDDED_IN_PRODUCTION: 'true', BASE_URL: 'https://id.example.com' };
-
-async function startError(env: Record<string, string>): Promise<unknown> {
-  const options: IdentityServiceOptions = { env: { ...PRODUCTION, ...env }, logger: pino({ level: 'silent' }), print: () => {} };
-  try {
-    const service = await createIdentityService(options);
-    await service.close();
-    return undefined;
-  } catch (error) {
-    return error;
-  }
-}
+const PRODUCTION = { NODE_ENV: 'production', ALLOW_EMBEDDED_IN_PRODUCTION: 'true' };
+const inAWeek = () => Date.now() + 7 * 86_400_000;
 
 describe('connectors in production', () => {
   let mailbox: Mailbox;
@@ -30,25 +20,46 @@ describe('connectors in production', () => {
     await mailbox?.close();
   });
 
-  it('refuses to start on the development email connector, naming SMTP_URL', async () => {
-    const error = await startError(sms);
-    expect(error).to.be.instanceOf(ConfigurationError);
-    expect((error as Error).message).to.match(/NODE_ENV=production needs SMTP_URL/);
-    expect((error as Error).message).not.to.match(/SMS_WEBHOOK_URL/);
+  async function invite(running: RunningService, invitee: string): Promise<Response> {
+    const organization = await running.request('/api/organizations', { method: 'POST', json: { name: 'Acme' } });
+    const { id } = (await organization.json()) as { id: string };
+    return running.request('/api/organization-invitations', {
+      method: 'POST',
+      json: { organizationId: id, invitee, expiresAt: inAWeek(), messagePayload: { link: 'https://app.example.com/join' } },
+    });
+  }
+
+  it('starts without an email connector, refuses each email naming SMTP_URL, and logs nothing of it', async () => {
+    const lines: string[] = [];
+    const logger = pino({ level: 'info' }, new Writable({
+      write(chunk, _encoding, done) {
+        lines.push(String(chunk));
+        done();
+      },
+    }));
+    const running = await startService({ env: { ...PRODUCTION, ...sms }, logger });
+    try {
+      const response = await invite(running, 'ada@example.com');
+      expect(response.status).to.equal(422);
+      const body = (await response.json()) as { code: string; message: string };
+      expect(body.code).to.equal('connector.not_found');
+      expect(body.message).to.include('SMTP_URL');
+      expect(lines.join('')).not.to.include('https://app.example.com/join');
+      expect(lines.join('')).not.to.include('development connector:');
+    } finally {
+      await running.close();
+    }
   });
 
-  it('refuses to start on the development SMS connector, naming SMS_WEBHOOK_URL', async () => {
-    const error = await startError({ SMTP_URL: mailbox.url });
-    expect(error).to.be.instanceOf(ConfigurationError);
-    expect((error as Error).message).to.match(/NODE_ENV=production needs SMS_WEBHOOK_URL and SMS_WEBHOOK_SIGNING_KEY/);
-  });
-
-  it('names both when neither is configured', async () => {
-    const error = await startError({});
-    expect((error as Error).message).to.match(/SMTP_URL \(email\) and SMS_WEBHOOK_URL/);
-  });
-
-  it('starts with both real connectors', async () => {
-    expect(await startError({ SMTP_URL: mailbox.url, ...sms })).to.equal(undefined);
+  it('sends through the real email connector when SMTP_URL is set', async () => {
+    const running = await startService({ env: { ...PRODUCTION, ...sms, SMTP_URL: mailbox.url } });
+    try {
+      const response = await invite(running, 'grace@example.com');
+      expect(response.status).to.equal(201);
+      const message = await mailbox.waitFor('grace@example.com', { timeoutMs: 10_000 });
+      expect(message.text).to.include('https://app.example.com/join');
+    } finally {
+      await running.close();
+    }
   });
 });

@@ -124,7 +124,7 @@ describe('actor tokens', () => {
     const renamed = await running.request(`/api/resources/${resourceId}/scopes/${id}`, { method: 'PATCH', json: { name: 'openid' } });
     expect(renamed.status).to.equal(400);
     expect((await renamed.json() as { code: string }).code).to.equal('guard.invalid_input');
-    const scopes = await (await running.request(`/api/resources/${resourceId}/scopes?search=openid`)).json() as Array<{ id: string; name: string }>;
+    const scopes = await (await running.request(`/api/resources/${resourceId}/scopes?search=%25openid%25`)).json() as Array<{ id: string; name: string }>;
     expect(scopes.find((scope) => scope.id === id)?.name).to.equal('openid:read');
   });
 });

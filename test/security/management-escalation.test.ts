@@ -77,7 +77,7 @@ describe('impersonation cannot reach the management API', () => {
     }));
     expect(created.status).to.equal(422);
     expect(created.body.code).to.equal('role.management_api_scopes_not_assignable_to_user_role');
-    const roles = await (await running.request('/api/roles?search=escalate')).json() as unknown[];
+    const roles = await (await running.request('/api/roles?search=%25escalate%25')).json() as unknown[];
     expect(roles, 'the refused role was not created').to.have.length(0);
 
     const plain = await json(await running.request('/api/roles', { method: 'POST', json: { name: `plain-${newId(6)}`, type: 'User' } }));

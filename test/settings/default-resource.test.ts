@@ -70,7 +70,7 @@ describe('PATCH /api/resources/:id/is-default', () => {
   });
 
   it('cannot make the management API the default', async () => {
-    const list = await (await running.request('/api/resources?search=Management')).json() as Array<{ id: string; indicator: string }>;
+    const list = await (await running.request('/api/resources?search=%25Management%25')).json() as Array<{ id: string; indicator: string }>;
     const management = list.find((resource) => resource.indicator === `${running.baseUrl}/api`)!;
     const res = await running.request(`/api/resources/${management.id}/is-default`, { method: 'PATCH', json: { isDefault: true } });
     expect(res.status).to.equal(422);

@@ -25,7 +25,7 @@ describe('organization isMfaRequired, while MFA does not exist', () => {
 
   it('refuses true at creation, and stores nothing', async () => {
     await expectRefused(await send('POST', '', { name: 'Needs MFA', isMfaRequired: true }));
-    const list = await (await running.request('/api/organizations?search=Needs%20MFA')).json() as unknown[];
+    const list = await (await running.request('/api/organizations?q=Needs%20MFA')).json() as unknown[];
     expect(list).to.have.length(0);
     expect(published).not.to.include('Organization.Created');
   });

@@ -23,14 +23,14 @@ export function chromiumMissing(): string | undefined {
 
 /**
  * Launches Chromium for the enclosing `describe` (each test then opens a fresh context), or marks every test of
- * it pending, naming the reason in the suite's title, when Chromium is not installed.
+ * it pending, naming the reason in each test's title, when Chromium is not installed.
  */
 export function useChromium(): { browser(): Browser } {
   let browser: Browser | undefined;
   before(async function launch() {
     const missing = chromiumMissing();
     if (missing) {
-      if (this.test?.parent) this.test.parent.title += ` (pending: ${missing})`;
+      for (const test of this.test?.parent?.tests ?? []) test.title += ` (pending: ${missing})`;
       this.skip();
     }
     browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: ARGS });

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { ConfigurationError } from '../../config.ts';
+import { errors } from '../../errors.ts';
 import type { Settings } from '../../settings.ts';
 import type { MessagePurpose } from '../templates.ts';
 import { createDevelopmentConnector } from './development.ts';
@@ -25,7 +25,7 @@ interface OutgoingMessage {
  * provider refused or failed the message, `service.dependency_unavailable` (503) when it could not be reached.
  */
 export interface MessageConnector {
-  readonly name: 'smtp' | 'sms-webhook' | 'development';
+  readonly name: 'smtp' | 'sms-webhook' | 'development' | 'none';
   send(message: OutgoingMessage): Promise<void>;
   close(): Promise<void>;
 }
@@ -37,29 +37,26 @@ export interface Connectors {
 }
 
 /**
- * SMTP_URL and SMS_WEBHOOK_URL choose the real connectors; without them, messages go to the development
- * connector, which writes them (codes included) to the log, so production refuses to start on it.
+ * SMTP_URL and SMS_WEBHOOK_URL choose the real connectors. Without one, development sends that channel's messages
+ * to the development connector, which writes them (codes included) to the log; production never does: a channel
+ * without a connector refuses each message with `connector.not_found`, so the service still runs (password
+ * sign-in, the management API) and nothing secret reaches the log.
  */
 export function createConnectors(settings: Settings, logger: Logger): Connectors {
-  const missing = [
-    settings.SMTP_URL ? undefined : 'SMTP_URL (email)',
-    settings.SMS_WEBHOOK_URL ? undefined : 'SMS_WEBHOOK_URL and SMS_WEBHOOK_SIGNING_KEY (SMS)',
-  ].filter((name) => name !== undefined);
-  if (settings.NODE_ENV === 'production' && missing.length) {
-    throw new ConfigurationError(
-      `NODE_ENV=production needs ${missing.join(' and ')}: without them verification codes and invitations would go `
-      + 'to the development connector, which writes them to the log instead of sending them.',
-    );
-  }
-  const development = createDevelopmentConnector(logger);
+  const production = settings.NODE_ENV === 'production';
+  const fallback = (variable: string) => (production ? createUnconfiguredConnector(variable) : createDevelopmentConnector(logger));
   const email = settings.SMTP_URL
     ? createSmtpConnector({ url: settings.SMTP_URL, from: settings.emailFrom, logger })
-    : development;
+    : fallback('SMTP_URL');
   const phone = settings.SMS_WEBHOOK_URL && settings.SMS_WEBHOOK_SIGNING_KEY
     ? createSmsWebhookConnector({ url: settings.SMS_WEBHOOK_URL, signingKey: settings.SMS_WEBHOOK_SIGNING_KEY, logger })
-    : development;
-  if (email === development || phone === development) {
-    logger.warn({ email: email.name, phone: phone.name }, 'messages without a configured connector are only logged (development connector)');
+    : fallback('SMS_WEBHOOK_URL and SMS_WEBHOOK_SIGNING_KEY');
+  const unsent = [email, phone].filter((connector) => connector.name === 'development' || connector.name === 'none');
+  if (unsent.length) {
+    logger.warn(
+      { email: email.name, phone: phone.name },
+      production ? 'a message channel has no connector: its messages are refused' : 'messages without a configured connector are only logged (development connector)',
+    );
   }
   return {
     email, phone,
@@ -67,5 +64,16 @@ export function createConnectors(settings: Settings, logger: Logger): Connectors
       await email.close();
       if (phone !== email) await phone.close();
     },
+  };
+}
+
+/** Production without a connector for a channel: every message of that channel is refused, naming the setting. */
+function createUnconfiguredConnector(variable: string): MessageConnector {
+  return {
+    name: 'none',
+    async send(message) {
+      throw errors.unprocessable('connector.not_found', `no ${message.channel === 'email' ? 'email' : 'SMS'} connector is configured (set ${variable})`);
+    },
+    async close() {},
   };
 }
