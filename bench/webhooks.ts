@@ -64,7 +64,8 @@ export async function runWebhookBench(options: WebhookBenchOptions = {}): Promis
   const redisUrl = options.redisUrl === undefined ? process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' : options.redisUrl;
   const { burstMs = 5000, concurrency = 32, rate = 500, paceMs = 5000, hooks = 4 } = options;
   const receiver = await startReceiver();
-  const server = await startBenchService(redisUrl ? { REDIS_URL: redisUrl } : {});
+  // The receiver is on loopback, which webhooks reach only when allowed.
+  const server = await startBenchService({ WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8', ...(redisUrl ? { REDIS_URL: redisUrl } : {}) });
   const http = createHttpClient(server.baseUrl, concurrency * 2);
   try {
     const token = await adminToken(http, server.baseUrl);

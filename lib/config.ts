@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
+import { parseNetworks } from './webhooks/destinations.ts';
 import { parseRetryDelays } from './webhooks/retry-policy.ts';
 
 /**
@@ -12,6 +13,14 @@ const csvDelays = z.string().transform((text, ctx) => {
     return parseRetryDelays(text);
   } catch {
     ctx.issues.push({ code: 'custom', message: 'comma-separated non-negative integers (milliseconds)', input: text });
+    return z.NEVER;
+  }
+});
+const cidrList = z.string().transform((text, ctx) => {
+  try {
+    return parseNetworks(text);
+  } catch (error) {
+    ctx.issues.push({ code: 'custom', message: `comma-separated IPv4/IPv6 CIDR blocks: ${(error as Error).message}`, input: text });
     return z.NEVER;
   }
 });
@@ -75,6 +84,22 @@ export const environmentSchema = z.object({
   WEBHOOK_SIGNING_KEY_GRACE_SECONDS: integer(0).max(30 * 86_400).default(86_400),
   /** Upper bound on a consumer's `Retry-After`, so one endpoint cannot park a delivery for days, ms. */
   WEBHOOK_RETRY_AFTER_CAP_MS: integer(0).max(86_400_000).default(3_600_000),
+  /**
+   * Non-public networks webhooks may reach anyway (comma-separated CIDR blocks). Unset = public addresses
+   * only, so a hook cannot be aimed at loopback, cloud metadata or the internal network.
+   */
+  WEBHOOK_ALLOWED_NETWORKS: cidrList.optional(),
+  /**
+   * Deliveries in flight to one origin per worker process, so a slow endpoint holds only its share of
+   * WEBHOOK_CONCURRENCY; the rest wait in the queue. Unset = a fifth of WEBHOOK_CONCURRENCY (at least 1).
+   */
+  WEBHOOK_ENDPOINT_CONCURRENCY: integer(1).max(1000).optional(),
+  /** Consecutive failed attempts to one origin that open its circuit: its deliveries then wait without requests. */
+  WEBHOOK_BREAKER_FAILURES: integer(1).max(10_000).default(10),
+  /** How long an open circuit stays open before one probe is let through (doubled per failed probe, up to 32×), ms. */
+  WEBHOOK_BREAKER_OPEN_MS: integer(100).max(3_600_000).default(30_000),
+  /** A hook whose every attempt failed for this long is disabled (as Svix does after 5 days); 0 = never, ms. */
+  WEBHOOK_AUTO_DISABLE_AFTER_MS: integer(0).max(90 * 86_400_000).default(5 * 86_400_000),
   /** Wall-clock limit of a stored JWT customizer script, ms. */
   JWT_CUSTOMIZER_TIMEOUT_MS: integer(10).max(30_000).default(3000),
   /** Memory limit of a stored JWT customizer script, MiB. */

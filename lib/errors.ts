@@ -76,6 +76,8 @@ const ERROR_CODES = {
   'hook.disabled': 'rule',
   'hook.endpoint_responded_with_error': 'rule',
   'hook.send_test_payload_failed': 'rule',
+  /** A hook's URL points at a non-public address outside WEBHOOK_ALLOWED_NETWORKS. */
+  'hook.destination_not_allowed': 'rule',
   'hook.signing_key_rotation_conflict': 'conflict',
   'jwt_customizer.access_denied': 'rule',
   'jwt_customizer.script_error': 'rule',

@@ -11,6 +11,8 @@ export interface Settings extends Environment {
   embedded: { documents: boolean; keyValue: boolean };
   /** The delivery queue's name; `private` when no other process could consume it (see WEBHOOK_QUEUE_NAME). */
   webhookQueue: { name: string; private: boolean };
+  /** WEBHOOK_ENDPOINT_CONCURRENCY, or a fifth of WEBHOOK_CONCURRENCY (at least 1). */
+  webhookEndpointConcurrency: number;
   /** Sender of every email: EMAIL_FROM, or `no-reply@` the BASE_URL host. */
   emailFrom: string;
 }
@@ -45,6 +47,12 @@ export function resolveSettings(env: Record<string, string | undefined>, overrid
       + 'the queue with this process: set MONGODB_URI and REDIS_URL, or keep the worker in the web process.',
     );
   }
+  if ((environment.WEBHOOK_ENDPOINT_CONCURRENCY ?? 0) > environment.WEBHOOK_CONCURRENCY) {
+    throw new ConfigurationError(
+      `WEBHOOK_ENDPOINT_CONCURRENCY (${environment.WEBHOOK_ENDPOINT_CONCURRENCY}) cannot exceed WEBHOOK_CONCURRENCY `
+      + `(${environment.WEBHOOK_CONCURRENCY}): it is each endpoint's share of those deliveries`,
+    );
+  }
   const cookieKeys = environment.COOKIE_KEYS
     ? environment.COOKIE_KEYS.split(',').map((key) => key.trim()).filter(Boolean)
     : [randomBytes(32).toString('base64url')];
@@ -56,6 +64,7 @@ export function resolveSettings(env: Record<string, string | undefined>, overrid
     cookieKeys,
     embedded,
     webhookQueue: webhookQueue(environment.WEBHOOK_QUEUE_NAME, embedded.documents),
+    webhookEndpointConcurrency: environment.WEBHOOK_ENDPOINT_CONCURRENCY ?? Math.max(1, Math.floor(environment.WEBHOOK_CONCURRENCY / 5)),
     emailFrom: environment.EMAIL_FROM ?? defaultSender(baseUrl),
   };
 }

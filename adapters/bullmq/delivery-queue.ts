@@ -21,6 +21,9 @@ export interface BullmqDeliveryQueueOptions {
   removeOnClose?: boolean;
 }
 
+/** What is stored: the job, and how many times it was deferred (started without an attempt). */
+type QueuedJob = DeliveryJob & { deferrals?: number };
+
 /**
  * A job killed mid-attempt (crash, SIGKILL, deploy) is put back this many times; beyond that it is
  * probably what kills the worker, and BullMQ fails it.
@@ -33,7 +36,9 @@ const MAX_STALLED_COUNT = 3;
  * already moved. That path does not count as a BullMQ failure (`attemptsMade` stays put), which leaves
  * BullMQ's own `attempts` + fixed `backoff` for what it is good at: bounded retries of a processor that
  * threw. The attempt number given to the processor is `attemptsStarted`, which grows on every start:
- * after delays, after errors, and after a stalled attempt, so a number is never reused for two sends.
+ * after delays, after errors, and after a stalled attempt, so a number is never reused for two sends. A
+ * `{ deferInMs }` result moves the job the same way, but counts a deferral in the job's data, and deferrals
+ * are subtracted from the attempt number: nothing was sent.
  */
 export function createBullmqDeliveryQueue(options: BullmqDeliveryQueueOptions): DeliveryQueue {
   return new BullmqDeliveryQueue(options);
@@ -43,14 +48,14 @@ class BullmqDeliveryQueue implements DeliveryQueue {
   readonly kind = 'bullmq' as const;
   readonly #options: BullmqDeliveryQueueOptions;
   readonly #onError: (error: unknown, deliveryId?: string) => void;
-  readonly #queue: Queue<DeliveryJob>;
-  #worker: Worker<DeliveryJob> | undefined;
+  readonly #queue: Queue<QueuedJob>;
+  #worker: Worker<QueuedJob> | undefined;
   #workerConnection: Redis | undefined;
 
   constructor(options: BullmqDeliveryQueueOptions) {
     this.#options = options;
     this.#onError = options.onError ?? (() => {});
-    this.#queue = new Queue<DeliveryJob>(options.queueName, {
+    this.#queue = new Queue<QueuedJob>(options.queueName, {
       connection: options.connection,
       ...defined({ prefix: options.prefix }),
     });
@@ -76,12 +81,15 @@ class BullmqDeliveryQueue implements DeliveryQueue {
     if (this.#worker) throw new Error('Delivery queue already has a consumer');
     // BullMQ requires maxRetriesPerRequest: null on worker connections; the shared one keeps failing fast.
     this.#workerConnection = this.#options.connection.duplicate({ maxRetriesPerRequest: null });
-    const worker = new Worker<DeliveryJob>(
+    const worker = new Worker<QueuedJob>(
       this.#options.queueName,
-      async (job: Job<DeliveryJob>, token?: string) => {
-        const { retryInMs } = await processor(job.data, job.attemptsStarted);
-        if (retryInMs === undefined) return;
-        await job.moveToDelayed(Date.now() + retryInMs, token);
+      async (job: Job<QueuedJob>, token?: string) => {
+        const { deferrals = 0, ...delivery } = job.data;
+        const { retryInMs, deferInMs } = await processor(delivery, job.attemptsStarted - deferrals);
+        if (deferInMs !== undefined) await job.updateData({ ...job.data, deferrals: deferrals + 1 });
+        const delay = deferInMs ?? retryInMs;
+        if (delay === undefined) return;
+        await job.moveToDelayed(Date.now() + delay, token);
         throw new DelayedError();
       },
       {

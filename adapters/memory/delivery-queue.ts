@@ -88,7 +88,9 @@ class MemoryDeliveryQueue implements DeliveryQueue {
     entry.attempt += 1;
     let retryInMs: number | undefined;
     try {
-      ({ retryInMs } = await processor(structuredClone(entry.job), entry.attempt));
+      const result = await processor(structuredClone(entry.job), entry.attempt);
+      retryInMs = result.deferInMs ?? result.retryInMs;
+      if (result.deferInMs !== undefined) entry.attempt -= 1;
     } catch (error) {
       entry.errors += 1;
       this.#onError(error, entry.job.deliveryId);

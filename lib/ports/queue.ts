@@ -18,6 +18,11 @@ export interface DeliveryJob {
 export interface AttemptResult {
   /** Schedule another attempt after this many ms; absent when the delivery is finished (either way). */
   retryInMs?: number;
+  /**
+   * Nothing was sent (the endpoint was busy or its circuit open): run this same attempt again after this many
+   * ms. The attempt number given to the processor does not advance. Wins over `retryInMs`.
+   */
+  deferInMs?: number;
 }
 
 /** `attempt` is 1 for the first try. A processor that throws is treated as `{ retryInMs: fallback }`. */

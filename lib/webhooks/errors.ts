@@ -14,6 +14,7 @@ export const hookErrors = {
   sendTestPayloadFailed: (reason: string) => errors.unprocessable(
     'hook.send_test_payload_failed', `the test payload could not be sent: ${reason}`, { reason },
   ),
+  destinationNotAllowed: (reason: string) => errors.unprocessable('hook.destination_not_allowed', reason),
   disabled: (hookId: string) => errors.unprocessable('hook.disabled', `hook ${hookId} is disabled; enable it first`),
   rotationConflict: () => errors.conflict('hook.signing_key_rotation_conflict', 'the signing key changed meanwhile; retry'),
   deliveryUnavailable: () => errors.dependencyDown('webhook delivery'),

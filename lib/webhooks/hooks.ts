@@ -16,6 +16,8 @@ export interface Hook {
   events: EventName[];
   config: HookConfig;
   enabled: boolean;
+  /** Why the service disabled the hook by itself (410 Gone, a long failure streak); null otherwise. */
+  disabledReason: string | null;
   createdAt: number;
   updatedAt: number;
 }
@@ -26,18 +28,19 @@ export interface RetiredKey {
   until: number;
 }
 
-/** What is stored: the hook and its secrets. */
-export interface HookRecord extends Hook {
+/** What is stored: the hook and its secrets. Records older than `disabledReason` lack it. */
+export interface HookRecord extends Omit<Hook, 'disabledReason'> {
+  disabledReason?: string | null;
   signingKey: string;
   retiredSigningKeys: RetiredKey[];
 }
 
-export type HookChanges = Partial<Pick<HookRecord, 'name' | 'events' | 'config' | 'enabled' | 'signingKey' | 'retiredSigningKeys'>>;
+export type HookChanges = Partial<Pick<HookRecord, 'name' | 'events' | 'config' | 'enabled' | 'disabledReason' | 'signingKey' | 'retiredSigningKeys'>>;
 
 const SECRET_FIELDS = ['signingKey', 'retiredSigningKeys'] as const;
 
 export function presentHook(record: HookRecord): Hook {
-  return publicShape<Hook>(record, SECRET_FIELDS);
+  return { ...publicShape<Hook>(record, SECRET_FIELDS), disabledReason: record.disabledReason ?? null };
 }
 
 /** The keys a delivery made at `now` is signed with: the current one first, then those still in grace. */
@@ -76,6 +79,14 @@ export function createHooksRepository(store: DocumentStore) {
         filter, { $set: { ...changes, updatedAt: Date.now() } }, { returnDocument: 'after' },
       );
       return doc ? record(doc) : null;
+    },
+    /** Disables the hook with a reason, only if it is enabled: true when this call disabled it. */
+    async disableIfEnabled(id: string, reason: string): Promise<boolean> {
+      const doc = await hooks.findOneAndUpdate(
+        { _id: id, enabled: true }, { $set: { enabled: false, disabledReason: reason, updatedAt: Date.now() } },
+        { returnDocument: 'after' },
+      );
+      return doc !== null;
     },
     async delete(id: string): Promise<HookRecord | null> {
       const doc = await hooks.findOneAndDelete({ _id: id });

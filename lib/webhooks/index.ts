@@ -6,6 +6,9 @@ import type { Settings } from '../settings.ts';
 import type { EventName } from '../events/catalogue.ts';
 import { createDeliveriesRepository } from './deliveries.ts';
 import { createDeliveryLogs } from './delivery-logs.ts';
+import { createDestinationPolicy, type Resolver } from './destinations.ts';
+import { createEndpointGuard } from './endpoint-guard.ts';
+import { createFailureStreaks } from './failure-streak.ts';
 import { createFanOut } from './fan-out.ts';
 import { createHookCache } from './hook-cache.ts';
 import { createHooksRepository, type HookConfig } from './hooks.ts';
@@ -26,6 +29,8 @@ export interface WebhooksDeps {
   store: DocumentStore;
   kv: KeyValueStore;
   queue: DeliveryQueue;
+  /** Host name resolution for deliveries; the system resolver unless a test injects one. */
+  resolve?: Resolver;
 }
 
 /**
@@ -39,12 +44,16 @@ export function createWebhooks(deps: WebhooksDeps) {
   const cache = createHookCache({ hooks, kv: deps.kv });
   const deliveries = createDeliveriesRepository(store, { retentionMs });
   const logs = createDeliveryLogs(store, { retentionMs });
+  const destinations = createDestinationPolicy({
+    allowedNetworks: settings.WEBHOOK_ALLOWED_NETWORKS ?? [], ...(deps.resolve ? { resolve: deps.resolve } : {}),
+  });
   const management = createHookManagement({
-    hooks, cache, deliveries, logs, signingKeyGraceMs: settings.WEBHOOK_SIGNING_KEY_GRACE_SECONDS * 1000,
+    hooks, cache, deliveries, logs, destinations, signingKeyGraceMs: settings.WEBHOOK_SIGNING_KEY_GRACE_SECONDS * 1000,
   });
   const agents = createWebhookAgents(settings.WEBHOOK_CONCURRENCY);
   const policy: DeliveryPolicy = {
     agents,
+    destinations,
     retryDelaysMs: settings.WEBHOOK_RETRY_DELAYS_MS ?? DEFAULT_RETRY_DELAYS_MS,
     retryAfterCapMs: settings.WEBHOOK_RETRY_AFTER_CAP_MS,
     timeoutMs: settings.WEBHOOK_TIMEOUT_MS,
@@ -67,8 +76,20 @@ export function createWebhooks(deps: WebhooksDeps) {
     },
     /** Starts consuming the delivery queue; it stops when the queue closes. */
     async startWorker(): Promise<void> {
+      const guard = createEndpointGuard({
+        kv: deps.kv,
+        // Processes sharing a queue share each endpoint's circuit; other deployments on the same Redis do not.
+        namespace: settings.webhookQueue.name,
+        limits: {
+          concurrency: settings.webhookEndpointConcurrency,
+          breakerFailures: settings.WEBHOOK_BREAKER_FAILURES,
+          breakerOpenMs: settings.WEBHOOK_BREAKER_OPEN_MS,
+          timeoutMs: settings.WEBHOOK_TIMEOUT_MS,
+        },
+      });
+      const streaks = createFailureStreaks({ kv: deps.kv, disableAfterMs: settings.WEBHOOK_AUTO_DISABLE_AFTER_MS });
       const processor = createDeliveryProcessor({
-        cache, deliveries, logs, policy, disableHook: management.disable, logger: deps.logger,
+        cache, deliveries, logs, policy, guard, streaks, disableHook: management.disable, logger: deps.logger,
       });
       await queue.consume(processor, { concurrency: settings.WEBHOOK_CONCURRENCY });
     },

@@ -7,6 +7,7 @@ import { hookErrors } from './errors.ts';
 import type { HookCache } from './hook-cache.ts';
 import { presentHook, type Hook, type HookConfig, type HookRecord, type HooksRepository } from './hooks.ts';
 import type { DeliveriesRepository } from './deliveries.ts';
+import type { DestinationPolicy } from './destinations.ts';
 import { generateSigningKey } from './signing.ts';
 
 export interface NewHook {
@@ -48,8 +49,16 @@ export function createHookManagement(deps: {
   deliveries: DeliveriesRepository;
   logs: DeliveryLogs;
   signingKeyGraceMs: number;
+  destinations: DestinationPolicy;
 }) {
   const { hooks, cache } = deps;
+
+  /** A literal IP can be judged now; a host name only when sending, once resolved. */
+  function mustBeAllowed(config: HookConfig): HookConfig {
+    const refusal = deps.destinations.refusalOfLiteral(new URL(config.url).hostname);
+    if (refusal) throw hookErrors.destinationNotAllowed(refusal);
+    return config;
+  }
 
   async function mustFind(id: string): Promise<HookRecord> {
     const found = await hooks.findById(id);
@@ -70,8 +79,8 @@ export function createHookManagement(deps: {
       const now = Date.now();
       const record = await hooks.insert({
         id: newId(), name: input.name, event: null, events: subscription(input.events, input.event),
-        config: input.config, enabled: input.enabled ?? true, signingKey: generateSigningKey(), retiredSigningKeys: [],
-        createdAt: now, updatedAt: now,
+        config: mustBeAllowed(input.config), enabled: input.enabled ?? true, disabledReason: null,
+        signingKey: generateSigningKey(), retiredSigningKeys: [], createdAt: now, updatedAt: now,
       });
       await cache.invalidate();
       return { ...presentHook(record), signingKey: record.signingKey };
@@ -89,8 +98,14 @@ export function createHookManagement(deps: {
 
     async update(id: string, changes: HookUpdate): Promise<Hook> {
       await mustFind(id);
-      const { events, ...rest } = changes;
-      const updated = await hooks.update(id, events === undefined ? rest : { ...rest, events: subscription(events) });
+      const { events, config, ...rest } = changes;
+      const updated = await hooks.update(id, {
+        ...rest,
+        ...(events === undefined ? {} : { events: subscription(events) }),
+        ...(config === undefined ? {} : { config: mustBeAllowed(config) }),
+        // An operator's switch replaces whatever reason the service had.
+        ...(rest.enabled === undefined ? {} : { disabledReason: null }),
+      });
       if (!updated) throw errors.notFound('hook', id);
       await cache.invalidate();
       return presentHook(updated);
@@ -125,8 +140,11 @@ export function createHookManagement(deps: {
       throw hookErrors.rotationConflict();
     },
 
-    async disable(id: string): Promise<void> {
-      if (await hooks.update(id, { enabled: false })) await cache.invalidate();
+    /** The service turning a hook off by itself; true when this call did (it was still enabled). */
+    async disable(id: string, reason: string): Promise<boolean> {
+      const disabled = await hooks.disableIfEnabled(id, reason);
+      if (disabled) await cache.invalidate();
+      return disabled;
     },
   };
 }

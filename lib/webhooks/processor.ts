@@ -2,6 +2,9 @@ import type { Logger } from 'pino';
 import type { DeliveryJob, DeliveryProcessor } from '../ports/queue.ts';
 import type { DeliveriesRepository, DeliveryStatus } from './deliveries.ts';
 import type { DeliveryLogs } from './delivery-logs.ts';
+import type { DestinationPolicy } from './destinations.ts';
+import type { EndpointGuard, EndpointHealth } from './endpoint-guard.ts';
+import type { FailureStreaks } from './failure-streak.ts';
 import type { HookCache } from './hook-cache.ts';
 import { signingKeysAt, type HookRecord } from './hooks.ts';
 import { classify, nextDelayMs, type Outcome } from './retry-policy.ts';
@@ -11,6 +14,7 @@ import { signatureHeaders } from './signing.ts';
 export interface DeliveryPolicy {
   /** Keep-alive connection pools to consumers' endpoints. */
   agents?: SendInput['agents'];
+  destinations: DestinationPolicy;
   retryDelaysMs: readonly number[];
   retryAfterCapMs: number;
   timeoutMs: number;
@@ -22,8 +26,10 @@ export interface ProcessorDeps {
   deliveries: DeliveriesRepository;
   logs: DeliveryLogs;
   policy: DeliveryPolicy;
-  /** Turns off a hook whose endpoint answered 410 Gone. */
-  disableHook(hookId: string): Promise<void>;
+  guard: EndpointGuard;
+  streaks: FailureStreaks;
+  /** Turns off a hook (410 Gone, every attempt failing for too long); true when it was still enabled. */
+  disableHook(hookId: string, reason: string): Promise<boolean>;
   logger: Logger;
 }
 
@@ -44,7 +50,14 @@ export async function sendDelivery(
     timeoutMs: policy.timeoutMs,
     userAgent: policy.userAgent,
     agents: policy.agents,
+    destinations: policy.destinations,
   });
+}
+
+/** A refused destination was never asked; any answer other than one worth retrying means the endpoint is up. */
+function healthOf(result: SendResult, outcome: Outcome): EndpointHealth {
+  if (result.refused !== undefined) return 'untried';
+  return outcome === 'retry' ? 'failing' : 'answering';
 }
 
 function statusAfter(outcome: Outcome, retryInMs: number | undefined): DeliveryStatus {
@@ -56,7 +69,8 @@ function statusAfter(outcome: Outcome, retryInMs: number | undefined): DeliveryS
 /**
  * One attempt of one delivery, as the queue runs it: send, log, record the delivery's state, and tell the
  * queue whether to try again. The hook is read at every attempt, so a changed URL, rotated key or disabled
- * hook applies to retries already scheduled.
+ * hook applies to retries already scheduled. An endpoint that is busy or whose circuit is open gets no
+ * request: the delivery is deferred without using up an attempt.
  */
 export function createDeliveryProcessor(deps: ProcessorDeps): DeliveryProcessor {
   const { policy } = deps;
@@ -69,26 +83,41 @@ export function createDeliveryProcessor(deps: ProcessorDeps): DeliveryProcessor 
       await deps.deliveries.cancel(job.deliveryId, 'hook disabled');
       return {};
     }
-    const result = await sendDelivery(hook, job, policy);
+    const [admission, failingSince] = await Promise.all([deps.guard.admit(hook.config.url), deps.streaks.since(hook.id)]);
+    if ('deferInMs' in admission) return { deferInMs: admission.deferInMs };
+    let result: SendResult;
+    try {
+      result = await sendDelivery(hook, job, policy);
+    } catch (error) {
+      await admission.pass.done('untried', 0);
+      throw error;
+    }
     const outcome = classify(result);
-    const retryInMs = outcome === 'retry' ? nextDelayMs({
+    const at = Date.now();
+    const [, streakStart] = await Promise.all([
+      admission.pass.done(healthOf(result, outcome), result.latencyMs),
+      deps.streaks.record(hook.id, !result.ok, failingSince, at),
+    ]);
+    const disableReason = outcome === 'gone' ? 'the endpoint answered 410 Gone'
+      : streakStart === null ? undefined
+        : `every delivery attempt failed from ${new Date(streakStart).toISOString()} to ${new Date(at).toISOString()} (WEBHOOK_AUTO_DISABLE_AFTER_MS)`;
+    const retryInMs = outcome === 'retry' && disableReason === undefined ? nextDelayMs({
       attempt, delays: policy.retryDelaysMs, retryAfterMs: result.retryAfterMs, retryAfterCapMs: policy.retryAfterCapMs,
     }) : undefined;
-    const at = Date.now();
     const nextRetryAt = retryInMs === undefined ? null : at + retryInMs;
     const responseStatus = result.status ?? null;
     const error = result.error ?? null;
+    const status = disableReason === undefined ? statusAfter(outcome, retryInMs) : 'failed';
     await Promise.all([
       deps.logs.record({
         hookId: job.hookId, deliveryId: job.deliveryId, event: job.event, attempt, succeeded: result.ok,
         responseStatus, responseBody: result.responseBody ?? null, error, latencyMs: result.latencyMs, nextRetryAt,
         createdAt: at,
       }),
-      deps.deliveries.recordAttempt(job, { status: statusAfter(outcome, retryInMs), at, nextRetryAt, responseStatus, error }),
+      deps.deliveries.recordAttempt(job, { status, at, nextRetryAt, responseStatus, error }),
     ]);
-    if (outcome === 'gone') {
-      deps.logger.warn({ hookId: hook.id, deliveryId: job.deliveryId }, 'webhook endpoint answered 410 Gone: hook disabled');
-      await deps.disableHook(hook.id);
+    if (disableReason !== undefined && await deps.disableHook(hook.id, disableReason)) {
+      deps.logger.warn({ hookId: hook.id, deliveryId: job.deliveryId, reason: disableReason }, 'webhook hook disabled');
     }
     return retryInMs === undefined ? {} : { retryInMs };
   };

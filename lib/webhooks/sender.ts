@@ -1,5 +1,6 @@
 import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { pinnedLookup, type DestinationPolicy, type ResolvedAddress } from './destinations.ts';
 
 export interface SendInput {
   url: string;
@@ -13,6 +14,8 @@ export interface SendInput {
   userAgent: string;
   /** Connection pools to reuse; without them every request opens its own connection. */
   agents?: Pick<WebhookAgents, 'http' | 'https'>;
+  /** Which addresses may be reached; the request goes to the address it checked. */
+  destinations: DestinationPolicy;
 }
 
 export interface SendResult {
@@ -26,6 +29,8 @@ export interface SendResult {
   retryAfterMs?: number;
   /** `'timeout'` or the network error message; absent when a response arrived. */
   error?: string;
+  /** Why the destination was refused; nothing was sent. Also the `error`. */
+  refused?: string;
 }
 
 export const RESPONSE_BODY_LIMIT = 2048;
@@ -60,9 +65,10 @@ export function createWebhookAgents(maxSockets = 64): WebhookAgents {
 }
 
 /**
- * One POST of a webhook, over node:http(s) (far cheaper per request than fetch). Redirects are not
- * followed; the timeout covers the whole exchange; at most RESPONSE_BODY_LIMIT bytes of the answer are
- * read. Never throws: every failure is described in the result.
+ * One POST of a webhook, over node:http(s) (far cheaper per request than fetch). The host is resolved and
+ * every address checked before connecting, and the connection goes to the checked address. Redirects are
+ * not followed; the timeout covers the whole exchange, resolution included; at most RESPONSE_BODY_LIMIT
+ * bytes of the answer are read. Never throws: every failure is described in the result.
  */
 export function sendWebhook(input: SendInput): Promise<SendResult> {
   const startedAt = performance.now();
@@ -78,6 +84,7 @@ export function sendWebhook(input: SendInput): Promise<SendResult> {
       clearTimeout(timer);
       resolve({ ...result, latencyMs: elapsed() });
     };
+    const failed = (error: unknown) => finish({ ok: false, error: error instanceof Error ? error.message || String(error) : String(error) });
     const answered = () => {
       const status = response!.statusCode ?? 0;
       const retryAfterMs = parseRetryAfter(headerValue(response!.headers['retry-after']));
@@ -94,13 +101,12 @@ export function sendWebhook(input: SendInput): Promise<SendResult> {
     }, input.timeoutMs);
 
     let request: ClientRequest | undefined;
-    try {
-      const url = new URL(input.url);
+    const post = (url: URL, addresses: ResolvedAddress[]) => {
       const secure = url.protocol === 'https:';
-      if (!secure && url.protocol !== 'http:') throw new Error(`unsupported protocol ${url.protocol}`);
       const send = secure ? httpsRequest : httpRequest;
       const agent = input.agents ? (secure ? input.agents.https : input.agents.http) : undefined;
-      request = send(url, { method: 'POST', headers: requestHeaders(input), ...(agent ? { agent } : {}) }, (res) => {
+      const options = { method: 'POST', headers: requestHeaders(input), lookup: pinnedLookup(addresses), ...(agent ? { agent } : {}) };
+      request = send(url, options, (res) => {
         response = res;
         res.on('data', (chunk: Buffer) => {
           if (size >= RESPONSE_BODY_LIMIT) return;
@@ -118,11 +124,21 @@ export function sendWebhook(input: SendInput): Promise<SendResult> {
       });
       request.on('error', (error) => {
         if (response) answered();
-        else finish({ ok: false, error: error.message || String(error) });
+        else failed(error);
       });
       request.end(input.body);
+    };
+
+    try {
+      const url = new URL(input.url);
+      if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error(`unsupported protocol ${url.protocol}`);
+      input.destinations.check(url.hostname).then((verdict) => {
+        if (settled) return;
+        if ('refused' in verdict) finish({ ok: false, error: verdict.refused, refused: verdict.refused });
+        else post(url, verdict.addresses);
+      }).catch(failed);
     } catch (error) {
-      finish({ ok: false, error: error instanceof Error ? error.message : String(error) });
+      failed(error);
     }
   });
 }

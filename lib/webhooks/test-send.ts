@@ -19,6 +19,7 @@ export async function sendTestPayloads(
     const payload = hookPayload(eventBody(sampleEvent(event)), hook.id);
     const result = await sendDelivery(target, { deliveryId: `test_${newId()}`, payload }, policy);
     if (result.ok) continue;
+    if (result.refused !== undefined) throw hookErrors.destinationNotAllowed(result.refused);
     if (result.status !== undefined) throw hookErrors.endpointRespondedWithError(result.status, result.responseBody ?? '');
     throw hookErrors.sendTestPayloadFailed(result.error ?? 'unknown error');
   }

@@ -82,6 +82,8 @@ export const hook = z.object({
   events: z.array(z.enum(ALL_EVENTS)),
   config: z.object({ url: z.string(), headers: z.record(z.string(), z.string()).optional() }),
   enabled: z.boolean(),
+  disabledReason: z.string().nullable()
+    .describe('Why the service disabled the hook by itself (410 Gone, every attempt failing too long); null otherwise'),
   createdAt: z.number(),
   updatedAt: z.number(),
 });

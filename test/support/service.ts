@@ -5,6 +5,7 @@ import { pino } from 'pino';
 import { createIdentityService, type IdentityService, type IdentityServiceOptions } from '../../lib/index.ts';
 
 export const ADMIN = { id: 'test-admin', secret: 'test-admin-secret-0123456789' };
+export const LOOPBACK_NETWORKS = '127.0.0.0/8,::1/128';
 
 export interface RunningService {
   service: IdentityService;
@@ -32,6 +33,8 @@ export async function startService(options: IdentityServiceOptions & { env?: Rec
       ADMIN_CLIENT_ID: ADMIN.id,
       ADMIN_CLIENT_SECRET: ADMIN.secret,
       REDIS_URL: process.env.TEST_REDIS_URL,
+      // Test receivers listen on loopback, which webhooks may reach only when allowed.
+      WEBHOOK_ALLOWED_NETWORKS: LOOPBACK_NETWORKS,
       ...options.env,
     },
   });

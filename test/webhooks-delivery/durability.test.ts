@@ -4,7 +4,7 @@ import { once } from 'node:events';
 import { expect } from 'chai';
 import { craftedEvent } from '../support/events.ts';
 import { MongoClient } from 'mongodb';
-import { startService, type RunningService } from '../support/service.ts';
+import { LOOPBACK_NETWORKS, startService, type RunningService } from '../support/service.ts';
 import { REDIS_URL, createHook, removeQueue, uniqueQueueName, verifyDelivery } from './support/hooks.ts';
 import { Receiver, eventually, type ReceivedRequest } from './support/receiver.ts';
 
@@ -39,6 +39,9 @@ describe(`webhook durability: a worker process killed mid-stream (${MONGODB_URI 
     WEBHOOK_RETRY_DELAYS_MS: '50,100,200,400',
     WEBHOOK_TIMEOUT_MS: '10000',
     WEBHOOK_CONCURRENCY: String(CONCURRENCY),
+    // All of them in flight to the one endpoint, so that the killed worker holds CONCURRENCY of them.
+    WEBHOOK_ENDPOINT_CONCURRENCY: String(CONCURRENCY),
+    WEBHOOK_ALLOWED_NETWORKS: LOOPBACK_NETWORKS,
     ...(MONGODB_URI ? { MONGODB_URI: withDatabase(MONGODB_URI, database), WEBHOOK_WORKER_IN_WEB: 'false' } : {}),
   };
   const workers: ChildProcess[] = [];

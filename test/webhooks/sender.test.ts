@@ -3,6 +3,10 @@ import type { IncomingHttpHeaders, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { RESPONSE_BODY_LIMIT, parseRetryAfter, sendWebhook } from '../../lib/webhooks/sender.ts';
+import { createDestinationPolicy, parseNetworks } from '../../lib/webhooks/destinations.ts';
+
+/** The receivers of these tests listen on loopback, which deliveries may reach only when allowed. */
+const destinations = createDestinationPolicy({ allowedNetworks: parseNetworks('127.0.0.0/8') });
 
 interface Received {
   path: string;
@@ -79,6 +83,7 @@ describe('webhook sender', () => {
       headers: { 'webhook-id': 'delivery1' },
       timeoutMs: 2000,
       userAgent: 'identity-service-test/1.0',
+      destinations,
       ...extra,
     });
 
@@ -160,6 +165,7 @@ describe('webhook sender', () => {
       headers: {},
       timeoutMs: 2000,
       userAgent: 'test',
+      destinations,
     });
     expect(result.ok).to.equal(false);
     expect(result.status).to.equal(undefined);
@@ -167,7 +173,7 @@ describe('webhook sender', () => {
   });
 
   it('never throws, even for an invalid URL or header', async () => {
-    const badUrl = await sendWebhook({ url: 'not a url', body: '{}', headers: {}, timeoutMs: 100, userAgent: 't' });
+    const badUrl = await sendWebhook({ url: 'not a url', body: '{}', headers: {}, timeoutMs: 100, userAgent: 't', destinations });
     expect(badUrl.ok).to.equal(false);
     const badHeader = await send('/ok', { customHeaders: { 'bad header': 'x' } });
     expect(badHeader.ok).to.equal(false);

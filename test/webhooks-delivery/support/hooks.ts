@@ -3,13 +3,18 @@ import { Queue } from 'bullmq';
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
 import { Webhook } from 'standardwebhooks';
-import { startService, type RunningService } from '../../support/service.ts';
+import { LOOPBACK_NETWORKS, startService, type RunningService } from '../../support/service.ts';
 import type { ReceivedRequest, Receiver } from './receiver.ts';
 
 export const REDIS_URL = process.env.TEST_REDIS_URL ?? process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
-/** Fast schedules so retries and exhaustion happen within a test. */
-export const FAST_ENV = { WEBHOOK_RETRY_DELAYS_MS: '50,100', WEBHOOK_TIMEOUT_MS: '2000', LOG_LEVEL: 'silent' };
+/**
+ * Fast schedules so retries and exhaustion happen within a test; the receivers' loopback allowed, also for
+ * workers started from this environment alone.
+ */
+export const FAST_ENV = {
+  WEBHOOK_RETRY_DELAYS_MS: '50,100', WEBHOOK_TIMEOUT_MS: '2000', LOG_LEVEL: 'silent', WEBHOOK_ALLOWED_NETWORKS: LOOPBACK_NETWORKS,
+};
 
 export type Backend = 'memory' | 'bullmq';
 export const BACKENDS: Backend[] = ['memory', 'bullmq'];
@@ -24,7 +29,7 @@ export function uniqueQueueName(label: string): string {
  * embedded documents and no WEBHOOK_QUEUE_NAME, the BullMQ queue is private to the instance and removed
  * on close, so parallel runs never share jobs.
  */
-export function startHookService(backend: Backend, env: Record<string, string> = {}): Promise<RunningService> {
+export function startHookService(backend: Backend, env: Record<string, string | undefined> = {}): Promise<RunningService> {
   return startService({ env: { ...FAST_ENV, REDIS_URL: backend === 'bullmq' ? REDIS_URL : undefined, ...env } });
 }
 

@@ -1,0 +1,145 @@
+import type { KeyValueStore } from '../ports/kv.ts';
+
+export interface EndpointLimits {
+  /** Attempts in flight to one origin from this process; more are deferred. */
+  concurrency: number;
+  /** Consecutive failed attempts to one origin that open its circuit. */
+  breakerFailures: number;
+  /** How long an opened circuit stays open; doubled for each failed probe, up to 32 times. */
+  breakerOpenMs: number;
+  /** The request timeout: how long a probe may take, and the longest wait for a busy origin. */
+  timeoutMs: number;
+}
+
+/** How an attempt went, as far as the endpoint's health is concerned. */
+export type EndpointHealth = 'answering' | 'failing' | 'untried';
+
+export interface EndpointPass {
+  /** Frees the slot and updates the circuit; never throws. */
+  done(health: EndpointHealth, latencyMs: number): Promise<void>;
+}
+
+export type Admission = { deferInMs: number } | { pass: EndpointPass };
+
+/** Consecutive failures are forgotten after a day without any attempt. */
+const FAILURE_MEMORY_MS = 24 * 3600 * 1000;
+const MAX_OPEN_DOUBLINGS = 5;
+/** A deferral shorter than this would only churn the queue. */
+const MIN_DEFER_MS = 50;
+/** Weight of the newest attempt in an origin's typical duration. */
+const SMOOTHING = 0.2;
+/** Idle origins whose typical duration is remembered; the least recently used go first. */
+const MAX_IDLE_ORIGINS = 1000;
+
+interface OriginSlots {
+  inFlight: number;
+  /** Smoothed duration of recent attempts; unknown until one finished. */
+  typicalMs?: number;
+}
+
+/**
+ * Keeps one slow or dead endpoint from taking every delivery slot. Per origin (scheme, host and port), at
+ * most `concurrency` attempts run at once in this process, and the rest are deferred for about as long as
+ * its attempts take. A circuit breaker, shared by every process through the key-value store and named by
+ * `namespace` (the queue), opens after `breakerFailures` consecutive failures: while open, deliveries are
+ * deferred without a request; then one probe at a time goes out until one gets an answer.
+ */
+export function createEndpointGuard(deps: {
+  kv: KeyValueStore;
+  limits: EndpointLimits;
+  namespace: string;
+  random?: () => number;
+}) {
+  const { kv, limits } = deps;
+  const random = deps.random ?? Math.random;
+  const slots = new Map<string, OriginSlots>();
+  const key = (origin: string, part: 'failures' | 'open' | 'probe') => `webhooks:breaker:${deps.namespace}:${origin}:${part}`;
+  // Spreads the deferred deliveries of one endpoint so they do not all come back at the same moment.
+  const jittered = (ms: number) => Math.round(Math.max(MIN_DEFER_MS, ms) * (1 + random() / 2));
+  const openMs = (failures: number) => limits.breakerOpenMs * 2 ** Math.min(failures - limits.breakerFailures, MAX_OPEN_DOUBLINGS);
+
+  function take(origin: string): OriginSlots | undefined {
+    const state = slots.get(origin) ?? { inFlight: 0 };
+    if (state.inFlight >= limits.concurrency) return undefined;
+    state.inFlight += 1;
+    slots.set(origin, state);
+    return state;
+  }
+
+  function release(origin: string, state: OriginSlots, latencyMs?: number): void {
+    state.inFlight -= 1;
+    if (latencyMs !== undefined) {
+      state.typicalMs = state.typicalMs === undefined ? latencyMs : state.typicalMs + SMOOTHING * (latencyMs - state.typicalMs);
+    }
+    if (state.inFlight > 0) return;
+    slots.delete(origin);
+    slots.set(origin, state);
+    if (slots.size <= MAX_IDLE_ORIGINS) return;
+    for (const [name, other] of slots) {
+      if (slots.size <= MAX_IDLE_ORIGINS) break;
+      if (other.inFlight === 0) slots.delete(name);
+    }
+  }
+
+  /** The circuit as the key-value store has it; when the store fails, closed (delivering is the safe side). */
+  async function circuit(origin: string): Promise<{ openForMs: number; failures: number }> {
+    try {
+      const [open, failures] = await Promise.all([kv.ttl(key(origin, 'open')), kv.get(key(origin, 'failures'))]);
+      return { openForMs: Math.max(0, open), failures: Number(failures ?? 0) || 0 };
+    } catch {
+      return { openForMs: 0, failures: 0 };
+    }
+  }
+
+  return {
+    /** A slot for an attempt to `url`, or how long to defer it. */
+    async admit(url: string): Promise<Admission> {
+      const origin = originOf(url);
+      const state = take(origin);
+      if (!state) {
+        const busy = slots.get(origin)?.typicalMs ?? limits.timeoutMs / 4;
+        return { deferInMs: jittered(Math.min(busy, limits.timeoutMs)) };
+      }
+      const { openForMs, failures } = await circuit(origin);
+      if (openForMs > 0) {
+        release(origin, state);
+        return { deferInMs: jittered(openForMs) };
+      }
+      const probing = failures >= limits.breakerFailures;
+      if (probing && !(await kv.setIfAbsent(key(origin, 'probe'), '1', limits.timeoutMs * 2).catch(() => true))) {
+        release(origin, state);
+        return { deferInMs: jittered(limits.timeoutMs) };
+      }
+      return {
+        pass: {
+          async done(health, latencyMs) {
+            // The slot is held until the circuit is updated, so that no attempt starts on the old state.
+            try {
+              if (health === 'failing') {
+                const count = await kv.incr(key(origin, 'failures'), FAILURE_MEMORY_MS);
+                if (count >= limits.breakerFailures) await kv.set(key(origin, 'open'), String(count), openMs(count));
+              } else if (health === 'answering' && failures > 0) {
+                await kv.del(key(origin, 'failures'));
+              }
+              if (probing) await kv.del(key(origin, 'probe'));
+            } catch {
+              // The breaker is advisory: a key-value outage must not fail the delivery's own bookkeeping.
+            } finally {
+              release(origin, state, health === 'untried' ? undefined : latencyMs);
+            }
+          },
+        },
+      };
+    },
+  };
+}
+
+export type EndpointGuard = ReturnType<typeof createEndpointGuard>;
+
+function originOf(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return url;
+  }
+}
