@@ -81,6 +81,8 @@ const ERROR_CODES = {
   'hook.signing_key_rotation_conflict': 'conflict',
   'jwt_customizer.access_denied': 'rule',
   'jwt_customizer.script_error': 'rule',
+  /** A customizer script stored with `PUT`/`PATCH` does not compile, so it could never run. */
+  'jwt_customizer.syntax_error': 'invalid',
   /** A password breaks the sign-in experience's password policy; `data.problems` lists every broken rule. */
   'password.rejected': 'rule',
   /** Sign-in experience settings refused: a Logto setting this service lacks, or an inconsistent combination. */
