@@ -126,6 +126,20 @@ export const environmentSchema = z.object({
   MESSAGE_RATE_LIMIT_WINDOW_SECONDS: integer(1).max(86_400).default(600),
   /** Directory of message templates (`<Purpose>.subject.txt`, `.txt`, `.html`, `.sms.txt`) read at start-up. */
   MESSAGE_TEMPLATES_DIR: z.string().min(1).optional(),
+  /**
+   * Failed client authentications (token, introspection, revocation) and failed management-API authentications
+   * allowed per client id and per IP address in one window; past it, 429 with `Retry-After`, even for a correct
+   * secret. Successes never count. 0 = off (only behind another limiter).
+   */
+  AUTH_FAILURE_RATE_LIMIT: integer(0).max(1_000_000).default(30),
+  /** The failed-authentication window, seconds; it starts with the first failure. */
+  AUTH_FAILURE_RATE_WINDOW_SECONDS: integer(1).max(86_400).default(60),
+  /** Subject tokens one management client may create per minute; generous, it caps a runaway or stolen client. 0 = off. */
+  SUBJECT_TOKEN_RATE_LIMIT: integer(0).max(1_000_000).default(1000),
+  /** Bearer token `GET /metrics` requires; unset = the endpoint is open (keep it off the public network then). */
+  METRICS_TOKEN: z.string().min(16, 'at least 16 characters').max(256).optional(),
+  /** Read only to refuse it: OpenTelemetry export is not supported yet, and a set endpoint must not be ignored. */
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.string().optional(),
   /** pino log level. */
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });

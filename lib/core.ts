@@ -13,6 +13,8 @@ import type { JwtCustomizerConfigs } from './jwt-customizer/config.ts';
 import type { ScriptRunner } from './jwt-customizer/sandbox.ts';
 import type { Messaging } from './messaging/index.ts';
 import type { Experience } from './experience/index.ts';
+import type { Metrics } from './metrics/registry.ts';
+import type { RateLimits } from './rate-limits/index.ts';
 
 /**
  * What a service instance is made of, handed to route modules and extensions. Nothing here is global:
@@ -36,4 +38,8 @@ export interface ServiceCore {
   experience: Experience;
   /** Stored customizer scripts, and the sandbox that runs them for `/test` (never the issuance pool). */
   customizer: { configs: JwtCustomizerConfigs; runner: () => ScriptRunner };
+  /** The instance's Prometheus registry and instruments (`GET /metrics`). */
+  metrics: Metrics;
+  /** Failed-authentication and subject-token limits. */
+  rateLimits: RateLimits;
 }

@@ -105,6 +105,8 @@ const ERROR_CODES = {
   'sign_in_experiences.pwned_check_not_supported': 'rule',
   'sign_in_experiences.update_conflict': 'conflict',
   'request.message_rate_limited': 'rate_limited',
+  /** Too many failed authentications from this address or client, or too many subject tokens; see `Retry-After`. */
+  'request.too_many_requests': 'rate_limited',
   /** No unspent code for this purpose and recipient: never sent, already used, replaced, or long expired. */
   'verification_code.not_found': 'invalid',
   'verification_code.expired': 'invalid',

@@ -51,6 +51,12 @@ import { hookRoutes } from '../routes/hooks/index.ts';
 import { createExperience } from './experience/index.ts';
 import { experienceRoutes } from '../routes/experience/index.ts';
 import { createMessaging, type MessageTemplates, type MessagingService } from './messaging/index.ts';
+import { createMetrics } from './metrics/registry.ts';
+import { metricsEndpoint } from './metrics/endpoint.ts';
+import { observeTokenEvents } from './metrics/token-events.ts';
+import { accessLog } from './http/access-log.ts';
+import { createRateLimits } from './rate-limits/index.ts';
+import { clientAuthLimit, clientGate } from './rate-limits/oidc.ts';
 
 export interface IdentityServiceOptions {
   /** Environment to read configuration from; defaults to `process.env`. */
@@ -113,6 +119,8 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
   const stores = await openStores(settings, logger, options.stores);
   let messaging: MessagingService | undefined;
   try {
+    const metrics = createMetrics();
+    const rateLimits = createRateLimits({ kv: stores.kv, settings, metrics });
     const repositories = createRepositories(stores.documents);
     await prepareRepositories(repositories);
     await prepareOidcCollections(stores.documents, OIDC_MODELS);
@@ -157,7 +165,9 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
         customizer, exchanges, repositories, organizations: libraries.organizations,
       })),
       customizeJwt: createExchangedJwtCustomizer(exchanges),
+      clientGate: clientGate(rateLimits.clientAuth),
     });
+    observeTokenEvents(provider, { logger, metrics });
     const impersonation = createImpersonation({ repositories, authorization, subjectTokens, audit });
     registerGrantType(provider, tokenExchange.grantType, tokenExchange.createTokenExchangeHandler({
       repositories, impersonation, exchanges, signingAlg: signingKeys.alg,
@@ -181,12 +191,18 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
         lockoutPolicy: { threshold: settings.LOCKOUT_THRESHOLD, lockSeconds: settings.LOCKOUT_SECONDS },
       }),
       customizer: { configs: customizerConfigs, runner: () => getSandboxes().test },
+      metrics,
+      rateLimits,
     };
     const stopFanOut = core.bus.subscribe(webhooks.fanOut);
+    const stopCountingLockouts = core.bus.subscribe(async (events) => {
+      for (const event of events) if (event.event === 'Identifier.Lockout') metrics.lockouts.inc();
+    });
 
     const registry = new RouteRegistry();
     const auth = createManagementAuth({
       issuer: settings.issuer, audience: settings.managementIndicator, publicKeys: signingKeys.publicKeys,
+      failures: rateLimits.managementAuth, onLimited: () => rateLimits.limited('management_auth'),
     });
     const router = new Router({ prefix: API_PREFIX });
     const api: ApiRouterDeps = {
@@ -216,6 +232,9 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
 
     const app = new Koa({ proxy: settings.TRUST_PROXY, keys: settings.cookieKeys });
     app.on('error', (error: Error) => logger.debug({ err: error }, 'request error'));
+    // First, so every request has its id and its access-log line whatever answers it.
+    app.use(accessLog(logger, metrics));
+    app.use(metricsEndpoint(metrics.registry, settings.METRICS_TOKEN));
     app.use(ownCookieKeys(settings.cookieKeys));
     app.use(healthMiddleware([
       { name: 'documents', check: () => stores.documents.ping() },
@@ -223,6 +242,7 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
     ]));
     app.use(providerPageSecurity({ prefix: '/oidc', serviceUrl: settings.baseUrl }));
     app.use(refuseEncodedBodies('/oidc'));
+    app.use(clientAuthLimit({ failures: rateLimits.clientAuth, onLimited: () => rateLimits.limited('client_auth') }));
     app.use(mountProvider(provider, settings.issuer));
     app.use(interactionRoutes(core));
     app.use(async (ctx, next) => {
@@ -241,6 +261,7 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
       app, provider, settings, core, webhooks, adminClientId,
       async close() {
         stopFanOut();
+        stopCountingLockouts();
         await sandboxes?.close();
         await messaging?.close();
         // The queue closes first: its consumer finishes the attempts in flight while the stores are open.

@@ -3,6 +3,7 @@ import { errors as oidcErrors } from 'oidc-provider';
 import type { Logger } from 'pino';
 import { DomainError, RateLimitedError, errors, type ErrorKind } from '../errors.ts';
 import { isDependencyFailure } from './dependency-errors.ts';
+import { requestLogger } from './request-id.ts';
 import { messagePage } from './html.ts';
 import { setPageHeaders } from './page-security.ts';
 
@@ -58,8 +59,9 @@ function fromHttpError(error: unknown): DomainError | undefined {
  * unexpected `service.internal_error`; both are logged at error level with the error, the method and the path
  * (never the query string or the body, which may carry credentials).
  */
-function toDomainError(error: unknown, ctx: Context, logger: Logger): DomainError {
+function toDomainError(error: unknown, ctx: Context, serviceLogger: Logger): DomainError {
   if (error instanceof DomainError) return error;
+  const logger = requestLogger(ctx, serviceLogger);
   const known = fromHttpError(error);
   if (known) return known;
   const where = { err: error, method: ctx.method, path: ctx.path };

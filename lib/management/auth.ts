@@ -1,6 +1,7 @@
 import type { Middleware } from 'koa';
-import { createLocalJWKSet, jwtVerify, type JSONWebKeySet, type JWTPayload } from 'jose';
+import { createLocalJWKSet, decodeJwt, jwtVerify, type JSONWebKeySet, type JWTPayload } from 'jose';
 import { errors } from '../errors.ts';
+import type { AuthAttempt, AuthFailureLimit } from '../rate-limits/auth-failures.ts';
 
 /** Scopes of the management API resource. `all` grants everything; the others grant one capability each. */
 export const MANAGEMENT_SCOPES = {
@@ -19,6 +20,21 @@ export interface ManagementAuthOptions {
   issuer: string;
   audience: string;
   publicKeys: JSONWebKeySet;
+  /** Failed authentications per IP and per claimed client; none = unlimited. */
+  failures?: AuthFailureLimit;
+  /** Told of every request refused by that limit. */
+  onLimited?: () => void;
+}
+
+/** The client a token says it belongs to, before it is verified: only to count a failure against. */
+function claimedClientId(token: string | undefined): string | undefined {
+  if (!token) return undefined;
+  try {
+    const claim = decodeJwt(token).client_id;
+    return typeof claim === 'string' ? claim : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -37,15 +53,32 @@ export function createManagementAuth(options: ManagementAuthOptions) {
     return payload;
   }
 
+  const throttled = (retryAfterSeconds: number) => {
+    options.onLimited?.();
+    return errors.rateLimited(
+      'request.too_many_requests', 'too many failed authentications; try again later', retryAfterSeconds,
+    );
+  };
+
+  /** A 401, or a 429 when this failure went past the failed-authentication limit. */
+  async function refuse(attempt: AuthAttempt, message?: string): Promise<never> {
+    const wait = await options.failures?.failed(attempt);
+    throw wait === undefined ? errors.unauthorized(message) : throttled(wait);
+  }
+
   const authenticate: Middleware = async (ctx, next) => {
     const header = ctx.get('authorization');
     const match = /^Bearer ([A-Za-z0-9._~+/-]+=*)$/i.exec(header);
-    if (!match) throw errors.unauthorized();
+    const attempt: AuthAttempt = { ip: ctx.ip, clientId: claimedClientId(match?.[1]) };
+    // While limited, even a valid token is refused: its holder waits like everyone behind the same address.
+    const blocked = await options.failures?.blockedFor(attempt);
+    if (blocked !== undefined) throw throttled(blocked);
+    if (!match) return refuse(attempt);
     let payload: JWTPayload;
     try {
       payload = await verify(match[1]!);
     } catch {
-      throw errors.unauthorized('the bearer token is invalid, expired or not meant for this API');
+      return refuse(attempt, 'the bearer token is invalid, expired or not meant for this API');
     }
     const principal: ManagementPrincipal = {
       clientId: typeof payload.client_id === 'string' ? payload.client_id : '',

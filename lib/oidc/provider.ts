@@ -5,6 +5,7 @@ import type { Authorization } from '../roles/authorization.ts';
 import type { Repositories } from '../repositories.ts';
 import { matchesDigest } from '../ids.ts';
 import { isDependencyFailure } from '../http/dependency-errors.ts';
+import { requestLogger } from '../http/request-id.ts';
 import { CLIENT_SETTINGS, toClientMetadata } from '../applications/clients.ts';
 import {
   corsAllowed, grantTtl, idTokenTtl, issueRefreshToken, refreshTokenTtl, rotateRefreshToken,
@@ -36,6 +37,8 @@ export interface ProviderOptions {
   customizeJwt?: NonNullable<NonNullable<Configuration['formats']>['customizers']>['jwt'];
   /** Believe `X-Forwarded-*` when the provider serves requests itself (TRUST_PROXY). */
   trustProxy?: boolean;
+  /** Runs before a client's secret is compared; throws to refuse the client (too many failed authentications). */
+  clientGate?: (clientId: string) => Promise<void>;
 }
 
 /** Which user an authorization-flow request acts for, when there is one. */
@@ -167,16 +170,21 @@ export function createProvider(options: ProviderOptions): Provider {
   const provider = new Provider(options.issuer, configuration);
   provider.proxy = options.trustProxy ?? false;
   // Client secrets are stored as digests; compare the presented secret's digest in constant time.
-  provider.Client.prototype.compareClientSecret = async function compare(this: { clientSecret?: string }, actual: string) {
+  const { clientGate } = options;
+  provider.Client.prototype.compareClientSecret = async function compare(
+    this: { clientId: string; clientSecret?: string }, actual: string,
+  ) {
+    await clientGate?.(this.clientId);
     return typeof this.clientSecret === 'string' && matchesDigest(actual, this.clientSecret);
   };
   provider.on('server_error', (ctx, error) => {
+    const logger = requestLogger(ctx, options.logger);
     if (!isDependencyFailure(error)) {
-      options.logger.error({ err: error, path: ctx.path }, 'oidc server error');
+      logger.error({ err: error, path: ctx.path }, 'oidc server error');
       return;
     }
     // A store outage is not the client's fault nor a bug: say so, and invite a retry.
-    options.logger.warn({ err: error, path: ctx.path }, 'a backing store is unavailable');
+    logger.warn({ err: error, path: ctx.path }, 'a backing store is unavailable');
     ctx.status = 503;
     if (typeof ctx.body === 'object') {
       ctx.body = { error: 'temporarily_unavailable', error_description: 'a backing store is unavailable; try again later' };

@@ -31,15 +31,16 @@ const impersonationRecord = z.object({
 });
 
 export function impersonationRoutes(api: ApiRouterDeps, core: ServiceCore): void {
-  const { impersonation } = core;
+  const { impersonation, rateLimits } = core;
 
   declare(api, {
     method: 'post', path: '/subject-tokens', tag, scope: MANAGEMENT_SCOPES.createSubjectTokens,
     summary: 'Create a one-time subject token to impersonate a user (RFC 8693 token exchange)',
     body: createSubjectTokenBody, status: 201,
     response: z.object({ subjectToken: z.string(), expiresIn: z.number() }),
-    handler({ body, koa }) {
+    async handler({ body, koa }) {
       const principal = koa.state.principal as ManagementPrincipal;
+      await rateLimits.consumeSubjectToken(principal.clientId);
       return impersonation.issueSubjectToken({
         userId: body.userId, context: body.context ?? {}, createdBy: principal.subject ?? principal.clientId,
       });

@@ -29,10 +29,7 @@ export function userRoutes(api: ApiRouterDeps, core: ServiceCore): void {
   declare(api, {
     method: 'post', path: '/users', tag, summary: 'Create a user',
     body: createUserBody, status: 201, response: user,
-    handler({ body: { passwordDigest, passwordAlgorithm, ...input } }) {
-      const imported = passwordDigest && passwordAlgorithm ? { digest: passwordDigest, algorithm: passwordAlgorithm } : undefined;
-      return library.create({ ...input, importedPassword: imported });
-    },
+    handler: ({ body }) => library.create(body),
   });
 
   declare(api, {

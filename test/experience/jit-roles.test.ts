@@ -32,7 +32,7 @@ describe('organization JIT default roles (management API)', () => {
     expect((await h.api('GET', base)).body).to.deep.equal([]);
     const again = await h.api('DELETE', `${base}/${admin.id}`);
     expect(again.status).to.equal(404);
-    expect(again.body.code).to.equal('entity.not_found');
+    expect(again.body.code).to.equal('entity.not_exists_with_id');
   });
 
   it('refuses unknown organizations and roles, and roles for applications', async () => {
@@ -40,7 +40,7 @@ describe('organization JIT default roles (management API)', () => {
     const base = `/organizations/${organization.id}/jit/roles`;
     const unknownRole = await h.api('POST', base, { organizationRoleIds: ['no-such-role'] });
     expect(unknownRole.status).to.equal(404);
-    expect(unknownRole.body.code).to.equal('entity.not_found');
+    expect(unknownRole.body.code).to.equal('entity.not_exists_with_id');
     const machine = await f.organizationRole({ type: 'MachineToMachine' });
     const wrongType = await h.api('PUT', base, { organizationRoleIds: [machine.id] });
     expect(wrongType.status).to.equal(422);

@@ -29,7 +29,7 @@ describe('POST /api/subject-tokens', () => {
   it('answers 404 for an unknown user, 422 for a suspended one, 400 for bad input', async () => {
     const missing = await running.request('/api/subject-tokens', { method: 'POST', json: { userId: 'nobody' } });
     expect(missing.status).to.equal(404);
-    expect(((await missing.json()) as { code: string }).code).to.equal('entity.not_found');
+    expect(((await missing.json()) as { code: string }).code).to.equal('entity.not_exists_with_id');
     const suspended = await createUser(running, [], { isSuspended: true });
     const refused = await running.request('/api/subject-tokens', { method: 'POST', json: { userId: suspended.id } });
     expect(refused.status).to.equal(422);

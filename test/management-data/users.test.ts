@@ -63,7 +63,7 @@ describe('users management API', () => {
       const holder = await fixtures(h).user({ primaryEmail: email });
       const clash = await h.api('POST', '/users', { primaryEmail: email });
       expect(clash.status).to.equal(409);
-      expect(clash.body).to.deep.include({ code: 'entity.unique_integrity_violation', data: { entity: 'user', field: 'primaryEmail' } });
+      expect(clash.body).to.deep.include({ code: 'user.email_already_in_use', data: { entity: 'user', field: 'primaryEmail' } });
       const cleared = await ok(h.api('PATCH', `/users/${holder.id}`, { primaryEmail: null }));
       expect(cleared.primaryEmail).to.equal(null);
       expect((await h.api('POST', '/users', { primaryEmail: email })).status).to.equal(201);

@@ -35,6 +35,10 @@ export async function startService(options: IdentityServiceOptions & { env?: Rec
       REDIS_URL: process.env.TEST_REDIS_URL,
       // Test receivers listen on loopback, which webhooks may reach only when allowed.
       WEBHOOK_ALLOWED_NETWORKS: LOOPBACK_NETWORKS,
+      // Every instance counts the same loopback address (and, on Redis, the same clients) together: off, unless a
+      // test of those limits sets its own.
+      AUTH_FAILURE_RATE_LIMIT: '0',
+      SUBJECT_TOKEN_RATE_LIMIT: '0',
       ...options.env,
     },
   });

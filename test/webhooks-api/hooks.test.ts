@@ -119,10 +119,10 @@ describe('hooks API: registration', () => {
   it('deletes a hook', async () => {
     const { id } = await createHook(running, { events: ['User.Created'], config });
     expect((await running.request(`/api/hooks/${id}`, { method: 'DELETE' })).status).to.equal(204);
-    await expectError(await running.request(`/api/hooks/${id}`), 404, 'entity.not_found');
+    await expectError(await running.request(`/api/hooks/${id}`), 404, 'entity.not_exists_with_id');
   });
 
-  it('answers 404 entity.not_found for an unknown hook on every route', async () => {
+  it('answers 404 entity.not_exists_with_id for an unknown hook on every route', async () => {
     const routes: Array<[string, string, unknown?]> = [
       ['GET', '/api/hooks/missing'],
       ['PATCH', '/api/hooks/missing', { name: 'x' }],
@@ -136,7 +136,7 @@ describe('hooks API: registration', () => {
     ];
     for (const [method, path, json] of routes) {
       const response = await running.request(path, { method, ...(json === undefined ? {} : { json }) });
-      await expectError(response, 404, 'entity.not_found');
+      await expectError(response, 404, 'entity.not_exists_with_id');
     }
   });
 

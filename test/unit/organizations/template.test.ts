@@ -45,7 +45,7 @@ describe('organization template (library)', () => {
   it('refuses a role with an unknown scope, naming it, and creates nothing', async () => {
     const read = await template.createScope({ name: 'read' });
     const refused = await refusal(template.createRole({ name: 'viewer' }, [read.id, 'missing-scope']));
-    expect(refused.code).to.equal('entity.not_found');
+    expect(refused.code).to.equal('entity.not_exists_with_id');
     expect(refused.message).to.include('missing-scope');
     expect((await template.listRoles(PAGE)).total).to.equal(0);
   });
@@ -83,13 +83,13 @@ describe('organization template (library)', () => {
     ];
     const role = await template.createRole({ name: 'editor' }, [read.id]);
     expect(await template.addRoleScopes(role.id, [read.id, write.id])).to.have.deep.members([read, write]);
-    expect((await refusal(template.addRoleScopes(role.id, ['missing']))).code).to.equal('entity.not_found');
+    expect((await refusal(template.addRoleScopes(role.id, ['missing']))).code).to.equal('entity.not_exists_with_id');
     expect(await template.replaceRoleScopes(role.id, [admin.id])).to.deep.equal([admin]);
-    expect((await refusal(template.replaceRoleScopes(role.id, [read.id, 'missing']))).code).to.equal('entity.not_found');
+    expect((await refusal(template.replaceRoleScopes(role.id, [read.id, 'missing']))).code).to.equal('entity.not_exists_with_id');
     expect(await template.scopesOfRole(role.id), 'a refused replacement changes nothing').to.deep.equal([admin]);
     expect(await template.removeRoleScope(role.id, admin.id)).to.deep.equal([]);
     const notLinked = await refusal(template.removeRoleScope(role.id, admin.id));
-    expect(notLinked.code).to.equal('entity.not_found');
+    expect(notLinked.code).to.equal('entity.not_exists_with_id');
     expect(notLinked.message).to.include('organization role scope');
   });
 
@@ -102,7 +102,7 @@ describe('organization template (library)', () => {
       () => template.replaceRoleScopes('missing', []), () => template.removeRoleScope('missing', read.id),
       () => template.updateScope('missing', { name: 'x' }), () => template.deleteScope('missing'),
     ];
-    for (const operation of operations) expect((await refusal(operation())).code, String(operation)).to.equal('entity.not_found');
+    for (const operation of operations) expect((await refusal(operation())).code, String(operation)).to.equal('entity.not_exists_with_id');
   });
 
   it('takes a deleted scope out of every role, and a deleted role with its links', async () => {
@@ -114,7 +114,7 @@ describe('organization template (library)', () => {
     expect(await template.scopesOfRole(editor.id)).to.deep.equal([write]);
 
     expect(await template.deleteRole(editor.id)).to.deep.equal(editor);
-    expect((await refusal(template.mustFindRole(editor.id))).code).to.equal('entity.not_found');
+    expect((await refusal(template.mustFindRole(editor.id))).code).to.equal('entity.not_exists_with_id');
     expect((await template.listRoles(PAGE)).items.map((role) => role.id)).to.deep.equal([viewer.id]);
   });
 });

@@ -1,0 +1,69 @@
+import type { Context, Middleware } from 'koa';
+import type { KoaContextWithOIDC } from 'oidc-provider';
+import type { Logger } from 'pino';
+import type { Metrics } from '../metrics/registry.ts';
+import { REQUEST_ID_HEADER, requestIdOf } from './request-id.ts';
+
+/** Paths served outside any router, named as they are (nothing else is a fixed path). */
+const FIXED_ROUTES = new Set(['/healthz', '/readyz']);
+
+/**
+ * The route pattern a request matched, never its concrete path: a path can carry ids (and, at the provider, a
+ * query string can carry codes and tokens), and metrics need a bounded set of labels. The provider's routes are
+ * named by the provider (`oidc:token`); a request nothing matched is `unmatched`.
+ */
+function routeOf(ctx: Context): string {
+  if (typeof ctx.state.route === 'string') return ctx.state.route;
+  // Before the router's pattern: the provider routes with a router of its own, relative to its mount.
+  const oidcRoute = (ctx.oidc as KoaContextWithOIDC['oidc'] | undefined)?.route;
+  if (typeof oidcRoute === 'string') return `oidc:${oidcRoute}`;
+  const matched: unknown = ctx._matchedRoute;
+  if (typeof matched === 'string') return matched;
+  return FIXED_ROUTES.has(ctx.path) ? ctx.path : 'unmatched';
+}
+
+/** The application the request acted as, once authenticated: a management token's client, or the OIDC client. */
+function clientIdOf(ctx: Context): string | undefined {
+  const principal = ctx.state.principal as { clientId?: unknown } | undefined;
+  if (typeof principal?.clientId === 'string' && principal.clientId) return principal.clientId;
+  return (ctx.oidc as KoaContextWithOIDC['oidc'] | undefined)?.client?.clientId;
+}
+
+function statusOfThrown(error: unknown): number {
+  const status = (error as { status?: unknown } | null)?.status;
+  return typeof status === 'number' && status >= 400 && status < 600 ? status : 500;
+}
+
+/**
+ * The outermost middleware: gives the request its id (echoed in `X-Request-Id`, bound into `ctx.state.logger`),
+ * then writes one info line when it is answered — method, route pattern, status, duration, request id and the
+ * client when known. Nothing else of the request is logged: no query string, header, cookie or body.
+ */
+export function accessLog(logger: Logger, metrics: Metrics): Middleware {
+  return async (ctx, next) => {
+    const started = process.hrtime.bigint();
+    const requestId = requestIdOf(ctx);
+    const log = logger.child({ requestId });
+    ctx.state.requestId = requestId;
+    ctx.state.logger = log;
+    ctx.set(REQUEST_ID_HEADER, requestId);
+    let status = 500;
+    try {
+      await next();
+      status = ctx.status;
+    } catch (error) {
+      status = statusOfThrown(error);
+      throw error;
+    } finally {
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      const route = routeOf(ctx);
+      const labels = { method: ctx.method, route, status: String(status) };
+      metrics.httpRequests.inc(labels);
+      metrics.httpDurations.observe(labels, seconds);
+      const clientId = clientIdOf(ctx);
+      log.info({
+        method: ctx.method, route, status, durationMs: Math.round(seconds * 1e6) / 1000, ...(clientId ? { clientId } : {}),
+      }, 'request');
+    }
+  };
+}

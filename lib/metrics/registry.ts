@@ -1,0 +1,40 @@
+import { Counter, Histogram, Registry } from 'prom-client';
+
+/**
+ * The service instance's metrics, in a registry of its own (never prom-client's global one), so two instances in
+ * one process count apart. Label values come from closed sets (route patterns, grant types, error codes), never
+ * from raw paths or user input, so the number of series stays bounded.
+ */
+export function createMetrics() {
+  const registry = new Registry();
+  const registers = [registry];
+  return {
+    registry,
+    httpRequests: new Counter({
+      name: 'http_requests_total', help: 'HTTP requests answered, by method, route pattern and status',
+      labelNames: ['method', 'route', 'status'] as const, registers,
+    }),
+    httpDurations: new Histogram({
+      name: 'http_request_duration_seconds', help: 'Time to answer HTTP requests, by method, route pattern and status',
+      labelNames: ['method', 'route', 'status'] as const, registers,
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    }),
+    tokensIssued: new Counter({
+      name: 'oidc_tokens_issued_total', help: 'Successful token endpoint responses by grant type',
+      labelNames: ['grant'] as const, registers,
+    }),
+    tokenExchangesRefused: new Counter({
+      name: 'oidc_token_exchanges_refused_total', help: 'Token exchanges refused, by OAuth error code',
+      labelNames: ['error'] as const, registers,
+    }),
+    rateLimitHits: new Counter({
+      name: 'rate_limit_hits_total', help: 'Requests answered 429 by a rate limit, by limit',
+      labelNames: ['limit'] as const, registers,
+    }),
+    lockouts: new Counter({
+      name: 'sign_in_lockouts_total', help: 'Identifiers locked after too many failed verifications', registers,
+    }),
+  };
+}
+
+export type Metrics = ReturnType<typeof createMetrics>;

@@ -1,0 +1,47 @@
+import type { KeyValueStore } from '../ports/kv.ts';
+import { createWindowLimit, type WindowPolicy } from './window.ts';
+
+/** Who a failed authentication is counted against: the caller's address, and the client it claimed to be. */
+export interface AuthAttempt {
+  ip?: string | undefined;
+  clientId?: string | undefined;
+}
+
+/**
+ * Failed authentications of one surface (`oidc`: client authentication at the token, introspection and
+ * revocation endpoints; `api`: management bearer tokens), counted per client id and per IP address. Successes are
+ * never counted, so a busy legitimate client costs only the reads of `blockedFor`. While either count is full,
+ * every attempt is refused before its credentials are checked, even a correct one.
+ */
+export interface AuthFailureLimit {
+  blockedFor(attempt: AuthAttempt): Promise<number | undefined>;
+  /** Counts a failure; the seconds to wait when it went past the limit (answer 429 instead of 401 then). */
+  failed(attempt: AuthAttempt): Promise<number | undefined>;
+}
+
+/** Client ids are attacker-chosen strings; a bounded one keeps the counter keys bounded too. */
+const MAX_CLIENT_ID = 128;
+
+export function createAuthFailureLimit(kv: KeyValueStore, surface: 'oidc' | 'api', policy: WindowPolicy): AuthFailureLimit {
+  const byIp = createWindowLimit(kv, `auth-failures:${surface}:ip`, policy);
+  const byClient = createWindowLimit(kv, `auth-failures:${surface}:client`, policy);
+  const clientKey = (attempt: AuthAttempt) => attempt.clientId?.slice(0, MAX_CLIENT_ID);
+
+  const longest = (waits: Array<number | undefined>) => {
+    const present = waits.filter((wait): wait is number => wait !== undefined);
+    return present.length ? Math.max(...present) : undefined;
+  };
+
+  return {
+    async blockedFor(attempt) {
+      const client = clientKey(attempt);
+      return longest(await Promise.all([
+        attempt.ip ? byIp.blockedFor(attempt.ip) : undefined, client ? byClient.blockedFor(client) : undefined,
+      ]));
+    },
+    async failed(attempt) {
+      const client = clientKey(attempt);
+      return longest(await Promise.all([attempt.ip ? byIp.count(attempt.ip) : undefined, client ? byClient.count(client) : undefined]));
+    },
+  };
+}

@@ -1,0 +1,69 @@
+import type { Context, Middleware } from 'koa';
+import { errors as oidcErrors, type KoaContextWithOIDC } from 'oidc-provider';
+import type { AuthFailureLimit } from './auth-failures.ts';
+
+/** The endpoints that authenticate clients with a secret: their 401s are failed client authentications. */
+const CLIENT_AUTH_PATHS = new Set(['/oidc/token', '/oidc/token/introspection', '/oidc/token/revocation']);
+
+/**
+ * The OAuth error of a throttled client. RFC 6749 has no "too many requests" code; `temporarily_unavailable` is
+ * its registered "try again later" code, so generic clients treat it as transient rather than as bad credentials
+ * (`invalid_client` would tell an operator their correct secret is wrong). The status is 429 with `Retry-After`.
+ */
+export class ClientAuthThrottled extends oidcErrors.OIDCProviderError {
+  constructor(retryAfterSeconds: number) {
+    super(429, 'temporarily_unavailable');
+    Object.assign(this, {
+      error_description: `too many failed client authentications; retry after ${retryAfterSeconds} seconds`,
+    });
+  }
+}
+
+function answerThrottled(ctx: Context, retryAfterSeconds: number): void {
+  const error = new ClientAuthThrottled(retryAfterSeconds);
+  ctx.status = 429;
+  ctx.set('Retry-After', String(retryAfterSeconds));
+  ctx.set('Cache-Control', 'no-store');
+  ctx.body = { error: error.message, error_description: (error as { error_description?: string }).error_description };
+}
+
+/**
+ * Counts failed client authentications at the token, introspection and revocation endpoints (per IP and per
+ * authenticated-as client) and answers 429 once either count is full: before the provider runs when the address
+ * is limited, and in place of the 401 for a failure past the limit. A limited client's secret is refused inside
+ * the provider by `clientGate`, before it is compared.
+ */
+export function clientAuthLimit(deps: { failures: AuthFailureLimit; onLimited: () => void }): Middleware {
+  const { failures } = deps;
+  return async (ctx, next) => {
+    if (ctx.method !== 'POST' || !CLIENT_AUTH_PATHS.has(ctx.path)) return next();
+    const ip = ctx.ip;
+    const blocked = await failures.blockedFor({ ip });
+    if (blocked !== undefined) {
+      deps.onLimited();
+      answerThrottled(ctx, blocked);
+      return;
+    }
+    await next();
+    const clientId = (ctx.oidc as KoaContextWithOIDC['oidc'] | undefined)?.client?.clientId;
+    if (ctx.status === 429) {
+      // The provider refused a limited client (ClientAuthThrottled): say when to come back.
+      deps.onLimited();
+      ctx.set('Retry-After', String((await failures.blockedFor({ ip, clientId })) ?? 1));
+      return;
+    }
+    if (ctx.status !== 401) return;
+    const wait = await failures.failed({ ip, clientId });
+    if (wait === undefined) return;
+    deps.onLimited();
+    answerThrottled(ctx, wait);
+  };
+}
+
+/** For the provider's secret comparison: throws ClientAuthThrottled while the client's failure count is full. */
+export function clientGate(failures: AuthFailureLimit) {
+  return async (clientId: string): Promise<void> => {
+    const wait = await failures.blockedFor({ clientId });
+    if (wait !== undefined) throw new ClientAuthThrottled(wait);
+  };
+}

@@ -1,0 +1,46 @@
+import type { KeyValueStore } from '../ports/kv.ts';
+
+export interface WindowPolicy {
+  /** Counted events allowed per window; 0 switches the limit off. */
+  limit: number;
+  windowSeconds: number;
+}
+
+/**
+ * A fixed-window counter per key in the key-value store (Redis when shared, so every process counts together).
+ * Each increment is atomic and returns its own number, so however many requests arrive at once only the first
+ * `limit` of a window fit.
+ */
+export interface WindowLimit {
+  /** Seconds until the key may try again when its window is already full; undefined when it may go on. */
+  blockedFor(key: string): Promise<number | undefined>;
+  /** Counts one event; the seconds to wait when this event went past the limit, undefined when it fit. */
+  count(key: string): Promise<number | undefined>;
+}
+
+export function createWindowLimit(kv: KeyValueStore, name: string, policy: WindowPolicy): WindowLimit {
+  const windowMs = policy.windowSeconds * 1000;
+  const keyOf = (key: string) => `ratelimit:${name}:${key}`;
+
+  async function secondsLeft(counter: string): Promise<number> {
+    const ttl = await kv.ttl(counter);
+    // The window may have closed between the two calls; the next request starts a new one.
+    return Math.max(1, Math.ceil((ttl > 0 ? ttl : 1000) / 1000));
+  }
+
+  return {
+    async blockedFor(key) {
+      if (policy.limit === 0) return undefined;
+      const counter = keyOf(key);
+      const value = await kv.get(counter);
+      if (value === null || Number(value) < policy.limit) return undefined;
+      return secondsLeft(counter);
+    },
+    async count(key) {
+      if (policy.limit === 0) return undefined;
+      const counter = keyOf(key);
+      if ((await kv.incr(counter, windowMs)) <= policy.limit) return undefined;
+      return secondsLeft(counter);
+    },
+  };
+}
