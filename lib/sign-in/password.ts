@@ -1,7 +1,7 @@
 import type { Repositories } from '../repositories.ts';
 import type { User } from '../users/repository.ts';
 import type { Identifier, Lockout } from './lockout.ts';
-import { hashPassword, verifyPassword } from '../users/passwords.ts';
+import { hashPassword, needsRehash, verifyPassword } from '../users/passwords.ts';
 
 export type SignInResult = { ok: true; user: User } | { ok: false; reason: 'invalid_credentials' | 'suspended' | 'locked' };
 
@@ -31,6 +31,10 @@ export function createPasswordVerification(deps: { repositories: Pick<Repositori
     if (outcome === 'locked') return { ok: false, reason: 'locked' };
     if (outcome === 'failed' || !found) return { ok: false, reason: 'invalid_credentials' };
     if (found.user.isSuspended) return { ok: false, reason: 'suspended' };
+    // A digest imported from another system gives way to ours once the password is known to be right.
+    if (needsRehash(found.secrets.passwordDigest)) {
+      await deps.repositories.users.update(found.user.id, { passwordDigest: await hashPassword(password) });
+    }
     return { ok: true, user: found.user };
   };
 }

@@ -1,6 +1,7 @@
 import { assertAllFound, errors, unique } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { hashPassword, verifyPassword } from './passwords.ts';
+import { importedDigest, type ImportedPasswordAlgorithm } from './imported-passwords.ts';
 import type { Repositories } from '../repositories.ts';
 import type { Role } from '../roles/repository.ts';
 import type { User } from './repository.ts';
@@ -19,6 +20,8 @@ export type UserChanges = {
 
 export type NewUser = UserChanges & {
   password?: string;
+  /** A digest made by another system (Logto's `passwordDigest` + `passwordAlgorithm`), kept until the first sign-in. */
+  importedPassword?: { algorithm: ImportedPasswordAlgorithm; digest: string };
   /** A password already hashed where it was received (sign-up keeps no clear-text password in between). */
   passwordDigest?: string;
 };
@@ -68,6 +71,11 @@ export function createUsersLibrary(deps: UsersDeps, passwordPolicy: PasswordPoli
     mustFind,
     async create(input: NewUser): Promise<User> {
       if (input.password !== undefined) await passwordPolicy.assertPassword(input.password, input);
+      const imported = input.importedPassword && importedDigest(input.importedPassword.algorithm, input.importedPassword.digest);
+      if (input.importedPassword && !imported) {
+        const issue = { path: 'body.passwordDigest', message: `not a ${input.importedPassword.algorithm} digest this service can verify` };
+        throw errors.invalidInput(`invalid body: ${issue.path}: ${issue.message}`, { issues: [issue] });
+      }
       const now = Date.now();
       const user: User = {
         id: newId(12),
@@ -81,12 +89,12 @@ export function createUsersLibrary(deps: UsersDeps, passwordPolicy: PasswordPoli
         profile: input.profile ?? {},
         applicationId: null,
         isSuspended: false,
-        hasPassword: input.password !== undefined || input.passwordDigest !== undefined,
+        hasPassword: input.password !== undefined || input.passwordDigest !== undefined || imported !== undefined,
         lastSignInAt: null,
         createdAt: now,
         updatedAt: now,
       };
-      const passwordDigest = input.passwordDigest ?? (input.password === undefined ? null : await hashPassword(input.password));
+      const passwordDigest = input.passwordDigest ?? imported ?? (input.password === undefined ? null : await hashPassword(input.password));
       await unique('user', null, () => users.insert(user, { passwordDigest }));
       const defaults = await roles.defaults('User');
       if (defaults.length) await roles.assignToUser(user.id, defaults.map((role) => role.id));

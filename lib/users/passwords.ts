@@ -1,4 +1,8 @@
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { isImportedDigest, verifyImportedPassword } from './imported-passwords.ts';
+
+/** Whether a stored digest is replaced by one of ours at the next successful sign-in (an imported one). */
+export const needsRehash = (digest: string | null | undefined): boolean => Boolean(digest && isImportedDigest(digest));
 
 /**
  * Outer bounds of any password: `maxLength` caps what the APIs accept and what a sign-in experience's policy may
@@ -48,8 +52,12 @@ function parseDigest(digest: string): ParsedDigest | undefined {
   return { cost, salt: Buffer.from(salt, 'base64'), key: Buffer.from(key, 'base64') };
 }
 
-/** Constant-time check of a password against a stored digest; a malformed digest never matches. */
+/**
+ * Constant-time check of a password against a stored digest (ours, or one imported from another system); a
+ * malformed digest never matches.
+ */
 export async function verifyPassword(password: string, digest: string | null | undefined): Promise<boolean> {
+  if (digest && isImportedDigest(digest)) return verifyImportedPassword(password, digest);
   const parsed = digest ? parseDigest(digest) : undefined;
   if (!parsed || parsed.key.length !== KEY_BYTES) return false;
   const key = await derive(password, parsed.salt, parsed.cost);

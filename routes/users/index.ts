@@ -29,7 +29,10 @@ export function userRoutes(api: ApiRouterDeps, core: ServiceCore): void {
   declare(api, {
     method: 'post', path: '/users', tag, summary: 'Create a user',
     body: createUserBody, status: 201, response: user,
-    handler: ({ body }) => library.create(body),
+    handler({ body: { passwordDigest, passwordAlgorithm, ...input } }) {
+      const imported = passwordDigest && passwordAlgorithm ? { digest: passwordDigest, algorithm: passwordAlgorithm } : undefined;
+      return library.create({ ...input, importedPassword: imported });
+    },
   });
 
   declare(api, {

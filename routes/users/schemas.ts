@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { pagination } from '../../lib/http/api.ts';
 import { PASSWORD_POLICY } from '../../lib/users/passwords.ts';
+import { IMPORTED_PASSWORD_ALGORITHMS } from '../../lib/users/imported-passwords.ts';
 import { jsonObject } from '../../lib/http/schemas.ts';
 
 const text = z.string().max(256);
@@ -49,7 +50,16 @@ export const createUserBody = z.object({
   customData: jsonObject.optional(),
   profile: profile.optional(),
   password: password.optional(),
-}).strict();
+  passwordDigest: z.string().min(1).max(1024).optional()
+    .describe('A digest made by another system, with passwordAlgorithm; replaced by ours at the first sign-in'),
+  passwordAlgorithm: z.enum(IMPORTED_PASSWORD_ALGORITHMS).optional(),
+}).strict()
+  .refine((body) => (body.passwordDigest === undefined) === (body.passwordAlgorithm === undefined), {
+    path: ['passwordAlgorithm'], message: 'passwordDigest and passwordAlgorithm go together',
+  })
+  .refine((body) => body.password === undefined || body.passwordDigest === undefined, {
+    path: ['passwordDigest'], message: 'give either password or passwordDigest, not both',
+  });
 
 export const updateUserBody = z.object({
   username: username.nullable().optional(),
