@@ -117,6 +117,7 @@ export function createApplicationsLibrary(deps: Pick<Repositories, 'applications
       // Nothing the application held may outlive it: roles, organization memberships, grants and tokens.
       await roles.removeAllOfApplication(id);
       await deps.organizations.applications.removeWhere({ applicationId: id });
+      await deps.organizations.applicationRoles.removeWhere({ applicationId: id });
       await deps.oidcRevocation.revokeClient(id);
       return app;
     },

@@ -90,6 +90,11 @@ describe('Logto compatibility: role holders, organization application roles, mem
     await ok(h.api('DELETE', `/organizations/${organization.id}/applications/${app.id}`));
     await ok(h.api('POST', `/organizations/${organization.id}/applications`, { applicationIds: [app.id] }));
     expect(await ok(h.api('GET', path)), 'roles do not outlive the membership').to.deep.equal([]);
+
+    await ok(h.api('POST', path, { organizationRoleIds: [reader.id] }));
+    await ok(h.api('DELETE', `/applications/${app.id}`));
+    const left = await h.running.service.core.repositories.organizations.applicationRoles.where({ applicationId: app.id });
+    expect(left, 'nor the application').to.deep.equal([]);
   });
 
   it('POST /organizations/:id/users/roles gives roles to several members; GET …/users/:userId/scopes sums their scopes', async () => {
