@@ -96,11 +96,16 @@ export interface DestinationPolicy {
  * resolved addresses (not the name) is what stops a name that points inward; connecting to the address
  * that was checked (`pinnedLookup`) is what stops a second DNS answer from changing it afterwards.
  */
-export function createDestinationPolicy(options: { allowedNetworks?: readonly Network[]; resolve?: Resolver } = {}): DestinationPolicy {
+export function createDestinationPolicy(options: {
+  allowedNetworks?: readonly Network[];
+  resolve?: Resolver;
+  /** How long one resolution serves further deliveries to the same host, ms. */
+  cacheMs?: number;
+} = {}): DestinationPolicy {
   const allowed = blockList(options.allowedNetworks ?? []);
   const nonPublic4 = blockList(NON_PUBLIC_IPV4.map(cidr));
   const nonPublic6 = blockList(NON_PUBLIC_IPV6.map(cidr));
-  const resolve = options.resolve ?? systemResolver;
+  const resolve = cachedResolver(options.resolve ?? systemResolver, options.cacheMs ?? RESOLUTION_CACHE_MS);
 
   function permitted(address: string): boolean {
     const bare = address.replace(/%.*$/, '');
@@ -129,6 +134,36 @@ export function createDestinationPolicy(options: { allowedNetworks?: readonly Ne
       const host = unbracket(hostname);
       return isIP(host) && !permitted(host) ? refusal(host, host) : undefined;
     },
+  };
+}
+
+const RESOLUTION_CACHE_MS = 1000;
+const MAX_CACHED_HOSTS = 1000;
+
+/**
+ * getaddrinfo runs on libuv's small thread pool, so a burst of deliveries to one host shares one lookup,
+ * and its answer for a moment. Safe against rebinding: whatever answer is used is checked before use, and
+ * the connection goes only to it. Failures are not kept.
+ */
+function cachedResolver(resolve: Resolver, cacheMs: number): Resolver {
+  if (cacheMs === 0) return resolve;
+  const answers = new Map<string, { until: number; addresses: Promise<ResolvedAddress[]> }>();
+  return (hostname) => {
+    const now = performance.now();
+    const cached = answers.get(hostname);
+    if (cached && cached.until > now) return cached.addresses;
+    const addresses = resolve(hostname);
+    answers.delete(hostname);
+    answers.set(hostname, { until: now + cacheMs, addresses });
+    addresses.catch(() => {
+      if (answers.get(hostname)?.addresses === addresses) answers.delete(hostname);
+    });
+    // Insertion order is age order: drop the oldest beyond the bound.
+    for (const name of answers.keys()) {
+      if (answers.size <= MAX_CACHED_HOSTS) break;
+      answers.delete(name);
+    }
+    return addresses;
   };
 }
 

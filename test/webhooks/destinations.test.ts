@@ -121,7 +121,7 @@ describe('webhook destinations', () => {
     const agents = createWebhookAgents(4);
     try {
       const resolve = scriptedResolver([{ address: '127.0.0.2', family: 4 }], [{ address: '127.0.0.1', family: 4 }]);
-      const policy = createDestinationPolicy({ allowedNetworks: parseNetworks('127.0.0.2/32'), resolve });
+      const policy = createDestinationPolicy({ allowedNetworks: parseNetworks('127.0.0.2/32'), resolve, cacheMs: 0 });
       const url = `http://localhost:${allowed.port}/event`;
       for (const pool of [undefined, agents]) {
         resolve.calls = 0;
@@ -138,6 +138,27 @@ describe('webhook destinations', () => {
       await close(allowed.server);
       await close(inward.server);
     }
+  });
+
+  it('shares one resolution between the deliveries of a moment, checking it for each, but not a failed one', async () => {
+    const resolve = scriptedResolver([{ address: '127.0.0.1', family: 4 }]);
+    const allowedPolicy = createDestinationPolicy({ allowedNetworks: parseNetworks('127.0.0.0/8'), resolve, cacheMs: 60_000 });
+    const results = await Promise.all(Array.from({ length: 5 }, () => send(`http://burst.test:${loopback.port}/burst`, allowedPolicy)));
+    expect(results.map((result) => result.status)).to.deep.equal([204, 204, 204, 204, 204]);
+    expect(resolve.calls).to.equal(1);
+    // The answer is checked at each delivery: without the allowance, the same answer is refused.
+    const strict = createDestinationPolicy({ resolve, cacheMs: 60_000 });
+    expect((await send(`http://burst.test:${loopback.port}/burst`, strict)).refused).to.match(/WEBHOOK_ALLOWED_NETWORKS/);
+
+    let failures = 0;
+    const flaky: Resolver = async () => {
+      failures += 1;
+      throw new Error('getaddrinfo EAI_AGAIN flaky.test');
+    };
+    const policy = createDestinationPolicy({ resolve: flaky, cacheMs: 60_000 });
+    await send('http://flaky.test/', policy);
+    await send('http://flaky.test/', policy);
+    expect(failures).to.equal(2);
   });
 
   it('counts a name that does not resolve as a network error, retried', async () => {
