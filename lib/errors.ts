@@ -18,6 +18,8 @@ const ERROR_CODES = {
   'guard.unsupported_content_encoding': 'unsupported',
   /** A request the body parser or router refused for a reason none of the codes above names. */
   'request.invalid': 'invalid',
+  /** Logto's 422 for a well-formed request its state refuses (e.g. inviting someone already a member). */
+  'request.invalid_input': 'rule',
   'auth.unauthorized': 'unauthenticated',
   'auth.forbidden': 'forbidden',
   'entity.not_found': 'not_found',
@@ -32,6 +34,7 @@ const ERROR_CODES = {
   'application.setting_not_applicable': 'rule',
   'application.role_type_mismatch': 'rule',
   'application.third_party_token_exchange': 'rule',
+  'connector.not_found': 'rule',
   'resource.protected': 'rule',
   'role.protected': 'rule',
   'role.name_in_use': 'conflict',

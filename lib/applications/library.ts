@@ -93,8 +93,9 @@ export function createApplicationsLibrary(deps: Pick<Repositories, 'applications
         const logo = logoUri === undefined ? currentLogo : logoUri ?? undefined;
         next.oidcClientMetadata = { ...currentUris, ...uris, ...(logo && { logoUri: logo }) };
       }
+      // Replaced, not merged, as Logto does: a setting the body leaves out goes back to its default.
       if (changes.customClientMetadata) {
-        next.customClientMetadata = { ...current.customClientMetadata, ...changes.customClientMetadata };
+        next.customClientMetadata = { allowTokenExchange: false, ...changes.customClientMetadata };
       }
       assertTokenExchangeRule({ ...current, ...next });
       return (await applications.update(id, next)) ?? (await mustFind(id));

@@ -94,6 +94,10 @@ export function createOrganizationInvitationsLibrary(deps: InvitationsDeps) {
       const now = Date.now();
       await assertInvitable(input, now);
       const invitee = input.invitee.toLowerCase();
+      const account = await users.findWithSecrets({ primaryEmail: invitee });
+      if (account && await organizations.users.has({ organizationId: input.organizationId }, account.user.id)) {
+        throw errors.unprocessable('request.invalid_input', 'the invitee is already a member of the organization');
+      }
       if (await invitations.countLivePending(input.organizationId, invitee, now)) {
         throw errors.duplicate('organization invitation', 'invitee');
       }
