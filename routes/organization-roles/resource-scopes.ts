@@ -3,7 +3,7 @@ import { declare, idParam, type ApiRouterDeps } from '../../lib/http/api.ts';
 import type { ServiceCore } from '../../lib/core.ts';
 import type { EventState } from '../../lib/events/route-events.ts';
 import type { Scope } from '../../lib/resources/repository.ts';
-import { pageQuery } from '../organizations/schemas.ts';
+import { optionalPageQuery } from '../organizations/schemas.ts';
 import { scope } from '../resources/schemas.ts';
 import { addResourceScopesBody, replaceResourceScopesBody } from './schemas.ts';
 
@@ -25,7 +25,7 @@ export function organizationRoleResourceScopeRoutes(api: ApiRouterDeps, core: Se
   declare(api, {
     method: 'get', path: '/organization-roles/:id/resource-scopes', tag,
     summary: 'List the API-resource scopes of an organization role',
-    params: byId, query: pageQuery, response: z.array(scope),
+    params: byId, query: optionalPageQuery, pagination: 'optional', response: z.array(scope),
     async handler({ params, paged }) {
       return paged(await library.resourceScopesOfRole(params.id));
     },

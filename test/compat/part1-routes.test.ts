@@ -132,6 +132,12 @@ describe('Logto compatibility: role holders, organization application roles, mem
     const { scopes } = await fixtures(h).resourceWithScopes(2);
     const role = await fixtures(h).organizationRole({ resourceScopeIds: [scopes[0].id] });
     expect(ids(await ok(h.api('GET', `/organization-roles/${role.id}/resource-scopes`)))).to.deep.equal([scopes[0].id]);
+    const many = await fixtures(h).resourceWithScopes(25);
+    await ok(h.api('PUT', `/organization-roles/${role.id}/resource-scopes`, { scopeIds: many.scopes.map((item: { id: string }) => item.id) }));
+    expect(await ok(h.api('GET', `/organization-roles/${role.id}/resource-scopes`)), 'all without page or page_size').to.have.length(25);
+    const paged = await h.api('GET', `/organization-roles/${role.id}/resource-scopes?page=2&page_size=10`);
+    expect([paged.body.length, paged.headers.get('total-number')]).to.deep.equal([10, '25']);
+    await ok(h.api('PUT', `/organization-roles/${role.id}/resource-scopes`, { scopeIds: [scopes[0].id] }));
     await ok(h.api('DELETE', `/resources/${scopes[0].resourceId}/scopes/${scopes[0].id}`));
     expect(await ok(h.api('GET', `/organization-roles/${role.id}/resource-scopes`)), 'a deleted scope leaves the role').to.deep.equal([]);
     expect((await h.api('GET', '/organization-roles/no-such-role/resource-scopes')).status).to.equal(404);
