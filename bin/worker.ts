@@ -5,6 +5,8 @@ import { runUntilSignalled, settingsOrExit } from './lifecycle.ts';
 import { resolveSettings } from '../lib/settings.ts';
 import { openStores, type InjectedStores } from '../lib/stores.ts';
 import { createWebhooks } from '../lib/webhooks/index.ts';
+import { createOutboxRepository } from '../lib/outbox/repository.ts';
+import { createOutboxRelay } from '../lib/outbox/relay.ts';
 
 export interface WebhookWorkerOptions {
   env?: Record<string, string | undefined>;
@@ -24,7 +26,9 @@ export interface RunningWebhookWorker {
 /**
  * Webhook delivery without the web side: the same settings, stores and webhook code the web process uses
  * (`createWebhooks`), consuming the shared queue. It reads hooks and writes delivery logs in the document
- * store and takes jobs from Redis, so it must share both with the web processes: MongoDB and Redis.
+ * store and takes jobs from Redis, so it must share both with the web processes: MongoDB and Redis. It also
+ * relays the outbox to the queue, beside the web processes' relays (claims keep them from sharing an entry),
+ * so entries a crashed web process left move on even while no web process runs.
  */
 export async function startWebhookWorker(options: WebhookWorkerOptions = {}): Promise<RunningWebhookWorker> {
   const settings = resolveSettings(options.env ?? process.env, options.config);
@@ -43,10 +47,15 @@ export async function startWebhookWorker(options: WebhookWorkerOptions = {}): Pr
   const logger = options.logger ?? createLogger(settings.LOG_LEVEL);
   const stores = await openStores(settings, logger, options.stores);
   const webhooks = createWebhooks({ settings, logger, store: stores.documents, kv: stores.kv, queue: stores.queue });
+  const outbox = createOutboxRepository(stores.documents);
+  const relay = createOutboxRelay({ store: stores.documents, outbox, forward: webhooks.fanOut, logger });
   try {
     await webhooks.prepare();
+    await outbox.prepare();
     await webhooks.startWorker();
+    relay.start();
   } catch (error) {
+    await relay.stop();
     await stores.close();
     throw error;
   }
@@ -54,6 +63,7 @@ export async function startWebhookWorker(options: WebhookWorkerOptions = {}): Pr
     queueName: settings.webhookQueue.name,
     concurrency: settings.WEBHOOK_CONCURRENCY,
     async close() {
+      await relay.stop();
       await stores.close();
       webhooks.close();
     },

@@ -57,6 +57,10 @@ import { observeTokenEvents } from './metrics/token-events.ts';
 import { accessLog } from './http/access-log.ts';
 import { createRateLimits } from './rate-limits/index.ts';
 import { clientAuthLimit, clientGate } from './rate-limits/oidc.ts';
+import { createOutboxRepository } from './outbox/repository.ts';
+import { createOutboxRecorder } from './outbox/recorder.ts';
+import { createOutboxRelay, type OutboxRelay } from './outbox/relay.ts';
+import { transactionalRequests } from './outbox/middleware.ts';
 
 export interface IdentityServiceOptions {
   /** Environment to read configuration from; defaults to `process.env`. */
@@ -118,6 +122,7 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
   const logger = options.logger ?? createLogger(settings.LOG_LEVEL);
   const stores = await openStores(settings, logger, options.stores);
   let messaging: MessagingService | undefined;
+  let relay: OutboxRelay | undefined;
   try {
     const metrics = createMetrics();
     const rateLimits = createRateLimits({ kv: stores.kv, settings, metrics });
@@ -173,10 +178,13 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
       repositories, impersonation, exchanges, signingAlg: signingKeys.alg,
       verifyActor: createActorVerifier({ issuer: settings.issuer, publicKeys: signingKeys.publicKeys, users: repositories.users }),
     }), tokenExchange.parameters);
-    const bus = new EventBus();
-    enforceGrantLimits(provider, { repositories, bus });
     const webhooks = createWebhooks({ settings, logger, store: stores.documents, kv: stores.kv, queue: stores.queue });
     await webhooks.prepare();
+    const outbox = createOutboxRepository(stores.documents);
+    await outbox.prepare();
+    relay = createOutboxRelay({ store: stores.documents, outbox, forward: webhooks.fanOut, logger });
+    const bus = new EventBus(createOutboxRecorder({ store: stores.documents, outbox, wake: relay.wake }));
+    enforceGrantLimits(provider, { repositories, bus });
     messaging = await createMessaging({ settings, logger, kv: stores.kv, bus, templates: options.messageTemplates });
     const core: ServiceCore = {
       settings, logger, store: stores.documents, kv: stores.kv, bus, repositories, authorization,
@@ -194,7 +202,6 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
       metrics,
       rateLimits,
     };
-    const stopFanOut = core.bus.subscribe(webhooks.fanOut);
     const stopCountingLockouts = core.bus.subscribe(async (events) => {
       for (const event of events) if (event.event === 'Identifier.Lockout') metrics.lockouts.inc();
     });
@@ -223,6 +230,8 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
     const apiStack = composeMiddleware([
       jsonErrorMiddleware(logger),
       parseBody(koaBody({ json: true, jsonLimit: '256kb', jsonStrict: true, urlencoded: false, text: false, multipart: false })),
+      // Inside the transaction, so that the events of a request commit with its change.
+      transactionalRequests(stores.documents),
       routeEventsMiddleware({ map: MANAGEMENT_EVENTS, bus: core.bus, prefix: API_PREFIX }),
       answeredOrNotFound,
       router.routes(),
@@ -244,12 +253,15 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
     app.use(refuseEncodedBodies('/oidc'));
     app.use(clientAuthLimit({ failures: rateLimits.clientAuth, onLimited: () => rateLimits.limited('client_auth') }));
     app.use(mountProvider(provider, settings.issuer));
+    const transactional = transactionalRequests(stores.documents);
+    app.use((ctx, next) => (ctx.path.startsWith('/interaction/') ? transactional(ctx, next) : next()));
     app.use(interactionRoutes(core));
     app.use(async (ctx, next) => {
       if (ctx.path === API_PREFIX || ctx.path.startsWith(`${API_PREFIX}/`)) return apiStack(ctx, next);
       return next();
     });
 
+    relay.start();
     if (options.webhookWorker ?? settings.WEBHOOK_WORKER_IN_WEB) {
       // Not awaited: with Redis down the service still starts (and answers 503); delivery begins once it is up.
       webhooks.startWorker().catch((error: unknown) => logger.error({ err: error }, 'webhook worker did not start'));
@@ -260,8 +272,8 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
     return {
       app, provider, settings, core, webhooks, adminClientId,
       async close() {
-        stopFanOut();
         stopCountingLockouts();
+        await relay?.stop();
         await sandboxes?.close();
         await messaging?.close();
         // The queue closes first: its consumer finishes the attempts in flight while the stores are open.
@@ -270,6 +282,7 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
       },
     };
   } catch (error) {
+    await relay?.stop();
     await messaging?.close();
     await stores.close();
     throw error;

@@ -13,12 +13,14 @@ import {
   type FindOptions,
   type Filter,
   type IndexSpec,
+  type TransactionScope,
   type UpdateOptions,
   type UpdateResult,
   type Update,
 } from '../../lib/ports/documents.ts';
 import { defaultIndexName, expiryOf, indexEntries, sameIndex, validateIndexSpec, type MemoryIndex } from './indexes.ts';
 import { compileFilter, compileProjection, compileSort, isOperatorObject } from './query.ts';
+import { MemoryTransactions, type Restorable } from './transactions.ts';
 import { applyUpdate, seedFromFilter, validateUpdate } from './update.ts';
 import { canonicalKey, copyIn, copyOut, isPlainObject, valuesEqual } from './values.ts';
 
@@ -36,16 +38,30 @@ function immutableIdError(): Error {
   return new Error("performing an update on the path '_id' would modify the immutable field '_id'");
 }
 
-class MemoryCollection implements DocumentCollection<Doc> {
+class MemoryCollection implements DocumentCollection<Doc>, Restorable {
   readonly name: string;
+  readonly #transactions: MemoryTransactions;
   /** Canonical `_id` → stored document, in natural (insertion) order. */
   readonly #docs = new Map<string, Doc>();
   readonly #indexes = new Map<string, MemoryIndex>();
   /** Lower bound of the next TTL expiry, so sweeps only run when something may have expired. */
   #nextExpiry = Number.POSITIVE_INFINITY;
 
-  constructor(name: string) {
+  constructor(name: string, transactions: MemoryTransactions) {
     this.name = name;
+    this.#transactions = transactions;
+  }
+
+  restore(id: string, expected: Doc | undefined, previous: Doc | undefined): void {
+    const current = this.#docs.get(id);
+    if (current !== expected) return;
+    try {
+      if (current && previous) this.#replace(current, previous);
+      else if (current) this.#remove(current);
+      else if (previous) this.#insert(previous);
+    } catch {
+      // Someone outside the transaction took a unique key meanwhile: their document stands.
+    }
   }
 
   async insertOne(doc: Doc): Promise<void> {
@@ -243,6 +259,7 @@ class MemoryCollection implements DocumentCollection<Doc> {
     this.#checkUnique(doc, null);
     this.#addEntries(doc, id);
     this.#docs.set(id, doc);
+    this.#transactions.record(this, id, undefined, doc);
   }
 
   /** Replaces a stored document by a new object with the same `_id` (stored objects are never mutated). */
@@ -252,12 +269,14 @@ class MemoryCollection implements DocumentCollection<Doc> {
     this.#removeEntries(current, id);
     this.#addEntries(next, id);
     this.#docs.set(id, next);
+    this.#transactions.record(this, id, current, next);
   }
 
-  #remove(doc: Doc): void {
+  #remove(doc: Doc, expired = false): void {
     const id = canonicalKey(doc._id);
     this.#removeEntries(doc, id);
     this.#docs.delete(id);
+    if (!expired) this.#transactions.record(this, id, doc, undefined);
   }
 
   /** Returns the stored document after the update: `target` itself when nothing changed. */
@@ -297,7 +316,7 @@ class MemoryCollection implements DocumentCollection<Doc> {
     for (const doc of [...this.#docs.values()]) {
       const expiry = this.#expiryOf(doc);
       if (expiry === undefined) continue;
-      if (expiry <= now) this.#remove(doc);
+      if (expiry <= now) this.#remove(doc, true);
       else next = Math.min(next, expiry);
     }
     this.#nextExpiry = next;
@@ -307,15 +326,28 @@ class MemoryCollection implements DocumentCollection<Doc> {
 class MemoryDocumentStore implements DocumentStore {
   readonly kind = 'memory' as const;
   readonly #collections = new Map<string, MemoryCollection>();
+  readonly #transactions = new MemoryTransactions();
 
   collection<T extends object = Doc>(name: string): DocumentCollection<T> {
     let collection = this.#collections.get(name);
     if (!collection) {
-      collection = new MemoryCollection(name);
+      collection = new MemoryCollection(name, this.#transactions);
       this.#collections.set(name, collection);
     }
     // Documents are untyped at runtime; T only describes what the caller stores.
     return collection as unknown as DocumentCollection<T>;
+  }
+
+  transaction<T>(work: () => Promise<T>): Promise<T> {
+    return this.#transactions.run(work);
+  }
+
+  currentTransaction(): TransactionScope | undefined {
+    return this.#transactions.current();
+  }
+
+  outsideTransaction<T>(work: () => Promise<T>): Promise<T> {
+    return this.#transactions.outside(work);
   }
 
   async ping(): Promise<void> {}

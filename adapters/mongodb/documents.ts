@@ -2,7 +2,7 @@
  * The document-store port over the official MongoDB driver. A thin layer: each method delegates to the
  * driver's Collection; the only translation is duplicate-key errors (code 11000) → DuplicateKeyError.
  */
-import { MongoClient, type Collection, type CreateIndexesOptions, type Db, type Document } from 'mongodb';
+import { MongoClient, type ClientSession, type Collection, type CreateIndexesOptions, type Db, type Document } from 'mongodb';
 import {
   DuplicateKeyError,
   type Doc,
@@ -12,10 +12,13 @@ import {
   type FindOptions,
   type Filter,
   type IndexSpec,
+  type TransactionScope,
   type UpdateOptions,
   type UpdateResult,
   type Update,
 } from '../../lib/ports/documents.ts';
+import { ConfigurationError } from '../../lib/config.ts';
+import { MongoTransactions } from './transactions.ts';
 
 interface DriverError {
   code?: unknown;
@@ -46,84 +49,93 @@ function translateError(collection: string, error: unknown, fallbackKeys?: Recor
   return new DuplicateKeyError(collection, keyPatternOf(error) ?? fallbackKeys ?? {});
 }
 
+/** The session option of an operation: present only inside a transaction. */
+function inSession(session: ClientSession | undefined): { session?: ClientSession } {
+  return session ? { session } : {};
+}
+
 class MongoCollection implements DocumentCollection<Doc> {
   readonly name: string;
   readonly #collection: Collection<Document>;
+  readonly #transactions: MongoTransactions;
 
-  constructor(collection: Collection<Document>) {
+  constructor(collection: Collection<Document>, transactions: MongoTransactions) {
     this.name = collection.collectionName;
     this.#collection = collection;
+    this.#transactions = transactions;
   }
 
-  async #run<R>(operation: () => Promise<R>, fallbackKeys?: Record<string, unknown>): Promise<R> {
+  async #run<R>(operation: (session: { session?: ClientSession }) => Promise<R>, fallbackKeys?: Record<string, unknown>): Promise<R> {
     try {
-      return await operation();
+      return await this.#transactions.operate((session) => operation(inSession(session)));
     } catch (error) {
       throw translateError(this.name, error, fallbackKeys);
     }
   }
 
   insertOne(doc: Doc): Promise<void> {
-    return this.#run(async () => {
-      await this.#collection.insertOne(doc);
+    return this.#run(async (session) => {
+      await this.#collection.insertOne(doc, session);
     });
   }
 
   insertMany(docs: Doc[]): Promise<void> {
-    return this.#run(async () => {
-      await this.#collection.insertMany(docs);
+    return this.#run(async (session) => {
+      await this.#collection.insertMany(docs, session);
     });
   }
 
   findOne(filter: Filter, options: Omit<FindOptions, 'limit' | 'skip'> = {}): Promise<Doc | null> {
-    return this.#run(() => this.#collection.findOne(filter, options));
+    return this.#run((session) => this.#collection.findOne(filter, { ...options, ...session }));
   }
 
   find(filter: Filter, options: FindOptions = {}): Promise<Doc[]> {
-    return this.#run(() => this.#collection.find(filter, options).toArray());
+    return this.#run((session) => this.#collection.find(filter, { ...options, ...session }).toArray());
   }
 
   countDocuments(filter: Filter): Promise<number> {
-    return this.#run(() => this.#collection.countDocuments(filter));
+    return this.#run((session) => this.#collection.countDocuments(filter, session));
   }
 
   updateOne(filter: Filter, update: Update, options: UpdateOptions = {}): Promise<UpdateResult> {
-    return this.#run(async () => {
-      const result = await this.#collection.updateOne(filter, update, options);
+    return this.#run(async (session) => {
+      const result = await this.#collection.updateOne(filter, update, { ...options, ...session });
       return { matchedCount: result.matchedCount, modifiedCount: result.modifiedCount, upsertedId: result.upsertedId };
     });
   }
 
   updateMany(filter: Filter, update: Update): Promise<UpdateResult> {
-    return this.#run(async () => {
-      const result = await this.#collection.updateMany(filter, update);
+    return this.#run(async (session) => {
+      const result = await this.#collection.updateMany(filter, update, session);
       return { matchedCount: result.matchedCount, modifiedCount: result.modifiedCount, upsertedId: result.upsertedId };
     });
   }
 
   replaceOne(filter: Filter, doc: Doc, options: UpdateOptions = {}): Promise<UpdateResult> {
-    return this.#run(async () => {
-      const result = await this.#collection.replaceOne(filter, doc, options);
+    return this.#run(async (session) => {
+      const result = await this.#collection.replaceOne(filter, doc, { ...options, ...session });
       return { matchedCount: result.matchedCount, modifiedCount: result.modifiedCount, upsertedId: result.upsertedId };
     });
   }
 
   findOneAndUpdate(filter: Filter, update: Update, options: FindOneAndUpdateOptions = {}): Promise<Doc | null> {
-    return this.#run(() =>
-      this.#collection.findOneAndUpdate(filter, update, { ...options, returnDocument: options.returnDocument ?? 'before' }),
+    return this.#run((session) =>
+      this.#collection.findOneAndUpdate(filter, update, {
+        ...options, ...session, returnDocument: options.returnDocument ?? 'before',
+      }),
     );
   }
 
   findOneAndDelete(filter: Filter): Promise<Doc | null> {
-    return this.#run(() => this.#collection.findOneAndDelete(filter));
+    return this.#run((session) => this.#collection.findOneAndDelete(filter, session));
   }
 
   deleteOne(filter: Filter): Promise<number> {
-    return this.#run(async () => (await this.#collection.deleteOne(filter)).deletedCount);
+    return this.#run(async (session) => (await this.#collection.deleteOne(filter, session)).deletedCount);
   }
 
   deleteMany(filter: Filter): Promise<number> {
-    return this.#run(async () => (await this.#collection.deleteMany(filter)).deletedCount);
+    return this.#run(async (session) => (await this.#collection.deleteMany(filter, session)).deletedCount);
   }
 
   createIndex(spec: IndexSpec): Promise<void> {
@@ -143,16 +155,30 @@ class MongoDocumentStore implements DocumentStore {
   readonly #client: MongoClient;
   readonly #db: Db;
   readonly #collections = new Map<string, MongoCollection>();
+  readonly #transactions: MongoTransactions;
 
   constructor(client: MongoClient, db: Db) {
     this.#client = client;
     this.#db = db;
+    this.#transactions = new MongoTransactions(client);
+  }
+
+  transaction<T>(work: () => Promise<T>): Promise<T> {
+    return this.#transactions.run(work);
+  }
+
+  currentTransaction(): TransactionScope | undefined {
+    return this.#transactions.current();
+  }
+
+  outsideTransaction<T>(work: () => Promise<T>): Promise<T> {
+    return this.#transactions.outside(work);
   }
 
   collection<T extends object = Doc>(name: string): DocumentCollection<T> {
     let collection = this.#collections.get(name);
     if (!collection) {
-      collection = new MongoCollection(this.#db.collection(name));
+      collection = new MongoCollection(this.#db.collection(name), this.#transactions);
       this.#collections.set(name, collection);
     }
     // Documents are untyped at runtime; T only describes what the caller stores.
@@ -169,9 +195,33 @@ class MongoDocumentStore implements DocumentStore {
   }
 }
 
-/** Connects to `uri`; the database is `options.dbName`, else the one named in the URI. */
+/**
+ * Without these the driver waits 30 s to find a server on every operation, so a request against a MongoDB
+ * that is down would hang that long; bounded, it fails fast and answers 503. A URI that sets them wins.
+ */
+const BOUNDED_TIMEOUTS = { serverSelectionTimeoutMS: 5000, timeoutMS: 15000 } as const;
+
+/** The database named in a connection string's path, if any. */
+export function databaseOf(uri: string): string | undefined {
+  const match = /^mongodb(?:\+srv)?:\/\/[^/?]*\/([^?]*)/.exec(uri);
+  const name = match?.[1] ? decodeURIComponent(match[1]) : '';
+  return name || undefined;
+}
+
+function timeoutsOf(uri: string): Partial<Record<keyof typeof BOUNDED_TIMEOUTS, number>> {
+  const query = uri.includes('?') ? new URLSearchParams(uri.slice(uri.indexOf('?') + 1)) : new URLSearchParams();
+  const given = new Set([...query.keys()].map((key) => key.toLowerCase()));
+  return Object.fromEntries(Object.entries(BOUNDED_TIMEOUTS).filter(([key]) => !given.has(key.toLowerCase())));
+}
+
+/**
+ * Connects to `uri`; the database is `options.dbName`, else the one named in the URI. A URI naming none is
+ * refused: the driver would silently use `test`, and a restart with a corrected URI would find nothing.
+ */
 export async function createMongoDocumentStore(uri: string, options: { dbName?: string } = {}): Promise<DocumentStore> {
-  const client = new MongoClient(uri);
+  const dbName = options.dbName ?? databaseOf(uri);
+  if (!dbName) throw new ConfigurationError('MONGODB_URI must name a database (mongodb://host:27017/identity?replicaSet=rs0)');
+  const client = new MongoClient(uri, timeoutsOf(uri));
   await client.connect();
-  return new MongoDocumentStore(client, client.db(options.dbName));
+  return new MongoDocumentStore(client, client.db(dbName));
 }

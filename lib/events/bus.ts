@@ -10,6 +10,15 @@ export type { IdentityEvent } from './payloads.ts';
 
 export type EventListener = (events: readonly IdentityEvent[]) => Promise<void>;
 
+/** Makes events durable before they count as published (the transactional outbox). */
+export interface EventRecorder {
+  /**
+   * Stores the events: with the caller's transaction when there is one, unless `standalone` (they stand
+   * whatever that transaction does). `published` runs once they are committed.
+   */
+  record(events: readonly IdentityEvent[], options: { standalone: boolean }, published: () => Promise<void>): Promise<void>;
+}
+
 /** One event a producer states: its name and its payload. */
 export type EventDraft<N extends EventName = EventName> = N extends EventName ? { event: N; payload: EventPayloads[N] } : never;
 
@@ -41,12 +50,19 @@ export function stampEvent<N extends EventName>(
 }
 
 /**
- * In-process publish/subscribe. Producers `emit` (the bus stamps the time and the request context);
- * publishing awaits every listener, so a listener that makes an event durable (webhook fan-out) has done so
- * before the triggering request responds.
+ * In-process publish/subscribe. Producers `emit` (the bus stamps the time and the request context). With a
+ * recorder, events are first stored with the change they announce (the outbox, from which a relay feeds
+ * webhook delivery), and listeners receive them once that is committed: a change that rolls back publishes
+ * nothing. Exception events (a lockout, a refused message) stand on their own: a request that fails because
+ * of them still publishes them.
  */
 export class EventBus {
   readonly #listeners: EventListener[] = [];
+  readonly #recorder: EventRecorder | undefined;
+
+  constructor(recorder?: EventRecorder) {
+    this.#recorder = recorder;
+  }
 
   subscribe(listener: EventListener): () => void {
     this.#listeners.push(listener);
@@ -68,9 +84,18 @@ export class EventBus {
     await this.publish(drafts.map((draft) => stampEvent(draft.event, draft.payload, context, now)));
   }
 
-  /** Hands events already stamped to every listener, in order (`emit` for new events; tests inject crafted ones). */
+  /** Publishes events already stamped, in order (`emit` for new events; tests inject crafted ones). */
   async publish(events: readonly IdentityEvent[]): Promise<void> {
     if (events.length === 0) return;
+    const recorder = this.#recorder;
+    if (!recorder) return this.#handOut(events);
+    const standalone = events.filter((event) => !isDataEvent(event.event) && !isInteractionEvent(event.event));
+    const joined = events.filter((event) => !standalone.includes(event));
+    if (joined.length > 0) await recorder.record(joined, { standalone: false }, () => this.#handOut(joined));
+    if (standalone.length > 0) await recorder.record(standalone, { standalone: true }, () => this.#handOut(standalone));
+  }
+
+  async #handOut(events: readonly IdentityEvent[]): Promise<void> {
     for (const listener of this.#listeners) await listener(events);
   }
 }

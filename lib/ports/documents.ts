@@ -68,9 +68,27 @@ export interface DocumentCollection<T extends object = Doc> {
   createIndex(spec: IndexSpec): Promise<void>;
 }
 
+/** What code running inside a transaction may attach to it. */
+export interface TransactionScope {
+  /** Runs as the transaction's last step, inside it: a failure aborts the transaction. */
+  beforeCommit(step: () => Promise<void>): void;
+  /** Runs once the transaction committed, outside it; never when it aborted. */
+  afterCommit(callback: () => Promise<void> | void): void;
+}
+
 export interface DocumentStore {
   readonly kind: 'memory' | 'mongodb';
   collection<T extends object = Doc>(name: string): DocumentCollection<T>;
+  /**
+   * Runs `work` as one transaction: every write through this store's collections in its asynchronous
+   * context commits with the others or not at all (the context carries the transaction, so repositories
+   * take no extra parameter). A call made inside a transaction joins it. MongoDB needs a replica set.
+   */
+  transaction<T>(work: () => Promise<T>): Promise<T>;
+  /** The transaction the calling code runs in, if any. */
+  currentTransaction(): TransactionScope | undefined;
+  /** Runs `work` outside any transaction: its writes stand whatever the caller's transaction does. */
+  outsideTransaction<T>(work: () => Promise<T>): Promise<T>;
   /** Resolves when the backend answers; rejects otherwise (readiness). */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -75,6 +75,11 @@ export function createDeliveriesRepository(store: DocumentStore, options: { rete
     async insertPending(jobs: DeliveryJob[], resentFrom: string | null = null): Promise<void> {
       await deliveries.insertMany(jobs.map((job) => initial(job, resentFrom)));
     },
+    /** The status of each of these deliveries that has a record. */
+    async statusesOf(ids: string[]): Promise<Map<string, DeliveryStatus>> {
+      const found = await deliveries.find({ _id: { $in: ids } }, { projection: { _id: 1, status: 1 } });
+      return new Map(found.map((doc) => [doc._id, doc.status]));
+    },
     async remove(ids: string[]): Promise<void> {
       await deliveries.deleteMany({ _id: { $in: ids } });
     },

@@ -1,9 +1,10 @@
-import type { EventListener } from '../events/bus.ts';
+import { createHash } from 'node:crypto';
+import type { OutboxEntry } from '../outbox/repository.ts';
 import type { DeliveryJob, DeliveryQueue } from '../ports/queue.ts';
 import type { DeliveriesRepository } from './deliveries.ts';
 import { hookErrors } from './errors.ts';
 import type { HookCache } from './hook-cache.ts';
-import { eventBody, hookPayload, newDeliveryId } from './payload.ts';
+import { eventBody, hookPayload } from './payload.ts';
 
 export interface EnqueueDeps {
   deliveries: DeliveriesRepository;
@@ -11,9 +12,8 @@ export interface EnqueueDeps {
 }
 
 /**
- * Records the deliveries as pending, then stores their jobs. Both must hold before the triggering request
- * responds; if the queue refuses, the records are withdrawn and the caller gets a 503 rather than a
- * delivery that silently never happens.
+ * Records the deliveries as pending, then stores their jobs (an operator's resend). If the queue refuses,
+ * the records are withdrawn and the caller gets a 503 rather than a delivery that silently never happens.
  */
 export async function enqueueDeliveries(deps: EnqueueDeps, jobs: DeliveryJob[], resentFrom: string | null = null) {
   if (jobs.length === 0) return;
@@ -26,22 +26,42 @@ export async function enqueueDeliveries(deps: EnqueueDeps, jobs: DeliveryJob[], 
   }
 }
 
-/** The event-bus listener: one job per (event, enabled hook subscribed to it). */
-export function createFanOut(deps: EnqueueDeps & { cache: HookCache }): EventListener {
-  return async (events) => {
+/**
+ * Forwards one outbox entry: one job per (event, enabled hook subscribed to it), resolved now. Job ids
+ * derive from the entry, the event's place in it and the hook, so forwarding an entry again (after a crash
+ * between the enqueue and the outbox delete, or a queue that failed ambiguously) re-adds jobs the queue
+ * already holds, which it ignores, and skips deliveries that already finished.
+ */
+export function createFanOut(deps: EnqueueDeps & { cache: HookCache }): (entry: OutboxEntry) => Promise<void> {
+  return async (entry) => {
     const hooks = await deps.cache.current();
-    const createdAt = Date.now();
     const jobs: DeliveryJob[] = [];
-    for (const event of events) {
+    entry.events.forEach((event, index) => {
       const subscribers = hooks.subscribersOf(event.event);
-      if (subscribers.length === 0) continue;
+      if (subscribers.length === 0) return;
       const body = eventBody(event);
       for (const hook of subscribers) {
         jobs.push({
-          deliveryId: newDeliveryId(), hookId: hook.id, event: event.event, payload: hookPayload(body, hook.id), createdAt,
+          deliveryId: relayedDeliveryId(entry.id, index, hook.id), hookId: hook.id, event: event.event,
+          payload: hookPayload(body, hook.id), createdAt: entry.createdAt,
         });
       }
+    });
+    if (jobs.length === 0) return;
+    const known = await deps.deliveries.statusesOf(jobs.map((job) => job.deliveryId));
+    const fresh = jobs.filter((job) => !known.has(job.deliveryId));
+    if (fresh.length > 0) await deps.deliveries.insertPending(fresh);
+    const due = jobs.filter((job) => (known.get(job.deliveryId) ?? 'pending') === 'pending');
+    try {
+      await deps.queue.enqueue(due);
+    } catch (error) {
+      // The next try may resolve other hooks: leave no pending record it would not send.
+      await deps.deliveries.remove(fresh.map((job) => job.deliveryId)).catch(() => {});
+      throw error;
     }
-    await enqueueDeliveries(deps, jobs);
   };
+}
+
+function relayedDeliveryId(entryId: string, index: number, hookId: string): string {
+  return `dlv_${createHash('sha256').update(`${entryId}\n${index}\n${hookId}`).digest('base64url').slice(0, 27)}`;
 }

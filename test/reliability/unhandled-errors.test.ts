@@ -14,6 +14,9 @@ function faultyStore(): { store: DocumentStore; fault: { broken: boolean } } {
     kind: inner.kind,
     ping: () => inner.ping(),
     close: () => inner.close(),
+    transaction: (work) => inner.transaction(work),
+    currentTransaction: () => inner.currentTransaction(),
+    outsideTransaction: (work) => inner.outsideTransaction(work),
     collection<T extends object>(name: string): DocumentCollection<T> {
       const collection = inner.collection<T>(name);
       if (name !== 'users') return collection;

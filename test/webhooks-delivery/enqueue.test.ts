@@ -5,7 +5,7 @@ import { startService, type RunningService } from '../support/service.ts';
 import { FAST_ENV, REDIS_URL, bodyOf, createHook, getJson, removeQueue, uniqueQueueName, verifyDelivery, withQueue } from './support/hooks.ts';
 import { Receiver, eventually } from './support/receiver.ts';
 
-describe('webhook fan-out: durable before the triggering request responds', () => {
+describe('webhook fan-out: events committed with the change, moved to the queue by the outbox relay', () => {
   let receiver: Receiver;
 
   before(async () => {
@@ -26,14 +26,14 @@ describe('webhook fan-out: durable before the triggering request responds', () =
       await removeQueue(queueName);
     });
 
-    it('has the job in Redis, under the delivery id, when the response arrives; a worker then delivers it', async () => {
+    it('puts the job in Redis under the delivery id right after the commit; a worker then delivers it', async () => {
       const hook = await createHook(web, { events: ['Role.Created'], config: { url: receiver.url('/later') } });
       const response = await web.request('/api/roles', { method: 'POST', json: { name: 'durable-role' } });
       expect(response.status).to.equal(201);
 
-      const [delivery] = await getJson(web, `/api/hooks/${hook.id}/deliveries`);
+      const delivery = await eventually(async () => (await getJson(web, `/api/hooks/${hook.id}/deliveries`))[0]);
       expect(delivery).to.include({ status: 'pending', attempts: 0, event: 'Role.Created' });
-      const job = await withQueue(queueName, (queue) => queue.getJob(delivery.id));
+      const job = await eventually(() => withQueue(queueName, (queue) => queue.getJob(delivery.id)));
       expect(job?.id).to.equal(delivery.id);
       expect(job?.data).to.include({ deliveryId: delivery.id, hookId: hook.id, event: 'Role.Created' });
       expect(JSON.stringify(job?.data)).to.not.include(hook.signingKey);
@@ -54,12 +54,21 @@ describe('webhook fan-out: durable before the triggering request responds', () =
 
   describe('with a queue that refuses jobs (Redis down)', () => {
     const queue = createMemoryDeliveryQueue();
+    const refusing = { on: true };
     let web: RunningService;
 
     before(async () => {
       web = await startService({
         env: FAST_ENV,
-        stores: { queue: { ...queue, kind: queue.kind, enqueue: () => Promise.reject(new Error('Connection is closed.')) } },
+        stores: {
+          queue: {
+            kind: queue.kind,
+            enqueue: (jobs) => (refusing.on ? Promise.reject(new Error('Connection is closed.')) : queue.enqueue(jobs)),
+            consume: (processor, options) => queue.consume(processor, options),
+            pendingCount: () => queue.pendingCount(),
+            close: () => queue.close(),
+          },
+        },
         webhookWorker: false,
       });
     });
@@ -68,12 +77,22 @@ describe('webhook fan-out: durable before the triggering request responds', () =
       await queue.close();
     });
 
-    it('answers 503 and leaves no delivery that would never be sent', async () => {
+    it('answers 201, keeps the event in the outbox without a stray delivery, and queues it once the queue is back', async () => {
       const hook = await createHook(web, { events: ['Role.Created'], config: { url: receiver.url('/never') } });
       const response = await web.request('/api/roles', { method: 'POST', json: { name: 'unqueued-role' } });
-      expect(response.status).to.equal(503);
-      expect((await bodyOf(response)).code).to.equal('service.dependency_unavailable');
+      expect(response.status).to.equal(201);
+      const outbox = web.service.core.store.collection('outbox');
+      await eventually(async () => (await outbox.findOne({}))?.attempts === 1);
       expect(await getJson(web, `/api/hooks/${hook.id}/deliveries`)).to.deep.equal([]);
+      expect(await queue.pendingCount()).to.equal(0);
+
+      refusing.on = false;
+      const [delivery] = await eventually(async () => {
+        const found = await getJson(web, `/api/hooks/${hook.id}/deliveries`);
+        return found.length === 1 && (await queue.pendingCount()) === 1 ? found : undefined;
+      });
+      expect(delivery).to.include({ status: 'pending', event: 'Role.Created' });
+      expect(await outbox.countDocuments({})).to.equal(0);
     });
 
     it('lets requests whose events nobody subscribes to through', async () => {
@@ -103,7 +122,7 @@ describe('webhook fan-out: durable before the triggering request responds', () =
       await createHook(web, { events: ['Role.Created', 'Role.Deleted'], config: { url: receiver.url('/memory-b') } });
       const response = await web.request('/api/roles', { method: 'POST', json: { name: 'memory-role' } });
       expect(response.status).to.equal(201);
-      expect(await queue.pendingCount()).to.equal(2);
+      await eventually(async () => (await queue.pendingCount()) === 2);
     });
   });
 });
