@@ -53,6 +53,7 @@ import { experienceRoutes } from '../routes/experience/index.ts';
 import { createMessaging, type MessageTemplates, type MessagingService } from './messaging/index.ts';
 import { createMetrics } from './metrics/registry.ts';
 import { metricsEndpoint } from './metrics/endpoint.ts';
+import { countingTimeouts } from './metrics/sandbox.ts';
 import { observeTokenEvents } from './metrics/token-events.ts';
 import { accessLog } from './http/access-log.ts';
 import { createRateLimits } from './rate-limits/index.ts';
@@ -124,7 +125,7 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
   let messaging: MessagingService | undefined;
   let relay: OutboxRelay | undefined;
   try {
-    const metrics = createMetrics();
+    const metrics = createMetrics({ queueDepth: () => stores.queue.pendingCount() });
     const rateLimits = createRateLimits({ kv: stores.kv, settings, metrics });
     const repositories = createRepositories(stores.documents);
     await prepareRepositories(repositories);
@@ -151,7 +152,8 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
       workers: settings.JWT_CUSTOMIZER_WORKERS,
     }));
     const customizer = createClaimsCustomizer({
-      fn: options.jwtCustomizer, configs: customizerConfigs, runner: () => getSandboxes().issuance, logger,
+      fn: options.jwtCustomizer, configs: customizerConfigs, logger,
+      runner: countingTimeouts(() => getSandboxes().issuance, () => metrics.sandboxTimeouts.inc({ pool: 'issuance' })),
       scriptExemptAudience: settings.managementIndicator,
     });
     const provider = createProvider({
@@ -178,7 +180,13 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
       repositories, impersonation, exchanges, signingAlg: signingKeys.alg,
       verifyActor: createActorVerifier({ issuer: settings.issuer, publicKeys: signingKeys.publicKeys, users: repositories.users }),
     }), tokenExchange.parameters);
-    const webhooks = createWebhooks({ settings, logger, store: stores.documents, kv: stores.kv, queue: stores.queue });
+    const webhooks = createWebhooks({
+      settings, logger, store: stores.documents, kv: stores.kv, queue: stores.queue,
+      onAttempt: ({ outcome, latencyMs }) => {
+        metrics.webhookAttempts.inc({ outcome });
+        metrics.webhookAttemptSeconds.observe({ outcome }, latencyMs / 1000);
+      },
+    });
     await webhooks.prepare();
     const outbox = createOutboxRepository(stores.documents);
     await outbox.prepare();
@@ -198,7 +206,10 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
         signInExperience: libraries.signInExperience, messaging, baseUrl: settings.baseUrl,
         lockoutPolicy: { threshold: settings.LOCKOUT_THRESHOLD, lockSeconds: settings.LOCKOUT_SECONDS },
       }),
-      customizer: { configs: customizerConfigs, runner: () => getSandboxes().test },
+      customizer: {
+        configs: customizerConfigs,
+        runner: countingTimeouts(() => getSandboxes().test, () => metrics.sandboxTimeouts.inc({ pool: 'test' })),
+      },
       metrics,
       rateLimits,
     };

@@ -1,13 +1,21 @@
-import { Counter, Histogram, Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 /**
  * The service instance's metrics, in a registry of its own (never prom-client's global one), so two instances in
  * one process count apart. Label values come from closed sets (route patterns, grant types, error codes), never
  * from raw paths or user input, so the number of series stays bounded.
  */
-export function createMetrics() {
+export function createMetrics(sources: { queueDepth: () => Promise<number> }) {
   const registry = new Registry();
   const registers = [registry];
+  new Gauge({
+    name: 'webhook_queue_depth', help: 'Webhook deliveries waiting, delayed or running in the queue', registers,
+    async collect() {
+      // With the queue's store down the scrape still answers; the gauge keeps its last value.
+      const depth = await sources.queueDepth().catch(() => undefined);
+      if (depth !== undefined) this.set(depth);
+    },
+  });
   return {
     registry,
     httpRequests: new Counter({
@@ -30,6 +38,18 @@ export function createMetrics() {
     rateLimitHits: new Counter({
       name: 'rate_limit_hits_total', help: 'Requests answered 429 by a rate limit, by limit',
       labelNames: ['limit'] as const, registers,
+    }),
+    webhookAttempts: new Counter({
+      name: 'webhook_delivery_attempts_total', help: 'Webhook delivery attempts by outcome (succeeded, retry, final, gone)',
+      labelNames: ['outcome'] as const, registers,
+    }),
+    webhookAttemptSeconds: new Histogram({
+      name: 'webhook_delivery_attempt_duration_seconds', help: 'Time from sending a webhook to its answer (or failure), by outcome',
+      labelNames: ['outcome'] as const, registers, buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    }),
+    sandboxTimeouts: new Counter({
+      name: 'jwt_customizer_timeouts_total', help: 'Stored customizer scripts stopped at their time limit, by pool (issuance, test)',
+      labelNames: ['pool'] as const, registers,
     }),
     lockouts: new Counter({
       name: 'sign_in_lockouts_total', help: 'Identifiers locked after too many failed verifications', registers,

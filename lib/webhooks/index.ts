@@ -13,7 +13,7 @@ import { createFanOut } from './fan-out.ts';
 import { createHookCache } from './hook-cache.ts';
 import { createHooksRepository, type HookConfig } from './hooks.ts';
 import { createHookManagement } from './management.ts';
-import { createDeliveryProcessor, type DeliveryPolicy } from './processor.ts';
+import { createDeliveryProcessor, type DeliveryPolicy, type ProcessorDeps } from './processor.ts';
 import { resendDelivery } from './resend.ts';
 import { DEFAULT_RETRY_DELAYS_MS } from './retry-policy.ts';
 import { createWebhookAgents } from './sender.ts';
@@ -31,6 +31,8 @@ export interface WebhooksDeps {
   queue: DeliveryQueue;
   /** Host name resolution for deliveries; the system resolver unless a test injects one. */
   resolve?: Resolver;
+  /** Told of every delivery attempt made by this instance's worker (metrics). */
+  onAttempt?: ProcessorDeps['onAttempt'];
 }
 
 /**
@@ -90,6 +92,7 @@ export function createWebhooks(deps: WebhooksDeps) {
       const streaks = createFailureStreaks({ kv: deps.kv, disableAfterMs: settings.WEBHOOK_AUTO_DISABLE_AFTER_MS });
       const processor = createDeliveryProcessor({
         cache, deliveries, logs, policy, guard, streaks, disableHook: management.disable, logger: deps.logger,
+        onAttempt: deps.onAttempt,
       });
       await queue.consume(processor, { concurrency: settings.WEBHOOK_CONCURRENCY });
     },

@@ -31,6 +31,8 @@ export interface ProcessorDeps {
   /** Turns off a hook (410 Gone, every attempt failing for too long); true when it was still enabled. */
   disableHook(hookId: string, reason: string): Promise<boolean>;
   logger: Logger;
+  /** Told of every attempt that was made (not of deferrals), for metrics. */
+  onAttempt?: (attempt: { outcome: Outcome; latencyMs: number }) => void;
 }
 
 /** Signs and POSTs one delivery to its hook's current URL, with the hook's current keys. */
@@ -116,6 +118,12 @@ export function createDeliveryProcessor(deps: ProcessorDeps): DeliveryProcessor 
       }),
       deps.deliveries.recordAttempt(job, { status, at, nextRetryAt, responseStatus, error }),
     ]);
+    // Never the URL (its query may hold a consumer's secret), the headers or the payload.
+    deps.logger.info({
+      hookId: hook.id, deliveryId: job.deliveryId, event: job.event, attempt, outcome, responseStatus,
+      latencyMs: result.latencyMs, nextRetryAt,
+    }, 'webhook delivery attempt');
+    deps.onAttempt?.({ outcome, latencyMs: result.latencyMs });
     if (disableReason !== undefined && await deps.disableHook(hook.id, disableReason)) {
       deps.logger.warn({ hookId: hook.id, deliveryId: job.deliveryId, reason: disableReason }, 'webhook hook disabled');
     }
