@@ -144,6 +144,8 @@ async function exchange(ctx: KoaContextWithOIDC, deps: TokenExchangeDeps, progre
     throw invalidRequest('subject_token is invalid, expired or already used');
   }
 
+  // Names the impersonated user to whoever observes the response (the token-issued log line).
+  ctx.oidc.entity('AccessToken', token);
   ctx.body = {
     access_token: value,
     issued_token_type: ACCESS_TOKEN_TYPE,

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import * as client from 'openid-client';
 import { ADMIN, startService, type RunningService } from '../support/service.ts';
-import { createApplication, createUser } from '../support/fixtures.ts';
+import { createApplication, createUser, subjectToken } from '../support/fixtures.ts';
 import { capturingLogger, type LogLine } from '../support/logs.ts';
 import { Browser, formAction } from '../support/browser.ts';
 
@@ -56,6 +56,30 @@ describe('access log and request ids', () => {
     expect(raw).not.to.include(ADMIN.secret);
     expect(raw).not.to.include(accessToken);
     expect(raw).not.to.include(Buffer.from(`${ADMIN.id}:${ADMIN.secret}`).toString('base64'));
+  });
+
+  it('names the impersonated user in the token-issued line of a token exchange, never the subject token', async () => {
+    const user = await createUser(running);
+    const app = await createApplication(running, { type: 'MachineToMachine', customClientMetadata: { allowTokenExchange: true } });
+    const subject = await subjectToken(running, user.id);
+    const requestId = 'token-exchange-1';
+    const res = await fetch(`${running.baseUrl}/oidc/token`, {
+      method: 'POST',
+      body: new URLSearchParams({
+        grant_type: 'urn:ietf:params:oauth:grant-type:token-exchange', subject_token: subject,
+        subject_token_type: 'urn:ietf:params:oauth:token-type:access_token',
+      }),
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded', 'x-request-id': requestId,
+        authorization: `Basic ${Buffer.from(`${app.id}:${app.secret}`).toString('base64')}`,
+      },
+    });
+    expect(res.status).to.equal(200);
+    const { access_token: accessToken } = await res.json() as { access_token: string };
+    const issued = linesOf(requestId).find((line) => line.msg === 'token issued');
+    expect(issued).to.include({ grant: 'urn:ietf:params:oauth:grant-type:token-exchange', clientId: app.id, userId: user.id });
+    expect(rawOf(requestId)).not.to.include(subject);
+    expect(rawOf(requestId)).not.to.include(accessToken);
   });
 
   it('logs a management request with its route pattern and client, never its bearer token or query string', async () => {
