@@ -1,10 +1,14 @@
-# The same image runs the web process (`npm start`) and the webhook worker (`npm run worker`).
+# One image for the web process (the default command) and the webhook worker (`node bin/worker.ts`).
 FROM node:24-bookworm-slim
 ENV NODE_ENV=production
 WORKDIR /app
 COPY package.json package-lock.json ./
-# Dev dependencies stay out of the image; the base image already is Node 24.
-RUN npm ci --omit=dev --no-audit --no-fund
+# `npm install` with the committed lock, not `npm ci`: the lock is written on one platform and lists only the
+# optional native packages that platform uses (see .ci/run), so `npm ci` refuses it everywhere else. With the
+# lock present `npm install` still installs exactly its versions, adding the optional packages of the image's
+# platform. Dev dependencies stay out: the base image is Node 24, which runs the TypeScript sources as they are.
+RUN npm install --omit=dev --no-audit --no-fund && npm cache clean --force
+# Everything the service loads at run time; test/operations/image.test.ts starts the server from exactly these.
 COPY lib ./lib
 COPY adapters ./adapters
 COPY extensions ./extensions
@@ -12,4 +16,7 @@ COPY routes ./routes
 COPY bin ./bin
 USER node
 EXPOSE 3000
+# Ready means every store answers (/readyz); the worker serves no HTTP, so compose turns this off for it.
+HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/readyz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 CMD ["node", "bin/server.ts"]

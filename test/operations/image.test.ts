@@ -1,0 +1,138 @@
+import { expect } from 'chai';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { eventually } from '../support/wait.ts';
+import { environment, execForm, installCommand, readDockerfile, sourceCopies } from './dockerfile.ts';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const instructions = readDockerfile(join(root, 'Dockerfile'));
+const run = promisify(execFile);
+const ADMIN = { id: 'image-admin', secret: 'image-admin-secret-0123456789' };
+
+/** Variables of the developer's shell that would change what the service under test does. */
+const SERVICE_VARIABLES = ['MONGODB_URI', 'REDIS_URL', 'ADMIN_CLIENT_ID', 'ADMIN_CLIENT_SECRET', 'NODE_ENV', 'BASE_URL', 'PORT', 'LOG_LEVEL'];
+const baseEnv = () => Object.fromEntries(Object.entries(process.env).filter(([key]) => !SERVICE_VARIABLES.includes(key)));
+
+/** Runs an image command (`node …`) with this Node. */
+function imageProcess(command: string[], cwd: string, env: Record<string, string>): ChildProcess {
+  const [program, ...args] = command;
+  expect(program).to.equal('node');
+  return spawn(process.execPath, args, { cwd, env: { ...baseEnv(), ...environment(instructions), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as { port: number };
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
+function dockerignored(path: string): boolean {
+  const patterns = readFileSync(join(root, '.dockerignore'), 'utf8').split('\n').map((line) => line.trim())
+    .filter((line) => line && !line.startsWith('#'));
+  return patterns.some((pattern) => {
+    const regex = new RegExp(`^${pattern.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*')}(/|$)`);
+    return regex.test(path);
+  });
+}
+
+describe('the container image, rebuilt from the Dockerfile without a container runtime', function () {
+  // A fresh install from the registry (or npm's cache) comes first.
+  this.timeout(300_000);
+  let dir: string;
+  let server: ChildProcess | undefined;
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'identity-image-'));
+    for (const file of ['package.json', 'package-lock.json']) cpSync(join(root, file), join(dir, file));
+    // Exactly the Dockerfile's command, in a directory holding nothing but the manifest and the lock.
+    await run('sh', ['-c', installCommand(instructions)], { cwd: dir, env: baseEnv(), maxBuffer: 16 * 1024 * 1024 });
+  });
+  after(async () => {
+    if (server?.pid && server.exitCode === null && server.signalCode === null) {
+      const exited = new Promise((resolve) => server!.once('exit', resolve));
+      process.kill(server.pid, 'SIGKILL');
+      await exited;
+    }
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('installs from the committed lock every runtime dependency, loadable, and no dev dependency', async () => {
+    const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+      dependencies: Record<string, string>;
+    };
+    const lock = JSON.parse(readFileSync(join(root, 'package-lock.json'), 'utf8')) as {
+      packages: Record<string, { version: string; dev?: boolean }>;
+    };
+    const runtime = Object.keys(manifest.dependencies);
+    for (const name of runtime) {
+      const installed = JSON.parse(readFileSync(join(dir, 'node_modules', name, 'package.json'), 'utf8')) as { version: string };
+      expect(installed.version, name).to.equal(lock.packages[`node_modules/${name}`]!.version);
+    }
+    const script = `for (const name of ${JSON.stringify(runtime)}) await import(name);`;
+    await run(process.execPath, ['--input-type=module', '-e', script], { cwd: dir });
+    // Dev dependencies and whatever only they need; a dev dependency that a runtime package needs too stays.
+    const devOnly = Object.entries(lock.packages).filter(([path, entry]) => path && entry.dev).map(([path]) => path);
+    expect(devOnly).to.include.members(['node_modules/typescript', 'node_modules/mocha', 'node_modules/node']);
+    for (const path of devOnly) expect(existsSync(join(dir, path)), path).to.equal(false);
+  });
+
+  it('copies everything the service loads: the server starts from those files, serves, runs the sandbox, and passes the HEALTHCHECK', async () => {
+    const copies = sourceCopies(instructions);
+    expect(copies.length).to.be.greaterThan(0);
+    for (const { sources, destination } of copies) {
+      for (const source of sources) {
+        expect(dockerignored(source), `.dockerignore excludes ${source}, which the image copies`).to.equal(false);
+        const target = sources.length > 1 || destination.endsWith('/') ? join(dir, destination, basename(source)) : join(dir, destination);
+        cpSync(join(root, source), target, { recursive: true });
+      }
+    }
+
+    const port = await freePort();
+    server = imageProcess(execForm(instructions, 'CMD'), dir, {
+      PORT: String(port), ALLOW_EMBEDDED_IN_PRODUCTION: 'true', ADMIN_CLIENT_ID: ADMIN.id, ADMIN_CLIENT_SECRET: ADMIN.secret,
+      LOG_LEVEL: 'info',
+    });
+    let output = '';
+    server.stdout!.on('data', (chunk) => (output += chunk));
+    server.stderr!.on('data', (chunk) => (output += chunk));
+    await eventually(() => /"msg":"ready/.test(output) || server!.exitCode !== null, { timeoutMs: 30_000, what: 'the ready line' });
+    expect(output).to.match(/"msg":"ready/);
+
+    const base = `http://127.0.0.1:${port}`;
+    expect((await fetch(`${base}/readyz`)).status).to.equal(200);
+    const health = imageProcess(execForm(instructions, 'HEALTHCHECK'), dir, { PORT: String(port) });
+    expect(await new Promise((resolve) => health.once('exit', resolve)), 'HEALTHCHECK exit code').to.equal(0);
+
+    // The customizer's sandbox runs in a worker thread from its own file and loads QuickJS's WebAssembly.
+    const tokenResponse = await fetch(`${base}/oidc/token`, {
+      method: 'POST',
+      headers: { authorization: `Basic ${Buffer.from(`${ADMIN.id}:${ADMIN.secret}`).toString('base64')}` },
+      body: new URLSearchParams({ grant_type: 'client_credentials', resource: `http://localhost:${port}/api`, scope: 'all' }),
+    });
+    const { access_token: token } = await tokenResponse.json() as { access_token: string };
+    const test = await fetch(`${base}/api/configs/jwt-customizer/test`, {
+      method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ script: 'const getCustomJwtClaims = () => ({ fromImage: true });', token: {}, context: {} }),
+    });
+    expect(await test.json()).to.deep.equal({ fromImage: true });
+
+    const exited = new Promise((resolve) => server!.once('exit', resolve));
+    process.kill(server.pid!, 'SIGTERM');
+    expect(await exited).to.equal(0);
+  });
+
+  it('starts the worker from the same files (it stops at its configuration check without MongoDB and Redis)', async () => {
+    const worker = imageProcess(['node', 'bin/worker.ts'], dir, {});
+    let stderr = '';
+    worker.stderr!.on('data', (chunk) => (stderr += chunk));
+    expect(await new Promise((resolve) => worker.once('exit', resolve))).to.equal(2);
+    expect(stderr).to.match(/MONGODB_URI/);
+  });
+});
