@@ -82,7 +82,8 @@ const ERROR_CODES = {
   /** A hook's URL points at a non-public address outside WEBHOOK_ALLOWED_NETWORKS. */
   'hook.destination_not_allowed': 'rule',
   'hook.signing_key_rotation_conflict': 'conflict',
-  'jwt_customizer.access_denied': 'rule',
+  /** The script called `api.denyAccess()` (403, as Logto's test endpoint answers). */
+  'jwt_customizer.access_denied': 'forbidden',
   'jwt_customizer.script_error': 'rule',
   /** A customizer script stored with `PUT`/`PATCH` does not compile, so it could never run. */
   'jwt_customizer.syntax_error': 'invalid',
@@ -201,6 +202,8 @@ export const errors = {
   invalid: (code: CodeOf<'invalid'>, message: string, data?: unknown) => new DomainError(code, message, data),
   /** A business rule the request breaks. */
   unprocessable: (code: CodeOf<'rule'>, message: string, data?: unknown) => new DomainError(code, message, data),
+  /** A refusal for a reason other than the token's scope (e.g. a customizer script denying access). */
+  refused: (code: Exclude<CodeOf<'forbidden'>, 'auth.forbidden'>, message: string) => new DomainError(code, message),
   /** The state changed under the request; retrying may succeed. */
   conflict: (code: CodeOf<'conflict'>, message: string, data?: unknown) => new DomainError(code, message, data),
   /** Too many requests for one subject; `retryAfterSeconds` when waiting is what helps. */

@@ -38,6 +38,8 @@ export interface RouteDeclaration<P extends z.ZodType, Q extends z.ZodType, B ex
   status?: number;
   /** A second success status, without a body, the handler may choose with `answer` (e.g. 201 when a call created). */
   alternativeStatus?: number;
+  /** The alternative status sends the same body as `status` (Logto's 201 for a first `PUT`, 200 afterwards). */
+  alternativeWithBody?: boolean;
   /**
    * The body's contract, required unless the status is 204: every response is parsed through it and the
    * parsed value is sent, so fields the schema does not name (a secret a repository forgot to hide) are
@@ -56,7 +58,7 @@ export interface ApiContext<P, Q, B> {
   koa: Context;
   /** Sets a response header. */
   header(name: string, value: string): void;
-  /** Answers with the route's `alternativeStatus` and no body instead of its `status`. */
+  /** Answers with the route's `alternativeStatus` (and no body, unless `alternativeWithBody`) instead of its `status`. */
   answer(status: number): void;
   /** What the handler says about its request's events: a delete's snapshot, suppressed or reshaped events. */
   events: EventState;
@@ -82,6 +84,7 @@ export interface RegisteredRoute {
   body?: z.ZodType;
   status: number;
   alternativeStatus?: number;
+  alternativeWithBody?: boolean;
   response?: z.ZodType;
 }
 
@@ -154,6 +157,7 @@ export function declare<P extends z.ZodType, Q extends z.ZodType, B extends z.Zo
     body: route.body,
     status,
     alternativeStatus: route.alternativeStatus,
+    alternativeWithBody: route.alternativeWithBody,
     response: route.response,
   });
   const middlewares: Middleware[] = [];
@@ -180,7 +184,7 @@ export function declare<P extends z.ZodType, Q extends z.ZodType, B extends z.Zo
         return items;
       },
     });
-    if (answered !== status) ctx.body = null;
+    if (answered !== status && !route.alternativeWithBody) ctx.body = null;
     else if (status !== 204 && response) ctx.body = present(response, result, name);
     ctx.status = answered;
   });

@@ -60,7 +60,11 @@ function operationOf(route: RegisteredRoute, events: OperationEvents | undefined
     [route.status]: route.response
       ? { description: 'Success', content: { 'application/json': { schema: schemaOf(route.response, 'output') } } }
       : { description: 'Success' },
-    ...(route.alternativeStatus && { [route.alternativeStatus]: { description: 'Success' } }),
+    ...(route.alternativeStatus && {
+      [route.alternativeStatus]: route.alternativeWithBody && route.response
+        ? { description: 'Success', content: { 'application/json': { schema: schemaOf(route.response, 'output') } } }
+        : { description: 'Success' },
+    }),
     400: { $ref: '#/components/responses/Error' },
   };
   if (route.scope) {

@@ -146,10 +146,11 @@ export function createUsersLibrary(deps: UsersDeps, passwordPolicy: PasswordPoli
       await mustFind(id);
       return roles.findByIds(await roles.roleIdsOfUser(id));
     },
-    async assignRoles(id: string, roleIds: readonly string[]): Promise<void> {
+    /** Returns the ids the user did not hold before (Logto's `addedRoleIds`). */
+    async assignRoles(id: string, roleIds: readonly string[]): Promise<string[]> {
       await mustFind(id);
       await assignableRoles(roleIds);
-      await roles.assignToUser(id, [...roleIds]);
+      return roles.assignToUser(id, [...roleIds]);
     },
     async replaceRoles(id: string, roleIds: readonly string[]): Promise<void> {
       await mustFind(id);

@@ -91,11 +91,11 @@ export function applicationRoutes(api: ApiRouterDeps, core: ServiceCore): void {
 
   declare(api, {
     method: 'post', path: '/applications/:id/roles', tag, summary: 'Assign roles to an M2M application',
-    params: byId, body: roleIdsBody, status: 201, response: assignedRoles,
+    params: byId, body: roleIdsBody, status: 201, response: assignedRoles.extend({ addedRoleIds: z.array(z.string()) }),
     async handler({ params, body }) {
       await library.assertRolesAssignable(params.id, body.roleIds);
-      await repositories.roles.assignToApplication(params.id, body.roleIds);
-      return { roleIds: body.roleIds };
+      const addedRoleIds = await repositories.roles.assignToApplication(params.id, body.roleIds);
+      return { roleIds: body.roleIds, addedRoleIds };
     },
   });
 

@@ -32,6 +32,8 @@ const putBody = z.object({
 const patchBody = putBody.partial().strict();
 
 const testBody = z.object({
+  tokenType: z.enum(['access-token', 'client-credentials']).optional()
+    .describe("Logto's token type; one customizer serves both here, so the same script runs"),
   script,
   environmentVariables: environmentVariables.optional(),
   token: z.record(z.string(), z.unknown()).optional().describe('Default: the stored tokenSample, else {}'),
@@ -64,10 +66,12 @@ export function jwtCustomizerRoutes(api: ApiRouterDeps, core: ServiceCore): void
   });
 
   declare(api, {
-    method: 'put', path: PATH, tag, summary: 'Store the access-token customizer script',
-    body: putBody, response: config,
-    async handler({ body }) {
+    method: 'put', path: PATH, tag, summary: 'Store the access-token customizer script (201 the first time, 200 when it replaces one)',
+    body: putBody, response: config, alternativeStatus: 201, alternativeWithBody: true,
+    async handler({ body, answer }) {
       await assertScriptCompiles(deps.runner(), body.script);
+      // Logto answers 201 when the PUT created the customizer, 200 when it replaced one.
+      if (!(await configs.get())) answer(201);
       return configs.put({
         script: body.script,
         environmentVariables: body.environmentVariables ?? {},
@@ -115,7 +119,7 @@ export function jwtCustomizerRoutes(api: ApiRouterDeps, core: ServiceCore): void
       });
       if (outcome.kind === 'claims') return withoutReserved(outcome.claims);
       if (outcome.kind === 'denied') {
-        throw errors.unprocessable('jwt_customizer.access_denied', outcome.message);
+        throw errors.refused('jwt_customizer.access_denied', outcome.message);
       }
       throw errors.unprocessable('jwt_customizer.script_error', outcome.message, { reason: outcome.code });
     },

@@ -7,6 +7,8 @@ import { replaceRoleIdsBody, roleIdsBody, USER_ROLE_SEARCH_FIELDS } from './sche
 
 const tag = 'Users';
 const byUser = z.object({ userId: idParam });
+/** Logto's answer to an assignment: the ids asked for, and those the user did not hold before. */
+const assignedRoles = z.object({ roleIds: z.array(z.string()), addedRoleIds: z.array(z.string()) });
 
 /** A user's roles (only `User` roles; assignment emits no event, as in Logto) and organizations. */
 export function userRelationRoutes(api: ApiRouterDeps, core: ServiceCore): void {
@@ -24,10 +26,10 @@ export function userRelationRoutes(api: ApiRouterDeps, core: ServiceCore): void 
 
   declare(api, {
     method: 'post', path: '/users/:userId/roles', tag, summary: 'Assign roles to a user',
-    params: byUser, body: roleIdsBody, status: 201, response: roleIdsBody,
+    params: byUser, body: roleIdsBody, status: 201, response: assignedRoles,
     async handler({ params, body }) {
-      await library.assignRoles(params.userId, body.roleIds);
-      return { roleIds: [...new Set(body.roleIds)] };
+      const addedRoleIds = await library.assignRoles(params.userId, body.roleIds);
+      return { roleIds: [...new Set(body.roleIds)], addedRoleIds };
     },
   });
 

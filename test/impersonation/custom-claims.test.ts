@@ -30,7 +30,7 @@ describe('custom JWT claims from a stored script', () => {
   it('stores, reads, patches and deletes the script', async () => {
     expect((await running.request(SCRIPT_PATH)).status).to.equal(404);
     const put = await store({ script: 'const getCustomJwtClaims = async () => ({ a: 1 });', environmentVariables: { K: 'v' } });
-    expect(put.status).to.equal(200);
+    expect(put.status, 'the first PUT creates').to.equal(201);
     const got = await (await running.request(SCRIPT_PATH)).json() as Record<string, unknown>;
     expect(got).to.include({ blockIssuanceOnError: false });
     expect(got.environmentVariables).to.deep.equal({ K: 'v' });

@@ -22,7 +22,7 @@ describe('stored customizer scripts that do not compile', () => {
   });
 
   it('are refused at PATCH, and the stored script stays', async () => {
-    expect((await running.request(PATH, { method: 'PUT', json: { script: VALID } })).status).to.equal(200);
+    expect((await running.request(PATH, { method: 'PUT', json: { script: VALID } })).status, 'nothing stored before').to.equal(201);
     const res = await running.request(PATH, { method: 'PATCH', json: { script: 'function getCustomJwtClaims( {' } });
     expect(res.status).to.equal(400);
     expect(await res.json()).to.include({ code: 'jwt_customizer.syntax_error' });

@@ -25,7 +25,7 @@ describe('jwt customizer tokenSample and contextSample', () => {
     expect(await test({}), 'no samples stored: empty token and context').to.deep.equal({ seenSub: null, seenPlan: null });
 
     const put = await send('PUT', PATH, { script: SCRIPT, tokenSample: { sub: 'sample-user' }, contextSample: { user: { plan: 'gold' } } });
-    expect(put.status).to.equal(200);
+    expect(put.status, 'the first PUT creates').to.equal(201);
     const stored = await (await running.request(PATH)).json() as Record<string, unknown>;
     expect(stored.tokenSample).to.deep.equal({ sub: 'sample-user' });
     expect(stored.contextSample).to.deep.equal({ user: { plan: 'gold' } });
