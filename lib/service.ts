@@ -56,6 +56,7 @@ import { metricsEndpoint } from './metrics/endpoint.ts';
 import { countingTimeouts } from './metrics/sandbox.ts';
 import { observeTokenEvents } from './metrics/token-events.ts';
 import { accessLog } from './http/access-log.ts';
+import { createRequestScope } from './http/request-id.ts';
 import { createRateLimits } from './rate-limits/index.ts';
 import { clientAuthLimit, clientGate } from './rate-limits/oidc.ts';
 import { createOutboxRepository } from './outbox/repository.ts';
@@ -120,7 +121,8 @@ const answeredOrNotFound: Middleware = async (ctx, next) => {
 /** Builds one independent service instance: no module state, so several can live in one process. */
 export async function createIdentityService(options: IdentityServiceOptions = {}): Promise<IdentityService> {
   const settings = resolveSettings(options.env ?? process.env, options.config);
-  const logger = options.logger ?? createLogger(settings.LOG_LEVEL);
+  const requestScope = createRequestScope(options.logger ?? createLogger(settings.LOG_LEVEL));
+  const { logger } = requestScope;
   const stores = await openStores(settings, logger, options.stores);
   let messaging: MessagingService | undefined;
   let relay: OutboxRelay | undefined;
@@ -253,7 +255,7 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
     const app = new Koa({ proxy: settings.TRUST_PROXY, keys: settings.cookieKeys });
     app.on('error', (error: Error) => logger.debug({ err: error }, 'request error'));
     // First, so every request has its id and its access-log line whatever answers it.
-    app.use(accessLog(logger, metrics));
+    app.use(accessLog(requestScope, metrics));
     app.use(metricsEndpoint(metrics.registry, settings.METRICS_TOKEN));
     app.use(ownCookieKeys(settings.cookieKeys));
     app.use(healthMiddleware([

@@ -2,7 +2,7 @@ import type { Context, Middleware } from 'koa';
 import type { KoaContextWithOIDC } from 'oidc-provider';
 import type { Logger } from 'pino';
 import type { Metrics } from '../metrics/registry.ts';
-import { REQUEST_ID_HEADER, requestIdOf } from './request-id.ts';
+import { REQUEST_ID_HEADER, requestIdOf, type RequestScope } from './request-id.ts';
 
 /** Paths served outside any router, named as they are (nothing else is a fixed path). */
 const FIXED_ROUTES = new Set(['/healthz', '/readyz']);
@@ -35,35 +35,39 @@ function statusOfThrown(error: unknown): number {
 }
 
 /**
- * The outermost middleware: gives the request its id (echoed in `X-Request-Id`, bound into `ctx.state.logger`),
- * then writes one info line when it is answered — method, route pattern, status, duration, request id and the
- * client when known. Nothing else of the request is logged: no query string, header, cookie or body.
+ * The outermost middleware: gives the request its id (echoed in `X-Request-Id`, carried by every line logged while
+ * it is served), then writes one info line when it is answered — method, route pattern, status, duration, request
+ * id and the client when known. Nothing else of the request is logged: no query string, header, cookie or body.
  */
-export function accessLog(logger: Logger, metrics: Metrics): Middleware {
-  return async (ctx, next) => {
-    const started = process.hrtime.bigint();
+export function accessLog(scope: RequestScope, metrics: Metrics): Middleware {
+  return (ctx, next) => {
     const requestId = requestIdOf(ctx);
-    const log = logger.child({ requestId });
     ctx.state.requestId = requestId;
-    ctx.state.logger = log;
+    ctx.state.logger = scope.logger;
     ctx.set(REQUEST_ID_HEADER, requestId);
-    let status = 500;
-    try {
-      await next();
-      status = ctx.status;
-    } catch (error) {
-      status = statusOfThrown(error);
-      throw error;
-    } finally {
-      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-      const route = routeOf(ctx);
-      const labels = { method: ctx.method, route, status: String(status) };
-      metrics.httpRequests.inc(labels);
-      metrics.httpDurations.observe(labels, seconds);
-      const clientId = clientIdOf(ctx);
-      log.info({
-        method: ctx.method, route, status, durationMs: Math.round(seconds * 1e6) / 1000, ...(clientId ? { clientId } : {}),
-      }, 'request');
-    }
+    return scope.run(requestId, () => served(ctx, next, scope.logger, metrics));
   };
+}
+
+/** Times the request and writes its line, whatever answered it (or threw). */
+async function served(ctx: Context, next: () => Promise<unknown>, log: Logger, metrics: Metrics): Promise<void> {
+  const started = process.hrtime.bigint();
+  let status = 500;
+  try {
+    await next();
+    status = ctx.status;
+  } catch (error) {
+    status = statusOfThrown(error);
+    throw error;
+  } finally {
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    const route = routeOf(ctx);
+    const labels = { method: ctx.method, route, status: String(status) };
+    metrics.httpRequests.inc(labels);
+    metrics.httpDurations.observe(labels, seconds);
+    const clientId = clientIdOf(ctx);
+    log.info({
+      method: ctx.method, route, status, durationMs: Math.round(seconds * 1e6) / 1000, ...(clientId ? { clientId } : {}),
+    }, 'request');
+  }
 }

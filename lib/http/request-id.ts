@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import type { Context } from 'koa';
 import type { Logger } from 'pino';
@@ -13,10 +14,31 @@ export function requestIdOf(ctx: Context): string {
   return ACCEPTABLE_ID.test(incoming) ? incoming : randomUUID();
 }
 
+export interface RequestScope {
+  /** The service's logger: every line written while a request is served carries its `requestId`. */
+  logger: Logger;
+  /** Serves one request under its id. */
+  run<T>(requestId: string, serve: () => Promise<T>): Promise<T>;
+}
+
 /**
- * The logger of the request being served: the service's, bound to the request id by the access-log middleware,
- * so every line written for one request can be found with its id. Falls back to the given one outside a request.
+ * Request ids for every log line of a request, including those of libraries that never see the request: the id
+ * travels with the request's asynchronous work (one store per service instance, none shared between instances).
  */
+export function createRequestScope(base: Logger): RequestScope {
+  const current = new AsyncLocalStorage<string>();
+  const logger = base.child({}, {
+    formatters: {
+      log(object: object) {
+        const requestId = current.getStore();
+        return requestId === undefined ? object : { ...object, requestId };
+      },
+    },
+  });
+  return { logger, run: (requestId, serve) => current.run(requestId, serve) };
+}
+
+/** The logger of the request being served (`ctx.state.logger`), or the given one outside a request. */
 export function requestLogger(ctx: Context, fallback: Logger): Logger {
   const bound: unknown = ctx.state.logger;
   return bound && typeof bound === 'object' && 'child' in bound ? (bound as Logger) : fallback;

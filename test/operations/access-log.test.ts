@@ -127,3 +127,30 @@ describe('access log and request ids', () => {
     expect(captured.raw.filter((line) => /"cookie"|_session|_interaction/.test(line))).to.deep.equal([]);
   });
 });
+
+describe('request ids in the lines libraries log', () => {
+  it('carries the request id into a line the customizer logs while the token is issued', async () => {
+    const captured = capturingLogger();
+    const running = await startService({
+      logger: captured.logger,
+      jwtCustomizer: { getCustomJwtClaims: async () => { throw new Error('customizer failure'); } },
+    });
+    try {
+      const res = await fetch(`${running.baseUrl}/oidc/token`, {
+        method: 'POST', body: new URLSearchParams({ grant_type: 'client_credentials', resource: `${running.baseUrl}/api`, scope: 'all' }),
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded', 'x-request-id': 'customizer-request-1',
+          authorization: `Basic ${Buffer.from(`${ADMIN.id}:${ADMIN.secret}`).toString('base64')}`,
+        },
+      });
+      expect(res.status).to.equal(200);
+      const failed = captured.lines.filter((line) => line.msg === 'custom JWT claims failed');
+      expect(failed).to.have.length(1);
+      expect(failed[0]!.requestId).to.equal('customizer-request-1');
+      const outside = captured.lines.filter((line) => line.msg === 'bootstrap admin application created');
+      expect(outside.map((line) => line.requestId)).to.deep.equal([undefined]);
+    } finally {
+      await running.close();
+    }
+  });
+});
