@@ -30,7 +30,10 @@ export interface LogEntry {
     deliveryId: string;
     event: string;
     attempt: number;
-    response?: { status: number; body: string };
+    /** `statusCode` is Logto's name for `status`. */
+    response?: { status: number; statusCode: number; body: string };
+    /** Logto's record of what was sent: the delivery's payload (filled in by the recent-logs route). */
+    hookRequest?: { body: Record<string, unknown> };
     error?: string;
     latencyMs: number;
     nextRetryAt: number | null;
@@ -54,7 +57,9 @@ export function presentLog(log: AttemptLog & { id: string }): LogEntry {
       deliveryId: log.deliveryId,
       event: log.event,
       attempt: log.attempt,
-      ...(log.responseStatus === null ? {} : { response: { status: log.responseStatus, body: log.responseBody ?? '' } }),
+      ...(log.responseStatus === null ? {} : {
+        response: { status: log.responseStatus, statusCode: log.responseStatus, body: log.responseBody ?? '' },
+      }),
       ...(log.error === null ? {} : { error: log.error }),
       latencyMs: log.latencyMs,
       nextRetryAt: log.nextRetryAt,

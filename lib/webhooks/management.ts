@@ -11,7 +11,8 @@ import type { DestinationPolicy } from './destinations.ts';
 import { generateSigningKey } from './signing.ts';
 
 export interface NewHook {
-  name: string;
+  /** Logto's default: no name. */
+  name?: string;
   events?: string[];
   /** Logto's deprecated single event, taken when `events` is absent. */
   event?: string;
@@ -78,7 +79,7 @@ export function createHookManagement(deps: {
     async create(input: NewHook): Promise<Hook & { signingKey: string }> {
       const now = Date.now();
       const record = await hooks.insert({
-        id: newId(), name: input.name, event: null, events: subscription(input.events, input.event),
+        id: newId(), name: input.name ?? '', event: null, events: subscription(input.events, input.event),
         config: mustBeAllowed(input.config), enabled: input.enabled ?? true, disabledReason: null,
         signingKey: generateSigningKey(), retiredSigningKeys: [], createdAt: now, updatedAt: now,
       });

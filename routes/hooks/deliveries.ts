@@ -20,9 +20,20 @@ export function deliveryRoutes(api: ApiRouterDeps, webhooks: Webhooks): void {
     async handler({ params, query, page, paged }) {
       await management.mustFind(params.id);
       const event = query.logKey?.startsWith(LOG_KEY_PREFIX) ? query.logKey.slice(LOG_KEY_PREFIX.length) : query.logKey;
-      return paged(await logs.recent(
-        params.id, Date.now() - RECENT_MS, page, event,
-      ));
+      const recent = await logs.recent(params.id, Date.now() - RECENT_MS, page, event);
+      // Logto's hookRequest: what the attempt sent, read from its delivery while that is kept.
+      const payloads = new Map<string, Record<string, unknown>>();
+      for (const deliveryId of new Set(recent.items.map((entry) => entry.payload.deliveryId))) {
+        const found = await deliveries.find(params.id, deliveryId);
+        if (found) payloads.set(deliveryId, found.payload);
+      }
+      return paged({
+        total: recent.total,
+        items: recent.items.map((entry) => {
+          const body = payloads.get(entry.payload.deliveryId);
+          return body ? { ...entry, payload: { ...entry.payload, hookRequest: { body } } } : entry;
+        }),
+      });
     },
   });
 

@@ -52,7 +52,7 @@ const eventNames = z.array(z.string().max(128)).max(100)
   .describe(`Event names from the catalogue: ${ALL_EVENTS.join(', ')}`);
 
 export const createHookBody = z.object({
-  name: z.string().trim().min(1).max(128),
+  name: z.string().trim().min(1).max(128).optional().describe("Optional as in Logto (legacy `{ event, config }` hooks): ''"),
   events: eventNames.optional(),
   event: z.string().max(128).optional().describe('Deprecated (Logto): a single event, used when `events` is absent'),
   config: hookConfig,
@@ -120,7 +120,11 @@ export const logEntry = z.object({
     deliveryId: z.string(),
     event: z.string(),
     attempt: z.number(),
-    response: z.object({ status: z.number(), body: z.string() }).optional(),
+    response: z.object({
+      status: z.number(), statusCode: z.number().describe("Logto's name for status"), body: z.string(),
+    }).optional(),
+    hookRequest: z.object({ body: z.record(z.string(), z.unknown()) }).optional()
+      .describe('What was sent (Logto): the delivery payload, while the delivery is kept'),
     error: z.string().optional(),
     latencyMs: z.number(),
     nextRetryAt: z.number().nullable(),

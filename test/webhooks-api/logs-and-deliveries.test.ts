@@ -60,7 +60,8 @@ describe('hooks API: recent logs, deliveries and resend', () => {
     expect(first.payload).to.include({
       key: 'TriggerHook.User.Created', result: 'Error', hookId: hook.id, deliveryId: delivery.id, event: 'User.Created',
     });
-    expect(first.payload.response).to.deep.equal({ status: 500, body: 'reply 1' });
+    expect(first.payload.response).to.deep.equal({ status: 500, statusCode: 500, body: 'reply 1' });
+    expect(first.payload.hookRequest.body, "Logto's hookRequest: the payload sent").to.include({ event: 'User.Created' });
     expect(first.payload.nextRetryAt).to.be.a('number').and.greaterThan(first.createdAt);
     expect(first.payload.latencyMs).to.be.a('number');
     expect(second.payload).to.include({ result: 'Success', nextRetryAt: null });
