@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { ConfigurationError } from './config.ts';
 import { DuplicateKeyError } from './ports/documents.ts';
 import type { Repositories } from './repositories.ts';
 import { MANAGEMENT_SCOPES } from './management/auth.ts';
@@ -41,10 +42,19 @@ export async function bootstrap(options: {
 }): Promise<{ adminClientId: string }> {
   const { repositories } = options;
   const now = Date.now();
-  await ignoreDuplicate(() => repositories.resources.insert({
-    id: MANAGEMENT_RESOURCE_ID, name: 'Management API', indicator: options.managementIndicator,
-    isDefault: false, accessTokenTtl: 3600, createdAt: now,
-  }, { builtIn: true }));
+  // Upserted, not inserted once: after a BASE_URL change the stored indicator must follow, or no token
+  // could ever name the management API again.
+  try {
+    await repositories.resources.upsertBuiltIn({
+      id: MANAGEMENT_RESOURCE_ID, name: 'Management API', indicator: options.managementIndicator,
+      isDefault: false, accessTokenTtl: 3600, createdAt: now,
+    });
+  } catch (error) {
+    if (!(error instanceof DuplicateKeyError)) throw error;
+    throw new ConfigurationError(
+      `another API resource already has the indicator ${options.managementIndicator}, which the management API takes from BASE_URL: change that resource's indicator or BASE_URL`,
+    );
+  }
   for (const [name, description] of Object.entries(SCOPE_DESCRIPTIONS)) {
     await ignoreDuplicate(() => repositories.resources.insertScope({
       id: managementScopeId(name), resourceId: MANAGEMENT_RESOURCE_ID,

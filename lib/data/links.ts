@@ -1,4 +1,4 @@
-import { DuplicateKeyError, type DocumentStore, type Filter } from '../ports/documents.ts';
+import type { DocumentStore, Filter } from '../ports/documents.ts';
 
 /** The fixed side of a relation, e.g. `{ organizationId }` or `{ organizationId, userId }`. */
 export type Owner = Record<string, string>;
@@ -39,12 +39,14 @@ export function createLinks(store: DocumentStore, name: string, ownerFields: rea
     const added: string[] = [];
     const createdAt = Date.now();
     for (const target of new Set(targets)) {
-      try {
-        await links.insertOne({ _id: idOf(owner, target), ...ownerFilter(owner), [targetField]: target, createdAt });
-        added.push(target);
-      } catch (error) {
-        if (!(error instanceof DuplicateKeyError)) throw error;
-      }
+      // An upsert rather than an insert that may fail on a duplicate: inside a MongoDB transaction any failed
+      // write aborts the whole transaction, so "already linked" must not be an error.
+      const result = await links.updateOne(
+        { _id: idOf(owner, target) },
+        { $setOnInsert: { ...ownerFilter(owner), [targetField]: target, createdAt } },
+        { upsert: true },
+      );
+      if (result.upsertedId !== null) added.push(target);
     }
     return added;
   }

@@ -47,6 +47,16 @@ export function createResourcesRepository(store: DocumentStore) {
     async clearDefaultExcept(id: string): Promise<void> {
       await resources.collection.updateMany({ isDefault: true, _id: { $ne: id } }, { $set: { isDefault: false } });
     },
+    /**
+     * Creates a built-in resource, or points the existing one at `resource.indicator` (the management API's
+     * follows BASE_URL); the rest of a stored one is left as operators changed it.
+     */
+    async upsertBuiltIn(resource: Resource): Promise<void> {
+      const { id, indicator, ...initial } = resource;
+      await resources.collection.updateOne(
+        { _id: id }, { $set: { indicator, builtIn: true }, $setOnInsert: { id, ...initial } }, { upsert: true },
+      );
+    },
     async isBuiltIn(id: string): Promise<boolean> {
       return (await resources.collection.countDocuments({ _id: id, builtIn: true })) > 0;
     },

@@ -1,5 +1,4 @@
 import type { DocumentStore } from '../ports/documents.ts';
-import { DuplicateKeyError } from '../ports/documents.ts';
 import { createEntityRepository, type Stored } from '../data/entity.ts';
 import type { SignInExperience } from './schema.ts';
 
@@ -30,13 +29,10 @@ export function createSignInExperienceRepository(store: DocumentStore) {
     async replaceIfUnchanged(settings: SignInExperience, revision: number): Promise<boolean> {
       const doc: Stored<SignInExperience> & { revision: number } = { ...settings, _id: ID, revision: revision + 1 };
       if (revision === 0) {
-        try {
-          await collection.insertOne(doc);
-          return true;
-        } catch (error) {
-          if (error instanceof DuplicateKeyError) return false;
-          throw error;
-        }
+        // Not an insert that fails on a duplicate: a failed write would abort the request's MongoDB transaction.
+        const { _id, ...fields } = doc;
+        const result = await collection.updateOne({ _id }, { $setOnInsert: fields }, { upsert: true });
+        return result.upsertedId !== null;
       }
       const result = await collection.replaceOne({ _id: ID, revision }, doc);
       return result.matchedCount === 1;
