@@ -72,6 +72,8 @@ const ERROR_CODES = {
   'organization.mfa_not_supported': 'rule',
   'organization.require_membership': 'rule',
   'organization.role_type_mismatch': 'rule',
+  /** `organizationRoleNames` named roles that do not exist; `data.names` lists them. */
+  'organization.role_names_not_found': 'rule',
   'organization_role.management_api_scopes_not_assignable': 'rule',
   'organization_invitation.email_mismatch': 'rule',
   'organization_invitation.not_pending': 'rule',

@@ -3,10 +3,32 @@ import { declare, idParam, type ApiRouterDeps } from '../../lib/http/api.ts';
 import type { ServiceCore } from '../../lib/core.ts';
 import { organizationRole } from '../organization-roles/schemas.ts';
 import { organizationScope } from '../organization-scopes/schemas.ts';
-import { addMemberRolesBody, assignMembersRolesBody, optionalPageQuery, replaceMemberRolesBody } from './schemas.ts';
+import type { Repositories } from '../../lib/repositories.ts';
+import { errors } from '../../lib/errors.ts';
+import {
+  addMemberRolesBody, addMemberRolesByNameBody, assignMembersRolesBody, memberRolesBody, optionalPageQuery,
+} from './schemas.ts';
 
 const tag = 'Organizations';
 const byMember = z.object({ id: idParam, userId: idParam });
+
+/** Role ids from ids and Logto's `organizationRoleNames` (422 `organization.role_names_not_found` naming the unknown). */
+async function roleIdsOf(
+  repositories: Pick<Repositories, 'organizationRoles'>,
+  body: { organizationRoleIds?: string[]; organizationRoleNames?: string[] },
+): Promise<string[]> {
+  const names = [...new Set(body.organizationRoleNames ?? [])];
+  const named = names.length === 0 ? [] : (await repositories.organizationRoles.list(
+    { page: 1, pageSize: names.length },
+    { matches: [{ field: 'name', mode: 'exact', values: names }], joint: 'or', isCaseSensitive: true },
+  )).items;
+  const missing = names.filter((name) => !named.some((role) => role.name === name));
+  if (missing.length) {
+    const message = `no organization role named ${missing.join(', ')}`;
+    throw errors.unprocessable('organization.role_names_not_found', message, { names: missing });
+  }
+  return [...new Set([...(body.organizationRoleIds ?? []), ...named.map((role) => role.id)])];
+}
 
 /** Organization roles of one member user (the user must be a member: 422 otherwise). No event, as in Logto. */
 export function organizationMemberRoleRoutes(api: ApiRouterDeps, core: ServiceCore): void {
@@ -40,17 +62,20 @@ export function organizationMemberRoleRoutes(api: ApiRouterDeps, core: ServiceCo
 
   declare(api, {
     method: 'post', path: '/organizations/:id/users/:userId/roles', tag, summary: 'Assign organization roles to a member',
-    params: byMember, body: addMemberRolesBody, status: 201, response: addMemberRolesBody,
+    params: byMember, body: addMemberRolesByNameBody, status: 201, response: addMemberRolesBody,
     async handler({ params, body }) {
-      await library.assignMemberRoles(params.id, params.userId, body.organizationRoleIds);
-      return { organizationRoleIds: [...new Set(body.organizationRoleIds)] };
+      const organizationRoleIds = await roleIdsOf(core.repositories, body);
+      await library.assignMemberRoles(params.id, params.userId, organizationRoleIds);
+      return { organizationRoleIds };
     },
   });
 
   declare(api, {
     method: 'put', path: '/organizations/:id/users/:userId/roles', tag, summary: "Replace a member's organization roles",
-    params: byMember, body: replaceMemberRolesBody, status: 204,
-    handler: ({ params, body }) => library.replaceMemberRoles(params.id, params.userId, body.organizationRoleIds),
+    params: byMember, body: memberRolesBody, status: 204,
+    async handler({ params, body }) {
+      await library.replaceMemberRoles(params.id, params.userId, await roleIdsOf(core.repositories, body));
+    },
   });
 
   declare(api, {

@@ -53,6 +53,15 @@ export const addApplicationsBody = z.object({ applicationIds: ids(100).min(1) })
 export const replaceApplicationsBody = z.object({ applicationIds: ids(100) }).strict();
 export const addMemberRolesBody = z.object({ organizationRoleIds: ids(100).min(1) }).strict();
 export const replaceMemberRolesBody = z.object({ organizationRoleIds: ids(100) }).strict();
+/** A member's roles by id and, as in Logto, by name (`organizationRoleNames`). */
+const roleNames = z.array(z.string().min(1).max(128)).max(100);
+export const memberRolesBody = z.object({
+  organizationRoleIds: ids(100).optional(), organizationRoleNames: roleNames.optional(),
+}).strict();
+export const addMemberRolesByNameBody = memberRolesBody
+  .refine((body) => (body.organizationRoleIds?.length ?? 0) + (body.organizationRoleNames?.length ?? 0) > 0, {
+    message: 'name at least one role in organizationRoleIds or organizationRoleNames',
+  });
 export const assignMembersRolesBody = z.object({ userIds: ids(100).min(1), organizationRoleIds: ids(100).min(1) }).strict();
 
 /** A DNS name of at least two labels, compared lower-cased. */

@@ -1,0 +1,30 @@
+import { expect } from 'chai';
+import { fixtures, ok, startHarness, unique, type Harness } from '../management-data/support/harness.ts';
+
+/** Logto's organizationRoleNames on a member's roles (POST and PUT). */
+describe('Logto compatibility: organization member roles by name', () => {
+  let h: Harness;
+  before(async () => {
+    h = await startHarness();
+  });
+  after(() => h.close());
+
+  it('assigns and replaces a member’s roles by name, and refuses unknown names with 422 naming them', async () => {
+    const organization = await fixtures(h).organization();
+    const member = await fixtures(h).member(organization.id);
+    const [viewer, editor] = [await fixtures(h).organizationRole({ name: unique('viewer') }), await fixtures(h).organizationRole({ name: unique('editor') })];
+    const base = `/organizations/${organization.id}/users/${member.id}/roles`;
+    const added = await h.api('POST', base, { organizationRoleNames: [viewer.name], organizationRoleIds: [editor.id] });
+    expect(added.status).to.equal(201);
+    expect(added.body.organizationRoleIds).to.have.members([viewer.id, editor.id]);
+    expect((await ok(h.api('GET', base))).map((role: { id: string }) => role.id)).to.have.members([viewer.id, editor.id]);
+
+    expect((await h.api('PUT', base, { organizationRoleNames: [editor.name] })).status).to.equal(204);
+    expect((await ok(h.api('GET', base))).map((role: { id: string }) => role.id)).to.deep.equal([editor.id]);
+
+    const unknown = await h.api('POST', base, { organizationRoleNames: [viewer.name, 'no-such-role'] });
+    expect([unknown.status, unknown.body.code, unknown.body.data]).to.deep.equal([422, 'organization.role_names_not_found', { names: ['no-such-role'] }]);
+    expect((await ok(h.api('GET', base))).map((role: { id: string }) => role.id), 'nothing assigned').to.deep.equal([editor.id]);
+    expect((await h.api('POST', base, {})).status, 'naming no role').to.equal(400);
+  });
+});
