@@ -2,14 +2,14 @@ import { z } from 'zod';
 import { declare, type ApiRouterDeps } from '../../lib/http/api.ts';
 import type { ServiceCore } from '../../lib/core.ts';
 import { errors } from '../../lib/errors.ts';
-import { jsonObject } from '../../lib/http/schemas.ts';
+import { jsonObject, withoutNul } from '../../lib/http/schemas.ts';
 import { withoutReserved } from '../../lib/jwt-customizer/claims.ts';
 import { assertScriptCompiles } from '../../lib/jwt-customizer/config.ts';
 
 const tag = 'Custom JWT claims';
 const PATH = '/configs/jwt-customizer/access-token';
 const script = z.string().min(1).max(64 * 1024);
-const environmentVariables = z.record(z.string().max(256), z.string().max(4096))
+const environmentVariables = z.record(withoutNul(z.string().max(256)), z.string().max(4096))
   .refine((value) => Object.keys(value).length <= 100, 'at most 100 variables');
 
 const config = z.object({
