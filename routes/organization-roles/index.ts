@@ -33,7 +33,17 @@ export function organizationRoleRoutes(api: ApiRouterDeps, core: ServiceCore): v
     method: 'get', path: '/organization-roles', tag, summary: 'List organization roles with their scopes',
     query: searchQuery, search: TEMPLATE_SEARCH_FIELDS, response: z.array(organizationRoleWithScopes),
     async handler({ query, search, page, paged }) {
-      return paged(await library.listRoles(page, query.q ?? search));
+      const listed = await library.listRoles(page, query.q ?? search);
+      const items = await Promise.all(listed.items.map(async (role) => {
+        const scopes = await library.resourceScopesOfRole(role.id);
+        const resources = await core.repositories.resources.findByIds([...new Set(scopes.map((scope) => scope.resourceId))]);
+        const resourceScopes = scopes.flatMap(({ id, name, resourceId }) => {
+          const resource = resources.find((candidate) => candidate.id === resourceId);
+          return resource ? [{ id, name, resource: { id: resource.id, name: resource.name } }] : [];
+        });
+        return { ...role, resourceScopes };
+      }));
+      return paged({ items, total: listed.total });
     },
   });
 

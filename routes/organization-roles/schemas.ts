@@ -11,6 +11,9 @@ export const organizationRole = z.object({
 
 export const organizationRoleWithScopes = organizationRole.extend({
   scopes: z.array(z.object({ id: z.string(), name: z.string() })),
+  resourceScopes: z.array(z.object({
+    id: z.string(), name: z.string(), resource: z.object({ id: z.string(), name: z.string() }),
+  })).describe("Logto's list shape: the role's API-resource scopes, each with its resource"),
 });
 
 const scopeIds = z.array(z.string().min(1).max(128)).max(500);

@@ -27,4 +27,15 @@ describe('Logto compatibility: organization member roles by name', () => {
     expect((await ok(h.api('GET', base))).map((role: { id: string }) => role.id), 'nothing assigned').to.deep.equal([editor.id]);
     expect((await h.api('POST', base, {})).status, 'naming no role').to.equal(400);
   });
+
+  it('lists organization roles with their scopes and resourceScopes (each with its resource), as Logto', async () => {
+    const orgScope = await fixtures(h).organizationScope();
+    const { resource, scopes } = await fixtures(h).resourceWithScopes(1);
+    const role = await ok(h.api('POST', '/organization-roles', {
+      name: unique('reader'), organizationScopeIds: [orgScope.id], resourceScopeIds: [scopes[0].id],
+    }));
+    const [listed] = await ok(h.api('GET', `/organization-roles?q=${role.name}`));
+    expect(listed.scopes).to.deep.equal([{ id: orgScope.id, name: orgScope.name }]);
+    expect(listed.resourceScopes).to.deep.equal([{ id: scopes[0].id, name: scopes[0].name, resource: { id: resource.id, name: resource.name } }]);
+  });
 });

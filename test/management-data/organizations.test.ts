@@ -163,8 +163,9 @@ describe('organizations management API', () => {
       const role = await fixtures(h).organizationRole({ organizationScopeIds: [read.id, write.id] });
       const listed = await ok(h.api('GET', `/organization-roles?q=${role.name}`));
       expect(listed).to.have.length(1);
-      const { scopes, ...listedRole } = listed[0];
+      const { scopes, resourceScopes, ...listedRole } = listed[0];
       expect(listedRole).to.deep.equal(role);
+      expect(resourceScopes).to.deep.equal([]);
       expect(scopes).to.have.deep.members([{ id: read.id, name: read.name }, { id: write.id, name: write.name }]);
       await ok(h.api('DELETE', `/organization-scopes/${read.id}`));
       expect(await ok(h.api('GET', `/organization-roles/${role.id}/scopes`))).to.deep.equal([write]);
