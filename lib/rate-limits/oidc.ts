@@ -27,6 +27,13 @@ function answerThrottled(ctx: Context, retryAfterSeconds: number): void {
   ctx.body = { error: error.message, error_description: (error as { error_description?: string }).error_description };
 }
 
+/** The counters live in the key-value store; without it nothing can be counted, so nothing is let through either. */
+function answerUnavailable(ctx: Context): void {
+  ctx.status = 503;
+  ctx.set('Cache-Control', 'no-store');
+  ctx.body = { error: 'temporarily_unavailable', error_description: 'a backing store is unavailable; try again later' };
+}
+
 /**
  * Counts failed client authentications at the token, introspection and revocation endpoints (per IP and per
  * authenticated-as client) and answers 429 once either count is full: before the provider runs when the address
@@ -38,7 +45,13 @@ export function clientAuthLimit(deps: { failures: AuthFailureLimit; onLimited: (
   return async (ctx, next) => {
     if (ctx.method !== 'POST' || !CLIENT_AUTH_PATHS.has(ctx.path)) return next();
     const ip = ctx.ip;
-    const blocked = await failures.blockedFor({ ip });
+    let blocked: number | undefined;
+    try {
+      blocked = await failures.blockedFor({ ip });
+    } catch {
+      answerUnavailable(ctx);
+      return;
+    }
     if (blocked !== undefined) {
       deps.onLimited();
       answerThrottled(ctx, blocked);
@@ -49,11 +62,18 @@ export function clientAuthLimit(deps: { failures: AuthFailureLimit; onLimited: (
     if (ctx.status === 429) {
       // The provider refused a limited client (ClientAuthThrottled): say when to come back.
       deps.onLimited();
-      ctx.set('Retry-After', String((await failures.blockedFor({ ip, clientId })) ?? 1));
+      ctx.set('Retry-After', String((await failures.blockedFor({ ip, clientId }).catch(() => undefined)) ?? 1));
       return;
     }
     if (ctx.status !== 401) return;
-    const wait = await failures.failed({ ip, clientId });
+    let wait: number | undefined;
+    try {
+      wait = await failures.failed({ ip, clientId });
+    } catch {
+      // The failure could not be counted: refusing it stays right, and says why it cannot be retried at once.
+      answerUnavailable(ctx);
+      return;
+    }
     if (wait === undefined) return;
     deps.onLimited();
     answerThrottled(ctx, wait);

@@ -137,3 +137,21 @@ for (const backend of [{ name: 'embedded counters', redisUrl: undefined }, { nam
     });
   });
 }
+
+describe('failed-authentication limits with the key-value store down', () => {
+  let running: RunningService;
+  before(async () => {
+    // Nothing listens on port 1: every Redis command fails once its retries are used up.
+    running = await startService({ env: { REDIS_URL: 'redis://127.0.0.1:1', AUTH_FAILURE_RATE_LIMIT: '30' } });
+  });
+  after(() => running.close());
+
+  it('answers 503 at the token endpoint and on the management API, never a 500', async () => {
+    const token = await clientCredentials(running, '127.0.0.1', basic('some-client', 'some-secret'));
+    expect(token.status).to.equal(503);
+    expect(token.body.error).to.equal('temporarily_unavailable');
+    const api = await management(running, '127.0.0.1', 'not-a-jwt');
+    expect(api.status).to.equal(503);
+    expect(api.body.code).to.equal('service.dependency_unavailable');
+  });
+});
