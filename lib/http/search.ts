@@ -14,7 +14,8 @@ const MAX_VALUE_LENGTH = 256;
 const MAX_VALUES = 20;
 const UNSUPPORTED_MODES = new Set(['similar_to', 'posix', 'similarity']);
 
-function refuse(key: string, message: string): never {
+function refuse(rawKey: string, message: string): never {
+  const key = rawKey.slice(0, 80);
   throw errors.invalidInput(`invalid query: ${key}: ${message}`, { issues: [{ path: `query.${key}`, message }] });
 }
 

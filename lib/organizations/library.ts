@@ -146,9 +146,14 @@ export function createOrganizationsLibrary(deps: OrganizationsDeps) {
       return deleted;
     },
 
-    async listUsers(id: string, page: Page, search?: SearchInput): Promise<PageResult<User & { organizationRoles: RoleSummary[] }>> {
+    /** Members, optionally only those holding `organizationRoleId` there (Logto's filter). */
+    async listUsers(
+      id: string, page: Page, search?: SearchInput, organizationRoleId?: string,
+    ): Promise<PageResult<User & { organizationRoles: RoleSummary[] }>> {
       await mustFind(id);
-      const ids = await organizations.users.targetsOf({ organizationId: id });
+      const ids = organizationRoleId
+        ? (await organizations.userRoles.where({ organizationId: id, organizationRoleId })).map((link) => link.userId!)
+        : await organizations.users.targetsOf({ organizationId: id });
       const { items, total } = await users.list(page, { ids, search });
       const roles = await rolesByMember(id, items.map((user) => user.id));
       return { items: items.map((user) => ({ ...user, organizationRoles: roles.get(user.id) ?? [] })), total };

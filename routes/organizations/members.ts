@@ -4,7 +4,7 @@ import type { ServiceCore } from '../../lib/core.ts';
 import { application } from '../applications/schemas.ts';
 import { announceMembership } from './events.ts';
 import {
-  addApplicationsBody, addUsersBody, memberUser, pageQuery, replaceApplicationsBody, replaceUsersBody, searchQuery,
+  addApplicationsBody, addUsersBody, memberUser, pageQuery, replaceApplicationsBody, replaceUsersBody, membersQuery,
 } from './schemas.ts';
 import { USER_SEARCH_FIELDS } from '../users/schemas.ts';
 
@@ -17,10 +17,10 @@ export function organizationMemberRoutes(api: ApiRouterDeps, core: ServiceCore):
 
   declare(api, {
     method: 'get', path: '/organizations/:id/users', tag, summary: 'List member users with their organization roles',
-    params: byId, query: searchQuery, search: USER_SEARCH_FIELDS, response: z.array(memberUser),
+    params: byId, query: membersQuery, search: USER_SEARCH_FIELDS, response: z.array(memberUser),
     async handler({ params, query, search, page, paged }) {
       return paged(await library.listUsers(
-        params.id, page, query.q ?? search,
+        params.id, page, query.q ?? search, query.organizationRoleId,
       ));
     },
   });

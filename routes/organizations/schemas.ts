@@ -36,6 +36,8 @@ export const updateOrganizationBody = z.object({
 /** Logto's `q`: a text any search field contains. Logto's `search` parameters work too (`search` on routes). */
 const q = z.string().min(1).max(256).refine((value) => !value.includes('\u0000'), 'cannot contain NUL').optional();
 export const searchQuery = pagination.extend({ q });
+/** Logto's `organizationRoleId`: only the members holding that organization role. */
+export const membersQuery = searchQuery.extend({ organizationRoleId: z.string().min(1).max(128).optional() });
 export const optionalSearchQuery = optionalPagination.extend({ q });
 /** Logto's `showFeatured`: each organization carries its member count and up to three members. */
 export const listOrganizationsQuery = searchQuery.extend({

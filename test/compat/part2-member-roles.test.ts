@@ -28,6 +28,17 @@ describe('Logto compatibility: organization member roles by name', () => {
     expect((await h.api('POST', base, {})).status, 'naming no role').to.equal(400);
   });
 
+  it('lists only the members holding organizationRoleId when asked, as Logto', async () => {
+    const organization = await fixtures(h).organization();
+    const [holder, other] = [await fixtures(h).member(organization.id), await fixtures(h).member(organization.id)];
+    const role = await fixtures(h).organizationRole();
+    await ok(h.api('POST', `/organizations/${organization.id}/users/${holder.id}/roles`, { organizationRoleIds: [role.id] }));
+    const filtered = await ok(h.api('GET', `/organizations/${organization.id}/users?organizationRoleId=${role.id}`));
+    expect(filtered.map((user: { id: string }) => user.id)).to.deep.equal([holder.id]);
+    const all = await ok(h.api('GET', `/organizations/${organization.id}/users`));
+    expect(all.map((user: { id: string }) => user.id)).to.have.members([holder.id, other.id]);
+  });
+
   it('lists organization roles with their scopes and resourceScopes (each with its resource), as Logto', async () => {
     const orgScope = await fixtures(h).organizationScope();
     const { resource, scopes } = await fixtures(h).resourceWithScopes(1);
