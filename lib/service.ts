@@ -63,6 +63,7 @@ import { createOutboxRepository } from './outbox/repository.ts';
 import { createOutboxRecorder } from './outbox/recorder.ts';
 import { createOutboxRelay, type OutboxRelay } from './outbox/relay.ts';
 import { transactionalRequests } from './outbox/middleware.ts';
+import { createInFlight } from './http/in-flight.ts';
 
 export interface IdentityServiceOptions {
   /** Environment to read configuration from; defaults to `process.env`. */
@@ -105,6 +106,8 @@ export interface IdentityService {
 }
 
 const API_PREFIX = '/api';
+/** How long closing waits for the requests in flight (below the entry points' forced exit). */
+const DRAIN_MS = 10_000;
 
 /**
  * Answers an API request no route handled: `route.method_not_allowed` when the router found its path served with
@@ -254,6 +257,8 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
 
     const app = new Koa({ proxy: settings.TRUST_PROXY, keys: settings.cookieKeys });
     app.on('error', (error: Error) => logger.debug({ err: error }, 'request error'));
+    const inFlight = createInFlight();
+    app.use(inFlight.middleware);
     // First, so every request has its id and its access-log line whatever answers it.
     app.use(accessLog(requestScope, metrics));
     app.use(metricsEndpoint(metrics.registry, settings.METRICS_TOKEN));
@@ -285,6 +290,8 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
     return {
       app, provider, settings, core, webhooks, adminClientId,
       async close() {
+        // Requests being answered finish on open stores; a host stops sending new ones before it closes us.
+        await inFlight.drained(DRAIN_MS);
         stopCountingLockouts();
         await relay?.stop();
         await sandboxes?.close();

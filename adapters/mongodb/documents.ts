@@ -196,10 +196,13 @@ class MongoDocumentStore implements DocumentStore {
 }
 
 /**
- * Without these the driver waits 30 s to find a server on every operation, so a request against a MongoDB
- * that is down would hang that long; bounded, it fails fast and answers 503. A URI that sets them wins.
+ * Without these the driver waits 30 s to find a server (or to connect) on every operation, and for ever for
+ * a server that stops answering or a free pooled connection, so a request against a MongoDB that is down
+ * would hang; bounded, it fails and answers 503. A URI that sets one wins. (This driver ignores `timeoutMS`.)
  */
-const BOUNDED_TIMEOUTS = { serverSelectionTimeoutMS: 5000, timeoutMS: 15000 } as const;
+const BOUNDED_TIMEOUTS = {
+  serverSelectionTimeoutMS: 5000, connectTimeoutMS: 5000, waitQueueTimeoutMS: 5000, socketTimeoutMS: 30_000,
+} as const;
 
 /** The database named in a connection string's path, if any. */
 export function databaseOf(uri: string): string | undefined {
