@@ -69,4 +69,3 @@ function membershipDrafts(userId: string, memberships: JitMembership[]) {
   }));
 }
 
-export type ExperienceEvents = ReturnType<typeof createExperienceEvents>;

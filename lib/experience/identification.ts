@@ -97,4 +97,3 @@ export function createIdentification(deps: Pick<ExperienceDeps, 'repositories' |
   };
 }
 
-export type Identification = ReturnType<typeof createIdentification>;

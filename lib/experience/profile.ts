@@ -94,4 +94,3 @@ function verifiedIdentifier(record: ExperienceRecord, type: 'email' | 'phone', v
   return verification.identifier.value;
 }
 
-export type Profiles = ReturnType<typeof createProfiles>;

@@ -31,4 +31,3 @@ export function createExperienceStore(kv: KeyValueStore) {
   };
 }
 
-export type ExperienceStore = ReturnType<typeof createExperienceStore>;

@@ -124,4 +124,3 @@ export function createVerifications(deps: Pick<ExperienceDeps, 'repositories' | 
   };
 }
 
-export type Verifications = ReturnType<typeof createVerifications>;
