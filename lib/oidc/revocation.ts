@@ -18,6 +18,8 @@ interface OidcDoc {
  */
 export function createOidcRevocation(store: DocumentStore) {
   const model = (name: string) => store.collection<OidcDoc>(collectionName(name));
+  // MongoDB's TTL monitor removes expired documents a minute or more late: counts compare the expiry themselves.
+  const isLive = (doc: OidcDoc, now: number) => doc.expiresAt === undefined || doc.expiresAt.getTime() > now;
 
   async function revokeGrants(grantIds: string[]): Promise<void> {
     if (grantIds.length === 0) return;
@@ -35,12 +37,17 @@ export function createOidcRevocation(store: DocumentStore) {
     revokeGrants,
     /** Deletes the user's sessions, grants and their tokens; returns how many sessions and grants ended. */
     async revokeUser(accountId: string): Promise<{ sessions: number; grants: number }> {
-      const grants = await model('Grant').find({ 'payload.accountId': accountId }, { projection: { _id: 1 } });
-      const sessions = await model('Session').deleteMany({ 'payload.accountId': accountId });
+      const now = Date.now();
+      const grants = await model('Grant').find({ 'payload.accountId': accountId }, { projection: { _id: 1, expiresAt: 1 } });
+      const sessions = await model('Session').find({ 'payload.accountId': accountId }, { projection: { _id: 1, expiresAt: 1 } });
+      await model('Session').deleteMany({ 'payload.accountId': accountId });
       await revokeGrants(grants.map((grant) => grant._id));
       // Opaque access tokens issued outside a grant (e.g. token exchange) still name the account.
       await model('AccessToken').deleteMany({ 'payload.accountId': accountId });
-      return { sessions, grants: grants.length };
+      return {
+        sessions: sessions.filter((doc) => isLive(doc, now)).length,
+        grants: grants.filter((doc) => isLive(doc, now)).length,
+      };
     },
     /** A user's live grants for one application, oldest first. */
     async activeGrants(accountId: string, clientId: string): Promise<string[]> {
@@ -52,10 +59,11 @@ export function createOidcRevocation(store: DocumentStore) {
     },
     /** Deletes every grant of an application and the tokens issued under them (the application is gone). */
     async revokeClient(clientId: string): Promise<number> {
-      const grants = await model('Grant').find({ 'payload.clientId': clientId }, { projection: { _id: 1 } });
+      const now = Date.now();
+      const grants = await model('Grant').find({ 'payload.clientId': clientId }, { projection: { _id: 1, expiresAt: 1 } });
       await revokeGrants(grants.map((grant) => grant._id));
       await model('AccessToken').deleteMany({ 'payload.clientId': clientId });
-      return grants.length;
+      return grants.filter((doc) => isLive(doc, now)).length;
     },
   };
 }

@@ -43,6 +43,9 @@ type DeliveryRecord = Stored<DeliveryWithPayload> & { expiresAt: Date };
 
 const HIDDEN = ['payload', 'expiresAt'] as const;
 
+/** MongoDB's TTL monitor removes expired records a minute or more late: readers leave them out themselves. */
+const unexpired = () => ({ expiresAt: { $gt: new Date() } });
+
 /** Per-delivery state, kept (with the payload, for resends) as long as the attempt logs. */
 export function createDeliveriesRepository(store: DocumentStore, options: { retentionMs: number }) {
   const deliveries = store.collection<DeliveryRecord>('webhook_deliveries');
@@ -107,13 +110,13 @@ export function createDeliveriesRepository(store: DocumentStore, options: { rete
       await deliveries.updateOne({ _id: deliveryId }, { $set: { status: 'failed', nextRetryAt: null, lastError: reason } });
     },
     async list(hookId: string, page: Page, status?: DeliveryStatus): Promise<PageResult<Delivery>> {
-      const filter: Record<string, unknown> = { hookId };
+      const filter: Record<string, unknown> = { hookId, ...unexpired() };
       if (status) filter.status = status;
       const { items, total } = await findPage(deliveries, filter, page, { createdAt: -1, _id: -1 });
       return { items: items.map(present), total };
     },
     async find(hookId: string, id: string): Promise<DeliveryWithPayload | null> {
-      const doc = await deliveries.findOne({ _id: id, hookId });
+      const doc = await deliveries.findOne({ _id: id, hookId, ...unexpired() });
       return doc ? publicShape<DeliveryWithPayload>(doc, ['expiresAt']) : null;
     },
     async removeOfHook(hookId: string): Promise<void> {

@@ -68,6 +68,9 @@ export function presentLog(log: AttemptLog & { id: string }): LogEntry {
   };
 }
 
+/** MongoDB's TTL monitor removes expired logs a minute or more late: readers leave them out themselves. */
+const unexpired = () => ({ expiresAt: { $gt: new Date() } });
+
 /** Attempt logs, expired by a TTL index after the retention period. */
 export function createDeliveryLogs(store: DocumentStore, options: { retentionMs: number }) {
   const logs = store.collection<LogRecord>('webhook_logs');
@@ -83,17 +86,17 @@ export function createDeliveryLogs(store: DocumentStore, options: { retentionMs:
       await logs.insertOne({ ...log, _id: id, id, expiresAt: new Date(log.createdAt + options.retentionMs) });
     },
     async recent(hookId: string, since: number, page: Page, event?: string): Promise<PageResult<LogEntry>> {
-      const filter: Record<string, unknown> = { hookId, createdAt: { $gte: since } };
+      const filter: Record<string, unknown> = { hookId, createdAt: { $gte: since }, ...unexpired() };
       if (event) filter.event = event;
       const { items, total } = await findPage(logs, filter, page, { createdAt: -1, _id: -1 });
       return { items: items.map(presentLog), total };
     },
     async ofDelivery(deliveryId: string): Promise<LogEntry[]> {
-      return (await logs.find({ deliveryId }, { sort: { createdAt: 1, attempt: 1 } })).map(presentLog);
+      return (await logs.find({ deliveryId, ...unexpired() }, { sort: { createdAt: 1, attempt: 1 } })).map(presentLog);
     },
     /** Logto's `executionStats`: attempts and successful attempts since `since`. */
     async stats(hookId: string, since: number): Promise<{ successCount: number; requestCount: number }> {
-      const window = { hookId, createdAt: { $gte: since } };
+      const window = { hookId, createdAt: { $gte: since }, ...unexpired() };
       const [successCount, requestCount] = await Promise.all([
         logs.countDocuments({ ...window, succeeded: true }),
         logs.countDocuments(window),
