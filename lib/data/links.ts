@@ -1,4 +1,5 @@
 import type { DocumentStore, Filter } from '../ports/documents.ts';
+import type { Page } from './entity.ts';
 
 /** The fixed side of a relation, e.g. `{ organizationId }` or `{ organizationId, userId }`. */
 export type Owner = Record<string, string>;
@@ -62,6 +63,8 @@ export function createLinks(store: DocumentStore, name: string, ownerFields: rea
   return {
     async prepare() {
       await links.createIndex({ keys: Object.fromEntries(ownerFields.map((field) => [field, 1 as const])) });
+      // Lists page through an owner's links oldest first: the store walks this index instead of sorting.
+      await links.createIndex({ keys: { [ownerFields[0]!]: 1, createdAt: 1, _id: 1 } });
       await links.createIndex({ keys: { [targetField]: 1 } });
     },
     targetsOf,
@@ -69,6 +72,14 @@ export function createLinks(store: DocumentStore, name: string, ownerFields: rea
     async where(match: Match): Promise<Owner[]> {
       const docs = await links.find(toFilter(match), { sort: { createdAt: 1, _id: 1 } });
       return docs.map((doc) => Object.fromEntries([...ownerFields, targetField].map((field) => [field, doc[field] as string])));
+    },
+    /** One page of `field` (default: the target) of the links matching, oldest first, cut by the store. */
+    async page(match: Match, page: Page, field: string = targetField): Promise<{ values: string[]; total: number }> {
+      const filter = toFilter(match);
+      const docs = await links.find(filter, {
+        sort: { createdAt: 1, _id: 1 }, skip: (page.page - 1) * page.pageSize, limit: page.pageSize, projection: { [field]: 1 },
+      });
+      return { values: docs.map((doc) => doc[field] as string), total: await links.countDocuments(filter) };
     },
     async has(owner: Owner, target: string): Promise<boolean> {
       return (await links.countDocuments({ _id: idOf(owner, target) })) === 1;

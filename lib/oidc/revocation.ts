@@ -33,6 +33,8 @@ export function createOidcRevocation(store: DocumentStore) {
         await model(name).createIndex({ keys: { 'payload.accountId': 1 } });
       }
       await model('Grant').createIndex({ keys: { 'payload.clientId': 1 } });
+      // Deleting an application deletes its access tokens by client id.
+      await model('AccessToken').createIndex({ keys: { 'payload.clientId': 1 } });
     },
     revokeGrants,
     /** Deletes the user's sessions, grants and their tokens; returns how many sessions and grants ended. */

@@ -27,17 +27,27 @@ export interface InvitationFilter {
 }
 
 export function createOrganizationInvitationsRepository(store: DocumentStore) {
-  const { collection, present, operations } = createEntityRepository<StoredInvitation>(store, 'organization_invitations', {
-    searchFields: ['invitee'],
-  });
+  // `pendingKey` (organization and invitee) exists only while an invitation is pending and unexpired: a unique
+  // index on it keeps two concurrent creations from both leaving a pending invitation.
+  const { collection, present, operations } = createEntityRepository<StoredInvitation, { pendingKey: string }>(
+    store, 'organization_invitations', { searchFields: ['invitee'], hidden: ['pendingKey'] },
+  );
+  const pendingKeyOf = (invitation: Pick<StoredInvitation, 'organizationId' | 'invitee'>) => `${invitation.organizationId}\n${invitation.invitee}`;
 
   return {
-    insert: operations.insert,
+    /** Inserts a pending invitation; a DuplicateKeyError when one is already pending for the same invitee. */
+    async insertPending(invitation: StoredInvitation, now: number): Promise<StoredInvitation> {
+      const pendingKey = pendingKeyOf(invitation);
+      // An expired pending invitation no longer holds its place.
+      await collection.updateMany({ pendingKey, expiresAt: { $lte: now } }, { $unset: { pendingKey: '' } });
+      return operations.insert(invitation, { pendingKey });
+    },
     findById: operations.findById,
     delete: operations.delete,
     async prepare() {
       await collection.createIndex({ keys: { organizationId: 1, invitee: 1 } });
       await collection.createIndex({ keys: { createdAt: 1 } });
+      await collection.createIndex({ keys: { pendingKey: 1 }, unique: true, sparse: true });
     },
     list(page: Page, filter: InvitationFilter): Promise<PageResult<StoredInvitation>> {
       const query = Object.fromEntries(Object.entries(filter).filter(([, value]) => value !== undefined));
@@ -50,7 +60,7 @@ export function createOrganizationInvitationsRepository(store: DocumentStore) {
     async settle(id: string, changes: Pick<StoredInvitation, 'status' | 'acceptedUserId'>, now: number) {
       const doc = await collection.findOneAndUpdate(
         { _id: id, status: 'Pending', expiresAt: { $gt: now } },
-        { $set: { ...changes, updatedAt: now } },
+        { $set: { ...changes, updatedAt: now }, $unset: { pendingKey: '' } },
         { returnDocument: 'after' },
       );
       return doc ? present(doc) : null;

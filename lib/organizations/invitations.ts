@@ -1,4 +1,4 @@
-import { assertAllFound, errors } from '../errors.ts';
+import { assertAllFound, errors, unique } from '../errors.ts';
 import { newId } from '../ids.ts';
 import type { Repositories } from '../repositories.ts';
 import type { Page, PageResult } from '../data/entity.ts';
@@ -101,12 +101,12 @@ export function createOrganizationInvitationsLibrary(deps: InvitationsDeps) {
       if (await invitations.countLivePending(input.organizationId, invitee, now)) {
         throw errors.duplicate('organization invitation', 'invitee');
       }
-      const created = await invitations.insert({
+      const created = await unique('organization invitation', 'invitee', () => invitations.insertPending({
         id: newId(), inviterId: input.inviterId ?? null, invitee, acceptedUserId: null,
         organizationId: input.organizationId, status: 'Pending',
         organizationRoleIds: [...new Set(input.organizationRoleIds ?? [])],
         createdAt: now, updatedAt: now, expiresAt: input.expiresAt,
-      });
+      }, now));
       if (message) {
         try {
           await send(created, message);

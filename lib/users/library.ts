@@ -107,13 +107,15 @@ export function createUsersLibrary(deps: UsersDeps, passwordPolicy: PasswordPoli
     },
     /** Top-level keys of `customData` are merged into the stored object. */
     async mergeCustomData(id: string, customData: Record<string, unknown>): Promise<User> {
-      const user = await mustFind(id);
-      return update(id, { customData: { ...user.customData, ...customData } });
+      const merged = await users.mergeInto(id, 'customData', customData);
+      if (!merged) throw errors.notFound('user', id);
+      return merged;
     },
     /** Top-level keys of `profile` are merged into the stored profile. */
     async mergeProfile(id: string, profile: Record<string, unknown>): Promise<User> {
-      const user = await mustFind(id);
-      return update(id, { profile: { ...user.profile, ...profile } });
+      const merged = await users.mergeInto(id, 'profile', profile);
+      if (!merged) throw errors.notFound('user', id);
+      return merged;
     },
     async setPassword(id: string, password: string): Promise<User> {
       await passwordPolicy.assertPassword(password, await mustFind(id));

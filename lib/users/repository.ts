@@ -62,6 +62,29 @@ export function createUsersRepository(store: DocumentStore) {
       else if (filter.excludeIds?.length) query._id = { $nin: filter.excludeIds };
       return operations.list(page, filter.search, query);
     },
+    /**
+     * Merges top-level keys into `customData` or `profile` without losing a concurrent merge: one `$set` per
+     * key, atomic on the stored document. Keys a dotted path cannot name (empty, or with a dot) are merged by
+     * compare-and-set on the stored object instead, retried a few times, the last try writing regardless.
+     */
+    async mergeInto(id: string, field: 'customData' | 'profile', values: Record<string, unknown>): Promise<User | null> {
+      const updatedAt = Date.now();
+      if (Object.keys(values).every((key) => key !== '' && !key.includes('.'))) {
+        const set = Object.fromEntries(Object.entries(values).map(([key, value]) => [`${field}.${key}`, value]));
+        const doc = await users.findOneAndUpdate({ _id: id }, { $set: { ...set, updatedAt } }, { returnDocument: 'after' });
+        return doc ? present(doc) : null;
+      }
+      for (let attempt = 1; ; attempt += 1) {
+        const current = await users.findOne({ _id: id });
+        if (!current) return null;
+        const stored = current[field];
+        const filter = attempt < MERGE_ATTEMPTS ? { _id: id, [field]: stored ?? { $exists: false } } : { _id: id };
+        const doc = await users.findOneAndUpdate(
+          filter, { $set: { [field]: { ...stored, ...values }, updatedAt } }, { returnDocument: 'after' },
+        );
+        if (doc) return present(doc);
+      }
+    },
     async update(id: string, changes: Partial<User> & UserSecrets): Promise<User | null> {
       const set: Record<string, unknown> = { updatedAt: Date.now() };
       const unset: Record<string, ''> = {};
@@ -78,6 +101,7 @@ export function createUsersRepository(store: DocumentStore) {
   };
 }
 
+const MERGE_ATTEMPTS = 5;
 const IDENTIFIER_FIELDS = ['username', 'primaryEmail', 'primaryPhone'] as const;
 const IDENTIFIERS: ReadonlySet<string> = new Set(IDENTIFIER_FIELDS);
 
