@@ -31,20 +31,36 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 /**
- * The driver reports a duplicate key as a MongoServerError carrying `keyPattern`, or for bulk writes as a
- * MongoBulkWriteError whose write errors carry the server's raw error (with `keyPattern`) in `err`.
+ * The driver reports a duplicate key as a MongoServerError carrying `keyPattern`; a bulk write (insertMany)
+ * keeps only each write error's code and message, so there the fields come from the message's
+ * `dup key: { name: "x", … }`.
  */
 function keyPatternOf(error: DriverError): Record<string, unknown> | undefined {
   if (isRecord(error.keyPattern)) return error.keyPattern;
   const writeErrors = Array.isArray(error.writeErrors) ? error.writeErrors : [error.writeErrors];
   for (const writeError of writeErrors) {
-    const raw: unknown = isRecord(writeError) ? writeError.err : undefined;
+    if (!isRecord(writeError)) continue;
+    const raw: unknown = writeError.err;
     if (isRecord(raw) && isRecord(raw.keyPattern)) return raw.keyPattern;
+    const message = typeof writeError.errmsg === 'string' ? writeError.errmsg : isRecord(raw) ? raw.errmsg : undefined;
+    const fields = typeof message === 'string' ? duplicateKeyFields(message) : [];
+    if (fields.length > 0) return Object.fromEntries(fields.map((field) => [field, 1]));
   }
   return undefined;
 }
 
-function translateError(collection: string, error: unknown, fallbackKeys?: Record<string, unknown>): unknown {
+/** The field names of the server's `dup key: { a: "x", b: 1 }` (values never matter, and may hold anything). */
+export function duplicateKeyFields(message: string): string[] {
+  const body = /dup key: \{ (.*) \}\s*$/.exec(message)?.[1];
+  if (!body) return [];
+  const fields: string[] = [];
+  const pattern = /(?:^|, )([A-Za-z_$][\w.$]*): (?:"(?:[^"\\]|\\.)*"|[^,]*)/g;
+  for (let match = pattern.exec(body); match; match = pattern.exec(body)) fields.push(match[1]!);
+  return fields;
+}
+
+/** Translates a driver error; exported for the contract tests. */
+export function translateError(collection: string, error: unknown, fallbackKeys?: Record<string, unknown>): unknown {
   if (!isRecord(error) || error.code !== 11000) return error;
   return new DuplicateKeyError(collection, keyPatternOf(error) ?? fallbackKeys ?? {});
 }

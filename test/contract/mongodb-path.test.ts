@@ -3,7 +3,8 @@ import { pino } from 'pino';
 import { MANAGEMENT_RESOURCE_ID, bootstrap } from '../../lib/bootstrap.ts';
 import { createLinks } from '../../lib/data/links.ts';
 import { createRepositories, prepareRepositories, type Repositories } from '../../lib/repositories.ts';
-import type { DocumentStore } from '../../lib/ports/documents.ts';
+import { DuplicateKeyError, type DocumentStore } from '../../lib/ports/documents.ts';
+import { translateError } from '../../adapters/mongodb/documents.ts';
 import { forEachBackend } from './support/backends.ts';
 
 const start = (repositories: Repositories, managementIndicator: string) => bootstrap({
@@ -38,6 +39,16 @@ forEachBackend('MongoDB path fixes', (backend) => {
     expect(error?.message).to.include('https://taken.example.com/api');
   });
 
+  it('names the unique key an insertMany broke', async () => {
+    const people = store.collection('contract_people');
+    await people.createIndex({ keys: { team: 1, name: 1 }, unique: true });
+    await people.insertOne({ _id: 'p1', team: 't', name: 'Ada' });
+    const error = await people.insertMany([{ _id: 'p2', team: 't', name: 'Bea' }, { _id: 'p3', team: 't', name: 'Ada' }])
+      .then(() => null, (caught: unknown) => caught);
+    expect(error).to.be.instanceOf(DuplicateKeyError);
+    expect((error as DuplicateKeyError).keyPattern).to.deep.equal({ team: 1, name: 1 });
+  });
+
   it('reports only the links an add made, inside a transaction too, without failing on existing ones', async () => {
     const links = createLinks(store, 'contract_links', ['ownerId'], 'targetId');
     await links.prepare();
@@ -45,5 +56,19 @@ forEachBackend('MongoDB path fixes', (backend) => {
     const added = await store.transaction(() => links.add({ ownerId: 'o1' }, ['b', 'c', 'a', 'd']));
     expect(added).to.deep.equal(['c', 'd']);
     expect(await links.targetsOf({ ownerId: 'o1' })).to.have.members(['a', 'b', 'c', 'd']);
+  });
+});
+
+describe('MongoDB duplicate-key errors of bulk writes', () => {
+  it('take the key pattern from the server message when the write error carries none', () => {
+    const bulk = {
+      code: 11000,
+      writeErrors: [{ err: { index: 1, code: 11000, errmsg: 'E11000 duplicate key error collection: db.people index: team_1_name_1 dup key: { team: "a, b: c", name: "Ada" }' } }],
+    };
+    const translated = translateError('people', bulk);
+    expect(translated).to.be.instanceOf(DuplicateKeyError);
+    expect((translated as DuplicateKeyError).keyPattern).to.deep.equal({ team: 1, name: 1 });
+    const single = translateError('people', { code: 11000, keyPattern: { email: 1 } });
+    expect((single as DuplicateKeyError).keyPattern).to.deep.equal({ email: 1 });
   });
 });
