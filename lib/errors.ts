@@ -23,6 +23,8 @@ const ERROR_CODES = {
   'auth.unauthorized': 'unauthenticated',
   'auth.forbidden': 'forbidden',
   'entity.not_found': 'not_found',
+  /** An update that names nothing to change (Logto's 422). */
+  'entity.invalid_input': 'rule',
   /** Logto's code for an entity looked up by its id. */
   'entity.not_exists_with_id': 'not_found',
   'entity.unique_integrity_violation': 'conflict',

@@ -34,6 +34,8 @@ export interface RouteDeclaration<P extends z.ZodType, Q extends z.ZodType, B ex
    */
   pagination?: 'optional';
   body?: B;
+  /** An update whose body names nothing to change answers 422 `entity.invalid_input`, as Logto's do. */
+  refuseEmptyBody?: boolean;
   /** Successful status (default 200; 201 for creation; 204 without a body). */
   status?: number;
   /** A second success status, without a body, the handler may choose with `answer` (e.g. 201 when a call created). */
@@ -167,6 +169,9 @@ export function declare<P extends z.ZodType, Q extends z.ZodType, B extends z.Zo
     const { search, rest } = route.search ? takeSearch(ctx.query, route.search) : { search: undefined, rest: ctx.query };
     const query = parseOrThrow(route.query, rest, 'query');
     const body = parseOrThrow(route.body, route.body ? (ctx.request as { body?: unknown }).body : undefined, 'body');
+    if (route.refuseEmptyBody && isEmptyObject(body)) {
+      throw errors.unprocessable('entity.invalid_input', 'the request names nothing to update');
+    }
     const page = pageOf(query, route.pagination === 'optional');
     let answered = status;
     const result = await route.handler({
@@ -189,6 +194,10 @@ export function declare<P extends z.ZodType, Q extends z.ZodType, B extends z.Zo
     ctx.status = answered;
   });
   deps.router[route.method](route.path, ...middlewares);
+}
+
+function isEmptyObject(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length === 0;
 }
 
 /** The most rows an optionally paginated list answers when the client asks for no page. */

@@ -49,6 +49,7 @@ export function applicationRoutes(api: ApiRouterDeps, core: ServiceCore): void {
 
   declare(api, {
     method: 'patch', path: '/applications/:id', tag, summary: 'Update an application',
+    refuseEmptyBody: true,
     params: byId, body: updateApplicationBody, response: application,
     async handler({ params, body }) {
       if (body.oidcClientMetadata) {

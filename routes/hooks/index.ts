@@ -39,6 +39,7 @@ export function hookRoutes(api: ApiRouterDeps, core: ServiceCore): void {
 
   declare(api, {
     method: 'patch', path: '/hooks/:id', tag, summary: 'Update a hook (name, events, config, enabled)',
+    refuseEmptyBody: true,
     params: byId, body: updateHookBody, response: hook,
     handler: ({ params, body }) => management.update(params.id, body),
   });

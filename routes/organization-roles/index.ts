@@ -69,6 +69,7 @@ export function organizationRoleRoutes(api: ApiRouterDeps, core: ServiceCore): v
 
   declare(api, {
     method: 'patch', path: '/organization-roles/:id', tag, summary: 'Update an organization role',
+    refuseEmptyBody: true,
     params: byId, body: updateOrganizationRoleBody, response: organizationRole,
     handler: ({ params, body }) => library.updateRole(params.id, body),
   });

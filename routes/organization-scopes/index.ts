@@ -32,6 +32,7 @@ export function organizationScopeRoutes(api: ApiRouterDeps, core: ServiceCore): 
 
   declare(api, {
     method: 'patch', path: '/organization-scopes/:id', tag,
+    refuseEmptyBody: true,
     summary: 'Update an organization scope',
     params: byId, body: updateOrganizationScopeBody, response: organizationScope,
     handler: ({ params, body }) => library.updateScope(params.id, body),

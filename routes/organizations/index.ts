@@ -40,6 +40,7 @@ export function organizationRoutes(api: ApiRouterDeps, core: ServiceCore): void 
 
   declare(api, {
     method: 'patch', path: '/organizations/:id', tag, summary: 'Update an organization',
+    refuseEmptyBody: true,
     params: byId, body: updateOrganizationBody, response: organization,
     handler: ({ params, body }) => library.update(params.id, body),
   });

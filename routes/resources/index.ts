@@ -37,6 +37,7 @@ export function resourceRoutes(api: ApiRouterDeps, core: ServiceCore): void {
 
   declare(api, {
     method: 'patch', path: '/resources/:id', tag, summary: 'Update an API resource',
+    refuseEmptyBody: true,
     params: byId, body: updateResourceBody, response: resource,
     handler: ({ params, body }) => library.update(params.id, body),
   });
@@ -73,6 +74,7 @@ export function resourceRoutes(api: ApiRouterDeps, core: ServiceCore): void {
 
   declare(api, {
     method: 'patch', path: '/resources/:resourceId/scopes/:scopeId', tag, summary: 'Update a scope',
+    refuseEmptyBody: true,
     params: byScope, body: updateScopeBody, response: scope,
     handler: ({ params, body }) => library.updateScope(params.resourceId, params.scopeId, body),
   });

@@ -54,6 +54,7 @@ export function roleRoutes(api: ApiRouterDeps, core: ServiceCore): void {
 
   declare(api, {
     method: 'patch', path: '/roles/:id', tag, summary: 'Update a role',
+    refuseEmptyBody: true,
     params: byId, body: updateRoleBody, response: role,
     handler: ({ params, body }) => rolesLibrary.update(params.id, body),
   });

@@ -43,6 +43,7 @@ export function userRoutes(api: ApiRouterDeps, core: ServiceCore): void {
 
   declare(api, {
     method: 'patch', path: '/users/:userId', tag,
+    refuseEmptyBody: true,
     summary: 'Update a user; customData and profile are replaced',
     params: byUser, body: updateUserBody, response: user,
     handler: ({ params, body }) => library.update(params.userId, body),

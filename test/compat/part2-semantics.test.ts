@@ -25,6 +25,25 @@ describe('Logto compatibility: write semantics', () => {
     expect([refused.status, refused.body.code]).to.deep.equal([422, 'application.third_party_token_exchange']);
   });
 
+  it('answers 422 entity.invalid_input to an update that names nothing, as Logto', async () => {
+    const user = await fixtures(h).user();
+    const role = await fixtures(h).role();
+    const app = await fixtures(h).m2mApplication();
+    const organization = await fixtures(h).organization();
+    const { resource, scopes } = await fixtures(h).resourceWithScopes(1);
+    const hook = await ok(h.api('POST', '/hooks', { event: 'PostRegister', config: { url: 'http://127.0.0.1:9/h' } }));
+    const paths = [
+      `/users/${user.id}`, `/roles/${role.id}`, `/applications/${app.id}`, `/organizations/${organization.id}`,
+      `/resources/${resource.id}`, `/resources/${resource.id}/scopes/${scopes[0].id}`, `/hooks/${hook.id}`,
+      `/organization-roles/${(await fixtures(h).organizationRole()).id}`, `/organization-scopes/${(await fixtures(h).organizationScope()).id}`,
+    ];
+    for (const path of paths) {
+      const res = await h.api('PATCH', path, {});
+      expect([res.status, res.body.code], path).to.deep.equal([422, 'entity.invalid_input']);
+    }
+    expect((await h.api('PATCH', `/users/${user.id}`, { name: 'Named' })).status).to.equal(200);
+  });
+
   it('keeps at most one default resource', async () => {
     const make = () => ok(h.api('POST', '/resources', { name: unique('api'), indicator: `https://${unique('d').toLowerCase()}.example.com` }));
     const [first, second] = [await make(), await make()];
