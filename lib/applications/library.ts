@@ -113,13 +113,15 @@ export function createApplicationsLibrary(deps: Pick<Repositories, 'applications
       if (await applications.isBuiltIn(id)) {
         throw errors.unprocessable('application.protected', 'the bootstrap admin application cannot be deleted');
       }
-      const app = await applications.delete(id);
-      if (!app) throw errors.notFound('application', id);
+      if (!(await applications.findById(id))) throw errors.notFound('application', id);
       // Nothing the application held may outlive it: roles, organization memberships, grants and tokens.
+      // Children first: outside a transaction, a failure midway leaves the entity, which a retry deletes, never orphans.
       await roles.removeAllOfApplication(id);
       await deps.organizations.applications.removeWhere({ applicationId: id });
       await deps.organizations.applicationRoles.removeWhere({ applicationId: id });
       await deps.oidcRevocation.revokeClient(id);
+      const app = await applications.delete(id);
+      if (!app) throw errors.notFound('application', id);
       return app;
     },
     /** Only M2M applications hold roles, and only M2M roles. */

@@ -95,13 +95,15 @@ export function createOrganizationTemplateLibrary(deps: TemplateDeps) {
       return (await unique('organization role', 'name', () => organizationRoles.update(id, changes))) ?? mustFindRole(id);
     },
     async deleteRole(id: string): Promise<OrganizationRole> {
-      const deleted = await organizationRoles.delete(id);
-      if (!deleted) throw errors.notFound('organization role', id);
+      await mustFindRole(id);
+      // Children first: outside a transaction, a failure midway leaves the entity, which a retry deletes, never orphans.
       await organizationRoles.scopes.removeWhere({ organizationRoleId: id });
       await organizations.userRoles.removeWhere({ organizationRoleId: id });
       await organizations.applicationRoles.removeWhere({ organizationRoleId: id });
       await deps.roles.organizationRoleScopes.removeWhere({ organizationRoleId: id });
       await organizations.jitRoles.removeWhere({ organizationRoleId: id });
+      const deleted = await organizationRoles.delete(id);
+      if (!deleted) throw errors.notFound('organization role', id);
       return deleted;
     },
 

@@ -69,9 +69,11 @@ export function createRolesLibrary(deps: Pick<Repositories, 'roles' | 'resources
     /** Deletes the role and every link to it (its scopes, its users and applications); returns the snapshot. */
     async delete(id: string): Promise<Role> {
       assertNotBuiltIn(id, 'be deleted');
+      await mustFind(id);
+      // Children first: outside a transaction, a failure midway leaves the entity, which a retry deletes, never orphans.
+      await roles.removeLinksOf(id);
       const deleted = await roles.delete(id);
       if (!deleted) throw errors.notFound('role', id);
-      await roles.removeLinksOf(id);
       return deleted;
     },
     /** Adds scopes; the role's scopes after the change. */

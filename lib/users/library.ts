@@ -136,11 +136,13 @@ export function createUsersLibrary(deps: UsersDeps, passwordPolicy: PasswordPoli
     },
     /** Deletes the user with their role assignments, memberships and OIDC sessions; returns the snapshot. */
     async delete(id: string): Promise<User> {
-      const deleted = await users.delete(id);
-      if (!deleted) throw errors.notFound('user', id);
+      await mustFind(id);
+      // Children first: outside a transaction, a failure midway leaves the entity, which a retry deletes, never orphans.
       await roles.removeAllOfUser(id);
       await organizations.removeUserEverywhere(id);
       await oidcRevocation.revokeUser(id);
+      const deleted = await users.delete(id);
+      if (!deleted) throw errors.notFound('user', id);
       return deleted;
     },
 
