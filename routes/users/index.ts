@@ -4,7 +4,7 @@ import type { ServiceCore } from '../../lib/core.ts';
 import { userRelationRoutes } from './relations.ts';
 import {
   createUserBody, customDataBody, listUsersQuery, passwordBody, profileBody, suspensionBody, updateUserBody, user,
-  USER_SEARCH_FIELDS, verifyPasswordBody,
+  getUserQuery, USER_SEARCH_FIELDS, userWithSsoIdentities, verifyPasswordBody,
 } from './schemas.ts';
 
 const tag = 'Users';
@@ -37,8 +37,12 @@ export function userRoutes(api: ApiRouterDeps, core: ServiceCore): void {
 
   declare(api, {
     method: 'get', path: '/users/:userId', tag, summary: 'Get a user',
-    params: byUser, response: user,
-    handler: ({ params }) => library.mustFind(params.userId),
+    params: byUser, query: getUserQuery, response: userWithSsoIdentities,
+    async handler({ params, query }) {
+      const found = await library.mustFind(params.userId);
+      // No enterprise SSO here, so a user has no SSO identity.
+      return query.includeSsoIdentities ? { ...found, ssoIdentities: [] } : found;
+    },
   });
 
   declare(api, {

@@ -78,6 +78,15 @@ export const passwordBody = z.object({ password }).strict();
 export const verifyPasswordBody = z.object({ password: z.string().min(1).max(PASSWORD_POLICY.maxLength) }).strict();
 export const suspensionBody = z.object({ isSuspended: z.boolean() }).strict();
 
+/** Logto's `includeSsoIdentities`; `includePasswordHash` is refused (400): digests never leave the service. */
+export const getUserQuery = z.object({
+  includeSsoIdentities: z.enum(['true', 'false']).optional().transform((value) => value === 'true'),
+}).strict();
+export const userWithSsoIdentities = user.extend({
+  ssoIdentities: z.array(z.record(z.string(), z.unknown())).optional()
+    .describe('With includeSsoIdentities=true: always empty, this service has no enterprise SSO'),
+});
+
 /** Logto's user search fields (`search.<field>`). */
 export const USER_SEARCH_FIELDS = ['id', 'primaryEmail', 'primaryPhone', 'username', 'name'] as const;
 

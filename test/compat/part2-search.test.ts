@@ -79,6 +79,17 @@ describe('Logto compatibility: search and filters', () => {
     }
   });
 
+  it('takes includeSsoIdentities on a user (none here) and refuses includePasswordHash', async () => {
+    const user = await fixtures(h).user();
+    const withSso = await ok(h.api('GET', `/users/${user.id}?includeSsoIdentities=true`));
+    expect(withSso.ssoIdentities).to.deep.equal([]);
+    expect(await ok(h.api('GET', `/users/${user.id}`))).not.to.have.property('ssoIdentities');
+    for (const path of [`/users/${user.id}?includePasswordHash=true`, '/users?includePasswordHash=true']) {
+      const refused = await h.api('GET', path);
+      expect([refused.status, refused.body.code], path).to.deep.equal([400, 'guard.invalid_input']);
+    }
+  });
+
   it('filters roles (excludeUserId, excludeApplicationId) and applications and users (excludeRoleId) as Logto', async () => {
     const [held, other] = [await fixtures(h).role(), await fixtures(h).role()];
     const user = await fixtures(h).user();
