@@ -1,7 +1,8 @@
 import type { KeyValueStore } from '../ports/kv.ts';
+import { createOriginSlots } from './origin-slots.ts';
 
 export interface EndpointLimits {
-  /** Attempts in flight to one origin from this process; more are deferred. */
+  /** Attempts in flight to one origin from this process; more wait briefly (fast origins) or are deferred. */
   concurrency: number;
   /** Consecutive failed attempts to one origin that open its circuit. */
   breakerFailures: number;
@@ -26,23 +27,17 @@ const FAILURE_MEMORY_MS = 24 * 3600 * 1000;
 const MAX_OPEN_DOUBLINGS = 5;
 /** A deferral shorter than this would only churn the queue. */
 const MIN_DEFER_MS = 50;
-/** Weight of the newest attempt in an origin's typical duration. */
-const SMOOTHING = 0.2;
-/** Idle origins whose typical duration is remembered; the least recently used go first. */
-const MAX_IDLE_ORIGINS = 1000;
-
-interface OriginSlots {
-  inFlight: number;
-  /** Smoothed duration of recent attempts; unknown until one finished. */
-  typicalMs?: number;
-}
+/** An endpoint whose attempts take at most this share of the timeout counts as fast. */
+const FAST_SHARE = 0.1;
 
 /**
  * Keeps one slow or dead endpoint from taking every delivery slot. Per origin (scheme, host and port), at
- * most `concurrency` attempts run at once in this process, and the rest are deferred for about as long as
- * its attempts take. A circuit breaker, shared by every process through the key-value store and named by
- * `namespace` (the queue), opens after `breakerFailures` consecutive failures: while open, deliveries are
- * deferred without a request; then one probe at a time goes out until one gets an answer.
+ * most `concurrency` attempts run at once in this process (`createOriginSlots`); an attempt beyond that is
+ * deferred for about as long as the origin's attempts take, unless the origin is fast enough for it to wait
+ * its turn. A circuit breaker, shared by every process
+ * through the key-value store and named by `namespace` (the queue), opens after `breakerFailures`
+ * consecutive failures: while open, deliveries are deferred without a request; then one probe at a time
+ * goes out until one gets an answer.
  */
 export function createEndpointGuard(deps: {
   kv: KeyValueStore;
@@ -52,34 +47,11 @@ export function createEndpointGuard(deps: {
 }) {
   const { kv, limits } = deps;
   const random = deps.random ?? Math.random;
-  const slots = new Map<string, OriginSlots>();
+  const slots = createOriginSlots({ concurrency: limits.concurrency, fastMs: limits.timeoutMs * FAST_SHARE });
   const key = (origin: string, part: 'failures' | 'open' | 'probe') => `webhooks:breaker:${deps.namespace}:${origin}:${part}`;
   // Spreads the deferred deliveries of one endpoint so they do not all come back at the same moment.
   const jittered = (ms: number) => Math.round(Math.max(MIN_DEFER_MS, ms) * (1 + random() / 2));
   const openMs = (failures: number) => limits.breakerOpenMs * 2 ** Math.min(failures - limits.breakerFailures, MAX_OPEN_DOUBLINGS);
-
-  function take(origin: string): OriginSlots | undefined {
-    const state = slots.get(origin) ?? { inFlight: 0 };
-    if (state.inFlight >= limits.concurrency) return undefined;
-    state.inFlight += 1;
-    slots.set(origin, state);
-    return state;
-  }
-
-  function release(origin: string, state: OriginSlots, latencyMs?: number): void {
-    state.inFlight -= 1;
-    if (latencyMs !== undefined) {
-      state.typicalMs = state.typicalMs === undefined ? latencyMs : state.typicalMs + SMOOTHING * (latencyMs - state.typicalMs);
-    }
-    if (state.inFlight > 0) return;
-    slots.delete(origin);
-    slots.set(origin, state);
-    if (slots.size <= MAX_IDLE_ORIGINS) return;
-    for (const [name, other] of slots) {
-      if (slots.size <= MAX_IDLE_ORIGINS) break;
-      if (other.inFlight === 0) slots.delete(name);
-    }
-  }
 
   /** The circuit as the key-value store has it; when the store fails, closed (delivering is the safe side). */
   async function circuit(origin: string): Promise<{ openForMs: number; failures: number }> {
@@ -95,19 +67,16 @@ export function createEndpointGuard(deps: {
     /** A slot for an attempt to `url`, or how long to defer it. */
     async admit(url: string): Promise<Admission> {
       const origin = originOf(url);
-      const state = take(origin);
-      if (!state) {
-        const busy = slots.get(origin)?.typicalMs ?? limits.timeoutMs / 4;
-        return { deferInMs: jittered(Math.min(busy, limits.timeoutMs)) };
-      }
+      const slot = await slots.acquire(origin);
+      if ('busyForMs' in slot) return { deferInMs: jittered(Math.min(slot.busyForMs ?? limits.timeoutMs / 4, limits.timeoutMs)) };
       const { openForMs, failures } = await circuit(origin);
       if (openForMs > 0) {
-        release(origin, state);
+        slot.release();
         return { deferInMs: jittered(openForMs) };
       }
       const probing = failures >= limits.breakerFailures;
       if (probing && !(await kv.setIfAbsent(key(origin, 'probe'), '1', limits.timeoutMs * 2).catch(() => true))) {
-        release(origin, state);
+        slot.release();
         return { deferInMs: jittered(limits.timeoutMs) };
       }
       return {
@@ -125,7 +94,7 @@ export function createEndpointGuard(deps: {
             } catch {
               // The breaker is advisory: a key-value outage must not fail the delivery's own bookkeeping.
             } finally {
-              release(origin, state, health === 'untried' ? undefined : latencyMs);
+              slot.release(health === 'untried' ? undefined : latencyMs);
             }
           },
         },
