@@ -72,6 +72,12 @@ export function createResourcesRepository(store: DocumentStore) {
     async scopeIdsOfResource(resourceId: string): Promise<string[]> {
       return (await scopes.collection.find({ resourceId }, { projection: { _id: 1 } })).map((doc) => doc._id);
     },
+    /** A page of the scopes among `ids` matching `search` (a role's scopes, searched as Logto does). */
+    async listScopesAmong(ids: readonly string[], page: Page, search?: SearchInput): Promise<PageResult<Scope>> {
+      const filter = { $and: [{ _id: { $in: [...ids] } }, searchFilter(search, ['id', 'name', 'description'])] };
+      const { items, total } = await findPage(scopes.collection, filter, page);
+      return { items: items.map(scopes.present), total };
+    },
     async listScopes(resourceId: string, page: Page, search?: SearchInput): Promise<PageResult<Scope>> {
       const filter = { $and: [{ resourceId }, searchFilter(search, ['id', 'name', 'description'])] };
       const { items, total } = await findPage(scopes.collection, filter, page);

@@ -6,7 +6,8 @@ import type { Scope } from '../../lib/resources/repository.ts';
 import { scope } from '../resources/schemas.ts';
 import { roleMemberRoutes } from './members.ts';
 import {
-  createRoleBody, listedRole, listRolesQuery, role, ROLE_SEARCH_FIELDS, roleScopesQuery, scopeIdsBody, updateRoleBody,
+  createRoleBody, listedRole, listRolesQuery, role, ROLE_SCOPE_SEARCH_FIELDS, ROLE_SEARCH_FIELDS, roleScopesQuery,
+  scopeIdsBody, updateRoleBody,
 } from './schemas.ts';
 import { withHolders } from './featured.ts';
 
@@ -69,10 +70,12 @@ export function roleRoutes(api: ApiRouterDeps, core: ServiceCore): void {
 
   declare(api, {
     method: 'get', path: '/roles/:id/scopes', tag, summary: 'List the scopes of a role',
-    params: byId, query: roleScopesQuery, pagination: 'optional', response: z.array(scope),
-    async handler({ params, paged }) {
+    params: byId, query: roleScopesQuery, search: ROLE_SCOPE_SEARCH_FIELDS, pagination: 'optional',
+    response: z.array(scope),
+    async handler({ params, search, page, paged }) {
       await rolesLibrary.mustFind(params.id);
-      return paged(await rolesLibrary.scopesOf(params.id));
+      const ids = await roles.scopeIdsOf([params.id]);
+      return paged(await core.repositories.resources.listScopesAmong(ids, page, search));
     },
   });
 

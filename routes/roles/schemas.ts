@@ -39,6 +39,8 @@ export const listRolesQuery = pagination.extend({
 });
 
 export const roleScopesQuery = optionalPagination;
+/** Logto's search fields on a role's scopes. */
+export const ROLE_SCOPE_SEARCH_FIELDS = ['id', 'name', 'description'] as const;
 
 /** A role in Logto's list shape: how many users and applications hold it, and up to three of each. */
 export const listedRole = role.extend({

@@ -79,6 +79,15 @@ describe('Logto compatibility: search and filters', () => {
     }
   });
 
+  it("searches a role's scopes as Logto", async () => {
+    const { scopes } = await fixtures(h).resourceWithScopes(3);
+    const role = await fixtures(h).role({ scopeIds: scopes.map((scope: { id: string }) => scope.id) });
+    const found = await ok(h.api('GET', `/roles/${role.id}/scopes?${q({ 'search.name': scopes[1].name, 'mode.name': 'exact' })}`));
+    expect(ids(found)).to.deep.equal([scopes[1].id]);
+    expect(await ok(h.api('GET', `/roles/${role.id}/scopes?${q({ search: '%no-such-scope%' })}`))).to.deep.equal([]);
+    expect(ids(await ok(h.api('GET', `/roles/${role.id}/scopes`)))).to.have.members(ids(scopes));
+  });
+
   it('takes includeSsoIdentities on a user (none here) and refuses includePasswordHash', async () => {
     const user = await fixtures(h).user();
     const withSso = await ok(h.api('GET', `/users/${user.id}?includeSsoIdentities=true`));
