@@ -59,7 +59,8 @@ export class MongoTransactions {
   operate<R>(operation: (session: ClientSession | undefined) => Promise<R>): Promise<R> {
     const transaction = this.current();
     if (!transaction) return operation(undefined);
-    return transaction.serial(() => operation(transaction.session));
+    // An operation left running when the transaction ended (not awaited by its work) runs on its own.
+    return transaction.serial(() => operation(transaction.open ? transaction.session : undefined));
   }
 
   async run<T>(work: () => Promise<T>): Promise<T> {

@@ -21,7 +21,10 @@ function storeFailingLinks(): { store: DocumentStore; fault: { on: boolean } } {
     collection<T extends object>(name: string): DocumentCollection<T> {
       const collection = inner.collection<T>(name);
       if (name !== 'roles_scopes') return collection;
-      return { ...bound(collection), insertOne: (doc) => (fault.on ? Promise.reject(new Error('link write failed')) : collection.insertOne(doc)) };
+      return {
+        ...bound(collection),
+        updateOne: (...args) => (fault.on ? Promise.reject(new Error('link write failed')) : collection.updateOne(...args)),
+      };
     },
   };
   return { store, fault };

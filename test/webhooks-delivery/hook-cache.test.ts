@@ -70,7 +70,10 @@ describe('hook cache', () => {
     before(async () => {
       receiver = await Receiver.start();
       admin = await startHookService('bullmq');
-      publisher = await startService({ env: { ...FAST_ENV, REDIS_URL }, stores: { documents: admin.service.core.store } });
+      // One deployment: processes sharing a database share BASE_URL (each start points the management API at it).
+      publisher = await startService({
+        env: { ...FAST_ENV, REDIS_URL, BASE_URL: admin.baseUrl }, stores: { documents: admin.service.core.store },
+      });
     });
     after(async () => {
       await publisher.close();
@@ -93,7 +96,8 @@ describe('hook cache', () => {
 
       await admin.request(`/api/hooks/${created.id}`, { method: 'PATCH', json: { enabled: false } });
       await publish();
-      // The publisher records its deliveries before publish returns: none for the disabled hook.
+      // Once the shared outbox is empty every event was fanned out: none to the disabled hook.
+      await eventually(async () => (await publisher.service.core.store.collection('outbox').countDocuments({})) === 0);
       const deliveries = await getJson<Array<{ status: string }>>(admin, `/api/hooks/${created.id}/deliveries`);
       expect(deliveries).to.have.length(2);
       await eventually(async () => (await getJson<Array<{ status: string }>>(admin, `/api/hooks/${created.id}/deliveries`))
