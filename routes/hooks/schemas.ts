@@ -44,9 +44,9 @@ const headers = z.record(z.string(), z.string()).superRefine((entries, ctx) => {
 export const hookConfig = z.object({
   url: z.url({ protocol: /^https?$/, error: 'must be an absolute http(s) URL' }).max(2048),
   headers: headers.optional(),
-  /** Logto's deprecated per-hook retry count: accepted, ignored (the schedule is WEBHOOK_RETRY_DELAYS_MS). */
-  retries: z.number().int().min(0).max(10).optional(),
-}).strict().transform(({ retries: _ignored, ...config }) => config);
+  /** Logto's deprecated per-hook retry count, which Logto ignores: refused here rather than stored and ignored. */
+  retries: z.never({ error: 'is not supported: every hook retries on the WEBHOOK_RETRY_DELAYS_MS schedule' }).optional(),
+}).strict();
 
 const eventNames = z.array(z.string().max(128)).max(100)
   .describe(`Event names from the catalogue: ${ALL_EVENTS.join(', ')}`);

@@ -90,9 +90,10 @@ describe('hooks API: registration', () => {
     }
   });
 
-  it('accepts Logto\'s deprecated `config.retries` and ignores it', async () => {
-    const created = await createHook(running, { events: ['User.Created'], config: { url: config.url, retries: 3 } });
-    expect(created.config).to.deep.equal({ url: config.url });
+  it('refuses Logto\'s deprecated `config.retries` rather than storing a setting it would not act on', async () => {
+    const response = await post({ name: 'x', events: ['User.Created'], config: { url: config.url, retries: 3 } });
+    const body = await expectError(response, 400, 'guard.invalid_input');
+    expect(JSON.stringify(body)).to.include('WEBHOOK_RETRY_DELAYS_MS');
   });
 
   it('updates name, events, config and enabled', async () => {
