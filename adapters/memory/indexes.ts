@@ -2,7 +2,7 @@
  * Index bookkeeping for the in-memory document store: unique-index entries (multikey and compound, as
  * MongoDB builds them) and TTL expiry times.
  */
-import type { Doc, IndexSpec } from '../../lib/ports/documents.ts';
+import { DuplicateKeyError, type Doc, type IndexSpec } from '../../lib/ports/documents.ts';
 import { canonicalKey, lookup } from './values.ts';
 
 export interface MemoryIndex {
@@ -12,13 +12,13 @@ export interface MemoryIndex {
   readonly owners: Map<string, string> | null;
 }
 
-export function defaultIndexName(keys: IndexSpec['keys']): string {
+function defaultIndexName(keys: IndexSpec['keys']): string {
   return Object.entries(keys)
     .map(([field, direction]) => `${field}_${direction}`)
     .join('_');
 }
 
-export function sameIndex(a: IndexSpec, b: IndexSpec): boolean {
+function sameIndex(a: IndexSpec, b: IndexSpec): boolean {
   return (
     canonicalKey(a.keys) === canonicalKey(b.keys) &&
     Boolean(a.unique) === Boolean(b.unique) &&
@@ -27,7 +27,7 @@ export function sameIndex(a: IndexSpec, b: IndexSpec): boolean {
   );
 }
 
-export function validateIndexSpec(spec: IndexSpec): void {
+function validateIndexSpec(spec: IndexSpec): void {
   const fields = Object.entries(spec.keys ?? {});
   if (fields.length === 0) throw new Error('index keys must not be empty');
   for (const [field, direction] of fields) {
@@ -70,4 +70,35 @@ export function expiryOf(doc: Doc, spec: IndexSpec): number | undefined {
     .filter((v): v is Date => v instanceof Date);
   if (dates.length === 0) return undefined;
   return Math.min(...dates.map((d) => d.getTime())) + spec.expireAfterSeconds * 1000;
+}
+
+/**
+ * The index `spec` describes over `docs`, or null when `indexes` already holds it. As MongoDB: an index of
+ * the same name with other options, or another name on the same keys, is an error, and a unique index
+ * cannot be built over documents that already share a key.
+ */
+export function buildIndex(
+  collection: string, spec: IndexSpec, indexes: ReadonlyMap<string, MemoryIndex>, docs: ReadonlyMap<string, Doc>,
+): MemoryIndex | null {
+  validateIndexSpec(spec);
+  const normalized: IndexSpec = { ...spec, keys: { ...spec.keys }, name: spec.name ?? defaultIndexName(spec.keys) };
+  const name = normalized.name!;
+  const existing = indexes.get(name);
+  if (existing && sameIndex(existing.spec, normalized)) return null;
+  if (existing) throw new Error(`an index named ${name} already exists with different options`);
+  for (const other of indexes.values()) {
+    if (canonicalKey(other.spec.keys) === canonicalKey(normalized.keys)) {
+      throw new Error(`an index on the same keys already exists as ${other.name}`);
+    }
+  }
+  const owners = normalized.unique ? new Map<string, string>() : null;
+  if (owners) {
+    for (const [id, doc] of docs) {
+      for (const entry of indexEntries(doc, normalized)) {
+        if (owners.has(entry)) throw new DuplicateKeyError(collection, { ...normalized.keys });
+        owners.set(entry, id);
+      }
+    }
+  }
+  return { name, spec: normalized, owners };
 }

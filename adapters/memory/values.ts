@@ -4,6 +4,7 @@
  * types a JavaScript document can hold (numbers, strings, booleans, Dates, RegExps, binaries, objects,
  * arrays, null).
  */
+import { randomBytes } from 'node:crypto';
 import type { Doc } from '../../lib/ports/documents.ts';
 import { isPlainObject } from '../../lib/plain-object.ts';
 
@@ -188,4 +189,19 @@ function descend(value: unknown, segments: string[], i: number): unknown[] {
 /** The values a condition is tested against: each reached value, plus the elements of reached arrays. */
 export function expandArrays(values: unknown[]): unknown[] {
   return values.flatMap((v) => (Array.isArray(v) ? [v, ...v] : [v]));
+}
+
+/** A generated `_id`, as the driver assigns one to a document inserted without. */
+export function newId(): string {
+  return randomBytes(12).toString('hex');
+}
+
+/** MongoDB stores `_id` as the first field whatever the order it was given in. */
+export function withIdFirst(doc: Doc): Doc {
+  const { _id, ...rest } = doc;
+  return { _id, ...rest };
+}
+
+export function immutableIdError(): Error {
+  return new Error("performing an update on the path '_id' would modify the immutable field '_id'");
 }

@@ -50,7 +50,7 @@ function keyPatternOf(error: DriverError): Record<string, unknown> | undefined {
 }
 
 /** The field names of the server's `dup key: { a: "x", b: 1 }` (values never matter, and may hold anything). */
-export function duplicateKeyFields(message: string): string[] {
+function duplicateKeyFields(message: string): string[] {
   const body = /dup key: \{ (.*) \}\s*$/.exec(message)?.[1];
   if (!body) return [];
   const fields: string[] = [];
@@ -221,7 +221,7 @@ const BOUNDED_TIMEOUTS = {
 } as const;
 
 /** The database named in a connection string's path, if any. */
-export function databaseOf(uri: string): string | undefined {
+function databaseOf(uri: string): string | undefined {
   const match = /^mongodb(?:\+srv)?:\/\/[^/?]*\/([^?]*)/.exec(uri);
   const name = match?.[1] ? decodeURIComponent(match[1]) : '';
   return name || undefined;

@@ -1,0 +1,290 @@
+/**
+ * One collection of the in-memory document store: MongoDB's semantics for filters, update operators, unique
+ * and TTL indexes (query.ts, update.ts, indexes.ts). Every operation runs synchronously inside its promise,
+ * so each one is atomic; expired TTL documents are swept lazily at the start of each operation, without timers.
+ * Every change of a stored document is reported to the store's transactions (transactions.ts).
+ */
+import {
+  DuplicateKeyError,
+  type Doc,
+  type DocumentCollection,
+  type FindOneAndUpdateOptions,
+  type FindOptions,
+  type Filter,
+  type IndexSpec,
+  type UpdateOptions,
+  type UpdateResult,
+  type Update,
+} from '../../lib/ports/documents.ts';
+import { buildIndex, expiryOf, indexEntries, type MemoryIndex } from './indexes.ts';
+import { compileFilter, compileProjection, compileSort, isOperatorObject } from './query.ts';
+import type { MemoryTransactions, Restorable } from './transactions.ts';
+import { applyUpdate, seedFromFilter, validateUpdate } from './update.ts';
+import { canonicalKey, copyIn, copyOut, immutableIdError, isPlainObject, newId, valuesEqual, withIdFirst } from './values.ts';
+
+export class MemoryCollection implements DocumentCollection<Doc>, Restorable {
+  readonly name: string;
+  readonly #transactions: MemoryTransactions;
+  /** Canonical `_id` → stored document, in natural (insertion) order. */
+  readonly #docs = new Map<string, Doc>();
+  readonly #indexes = new Map<string, MemoryIndex>();
+  /** Lower bound of the next TTL expiry, so sweeps only run when something may have expired. */
+  #nextExpiry = Number.POSITIVE_INFINITY;
+
+  constructor(name: string, transactions: MemoryTransactions) {
+    this.name = name;
+    this.#transactions = transactions;
+  }
+
+  restore(id: string, expected: Doc | undefined, previous: Doc | undefined): void {
+    const current = this.#docs.get(id);
+    if (current !== expected) return;
+    try {
+      if (current && previous) this.#replace(current, previous);
+      else if (current) this.#remove(current);
+      else if (previous) this.#insert(previous);
+    } catch {
+      // Someone outside the transaction took a unique key meanwhile: their document stands.
+    }
+  }
+
+  async insertOne(doc: Doc): Promise<void> {
+    this.#sweepExpired();
+    this.#insert(this.#prepareInsert(doc));
+  }
+
+  async insertMany(docs: Doc[]): Promise<void> {
+    this.#sweepExpired();
+    // Like the driver: ids are assigned up front, then documents go in order until the first failure.
+    const prepared = docs.map((doc) => this.#prepareInsert(doc));
+    for (const doc of prepared) this.#insert(doc);
+  }
+
+  async findOne(filter: Filter, options: Omit<FindOptions, 'limit' | 'skip'> = {}): Promise<Doc | null> {
+    return this.#find(filter, { ...options, limit: 1 })[0] ?? null;
+  }
+
+  async find(filter: Filter, options: FindOptions = {}): Promise<Doc[]> {
+    return this.#find(filter, options);
+  }
+
+  async countDocuments(filter: Filter): Promise<number> {
+    return this.#matching(filter).length;
+  }
+
+  async updateOne(filter: Filter, update: Update, options: UpdateOptions = {}): Promise<UpdateResult> {
+    validateUpdate(update);
+    const target = this.#matching(filter)[0];
+    if (target) {
+      const modified = this.#applyUpdate(target, update) !== target;
+      return { matchedCount: 1, modifiedCount: modified ? 1 : 0, upsertedId: null };
+    }
+    if (!options.upsert) return { matchedCount: 0, modifiedCount: 0, upsertedId: null };
+    const inserted = this.#upsert(filter, update);
+    return { matchedCount: 0, modifiedCount: 0, upsertedId: copyOut(inserted._id) };
+  }
+
+  async updateMany(filter: Filter, update: Update): Promise<UpdateResult> {
+    validateUpdate(update);
+    const targets = this.#matching(filter);
+    let modifiedCount = 0;
+    for (const target of targets) {
+      if (this.#applyUpdate(target, update) !== target) modifiedCount++;
+    }
+    return { matchedCount: targets.length, modifiedCount, upsertedId: null };
+  }
+
+  async replaceOne(filter: Filter, doc: Doc, options: UpdateOptions = {}): Promise<UpdateResult> {
+    if (!isPlainObject(doc) || Object.keys(doc).some((key) => key.startsWith('$'))) {
+      throw new Error('replacement document must not contain update operators');
+    }
+    const target = this.#matching(filter)[0];
+    if (target) {
+      const next = copyIn(doc);
+      if (next._id !== undefined && !valuesEqual(next._id, target._id)) throw immutableIdError();
+      const replacement = withIdFirst({ ...next, _id: target._id });
+      if (valuesEqual(replacement, target)) return { matchedCount: 1, modifiedCount: 0, upsertedId: null };
+      this.#replace(target, replacement);
+      return { matchedCount: 1, modifiedCount: 1, upsertedId: null };
+    }
+    if (!options.upsert) return { matchedCount: 0, modifiedCount: 0, upsertedId: null };
+    // A replacement upsert takes only `_id` from the filter, never the other equality fields.
+    const inserted = copyIn(doc);
+    inserted._id ??= seedFromFilter(filter)._id ?? newId();
+    this.#insert(withIdFirst(inserted));
+    return { matchedCount: 0, modifiedCount: 0, upsertedId: copyOut(inserted._id) };
+  }
+
+  async findOneAndUpdate(filter: Filter, update: Update, options: FindOneAndUpdateOptions = {}): Promise<Doc | null> {
+    validateUpdate(update);
+    const project = compileProjection(options.projection);
+    const after = options.returnDocument === 'after';
+    const target = compileSort(options.sort)(this.#matching(filter))[0];
+    let result: Doc | null;
+    if (target) {
+      const updated = this.#applyUpdate(target, update);
+      result = after ? updated : target;
+    } else {
+      const inserted = options.upsert ? this.#upsert(filter, update) : null;
+      result = after ? inserted : null;
+    }
+    return result && copyOut(project(result));
+  }
+
+  async findOneAndDelete(filter: Filter): Promise<Doc | null> {
+    const target = this.#matching(filter)[0];
+    if (!target) return null;
+    this.#remove(target);
+    return copyOut(target);
+  }
+
+  async deleteOne(filter: Filter): Promise<number> {
+    const target = this.#matching(filter)[0];
+    if (!target) return 0;
+    this.#remove(target);
+    return 1;
+  }
+
+  async deleteMany(filter: Filter): Promise<number> {
+    const targets = this.#matching(filter);
+    for (const target of targets) this.#remove(target);
+    return targets.length;
+  }
+
+  async createIndex(spec: IndexSpec): Promise<void> {
+    this.#sweepExpired();
+    const index = buildIndex(this.name, spec, this.#indexes, this.#docs);
+    if (!index) return;
+    this.#indexes.set(index.name, index);
+    // Existing documents may already be due under a new TTL index.
+    if (index.spec.expireAfterSeconds !== undefined) this.#nextExpiry = 0;
+  }
+
+  #find(filter: Filter, options: FindOptions): Doc[] {
+    const { skip = 0, limit = 0 } = options;
+    if (!Number.isInteger(skip) || skip < 0) throw new Error('skip must be a non-negative integer');
+    if (!Number.isInteger(limit)) throw new Error('limit must be an integer');
+    const sort = compileSort(options.sort);
+    const project = compileProjection(options.projection);
+    const sorted = sort(this.#matching(filter));
+    // As in MongoDB, limit 0 means no limit and a negative limit means its absolute value.
+    const page = sorted.slice(skip, limit === 0 ? undefined : skip + Math.abs(limit));
+    return page.map((doc) => copyOut(project(doc)));
+  }
+
+  /** Live (unexpired) stored documents matching the filter, in natural order. Not copies. */
+  #matching(filter: Filter): Doc[] {
+    const predicate = compileFilter(filter);
+    this.#sweepExpired();
+    const id = filter._id;
+    const byId = id !== undefined && !Array.isArray(id) && !(id instanceof RegExp) && !isOperatorObject(id);
+    const candidates = byId ? [this.#docs.get(canonicalKey(id))].filter((d) => d !== undefined) : this.#docs.values();
+    return [...candidates].filter(predicate);
+  }
+
+  #prepareInsert(doc: Doc): Doc {
+    if (!isPlainObject(doc)) throw new Error('a document must be a plain object');
+    // The driver assigns a generated `_id` to the caller's object; mirror that so callers can read it.
+    if (doc._id === undefined || doc._id === null) doc._id = newId();
+    return withIdFirst(copyIn(doc));
+  }
+
+  #checkUnique(doc: Doc, ownId: string | null): void {
+    for (const index of this.#indexes.values()) {
+      if (!index.owners) continue;
+      for (const entry of indexEntries(doc, index.spec)) {
+        const owner = index.owners.get(entry);
+        if (owner !== undefined && owner !== ownId) throw new DuplicateKeyError(this.name, { ...index.spec.keys });
+      }
+    }
+  }
+
+  #addEntries(doc: Doc, id: string): void {
+    for (const index of this.#indexes.values()) {
+      if (!index.owners) continue;
+      for (const entry of indexEntries(doc, index.spec)) index.owners.set(entry, id);
+    }
+    const expiry = this.#expiryOf(doc);
+    if (expiry !== undefined) this.#nextExpiry = Math.min(this.#nextExpiry, expiry);
+  }
+
+  #removeEntries(doc: Doc, id: string): void {
+    for (const index of this.#indexes.values()) {
+      if (!index.owners) continue;
+      for (const entry of indexEntries(doc, index.spec)) {
+        if (index.owners.get(entry) === id) index.owners.delete(entry);
+      }
+    }
+  }
+
+  /** Checks every constraint before changing anything, so a failed write leaves the collection as it was. */
+  #insert(doc: Doc): void {
+    if (Array.isArray(doc._id)) throw new Error("the '_id' value cannot be an array");
+    const id = canonicalKey(doc._id);
+    if (this.#docs.has(id)) throw new DuplicateKeyError(this.name, { _id: 1 });
+    this.#checkUnique(doc, null);
+    this.#addEntries(doc, id);
+    this.#docs.set(id, doc);
+    this.#transactions.record(this, id, undefined, doc);
+  }
+
+  /** Replaces a stored document by a new object with the same `_id` (stored objects are never mutated). */
+  #replace(current: Doc, next: Doc): void {
+    const id = canonicalKey(current._id);
+    this.#checkUnique(next, id);
+    this.#removeEntries(current, id);
+    this.#addEntries(next, id);
+    this.#docs.set(id, next);
+    this.#transactions.record(this, id, current, next);
+  }
+
+  #remove(doc: Doc, expired = false): void {
+    const id = canonicalKey(doc._id);
+    this.#removeEntries(doc, id);
+    this.#docs.delete(id);
+    if (!expired) this.#transactions.record(this, id, doc, undefined);
+  }
+
+  /** Returns the stored document after the update: `target` itself when nothing changed. */
+  #applyUpdate(target: Doc, update: Update): Doc {
+    const next = copyOut(target);
+    applyUpdate(next, update, false);
+    if (!valuesEqual(next._id, target._id)) throw immutableIdError();
+    if (valuesEqual(next, target)) return target;
+    this.#replace(target, next);
+    return next;
+  }
+
+  #upsert(filter: Filter, update: Update): Doc {
+    const doc = seedFromFilter(filter);
+    const seededId = doc._id;
+    applyUpdate(doc, update, true);
+    if (seededId !== undefined && !valuesEqual(doc._id, seededId)) throw immutableIdError();
+    doc._id ??= newId();
+    const inserted = withIdFirst(doc);
+    this.#insert(inserted);
+    return inserted;
+  }
+
+  #expiryOf(doc: Doc): number | undefined {
+    let earliest: number | undefined;
+    for (const index of this.#indexes.values()) {
+      const expiry = expiryOf(doc, index.spec);
+      if (expiry !== undefined && (earliest === undefined || expiry < earliest)) earliest = expiry;
+    }
+    return earliest;
+  }
+
+  #sweepExpired(): void {
+    const now = Date.now();
+    if (now < this.#nextExpiry) return;
+    let next = Number.POSITIVE_INFINITY;
+    for (const doc of [...this.#docs.values()]) {
+      const expiry = this.#expiryOf(doc);
+      if (expiry === undefined) continue;
+      if (expiry <= now) this.#remove(doc, true);
+      else next = Math.min(next, expiry);
+    }
+    this.#nextExpiry = next;
+  }
+}
