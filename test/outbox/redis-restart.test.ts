@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { startService, type RunningService } from '../support/service.ts';
 import { FAST_ENV, createHook, verifyDelivery } from '../webhooks-delivery/support/hooks.ts';
 import { Receiver, eventually } from '../webhooks-delivery/support/receiver.ts';
-import { PrivateRedis } from './support/redis-server.ts';
+import { PrivateRedis, redisServerInstalled } from './support/redis-server.ts';
 
 const CREATIONS = 300;
 const IN_FLIGHT = 6;
@@ -19,10 +19,18 @@ describe('outbox: Redis killed and restarted during role creations', function ()
   let receiver: Receiver;
   let running: RunningService;
 
-  before(async () => {
+  before(async function () {
+    // Reported pending, never passed, where the redis-server binary is missing.
+    if (!redisServerInstalled()) this.skip();
     redis = await PrivateRedis.start();
     receiver = await Receiver.start();
-    running = await startService({ env: { ...FAST_ENV, REDIS_URL: redis.url } });
+    running = await startService({
+      env: {
+        ...FAST_ENV, REDIS_URL: redis.url,
+        // A delivery in flight when Redis died is taken up again once its lock lapses: quickly, here.
+        WEBHOOK_LOCK_DURATION_MS: '1000', WEBHOOK_STALLED_INTERVAL_MS: '1000',
+      },
+    });
   });
   after(async () => {
     await running?.close();
