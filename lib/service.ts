@@ -106,6 +106,11 @@ export interface IdentityService {
 }
 
 const API_PREFIX = '/api';
+/**
+ * Sign-in pages the provider answers itself, writing its redirect before the handler returns: in a transaction
+ * the browser could follow it before the commit. They publish no events.
+ */
+const SELF_ANSWERING_PAGES = /^\/interaction\/[^/]+\/(consent|abort)$/;
 /** How long closing waits for the requests in flight (below the entry points' forced exit). */
 const DRAIN_MS = 10_000;
 
@@ -272,7 +277,9 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
     app.use(clientAuthLimit({ failures: rateLimits.clientAuth, onLimited: () => rateLimits.limited('client_auth') }));
     app.use(mountProvider(provider, settings.issuer));
     const transactional = transactionalRequests(stores.documents);
-    app.use((ctx, next) => (ctx.path.startsWith('/interaction/') ? transactional(ctx, next) : next()));
+    app.use((ctx, next) => (
+      ctx.path.startsWith('/interaction/') && !SELF_ANSWERING_PAGES.test(ctx.path) ? transactional(ctx, next) : next()
+    ));
     app.use(interactionRoutes(core));
     app.use(async (ctx, next) => {
       if (ctx.path === API_PREFIX || ctx.path.startsWith(`${API_PREFIX}/`)) return apiStack(ctx, next);
