@@ -10,6 +10,8 @@ export interface OutboxEntry {
   createdAt: number;
   /** The claim this relay holds on it: only its holder may complete or release it. */
   claim: string;
+  /** How many times it was claimed, this claim included: above 1, an earlier forward may have done part of it. */
+  attempts: number;
 }
 
 interface OutboxRecord {
@@ -61,6 +63,7 @@ export function createOutboxRepository(store: DocumentStore) {
       const claimed = await outbox.find({ claim }, { sort: { createdAt: 1 } });
       return claimed.map((doc) => ({
         id: doc._id, events: JSON.parse(doc.events) as IdentityEvent[], createdAt: doc.createdAt.getTime(), claim,
+        attempts: doc.attempts,
       }));
     },
     /** The entry was forwarded: it leaves the outbox. */

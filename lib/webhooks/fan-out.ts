@@ -48,7 +48,8 @@ export function createFanOut(deps: EnqueueDeps & { cache: HookCache }): (entry: 
       }
     });
     if (jobs.length === 0) return;
-    const known = await deps.deliveries.statusesOf(jobs.map((job) => job.deliveryId));
+    // Only an entry claimed before can have deliveries already: the first forward skips the lookup.
+    const known = entry.attempts > 1 ? await deps.deliveries.statusesOf(jobs.map((job) => job.deliveryId)) : new Map();
     const fresh = jobs.filter((job) => !known.has(job.deliveryId));
     if (fresh.length > 0) await deps.deliveries.insertPending(fresh);
     const due = jobs.filter((job) => (known.get(job.deliveryId) ?? 'pending') === 'pending');

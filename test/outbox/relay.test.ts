@@ -99,7 +99,7 @@ describe('outbox relay → delivery queue: deterministic job ids', () => {
       const hook = await createHook(running, { events: ['User.Created'], config: { url: 'http://127.0.0.1:9/never' } });
       await eventually(async () => (await running.service.core.store.collection('outbox').countDocuments({})) === 0);
       const entry: OutboxEntry = {
-        id: 'obx_twice', claim: 'test', createdAt: Date.now(),
+        id: 'obx_twice', claim: 'test', createdAt: Date.now(), attempts: 2,
         events: [craftedEvent('User.Created', { data: { id: 'u1' } }), craftedEvent('User.Created', { data: { id: 'u2' } })],
       };
       await running.service.webhooks.fanOut(entry);
