@@ -1,32 +1,15 @@
 import { expect } from 'chai';
-import { createMemoryDocumentStore } from '../../adapters/memory/documents.ts';
-import type { DocumentCollection, DocumentStore } from '../../lib/ports/documents.ts';
 import { createRole, createUser } from '../support/fixtures.ts';
 import { startService, type RunningService } from '../support/service.ts';
+import type { DocumentStore } from '../../lib/ports/documents.ts';
+import { interceptedStore } from '../support/intercepted-store.ts';
 
 /** The embedded store, with one collection whose deletes fail while `failing` names it. */
 function storeFailingDeletes(): { store: DocumentStore; fault: { failing: string | null } } {
-  const inner = createMemoryDocumentStore();
   const fault = { failing: null as string | null };
-  const store: DocumentStore = {
-    kind: inner.kind,
-    ping: () => inner.ping(),
-    close: () => inner.close(),
-    transaction: (work) => inner.transaction(work),
-    currentTransaction: () => inner.currentTransaction(),
-    outsideTransaction: (work) => inner.outsideTransaction(work),
-    collection<T extends object>(name: string): DocumentCollection<T> {
-      const collection = inner.collection<T>(name);
-      return new Proxy(collection, {
-        get(target, property) {
-          const value: unknown = Reflect.get(target, property, target);
-          if (typeof value !== 'function') return value;
-          const failing = fault.failing === name && (property === 'deleteMany' || property === 'deleteOne');
-          return (...args: unknown[]) => (failing ? Promise.reject(new Error(`${name} delete failed`)) : Reflect.apply(value, target, args));
-        },
-      });
-    },
-  };
+  const store = interceptedStore((name, method) => {
+    if (fault.failing === name && (method === 'deleteMany' || method === 'deleteOne')) throw new Error(`${name} delete failed`);
+  });
   return { store, fault };
 }
 

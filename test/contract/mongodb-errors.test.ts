@@ -2,11 +2,11 @@ import { expect } from 'chai';
 import {
   MongoClientClosedError, MongoNetworkError, MongoOperationTimeoutError, MongoServerError,
 } from 'mongodb';
-import { createMemoryDocumentStore } from '../../adapters/memory/documents.ts';
 import { createMongoDocumentStore } from '../../adapters/mongodb/documents.ts';
 import { isDependencyFailure } from '../../lib/http/dependency-errors.ts';
-import { DuplicateKeyError, type DocumentCollection, type DocumentStore } from '../../lib/ports/documents.ts';
+import { DuplicateKeyError, type DocumentStore } from '../../lib/ports/documents.ts';
 import { startService, type RunningService } from '../support/service.ts';
+import { interceptedStore } from '../support/intercepted-store.ts';
 
 /** The pool's own error class is not exported by the driver; its name is what the service recognises. */
 class MongoPoolClearedError extends Error {
@@ -17,27 +17,10 @@ const notWritablePrimary = () => new MongoServerError({ code: 10107, codeName: '
 
 /** An embedded store whose `roles` collection fails every call with `error()` while `down` is set. */
 function storeFailingWith(error: () => Error): { store: DocumentStore; state: { down: boolean } } {
-  const inner = createMemoryDocumentStore();
   const state = { down: false };
-  const store: DocumentStore = {
-    kind: inner.kind,
-    ping: () => inner.ping(),
-    close: () => inner.close(),
-    transaction: (work) => inner.transaction(work),
-    currentTransaction: () => inner.currentTransaction(),
-    outsideTransaction: (work) => inner.outsideTransaction(work),
-    collection<T extends object>(name: string): DocumentCollection<T> {
-      const collection = inner.collection<T>(name);
-      if (name !== 'roles') return collection;
-      return new Proxy(collection, {
-        get(target, property) {
-          const value: unknown = Reflect.get(target, property, target);
-          if (typeof value !== 'function') return value;
-          return (...args: unknown[]) => (state.down ? Promise.reject(error()) : Reflect.apply(value, target, args));
-        },
-      });
-    },
-  };
+  const store = interceptedStore((name) => {
+    if (state.down && name === 'roles') throw error();
+  });
   return { store, state };
 }
 

@@ -1,40 +1,20 @@
 import { expect } from 'chai';
-import { createMemoryDocumentStore } from '../../adapters/memory/documents.ts';
-import type { DocumentCollection, DocumentStore } from '../../lib/ports/documents.ts';
 import { startService } from '../support/service.ts';
 import { eventually } from '../support/wait.ts';
+import { interceptedStore } from '../support/intercepted-store.ts';
 
 /** An embedded store whose role inserts, once armed, wait at a gate the test opens. */
 function gatedStore() {
-  const inner = createMemoryDocumentStore();
   const state = { armed: false, waiting: 0, open: () => {} };
   const gate = new Promise<void>((resolve) => {
     state.open = resolve;
   });
-  const store: DocumentStore = {
-    kind: inner.kind,
-    ping: () => inner.ping(),
-    close: () => inner.close(),
-    transaction: (work) => inner.transaction(work),
-    currentTransaction: () => inner.currentTransaction(),
-    outsideTransaction: (work) => inner.outsideTransaction(work),
-    collection<T extends object>(name: string): DocumentCollection<T> {
-      const collection = inner.collection<T>(name);
-      return new Proxy(collection, {
-        get(target, property) {
-          const value: unknown = Reflect.get(target, property, target);
-          if (typeof value !== 'function') return value;
-          return async (...args: unknown[]) => {
-            if (state.armed && name === 'roles' && property === 'insertOne') {
-              state.waiting += 1;
-              await gate;
-            }
-            return Reflect.apply(value, target, args) as Promise<unknown>;
-          };
-        },
-      });
-    },
-  };
+  const store = interceptedStore(async (name, method) => {
+    if (state.armed && name === 'roles' && method === 'insertOne') {
+      state.waiting += 1;
+      await gate;
+    }
+  });
   return { store, state };
 }
 

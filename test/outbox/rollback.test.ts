@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import { createMemoryDocumentStore } from '../../adapters/memory/documents.ts';
 import type { IdentityEvent } from '../../lib/events/bus.ts';
-import type { DocumentCollection, DocumentStore } from '../../lib/ports/documents.ts';
+import type { DocumentStore } from '../../lib/ports/documents.ts';
+import { interceptedStore } from '../support/intercepted-store.ts';
 import { createResource } from '../support/fixtures.ts';
 import { startService, type RunningService } from '../support/service.ts';
 import { FAST_ENV, createHook, getJson } from '../webhooks-delivery/support/hooks.ts';
@@ -9,33 +9,11 @@ import { Receiver, eventually } from '../webhooks-delivery/support/receiver.ts';
 
 /** The embedded store, with role–scope links that fail on demand: a handler that fails after its first write. */
 function storeFailingLinks(): { store: DocumentStore; fault: { on: boolean } } {
-  const inner = createMemoryDocumentStore();
   const fault = { on: false };
-  const store: DocumentStore = {
-    kind: inner.kind,
-    ping: () => inner.ping(),
-    close: () => inner.close(),
-    transaction: (work) => inner.transaction(work),
-    currentTransaction: () => inner.currentTransaction(),
-    outsideTransaction: (work) => inner.outsideTransaction(work),
-    collection<T extends object>(name: string): DocumentCollection<T> {
-      const collection = inner.collection<T>(name);
-      if (name !== 'roles_scopes') return collection;
-      return {
-        ...bound(collection),
-        updateOne: (...args) => (fault.on ? Promise.reject(new Error('link write failed')) : collection.updateOne(...args)),
-      };
-    },
-  };
+  const store = interceptedStore((name, method) => {
+    if (fault.on && name === 'roles_scopes' && method === 'updateOne') throw new Error('link write failed');
+  });
   return { store, fault };
-}
-
-function bound<T extends object>(collection: DocumentCollection<T>): DocumentCollection<T> {
-  const methods = ['insertOne', 'insertMany', 'findOne', 'find', 'countDocuments', 'updateOne', 'updateMany', 'replaceOne',
-    'findOneAndUpdate', 'findOneAndDelete', 'deleteOne', 'deleteMany', 'createIndex'] as const;
-  const copy: Record<string, unknown> = { name: collection.name };
-  for (const method of methods) copy[method] = (collection[method] as (...args: unknown[]) => unknown).bind(collection);
-  return copy as unknown as DocumentCollection<T>;
 }
 
 describe('outbox: a request that fails commits nothing (embedded store)', () => {

@@ -1,36 +1,17 @@
 import { expect } from 'chai';
-import { createMemoryDocumentStore } from '../../adapters/memory/documents.ts';
-import type { DocumentCollection, DocumentStore } from '../../lib/ports/documents.ts';
 import { createUser } from '../support/fixtures.ts';
 import { capturingLogger, ERROR, type LogLine } from '../support/logs.ts';
 import { startService, type RunningService } from '../support/service.ts';
 import { openSignIn, post } from '../security/support.ts';
+import type { DocumentStore } from '../../lib/ports/documents.ts';
+import { interceptedStore } from '../support/intercepted-store.ts';
 
 /** A document store whose `users` collection throws a plain bug-like error on every call while `broken` is set. */
 function faultyStore(): { store: DocumentStore; fault: { broken: boolean } } {
-  const inner = createMemoryDocumentStore();
   const fault = { broken: false };
-  const store: DocumentStore = {
-    kind: inner.kind,
-    ping: () => inner.ping(),
-    close: () => inner.close(),
-    transaction: (work) => inner.transaction(work),
-    currentTransaction: () => inner.currentTransaction(),
-    outsideTransaction: (work) => inner.outsideTransaction(work),
-    collection<T extends object>(name: string): DocumentCollection<T> {
-      const collection = inner.collection<T>(name);
-      if (name !== 'users') return collection;
-      return new Proxy(collection, {
-        get(target, property) {
-          const value: unknown = Reflect.get(target, property, target);
-          if (typeof value !== 'function') return value;
-          return (...args: unknown[]) => (fault.broken
-            ? Promise.reject(new TypeError('users collection exploded'))
-            : Reflect.apply(value, target, args));
-        },
-      });
-    },
-  };
+  const store = interceptedStore((name) => {
+    if (fault.broken && name === 'users') throw new TypeError('users collection exploded');
+  });
   return { store, fault };
 }
 
