@@ -83,15 +83,22 @@ export function codeFlowRoutes(router: Router, form: Middleware, kit: PageKit, e
     kit.send(ctx, 200, page(visit, found.pending), visit);
   });
 
-  router.post(`/:uid${flow.path}/resend`, form, async (ctx) => {
+  /** A posted code form's visit and pending code; without one, the browser goes back to the flow's start. */
+  async function submittedWithPending(ctx: Parameters<typeof kit.submitted>[0]) {
     const visit = await kit.submitted(ctx);
-    if (!visit) return;
+    if (!visit) return undefined;
     const found = await pendingOf(visit);
     if (!found) {
       kit.redirect(ctx, flow.startUrl(visit));
-      return;
+      return undefined;
     }
-    const { pending } = found;
+    return { visit, pending: found.pending };
+  }
+
+  router.post(`/:uid${flow.path}/resend`, form, async (ctx) => {
+    const submitted = await submittedWithPending(ctx);
+    if (!submitted) return;
+    const { visit, pending } = submitted;
     await kit.attempt(ctx, visit, (failure) => page(visit, pending, failure.problem), async () => {
       await experience.sendCode(visit.request, recipientOf(pending), flow.event);
       kit.send(ctx, 200, page(visit, pending, undefined, 'A new code is on its way. The earlier one no longer works.'), visit);
@@ -99,16 +106,11 @@ export function codeFlowRoutes(router: Router, form: Middleware, kit: PageKit, e
   });
 
   router.post(`/:uid${flow.path}/code`, form, async (ctx) => {
-    const visit = await kit.submitted(ctx);
-    if (!visit) return;
-    const found = await pendingOf(visit);
-    if (!found) {
-      kit.redirect(ctx, flow.startUrl(visit));
-      return;
-    }
+    const submitted = await submittedWithPending(ctx);
+    if (!submitted) return;
+    const { visit, pending } = submitted;
     const code = kit.field(ctx, 'code', { max: 64 }).replace(/\s/g, '');
     const password = kit.field(ctx, 'password', { max: 256, trim: false });
-    const { pending } = found;
     if (!pending.verified && !code) {
       kit.reject(ctx, visit, page(visit, pending, { field: 'code', message: 'Enter the code from the message.' }));
       return;
