@@ -136,6 +136,13 @@ export const environmentSchema = z.object({
   AUTH_FAILURE_RATE_WINDOW_SECONDS: integer(1).max(86_400).default(60),
   /** Subject tokens one management client may create per minute; generous, it caps a runaway or stolen client. 0 = off. */
   SUBJECT_TOKEN_RATE_LIMIT: integer(0).max(1_000_000).default(1000),
+  /**
+   * `/oidc/token` requests (successful or not) one known client may make per window; past it, 429 before any token
+   * is issued. 0 = off, the default: a deployment opts in with a figure that fits its clients.
+   */
+  TOKEN_RATE_LIMIT_PER_CLIENT: integer(0).max(1_000_000).default(0),
+  /** The per-client token-request window, seconds; it starts with the client's first counted request. */
+  TOKEN_RATE_LIMIT_WINDOW_SECONDS: integer(1).max(86_400).default(60),
   /** Bearer token `GET /metrics` requires; unset = the endpoint is open (keep it off the public network then). */
   METRICS_TOKEN: z.string().min(16, 'at least 16 characters').max(256).optional(),
   /** Read only to refuse it: OpenTelemetry export is not supported yet, and a set endpoint must not be ignored. */

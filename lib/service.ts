@@ -58,7 +58,7 @@ import { observeTokenEvents } from './metrics/token-events.ts';
 import { accessLog } from './http/access-log.ts';
 import { createRequestScope } from './http/request-id.ts';
 import { createRateLimits } from './rate-limits/index.ts';
-import { clientAuthLimit, clientGate } from './rate-limits/oidc.ts';
+import { clientAuthLimit, clientGate, tokenRequestGate } from './rate-limits/oidc.ts';
 import { createOutboxRepository } from './outbox/repository.ts';
 import { createOutboxRecorder } from './outbox/recorder.ts';
 import { createOutboxRelay, type OutboxRelay } from './outbox/relay.ts';
@@ -183,6 +183,8 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
       })),
       customizeJwt: createExchangedJwtCustomizer(exchanges),
       clientGate: clientGate(rateLimits.clientAuth),
+      // Off by default: then the token endpoint's lookups stay untouched.
+      tokenRequestGate: settings.TOKEN_RATE_LIMIT_PER_CLIENT > 0 ? tokenRequestGate(rateLimits.countTokenRequest) : undefined,
     });
     observeTokenEvents(provider, { logger, metrics });
     const impersonation = createImpersonation({ repositories, authorization, subjectTokens, audit });

@@ -39,6 +39,11 @@ export interface ProviderOptions {
   trustProxy?: boolean;
   /** Runs before a client's secret is compared; throws to refuse the client (too many failed authentications). */
   clientGate?: (clientId: string) => Promise<void>;
+  /**
+   * Runs once per `/oidc/token` request, for the client it authenticates as, before the secret is compared and the
+   * grant runs; throws to refuse the request (per-client token-request limit).
+   */
+  tokenRequestGate?: (ctx: KoaContextWithOIDC, clientId: string) => Promise<void>;
 }
 
 /** Which user an authorization-flow request acts for, when there is one. */
@@ -177,6 +182,20 @@ export function createProvider(options: ProviderOptions): Provider {
     await clientGate?.(this.clientId);
     return typeof this.clientSecret === 'string' && matchesDigest(actual, this.clientSecret);
   };
+  const { tokenRequestGate } = options;
+  if (tokenRequestGate) {
+    // Client authentication looks the client up after the provider parsed the body (client_secret_post and public
+    // clients name themselves there) and before the grant handler, so a refusal here mints nothing; a middleware
+    // around the provider would only see the client once the token was issued.
+    const find = provider.Client.find.bind(provider.Client);
+    provider.Client.find = async (id: string) => {
+      const client = await find(id);
+      const ctx = Provider.ctx;
+      // Only the endpoint's own client lookup counts; any later one in the same request is not another request.
+      if (client && ctx?.oidc.route === 'token' && !ctx.oidc.client) await tokenRequestGate(ctx, client.clientId);
+      return client;
+    };
+  }
   provider.on('server_error', (ctx, error) => {
     const logger = requestLogger(ctx, options.logger);
     if (!isDependencyFailure(error)) {

@@ -19,6 +19,16 @@ export class ClientAuthThrottled extends oidcErrors.OIDCProviderError {
   }
 }
 
+/** A known client past `TOKEN_RATE_LIMIT_PER_CLIENT`: the same transient OAuth error, saying which limit it hit. */
+export class TokenRequestsThrottled extends oidcErrors.OIDCProviderError {
+  constructor(retryAfterSeconds: number) {
+    super(429, 'temporarily_unavailable');
+    Object.assign(this, {
+      error_description: `too many token requests by this client; retry after ${retryAfterSeconds} seconds`,
+    });
+  }
+}
+
 function answerThrottled(ctx: Context, retryAfterSeconds: number): void {
   const error = new ClientAuthThrottled(retryAfterSeconds);
   ctx.status = 429;
@@ -60,6 +70,8 @@ export function clientAuthLimit(deps: { failures: AuthFailureLimit; onLimited: (
     await next();
     const clientId = (ctx.oidc as KoaContextWithOIDC['oidc'] | undefined)?.client?.clientId;
     if (ctx.status === 429) {
+      // The per-client token-request limit answered with its own Retry-After and counted its own hit.
+      if (ctx.response.get('Retry-After')) return;
       // The provider refused a limited client (ClientAuthThrottled): say when to come back.
       deps.onLimited();
       ctx.set('Retry-After', String((await failures.blockedFor({ ip, clientId }).catch(() => undefined)) ?? 1));
@@ -85,5 +97,19 @@ export function clientGate(failures: AuthFailureLimit) {
   return async (clientId: string): Promise<void> => {
     const wait = await failures.blockedFor({ clientId });
     if (wait !== undefined) throw new ClientAuthThrottled(wait);
+  };
+}
+
+/**
+ * For the provider's client lookup at the token endpoint: counts the request against the client's token-request
+ * window and throws TokenRequestsThrottled (with its Retry-After set) once it went past the limit. The lookup comes
+ * after the provider parsed the body and before the secret is compared and the grant runs, so no token is minted.
+ */
+export function tokenRequestGate(count: (clientId: string) => Promise<number | undefined>) {
+  return async (ctx: KoaContextWithOIDC, clientId: string): Promise<void> => {
+    const wait = await count(clientId);
+    if (wait === undefined) return;
+    ctx.set('Retry-After', String(wait));
+    throw new TokenRequestsThrottled(wait);
   };
 }
