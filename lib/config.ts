@@ -33,6 +33,14 @@ const smtpUrl = z.url({ protocol: /^smtps?$/, error: 'an smtp:// or smtps:// URL
 /** A bare address (`no-reply@example.com`) or one with a display name (`Example <no-reply@example.com>`). */
 const emailFrom = z.string().max(320).regex(/^(?:[^<>\r\n]*<[^\s@<>]+@[^\s@<>]+>|[^\s@<>]+@[^\s@<>]+)$/, 'an email address, optionally as "Name <address>"');
 
+/** The signal path is appended to it, so a query or fragment would end up in the middle of the URL. */
+const otlpEndpoint = z.url({ protocol: /^https?$/, error: 'an http:// or https:// URL' }).refine((text) => {
+  // Refinements run after a failed check too; that one already says what is wrong.
+  if (!URL.canParse(text)) return true;
+  const url = new URL(text);
+  return url.search === '' && url.hash === '';
+}, 'http[s]://host[:port][/path] with no query or fragment').transform((text) => text.replace(/\/+$/, ''));
+
 export const environmentSchema = z.object({
   NODE_ENV: z.string().default('development'),
   /** Port of the standalone server. */
@@ -145,8 +153,13 @@ export const environmentSchema = z.object({
   TOKEN_RATE_LIMIT_WINDOW_SECONDS: integer(1).max(86_400).default(60),
   /** Bearer token `GET /metrics` requires; unset = the endpoint is open (keep it off the public network then). */
   METRICS_TOKEN: z.string().min(16, 'at least 16 characters').max(256).optional(),
-  /** Read only to refuse it: OpenTelemetry export is not supported yet, and a set endpoint must not be ignored. */
-  OTEL_EXPORTER_OTLP_ENDPOINT: z.string().optional(),
+  /**
+   * OTLP/HTTP collector base URL: each request's span is exported to `<endpoint>/v1/traces`. Unset = no tracing
+   * (the OpenTelemetry modules are not even loaded).
+   */
+  OTEL_EXPORTER_OTLP_ENDPOINT: otlpEndpoint.optional(),
+  /** `service.name` of the exported spans. */
+  OTEL_SERVICE_NAME: z.string().min(1).max(256).default('identity-service'),
   /** pino log level. */
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });

@@ -57,6 +57,7 @@ import { countingTimeouts } from './metrics/sandbox.ts';
 import { observeTokenEvents } from './metrics/token-events.ts';
 import { accessLog } from './http/access-log.ts';
 import { createRequestScope } from './http/request-id.ts';
+import { createTraces, type Traces } from './http/traces.ts';
 import { createRateLimits } from './rate-limits/index.ts';
 import { clientAuthLimit, clientGate, tokenRequestGate } from './rate-limits/oidc.ts';
 import { createOutboxRepository } from './outbox/repository.ts';
@@ -134,7 +135,14 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
   const stores = await openStores(settings, logger, options.stores);
   let messaging: MessagingService | undefined;
   let relay: OutboxRelay | undefined;
+  let traces: Traces | undefined;
   try {
+    if (settings.OTEL_EXPORTER_OTLP_ENDPOINT) {
+      traces = await createTraces({
+        endpoint: settings.OTEL_EXPORTER_OTLP_ENDPOINT, serviceName: settings.OTEL_SERVICE_NAME,
+        serviceVersion: VERSION, logger,
+      });
+    }
     const metrics = createMetrics({ queueDepth: () => stores.queue.pendingCount() });
     const rateLimits = createRateLimits({ kv: stores.kv, settings, metrics });
     const repositories = createRepositories(stores.documents);
@@ -268,6 +276,7 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
     app.use(inFlight.middleware);
     // First, so every request has its id and its access-log line whatever answers it.
     app.use(accessLog(requestScope, metrics));
+    if (traces) app.use(traces.middleware);
     app.use(metricsEndpoint(metrics.registry, settings.METRICS_TOKEN));
     app.use(ownCookieKeys(settings.cookieKeys));
     app.use(healthMiddleware([
@@ -301,6 +310,8 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
       async close() {
         // Requests being answered finish on open stores; a host stops sending new ones before it closes us.
         await inFlight.drained(DRAIN_MS);
+        // After the drain, so the spans of the last requests are exported too.
+        await traces?.close();
         stopCountingLockouts();
         await relay?.stop();
         await sandboxes?.close();
@@ -313,6 +324,7 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
   } catch (error) {
     await relay?.stop();
     await messaging?.close();
+    await traces?.close();
     await stores.close();
     throw error;
   }

@@ -47,12 +47,6 @@ export function resolveSettings(env: Record<string, string | undefined>, overrid
       + 'the queue with this process: set MONGODB_URI and REDIS_URL, or keep the worker in the web process.',
     );
   }
-  if (environment.OTEL_EXPORTER_OTLP_ENDPOINT) {
-    throw new ConfigurationError(
-      'OTEL_EXPORTER_OTLP_ENDPOINT is set, but OpenTelemetry traces are not supported yet: unset it '
-      + '(the access log with X-Request-Id and GET /metrics are what this version offers).',
-    );
-  }
   if ((environment.WEBHOOK_ENDPOINT_CONCURRENCY ?? 0) > environment.WEBHOOK_CONCURRENCY) {
     throw new ConfigurationError(
       `WEBHOOK_ENDPOINT_CONCURRENCY (${environment.WEBHOOK_ENDPOINT_CONCURRENCY}) cannot exceed WEBHOOK_CONCURRENCY `

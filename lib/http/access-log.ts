@@ -12,7 +12,7 @@ const FIXED_ROUTES = new Set(['/healthz', '/readyz']);
  * query string can carry codes and tokens), and metrics need a bounded set of labels. The provider's routes are
  * named by the provider (`oidc:token`); a request nothing matched is `unmatched`.
  */
-function routeOf(ctx: Context): string {
+export function routeOf(ctx: Context): string {
   if (typeof ctx.state.route === 'string') return ctx.state.route;
   // Before the router's pattern: the provider routes with a router of its own, relative to its mount.
   const oidcRoute = (ctx.oidc as KoaContextWithOIDC['oidc'] | undefined)?.route;
@@ -29,7 +29,7 @@ function clientIdOf(ctx: Context): string | undefined {
   return (ctx.oidc as KoaContextWithOIDC['oidc'] | undefined)?.client?.clientId;
 }
 
-function statusOfThrown(error: unknown): number {
+export function statusOfThrown(error: unknown): number {
   const status = (error as { status?: unknown } | null)?.status;
   return typeof status === 'number' && status >= 400 && status < 600 ? status : 500;
 }

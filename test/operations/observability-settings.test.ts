@@ -3,11 +3,6 @@ import { resolveSettings } from '../../lib/settings.ts';
 import { ConfigurationError } from '../../lib/config.ts';
 
 describe('observability and rate-limit settings', () => {
-  it('refuses OTEL_EXPORTER_OTLP_ENDPOINT at start-up rather than ignore it', () => {
-    expect(() => resolveSettings({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318' }))
-      .to.throw(ConfigurationError, /OTEL_EXPORTER_OTLP_ENDPOINT .*not supported yet/);
-  });
-
   it('refuses a short METRICS_TOKEN and limits that are not whole numbers', () => {
     expect(() => resolveSettings({ METRICS_TOKEN: 'short' })).to.throw(ConfigurationError, /METRICS_TOKEN: at least 16 characters/);
     expect(() => resolveSettings({ AUTH_FAILURE_RATE_LIMIT: '-1' })).to.throw(ConfigurationError, /AUTH_FAILURE_RATE_LIMIT/);
