@@ -49,9 +49,11 @@ export function accessLog(scope: RequestScope, metrics: Metrics): Middleware {
   };
 }
 
-/** Times the request and writes its line, whatever answered it (or threw). */
-async function served(ctx: Context, next: () => Promise<unknown>, log: Logger, metrics: Metrics): Promise<void> {
-  const started = process.hrtime.bigint();
+/**
+ * Runs the rest of the stack, then reports the status the request was answered with — the thrown error's status
+ * when it threw (500 for an unexpected one) — whatever happened.
+ */
+export async function afterResponse(ctx: Context, next: () => Promise<unknown>, report: (status: number) => void): Promise<void> {
   let status = 500;
   try {
     await next();
@@ -60,6 +62,14 @@ async function served(ctx: Context, next: () => Promise<unknown>, log: Logger, m
     status = statusOfThrown(error);
     throw error;
   } finally {
+    report(status);
+  }
+}
+
+/** Times the request and writes its line, whatever answered it (or threw). */
+async function served(ctx: Context, next: () => Promise<unknown>, log: Logger, metrics: Metrics): Promise<void> {
+  const started = process.hrtime.bigint();
+  await afterResponse(ctx, next, (status) => {
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     const route = routeOf(ctx);
     const labels = { method: ctx.method, route, status: String(status) };
@@ -69,5 +79,5 @@ async function served(ctx: Context, next: () => Promise<unknown>, log: Logger, m
     log.info({
       method: ctx.method, route, status, durationMs: Math.round(seconds * 1e6) / 1000, ...(clientId ? { clientId } : {}),
     }, 'request');
-  }
+  });
 }

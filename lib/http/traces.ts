@@ -1,7 +1,7 @@
 import type { Middleware } from 'koa';
 import type { Logger } from 'pino';
 import type { SpanExporter } from '@opentelemetry/sdk-trace';
-import { routeOf, statusOfThrown } from './access-log.ts';
+import { afterResponse, routeOf } from './access-log.ts';
 
 export interface Traces {
   /** Records one server span per request; goes right after the access log, which gives the request its id. */
@@ -71,14 +71,7 @@ export async function createTraces(options: TracesOptions): Promise<Traces> {
     // An explicit parent context rather than the global context manager, which this provider never installs.
     const parent = propagator.extract(api.ROOT_CONTEXT, ctx.headers, api.defaultTextMapGetter);
     const span = tracer.startSpan(ctx.method, { kind: api.SpanKind.SERVER }, parent);
-    let status = 500;
-    try {
-      await next();
-      status = ctx.status;
-    } catch (error) {
-      status = statusOfThrown(error);
-      throw error;
-    } finally {
+    await afterResponse(ctx, next, (status) => {
       // The route pattern and nothing else of the request: no path ids, query string, header or body.
       const route = routeOf(ctx);
       span.updateName(`${ctx.method} ${route}`);
@@ -91,7 +84,7 @@ export async function createTraces(options: TracesOptions): Promise<Traces> {
       // A server span is in error only when the server failed; a 4xx is the caller's.
       if (status >= 500) span.setStatus({ code: api.SpanStatusCode.ERROR });
       span.end();
-    }
+    });
   };
 
   return {
