@@ -1,19 +1,12 @@
 import { expect } from 'chai';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { readEnvironment, ConfigurationError } from '../../lib/config.ts';
 import { resolveSettings } from '../../lib/settings.ts';
+import { freePort } from '../support/processes.ts';
 
 const SERVER = fileURLToPath(new URL('../../bin/server.ts', import.meta.url));
 
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as { port: number };
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
 
 /** Starts `node bin/server.ts` as `npm start` does and collects its output. */
 function start(env: Record<string, string>) {

@@ -1,13 +1,13 @@
 import { expect } from 'chai';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { eventually } from '../support/wait.ts';
 import { environment, execForm, installCommand, readDockerfile, sourceCopies } from './dockerfile.ts';
+import { freePort } from '../support/processes.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const instructions = readDockerfile(join(root, 'Dockerfile'));
@@ -25,13 +25,6 @@ function imageProcess(command: string[], cwd: string, env: Record<string, string
   return spawn(process.execPath, args, { cwd, env: { ...baseEnv(), ...environment(instructions), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
 }
 
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as { port: number };
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
 
 function dockerignored(path: string): boolean {
   const patterns = readFileSync(join(root, '.dockerignore'), 'utf8').split('\n').map((line) => line.trim())

@@ -1,10 +1,10 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { createServer } from 'node:net';
 import { expect } from 'chai';
 import { ADMIN, LOOPBACK_NETWORKS, clientCredentialsToken } from '../support/service.ts';
 import { REDIS_URL, removeQueue, uniqueQueueName, withQueue } from '../webhooks-delivery/support/hooks.ts';
 import { Receiver, eventually } from '../webhooks-delivery/support/receiver.ts';
+import { freePort, startUntilReady } from '../support/processes.ts';
 
 const ROOT = new URL('../..', import.meta.url);
 const IN_FLIGHT = 8;
@@ -13,14 +13,6 @@ const ANSWERED_DELIVERIES = 20;
 const MAX_CREATIONS = 2000;
 const PREFIX = 'sigkill-role-';
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (!address || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}
 
 /** Deliveries not yet finished in the shared queue: waiting, deferred, or held by a (possibly dead) worker. */
 function unfinished(queueName: string): Promise<number> {
@@ -70,19 +62,7 @@ describe('embedded documents with the queue on Redis: the process SIGKILLed mid-
   });
 
   async function start(): Promise<ChildProcess> {
-    const child = spawn(process.execPath, ['bin/server.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'inherit'] });
-    children.push(child);
-    let output = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-    });
-    await Promise.race([
-      eventually(() => /ready/.test(output), 30_000),
-      once(child, 'exit').then(([code]) => {
-        throw new Error(`bin/server.ts exited with ${code} before it was ready`);
-      }),
-    ]);
-    return child;
+    return startUntilReady('bin/server.ts', { cwd: ROOT, env, spawned: (child) => children.push(child) });
   }
 
   async function managementApi() {

@@ -1,12 +1,12 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { createServer } from 'node:net';
 import { expect } from 'chai';
 import { MongoClient } from 'mongodb';
 import { ADMIN, LOOPBACK_NETWORKS, clientCredentialsToken } from '../support/service.ts';
 import { REDIS_URL, removeQueue, uniqueQueueName } from '../webhooks-delivery/support/hooks.ts';
 import { Receiver, eventually } from '../webhooks-delivery/support/receiver.ts';
+import { freePort, startUntilReady } from '../support/processes.ts';
 
 const MONGODB_URI = process.env.MONGODB_URI;
 const ROOT = new URL('../..', import.meta.url);
@@ -16,14 +16,6 @@ function withDatabase(uri: string, name: string): string {
   return uri.replace(/^(mongodb(?:\+srv)?:\/\/[^/?]+)(\/[^?]*)?/, `$1/${name}`);
 }
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (!address || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}
 
 /**
  * The web process is SIGKILLed while role creations stream in (MongoDB + Redis, as in production). Every
@@ -64,19 +56,7 @@ describe('outbox with MongoDB: the web process killed mid-stream', function () {
   });
 
   async function start(script: string): Promise<ChildProcess> {
-    const child = spawn(process.execPath, [script], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'inherit'] });
-    children.push(child);
-    let output = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-    });
-    await Promise.race([
-      eventually(() => /ready/.test(output), 30_000),
-      once(child, 'exit').then(([code]) => {
-        throw new Error(`${script} exited with ${code} before it was ready`);
-      }),
-    ]);
-    return child;
+    return startUntilReady(script, { cwd: ROOT, env, spawned: (child) => children.push(child) });
   }
 
   it('delivers the event of every creation answered 201, once per webhook-id', async () => {

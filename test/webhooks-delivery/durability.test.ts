@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { expect } from 'chai';
@@ -7,6 +7,7 @@ import { MongoClient } from 'mongodb';
 import { LOOPBACK_NETWORKS, startService, type RunningService } from '../support/service.ts';
 import { REDIS_URL, createHook, removeQueue, uniqueQueueName, verifyDelivery } from './support/hooks.ts';
 import { Receiver, eventually, type ReceivedRequest } from './support/receiver.ts';
+import { startUntilReady } from '../support/processes.ts';
 
 const MONGODB_URI = process.env.MONGODB_URI;
 const ROOT = new URL('../..', import.meta.url);
@@ -72,23 +73,12 @@ describe(`webhook durability: a worker process killed mid-stream (${MONGODB_URI 
 
   async function startWorker(hookRecord: unknown): Promise<ChildProcess> {
     const script = MONGODB_URI ? 'bin/worker.ts' : 'test/webhooks-delivery/support/seeded-worker.ts';
-    const child = spawn(process.execPath, [script], {
+    return startUntilReady(script, {
       cwd: ROOT,
       env: { PATH: process.env.PATH, ...sharedEnv, LOG_LEVEL: 'info', SEEDED_HOOK: JSON.stringify(hookRecord) },
-      stdio: ['ignore', 'pipe', 'inherit'],
+      name: 'worker',
+      spawned: (child) => workers.push(child),
     });
-    workers.push(child);
-    let output = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-    });
-    await Promise.race([
-      eventually(() => /ready/.test(output), 30_000),
-      once(child, 'exit').then(([code]) => {
-        throw new Error(`worker exited with ${code} before it was ready`);
-      }),
-    ]);
-    return child;
   }
 
   async function publish(from: number, to: number): Promise<void> {
