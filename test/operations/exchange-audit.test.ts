@@ -2,23 +2,12 @@ import { expect } from 'chai';
 import { startService, type RunningService } from '../support/service.ts';
 import { createApplication, createResource, createUser, subjectToken, tokenRequest } from '../support/fixtures.ts';
 import type { CustomizerInput } from '../../lib/jwt-customizer/claims.ts';
+import type { ImpersonationRecord } from '../../lib/impersonation/audit.ts';
 
 const GRANT = 'urn:ietf:params:oauth:grant-type:token-exchange';
 const AT = 'urn:ietf:params:oauth:token-type:access_token';
 const INDICATOR = 'https://audit.example.com';
 
-interface AuditRecord {
-  type: string;
-  subjectTokenRef: string | null;
-  userId: string | null;
-  createdBy: string | null;
-  applicationId: string | null;
-  actorUserId: string | null;
-  resource: string | null;
-  scope: string | null;
-  error: string | null;
-  errorDescription: string | null;
-}
 
 function denyWhenAsked({ context, api }: CustomizerInput) {
   const grant = context.grant as { subjectTokenContext?: { deny?: boolean } };
@@ -30,10 +19,10 @@ describe('audit of refused token exchanges', () => {
   let running: RunningService;
   let app: { id: string; secret?: string };
 
-  async function logs(query: string): Promise<AuditRecord[]> {
+  async function logs(query: string): Promise<ImpersonationRecord[]> {
     const res = await running.request(`/api/impersonation-logs?${query}`);
     expect(res.status).to.equal(200);
-    return await res.json() as AuditRecord[];
+    return await res.json() as ImpersonationRecord[];
   }
 
   before(async () => {
