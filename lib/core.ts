@@ -13,6 +13,7 @@ import type { JwtCustomizerConfigs } from './jwt-customizer/config.ts';
 import type { ScriptRunner } from './jwt-customizer/sandbox.ts';
 import type { Messaging } from './messaging/index.ts';
 import type { Experience } from './experience/index.ts';
+import type { Account } from './account/index.ts';
 import type { Metrics } from './metrics/registry.ts';
 import type { RateLimits } from './rate-limits/index.ts';
 
@@ -36,6 +37,8 @@ export interface ServiceCore {
   messaging: Messaging;
   /** End-user sign-in, registration and password reset: the Experience API and the sign-in pages act through it. */
   experience: Experience;
+  /** The Account API: end users' own access tokens, verification records, the gate and the account center. */
+  account: Account;
   /** Stored customizer scripts, and the sandbox that runs them for `/test` (never the issuance pool). */
   customizer: { configs: JwtCustomizerConfigs; runner: () => ScriptRunner };
   /** The instance's Prometheus registry and instruments (`GET /metrics`). */

@@ -69,6 +69,23 @@ const ERROR_CODES = {
   'user.same_password': 'rule',
   'user.new_password_required_in_profile': 'rule',
   'verification_code.email_mismatch': 'invalid',
+  /** Account API: a sensitive change without a fresh identity verification named by `logto-verification-id`. */
+  'verification_record.permission_denied': 'unauthenticated',
+  /** Account API: the verification record named is unknown, expired, another user's, unverified or already spent. */
+  'verification_record.not_found': 'invalid',
+  /** An impersonation (token-exchange) token may read the account, never change it. */
+  'auth.impersonation_not_allowed': 'forbidden',
+  'account_center.not_enabled': 'forbidden',
+  /** The account center has the field `Off`: not shown to the user. */
+  'account_center.field_not_enabled': 'forbidden',
+  /** The account center has the field `Off` or `ReadOnly`: the user may not change it. */
+  'account_center.field_not_editable': 'forbidden',
+  /** The change would leave the account without any identifier to sign in with. */
+  'user.last_sign_in_method_required': 'rule',
+  /** The sign-up settings require an email address (or, with phone also allowed, one of the two). */
+  'user.email_required': 'rule',
+  'user.phone_required': 'rule',
+  'user.email_or_phone_required': 'rule',
   'verification_code.phone_mismatch': 'invalid',
   'organization.application_type_not_allowed': 'rule',
   'organization.mfa_not_supported': 'rule',
@@ -215,6 +232,8 @@ export const errors = {
     new RateLimitedError(code, message, retryAfterSeconds),
   /** A provider the service relies on (an email or SMS gateway) refused or failed the request. */
   badGateway: (code: CodeOf<'bad_gateway'>, message: string) => new DomainError(code, message),
+  /** An Account API verification refused, with Logto's code. */
+  account: (code: Extract<ErrorCode, `verification_record.${string}`>, message: string) => new DomainError(code, message),
   /** An end-user flow refused, with Logto's Experience API code. */
   experience: (code: ExperienceErrorCode, message: string, data?: unknown) => new DomainError(code, message, data),
   dependencyDown: (what: string) => new DomainError('service.dependency_unavailable', `${what} is unavailable`),

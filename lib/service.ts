@@ -50,6 +50,8 @@ import { createWebhooks, type Webhooks } from './webhooks/index.ts';
 import { hookRoutes } from '../routes/hooks/index.ts';
 import { createExperience } from './experience/index.ts';
 import { experienceRoutes } from '../routes/experience/index.ts';
+import { createAccount } from './account/index.ts';
+import { accountRoutes } from '../routes/account/index.ts';
 import { createMessaging, type MessageTemplates, type MessagingService } from './messaging/index.ts';
 import { createMetrics } from './metrics/registry.ts';
 import { metricsEndpoint } from './metrics/endpoint.ts';
@@ -226,6 +228,11 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
         signInExperience: libraries.signInExperience, messaging, baseUrl: settings.baseUrl,
         lockoutPolicy: { threshold: settings.LOCKOUT_THRESHOLD, lockSeconds: settings.LOCKOUT_SECONDS },
       }),
+      account: createAccount({
+        provider, store: stores.documents, kv: stores.kv, bus, repositories, users: libraries.users,
+        signInExperience: libraries.signInExperience, messaging,
+        lockoutPolicy: { threshold: settings.LOCKOUT_THRESHOLD, lockSeconds: settings.LOCKOUT_SECONDS },
+      }),
       customizer: {
         configs: customizerConfigs,
         runner: countingTimeouts(() => getSandboxes().test, () => metrics.sandboxTimeouts.inc({ pool: 'test' })),
@@ -252,6 +259,7 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
     impersonationRoutes(api, core);
     jwtCustomizerRoutes(api, core);
     experienceRoutes(api, core);
+    accountRoutes(api, core);
     router.get('/swagger.json', (ctx) => {
       ctx.body = buildOpenApi(
         registry, { baseUrl: settings.baseUrl, version: VERSION }, { map: MANAGEMENT_EVENTS, prefix: API_PREFIX },

@@ -1,6 +1,8 @@
 import type { RouteEventMap } from './route-events.ts';
 
 const MEMBERSHIP = { event: 'Organization.Membership.Updated', data: 'handler', note: 'only when the membership changed' } as const;
+/** Account API changes: the handler states the whole user, or no event when nothing changed. */
+const ACCOUNT_CHANGE = { event: 'User.Data.Updated', note: 'data is the whole user; only when something changed' } as const;
 const RESOURCE_SCOPES = {
   event: 'OrganizationRole.Scopes.Updated', data: 'handler', note: "data: the role's API-resource scopes after the change",
 } as const;
@@ -33,6 +35,14 @@ export const MANAGEMENT_EVENTS = {
   'PATCH /users/:userId/password': [{ event: 'User.Data.Updated' }],
   'PATCH /users/:userId/is-suspended': [{ event: 'User.SuspensionStatus.Updated' }],
   'DELETE /users/:userId': [{ event: 'User.Deleted', data: 'snapshot' }],
+
+  'PATCH /my-account': [ACCOUNT_CHANGE],
+  'PATCH /my-account/profile': [ACCOUNT_CHANGE],
+  'POST /my-account/password': [ACCOUNT_CHANGE],
+  'POST /my-account/primary-email': [ACCOUNT_CHANGE],
+  'DELETE /my-account/primary-email': [ACCOUNT_CHANGE],
+  'POST /my-account/primary-phone': [ACCOUNT_CHANGE],
+  'DELETE /my-account/primary-phone': [ACCOUNT_CHANGE],
 
   'POST /organizations': [{ event: 'Organization.Created' }],
   'PATCH /organizations/:id': [{ event: 'Organization.Data.Updated' }],

@@ -1,6 +1,7 @@
 import type { User } from '../users/repository.ts';
 
-export const OIDC_SCOPES = ['openid', 'offline_access', 'profile', 'email', 'phone'];
+/** `custom_data` and `identities` are Logto's: they grant those claims, and reading those fields through the Account API. */
+export const OIDC_SCOPES = ['openid', 'offline_access', 'profile', 'email', 'phone', 'custom_data', 'identities'];
 
 /** Standard OIDC claims of a user, for ID tokens and the userinfo endpoint. */
 export function accountClaims(user: User): { sub: string; [claim: string]: unknown } {
@@ -14,5 +15,7 @@ export function accountClaims(user: User): { sub: string; [claim: string]: unkno
     email_verified: user.primaryEmail ? true : undefined,
     phone_number: user.primaryPhone ?? undefined,
     phone_number_verified: user.primaryPhone ? true : undefined,
+    custom_data: user.customData,
+    identities: user.identities,
   };
 }

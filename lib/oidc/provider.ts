@@ -72,6 +72,8 @@ export function createProvider(options: ProviderOptions): Provider {
       profile: ['name', 'picture', 'preferred_username', 'updated_at'],
       email: ['email', 'email_verified'],
       phone: ['phone_number', 'phone_number_verified'],
+      custom_data: ['custom_data'],
+      identities: ['identities'],
     },
     async findAccount(_ctx, sub) {
       const user = await repositories.users.findById(sub);

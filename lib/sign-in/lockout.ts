@@ -2,7 +2,8 @@ import type { EventBus } from '../events/bus.ts';
 import type { KeyValueStore } from '../ports/kv.ts';
 
 export interface Identifier {
-  type: 'email' | 'phone' | 'username';
+  /** `userId`: an attempt by a signed-in user (Account API), who typed no identifier. */
+  type: 'email' | 'phone' | 'username' | 'userId';
   value: string;
 }
 

@@ -6,7 +6,8 @@ import { hashPassword, needsRehash, verifyPassword } from '../users/passwords.ts
 export type SignInResult = { ok: true; user: User } | { ok: false; reason: 'invalid_credentials' | 'suspended' | 'locked' };
 
 /** The stored-user filter an identifier names; email addresses are stored lower-cased. */
-export function userLookup(identifier: Identifier): { username: string } | { primaryEmail: string } | { primaryPhone: string } {
+export function userLookup(identifier: Identifier): { id: string } | { username: string } | { primaryEmail: string } | { primaryPhone: string } {
+  if (identifier.type === 'userId') return { id: identifier.value };
   if (identifier.type === 'email') return { primaryEmail: identifier.value.toLowerCase() };
   if (identifier.type === 'phone') return { primaryPhone: identifier.value };
   return { username: identifier.value };

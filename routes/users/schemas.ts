@@ -18,8 +18,8 @@ export const username = z.string().min(1).max(128)
   .regex(/^[A-Z_a-z]\w*$/, 'must start with a letter or underscore, then letters, digits or underscores');
 /** Stored lower-cased: sign-in and invitations compare email addresses case-insensitively. */
 export const email = z.string().max(320).toLowerCase().regex(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, 'must be an email address');
-const phone = z.string().min(1).max(32).regex(/^\d+$/, 'must be digits only (E.164 without the +)');
-const avatar = z.string().max(2048).refine((value) => URL.canParse(value), 'must be an absolute URL');
+export const phone = z.string().min(1).max(32).regex(/^\d+$/, 'must be digits only (E.164 without the +)');
+export const avatar = z.string().max(2048).refine((value) => URL.canParse(value), 'must be an absolute URL');
 /** Any length the hashing accepts: the sign-in experience's password policy decides the rest (422 `password.rejected`). */
 export const password = z.string().min(1).max(PASSWORD_POLICY.maxLength);
 

@@ -19,7 +19,9 @@ export interface Failure {
   body?: unknown;
   /** Sent as is instead of `body` (malformed JSON). */
   raw?: string;
-  status: 400 | 404 | 409 | 422;
+  /** Headers of this request instead of the scenario's (another token, another verification record). */
+  headers?: Record<string, string>;
+  status: 400 | 401 | 403 | 404 | 409 | 422;
 }
 
 export interface Scenario {
@@ -28,6 +30,8 @@ export interface Scenario {
   body?: unknown;
   status: number;
   params: Record<string, string>;
+  /** Sent with the request and its failures (an end user's token, a verification record id). */
+  headers?: Record<string, string>;
   /** The events the successful request must publish, in order, each exactly once. */
   expected(response: ApiResponse): Promise<ExpectedEvent[]> | ExpectedEvent[];
   failures: Failure[];
@@ -49,7 +53,8 @@ export async function runEventCase(h: Harness, eventCase: EventCase): Promise<vo
 
   for (const failure of scenario.failures) {
     h.clear();
-    const res = await h.api(method, failure.path, failure.body, failure.raw === undefined ? {} : { raw: failure.raw });
+    const headers = failure.headers ?? scenario.headers;
+    const res = await h.api(method, failure.path, failure.body, { ...(failure.raw !== undefined && { raw: failure.raw }), headers });
     expect(res.status, `${failure.why}: ${JSON.stringify(res.body)}`).to.equal(failure.status);
     expect(res.body?.code, failure.why).to.be.a('string');
     expect(h.events.map((e) => e.event), `${failure.why} must publish nothing`).to.deep.equal([]);
@@ -57,7 +62,7 @@ export async function runEventCase(h: Harness, eventCase: EventCase): Promise<vo
 
   h.clear();
   const before = Date.now();
-  const res = await h.api(method, scenario.path, scenario.body);
+  const res = await h.api(method, scenario.path, scenario.body, { headers: scenario.headers });
   const after = Date.now();
   expect(res.status, JSON.stringify(res.body)).to.equal(scenario.status);
   const expected = await scenario.expected(res);

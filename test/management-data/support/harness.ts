@@ -1,6 +1,11 @@
 import type { IdentityEvent } from '../../../lib/events/bus.ts';
 import { newId } from '../../../lib/ids.ts';
 import { startService, type RunningService } from '../../support/service.ts';
+import { randomBytes } from 'node:crypto';
+import { codeFrom, startMailbox, type Mailbox } from '../../support/mailbox.ts';
+import { eventually } from '../../support/wait.ts';
+import { Receiver } from '../../webhooks-delivery/support/receiver.ts';
+import { verifyDelivery } from '../../webhooks-delivery/support/hooks.ts';
 
 export const USER_AGENT = 'management-data-tests/1.0';
 
@@ -13,28 +18,42 @@ export interface ApiResponse<T = any> {
 /** A running service, a recorder of every published event, and a JSON client for `/api`. */
 export interface Harness {
   running: RunningService;
+  /** The SMTP server the service sends its email to (verification codes). */
+  mailbox: Mailbox;
+  /** The code of the latest text message the HTTP SMS connector posted for `phone`. */
+  smsCode(phone: string): Promise<string>;
   /** Events published since the last `clear()`, in order. */
   readonly events: IdentityEvent[];
   clear(): void;
   /** Sends to `/api{path}`; `body` is JSON unless `raw` is given. */
-  api<T = any>(method: string, path: string, body?: unknown, init?: { raw?: string; contentType?: string }): Promise<ApiResponse<T>>;
+  api<T = any>(method: string, path: string, body?: unknown, init?: { raw?: string; contentType?: string; headers?: Record<string, string> }): Promise<ApiResponse<T>>;
   close(): Promise<void>;
 }
 
 export async function startHarness(): Promise<Harness> {
-  const running = await startService();
+  const mailbox = await startMailbox();
+  const sms = await Receiver.start();
+  const smsKey = `whsec_${randomBytes(32).toString('base64')}`;
+  const running = await startService({
+    env: { SMTP_URL: mailbox.url, SMS_WEBHOOK_URL: sms.url('/sms'), SMS_WEBHOOK_SIGNING_KEY: smsKey },
+  });
   const events: IdentityEvent[] = [];
   const unsubscribe = running.service.core.bus.subscribe(async (published) => {
     events.push(...structuredClone(published));
   });
   return {
     running,
+    mailbox,
+    smsCode: (phone) => eventually(() => {
+      const texts = sms.requests('/sms').map((request) => verifyDelivery(request, smsKey)).filter((text) => text.to === phone);
+      return texts.length ? codeFrom(texts.at(-1) as { text: string }) : undefined;
+    }, { what: `a text to ${phone}` }),
     events,
     clear: () => {
       events.length = 0;
     },
     async api(method, path, body, init = {}) {
-      const headers: Record<string, string> = { 'user-agent': USER_AGENT };
+      const headers: Record<string, string> = { 'user-agent': USER_AGENT, ...init.headers };
       let payload: string | undefined = init.raw;
       if (body !== undefined) payload = JSON.stringify(body);
       if (payload !== undefined) headers['content-type'] = init.contentType ?? 'application/json';
@@ -45,6 +64,8 @@ export async function startHarness(): Promise<Harness> {
     async close() {
       unsubscribe();
       await running.close();
+      await mailbox.close();
+      await sms.close();
     },
   };
 }

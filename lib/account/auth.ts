@@ -1,0 +1,79 @@
+import type { Context, Middleware } from 'koa';
+import type Provider from 'oidc-provider';
+import { errors } from '../errors.ts';
+import type { Repositories } from '../repositories.ts';
+
+/** The user an Account API request acts for, from their own access token. */
+export interface AccountPrincipal {
+  userId: string;
+  /** The application the token was issued to. */
+  clientId: string;
+  /** The token's OIDC scopes: they decide which fields the user may read and change (`profile`, `email`, …). */
+  scopes: ReadonlySet<string>;
+  /**
+   * Issued by token exchange (impersonation): such a token may read the account but change nothing, least
+   * privilege for whoever impersonates.
+   */
+  impersonated: boolean;
+}
+
+/** The grant type node-oidc-provider records on tokens issued by our token-exchange grant. */
+const TOKEN_EXCHANGE_GTY = 'token_exchange';
+
+/** Also the refusal for a token a user can no longer act with (revoked, user gone or suspended): nothing is told apart. */
+const invalidToken = () => errors.unauthorized('the bearer token is not a valid access token of a signed-in user');
+
+/**
+ * End-user authentication of the Account API, as Logto does it: the bearer token is the opaque access token an
+ * application received from the authorization-code flow without a resource (the token the userinfo endpoint
+ * takes), with the `openid` scope. It is checked the way the userinfo endpoint checks it: stored and unexpired, no
+ * audience (a JWT for an API resource is not it, nor a management token), its grant still standing for the same
+ * client and user, the client still registered, the user existing and not suspended. Everything else is 401
+ * `auth.unauthorized`; a missing scope is 403 `auth.forbidden`.
+ */
+export function createAccountAuth(deps: { provider: Provider; users: Pick<Repositories['users'], 'findById'> }) {
+  const { provider } = deps;
+
+  async function principalOf(value: string): Promise<AccountPrincipal> {
+    const token = await provider.AccessToken.find(value);
+    if (!token?.accountId || token.aud !== undefined || token.isSenderConstrained()) throw invalidToken();
+    if (!token.scopes.has('openid')) throw errors.forbidden('openid');
+    const grant = token.grantId ? await provider.Grant.find(token.grantId) : undefined;
+    if (!grant || grant.clientId !== token.clientId || grant.accountId !== token.accountId) throw invalidToken();
+    if (!token.clientId || !(await provider.Client.find(token.clientId))) throw invalidToken();
+    const user = await deps.users.findById(token.accountId);
+    if (!user || user.isSuspended) throw invalidToken();
+    return {
+      userId: user.id, clientId: token.clientId, scopes: token.scopes, impersonated: token.gty === TOKEN_EXCHANGE_GTY,
+    };
+  }
+
+  const authenticate: Middleware = async (ctx, next) => {
+    const match = /^Bearer ([\w.~+/-]+=*)$/i.exec(ctx.get('authorization'));
+    if (!match) throw errors.unauthorized();
+    ctx.state.account = await principalOf(match[1]!);
+    await next();
+  };
+
+  /** Authenticates the user, then requires `scope` on their token (403 `auth.forbidden` without it). */
+  const requireScope = (scope: string): Middleware => async (ctx, next) => authenticate(ctx, async () => {
+    if (!accountOf(ctx).scopes.has(scope)) throw errors.forbidden(scope);
+    await next();
+  });
+
+  return { authenticate, requireScope };
+}
+
+/** The principal the Account API's authentication left on the request; a route outside it has none (a bug). */
+export function accountOf(ctx: Context): AccountPrincipal {
+  const principal = (ctx.state as { account?: AccountPrincipal }).account;
+  if (!principal) throw errors.unauthorized();
+  return principal;
+}
+
+/** 403 `auth.impersonation_not_allowed` for a change made with an impersonation token. */
+export function assertNotImpersonated(principal: AccountPrincipal): void {
+  if (principal.impersonated) {
+    throw errors.refused('auth.impersonation_not_allowed', 'an impersonation token may read the account but not change it');
+  }
+}
