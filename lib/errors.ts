@@ -37,6 +37,28 @@ const ERROR_CODES = {
   'application.role_type_mismatch': 'rule',
   'application.third_party_token_exchange': 'rule',
   'connector.not_found': 'rule',
+  /** A social or enterprise connector's config is refused, or its upstream (discovery) does not answer as one. */
+  'connector.invalid_config': 'invalid',
+  /** The upstream's answer to the callback is malformed or an error (`error=` in the callback, a bad token response). */
+  'connector.invalid_response': 'invalid',
+  /** The callback does not belong to the authorization this sign-in started (state mismatch, no pending request). */
+  'connector.authorization_failed': 'unauthenticated',
+  /** The upstream refused the authorization code: wrong, expired or already used. */
+  'connector.social_auth_code_invalid': 'unauthenticated',
+  /** The upstream's ID token does not verify (signature, issuer, audience, nonce). */
+  'connector.social_id_token_invalid': 'unauthenticated',
+  /** The upstream could not be reached, or is refused by the outbound policy at request time. */
+  'connector.upstream_unreachable': 'bad_gateway',
+  /** Another social connector already serves this `metadata.target`. */
+  'connector.multiple_target_with_same_platform': 'conflict',
+  'single_sign_on.duplicate_connector_name': 'conflict',
+  /** An email domain already served by another enterprise connector. */
+  'single_sign_on.duplicated_domains': 'conflict',
+  'single_sign_on.invalid_domain_format': 'invalid',
+  /** No account has this social identity (`data.relatedUser`: a verified email an existing account has). */
+  'user.identity_not_exist': 'not_found',
+  'user.identity_already_in_use': 'conflict',
+  'user.enterprise_sso_identity_not_exists': 'not_found',
   'resource.protected': 'rule',
   'role.protected': 'rule',
   'role.name_in_use': 'conflict',
@@ -236,6 +258,9 @@ export const errors = {
   account: (code: Extract<ErrorCode, `verification_record.${string}`>, message: string) => new DomainError(code, message),
   /** An end-user flow refused, with Logto's Experience API code. */
   experience: (code: ExperienceErrorCode, message: string, data?: unknown) => new DomainError(code, message, data),
+  /** A social or enterprise connector refused, misconfigured, or its upstream failing, with Logto's codes. */
+  connector: (code: Extract<ErrorCode, `connector.${string}` | `single_sign_on.${string}`>, message: string, data?: unknown) =>
+    new DomainError(code, message, data),
   dependencyDown: (what: string) => new DomainError('service.dependency_unavailable', `${what} is unavailable`),
   internal: () => new DomainError('service.internal_error', 'internal error'),
 };

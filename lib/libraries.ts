@@ -8,10 +8,23 @@ import { createUsersLibrary } from './users/library.ts';
 import { createSignInExperienceLibrary } from './sign-in-experience/library.ts';
 import { createRolesLibrary } from './roles/library.ts';
 import { createResourcesLibrary } from './resources/library.ts';
+import { createConnectorsLibrary } from './connectors/library.ts';
+import { createIdentitiesLibrary } from './connectors/identities.ts';
+import { createSecretBox } from './connectors/secrets.ts';
+import { createOutboundFetch } from './connectors/outbound.ts';
+import { createUpstreams } from './connectors/upstream.ts';
+import type { Network } from './webhooks/destinations.ts';
 
 /** Domain logic above the repositories, shared by routes and extensions. */
-export function createLibraries(repositories: Repositories, options: { defaultAccessTokenTtl: number }) {
+export function createLibraries(repositories: Repositories, options: {
+  defaultAccessTokenTtl: number;
+  /** Connector client secrets are encrypted under keys derived from these. */
+  cookieKeys: readonly string[];
+  /** Non-public networks connector upstreams may be reached on (beyond loopback). */
+  allowedNetworks?: readonly Network[];
+}) {
   const signInExperience = createSignInExperienceLibrary(repositories.signInExperience);
+  const upstreams = createUpstreams(createOutboundFetch({ allowedNetworks: options.allowedNetworks }));
   return {
     applications: createApplicationsLibrary(repositories),
     users: createUsersLibrary(repositories, signInExperience),
@@ -22,6 +35,9 @@ export function createLibraries(repositories: Repositories, options: { defaultAc
     organizationInvitations: createOrganizationInvitationsLibrary(repositories),
     organizationJit: createOrganizationJitLibrary(repositories),
     signInExperience,
+    connectors: createConnectorsLibrary({ ...repositories, secrets: createSecretBox(options.cookieKeys), upstreams }),
+    identities: createIdentitiesLibrary(repositories),
+    upstreams,
   };
 }
 

@@ -9,6 +9,8 @@ import { createResourcesRepository } from './resources/repository.ts';
 import { createRolesRepository } from './roles/repository.ts';
 import { createUsersRepository } from './users/repository.ts';
 import { createSignInExperienceRepository } from './sign-in-experience/repository.ts';
+import { createConnectorsRepository } from './connectors/repository.ts';
+import { createIdentitiesRepository } from './connectors/identities-repository.ts';
 
 export function createRepositories(store: DocumentStore) {
   return {
@@ -21,6 +23,9 @@ export function createRepositories(store: DocumentStore) {
     organizationScopes: createOrganizationScopesRepository(store),
     organizationInvitations: createOrganizationInvitationsRepository(store),
     signInExperience: createSignInExperienceRepository(store),
+    connectors: createConnectorsRepository(store),
+    /** Social and enterprise identities of users, unique to one user each. */
+    identities: createIdentitiesRepository(store),
     /** Sessions, grants and tokens of node-oidc-provider, for ending a user's access. */
     oidcRevocation: createOidcRevocation(store),
   };

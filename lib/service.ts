@@ -160,7 +160,10 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
       print: options.print ?? ((text) => process.stdout.write(text)),
     });
     const authorization = createAuthorization(repositories);
-    const libraries = createLibraries(repositories, { defaultAccessTokenTtl: settings.ACCESS_TOKEN_TTL_SECONDS });
+    const libraries = createLibraries(repositories, {
+      defaultAccessTokenTtl: settings.ACCESS_TOKEN_TTL_SECONDS, cookieKeys: settings.cookieKeys,
+      allowedNetworks: settings.WEBHOOK_ALLOWED_NETWORKS,
+    });
     const audit = createImpersonationAudit(stores.documents);
     await audit.prepare();
     const subjectTokens = createSubjectTokens(stores.kv, settings.SUBJECT_TOKEN_TTL_SECONDS);

@@ -9,6 +9,7 @@ import { resourceRoutes } from './resources/index.ts';
 import { roleRoutes } from './roles/index.ts';
 import { signInExperienceRoutes } from './sign-in-experience/index.ts';
 import { userRoutes } from './users/index.ts';
+import { connectorRoutes } from './connectors/index.ts';
 
 /** The identity-data management routes (applications, resources, roles, users, organizations, …). */
 export function managementRoutes(api: ApiRouterDeps, core: ServiceCore): void {
@@ -21,4 +22,5 @@ export function managementRoutes(api: ApiRouterDeps, core: ServiceCore): void {
   organizationScopeRoutes(api, core);
   organizationInvitationRoutes(api, core);
   signInExperienceRoutes(api, core);
+  connectorRoutes(api, core);
 }

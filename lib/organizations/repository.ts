@@ -28,6 +28,8 @@ export function createOrganizationsRepository(store: DocumentStore) {
     jitEmailDomains: createLinks(store, 'organizations_jit_email_domains', ['organizationId'], 'emailDomain'),
     /** Organization roles a user gets when joining just in time. */
     jitRoles: createLinks(store, 'organizations_jit_roles', ['organizationId'], 'organizationRoleId'),
+    /** Enterprise SSO connectors whose users join just in time. */
+    jitSsoConnectors: createLinks(store, 'organizations_jit_sso_connectors', ['organizationId'], 'ssoConnectorId'),
   };
 
   return {

@@ -35,7 +35,7 @@ export type ExperienceChanges = {
   lastSignInAt?: number;
 };
 
-type UsersDeps = Pick<Repositories, 'users' | 'roles' | 'organizations' | 'oidcRevocation'>;
+type UsersDeps = Pick<Repositories, 'users' | 'roles' | 'organizations' | 'oidcRevocation' | 'identities'>;
 /**
  * The sign-in experience's password policy. Passwords the management API sets obey it too: the policy says
  * which passwords the service keeps, whoever chose them (Logto checks end users' only).
@@ -140,6 +140,7 @@ export function createUsersLibrary(deps: UsersDeps, passwordPolicy: PasswordPoli
       // Children first: outside a transaction, a failure midway leaves the entity, which a retry deletes, never orphans.
       await roles.removeAllOfUser(id);
       await organizations.removeUserEverywhere(id);
+      await deps.identities.removeAllOf(id);
       await oidcRevocation.revokeUser(id);
       const deleted = await users.delete(id);
       if (!deleted) throw errors.notFound('user', id);

@@ -1,0 +1,252 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import * as client from 'openid-client';
+import { DomainError, errors } from '../errors.ts';
+import {
+  OAUTH2_PROFILE_DEFAULTS, OIDC_PROFILE_DEFAULTS, type OAuth2Config, type OidcConfig, type ProfileMap, type SsoOidcConfig,
+} from './configs.ts';
+import type { OutboundFetch } from './outbound.ts';
+
+/** A connector ready to use: its parsed config and its decrypted client secret. */
+export type UsableConnector =
+  | { kind: 'oidc'; config: OidcConfig; clientSecret: string }
+  | { kind: 'oauth2'; config: OAuth2Config; clientSecret: string }
+  | { kind: 'sso'; config: SsoOidcConfig; clientSecret: string };
+
+/** What the service remembers between sending the browser to the upstream and its callback. */
+export interface PendingAuthorization {
+  state: string;
+  nonce?: string;
+  codeVerifier: string;
+  redirectUri: string;
+}
+
+/** Who the upstream says the user is, through the connector's profile map. */
+export interface UpstreamProfile {
+  id: string;
+  email?: string;
+  /** The upstream vouches for the email (a claim, or the enterprise connector's trustUnverifiedEmail). */
+  emailVerified: boolean;
+  phone?: string;
+  name?: string;
+  avatar?: string;
+  /** The upstream's issuer, for OIDC connectors (enterprise identities are keyed by it). */
+  issuer?: string;
+  rawData: Record<string, unknown>;
+}
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest();
+/** Constant-time comparison of the state the callback carries with the one this sign-in sent. */
+const sameState = (a: string, b: string) => timingSafeEqual(sha256(a), sha256(b));
+
+/**
+ * The authorization-code flow against an upstream provider, with PKCE always: OIDC (and enterprise OIDC) through
+ * openid-client, which verifies the ID token, its nonce and the state; plain OAuth 2.0 by hand, since such
+ * providers answer in many shapes (no ID token, no issuer). Every request goes through the outbound policy.
+ * Failures are Logto's connector codes, 4xx, never a 500.
+ */
+export function createUpstreams(fetch: OutboundFetch) {
+  const customFetch = (url: string, options: client.CustomFetchOptions) => fetch(url, {
+    method: options.method, headers: options.headers, body: options.body, signal: options.signal,
+  });
+
+  async function oidcConfiguration(connector: UsableConnector & { kind: 'oidc' | 'sso' }): Promise<client.Configuration> {
+    const { config, clientSecret } = connector;
+    const method = connector.kind === 'oidc' ? connector.config.tokenEndpointAuthMethod : 'client_secret_basic';
+    const auth = method === 'client_secret_post' ? client.ClientSecretPost(clientSecret) : client.ClientSecretBasic(clientSecret);
+    if (config.issuer) {
+      const insecure = config.issuer.startsWith('http:');
+      try {
+        return await client.discovery(new URL(config.issuer), config.clientId, undefined, auth, {
+          [client.customFetch]: customFetch, execute: insecure ? [client.allowInsecureRequests] : [],
+        });
+      } catch (error) {
+        throw ownFailure(error) ?? errors.connector('connector.invalid_config', `the discovery document of ${config.issuer} could not be used: ${describe(error)}`);
+      }
+    }
+    const explicit = config as OidcConfig;
+    const configuration = new client.Configuration({
+      issuer: explicit.idTokenConfig!.issuer,
+      authorization_endpoint: explicit.authorizationEndpoint,
+      token_endpoint: explicit.tokenEndpoint,
+      jwks_uri: explicit.idTokenConfig!.jwksUri,
+      ...(explicit.userInfoEndpoint && { userinfo_endpoint: explicit.userInfoEndpoint }),
+    }, config.clientId, undefined, auth);
+    configuration[client.customFetch] = customFetch;
+    const urls = [explicit.authorizationEndpoint, explicit.tokenEndpoint, explicit.idTokenConfig!.jwksUri, explicit.userInfoEndpoint];
+    if (urls.some((url) => url?.startsWith('http:'))) client.allowInsecureRequests(configuration);
+    return configuration;
+  }
+
+  async function oauth2Endpoints(config: OAuth2Config) {
+    if (!config.issuer) {
+      return { authorization: config.authorizationEndpoint!, token: config.tokenEndpoint!, userInfo: config.userInfoEndpoint! };
+    }
+    const metadata = (await oidcConfiguration({ kind: 'oidc', config: { ...config, scope: 'openid', idTokenConfig: undefined } as OidcConfig, clientSecret: '' })).serverMetadata();
+    if (!metadata.authorization_endpoint || !metadata.token_endpoint || !metadata.userinfo_endpoint) {
+      throw errors.connector('connector.invalid_config', 'the discovery document names no authorization, token or userinfo endpoint');
+    }
+    return { authorization: metadata.authorization_endpoint, token: metadata.token_endpoint, userInfo: metadata.userinfo_endpoint };
+  }
+
+  return {
+    /** Checks that the upstream answers as configured (discovery), before a config is stored. */
+    async probe(connector: UsableConnector): Promise<void> {
+      if (connector.kind === 'oauth2') await oauth2Endpoints(connector.config);
+      else await oidcConfiguration(connector);
+    },
+
+    /** The URL to send the browser to, and what its callback must match. */
+    async authorize(connector: UsableConnector, redirectUri: string, state: string): Promise<{ url: string; pending: PendingAuthorization }> {
+      const codeVerifier = client.randomPKCECodeVerifier();
+      const codeChallenge = await client.calculatePKCECodeChallenge(codeVerifier);
+      if (connector.kind === 'oauth2') {
+        const endpoints = await oauth2Endpoints(connector.config);
+        const url = new URL(endpoints.authorization);
+        const params = {
+          response_type: 'code', client_id: connector.config.clientId, redirect_uri: redirectUri, state,
+          code_challenge: codeChallenge, code_challenge_method: 'S256', ...(connector.config.scope && { scope: connector.config.scope }),
+        };
+        for (const [name, value] of Object.entries(params)) url.searchParams.set(name, value);
+        return { url: url.href, pending: { state, codeVerifier, redirectUri } };
+      }
+      const configuration = await oidcConfiguration(connector);
+      const nonce = client.randomNonce();
+      const url = client.buildAuthorizationUrl(configuration, {
+        redirect_uri: redirectUri, scope: connector.config.scope, state, nonce,
+        code_challenge: codeChallenge, code_challenge_method: 'S256',
+      });
+      return { url: url.href, pending: { state, nonce, codeVerifier, redirectUri } };
+    },
+
+    /**
+     * The callback's parameters (`code`, `state`, and `iss` or `error` as the upstream sent them) turned into the
+     * user's profile: the state must be the one sent, the code is redeemed with the PKCE verifier.
+     */
+    async callback(connector: UsableConnector, pending: PendingAuthorization, params: Record<string, string>): Promise<UpstreamProfile> {
+      if (typeof params.state !== 'string' || !sameState(params.state, pending.state)) {
+        throw errors.connector('connector.authorization_failed', 'the callback\'s state is not the one this sign-in sent');
+      }
+      if (params.error) {
+        throw errors.connector('connector.authorization_failed', `the provider refused: ${params.error.slice(0, 64)}`,
+          { error: params.error.slice(0, 64), ...(params.error_description && { errorDescription: params.error_description.slice(0, 256) }) });
+      }
+      if (typeof params.code !== 'string' || !params.code) throw errors.connector('connector.invalid_response', 'the callback carries no code');
+      if (connector.kind === 'oauth2') return oauth2Callback(fetch, connector, await oauth2Endpoints(connector.config), pending, params.code);
+      const configuration = await oidcConfiguration(connector);
+      const callbackUrl = new URL(pending.redirectUri);
+      for (const [name, value] of Object.entries(params)) callbackUrl.searchParams.set(name, value);
+      let tokens: Awaited<ReturnType<typeof client.authorizationCodeGrant>>;
+      try {
+        tokens = await client.authorizationCodeGrant(configuration, callbackUrl, {
+          pkceCodeVerifier: pending.codeVerifier, expectedState: pending.state, expectedNonce: pending.nonce, idTokenExpected: true,
+        });
+      } catch (error) {
+        throw grantFailure(error);
+      }
+      const claims: Record<string, unknown> = { ...tokens.claims() };
+      if (configuration.serverMetadata().userinfo_endpoint) {
+        try {
+          Object.assign(claims, await client.fetchUserInfo(configuration, tokens.access_token, String(claims.sub)), { sub: claims.sub });
+        } catch (error) {
+          throw ownFailure(error) ?? errors.connector('connector.invalid_response', `the userinfo endpoint failed: ${describe(error)}`);
+        }
+      }
+      const map = connector.kind === 'oidc' ? { ...OIDC_PROFILE_DEFAULTS, ...connector.config.profileMap } : OIDC_PROFILE_DEFAULTS;
+      const profile = profileOf(claims, map);
+      if (connector.kind === 'sso' && connector.config.trustUnverifiedEmail && profile.email) profile.emailVerified = true;
+      return { ...profile, issuer: configuration.serverMetadata().issuer };
+    },
+  };
+}
+
+export type Upstreams = ReturnType<typeof createUpstreams>;
+
+/** A failure of our own fetch (the outbound policy, an unreachable upstream), which openid-client wraps. */
+function ownFailure(error: unknown): DomainError | undefined {
+  if (error instanceof DomainError) return error;
+  return error instanceof Error && error.cause instanceof DomainError ? error.cause : undefined;
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message.slice(0, 200) : 'unknown error';
+}
+
+/** What openid-client's failures mean for the client: a refused code, a bad ID token, or a malformed answer. */
+function grantFailure(error: unknown): DomainError {
+  const own = ownFailure(error);
+  if (own) return own;
+  if (error instanceof client.AuthorizationResponseError) {
+    return errors.connector('connector.authorization_failed', `the provider refused: ${error.error.slice(0, 64)}`);
+  }
+  if (error instanceof client.ResponseBodyError) {
+    return error.error === 'invalid_grant'
+      ? errors.connector('connector.social_auth_code_invalid', 'the provider refused the authorization code (wrong, expired or already used)')
+      : errors.connector('connector.invalid_response', `the token endpoint answered ${error.error.slice(0, 64)}`);
+  }
+  const text = describe(error);
+  if (/id[ _]?token|nonce|JWT|JWS|signature|"iss"|"aud"/i.test(text)) {
+    return errors.connector('connector.social_id_token_invalid', `the ID token does not verify: ${text}`);
+  }
+  return errors.connector('connector.invalid_response', `the provider's answer could not be used: ${text}`);
+}
+
+function profileOf(claims: Record<string, unknown>, map: ProfileMap): UpstreamProfile {
+  const text = (claim: string | undefined) => {
+    const value = claim === undefined ? undefined : claims[claim];
+    if (typeof value === 'string' && value.trim()) return value.trim().slice(0, 2048);
+    if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+    return undefined;
+  };
+  const id = text(map.id);
+  if (!id) throw errors.connector('connector.invalid_response', `the provider's profile has no ${map.id ?? 'id'} to identify the user by`);
+  const email = text(map.email)?.toLowerCase();
+  const verified = map.emailVerified === undefined ? undefined : claims[map.emailVerified];
+  return {
+    id, ...(email && { email }), emailVerified: Boolean(email) && (verified === true || verified === 'true'),
+    ...(text(map.phone) && { phone: text(map.phone)!.replace(/\D/g, '') }),
+    ...(text(map.name) && { name: text(map.name) }), ...(text(map.avatar) && { avatar: text(map.avatar) }),
+    rawData: claims,
+  };
+}
+
+async function oauth2Callback(
+  fetch: OutboundFetch, connector: UsableConnector & { kind: 'oauth2' }, endpoints: { token: string; userInfo: string },
+  pending: PendingAuthorization, code: string,
+): Promise<UpstreamProfile> {
+  const { config, clientSecret } = connector;
+  const form = new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: pending.redirectUri, code_verifier: pending.codeVerifier });
+  const headers: Record<string, string> = { accept: 'application/json', 'content-type': 'application/x-www-form-urlencoded' };
+  if (config.tokenEndpointAuthMethod === 'client_secret_post') {
+    form.set('client_id', config.clientId);
+    form.set('client_secret', clientSecret);
+  } else {
+    const encode = (value: string) => encodeURIComponent(value).replace(/%20/g, '+');
+    headers.authorization = `Basic ${Buffer.from(`${encode(config.clientId)}:${encode(clientSecret)}`).toString('base64')}`;
+  }
+  const response = await fetch(endpoints.token, { method: 'POST', headers, body: form.toString() });
+  const answer = await parseAnswer(response);
+  if (!response.ok) {
+    throw answer.error === 'invalid_grant'
+      ? errors.connector('connector.social_auth_code_invalid', 'the provider refused the authorization code (wrong, expired or already used)')
+      : errors.connector('connector.invalid_response', `the token endpoint answered ${response.status}`);
+  }
+  if (typeof answer.access_token !== 'string') throw errors.connector('connector.invalid_response', 'the token endpoint answered no access_token');
+  const profileResponse = await fetch(endpoints.userInfo, {
+    method: 'GET', headers: { accept: 'application/json', authorization: `Bearer ${answer.access_token}` },
+  });
+  const profile = await parseAnswer(profileResponse);
+  if (!profileResponse.ok) throw errors.connector('connector.invalid_response', `the userinfo endpoint answered ${profileResponse.status}`);
+  return profileOf(profile, { ...OAUTH2_PROFILE_DEFAULTS, ...config.profileMap });
+}
+
+/** A JSON object, or a form-encoded one (some OAuth 2.0 providers answer `access_token=…&…`). */
+async function parseAnswer(response: Response): Promise<Record<string, unknown>> {
+  const text = await response.text();
+  try {
+    const parsed: unknown = JSON.parse(text);
+    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
+  } catch {
+    if ((response.headers.get('content-type') ?? '').includes('form-urlencoded')) return Object.fromEntries(new URLSearchParams(text));
+  }
+  throw errors.connector('connector.invalid_response', `the provider answered ${response.status} without a JSON object`);
+}
