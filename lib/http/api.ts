@@ -80,6 +80,8 @@ export interface RegisteredRoute {
   summary: string;
   tag: string;
   scope: string | null;
+  /** The OpenAPI security scheme the scope belongs to (`bearer` unless the router says otherwise). */
+  security?: SecurityScheme;
   params?: z.ZodType;
   query?: z.ZodType;
   search?: readonly string[];
@@ -97,11 +99,16 @@ export class RouteRegistry {
 
 export type ScopeGuard = (scope: string) => Middleware;
 
+/** `bearer`: management tokens (client credentials); `user`: an end user's own access token (Account API). */
+export type SecurityScheme = 'bearer' | 'user';
+
 export interface ApiRouterDeps {
   router: Router;
   prefix: string;
   registry: RouteRegistry;
   requireScope: ScopeGuard;
+  /** Whose tokens `requireScope` checks, for the OpenAPI document; `bearer` when not given. */
+  security?: SecurityScheme;
 }
 
 function parseOrThrow<T extends z.ZodType>(schema: T | undefined, value: unknown, where: string): z.infer<T> {
@@ -153,6 +160,7 @@ export function declare<P extends z.ZodType, Q extends z.ZodType, B extends z.Zo
     summary: route.summary,
     tag: route.tag,
     scope,
+    security: deps.security,
     params: route.params,
     query: route.query,
     search: route.search,

@@ -1,3 +1,4 @@
+import { OIDC_SCOPES } from '../oidc/claims.ts';
 import { z } from 'zod';
 import type { RouteEventMap, RouteEventRule, RouteKey } from '../events/route-events.ts';
 import type { RegisteredRoute, RouteRegistry } from './api.ts';
@@ -78,7 +79,7 @@ function operationOf(route: RegisteredRoute, events: OperationEvents | undefined
     parameters: parametersOf(route),
     responses,
   };
-  if (route.scope) operation.security = [{ bearer: [route.scope] }];
+  if (route.scope) operation.security = [{ [route.security ?? 'bearer']: [route.scope] }];
   const rules = eventRulesOf(route, events);
   if (rules.length) {
     operation['x-webhook-events'] = rules.map((rule) => rule.event);
@@ -113,6 +114,16 @@ export function buildOpenApi(
           type: 'oauth2',
           description: 'A JWT access token for the management API resource (client credentials grant).',
           flows: { clientCredentials: { tokenUrl: `${info.baseUrl}/oidc/token`, scopes: {} } },
+        },
+        user: {
+          type: 'oauth2',
+          description: "An end user's own opaque access token, issued by the authorization-code flow without a resource (Account API).",
+          flows: {
+            authorizationCode: {
+              authorizationUrl: `${info.baseUrl}/oidc/auth`, tokenUrl: `${info.baseUrl}/oidc/token`,
+              scopes: Object.fromEntries(OIDC_SCOPES.map((scope) => [scope, `the ${scope} scope`])),
+            },
+          },
         },
       },
       responses: {

@@ -18,7 +18,7 @@ const tag = 'Account';
  * factors, linked identities) are declared this way and registered from `accountRoutes` below.
  */
 export function accountApi(api: ApiRouterDeps, core: ServiceCore): ApiRouterDeps {
-  return { ...api, requireScope: core.account.auth.requireScope };
+  return { ...api, requireScope: core.account.auth.requireScope, security: 'user' };
 }
 
 /**

@@ -13,8 +13,14 @@ import { REDIRECT, signInForm } from '../oidc/sign-in-form.ts';
 export const ALL_SCOPES = 'openid profile email phone custom_data identities';
 
 export interface AccountClient {
-  /** Signs the user in with a password and returns the access token issued without a resource. */
-  signIn(identifier: string, password: string, scope?: string): Promise<string>;
+  app: { id: string };
+  /**
+   * Signs the user in with a password and returns the access token; without `resource` in `extra`, the opaque
+   * token issued for the userinfo endpoint, which is what the Account API takes.
+   */
+  signIn(identifier: string, password: string, scope?: string, extra?: Record<string, string>): Promise<string>;
+  /** Revokes a token at the revocation endpoint, as the application would at sign-out. */
+  revoke(token: string): Promise<void>;
 }
 
 export async function accountClient(running: RunningService): Promise<AccountClient> {
@@ -23,11 +29,12 @@ export async function accountClient(running: RunningService): Promise<AccountCli
     execute: [client.allowInsecureRequests],
   });
   return {
-    async signIn(identifier, password, scope = ALL_SCOPES) {
+    app,
+    async signIn(identifier, password, scope = ALL_SCOPES, extra = {}) {
       const verifier = client.randomPKCECodeVerifier();
       const url = client.buildAuthorizationUrl(config, {
         redirect_uri: REDIRECT, scope, state: 'state', code_challenge_method: 'S256',
-        code_challenge: await client.calculatePKCECodeChallenge(verifier),
+        code_challenge: await client.calculatePKCECodeChallenge(verifier), ...extra,
       });
       const browser = new Browser();
       const landed = await browser.follow(url.href, REDIRECT);
@@ -39,6 +46,7 @@ export async function accountClient(running: RunningService): Promise<AccountCli
       });
       return tokens.access_token;
     },
+    revoke: (token) => client.tokenRevocation(config, token),
   };
 }
 

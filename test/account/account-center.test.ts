@@ -1,0 +1,107 @@
+import { expect } from 'chai';
+import { randomBytes } from 'node:crypto';
+import { startService, type RunningService } from '../support/service.ts';
+import { createUser } from '../support/fixtures.ts';
+import { DEFAULT_ACCOUNT_CENTER } from '../../lib/account/center.ts';
+import { accountClient, asUser, passwordRecord, type AccountClient } from './support.ts';
+
+const PASSWORD = 'correct horse battery';
+
+describe('account center: which fields users see and change', () => {
+  let running: RunningService;
+  let apps: AccountClient;
+
+  before(async () => {
+    running = await startService();
+    apps = await accountClient(running);
+  });
+  afterEach(async () => {
+    const reset = await running.request('/api/account-center', { method: 'PATCH', json: { enabled: true, fields: DEFAULT_ACCOUNT_CENTER.fields } });
+    expect(reset.status).to.equal(200);
+  });
+  after(() => running.close());
+
+  const center = async (json?: unknown) => {
+    const res = await running.request('/api/account-center', json === undefined ? {} : { method: 'PATCH', json });
+    return { status: res.status, body: await res.json() as Record<string, any> };
+  };
+
+  async function member() {
+    const username = `member_${randomBytes(4).toString('hex')}`;
+    const user = await createUser(running, [], {
+      username, primaryEmail: `${username}@example.com`, name: 'Member', customData: { plan: 'gold' }, profile: { nickname: 'M' },
+    }, PASSWORD);
+    return { user, me: asUser(running, await apps.signIn(username, PASSWORD)) };
+  }
+
+  it('ships on, with every field editable but customData, which stays hidden', async () => {
+    const answer = await center();
+    expect(answer.status).to.equal(200);
+    expect(answer.body).to.deep.equal({
+      id: 'default', enabled: true,
+      fields: {
+        name: 'Edit', avatar: 'Edit', profile: 'Edit', email: 'Edit', phone: 'Edit', password: 'Edit',
+        username: 'Edit', social: 'Edit', customData: 'Off', mfa: 'Edit',
+      },
+    });
+    const { me } = await member();
+    const mine = (await me('/api/my-account')).body!;
+    expect(mine).to.include({ name: 'Member', hasPassword: true });
+    expect(mine).not.to.have.property('customData');
+    const denied = await me('/api/my-account', { method: 'PATCH', json: { customData: { plan: 'platinum' } } });
+    expect(denied.status).to.equal(403);
+    expect(denied.body!.code).to.equal('account_center.field_not_editable');
+  });
+
+  it('hides Off fields, shows ReadOnly ones without letting them change, and lets Edit ones change', async () => {
+    const updated = await center({ fields: { name: 'ReadOnly', customData: 'Edit', profile: 'Edit' } });
+    expect(updated.status).to.equal(200);
+    // Logto's PATCH: the fields given replace them all; the ones left out are Off.
+    expect(updated.body.fields).to.include({ name: 'ReadOnly', customData: 'Edit', profile: 'Edit', email: 'Off', password: 'Off', username: 'Off' });
+    const { me, user } = await member();
+    const mine = (await me('/api/my-account')).body!;
+    expect(mine).to.include({ id: user.id, name: 'Member' });
+    expect(mine.customData).to.deep.equal({ plan: 'gold' });
+    for (const hidden of ['primaryEmail', 'username', 'hasPassword', 'avatar']) expect(mine, hidden).not.to.have.property(hidden);
+
+    const rename = await me('/api/my-account', { method: 'PATCH', json: { name: 'Renamed' } });
+    expect(rename.status).to.equal(403);
+    expect(rename.body!.code).to.equal('account_center.field_not_editable');
+    const identity = await passwordRecord(me, PASSWORD);
+    for (const [method, path, json] of [
+      ['POST', '/api/my-account/password', { password: 'a brand new passphrase' }],
+      ['POST', '/api/my-account/primary-email', { email: 'x@example.com', newIdentifierVerificationRecordId: 'x' }],
+      ['DELETE', '/api/my-account/primary-email', undefined],
+    ] as const) {
+      const answer = await me(path, { method, json, verification: identity });
+      expect(answer.status, `${method} ${path}`).to.equal(403);
+      expect(answer.body!.code).to.equal('account_center.field_not_editable');
+    }
+    const custom = await me('/api/my-account', { method: 'PATCH', json: { customData: { plan: 'platinum' } } });
+    expect(custom.status).to.equal(200);
+    expect(custom.body!.customData).to.deep.equal({ plan: 'platinum' });
+    const profile = await me('/api/my-account/profile', { method: 'PATCH', json: { givenName: 'Mem' } });
+    expect(profile.body).to.deep.equal({ nickname: 'M', givenName: 'Mem' });
+  });
+
+  it('refuses settings it does not know or cannot act on', async () => {
+    for (const json of [
+      { fields: { name: 'Maybe' } }, { fields: { shoeSize: 'Edit' } }, { enabled: 'yes' }, { webauthnRelatedOrigins: [] },
+      { deleteAccountUrl: 'https://example.com' },
+    ]) {
+      const answer = await center(json);
+      expect(answer.status, JSON.stringify(json)).to.equal(400);
+      expect(answer.body.code).to.equal('guard.invalid_input');
+    }
+    expect((await center()).body.enabled).to.equal(true);
+  });
+
+  it('is management only: a user token is refused', async () => {
+    const username = `member_${randomBytes(4).toString('hex')}`;
+    await createUser(running, [], { username }, PASSWORD);
+    const token = await apps.signIn(username, PASSWORD);
+    const res = await running.request('/api/account-center', { method: 'PATCH', json: { enabled: false }, token });
+    expect(res.status).to.equal(401);
+    expect((await center()).body.enabled).to.equal(true);
+  });
+});
