@@ -1,4 +1,14 @@
 # One image for the web process (the default command) and the webhook worker (`node bin/worker.ts`).
+
+# The console's bundle (esbuild, Preact) is built with the dev dependencies, in a stage of its own: the image keeps
+# only the hashed files it produces.
+FROM node:24-bookworm-slim AS console
+WORKDIR /build
+COPY package.json package-lock.json ./
+COPY console ./console
+# `npm install` runs the `prepare` script, which bundles the console into console/dist/.
+RUN npm install --no-audit --no-fund
+
 FROM node:24-bookworm-slim
 ENV NODE_ENV=production
 WORKDIR /app
@@ -7,13 +17,15 @@ COPY package.json package-lock.json ./
 # optional native packages that platform uses (see .ci/run), so `npm ci` refuses it everywhere else. With the
 # lock present `npm install` still installs exactly its versions, adding the optional packages of the image's
 # platform. Dev dependencies stay out: the base image is Node 24, which runs the TypeScript sources as they are.
-RUN npm install --omit=dev --no-audit --no-fund && npm cache clean --force
+# No scripts: `prepare` bundles the console, which the stage above did.
+RUN npm install --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
 # Everything the service loads at run time; test/operations/image.test.ts starts the server from exactly these.
 COPY lib ./lib
 COPY adapters ./adapters
 COPY extensions ./extensions
 COPY routes ./routes
 COPY bin ./bin
+COPY --from=console /build/console/dist ./console/dist
 USER node
 EXPOSE 3000
 # Ready means every store answers (/readyz); the worker serves no HTTP, so compose turns this off for it.

@@ -61,6 +61,12 @@ export const environmentSchema = z.object({
   /** Credentials of the bootstrap management application; generated and printed once when unset. */
   ADMIN_CLIENT_ID: z.string().regex(/^[\w.-]{3,64}$/, '3-64 letters, digits, "_", "." or "-"').optional(),
   ADMIN_CLIENT_SECRET: z.string().min(16, 'at least 16 characters').optional(),
+  /**
+   * A console admin (a user holding the `console-admin` role), created or given this password again on every start;
+   * unset = the first start without any admin prints a one-time setup link instead.
+   */
+  ADMIN_USERNAME: z.string().max(128).regex(/^[A-Z_a-z]\w*$/, 'a username: a letter or underscore, then letters, digits or underscores').optional(),
+  ADMIN_PASSWORD: z.string().min(1).max(256).optional(),
   /** Comma-separated cookie signing keys (first signs, all verify); generated per process when unset. */
   COOKIE_KEYS: z.string().min(1).optional(),
   /** A private JWK set (JSON) used to sign tokens; unset = generated once and persisted in the store. */

@@ -16,6 +16,7 @@ import type { Experience } from './experience/index.ts';
 import type { Account } from './account/index.ts';
 import type { Metrics } from './metrics/registry.ts';
 import type { RateLimits } from './rate-limits/index.ts';
+import type { ConsoleAdmins } from './console/admins.ts';
 
 /**
  * What a service instance is made of, handed to route modules and extensions. Nothing here is global:
@@ -45,4 +46,6 @@ export interface ServiceCore {
   metrics: Metrics;
   /** Failed-authentication and subject-token limits. */
   rateLimits: RateLimits;
+  /** Console admins: the configured one, and the first-admin setup link. */
+  consoleAdmins: ConsoleAdmins;
 }

@@ -161,6 +161,10 @@ const ERROR_CODES = {
   'verification_code.exceed_max_try': 'rate_limited',
   /** The email or SMS provider refused or failed a message. */
   'connector.general': 'bad_gateway',
+  /** The console setup link is unknown, already used or expired. */
+  'console.setup_link_invalid': 'forbidden',
+  /** A console admin exists: the first-admin setup is closed. */
+  'console.setup_completed': 'conflict',
   'service.dependency_unavailable': 'unavailable',
   'service.internal_error': 'internal',
 } as const satisfies Record<string, ErrorKind>;

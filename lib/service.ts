@@ -67,6 +67,11 @@ import { createOutboxRecorder } from './outbox/recorder.ts';
 import { createOutboxRelay, type OutboxRelay } from './outbox/relay.ts';
 import { transactionalRequests } from './outbox/middleware.ts';
 import { createInFlight } from './http/in-flight.ts';
+import { ensureConsoleApplication } from './console/application.ts';
+import { createConsoleAdmins } from './console/admins.ts';
+import { consoleMiddleware, prepareConsoleAdmins } from './console/index.ts';
+import { loadConsoleBundle } from './console/assets.ts';
+import { consoleRoutes } from '../routes/console/index.ts';
 
 export interface IdentityServiceOptions {
   /** Environment to read configuration from; defaults to `process.env`. */
@@ -151,18 +156,26 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
     await prepareRepositories(repositories);
     await prepareOidcCollections(stores.documents, OIDC_MODELS);
     const signingKeys = await loadSigningKeys({ configured: settings.SIGNING_KEYS, store: stores.documents });
+    const print = options.print ?? ((text: string) => process.stdout.write(text));
     const { adminClientId } = await bootstrap({
       repositories,
       managementIndicator: settings.managementIndicator,
       adminClientId: settings.ADMIN_CLIENT_ID,
       adminClientSecret: settings.ADMIN_CLIENT_SECRET,
       logger,
-      print: options.print ?? ((text) => process.stdout.write(text)),
+      print,
     });
+    await ensureConsoleApplication(repositories, settings.baseUrl);
     const authorization = createAuthorization(repositories);
     const libraries = createLibraries(repositories, {
       defaultAccessTokenTtl: settings.ACCESS_TOKEN_TTL_SECONDS, cookieKeys: settings.cookieKeys,
       allowedNetworks: settings.WEBHOOK_ALLOWED_NETWORKS,
+    });
+    const consoleAdmins = createConsoleAdmins({
+      repositories, users: libraries.users, signInExperience: libraries.signInExperience, kv: stores.kv, logger,
+    });
+    await prepareConsoleAdmins({
+      admins: consoleAdmins, settings, logger, print,
     });
     const audit = createImpersonationAudit(stores.documents);
     await audit.prepare();
@@ -242,6 +255,7 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
       },
       metrics,
       rateLimits,
+      consoleAdmins,
     };
     const stopCountingLockouts = core.bus.subscribe(async (events) => {
       for (const event of events) if (event.event === 'Identifier.Lockout') metrics.lockouts.inc();
@@ -263,6 +277,7 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
     jwtCustomizerRoutes(api, core);
     experienceRoutes(api, core);
     accountRoutes(api, core);
+    consoleRoutes(api, core);
     router.get('/swagger.json', (ctx) => {
       ctx.body = buildOpenApi(
         registry, { baseUrl: settings.baseUrl, version: VERSION }, { map: MANAGEMENT_EVENTS, prefix: API_PREFIX },
@@ -294,6 +309,7 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
       { name: 'documents', check: () => stores.documents.ping() },
       { name: 'keyValue', check: () => stores.kv.ping() },
     ]));
+    app.use(consoleMiddleware({ bundle: loadConsoleBundle(logger), settings }));
     app.use(providerPageSecurity({ prefix: '/oidc', serviceUrl: settings.baseUrl }));
     app.use(refuseEncodedBodies('/oidc'));
     app.use(clientAuthLimit({ failures: rateLimits.clientAuth, onLimited: () => rateLimits.limited('client_auth') }));

@@ -41,6 +41,9 @@ export function resolveSettings(env: Record<string, string | undefined>, overrid
   if (Boolean(environment.ADMIN_CLIENT_ID) !== Boolean(environment.ADMIN_CLIENT_SECRET)) {
     throw new ConfigurationError('ADMIN_CLIENT_ID and ADMIN_CLIENT_SECRET must be set together');
   }
+  if (Boolean(environment.ADMIN_USERNAME) !== Boolean(environment.ADMIN_PASSWORD)) {
+    throw new ConfigurationError('ADMIN_USERNAME and ADMIN_PASSWORD must be set together');
+  }
   if (!environment.WEBHOOK_WORKER_IN_WEB && (embedded.documents || embedded.keyValue)) {
     throw new ConfigurationError(
       'WEBHOOK_WORKER_IN_WEB=false hands webhook delivery to `npm run worker`, which must share the hooks and '

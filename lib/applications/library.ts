@@ -111,7 +111,7 @@ export function createApplicationsLibrary(deps: Pick<Repositories, 'applications
     },
     async delete(id: string): Promise<Application> {
       if (await applications.isBuiltIn(id)) {
-        throw errors.unprocessable('application.protected', 'the bootstrap admin application cannot be deleted');
+        throw errors.unprocessable('application.protected', 'built-in applications (the bootstrap admin application, the console) cannot be deleted');
       }
       if (!(await applications.findById(id))) throw errors.notFound('application', id);
       // Nothing the application held may outlive it: roles, organization memberships, grants and tokens.

@@ -14,7 +14,7 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
 describe('the published build', function () {
   this.timeout(120_000);
 
-  it('compiles to dist/ and serves, exchanges tokens and runs customizer scripts from JavaScript', async () => {
+  it('compiles to dist/ and serves the console, exchanges tokens and runs customizer scripts from JavaScript', async () => {
     const tsc = fileURLToPath(new URL('../../node_modules/.bin/tsc', import.meta.url));
     await promisify(execFile)(tsc, ['-p', 'tsconfig.build.json'], { cwd: root });
     const entry = new URL('../../dist/lib/index.js', import.meta.url).href;
@@ -27,6 +27,11 @@ describe('the published build', function () {
       const app = service.app.callback();
       const discovery = await request(app).get('/oidc/.well-known/openid-configuration');
       expect(discovery.status).to.equal(200);
+      // The console's bundle is found from the compiled code too (the package ships console/dist beside dist/).
+      const consolePage = await request(app).get('/console');
+      expect(consolePage.status).to.equal(200);
+      const script = /<script type="module" src="([^"]+)"/.exec(consolePage.text)?.[1];
+      expect((await request(app).get(script!)).status).to.equal(200);
       const token = await request(app).post('/oidc/token').auth('dist-admin', 'dist-admin-secret-0123').type('form')
         .send({ grant_type: 'client_credentials', resource: 'http://127.0.0.1:1/api', scope: 'all' });
       expect(token.status).to.equal(200);

@@ -24,23 +24,52 @@ export function readDockerfile(path: string): Instruction[] {
   return instructions;
 }
 
-/** The dependency installation of the image: the `npm ci`/`npm install` command of its RUN instructions. */
+/** The instructions of the image's last stage, the one that ships (earlier stages only build files it copies). */
+export function finalStage(instructions: Instruction[]): Instruction[] {
+  const from = instructions.findLastIndex((instruction) => instruction.keyword === 'FROM');
+  return instructions.slice(from);
+}
+
+/** The dependency installation of the image: the `npm ci`/`npm install` command of its last stage's RUN instructions. */
 export function installCommand(instructions: Instruction[]): string {
-  const commands = instructions.filter((instruction) => instruction.keyword === 'RUN')
+  const commands = finalStage(instructions).filter((instruction) => instruction.keyword === 'RUN')
     .flatMap((instruction) => instruction.args.split('&&').map((part) => part.trim()))
     .filter((command) => /^npm\s+(ci|install|i)\b/.test(command));
   if (commands.length !== 1) throw new Error(`expected one npm install command in the Dockerfile, found ${commands.length}`);
   return commands[0]!;
 }
 
-/** `COPY` instructions after the installation, as [sources, destination] (no flags are used in ours). */
+/**
+ * `COPY` instructions of the last stage after its installation, as [sources, destination], sources relative to the
+ * repository. `COPY --from=<stage>` takes what a build stage made from the repository's files: its paths are made
+ * relative to that stage's `WORKDIR`, where the same build in a checkout (`npm install`) leaves them too.
+ */
 export function sourceCopies(instructions: Instruction[]): Array<{ sources: string[]; destination: string }> {
-  const installedAt = instructions.findIndex((instruction) => instruction.keyword === 'RUN' && /\bnpm\s+(ci|install)\b/.test(instruction.args));
-  return instructions.slice(installedAt + 1).filter((instruction) => instruction.keyword === 'COPY').map((instruction) => {
-    if (instruction.args.startsWith('--')) throw new Error(`COPY flags are not understood here: ${instruction.args}`);
-    const parts = instruction.args.split(/\s+/);
-    return { sources: parts.slice(0, -1), destination: parts.at(-1)! };
+  const stage = finalStage(instructions);
+  const installedAt = stage.findIndex((instruction) => instruction.keyword === 'RUN' && /\bnpm\s+(ci|install)\b/.test(instruction.args));
+  return stage.slice(installedAt + 1).filter((instruction) => instruction.keyword === 'COPY').map((instruction) => {
+    const from = /^--from=(\S+)\s+/.exec(instruction.args);
+    const args = from ? instruction.args.slice(from[0].length) : instruction.args;
+    if (args.startsWith('--')) throw new Error(`COPY flags are not understood here: ${instruction.args}`);
+    const parts = args.split(/\s+/);
+    const workdir = from ? stageWorkdir(instructions, from[1]!) : '';
+    const sources = parts.slice(0, -1).map((source) => {
+      if (!from) return source;
+      if (!source.startsWith(`${workdir}/`)) throw new Error(`COPY --from=${from[1]} takes ${source}, outside its WORKDIR ${workdir}`);
+      return source.slice(workdir.length + 1);
+    });
+    return { sources, destination: parts.at(-1)! };
   });
+}
+
+/** The `WORKDIR` of the stage named `name` (`FROM … AS name`). */
+function stageWorkdir(instructions: Instruction[], name: string): string {
+  const start = instructions.findIndex((instruction) => instruction.keyword === 'FROM' && new RegExp(`\\sAS\\s+${name}$`, 'i').test(instruction.args));
+  if (start < 0) throw new Error(`no build stage named ${name}`);
+  const next = instructions.findIndex((instruction, index) => index > start && instruction.keyword === 'FROM');
+  const workdir = instructions.slice(start, next < 0 ? undefined : next).findLast((instruction) => instruction.keyword === 'WORKDIR');
+  if (!workdir) throw new Error(`the build stage ${name} sets no WORKDIR`);
+  return workdir.args.replace(/\/+$/, '');
 }
 
 /** `ENV` values (the `KEY=value` form). */

@@ -100,6 +100,11 @@ describe('the container image, rebuilt from the Dockerfile without a container r
 
     const base = `http://127.0.0.1:${port}`;
     expect((await fetch(`${base}/readyz`)).status).to.equal(200);
+    // The console's bundle, built in the image's first stage, is there: the page names hashed assets it serves.
+    const consolePage = await (await fetch(`${base}/console`)).text();
+    const script = /<script type="module" src="([^"]+)"/.exec(consolePage)?.[1];
+    expect(script, 'the console page names its script').to.match(/^\/console\/assets\//);
+    expect((await fetch(`${base}${script}`)).status).to.equal(200);
     const health = imageProcess(execForm(instructions, 'HEALTHCHECK'), dir, { PORT: String(port) });
     expect(await new Promise((resolve) => health.once('exit', resolve)), 'HEALTHCHECK exit code').to.equal(0);
 

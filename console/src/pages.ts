@@ -1,0 +1,19 @@
+import type { ComponentType } from 'preact';
+import { applicationsPage } from './pages/applications/index.ts';
+
+/**
+ * A page of the console: one module per resource. `routes` maps a path below `/<id>` ('' for the list,
+ * ':id' for details) to the component rendering it, which receives the path's parameters.
+ */
+export interface PageModule {
+  /** The first path segment (`applications`), also the navigation key. */
+  id: string;
+  /** The navigation label and the document title. */
+  title: string;
+  routes: Record<string, ComponentType<{ params: Record<string, string> }>>;
+}
+
+/** Every page, in navigation order. Adding a page is adding its module here. */
+export const PAGES: PageModule[] = [
+  applicationsPage,
+];

@@ -1,0 +1,269 @@
+import { useState } from 'preact/hooks';
+import { api, apiList } from '../../api.ts';
+import { Dialog } from '../../components/dialog.tsx';
+import { ErrorText, Loading, Section, useAction, useLoad } from '../../components/feedback.tsx';
+import { CheckboxField, LinesField, SelectField, Switch, TextField } from '../../components/field.tsx';
+import { Link } from '../../components/link.tsx';
+import { SecretBox } from '../../components/secret.tsx';
+import { Table } from '../../components/table.tsx';
+import { navigate } from '../../router.ts';
+import { isConfidential, typeLabel, type Application } from './types.ts';
+
+export function ApplicationDetails(props: { params: Record<string, string> }) {
+  const id = props.params.id!;
+  const app = useLoad(() => api<Application>('GET', `/applications/${encodeURIComponent(id)}`), [id]);
+  if (app.error) return <><p><Link to="/applications">← Applications</Link></p><ErrorText error={app.error} /></>;
+  if (!app.data) return <Loading what="the application" />;
+  const current = app.data;
+  return (
+    <>
+      <p><Link to="/applications">← Applications</Link></p>
+      <div class="page-head">
+        <h1>{current.name}</h1>
+      </div>
+      <dl class="facts">
+        <dt>Client ID</dt><dd><code>{current.id}</code></dd>
+        <dt>Type</dt><dd>{typeLabel(current.type)}</dd>
+        <dt>Created</dt><dd>{new Date(current.createdAt).toLocaleString()}</dd>
+      </dl>
+      <SettingsSection app={current} onSaved={app.set} key={`settings-${current.id}`} />
+      <TokenSection app={current} onSaved={app.set} key={`tokens-${current.id}`} />
+      {isConfidential(current.type) && <SecretSection app={current} />}
+      {current.type === 'MachineToMachine' && <RolesSection app={current} />}
+      <DeleteSection app={current} />
+    </>
+  );
+}
+
+function SettingsSection(props: { app: Application; onSaved: (app: Application) => void }) {
+  const { app } = props;
+  const [name, setName] = useState(app.name);
+  const [description, setDescription] = useState(app.description ?? '');
+  const [redirectUris, setRedirectUris] = useState(app.oidcClientMetadata.redirectUris);
+  const [postLogout, setPostLogout] = useState(app.oidcClientMetadata.postLogoutRedirectUris);
+  const [thirdParty, setThirdParty] = useState(app.isThirdParty);
+  const [saved, setSaved] = useState(false);
+  const action = useAction();
+  const interactive = app.type !== 'MachineToMachine';
+  const fields = ['name', 'description', 'isThirdParty', 'oidcClientMetadata'];
+  return (
+    <Section title="Settings">
+      <form
+        onSubmit={async (event) => {
+          event.preventDefault();
+          setSaved(false);
+          const updated = await action.run(() => api<Application>('PATCH', `/applications/${encodeURIComponent(app.id)}`, {
+            body: {
+              name, description: description || null, isThirdParty: thirdParty,
+              ...(interactive && { oidcClientMetadata: { redirectUris: redirectUris.filter(Boolean), postLogoutRedirectUris: postLogout.filter(Boolean) } }),
+            },
+          }));
+          if (updated) {
+            props.onSaved(updated);
+            setSaved(true);
+          }
+        }}
+      >
+        <TextField label="Name" value={name} onInput={setName} required error={action.fieldError('name')} />
+        <TextField label="Description" value={description} onInput={setDescription} error={action.fieldError('description')} />
+        {interactive && (
+          <>
+            <LinesField
+              label="Redirect URIs" value={redirectUris} onInput={setRedirectUris}
+              error={action.fieldError('oidcClientMetadata.redirectUris')} hint="One per line: where the sign-in sends users back with a code."
+            />
+            <LinesField
+              label="Post sign-out redirect URIs" value={postLogout} onInput={setPostLogout}
+              error={action.fieldError('oidcClientMetadata.postLogoutRedirectUris')} hint="One per line."
+            />
+          </>
+        )}
+        <CheckboxField
+          label="Third-party application" checked={thirdParty} onChange={setThirdParty}
+          error={action.fieldError('isThirdParty')}
+          hint="Users are asked for consent; token exchange is never allowed."
+        />
+        <div class="actions">
+          <button type="submit" disabled={action.pending}>Save settings</button>
+          <span role="status" class="status">{saved ? 'Saved.' : ''}</span>
+        </div>
+        <ErrorText error={action.actionError(fields)} />
+      </form>
+    </Section>
+  );
+}
+
+function TokenSection(props: { app: Application; onSaved: (app: Application) => void }) {
+  const { app } = props;
+  const exchange = useAction();
+  const grants = useAction();
+  const [maxGrants, setMaxGrants] = useState(app.customClientMetadata.maxAllowedGrants?.toString() ?? '');
+  const [grantsSaved, setGrantsSaved] = useState(false);
+  // The API replaces customClientMetadata whole: every change sends the others as they are.
+  const save = (changes: Record<string, unknown>) => api<Application>('PATCH', `/applications/${encodeURIComponent(app.id)}`, {
+    body: { customClientMetadata: { ...app.customClientMetadata, ...changes } },
+  });
+  const allowed = app.customClientMetadata.allowTokenExchange === true;
+  return (
+    <Section title="Tokens" description="Settings the token endpoint applies to this application.">
+      <Switch
+        label="Allow token exchange" checked={allowed} busy={exchange.pending} disabled={app.isThirdParty}
+        description={app.isThirdParty
+          ? 'Third-party applications can never use token exchange: they cannot receive impersonated tokens.'
+          : 'Lets this application exchange subject tokens for tokens of the user they name (impersonation, RFC 8693).'}
+        error={exchange.error ? String((exchange.error as Error).message) : undefined}
+        onChange={async (checked) => {
+          const updated = await exchange.run(() => save({ allowTokenExchange: checked }));
+          if (updated) props.onSaved(updated);
+        }}
+      />
+      {app.type !== 'MachineToMachine' && (
+        <form
+          class="inline-form"
+          onSubmit={async (event) => {
+            event.preventDefault();
+            setGrantsSaved(false);
+            const value = maxGrants.trim() === '' ? undefined : Number(maxGrants);
+            const updated = await grants.run(() => save({ maxAllowedGrants: value }));
+            if (updated) {
+              props.onSaved(updated);
+              setGrantsSaved(true);
+            }
+          }}
+        >
+          <TextField
+            label="Maximum grants per user" type="number" min="1" max="10000" inputMode="numeric" value={maxGrants} onInput={setMaxGrants}
+            error={grants.fieldError('customClientMetadata.maxAllowedGrants')}
+            hint="Past this many live sign-ins of one user, the oldest are revoked. Empty: no limit."
+          />
+          <div class="actions">
+            <button type="submit" class="secondary" disabled={grants.pending}>Save limit</button>
+            <span role="status" class="status">{grantsSaved ? 'Saved.' : ''}</span>
+          </div>
+          <ErrorText error={grants.actionError(['customClientMetadata.maxAllowedGrants'])} />
+        </form>
+      )}
+    </Section>
+  );
+}
+
+function SecretSection(props: { app: Application }) {
+  const [confirming, setConfirming] = useState(false);
+  const [secret, setSecret] = useState<string>();
+  const action = useAction();
+  return (
+    <Section title="Client secret" description="The application authenticates with it. The service stores only a digest.">
+      {secret && <SecretBox label="New client secret" value={secret} />}
+      <div class="actions">
+        <button type="button" class="secondary" onClick={() => setConfirming(true)}>Rotate secret</button>
+      </div>
+      <ErrorText error={action.error} />
+      <Dialog title="Rotate the client secret?" open={confirming} onClose={() => setConfirming(false)}>
+        <p>The current secret stops working at once: the application needs the new one before its next token request.</p>
+        <div class="actions">
+          <button
+            type="button" disabled={action.pending}
+            onClick={async () => {
+              const rotated = await action.run(() => api<Application>('POST', `/applications/${encodeURIComponent(props.app.id)}/secret`));
+              setConfirming(false);
+              if (rotated?.secret) setSecret(rotated.secret);
+            }}
+          >
+            Rotate
+          </button>
+          <button type="button" class="secondary" onClick={() => setConfirming(false)}>Cancel</button>
+        </div>
+      </Dialog>
+    </Section>
+  );
+}
+
+interface Role { id: string; name: string; description: string; type: string }
+
+function RolesSection(props: { app: Application }) {
+  const path = `/applications/${encodeURIComponent(props.app.id)}/roles`;
+  const roles = useLoad(() => apiList<Role>(path, { page_size: 100 }), [path]);
+  const available = useLoad(() => apiList<Role>('/roles', { type: 'MachineToMachine', page_size: 100 }), []);
+  const [choice, setChoice] = useState('');
+  const assign = useAction();
+  const remove = useAction();
+  const held = new Set(roles.data?.items.map((role) => role.id));
+  const options = (available.data?.items ?? []).filter((role) => !held.has(role.id));
+  return (
+    <Section title="Roles" description="Machine-to-machine roles give this application API scopes with the client-credentials grant.">
+      {roles.error ? <ErrorText error={roles.error} /> : !roles.data ? <Loading what="roles" /> : (
+        <Table
+          caption="Roles of this application" captionHidden rows={roles.data.items} rowKey={(role) => role.id} empty="No roles."
+          columns={[
+            { header: 'Role', cell: (role) => role.name },
+            { header: 'Description', cell: (role) => role.description },
+            {
+              header: 'Actions', numeric: true,
+              cell: (role) => (
+                <button
+                  type="button" class="secondary small" aria-label={`Remove role ${role.name}`} disabled={remove.pending}
+                  onClick={async () => {
+                    await remove.run(() => api('DELETE', `${path}/${encodeURIComponent(role.id)}`));
+                    roles.reload();
+                  }}
+                >
+                  Remove
+                </button>
+              ),
+            },
+          ]}
+        />
+      )}
+      <ErrorText error={remove.error} />
+      {options.length > 0 && (
+        <form
+          class="inline-form"
+          onSubmit={async (event) => {
+            event.preventDefault();
+            const roleId = choice || options[0]!.id;
+            await assign.run(() => api('POST', path, { body: { roleIds: [roleId] } }));
+            setChoice('');
+            roles.reload();
+          }}
+        >
+          <SelectField
+            label="Role to assign" value={choice || options[0]!.id} onChange={setChoice}
+            options={options.map((role) => ({ value: role.id, label: role.name }))} error={assign.fieldError('roleIds')}
+          />
+          <div class="actions"><button type="submit" class="secondary" disabled={assign.pending}>Assign role</button></div>
+          <ErrorText error={assign.actionError(['roleIds'])} />
+        </form>
+      )}
+    </Section>
+  );
+}
+
+function DeleteSection(props: { app: Application }) {
+  const [confirming, setConfirming] = useState(false);
+  const action = useAction();
+  return (
+    <Section title="Delete application" description="Revokes every token and grant the application holds. This cannot be undone.">
+      <div class="actions"><button type="button" class="danger" onClick={() => setConfirming(true)}>Delete application</button></div>
+      <ErrorText error={action.error} />
+      <Dialog title={`Delete ${props.app.name}?`} open={confirming} onClose={() => setConfirming(false)}>
+        <p>Its sign-ins, tokens and role assignments end now.</p>
+        <div class="actions">
+          <button
+            type="button" class="danger" disabled={action.pending}
+            onClick={async () => {
+              const done = await action.run(async () => {
+                await api('DELETE', `/applications/${encodeURIComponent(props.app.id)}`);
+                return true;
+              });
+              setConfirming(false);
+              if (done) navigate('/applications');
+            }}
+          >
+            Delete
+          </button>
+          <button type="button" class="secondary" onClick={() => setConfirming(false)}>Cancel</button>
+        </div>
+      </Dialog>
+    </Section>
+  );
+}

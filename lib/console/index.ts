@@ -1,0 +1,60 @@
+import type { Middleware } from 'koa';
+import type { Logger } from 'pino';
+import { setPageHeaders } from '../http/page-security.ts';
+import type { Settings } from '../settings.ts';
+import { CONSOLE_APPLICATION_ID, consoleUrls } from './application.ts';
+import { bundlePage, serveAssets, setBundlePageHeaders, unbuiltPage, type ConsoleBundle } from './assets.ts';
+import type { ConsoleAdmins } from './admins.ts';
+
+const CONSOLE_PATH = '/console';
+
+/**
+ * Start-up for the console: the configured admin is (re)applied; without one, while no admin exists, a one-time
+ * setup link is printed (each start prints a fresh one; its token travels in the fragment, never to a server log).
+ */
+export async function prepareConsoleAdmins(options: {
+  admins: ConsoleAdmins; settings: Pick<Settings, 'ADMIN_USERNAME' | 'ADMIN_PASSWORD' | 'baseUrl'>; print: (text: string) => void; logger: Logger;
+}): Promise<void> {
+  const { admins, settings } = options;
+  if (settings.ADMIN_USERNAME && settings.ADMIN_PASSWORD) {
+    await admins.applyConfigured(settings.ADMIN_USERNAME, settings.ADMIN_PASSWORD);
+    return;
+  }
+  const token = await admins.openSetup();
+  if (!token) return;
+  options.print(`No console admin yet. Choose one within 24 hours at this one-time link:\n  ${consoleUrls(settings.baseUrl).home}/setup#token=${token}\n`);
+  options.logger.info('console setup link printed (no console admin exists)');
+}
+
+/**
+ * Serves the console at `/console`: its hashed assets under `/console/assets/`, and for every other path below it
+ * the page shell, which the single-page application routes itself.
+ */
+export function consoleMiddleware(options: { bundle: ConsoleBundle | undefined; settings: Settings }): Middleware {
+  const { bundle, settings } = options;
+  const basePath = new URL(settings.baseUrl).pathname.replace(/\/+$/, '');
+  const assets = serveAssets(bundle, `${CONSOLE_PATH}/assets`);
+  const config = {
+    baseUrl: settings.baseUrl,
+    clientId: CONSOLE_APPLICATION_ID,
+    managementApi: settings.managementIndicator,
+    ...consoleUrls(settings.baseUrl),
+  };
+  return async (ctx, next) => {
+    if (ctx.path !== CONSOLE_PATH && !ctx.path.startsWith(`${CONSOLE_PATH}/`)) return next();
+    if (ctx.path.startsWith(`${CONSOLE_PATH}/assets/`)) return assets(ctx, next);
+    if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {
+      ctx.status = 405;
+      ctx.set('Allow', 'GET, HEAD');
+      return;
+    }
+    if (!bundle) {
+      setPageHeaders(ctx, { formTargets: [] });
+      unbuiltPage(ctx);
+      return;
+    }
+    setBundlePageHeaders(ctx);
+    ctx.type = 'html';
+    ctx.body = bundlePage({ bundle, entry: 'console', assetsUrl: `${basePath}${CONSOLE_PATH}/assets`, title: 'Console', config });
+  };
+}
