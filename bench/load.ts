@@ -60,12 +60,23 @@ export async function measure(
   return { perSecond: iterations / seconds, iterations, errors };
 }
 
-/** Peak resident set size of a process in MiB (Linux `VmHWM`), or -1 where it cannot be read. */
-export function peakRssMb(pid: number): number {
+function statusMb(pid: number, field: 'VmHWM' | 'VmRSS'): number {
   try {
-    const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    const match = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
     return match ? Math.round(Number(match[1]) / 1024) : -1;
   } catch {
     return -1;
   }
 }
+
+/** Peak resident set size of a process in MiB (Linux `VmHWM`), or -1 where it cannot be read. */
+export const peakRssMb = (pid: number) => statusMb(pid, 'VmHWM');
+
+/** Current resident set size of a process in MiB (Linux `VmRSS`), or -1 where it cannot be read. */
+export const rssMb = (pid: number) => statusMb(pid, 'VmRSS');
+
+export const median = (values: number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+};

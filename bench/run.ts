@@ -1,23 +1,31 @@
-import { runTokenExchangeBench } from './token-exchange.ts';
+import { fileURLToPath } from 'node:url';
+import { runTokenBench } from './tokens.ts';
 import { runWebhookBench } from './webhooks.ts';
+import { renderTable, updateReadme, type BenchResults } from './report.ts';
 
 /**
- * `npm run bench`: every figure of the measured targets, from one run on this machine. Load goes only to
- * loopback addresses and every loop is bounded in time and count.
+ * `npm run bench`: every figure of the measured targets from one run on this machine, each also as a ratio to a
+ * plain node-oidc-provider measured in the same run. Load goes only to loopback addresses, every loop is bounded
+ * in time and count, and every process started is stopped by its pid.
+ * `npm run bench -- --update-readme` also writes the table into README.md between its markers.
  */
 const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const results: Record<string, unknown> = {};
+const started = performance.now();
+const startedAt = new Date().toISOString().slice(0, 16).replace('T', ' ') + ' UTC';
 
-console.log('token exchange vs client credentials (embedded storage) …');
-results.tokenExchangeEmbedded = await runTokenExchangeBench();
-console.log(results.tokenExchangeEmbedded);
-
-console.log('token exchange vs client credentials (Redis for subject tokens) …');
-results.tokenExchangeRedis = await runTokenExchangeBench({ redisUrl });
-console.log(results.tokenExchangeRedis);
+console.log('client credentials, impersonation and customizer, interleaved with the plain provider …');
+const tokens = await runTokenBench({ redisUrl });
+console.log(JSON.stringify(tokens, null, 2));
 
 console.log('webhook deliveries end to end …');
-results.webhooks = await runWebhookBench();
-console.log(results.webhooks);
+const webhooks = await runWebhookBench({ redisUrl });
+console.log(JSON.stringify(webhooks, null, 2));
 
-console.log(JSON.stringify(results, null, 2));
+const results: BenchResults = { tokens, webhooks, startedAt, durationSeconds: Math.round((performance.now() - started) / 1000) };
+const table = renderTable(results);
+console.log(`\n${table}`);
+if (process.argv.includes('--update-readme')) {
+  const readme = fileURLToPath(new URL('../README.md', import.meta.url));
+  updateReadme(readme, table);
+  console.log(`\nwrote the table into ${readme}`);
+}

@@ -149,7 +149,7 @@ export async function runWebhookBench(options: WebhookBenchOptions = {}): Promis
     };
   } finally {
     http.close();
-    server.stop();
+    await server.stop();
     await receiver.close();
   }
 }
