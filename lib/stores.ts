@@ -8,10 +8,6 @@ import { within } from './deadline.ts';
 import { createMemoryDocumentStore } from '../adapters/memory/documents.ts';
 import { createMemoryKeyValueStore } from '../adapters/memory/kv.ts';
 import { createMemoryDeliveryQueue } from '../adapters/memory/delivery-queue.ts';
-import { createMongoDocumentStore } from '../adapters/mongodb/documents.ts';
-import { createRedisKeyValueStore } from '../adapters/redis/kv.ts';
-import { CONNECT_TIMEOUT_MS, createRedisConnection, untilReady } from '../adapters/redis/connection.ts';
-import { createBullmqDeliveryQueue } from '../adapters/bullmq/delivery-queue.ts';
 
 export interface Stores {
   documents: DocumentStore;
@@ -29,12 +25,14 @@ export interface InjectedStores {
 
 /**
  * Chooses the backends (part of the composition root): MongoDB when `MONGODB_URI` is set, Redis and
- * BullMQ when `REDIS_URL` is set, in-process otherwise. Injected stores take precedence.
+ * BullMQ when `REDIS_URL` is set, in-process otherwise. Injected stores take precedence. The drivers are
+ * imported only for the backends chosen: each weighs tens of megabytes of resident memory.
  */
 export async function openStores(settings: Settings, logger: Logger, injected: InjectedStores = {}): Promise<Stores> {
   const closers: Array<() => Promise<unknown>> = [];
   let redis: Redis | undefined;
   if (settings.REDIS_URL && (!injected.kv || !injected.queue)) {
+    const { CONNECT_TIMEOUT_MS, createRedisConnection, untilReady } = await import('../adapters/redis/connection.ts');
     redis = createRedisConnection(settings.REDIS_URL, {
       onDown: (error) => logger.warn({ err: error }, 'redis is unavailable: commands fail until it is back'),
       onUp: () => logger.info('redis is available again'),
@@ -45,18 +43,22 @@ export async function openStores(settings: Settings, logger: Logger, injected: I
       if (connection.status === 'ready') await connection.quit().catch(() => connection.disconnect());
       else connection.disconnect();
     });
+    // Commands fail rather than wait while the connection is not up, so give the first one a moment to complete.
+    await untilReady(redis, 2 * CONNECT_TIMEOUT_MS);
   }
-  // Commands fail rather than wait while the connection is not up, so give the first one a moment to complete.
-  if (redis) await untilReady(redis, 2 * CONNECT_TIMEOUT_MS);
   let documents = injected.documents;
   if (!documents) {
-    documents = settings.MONGODB_URI ? await createMongoDocumentStore(settings.MONGODB_URI) : createMemoryDocumentStore();
+    documents = settings.MONGODB_URI
+      ? await (await import('../adapters/mongodb/documents.ts')).createMongoDocumentStore(settings.MONGODB_URI)
+      : createMemoryDocumentStore();
     const owned = documents;
     closers.push(() => owned.close());
   }
   let kv = injected.kv;
   if (!kv) {
-    kv = redis ? createRedisKeyValueStore(redis, { prefix: 'ids:' }) : createMemoryKeyValueStore();
+    kv = redis
+      ? (await import('../adapters/redis/kv.ts')).createRedisKeyValueStore(redis, { prefix: 'ids:' })
+      : createMemoryKeyValueStore();
     const owned = kv;
     closers.push(() => owned.close());
   }
@@ -64,7 +66,7 @@ export async function openStores(settings: Settings, logger: Logger, injected: I
   if (!queue) {
     const onError = (error: unknown, deliveryId?: string) => logger.warn({ err: error, deliveryId }, 'webhook queue error');
     queue = redis
-      ? createBullmqDeliveryQueue({
+      ? (await import('../adapters/bullmq/delivery-queue.ts')).createBullmqDeliveryQueue({
         connection: redis,
         queueName: settings.webhookQueue.name,
         removeOnClose: settings.webhookQueue.private,

@@ -1,5 +1,4 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { argon2Verify, bcryptVerify } from 'hash-wasm';
 
 /** Logto's `passwordAlgorithm` values for digests imported from another system (its `Legacy` format aside). */
 export const IMPORTED_PASSWORD_ALGORITHMS = ['Argon2i', 'Argon2id', 'Argon2d', 'Bcrypt', 'SHA1', 'SHA256', 'MD5'] as const;
@@ -57,6 +56,8 @@ export async function verifyImportedPassword(password: string, stored: string): 
     return timingSafeEqual(actual, Buffer.from(digest, 'hex'));
   }
   try {
+    // Loaded with the first imported bcrypt or Argon2 digest: most instances never see one.
+    const { argon2Verify, bcryptVerify } = await import('hash-wasm');
     return known === 'Bcrypt'
       ? await bcryptVerify({ password, hash: digest })
       : await argon2Verify({ password, hash: digest });

@@ -1,4 +1,4 @@
-import { createTransport } from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import type { Logger } from 'pino';
 import type { MessageConnector } from './index.ts';
 import { providerRefused, providerUnreachable } from './failures.ts';
@@ -30,13 +30,18 @@ function transportOptions(smtpUrl: string) {
   };
 }
 
-/** Email through an SMTP server (nodemailer), one connection per message. */
+/**
+ * Email through an SMTP server (nodemailer), one connection per message. nodemailer is loaded with the first
+ * message (the URL is checked at once): an instance that sends none does not carry it.
+ */
 export function createSmtpConnector(options: { url: string; from: string; logger: Logger }): MessageConnector {
-  const transport = createTransport(transportOptions(options.url));
+  const settings = transportOptions(options.url);
+  let transport: Transporter | undefined;
   return {
     name: 'smtp',
     async send(message) {
       try {
+        transport ??= (await import('nodemailer')).createTransport(settings);
         await transport.sendMail({ from: options.from, to: message.to, subject: message.subject, text: message.text, html: message.html });
       } catch (error) {
         const failure = error as SmtpFailure;
@@ -49,7 +54,7 @@ export function createSmtpConnector(options: { url: string; from: string; logger
       }
     },
     async close() {
-      transport.close();
+      transport?.close();
     },
   };
 }
