@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createHttpClient, measure, median, peakRssMb, rssMb } from './load.ts';
+import { cpuMs, createHttpClient, measure, median, peakRssMb, rssMb } from './load.ts';
 import { BENCH_ADMIN, basicAuth, startBaseline, startBenchService } from './service-process.ts';
 
 const RESOURCE = 'https://bench.example.com';
@@ -74,6 +74,8 @@ async function prepareService(baseUrl: string, http: Http) {
 
 interface Workload {
   name: string;
+  /** The process that serves it, whose CPU time is counted. */
+  pid: number;
   iteration: () => Promise<void>;
   before?: () => Promise<void>;
   after?: () => Promise<void>;
@@ -86,6 +88,8 @@ export interface TokenBenchOptions {
   concurrency?: number;
   /** A second service with subject tokens in this Redis joins the rounds (its exchange rate). */
   redisUrl?: string;
+  /** Runs only the workloads of these names (to profile one request type with BENCH_PROFILE). */
+  only?: string[];
 }
 
 /**
@@ -121,26 +125,30 @@ export async function runTokenBench(options: TokenBenchOptions = {}) {
     const embedded = await prepareService(service.baseUrl, client(service.baseUrl));
     const onRedis = redisService ? await prepareService(redisService.baseUrl, client(redisService.baseUrl)) : undefined;
 
-    const workloads: Workload[] = [
-      { name: 'baselineClientCredentials', iteration: () => clientCredentials(baselineHttp, baseline.clientId, baseline.clientSecret) },
-      { name: 'clientCredentials', iteration: embedded.clientCredentials },
-      { name: 'impersonation', iteration: embedded.exchange },
+    const all: Workload[] = [
+      { name: 'baselineClientCredentials', pid: baseline.pid, iteration: () => clientCredentials(baselineHttp, baseline.clientId, baseline.clientSecret) },
+      { name: 'clientCredentials', pid: service.pid, iteration: embedded.clientCredentials },
+      { name: 'impersonation', pid: service.pid, iteration: embedded.exchange },
       {
         name: 'clientCredentialsWithScript',
+        pid: service.pid,
         iteration: embedded.clientCredentials,
         before: () => embedded.storeScript(TRIVIAL_SCRIPT),
         after: () => embedded.storeScript(null),
       },
-      ...(onRedis ? [{ name: 'impersonationRedis', iteration: onRedis.exchange }] : []),
+      ...(onRedis ? [{ name: 'impersonationRedis', pid: redisService!.pid, iteration: onRedis.exchange }] : []),
     ];
+    const workloads = options.only ? all.filter(({ name }) => options.only!.includes(name)) : all;
     const rates = new Map<string, number[]>(workloads.map(({ name }) => [name, []]));
+    const cpu = new Map<string, number[]>(workloads.map(({ name }) => [name, []]));
     const errors: Record<string, number> = Object.fromEntries(workloads.map(({ name }) => [name, 0]));
     const run = async (workload: Workload, durationMs: number) => {
       await workload.before?.();
       try {
+        const cpuBefore = cpuMs(workload.pid);
         const result = await measure(workload.iteration, { ...bounded, durationMs });
         errors[workload.name]! += result.errors;
-        return result.perSecond;
+        return { perSecond: result.perSecond, cpuUs: ((cpuMs(workload.pid) - cpuBefore) * 1000) / Math.max(1, result.iterations) };
       } finally {
         await workload.after?.();
       }
@@ -150,7 +158,9 @@ export async function runTokenBench(options: TokenBenchOptions = {}) {
       // Each round starts one workload later, so no workload always runs first or last.
       for (let i = 0; i < workloads.length; i += 1) {
         const workload = workloads[(round + i) % workloads.length]!;
-        rates.get(workload.name)!.push(await run(workload, phaseMs));
+        const { perSecond, cpuUs } = await run(workload, phaseMs);
+        rates.get(workload.name)!.push(perSecond);
+        cpu.get(workload.name)!.push(cpuUs);
       }
     }
 
@@ -160,6 +170,8 @@ export async function runTokenBench(options: TokenBenchOptions = {}) {
       rounds,
       phaseMs,
       perSecond,
+      /** CPU time of the serving process per iteration, microseconds (median over the rounds). */
+      cpuUsPerIteration: Object.fromEntries([...cpu].map(([name, values]) => [name, Math.round(median(values))])),
       perRound: Object.fromEntries([...rates].map(([name, values]) => [name, values.map(Math.round)])),
       errors,
       rssMb: {

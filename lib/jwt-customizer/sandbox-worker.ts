@@ -1,11 +1,12 @@
 /**
- * Worker side of the JWT customizer sandbox (see `sandbox.ts`). Each run gets a fresh QuickJS runtime
- * and context, so nothing a script does survives into the next run. Only strings cross the boundary:
- * the input goes in as JSON text and the outcome comes out as JSON text built by a guest-side driver.
+ * Worker side of the JWT customizer sandbox (see `sandbox.ts`). A script runs in a QuickJS runtime and context
+ * of its own (its realm), kept warm for the script's next runs in this worker; another script never sees it.
+ * Only strings cross the boundary: the input goes in as JSON text and the outcome comes out as JSON text built
+ * by a guest-side driver.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { newQuickJSWASMModule, newVariant, RELEASE_SYNC } from 'quickjs-emscripten';
-import type { QuickJSContext, QuickJSHandle, QuickJSWASMModule } from 'quickjs-emscripten';
+import type { QuickJSContext, QuickJSHandle, QuickJSRuntime, QuickJSWASMModule } from 'quickjs-emscripten';
 import type { RunRequest, SandboxLimits, SandboxOutcome, WorkerMessage } from './sandbox.ts';
 import { isPlainObject } from '../plain-object.ts';
 
@@ -16,6 +17,8 @@ const QUICKJS_BASE_BYTES = 16 * 1024 * 1024;
 const MAX_STACK_BYTES = 256 * 1024;
 const MAX_MESSAGE_LENGTH = 1024;
 const JOBS_PER_DEADLINE_CHECK = 1000;
+/** A script's realm is rebuilt after this many runs, which bounds how long what a script keeps can live. */
+const MAX_RUNS_PER_REALM = 1000;
 
 /**
  * Evaluated before the operator's script, so the intrinsics it captures cannot have been tampered with.
@@ -123,64 +126,94 @@ function decodeEnvelope(text: string): SandboxOutcome {
   return { kind: 'error', code: 'invalid_result', message: 'getCustomJwtClaims must return a plain JSON object' };
 }
 
-/** One run in a fresh runtime; every handle is disposed before the runtime is. */
-class SandboxRun {
+/**
+ * One script's realm: a QuickJS runtime and context in which the driver and the script's top level have run.
+ * Runs of the same script reuse it (creating a context costs far more than a call), so what a script keeps in
+ * its own top-level variables may be seen by its next runs in this worker, as in a warm serverless function;
+ * each run's input is parsed afresh. A realm that failed in any way is never reused. Every handle is disposed
+ * before the runtime is.
+ */
+class Realm {
+  readonly script: string;
+  /** Runs served so far; the worker starts a new realm after `MAX_RUNS_PER_REALM`. */
+  runs = 0;
   readonly #limits: SandboxLimits;
-  readonly #module: QuickJSWASMModule;
+  readonly #runtime: QuickJSRuntime;
+  readonly #ctx: QuickJSContext;
+  #driver: QuickJSHandle | undefined;
+  #deadline = 0;
   #interrupted = false;
 
-  constructor(module: QuickJSWASMModule, limits: SandboxLimits) {
-    this.#module = module;
+  constructor(module: QuickJSWASMModule, limits: SandboxLimits, script: string) {
+    this.script = script;
     this.#limits = limits;
-  }
-
-  execute(script: string, inputJson: string, deadline: number, compileOnly: boolean): SandboxOutcome {
-    const runtime = this.#module.newRuntime();
-    runtime.setMemoryLimit(this.#limits.memoryBytes);
-    runtime.setMaxStackSize(MAX_STACK_BYTES);
-    runtime.setInterruptHandler(() => {
-      if (Date.now() > deadline) this.#interrupted = true;
+    this.#runtime = module.newRuntime();
+    this.#runtime.setMemoryLimit(limits.memoryBytes);
+    this.#runtime.setMaxStackSize(MAX_STACK_BYTES);
+    this.#runtime.setInterruptHandler(() => {
+      if (Date.now() > this.#deadline) this.#interrupted = true;
       return this.#interrupted;
     });
-    const ctx = runtime.newContext();
+    this.#ctx = this.#runtime.newContext();
+  }
+
+  /** Whether the realm can serve another run: nothing failed and nothing of a run is still pending. */
+  get reusable(): boolean {
+    return this.#driver !== undefined && !this.#interrupted && !this.#runtime.hasPendingJob();
+  }
+
+  /** Compiles the script (a syntax error is told apart from one thrown while it runs) and nothing more. */
+  compile(deadline: number): SandboxOutcome | undefined {
+    this.#deadline = deadline;
+    const compiled = this.#ctx.evalCode(this.script, SCRIPT_FILENAME, { type: 'global', compileOnly: true });
+    if (compiled.error) return this.#failure(compiled.error, 'syntax');
+    compiled.value.dispose();
+    return undefined;
+  }
+
+  /** Compiles the script, then evaluates the driver and the script's top level; an error outcome when either fails. */
+  prepare(deadline: number): SandboxOutcome | undefined {
+    const failed = this.compile(deadline);
+    if (failed) return failed;
+    const driver = this.#ctx.evalCode(DRIVER_SOURCE, 'driver.js', { type: 'global', strict: true });
+    if (driver.error) return this.#failure(driver.error, 'runtime');
+    const evaluated = this.#ctx.evalCode(this.script, SCRIPT_FILENAME, { type: 'global' });
+    if (evaluated.error) {
+      driver.value.dispose();
+      return this.#failure(evaluated.error, 'runtime');
+    }
+    evaluated.value.dispose();
+    this.#driver = driver.value;
+    return undefined;
+  }
+
+  /** Calls `getCustomJwtClaims` once, through the driver, on this run's input. */
+  call(inputJson: string, deadline: number): SandboxOutcome {
+    const driver = this.#driver;
+    if (!driver) return { kind: 'error', code: 'runtime', message: 'the script is not prepared' };
+    this.#deadline = deadline;
+    this.runs += 1;
+    const input = this.#ctx.newString(inputJson);
+    const called = this.#ctx.callFunction(driver, this.#ctx.undefined, [input]);
+    input.dispose();
+    if (called.error) return this.#failure(called.error, 'runtime');
     try {
-      return this.#evaluate(ctx, deadline, script, inputJson, compileOnly);
+      return this.#settle(called.value);
     } finally {
-      ctx.dispose();
-      runtime.dispose();
+      called.value.dispose();
     }
   }
 
-  #evaluate(ctx: QuickJSContext, deadline: number, script: string, inputJson: string, compileOnly: boolean): SandboxOutcome {
-    // Compiling separately tells a syntax error apart from a SyntaxError thrown while the script runs.
-    const compiled = ctx.evalCode(script, SCRIPT_FILENAME, { type: 'global', compileOnly: true });
-    if (compiled.error) return this.#failure(ctx, compiled.error, 'syntax');
-    compiled.value.dispose();
-    if (compileOnly) return { kind: 'claims', claims: {} };
-
-    const driver = ctx.evalCode(DRIVER_SOURCE, 'driver.js', { type: 'global', strict: true });
-    if (driver.error) return this.#failure(ctx, driver.error, 'runtime');
-    try {
-      const evaluated = ctx.evalCode(script, SCRIPT_FILENAME, { type: 'global' });
-      if (evaluated.error) return this.#failure(ctx, evaluated.error, 'runtime');
-      evaluated.value.dispose();
-
-      const input = ctx.newString(inputJson);
-      const called = ctx.callFunction(driver.value, ctx.undefined, [input]);
-      input.dispose();
-      if (called.error) return this.#failure(ctx, called.error, 'runtime');
-      try {
-        return this.#settle(ctx, deadline, called.value);
-      } finally {
-        called.value.dispose();
-      }
-    } finally {
-      driver.value.dispose();
-    }
+  dispose(): void {
+    this.#driver?.dispose();
+    this.#driver = undefined;
+    this.#ctx.dispose();
+    this.#runtime.dispose();
   }
 
   /** Runs pending jobs until the driver's promise settles or the deadline passes. */
-  #settle(ctx: QuickJSContext, deadline: number, promise: QuickJSHandle): SandboxOutcome {
+  #settle(promise: QuickJSHandle): SandboxOutcome {
+    const ctx = this.#ctx;
     for (;;) {
       const state = ctx.getPromiseState(promise);
       if (state.type === 'fulfilled') {
@@ -188,19 +221,19 @@ class SandboxRun {
         state.value.dispose();
         return text === undefined ? decodeEnvelope('null') : decodeEnvelope(text);
       }
-      if (state.type === 'rejected') return this.#failure(ctx, state.error, 'runtime');
-      if (this.#interrupted || Date.now() > deadline) return this.#timeout();
+      if (state.type === 'rejected') return this.#failure(state.error, 'runtime');
+      if (this.#interrupted || Date.now() > this.#deadline) return this.#timeout();
       // Without timers or host callbacks, a promise with no pending jobs can never settle.
       if (!ctx.runtime.hasPendingJob()) {
         return { kind: 'error', code: 'timeout', message: 'getCustomJwtClaims returned a promise that never settles' };
       }
       const jobs = ctx.runtime.executePendingJobs(JOBS_PER_DEADLINE_CHECK);
-      if (jobs.error) return this.#failure(ctx, jobs.error, 'runtime');
+      if (jobs.error) return this.#failure(jobs.error, 'runtime');
     }
   }
 
-  #failure(ctx: QuickJSContext, error: QuickJSHandle, code: 'syntax' | 'runtime'): SandboxOutcome {
-    const { name, message } = this.#interrupted ? { name: undefined, message: '' } : describeThrown(ctx, error);
+  #failure(error: QuickJSHandle, code: 'syntax' | 'runtime'): SandboxOutcome {
+    const { name, message } = this.#interrupted ? { name: undefined, message: '' } : describeThrown(this.#ctx, error);
     error.dispose();
     if (this.#interrupted) return this.#timeout();
     if (name === 'InternalError' && message === 'out of memory') {
@@ -210,7 +243,52 @@ class SandboxRun {
   }
 
   #timeout(): SandboxOutcome {
+    // An interrupted realm is never reused: mark it so even when the deadline passed between two checks.
+    this.#interrupted = true;
     return { kind: 'error', code: 'timeout', message: `script exceeded the time limit of ${this.#limits.timeoutMs} ms` };
+  }
+}
+
+/**
+ * Serves the requests of one worker, keeping the realm of the last script run (at most one, so the worker's
+ * memory holds at most one script's state besides the run in progress).
+ */
+class Realms {
+  readonly #module: QuickJSWASMModule;
+  readonly #limits: SandboxLimits;
+  #warm: Realm | undefined;
+
+  constructor(module: QuickJSWASMModule, limits: SandboxLimits) {
+    this.#module = module;
+    this.#limits = limits;
+  }
+
+  serve(request: RunRequest): SandboxOutcome {
+    const { script, inputJson, deadline, compileOnly } = request;
+    let realm = this.#warm;
+    this.#warm = undefined;
+    if (realm && (compileOnly || realm.script !== script || realm.runs >= MAX_RUNS_PER_REALM)) {
+      realm.dispose();
+      realm = undefined;
+    }
+    if (!realm) {
+      realm = new Realm(this.#module, this.#limits, script);
+      const failed = compileOnly ? realm.compile(deadline) : realm.prepare(deadline);
+      if (failed || compileOnly) {
+        realm.dispose();
+        return failed ?? { kind: 'claims', claims: {} };
+      }
+    }
+    let outcome: SandboxOutcome;
+    try {
+      outcome = realm.call(inputJson, deadline);
+    } catch (error) {
+      realm.dispose();
+      throw error;
+    }
+    if (outcome.kind !== 'error' && realm.reusable) this.#warm = realm;
+    else realm.dispose();
+    return outcome;
   }
 }
 
@@ -234,11 +312,12 @@ async function main(): Promise<void> {
   if (!port) throw new Error('sandbox-worker must run in a worker thread');
   const limits = workerData as SandboxLimits;
   const module = await newQuickJSWASMModule(newVariant(RELEASE_SYNC, { wasmMemory: boundedMemory(limits.memoryBytes) }));
+  const realms = new Realms(module, limits);
   port.on('message', (request: RunRequest) => {
     let outcome: SandboxOutcome;
     let reusable = true;
     try {
-      outcome = new SandboxRun(module, limits).execute(request.script, request.inputJson, request.deadline, request.compileOnly);
+      outcome = realms.serve(request);
     } catch (error) {
       // A failure of the sandbox machinery itself (not of the script), e.g. the host glue unable to
       // allocate: the module's state is unknown, so the host replaces this worker.

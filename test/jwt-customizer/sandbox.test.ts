@@ -226,6 +226,46 @@ describe('jwt-customizer sandbox', () => {
     });
   });
 
+  describe('realms', () => {
+    // One worker, so consecutive runs meet the same realm.
+    let single: ScriptRunner;
+    before(() => {
+      single = createScriptRunner({ timeoutMs: 300, memoryBytes: 16 * MB, workers: 1 });
+    });
+    after(() => single.close());
+
+    const counting = `let runs = 0;
+      const getCustomJwtClaims = ({ context }) => {
+        runs += 1;
+        if (context.loop) while (true) {}
+        if (context.fail) throw new Error('failed');
+        return { runs, user: context.user?.id ?? null };
+      };`;
+    const withContext = (context: Record<string, unknown>): ScriptInput => ({ ...input, context });
+
+    it('keeps a script\'s realm for its next runs, each reading its own input', async () => {
+      const first = claimsOf(await single.run(counting, withContext({ user: { id: 'a' } })));
+      const second = claimsOf(await single.run(counting, withContext({ user: { id: 'b' } })));
+      expect(second.runs).to.equal(Number(first.runs) + 1);
+      expect([first.user, second.user]).to.deep.equal(['a', 'b']);
+    });
+
+    it('never shows one script\'s realm to another, nor to the same script after another ran', async () => {
+      claimsOf(await single.run(counting, withContext({})));
+      const other = await single.run(`const getCustomJwtClaims = () => ({ runs: typeof runs });`, input);
+      expect(claimsOf(other)).to.deep.equal({ runs: 'undefined' });
+      expect(claimsOf(await single.run(counting, withContext({}))).runs).to.equal(1);
+    });
+
+    it('starts a fresh realm after a run that failed or timed out', async () => {
+      claimsOf(await single.run(counting, withContext({})));
+      errorOf(await single.run(counting, withContext({ fail: true })), 'runtime');
+      expect(claimsOf(await single.run(counting, withContext({}))).runs).to.equal(1);
+      errorOf(await single.run(counting, withContext({ loop: true })), 'timeout');
+      expect(claimsOf(await single.run(counting, withContext({}))).runs).to.equal(1);
+    });
+  });
+
   describe('limits', () => {
     let fast: ScriptRunner;
     let other: ScriptRunner;
