@@ -242,6 +242,7 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
       experience: createExperience({
         provider, kv: stores.kv, bus, repositories, users: libraries.users, organizationJit: libraries.organizationJit,
         signInExperience: libraries.signInExperience, messaging, baseUrl: settings.baseUrl,
+        connectors: libraries.connectors, identities: libraries.identities, upstreams: libraries.upstreams,
         lockoutPolicy: { threshold: settings.LOCKOUT_THRESHOLD, lockSeconds: settings.LOCKOUT_SECONDS },
       }),
       account: createAccount({

@@ -35,6 +35,8 @@ export const MANAGEMENT_EVENTS = {
   'PATCH /users/:userId/password': [{ event: 'User.Data.Updated' }],
   'PATCH /users/:userId/is-suspended': [{ event: 'User.SuspensionStatus.Updated' }],
   'DELETE /users/:userId': [{ event: 'User.Deleted', data: 'snapshot' }],
+  'PUT /users/:userId/identities/:target': [{ event: 'User.Data.Updated', note: 'data is the whole user' }],
+  'DELETE /users/:userId/identities/:target': [{ event: 'User.Data.Updated' }],
 
   'PATCH /my-account': [ACCOUNT_CHANGE],
   'PATCH /my-account/profile': [ACCOUNT_CHANGE],

@@ -7,6 +7,7 @@ import type { LockoutPolicy } from '../sign-in/lockout.ts';
 import type { UsersLibrary } from '../users/library.ts';
 import type { Messaging } from '../messaging/index.ts';
 import type { SignInExperienceLibrary } from '../sign-in-experience/library.ts';
+import type { Libraries } from '../libraries.ts';
 
 /** What the experience library is built from: everything hangs off the service instance. */
 export interface ExperienceDeps {
@@ -19,6 +20,10 @@ export interface ExperienceDeps {
   signInExperience: Pick<SignInExperienceLibrary, 'get' | 'assertPassword'>;
   messaging: Pick<Messaging, 'sendCode' | 'verifyCode'>;
   lockoutPolicy: LockoutPolicy;
+  /** Social and enterprise connectors, the identities they link, and the upstreams they talk to. */
+  connectors: Libraries['connectors'];
+  identities: Libraries['identities'];
+  upstreams: Libraries['upstreams'];
   /** Public URL of the service, mount prefix included. */
   baseUrl: string;
 }

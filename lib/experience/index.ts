@@ -14,6 +14,7 @@ import {
   publicProfile, type ExperienceIdentifier, type ExperienceRecord, type ExperienceRequest, type InteractionEvent,
 } from './types.ts';
 import { createVerifications } from './verification.ts';
+import { createConnectorVerifications, type ConnectorType } from './connectors.ts';
 
 export type { ExperienceRequest, InteractionEvent, ExperienceIdentifier } from './types.ts';
 export type { ProfileInput } from './profile.ts';
@@ -43,6 +44,7 @@ export function createExperience(deps: ExperienceDeps) {
   const identification = createIdentification(deps);
   const submission = createSubmission(deps);
   const events = createExperienceEvents(deps);
+  const connectorFlows = createConnectorVerifications(deps);
 
   interface Open {
     interaction: Interaction;
@@ -129,8 +131,19 @@ export function createExperience(deps: ExperienceDeps) {
      * `POST /api/experience/identification`: `created` when a registration created the account (User.Created
      * and the organizations it joined just in time are published once it is stored).
      */
-    async identify(request: ExperienceRequest, verificationId?: string): Promise<{ created: boolean }> {
+    async identify(request: ExperienceRequest, verificationId?: string, options: { linkSocialIdentity?: boolean } = {}): Promise<{ created: boolean }> {
       const { interaction, record, save } = await open(request);
+      if (connectorFlows.owns(record, verificationId) && record.interactionEvent !== 'Register') {
+        await connectorFlows.identify(record, verificationId!, options.linkSocialIdentity);
+        await save();
+        return { created: false };
+      }
+      if (connectorFlows.owns(record, verificationId)) {
+        const { user, memberships } = await connectorFlows.register(record, verificationId!);
+        await save();
+        await events.userCreated(interaction, request, user, memberships);
+        return { created: true };
+      }
       if (record.interactionEvent !== 'Register') {
         await identification.identify(record, verificationId);
         await save();
@@ -166,7 +179,7 @@ export function createExperience(deps: ExperienceDeps) {
      */
     async submit(request: ExperienceRequest): Promise<{ redirectTo: string }> {
       const { interaction, record } = await open(request);
-      const outcome = await submission.commit(record);
+      const outcome = await connectorFlows.commit(record, await submission.commit(record));
       let redirectTo = `${deps.baseUrl}/interaction/${interaction.uid}`;
       if (record.interactionEvent !== 'ForgotPassword') {
         interaction.result = { login: { accountId: outcome.user.id } };
@@ -177,6 +190,26 @@ export function createExperience(deps: ExperienceDeps) {
       await events.submitted(interaction, request, record.interactionEvent, outcome);
       return { redirectTo };
     },
+
+    /** Starts a sign-in through a social or enterprise connector: where to send the browser, and the verification. */
+    connectorAuthorization: (request: ExperienceRequest, type: ConnectorType, connectorId: string, target: { state?: string; redirectUri: string }) =>
+      requireRecord(request, ({ record }) => connectorFlows.authorize(record, type, connectorId, target)),
+
+    /**
+     * Checks the upstream's callback parameters against the verification; without a connector and verification
+     * named (the pages' callback), against the sign-in of that type this experience started last.
+     */
+    verifyConnector: (
+      request: ExperienceRequest, type: ConnectorType, named: { connectorId: string; verificationId: string } | undefined,
+      connectorData: Record<string, string>,
+    ) => requireRecord(request, async ({ record }) => {
+      const latest = connectorFlows.latest(record, type);
+      const { connectorId, verificationId } = named ?? { connectorId: latest?.connectorId, verificationId: latest?.id };
+      if (!connectorId || !verificationId) {
+        throw errors.experience('session.verification_session_not_found', 'no sign-in through a connector was started here');
+      }
+      return { verificationId: await connectorFlows.verify(record, type, connectorId, verificationId, connectorData) };
+    }),
 
     /** `GET /api/experience/interaction`: the experience as far as it went, without secrets. */
     async state(request: ExperienceRequest): Promise<ExperienceState> {

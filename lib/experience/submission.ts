@@ -51,7 +51,8 @@ export function createSubmission(deps: Pick<ExperienceDeps, 'repositories' | 'us
       }
       const settings = await deps.signInExperience.get();
       await assertAvailable(deps.repositories, record.profile, user.id);
-      assertProfileComplete(settings, record.profile, user);
+      // An account signing in through a connector has the provider's identity in place of a password or identifier.
+      if (!record.connectorSignIn) assertProfileComplete(settings, record.profile, user);
       const changes: ExperienceChanges = {
         ...(username !== undefined && { username }),
         ...(primaryEmail !== undefined && { primaryEmail }),

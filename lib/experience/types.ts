@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { connectorSignIn, connectorVerification } from './connector-types.ts';
 
 /**
  * The state of one end-user experience (Logto's Experience API): what the user is doing, what they proved and
@@ -56,6 +57,10 @@ export const experienceRecord = z.object({
   /** The user was created by this experience (Register), at identification. */
   userCreated: z.boolean().optional(),
   profile,
+  /** Verifications through social and enterprise connectors (one per type, a new one replaces the old). */
+  connectorVerifications: z.array(connectorVerification).optional(),
+  /** The account was identified (or created) through a connector. */
+  connectorSignIn: connectorSignIn.optional(),
 });
 export type ExperienceRecord = z.infer<typeof experienceRecord>;
 

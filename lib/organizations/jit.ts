@@ -9,7 +9,7 @@ export interface JitMembership {
   organizationRoleIds: string[];
 }
 
-type JitDeps = Pick<Repositories, 'organizations' | 'organizationRoles'>;
+type JitDeps = Pick<Repositories, 'organizations' | 'organizationRoles' | 'connectors'>;
 
 /** The domain of an email address, lower-cased, or undefined when it has none. */
 function domainOf(email: string): string | undefined {
@@ -19,11 +19,12 @@ function domainOf(email: string): string | undefined {
 }
 
 /**
- * Just-in-time provisioning: each organization lists email domains and default organization roles; a user whose
- * verified email has one of those domains joins the organization with those roles.
+ * Just-in-time provisioning: each organization lists email domains, enterprise SSO connectors and default
+ * organization roles; a user whose verified email has one of those domains, or who signs up (or first signs in)
+ * through one of those connectors, joins the organization with those roles.
  */
 export function createOrganizationJitLibrary(deps: JitDeps) {
-  const { organizations, organizationRoles } = deps;
+  const { organizations, organizationRoles, connectors } = deps;
 
   async function mustFind(id: string): Promise<Organization> {
     const organization = await organizations.findById(id);
@@ -38,6 +39,25 @@ export function createOrganizationJitLibrary(deps: JitDeps) {
     if (found.some((role) => role.type !== 'User')) {
       throw errors.unprocessable('organization.role_type_mismatch', 'only User organization roles can be JIT default roles');
     }
+  }
+
+  async function assertSsoConnectors(ids: readonly string[]): Promise<void> {
+    assertAllFound('SSO connector', ids, await connectors.sso.findByIds([...new Set(ids)]));
+  }
+
+  /** Only organizations the user was not a member of are returned (the memberships this call made). */
+  async function provisionInto(userId: string, organizationIds: readonly string[]): Promise<JitMembership[]> {
+    const provisioned: JitMembership[] = [];
+    for (const organizationId of new Set(organizationIds)) {
+      const organization = await organizations.findById(organizationId);
+      if (!organization) continue;
+      const added = await organizations.users.add({ organizationId }, [userId]);
+      if (added.length === 0) continue;
+      const organizationRoleIds = await organizations.jitRoles.targetsOf({ organizationId });
+      if (organizationRoleIds.length) await organizations.userRoles.add({ organizationId, userId }, organizationRoleIds);
+      provisioned.push({ organization, organizationRoleIds });
+    }
+    return provisioned;
   }
 
   return {
@@ -73,17 +93,34 @@ export function createOrganizationJitLibrary(deps: JitDeps) {
       const domain = domainOf(email);
       if (!domain) return [];
       const links = await organizations.jitEmailDomains.where({ emailDomain: domain });
-      const provisioned: JitMembership[] = [];
-      for (const organizationId of new Set(links.map((link) => link.organizationId!))) {
-        const organization = await organizations.findById(organizationId);
-        if (!organization) continue;
-        const added = await organizations.users.add({ organizationId }, [userId]);
-        if (added.length === 0) continue;
-        const organizationRoleIds = await organizations.jitRoles.targetsOf({ organizationId });
-        if (organizationRoleIds.length) await organizations.userRoles.add({ organizationId, userId }, organizationRoleIds);
-        provisioned.push({ organization, organizationRoleIds });
+      return provisionInto(userId, links.map((link) => link.organizationId!));
+    },
+
+    /** Adds the user to every organization linked to the enterprise SSO connector, as `provisionByVerifiedEmail` does. */
+    async provisionBySsoConnector(userId: string, ssoConnectorId: string): Promise<JitMembership[]> {
+      const links = await organizations.jitSsoConnectors.where({ ssoConnectorId });
+      return provisionInto(userId, links.map((link) => link.organizationId!));
+    },
+
+    async ssoConnectorIds(id: string): Promise<string[]> {
+      await mustFind(id);
+      return organizations.jitSsoConnectors.targetsOf({ organizationId: id });
+    },
+    async addSsoConnectors(id: string, ssoConnectorIds: readonly string[]): Promise<void> {
+      await mustFind(id);
+      await assertSsoConnectors(ssoConnectorIds);
+      await organizations.jitSsoConnectors.add({ organizationId: id }, ssoConnectorIds);
+    },
+    async replaceSsoConnectors(id: string, ssoConnectorIds: readonly string[]): Promise<void> {
+      await mustFind(id);
+      await assertSsoConnectors(ssoConnectorIds);
+      await organizations.jitSsoConnectors.replace({ organizationId: id }, ssoConnectorIds);
+    },
+    async removeSsoConnector(id: string, ssoConnectorId: string): Promise<void> {
+      await mustFind(id);
+      if (!(await organizations.jitSsoConnectors.remove({ organizationId: id }, ssoConnectorId))) {
+        throw errors.notFound('organization JIT SSO connector', ssoConnectorId);
       }
-      return provisioned;
     },
   };
 }

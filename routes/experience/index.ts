@@ -6,11 +6,12 @@ import {
   eventBody, experienceState, identificationBody, passwordBody, passwordVerificationBody, profileBody, sendCodeBody,
   submitResponse, verificationResponse, verifyCodeBody,
 } from './schemas.ts';
+import { experienceConnectorRoutes } from './connectors.ts';
 
 const tag = 'Experience';
 
 /** The interaction the browser's experience cookie names, and who is asking (for event payloads). */
-function requestOf(ctx: Context): ExperienceRequest {
+export function requestOf(ctx: Context): ExperienceRequest {
   return { uid: experienceUidOf(ctx) ?? '', ip: ctx.ip, userAgent: ctx.get('user-agent') || undefined };
 }
 
@@ -65,7 +66,7 @@ export function experienceRoutes(api: ApiRouterDeps, core: ServiceCore): void {
     body: identificationBody,
     summary: 'Identify the user: 204 for sign-in and forgot password, 201 when a registration created the account',
     async handler({ koa, body, answer }) {
-      const { created } = await experience.identify(requestOf(koa), body.verificationId);
+      const { created } = await experience.identify(requestOf(koa), body.verificationId, { linkSocialIdentity: body.linkSocialIdentity });
       if (created) answer(201);
     },
   });
@@ -81,6 +82,8 @@ export function experienceRoutes(api: ApiRouterDeps, core: ServiceCore): void {
     summary: 'Set the new password of a forgot-password experience',
     handler: ({ koa, body }) => experience.resetPassword(requestOf(koa), body.password),
   });
+
+  experienceConnectorRoutes(api, core);
 
   declare(api, {
     method: 'post', path: '/experience/submit', tag, scope: null, response: submitResponse,

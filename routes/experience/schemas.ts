@@ -29,6 +29,8 @@ export const verifyCodeBody = z.object({
 export const identificationBody = z.object({
   verificationId: verificationId.optional()
     .describe('SignIn and ForgotPassword: the verification naming the account. Register: optional, a verified email or phone'),
+  linkSocialIdentity: z.boolean().optional()
+    .describe('Social sign-in: link the identity to the account with the provider\'s verified email (data.relatedUser of 404 user.identity_not_exist)'),
 }).strict();
 
 export const profileBody = z.discriminatedUnion('type', [

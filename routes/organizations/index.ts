@@ -3,6 +3,7 @@ import { declare, idParam, type ApiRouterDeps } from '../../lib/http/api.ts';
 import type { ServiceCore } from '../../lib/core.ts';
 import { organizationApplicationRoleRoutes } from './application-roles.ts';
 import { organizationJitRoutes } from './jit.ts';
+import { organizationJitSsoRoutes } from './jit-sso.ts';
 import { organizationMemberRoleRoutes } from './member-roles.ts';
 import { organizationMemberRoutes } from './members.ts';
 import {
@@ -58,4 +59,5 @@ export function organizationRoutes(api: ApiRouterDeps, core: ServiceCore): void 
   organizationMemberRoleRoutes(api, core);
   organizationApplicationRoleRoutes(api, core);
   organizationJitRoutes(api, core);
+  organizationJitSsoRoutes(api, core);
 }

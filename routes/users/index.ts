@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { declare, idParam, type ApiRouterDeps } from '../../lib/http/api.ts';
 import type { ServiceCore } from '../../lib/core.ts';
 import { userRelationRoutes } from './relations.ts';
+import { userIdentityRoutes } from './identities.ts';
 import {
   createUserBody, customDataBody, listUsersQuery, passwordBody, profileBody, suspensionBody, updateUserBody, user,
   getUserQuery, USER_SEARCH_FIELDS, userWithSsoIdentities, verifyPasswordBody,
@@ -40,8 +41,7 @@ export function userRoutes(api: ApiRouterDeps, core: ServiceCore): void {
     params: byUser, query: getUserQuery, response: userWithSsoIdentities,
     async handler({ params, query }) {
       const found = await library.mustFind(params.userId);
-      // No enterprise SSO here, so a user has no SSO identity.
-      return query.includeSsoIdentities ? { ...found, ssoIdentities: [] } : found;
+      return query.includeSsoIdentities ? { ...found, ssoIdentities: await core.libraries.identities.ssoIdentitiesOf(found.id) } : found;
     },
   });
 
@@ -116,4 +116,5 @@ export function userRoutes(api: ApiRouterDeps, core: ServiceCore): void {
   });
 
   userRelationRoutes(api, core);
+  userIdentityRoutes(api, core);
 }

@@ -84,7 +84,7 @@ export const getUserQuery = z.object({
 }).strict();
 export const userWithSsoIdentities = user.extend({
   ssoIdentities: z.array(z.record(z.string(), z.unknown())).optional()
-    .describe('With includeSsoIdentities=true: always empty, this service has no enterprise SSO'),
+    .describe('With includeSsoIdentities=true: the user\'s enterprise SSO identities (issuer, identityId, detail, ssoConnectorId)'),
 });
 
 /** Logto's user search fields (`search.<field>`). */

@@ -5,12 +5,14 @@ import { organizationEventCases } from './organizations.cases.ts';
 import { roleEventCases, scopeEventCases } from './roles.cases.ts';
 import { userEventCases } from './users.cases.ts';
 import { accountEventCases } from './account.cases.ts';
+import { identityEventCases } from './identities.cases.ts';
 import { organizationRoleResourceScopeEventCases } from '../../compat/part1-resource-scope-events.cases.ts';
 
 /** Every row of the operation → event table, with at least one case each (checked by coverage.test.ts). */
 export const EVENT_CASES: readonly EventCase[] = [
   ...userEventCases,
   ...accountEventCases,
+  ...identityEventCases,
   ...roleEventCases,
   ...scopeEventCases,
   ...organizationEventCases,

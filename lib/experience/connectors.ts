@@ -1,0 +1,192 @@
+import { randomBytes } from 'node:crypto';
+import { errors } from '../errors.ts';
+import { newId } from '../ids.ts';
+import type { JitMembership } from '../organizations/jit.ts';
+import type { User } from '../users/repository.ts';
+import type { UpstreamProfile } from '../connectors/upstream.ts';
+import type { ConnectorVerification } from './connector-types.ts';
+import type { ExperienceDeps } from './deps.ts';
+import { assertEventAllowed } from './rules.ts';
+import type { Submission } from './submission.ts';
+import type { ExperienceRecord } from './types.ts';
+import { findUserBy } from './verification.ts';
+
+export type ConnectorType = ConnectorVerification['type'];
+
+type Deps = Pick<ExperienceDeps, 'repositories' | 'users' | 'organizationJit' | 'signInExperience' | 'connectors' | 'identities' | 'upstreams'>;
+
+/** Logto's social identity `details`: who the provider says the user is (never a token). */
+const detailsOf = (profile: UpstreamProfile) => {
+  const { id, email, phone, name, avatar, rawData } = profile;
+  return { id, ...(email && { email }), ...(phone && { phone }), ...(name && { name }), ...(avatar && { avatar }), rawData };
+};
+
+/**
+ * Sign-in, registration and account linking through social and enterprise connectors (Logto's `Social` and
+ * `EnterpriseSso` verifications). A social identity signs in the account holding it; without one, an account
+ * with the provider's verified email is returned as `relatedUser` and linked only on request
+ * (`linkSocialIdentity`). An enterprise identity is trusted for its domain: the account with its verified
+ * email is linked automatically, as Logto does.
+ */
+export function createConnectorVerifications(deps: Deps) {
+  async function usable(type: ConnectorType, connectorId: string) {
+    return type === 'Social' ? (await deps.connectors.usableSocial(connectorId)).usable : (await deps.connectors.usableSso(connectorId)).usable;
+  }
+
+  function find(record: ExperienceRecord, verificationId: string): ConnectorVerification {
+    const found = record.connectorVerifications?.find((item) => item.id === verificationId);
+    if (!found) throw errors.experience('session.verification_session_not_found', `no verification ${verificationId.slice(0, 64)} in this sign-in`);
+    return found;
+  }
+
+  function verified(record: ExperienceRecord, verificationId: string): ConnectorVerification & { profile: UpstreamProfile } {
+    const found = find(record, verificationId);
+    if (!found.profile) throw errors.experience('session.verification_failed', 'this verification has not succeeded yet');
+    return found as ConnectorVerification & { profile: UpstreamProfile };
+  }
+
+  async function holder(verification: ConnectorVerification & { profile: UpstreamProfile }): Promise<User | undefined> {
+    if (verification.type === 'Social') {
+      const { metadata } = await deps.connectors.mustFindSocial(verification.connectorId);
+      return deps.identities.userBySocial(metadata.target, verification.profile.id);
+    }
+    return deps.identities.userBySso(verification.profile.issuer ?? '', verification.profile.id);
+  }
+
+  /** The account with the provider's verified email, if any. */
+  async function related(profile: UpstreamProfile): Promise<User | undefined> {
+    return profile.email && profile.emailVerified ? findUserBy(deps.repositories, { type: 'email', value: profile.email }) : undefined;
+  }
+
+  async function link(user: User, verification: ConnectorVerification & { profile: UpstreamProfile }): Promise<User> {
+    const { profile } = verification;
+    if (verification.type === 'Social') {
+      const { metadata } = await deps.connectors.mustFindSocial(verification.connectorId);
+      return (await deps.identities.linkSocial(user.id, metadata.target, { userId: profile.id, details: detailsOf(profile) })).user;
+    }
+    await deps.identities.linkSso({
+      userId: user.id, issuer: profile.issuer ?? '', identityId: profile.id, detail: profile.rawData, ssoConnectorId: verification.connectorId,
+    });
+    return user;
+  }
+
+  return {
+    owns: (record: ExperienceRecord, verificationId: string | undefined) =>
+      verificationId !== undefined && Boolean(record.connectorVerifications?.some((item) => item.id === verificationId)),
+
+    /** The connector sign-in of a type this experience started last (one per type), for the pages' callback. */
+    latest: (record: ExperienceRecord, type: ConnectorType) => record.connectorVerifications?.find((item) => item.type === type),
+
+    /** Starts a sign-in at the upstream: the authorization URL, and the verification that will check its callback. */
+    async authorize(
+      record: ExperienceRecord, type: ConnectorType, connectorId: string, request: { state?: string; redirectUri: string },
+    ): Promise<{ authorizationUri: string; verificationId: string }> {
+      const state = request.state ?? randomBytes(24).toString('base64url');
+      const { url, pending } = await deps.upstreams.authorize(await usable(type, connectorId), request.redirectUri, state);
+      const verification: ConnectorVerification = { id: newId(), type, connectorId, pending };
+      record.connectorVerifications = [...(record.connectorVerifications ?? []).filter((item) => item.type !== type), verification];
+      return { authorizationUri: url, verificationId: verification.id };
+    },
+
+    /** Checks the upstream's callback (`connectorData`: its query parameters) and learns who the user is. */
+    async verify(
+      record: ExperienceRecord, type: ConnectorType, connectorId: string, verificationId: string, connectorData: Record<string, string>,
+    ): Promise<string> {
+      const verification = find(record, verificationId);
+      if (verification.type !== type || verification.connectorId !== connectorId) {
+        throw errors.experience('session.verification_session_not_found', 'this verification is not for this connector');
+      }
+      const { pending } = verification;
+      if (!pending) throw errors.connector('connector.authorization_failed', 'this sign-in already used its callback: start again');
+      verification.profile = await deps.upstreams.callback(await usable(type, connectorId), pending, connectorData);
+      delete verification.pending;
+      return verification.id;
+    },
+
+    /** Sign-in: the account holding the identity, or (linking) the account with the provider's verified email. */
+    async identify(record: ExperienceRecord, verificationId: string, linkSocialIdentity = false): Promise<void> {
+      if (record.interactionEvent === 'ForgotPassword') {
+        throw errors.experience('session.not_supported_for_forgot_password', 'a password reset is verified by a code');
+      }
+      assertEventAllowed(await deps.signInExperience.get(), 'SignIn');
+      const verification = verified(record, verificationId);
+      let user = await holder(verification);
+      let linking = false;
+      if (!user) {
+        const candidate = await related(verification.profile);
+        const relatedUser = candidate ? { relatedUser: verification.profile.email } : {};
+        if (!candidate || (verification.type === 'Social' && !linkSocialIdentity)) {
+          throw errors.experience('user.identity_not_exist', 'no account has this identity yet', relatedUser);
+        }
+        user = candidate;
+        linking = true;
+      }
+      if (user.isSuspended) throw errors.experience('user.suspended', 'this account is suspended');
+      if (record.userId && record.userId !== user.id) {
+        throw errors.experience('session.identity_conflict', 'this sign-in already identified another account');
+      }
+      record.userId = user.id;
+      record.connectorSignIn = { verificationId, link: linking };
+    },
+
+    /**
+     * Registration: a new account from the identity, with the provider's email when it is verified and no other
+     * account has it, its name and picture; an enterprise identity joins the connector's JIT organizations.
+     */
+    async register(record: ExperienceRecord, verificationId: string): Promise<{ user: User; memberships: JitMembership[] }> {
+      assertEventAllowed(await deps.signInExperience.get(), 'Register');
+      if (record.userId) throw errors.experience('session.identity_conflict', 'this registration already created its account');
+      const verification = verified(record, verificationId);
+      if (await holder(verification)) throw errors.conflict('user.identity_already_in_use', 'an account already has this identity: sign in instead');
+      const { profile } = verification;
+      const email = profile.email && profile.emailVerified && !(await findUserBy(deps.repositories, { type: 'email', value: profile.email }))
+        ? profile.email : undefined;
+      const created = await deps.users.create({ primaryEmail: email, name: profile.name?.slice(0, 256), avatar: profile.avatar });
+      let user: User;
+      try {
+        user = await link(created, verification);
+      } catch (error) {
+        await deps.users.delete(created.id);
+        throw error;
+      }
+      const memberships = [
+        ...(verification.type === 'EnterpriseSso' ? await deps.organizationJit.provisionBySsoConnector(user.id, verification.connectorId) : []),
+        ...(email ? await deps.organizationJit.provisionByVerifiedEmail(user.id, email) : []),
+      ];
+      record.userId = user.id;
+      record.userCreated = true;
+      record.connectorSignIn = { verificationId, link: false };
+      return { user, memberships };
+    },
+
+    /** At submit: links the identity the sign-in was identified by, syncs name and picture when the connector says so. */
+    async commit(record: ExperienceRecord, submitted: Submission): Promise<Submission> {
+      if (!record.connectorSignIn) return submitted;
+      const verification = verified(record, record.connectorSignIn.verificationId);
+      let { user, userChanged } = submitted;
+      const memberships = [...submitted.memberships];
+      if (record.connectorSignIn.link) {
+        user = await link(user, verification);
+        userChanged = true;
+        if (verification.type === 'EnterpriseSso') {
+          memberships.push(...await deps.organizationJit.provisionBySsoConnector(user.id, verification.connectorId));
+        }
+      } else if (verification.type === 'EnterpriseSso') {
+        await link(user, verification);
+      }
+      const syncProfile = verification.type === 'Social'
+        ? (await deps.connectors.mustFindSocial(verification.connectorId)).syncProfile
+        : (await deps.connectors.mustFindSso(verification.connectorId)).syncProfile;
+      const { name, avatar } = verification.profile;
+      const sync = {
+        ...(name && name !== user.name && { name: name.slice(0, 256) }), ...(avatar && avatar !== user.avatar && { avatar }),
+      };
+      if (syncProfile && !record.userCreated && Object.keys(sync).length) {
+        user = await deps.users.update(user.id, sync);
+        userChanged = true;
+      }
+      return { user, userChanged, memberships };
+    },
+  };
+}
+

@@ -1,0 +1,106 @@
+import { expect } from 'chai';
+import { json, uniqueName } from '../experience/support.ts';
+import { API_CALLBACK, paramsOf, startFederation, type Federation } from './support.ts';
+
+describe('Experience API: enterprise SSO with just-in-time organizations, through a second instance as the provider', () => {
+  let f: Federation;
+
+  before(async () => {
+    f = await startFederation();
+  });
+  after(() => f.close());
+
+  async function ssoConnector(domain: string) {
+    const res = await f.h.running.request('/api/sso-connectors', {
+      method: 'POST', json: {
+        providerName: 'OIDC', connectorName: uniqueName('Acme'), domains: [domain], syncProfile: true,
+        config: { clientId: f.client.id, clientSecret: f.client.secret, issuer: `${f.upstream.baseUrl}/oidc` },
+      },
+    });
+    const body = await json(res);
+    expect(res.status, JSON.stringify(body)).to.equal(201);
+    return body;
+  }
+
+  async function verifiedSso(connectorId: string, person: Awaited<ReturnType<Federation['upstreamUser']>>) {
+    const client = f.h.client();
+    await client.open(f.h.app);
+    await client.ok('PUT', '', { interactionEvent: 'SignIn' });
+    const lookup = await client.ok('GET', `/sso-connectors?email=${encodeURIComponent(person.email)}`);
+    expect(lookup.connectorIds).to.deep.equal([connectorId]);
+    const { authorizationUri, verificationId } = await client.ok('POST', `/verification/sso/${connectorId}/authorization-uri`, {
+      state: 'client-state-sso-1', redirectUri: API_CALLBACK,
+    });
+    await client.ok('POST', `/verification/sso/${connectorId}/verify`, {
+      verificationId, connectorData: paramsOf(await f.signInUpstream(authorizationUri, person)),
+    });
+    return { client, verificationId };
+  }
+
+  it('registers through the connector into its JIT organizations with their default roles (Organization.Membership.Updated)', async () => {
+    const connector = await ssoConnector('acme.example.com');
+    const organization = await json(f.h.running.request('/api/organizations', { method: 'POST', json: { name: uniqueName('org') } }));
+    const role = await json(f.h.running.request('/api/organization-roles', { method: 'POST', json: { name: uniqueName('member') } }));
+    await f.h.running.request(`/api/organizations/${organization.id}/jit/roles`, { method: 'POST', json: { organizationRoleIds: [role.id] } });
+    const linkRes = await f.h.running.request(`/api/organizations/${organization.id}/jit/sso-connectors`, {
+      method: 'POST', json: { ssoConnectorIds: [connector.id] },
+    });
+    expect(linkRes.status).to.equal(201);
+    const listed = await json(f.h.running.request(`/api/organizations/${organization.id}/jit/sso-connectors`));
+    expect(listed.map((item: { id: string }) => item.id)).to.deep.equal([connector.id]);
+
+    const person = await f.upstreamUser(`${uniqueName('emp')}@acme.example.com`, 'Employee One');
+    const { client, verificationId } = await verifiedSso(connector.id, person);
+    const signIn = await client.api('POST', '/identification', { verificationId });
+    expect(signIn.status).to.equal(404);
+    expect(signIn.body.code).to.equal('user.identity_not_exist');
+    await client.ok('PUT', '/interaction-event', { interactionEvent: 'Register' });
+    expect((await client.api('POST', '/identification', { verificationId })).status).to.equal(201);
+    const userId = (await client.submitForTokens()).claims()!.sub;
+
+    const membership = await f.h.delivery('Organization.Membership.Updated', (payload) => payload.organizationId === organization.id);
+    expect(membership).to.deep.include({ addedUserIds: [userId], interactionEvent: 'Register' });
+    const roles = await json(f.h.running.request(`/api/organizations/${organization.id}/users/${userId}/roles`));
+    expect(roles.map((item: { id: string }) => item.id)).to.deep.equal([role.id]);
+    await f.h.delivery('User.Created', (payload) => payload.data.id === userId);
+    await f.h.delivery('PostRegister', (payload) => payload.userId === userId);
+
+    const user = await json(f.h.running.request(`/api/users/${userId}?includeSsoIdentities=true`));
+    expect(user.primaryEmail).to.equal(person.email);
+    expect(user.ssoIdentities).to.have.length(1);
+    expect(user.ssoIdentities[0]).to.include({ issuer: `${f.upstream.baseUrl}/oidc`, identityId: person.id, ssoConnectorId: connector.id });
+    const one = await json(f.h.running.request(`/api/users/${userId}/sso-identities/${connector.id}`));
+    expect(one.ssoIdentity.identityId).to.equal(person.id);
+
+    // Signing in again through the connector finds the account by its SSO identity.
+    const again = await verifiedSso(connector.id, person);
+    expect((await again.client.api('POST', '/identification', { verificationId: again.verificationId })).status).to.equal(204);
+    expect((await again.client.submitForTokens()).claims()!.sub).to.equal(userId);
+  });
+
+  it('links an existing account with the same verified email automatically, and joins the JIT organization then', async () => {
+    const connector = await ssoConnector('beta.example.com');
+    const organization = await json(f.h.running.request('/api/organizations', { method: 'POST', json: { name: uniqueName('org') } }));
+    await f.h.running.request(`/api/organizations/${organization.id}/jit/sso-connectors`, { method: 'PUT', json: { ssoConnectorIds: [connector.id] } });
+    const person = await f.upstreamUser(`${uniqueName('emp')}@beta.example.com`);
+    const existing = await json(f.h.running.request('/api/users', { method: 'POST', json: { primaryEmail: person.email } }));
+
+    const { client, verificationId } = await verifiedSso(connector.id, person);
+    expect((await client.api('POST', '/identification', { verificationId })).status).to.equal(204);
+    expect((await client.submitForTokens()).claims()!.sub).to.equal(existing.id);
+    const membership = await f.h.delivery('Organization.Membership.Updated', (payload) => payload.organizationId === organization.id);
+    expect(membership).to.deep.include({ addedUserIds: [existing.id], interactionEvent: 'SignIn' });
+    const updated = await f.h.delivery('User.Data.Updated', (payload) => payload.data.id === existing.id);
+    expect(updated.data.name).to.equal('Upstream Person');
+  });
+
+  it('manages JIT SSO connector links with 4xx for unknown ones', async () => {
+    const organization = await json(f.h.running.request('/api/organizations', { method: 'POST', json: { name: uniqueName('org') } }));
+    const unknown = await f.h.running.request(`/api/organizations/${organization.id}/jit/sso-connectors`, {
+      method: 'POST', json: { ssoConnectorIds: ['nope'] },
+    });
+    expect(unknown.status).to.equal(404);
+    const missing = await f.h.running.request(`/api/organizations/${organization.id}/jit/sso-connectors/nope`, { method: 'DELETE' });
+    expect(missing.status).to.equal(404);
+  });
+});

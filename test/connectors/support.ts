@@ -1,0 +1,93 @@
+/**
+ * Federation through a real upstream: a second instance of this service is the identity provider. Users and the
+ * downstream's client are made through its management API, and its sign-in pages are driven over HTTP the way
+ * a browser does; the downstream signs in through a social or enterprise connector pointing at it.
+ */
+import { expect } from 'chai';
+import { Browser } from '../support/browser.ts';
+import { createApplication } from '../support/fixtures.ts';
+import { startService, type RunningService } from '../support/service.ts';
+import { json, startExperienceHarness, uniqueName, type ExperienceHarness } from '../experience/support.ts';
+
+/** Where an Experience API client of one's own has the provider send the browser back (nothing listens there). */
+export const API_CALLBACK = 'http://127.0.0.1:9/connector-callback';
+
+export interface UpstreamUser {
+  id: string;
+  username: string;
+  password: string;
+  email: string;
+}
+
+export interface Federation {
+  upstream: RunningService;
+  h: ExperienceHarness;
+  /** The downstream's client at the upstream. */
+  client: { id: string; secret: string };
+  /** A user of the upstream, with a verified email. */
+  upstreamUser(email?: string, name?: string): Promise<UpstreamUser>;
+  /**
+   * Signs in at the upstream from `authorizationUri` (a fresh browser each time) and answers the callback URL
+   * the upstream sent the browser to.
+   */
+  signInUpstream(authorizationUri: string, user: UpstreamUser, callbackBase?: string): Promise<URL>;
+  /** A social connector at the downstream pointing at the upstream. */
+  socialConnector(kind: 'oidc' | 'oauth2', target: string, extra?: Record<string, unknown>): Promise<{ id: string }>;
+  close(): Promise<void>;
+}
+
+export async function startFederation(): Promise<Federation> {
+  const upstream = await startService();
+  const h = await startExperienceHarness();
+  const base = h.running.baseUrl;
+  const app = await createApplication(upstream, {
+    type: 'Traditional', name: 'Downstream',
+    oidcClientMetadata: { redirectUris: [API_CALLBACK, `${base}/interaction/callback/social`, `${base}/interaction/callback/sso`], postLogoutRedirectUris: [] },
+  });
+  const client = { id: app.id, secret: app.secret! };
+  const issuer = `${upstream.baseUrl}/oidc`;
+
+  return {
+    upstream, h, client,
+    async upstreamUser(email = `${uniqueName('up')}@upstream.example.com`, name = 'Upstream Person') {
+      const username = uniqueName('up');
+      const password = 'Correct-Horse-7';
+      const res = await upstream.request('/api/users', { method: 'POST', json: { username, password, primaryEmail: email, name } });
+      const body = await json(res);
+      expect(res.status, JSON.stringify(body)).to.equal(201);
+      return { id: body.id, username, password, email: body.primaryEmail };
+    },
+    async signInUpstream(authorizationUri, user, callbackBase = API_CALLBACK) {
+      const browser = new Browser();
+      const page = await browser.follow(authorizationUri, callbackBase);
+      expect(page.res.status, `the upstream's sign-in page (${page.url})`).to.equal(200);
+      const action = new URL(page.url);
+      action.pathname += '/login';
+      const done = await browser.submit(action.href, { identifier: user.username, password: user.password }, callbackBase);
+      expect(done.url.startsWith(callbackBase), `ended at ${done.url} (${done.res.status})`).to.equal(true);
+      return new URL(done.url);
+    },
+    async socialConnector(kind, target, extra = {}) {
+      const config = kind === 'oidc'
+        ? { clientId: client.id, clientSecret: client.secret, issuer }
+        : {
+          clientId: client.id, clientSecret: client.secret, scope: 'openid profile email',
+          authorizationEndpoint: `${issuer}/auth`, tokenEndpoint: `${issuer}/token`, userInfoEndpoint: `${issuer}/me`,
+          profileMap: { id: 'sub', emailVerified: 'email_verified' },
+        };
+      const res = await h.running.request('/api/connectors', {
+        method: 'POST', json: { connectorId: kind, metadata: { target, name: { en: `Upstream ${kind}` } }, config: { ...config, ...extra } },
+      });
+      const body = await json(res);
+      expect(res.status, JSON.stringify(body)).to.equal(201);
+      return body;
+    },
+    async close() {
+      await h.close();
+      await upstream.close();
+    },
+  };
+}
+
+/** The callback's query parameters, as a client hands them to `/verify`. */
+export const paramsOf = (url: URL) => Object.fromEntries(url.searchParams);
