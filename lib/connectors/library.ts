@@ -171,6 +171,14 @@ export function createConnectorsLibrary(deps: Deps & { secrets: SecretBox; upstr
       return { connector, usable: { kind: connector.connectorId, config: parsed, clientSecret: parsed.clientSecret } as UsableConnector };
     },
 
+    /** What a sign-in page offers: each social connector by name, and whether any enterprise connector is set up. */
+    async choices(): Promise<{ social: Array<{ id: string; name: string }>; sso: boolean }> {
+      const social = (await connectors.social.all()).map((connector) => ({
+        id: connector.id, name: connector.metadata.name.en ?? Object.values(connector.metadata.name)[0] ?? connector.metadata.target,
+      }));
+      return { social, sso: await connectors.sso.anyConfigured() };
+    },
+
     listSso: (page: Page): Promise<PageResult<SsoConnector>> => connectors.sso.page(page),
 
     async createSso(input: NewSsoConnector): Promise<SsoConnector> {

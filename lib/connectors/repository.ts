@@ -68,6 +68,9 @@ export function createConnectorsRepository(store: DocumentStore) {
       ...sso.operations,
       findWithSecret: withSecret<SsoConnector>(sso),
       page: (page: Page): Promise<PageResult<SsoConnector>> => sso.operations.list(page),
+      async anyConfigured(): Promise<boolean> {
+        return (await sso.collection.findOne({ clientSecretSealed: { $exists: true } })) !== null;
+      },
       async findByName(connectorName: string): Promise<SsoConnector | null> {
         const doc = await sso.collection.findOne({ connectorName });
         return doc ? sso.present(doc) : null;

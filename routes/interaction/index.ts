@@ -12,6 +12,7 @@ import { createPageKit } from './kit.ts';
 import { consentPage } from './pages.ts';
 import { signInPageOf, signInRoutes } from './sign-in.ts';
 import { signUpRoutes } from './sign-up.ts';
+import { connectorPageRoutes } from './connectors.ts';
 
 /**
  * The sign-in UI the provider sends browsers to, a second face of the experience library (the Experience API
@@ -45,6 +46,7 @@ export function interactionRoutes(core: ServiceCore): Middleware {
     }), visit);
   });
 
+  connectorPageRoutes(router, form, kit, experience, core.settings.baseUrl);
   signInRoutes(router, form, kit, experience);
   signUpRoutes(router, form, kit, experience);
   forgotPasswordRoutes(router, form, kit, experience);

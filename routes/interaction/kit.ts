@@ -40,6 +40,7 @@ export function createPageKit(core: ServiceCore) {
     const settings = await core.libraries.signInExperience.get();
     return {
       details, settings, methods: methodsOf(settings), branding: await branding(details, settings),
+      connectors: await core.libraries.connectors.choices(),
       csrf: tokens.issue(details.uid), at: (path?: string) => url(details.uid, path),
       request: { uid: details.uid, ip: ctx.ip, userAgent: ctx.get('user-agent') || undefined },
     };
@@ -60,6 +61,12 @@ export function createPageKit(core: ServiceCore) {
   return {
     url,
     send,
+
+    /** The enterprise connectors of an email's domain, as the pages name them. */
+    async ssoConnectorsFor(email: string): Promise<Array<{ id: string; name: string }>> {
+      const found = await core.libraries.connectors.ssoForEmail(email);
+      return found.map((connector) => ({ id: connector.id, name: connector.branding.displayName ?? connector.connectorName }));
+    },
 
     async visit(ctx: Context): Promise<Visit> {
       return visitOf(ctx, await provider.interactionDetails(ctx.req, ctx.res));

@@ -2,6 +2,7 @@ import { escapeHtml } from '../../lib/http/html.ts';
 import type { PasswordPolicy } from '../../lib/sign-in-experience/schema.ts';
 import { buttonForm, form, links, page, type Branding, type Field, type FormProblem } from './layout.ts';
 import { identifierField, identifierLabel, type PageMethods } from './methods.ts';
+import { connectorSection, type ConnectorChoices } from './connector-pages.ts';
 
 /** What every sign-in page knows: the interaction's URLs and CSRF token, and who the user signs in to. */
 export interface PageFrame {
@@ -10,11 +11,13 @@ export interface PageFrame {
   csrf: string;
   branding: Branding;
   methods: PageMethods;
+  /** Social connectors and single sign-on, offered on the sign-in page. */
+  connectors?: ConnectorChoices;
 }
 
 export interface SignInView extends PageFrame {
   /** The form the problem came from. */
-  failed?: 'password' | 'code';
+  failed?: 'password' | 'code' | 'sso';
   problem?: FormProblem;
   identifier?: string;
   notice?: string;
@@ -56,7 +59,7 @@ ${links({ href: at('/forgot-password'), label: 'Forgot password?' })}`);
   return page({
     title: 'Sign in', heading: `Sign in to ${view.branding.appName}`, branding: view.branding, notice: view.notice,
     problem: view.problem,
-    body: `${body}\n${register}\n${buttonForm(at('/abort'), view.csrf, 'Cancel')}`,
+    body: `${body}\n${connectorSection(view)}\n${register}\n${buttonForm(at('/abort'), view.csrf, 'Cancel')}`,
   });
 }
 

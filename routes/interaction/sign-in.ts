@@ -6,6 +6,7 @@ import type { PageKit, Visit } from './kit.ts';
 import type { FormProblem } from './layout.ts';
 import { isProblem, parseIdentifier } from './methods.ts';
 import { signInPage } from './sign-in-pages.ts';
+import { answerSsoChoice } from './connectors.ts';
 
 const NOTICES: Record<string, string> = {
   'password-reset': 'Your password was changed. Sign in with the new one.',
@@ -32,6 +33,8 @@ export function signInRoutes(router: Router, form: Middleware, kit: PageKit, exp
       kit.reject(ctx, visit, again(typed));
       return;
     }
+    // An email of a domain that signs in by SSO goes to its provider, as Logto's sign-in does.
+    if (typed.type === 'email' && await answerSsoChoice(ctx, kit, visit, typed.value)) return;
     if (!password) {
       kit.reject(ctx, visit, again({ field: 'password', message: 'Enter your password.' }));
       return;

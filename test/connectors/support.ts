@@ -27,10 +27,10 @@ export interface Federation {
   /** A user of the upstream, with a verified email. */
   upstreamUser(email?: string, name?: string): Promise<UpstreamUser>;
   /**
-   * Signs in at the upstream from `authorizationUri` (a fresh browser each time) and answers the callback URL
+   * Signs in at the upstream from `authorizationUri` (in a fresh browser unless one is given) and answers the callback URL
    * the upstream sent the browser to.
    */
-  signInUpstream(authorizationUri: string, user: UpstreamUser, callbackBase?: string): Promise<URL>;
+  signInUpstream(authorizationUri: string, user: UpstreamUser, callbackBase?: string, browser?: Browser): Promise<URL>;
   /** A social connector at the downstream pointing at the upstream. */
   socialConnector(kind: 'oidc' | 'oauth2', target: string, extra?: Record<string, unknown>): Promise<{ id: string }>;
   close(): Promise<void>;
@@ -57,8 +57,7 @@ export async function startFederation(): Promise<Federation> {
       expect(res.status, JSON.stringify(body)).to.equal(201);
       return { id: body.id, username, password, email: body.primaryEmail };
     },
-    async signInUpstream(authorizationUri, user, callbackBase = API_CALLBACK) {
-      const browser = new Browser();
+    async signInUpstream(authorizationUri, user, callbackBase = API_CALLBACK, browser = new Browser()) {
       const page = await browser.follow(authorizationUri, callbackBase);
       expect(page.res.status, `the upstream's sign-in page (${page.url})`).to.equal(200);
       const action = new URL(page.url);

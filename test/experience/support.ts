@@ -83,8 +83,13 @@ export class ExperienceClient {
   /** Submits, follows `redirectTo` back to the client and redeems the code: the tokens the client gets. */
   async submitForTokens(): Promise<client.TokenEndpointResponse & client.TokenEndpointResponseHelpers> {
     const { redirectTo } = await this.ok<{ redirectTo: string }>('POST', '/submit');
-    const callback = await this.browser.follow(redirectTo, REDIRECT);
-    expect(callback.url.startsWith(REDIRECT), `ended at ${callback.url} (${callback.res.status})`).to.equal(true);
+    return this.redeem(redirectTo);
+  }
+
+  /** Follows the browser from `url` back to the client (unless it is there already) and redeems the code there. */
+  async redeem(url: string): Promise<client.TokenEndpointResponse & client.TokenEndpointResponseHelpers> {
+    const callback = url.startsWith(REDIRECT) ? { url, res: undefined } : await this.browser.follow(url, REDIRECT);
+    expect(callback.url.startsWith(REDIRECT), `ended at ${callback.url} (${callback.res?.status})`).to.equal(true);
     return client.authorizationCodeGrant(this.#config, new URL(callback.url), { pkceCodeVerifier: this.#verifier, expectedState: 'st' });
   }
 }

@@ -1,0 +1,63 @@
+import { expect } from 'chai';
+import { createApplication } from '../support/fixtures.ts';
+import { freshPage, screenshot, useChromium } from '../support/chromium.ts';
+import { startService, type RunningService } from '../support/service.ts';
+import { startBrowserHarness, type BrowserHarness } from './support/harness.ts';
+
+describe('browser: continue with a social connector whose provider is a second instance of the service (Chromium)', () => {
+  const chromium = useChromium();
+  let upstream: RunningService;
+  let h: BrowserHarness;
+
+  before(async () => {
+    upstream = await startService();
+    h = await startBrowserHarness();
+  });
+  after(async () => {
+    await h?.close();
+    await upstream?.close();
+  });
+
+  it('signs up at the provider\'s page and comes back signed in, in one browser (User.Created, PostRegister)', async () => {
+    const app = await createApplication(upstream, {
+      type: 'Traditional', name: 'Acme Notes login',
+      oidcClientMetadata: { redirectUris: [`${h.running.baseUrl}/interaction/callback/social`], postLogoutRedirectUris: [] },
+    });
+    const connector = await h.running.request('/api/connectors', {
+      method: 'POST', json: {
+        connectorId: 'oidc', metadata: { target: 'upstream', name: { en: 'Upstream ID' } },
+        config: { clientId: app.id, clientSecret: app.secret, issuer: `${upstream.baseUrl}/oidc` },
+      },
+    });
+    expect(connector.status).to.equal(201);
+    const username = `browser_${Math.random().toString(36).slice(2, 8)}`;
+    const email = `${username}@upstream.example.com`;
+    const created = await upstream.request('/api/users', {
+      method: 'POST', json: { username, primaryEmail: email, password: 'Correct-Horse-7', name: 'Browser Person' },
+    });
+    expect(created.status).to.equal(201);
+
+    const { page, context } = await freshPage(chromium.browser());
+    try {
+      const flow = await h.rp.signIn(page);
+      const continueWith = page.getByRole('link', { name: 'Continue with Upstream ID' });
+      await continueWith.waitFor();
+      expect(await page.getByRole('textbox', { name: 'Work email' }).count(), 'no SSO connector: no SSO form').to.equal(0);
+      await screenshot(page, 'connector-sign-in-page');
+      await continueWith.click();
+      await page.waitForURL((url) => url.href.startsWith(upstream.baseUrl));
+      await page.getByRole('textbox', { name: /username/i }).fill(username);
+      await page.getByLabel('Password', { exact: true }).fill('Correct-Horse-7');
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      const userId = (await flow.finish()).claims()!.sub;
+      const user = await (await h.running.request(`/api/users/${userId}`)).json() as { primaryEmail: string; identities: Record<string, { userId: string }> };
+      expect(user.primaryEmail).to.equal(email);
+      expect(user.identities.upstream).to.have.property('userId');
+      await h.delivery('User.Created', userId);
+      await h.delivery('PostRegister', userId);
+    } finally {
+      await screenshot(page, 'connector-signed-in');
+      await context.close();
+    }
+  });
+});
