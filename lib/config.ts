@@ -69,6 +69,11 @@ export const environmentSchema = z.object({
   ADMIN_PASSWORD: z.string().min(1).max(256).optional(),
   /** Comma-separated cookie signing keys (first signs, all verify); generated per process when unset. */
   COOKIE_KEYS: z.string().min(1).optional(),
+  /**
+   * Comma-separated keys that encrypt MFA secrets at rest (TOTP secrets, AES-256-GCM): the first encrypts, all
+   * decrypt. Default: COOKIE_KEYS. Keep a retired key listed while secrets it sealed remain.
+   */
+  MFA_SECRET_KEYS: z.string().min(1).optional(),
   /** A private JWK set (JSON) used to sign tokens; unset = generated once and persisted in the store. */
   SIGNING_KEYS: z.string().min(1).optional(),
   /** Lifetime of an impersonation subject token, seconds. */

@@ -90,6 +90,18 @@ const ERROR_CODES = {
   'user.password_exists_in_profile': 'rule',
   'user.same_password': 'rule',
   'user.new_password_required_in_profile': 'rule',
+  /** Multi-factor authentication (Logto's codes): a wrong code, a factor the settings do not offer, a step missing. */
+  'session.mfa.invalid_totp_code': 'invalid',
+  'session.mfa.invalid_backup_code': 'invalid',
+  'session.mfa.mfa_factor_not_enabled': 'invalid',
+  'session.mfa.pending_info_not_found': 'invalid',
+  'session.mfa.require_mfa_verification': 'forbidden',
+  'session.mfa.backup_code_required': 'rule',
+  'session.mfa.backup_code_can_not_be_alone': 'rule',
+  'session.mfa.mfa_policy_not_user_controlled': 'rule',
+  'user.missing_mfa': 'rule',
+  'user.totp_already_in_use': 'rule',
+  'user.backup_code_already_in_use': 'rule',
   'verification_code.email_mismatch': 'invalid',
   /** Account API: a sensitive change without a fresh identity verification named by `logto-verification-id`. */
   'verification_record.permission_denied': 'unauthenticated',
@@ -110,7 +122,6 @@ const ERROR_CODES = {
   'user.email_or_phone_required': 'rule',
   'verification_code.phone_mismatch': 'invalid',
   'organization.application_type_not_allowed': 'rule',
-  'organization.mfa_not_supported': 'rule',
   'organization.require_membership': 'rule',
   'organization.role_type_mismatch': 'rule',
   /** `organizationRoleNames` named roles that do not exist; `data.names` lists them. */
@@ -151,6 +162,10 @@ const ERROR_CODES = {
   'sign_in_experiences.invalid_password_length': 'rule',
   'sign_in_experiences.pwned_check_not_supported': 'rule',
   'sign_in_experiences.update_conflict': 'conflict',
+  'sign_in_experiences.duplicated_mfa_factors': 'invalid',
+  'sign_in_experiences.backup_code_cannot_be_enabled_alone': 'invalid',
+  /** Mandatory MFA (for everyone or organization members) with no factor users could enrol. */
+  'sign_in_experiences.mandatory_mfa_requires_factors': 'invalid',
   'request.message_rate_limited': 'rate_limited',
   /** Too many failed authentications from this address or client, or too many subject tokens; see `Retry-After`. */
   'request.too_many_requests': 'rate_limited',

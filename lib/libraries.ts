@@ -14,10 +14,16 @@ import { createSecretBox } from './connectors/secrets.ts';
 import { createOutboundFetch } from './connectors/outbound.ts';
 import { createUpstreams } from './connectors/upstream.ts';
 import type { Network } from './webhooks/destinations.ts';
+import { createMfaLibrary } from './mfa/library.ts';
+import { createSecretBox as createMfaSecretBox } from './mfa/secret-box.ts';
 
 /** Domain logic above the repositories, shared by routes and extensions. */
 export function createLibraries(repositories: Repositories, options: {
   defaultAccessTokenTtl: number;
+  /** TOTP secrets are encrypted under keys derived from these (MFA_SECRET_KEYS, else the cookie keys). */
+  mfaSecretKeys: readonly string[];
+  /** The service's public URL: authenticator apps list accounts under its host. */
+  baseUrl: string;
   /** Connector client secrets are encrypted under keys derived from these. */
   cookieKeys: readonly string[];
   /** Non-public networks connector upstreams may be reached on (beyond loopback). */
@@ -38,6 +44,7 @@ export function createLibraries(repositories: Repositories, options: {
     connectors: createConnectorsLibrary({ ...repositories, secrets: createSecretBox(options.cookieKeys), upstreams }),
     identities: createIdentitiesLibrary(repositories),
     upstreams,
+    mfa: createMfaLibrary({ repositories, box: createMfaSecretBox(options.mfaSecretKeys), issuer: options.baseUrl }),
   };
 }
 

@@ -11,6 +11,7 @@ import { createUsersRepository } from './users/repository.ts';
 import { createSignInExperienceRepository } from './sign-in-experience/repository.ts';
 import { createConnectorsRepository } from './connectors/repository.ts';
 import { createIdentitiesRepository } from './connectors/identities-repository.ts';
+import { createMfaRepository } from './mfa/repository.ts';
 
 export function createRepositories(store: DocumentStore) {
   return {
@@ -26,6 +27,8 @@ export function createRepositories(store: DocumentStore) {
     connectors: createConnectorsRepository(store),
     /** Social and enterprise identities of users, unique to one user each. */
     identities: createIdentitiesRepository(store),
+    /** Users' second factors (TOTP, backup codes, WebAuthn). */
+    mfaVerifications: createMfaRepository(store),
     /** Sessions, grants and tokens of node-oidc-provider, for ending a user's access. */
     oidcRevocation: createOidcRevocation(store),
   };

@@ -8,6 +8,8 @@ export interface Settings extends Environment {
   /** Resource indicator of the management API; tokens for it carry the management scopes. */
   managementIndicator: string;
   cookieKeys: string[];
+  /** Keys sealing MFA secrets at rest: MFA_SECRET_KEYS, else the cookie keys. */
+  mfaSecretKeys: string[];
   embedded: { documents: boolean; keyValue: boolean };
   /** The delivery queue's name; `private` when no other process could consume it (see WEBHOOK_QUEUE_NAME). */
   webhookQueue: { name: string; private: boolean };
@@ -57,7 +59,7 @@ export function resolveSettings(env: Record<string, string | undefined>, overrid
     );
   }
   const cookieKeys = environment.COOKIE_KEYS
-    ? environment.COOKIE_KEYS.split(',').map((key) => key.trim()).filter(Boolean)
+    ? splitKeys(environment.COOKIE_KEYS)
     : [randomBytes(32).toString('base64url')];
   return {
     ...environment,
@@ -65,6 +67,7 @@ export function resolveSettings(env: Record<string, string | undefined>, overrid
     issuer: `${baseUrl}/oidc`,
     managementIndicator: `${baseUrl}/api`,
     cookieKeys,
+    mfaSecretKeys: environment.MFA_SECRET_KEYS ? splitKeys(environment.MFA_SECRET_KEYS) : cookieKeys,
     embedded,
     webhookQueue: webhookQueue(environment.WEBHOOK_QUEUE_NAME, embedded.documents),
     webhookEndpointConcurrency: environment.WEBHOOK_ENDPOINT_CONCURRENCY ?? Math.max(1, Math.floor(environment.WEBHOOK_CONCURRENCY / 5)),
@@ -84,4 +87,8 @@ function webhookQueue(configured: string | undefined, embeddedDocuments: boolean
   // Another process on the same Redis could take these jobs but never find their hooks, so it gets none.
   if (embeddedDocuments) return { name: `webhook-deliveries-${randomBytes(6).toString('hex')}`, private: true };
   return { name: 'webhook-deliveries', private: false };
+}
+
+function splitKeys(list: string): string[] {
+  return list.split(',').map((key) => key.trim()).filter(Boolean);
 }

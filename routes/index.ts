@@ -10,6 +10,7 @@ import { roleRoutes } from './roles/index.ts';
 import { signInExperienceRoutes } from './sign-in-experience/index.ts';
 import { userRoutes } from './users/index.ts';
 import { connectorRoutes } from './connectors/index.ts';
+import { userMfaRoutes } from './mfa/management.ts';
 
 /** The identity-data management routes (applications, resources, roles, users, organizations, …). */
 export function managementRoutes(api: ApiRouterDeps, core: ServiceCore): void {
@@ -17,6 +18,7 @@ export function managementRoutes(api: ApiRouterDeps, core: ServiceCore): void {
   resourceRoutes(api, core);
   roleRoutes(api, core);
   userRoutes(api, core);
+  userMfaRoutes(api, core);
   organizationRoutes(api, core);
   organizationRoleRoutes(api, core);
   organizationScopeRoutes(api, core);

@@ -37,6 +37,8 @@ export const MANAGEMENT_EVENTS = {
   'DELETE /users/:userId': [{ event: 'User.Deleted', data: 'snapshot' }],
   'PUT /users/:userId/identities/:target': [{ event: 'User.Data.Updated', note: 'data is the whole user' }],
   'DELETE /users/:userId/identities/:target': [{ event: 'User.Data.Updated' }],
+  'POST /users/:userId/mfa-verifications': [{ event: 'User.Data.Updated', note: 'data is the user, never the secret or the codes' }],
+  'DELETE /users/:userId/mfa-verifications/:verificationId': [{ event: 'User.Data.Updated', note: 'data is the user' }],
 
   'PATCH /my-account': [ACCOUNT_CHANGE],
   'PATCH /my-account/profile': [ACCOUNT_CHANGE],

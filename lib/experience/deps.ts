@@ -8,6 +8,7 @@ import type { UsersLibrary } from '../users/library.ts';
 import type { Messaging } from '../messaging/index.ts';
 import type { SignInExperienceLibrary } from '../sign-in-experience/library.ts';
 import type { Libraries } from '../libraries.ts';
+import type { MfaLibrary } from '../mfa/library.ts';
 
 /** What the experience library is built from: everything hangs off the service instance. */
 export interface ExperienceDeps {
@@ -24,6 +25,8 @@ export interface ExperienceDeps {
   connectors: Libraries['connectors'];
   identities: Libraries['identities'];
   upstreams: Libraries['upstreams'];
+  /** Users' second factors: proved, set up and stored by the experience's MFA step. */
+  mfa: MfaLibrary;
   /** Public URL of the service, mount prefix included. */
   baseUrl: string;
 }

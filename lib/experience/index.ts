@@ -4,6 +4,7 @@ import type { MessageEventContext, Recipient } from '../messaging/index.ts';
 import { createLockout } from '../sign-in/lockout.ts';
 import { findInteraction, remainingSeconds, setExperienceCookie, type Interaction } from './binding.ts';
 import type { ExperienceDeps } from './deps.ts';
+import type { User } from '../users/repository.ts';
 import { createExperienceEvents } from './events.ts';
 import { createIdentification } from './identification.ts';
 import { createProfiles, type ProfileInput } from './profile.ts';
@@ -15,6 +16,7 @@ import {
 } from './types.ts';
 import { createVerifications } from './verification.ts';
 import { createConnectorVerifications, type ConnectorType } from './connectors.ts';
+import { createMfaStep } from './mfa.ts';
 
 export type { ExperienceRequest, InteractionEvent, ExperienceIdentifier } from './types.ts';
 export type { ProfileInput } from './profile.ts';
@@ -42,7 +44,8 @@ export function createExperience(deps: ExperienceDeps) {
   const verifications = createVerifications({ ...deps, lockout });
   const profiles = createProfiles(deps);
   const identification = createIdentification(deps);
-  const submission = createSubmission(deps);
+  const mfaStep = createMfaStep({ ...deps, lockout });
+  const submission = createSubmission({ ...deps, mfaStep });
   const events = createExperienceEvents(deps);
   const connectorFlows = createConnectorVerifications(deps);
 
@@ -67,6 +70,16 @@ export function createExperience(deps: ExperienceDeps) {
     const result = await change(opened);
     await opened.save();
     return result;
+  }
+
+  /** A change to the experience of an identified account (sign-in or registration; forgot password has no MFA step). */
+  function withUser<T>(request: ExperienceRequest, change: (record: ExperienceRecord, user: User) => Promise<T>): Promise<T> {
+    return requireRecord(request, async ({ record }) => {
+      if (record.interactionEvent === 'ForgotPassword') {
+        throw errors.experience('session.not_supported_for_forgot_password', 'a forgot-password experience has no second-factor step');
+      }
+      return change(record, await submission.identifiedUser(record));
+    });
   }
 
   function messageContext(interaction: Interaction, record: ExperienceRecord, request: ExperienceRequest): MessageEventContext {
@@ -210,6 +223,29 @@ export function createExperience(deps: ExperienceDeps) {
       }
       return { verificationId: await connectorFlows.verify(record, type, connectorId, verificationId, connectorData) };
     }),
+
+    /** `POST /verification/totp/secret`: a new TOTP secret for the identified account, shown once. */
+    newTotpSecret: (request: ExperienceRequest) => withUser(request, (record, user) => mfaStep.newTotpSecret(record, user)),
+
+    /** `POST /verification/totp/verify`: confirms a new secret (`verificationId`), or checks the account's app. */
+    verifyTotp: (request: ExperienceRequest, code: string, verificationId?: string) => withUser(request, async (record, user) => ({
+      verificationId: await mfaStep.verifyTotp(record, user, code, verificationId),
+    })),
+
+    /** `POST /verification/backup-code/generate`: ten new backup codes, shown once. */
+    newBackupCodes: (request: ExperienceRequest) => withUser(request, (record) => mfaStep.newBackupCodes(record)),
+
+    /** `POST /verification/backup-code/verify`: spends one of the account's backup codes. */
+    verifyBackupCode: (request: ExperienceRequest, code: string) => withUser(request, async (record, user) => ({
+      verificationId: await mfaStep.verifyBackupCode(record, user, code),
+    })),
+
+    /** `POST /profile/mfa`: the new factor a verification set up is stored at submit. */
+    bindMfa: (request: ExperienceRequest, type: 'Totp' | 'BackupCode', verificationId: string) =>
+      withUser(request, (record, user) => mfaStep.bind(record, user, type, verificationId)),
+
+    /** `POST /profile/mfa/mfa-skipped`: no second factor now, where the policy allows it. */
+    skipMfa: (request: ExperienceRequest) => withUser(request, (record, user) => mfaStep.skip(record, user)),
 
     /** `GET /api/experience/interaction`: the experience as far as it went, without secrets. */
     async state(request: ExperienceRequest): Promise<ExperienceState> {

@@ -7,6 +7,7 @@ import { emailVerifiedIn } from './identification.ts';
 import { asIdentifierConflict, assertAvailable } from './profile.ts';
 import { assertProfileComplete } from './rules.ts';
 import type { ExperienceRecord } from './types.ts';
+import type { MfaStep } from './mfa.ts';
 
 export interface Submission {
   user: User;
@@ -17,11 +18,13 @@ export interface Submission {
 
 /**
  * `POST /api/experience/submit`: commits what the experience established to the account. Sign-in and
- * registration complete the profile (every identifier still checked against other accounts), stamp the
- * sign-in and provision organizations by a verified email on the account's first sign-in; forgot password
- * stores the new password.
+ * registration complete the profile (every identifier still checked against other accounts), pass the MFA
+ * step, stamp the sign-in, store the second factors set up on the way and provision organizations by a
+ * verified email on the account's first sign-in; forgot password stores the new password.
  */
-export function createSubmission(deps: Pick<ExperienceDeps, 'repositories' | 'users' | 'organizationJit' | 'signInExperience'>) {
+export function createSubmission(
+  deps: Pick<ExperienceDeps, 'repositories' | 'users' | 'organizationJit' | 'signInExperience'> & { mfaStep: MfaStep },
+) {
   async function identifiedUser(record: ExperienceRecord): Promise<User> {
     const user = record.userId ? await deps.repositories.users.findById(record.userId) : null;
     if (!user) throw errors.experience('session.identifier_not_found', 'no account is identified yet: identify first');
@@ -53,6 +56,7 @@ export function createSubmission(deps: Pick<ExperienceDeps, 'repositories' | 'us
       await assertAvailable(deps.repositories, record.profile, user.id);
       // An account signing in through a connector has the provider's identity in place of a password or identifier.
       if (!record.connectorSignIn) assertProfileComplete(settings, record.profile, user);
+      await deps.mfaStep.assertSatisfied(record, user);
       const changes: ExperienceChanges = {
         ...(username !== undefined && { username }),
         ...(primaryEmail !== undefined && { primaryEmail }),
@@ -60,12 +64,14 @@ export function createSubmission(deps: Pick<ExperienceDeps, 'repositories' | 'us
         ...(passwordDigest !== undefined && { passwordDigest }),
       };
       const firstSignIn = user.lastSignInAt === null;
-      const updated = await apply(user.id, { ...changes, lastSignInAt: Date.now() });
+      let updated = await apply(user.id, { ...changes, lastSignInAt: Date.now() });
+      const factorAdded = await deps.mfaStep.commit(record, updated);
+      if (factorAdded) updated = await identifiedUser(record);
       const email = updated.primaryEmail;
       const memberships = (firstSignIn || primaryEmail !== undefined) && emailVerifiedIn(record, email)
         ? await deps.organizationJit.provisionByVerifiedEmail(updated.id, email)
         : [];
-      return { user: updated, userChanged: Object.keys(changes).length > 0, memberships };
+      return { user: updated, userChanged: Object.keys(changes).length > 0 || factorAdded, memberships };
     },
   };
 }

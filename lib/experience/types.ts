@@ -49,6 +49,24 @@ const profile = z.object({
 });
 export type ExperienceProfile = z.infer<typeof profile>;
 
+/**
+ * A second-factor verification of this experience (Logto's TOTP and BackupCode verification records). It either
+ * proves one of the account's factors (`verified`, no `newSecret`/`newCodes`), or sets up a new factor that
+ * `POST /profile/mfa` binds and submit stores. Passkeys add `WebAuthn` here with their own fields.
+ */
+const mfaVerification = z.object({
+  id: z.string(),
+  type: z.enum(['Totp', 'BackupCode']),
+  verified: z.boolean(),
+  /** A TOTP secret being set up, sealed (it is in clear nowhere but the answer that showed it). */
+  newSecret: z.string().optional(),
+  /** The time step of the code that confirmed the new secret: it cannot be used again. */
+  acceptedStep: z.number().optional(),
+  /** New backup codes, hashed as they will be stored. */
+  newCodes: z.object({ salt: z.string(), digests: z.array(z.string()) }).optional(),
+});
+export type MfaVerificationRecord = z.infer<typeof mfaVerification>;
+
 export const experienceRecord = z.object({
   interactionEvent,
   /** At most one record per verification type: a new one replaces the old, as in Logto. */
@@ -61,6 +79,11 @@ export const experienceRecord = z.object({
   connectorVerifications: z.array(connectorVerification).optional(),
   /** The account was identified (or created) through a connector. */
   connectorSignIn: connectorSignIn.optional(),
+  mfaVerifications: z.array(mfaVerification).optional(),
+  /** Verifications of new factors to store at submit (`POST /profile/mfa`), one per type. */
+  mfaBind: z.object({ Totp: z.string().optional(), BackupCode: z.string().optional() }).optional(),
+  /** The user chose not to enrol now (`POST /profile/mfa/mfa-skipped`); stored on the account at submit. */
+  mfaSkipped: z.boolean().optional(),
 });
 export type ExperienceRecord = z.infer<typeof experienceRecord>;
 

@@ -6,6 +6,7 @@ import type { Authorization } from '../roles/authorization.ts';
 import { organizationUrn } from '../organizations/urn.ts';
 import type { Resource } from '../resources/repository.ts';
 import type { User } from '../users/repository.ts';
+import { isUsable } from '../mfa/library.ts';
 import type { ImpersonationAudit } from './audit.ts';
 import type { SubjectTokenRecord, SubjectTokens } from './subject-tokens.ts';
 
@@ -62,7 +63,7 @@ const bounded = (text: string | undefined): string | null => (text === undefined
  * which scopes it carries, and the audit trail of creations, exchanges and refused exchanges.
  */
 export function createImpersonation(deps: {
-  repositories: Pick<Repositories, 'users' | 'resources'>;
+  repositories: Pick<Repositories, 'users' | 'resources' | 'organizations' | 'mfaVerifications'>;
   authorization: Authorization;
   subjectTokens: SubjectTokens;
   audit: ImpersonationAudit;
@@ -97,6 +98,11 @@ export function createImpersonation(deps: {
       const { authorization } = deps;
       if (organizationId && !(await authorization.isOrganizationMember(organizationId, user.id))) {
         throw new ExchangeRefused('access_denied', 'user is not a member of the organization');
+      }
+      // As Logto: an organization that requires MFA gets no token for a member without a second factor.
+      if (organizationId && (await repositories.organizations.findById(organizationId))?.isMfaRequired
+        && !(await repositories.mfaVerifications.listOf(user.id)).some(isUsable)) {
+        throw new ExchangeRefused('access_denied', 'the organization requires MFA but the user has no second factor');
       }
       const inOrganization = organizationId ?? null;
       const narrowed = (allowed: string[]) => requested.filter((scope) => allowed.includes(scope));

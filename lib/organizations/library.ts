@@ -36,16 +36,6 @@ export interface MembershipUpdate {
   changes: MembershipChanges;
 }
 
-/** MFA does not exist yet, so an organization that required it would let members in without it. */
-function assertMfaSupported(input: OrganizationInput): void {
-  if (input.isMfaRequired === true) {
-    throw errors.unprocessable(
-      'organization.mfa_not_supported',
-      'multi-factor authentication is not available yet, so an organization cannot require it: isMfaRequired must be false',
-    );
-  }
-}
-
 function update(organization: Organization, changes: Partial<MembershipChanges>): MembershipUpdate {
   return {
     organization,
@@ -125,7 +115,6 @@ export function createOrganizationsLibrary(deps: OrganizationsDeps) {
     mustFind,
     assertMember,
     async create(input: OrganizationInput & { name: string }): Promise<Organization> {
-      assertMfaSupported(input);
       return organizations.insert({
         id: newId(), name: input.name, description: input.description ?? null, customData: input.customData ?? {},
         isMfaRequired: input.isMfaRequired ?? false, createdAt: Date.now(),
@@ -133,7 +122,6 @@ export function createOrganizationsLibrary(deps: OrganizationsDeps) {
     },
     async update(id: string, changes: OrganizationInput): Promise<Organization> {
       await mustFind(id);
-      assertMfaSupported(changes);
       return (await organizations.update(id, changes)) ?? mustFind(id);
     },
     /** Deletes the organization after what hangs off it (children first, so a retry finishes a failed delete). */

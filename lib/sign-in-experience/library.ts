@@ -50,6 +50,7 @@ function applyPatch(current: SignInExperience, patch: SignInExperiencePatch): Si
         ...(patch.branding.darkLogoUrl !== undefined && { darkLogoUrl: patch.branding.darkLogoUrl }),
       }
       : current.branding,
+    mfa: patch.mfa ? { organizationRequiredMfaPolicy: 'NoPrompt', ...patch.mfa } : current.mfa,
   };
 }
 

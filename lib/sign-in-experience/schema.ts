@@ -50,6 +50,21 @@ const passwordPolicy = z.object({
 });
 export type PasswordPolicy = z.infer<typeof passwordPolicy>;
 
+/**
+ * Logto's MFA settings, for the values this service acts on (others are refused with 400): the factors users may
+ * enrol (WebAuthn arrives with passkeys; Logto's email and phone factors are not offered), and when users without
+ * one are asked to enrol: never (NoPrompt), at sign-in and sign-up with a way to skip (PromptAtSignInAndSignUp,
+ * and Logto's older name for it, UserControlled), at sign-in only (PromptOnlyAtSignIn), or always (Mandatory).
+ */
+export const mfaFactorName = z.enum(['Totp', 'BackupCode']);
+const mfaSettings = z.object({
+  factors: z.array(mfaFactorName).max(3).describe('What users may enrol; BackupCode only beside another factor'),
+  policy: z.enum(['NoPrompt', 'UserControlled', 'PromptAtSignInAndSignUp', 'PromptOnlyAtSignIn', 'Mandatory']),
+  organizationRequiredMfaPolicy: z.enum(['NoPrompt', 'Mandatory'])
+    .describe('Mandatory: members of an organization with isMfaRequired must enrol at sign-in'),
+});
+
+
 const logoUrl = z.string().max(2048)
   .refine((value) => /^https?:$/.test(URL.parse(value)?.protocol ?? ''), 'must be an absolute http(s) URL');
 
@@ -62,6 +77,7 @@ export const signInExperience = z.object({
   signUp,
   passwordPolicy,
   branding,
+  mfa: mfaSettings,
 });
 export type SignInExperience = z.infer<typeof signInExperience>;
 
@@ -81,6 +97,7 @@ export const DEFAULT_SIGN_IN_EXPERIENCE: SignInExperience = {
     rejects: { pwned: false, commonPasswords: true, repetitionAndSequence: false, userInfo: true, words: [] },
   },
   branding: {},
+  mfa: { factors: [], policy: 'UserControlled', organizationRequiredMfaPolicy: 'NoPrompt' },
 };
 
 /**
@@ -91,7 +108,7 @@ const UNSUPPORTED_SETTINGS = [
   'tenantId', 'color', 'hideLogtoBranding', 'languageInfo', 'termsOfUseUrl', 'privacyPolicyUrl',
   'agreeToTermsPolicy', 'supportEmail', 'supportWebsiteUrl', 'unknownSessionRedirectUrl',
   'socialSignInConnectorTargets', 'socialSignIn', 'customCss', 'customContent', 'customUiAssets', 'customUiCsp',
-  'mfa', 'adaptiveMfa', 'singleSignOnEnabled', 'captchaPolicy', 'sentinelPolicy', 'emailBlocklistPolicy',
+  'adaptiveMfa', 'singleSignOnEnabled', 'captchaPolicy', 'sentinelPolicy', 'emailBlocklistPolicy',
   'emailAllowlistPolicy', 'forgotPasswordMethods', 'passkeySignIn', 'signUpProfileFields', 'usernamePolicy',
   'passwordExpiration', 'verificationCodePolicy',
 ] as const;
@@ -118,11 +135,13 @@ export const signInExperiencePatch = z.object({
     rejects: passwordPolicy.shape.rejects.partial().strict().optional(),
   }).strict().optional(),
   branding: branding.extend(unsupportedShape(UNSUPPORTED_BRANDING)).strict().optional(),
+  mfa: mfaSettings.partial({ organizationRequiredMfaPolicy: true }).strict().optional()
+    .describe('Replaces the MFA settings whole; organizationRequiredMfaPolicy defaults to NoPrompt'),
   ...unsupportedShape(UNSUPPORTED_SETTINGS),
 }).strict();
 export type SignInExperiencePatch = z.infer<typeof signInExperiencePatch>;
 
-/** The paths of the unsupported settings a parsed patch names, e.g. `mfa` or `branding.favicon`. */
+/** The paths of the unsupported settings a parsed patch names, e.g. `adaptiveMfa` or `branding.favicon`. */
 export function unsupportedSettingsOf(patch: SignInExperiencePatch): string[] {
   const named: string[] = UNSUPPORTED_SETTINGS.filter((key) => patch[key] !== undefined);
   for (const key of UNSUPPORTED_BRANDING) if (patch.branding?.[key] !== undefined) named.push(`branding.${key}`);

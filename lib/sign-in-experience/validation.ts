@@ -83,7 +83,21 @@ function passwordPolicyRefusal({ passwordPolicy }: SignInExperience): Refusal | 
 }
 
 /** Throws 422 with the first rule the settings break; the whole object is checked, not only the patch. */
+/** Logto's MFA rules (400, as Logto answers them), and no mandatory enrolment without a factor to enrol. */
+function assertMfa({ mfa }: SignInExperience): void {
+  if (new Set(mfa.factors).size !== mfa.factors.length) {
+    throw errors.invalid('sign_in_experiences.duplicated_mfa_factors', 'each MFA factor may appear once');
+  }
+  if (mfa.factors.length === 1 && mfa.factors[0] === 'BackupCode') {
+    throw errors.invalid('sign_in_experiences.backup_code_cannot_be_enabled_alone', 'backup codes only back up another factor');
+  }
+  if (mfa.factors.length === 0 && (mfa.policy === 'Mandatory' || mfa.organizationRequiredMfaPolicy === 'Mandatory')) {
+    throw errors.invalid('sign_in_experiences.mandatory_mfa_requires_factors', 'mandatory MFA needs at least one factor users can enrol');
+  }
+}
+
 export function assertConsistent(settings: SignInExperience): void {
+  assertMfa(settings);
   const refusal = signInRefusal(settings) ?? signUpRefusal(settings) ?? passwordPolicyRefusal(settings);
   if (refusal) throw errors.unprocessable(...refusal);
 }

@@ -35,7 +35,7 @@ export type ExperienceChanges = {
   lastSignInAt?: number;
 };
 
-type UsersDeps = Pick<Repositories, 'users' | 'roles' | 'organizations' | 'oidcRevocation' | 'identities'>;
+type UsersDeps = Pick<Repositories, 'users' | 'roles' | 'organizations' | 'oidcRevocation' | 'identities' | 'mfaVerifications'>;
 /**
  * The sign-in experience's password policy. Passwords the management API sets obey it too: the policy says
  * which passwords the service keeps, whoever chose them (Logto checks end users' only).
@@ -44,7 +44,7 @@ type PasswordPolicyGate = Pick<SignInExperienceLibrary, 'assertPassword'>;
 
 /** User rules above storage: password hashing, default roles, suspension, and what deletion cleans up. */
 export function createUsersLibrary(deps: UsersDeps, passwordPolicy: PasswordPolicyGate) {
-  const { users, roles, organizations, oidcRevocation } = deps;
+  const { users, roles, organizations, oidcRevocation, mfaVerifications } = deps;
 
   async function mustFind(id: string): Promise<User> {
     const user = await users.findById(id);
@@ -134,13 +134,14 @@ export function createUsersLibrary(deps: UsersDeps, passwordPolicy: PasswordPoli
       if (isSuspended) await oidcRevocation.revokeUser(id);
       return user;
     },
-    /** Deletes the user with their role assignments, memberships and OIDC sessions; returns the snapshot. */
+    /** Deletes the user with their role assignments, memberships, second factors and OIDC sessions; returns the snapshot. */
     async delete(id: string): Promise<User> {
       await mustFind(id);
       // Children first: outside a transaction, a failure midway leaves the entity, which a retry deletes, never orphans.
       await roles.removeAllOfUser(id);
       await organizations.removeUserEverywhere(id);
       await deps.identities.removeAllOf(id);
+      await mfaVerifications.deleteAllOf(id);
       await oidcRevocation.revokeUser(id);
       const deleted = await users.delete(id);
       if (!deleted) throw errors.notFound('user', id);

@@ -23,6 +23,8 @@ export interface User {
 export interface UserSecrets {
   passwordDigest?: string | null;
   mfaVerifications?: unknown[];
+  /** The user declined to enrol a second factor when asked at sign-in (asked no more unless it becomes mandatory). */
+  mfaSkipped?: boolean;
 }
 
 export function createUsersRepository(store: DocumentStore) {
@@ -30,7 +32,7 @@ export function createUsersRepository(store: DocumentStore) {
     searchFields: ['id', 'username', 'primaryEmail', 'primaryPhone', 'name'],
     // Identifiers are unset rather than stored as null (sparse unique indexes); the API shape has them as null.
     present(doc) {
-      const user = publicShape<User>(doc, ['passwordDigest', 'mfaVerifications']);
+      const user = publicShape<User>(doc, ['passwordDigest', 'mfaVerifications', 'mfaSkipped']);
       for (const key of IDENTIFIER_FIELDS) user[key] ??= null;
       return user;
     },
@@ -54,7 +56,9 @@ export function createUsersRepository(store: DocumentStore) {
     async findWithSecrets(filter: { id?: string; username?: string; primaryEmail?: string; primaryPhone?: string }) {
       const query = filter.id ? { _id: filter.id } : filter;
       const doc = await users.findOne(query);
-      return doc ? { user: present(doc), secrets: { passwordDigest: doc.passwordDigest ?? null, mfaVerifications: doc.mfaVerifications ?? [] } } : null;
+      return doc ? { user: present(doc), secrets: {
+        passwordDigest: doc.passwordDigest ?? null, mfaVerifications: doc.mfaVerifications ?? [], mfaSkipped: doc.mfaSkipped ?? false,
+      } } : null;
     },
     list(page: Page, filter: { search?: SearchInput; excludeIds?: string[]; ids?: string[] }): Promise<PageResult<User>> {
       const query: Filter = {};

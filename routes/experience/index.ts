@@ -4,7 +4,8 @@ import type { ServiceCore } from '../../lib/core.ts';
 import { experienceUidOf, type ExperienceRequest } from '../../lib/experience/index.ts';
 import {
   eventBody, experienceState, identificationBody, passwordBody, passwordVerificationBody, profileBody, sendCodeBody,
-  submitResponse, verificationResponse, verifyCodeBody,
+  submitResponse, verificationResponse, verifyCodeBody, totpSecretResponse, totpVerifyBody, backupCodesResponse,
+  backupCodeVerifyBody, bindMfaBody,
 } from './schemas.ts';
 import { experienceConnectorRoutes } from './connectors.ts';
 
@@ -84,6 +85,43 @@ export function experienceRoutes(api: ApiRouterDeps, core: ServiceCore): void {
   });
 
   experienceConnectorRoutes(api, core);
+
+  declare(api, {
+    method: 'post', path: '/experience/verification/totp/secret', tag, scope: null, response: totpSecretResponse,
+    summary: 'Set up an authenticator app: a new TOTP secret for the identified account, with its QR code (shown once)',
+    handler: ({ koa }) => experience.newTotpSecret(requestOf(koa)),
+  });
+
+  declare(api, {
+    method: 'post', path: '/experience/verification/totp/verify', tag, scope: null, body: totpVerifyBody, response: verificationResponse,
+    summary: 'Check a TOTP code: of the new secret (verificationId) or of the account\'s app; each time step once (counted by the lockout policy)',
+    handler: ({ koa, body }) => experience.verifyTotp(requestOf(koa), body.code, body.verificationId),
+  });
+
+  declare(api, {
+    method: 'post', path: '/experience/verification/backup-code/generate', tag, scope: null, response: backupCodesResponse,
+    summary: 'Ten new backup codes for the identified account (shown once; stored when bound and submitted)',
+    handler: ({ koa }) => experience.newBackupCodes(requestOf(koa)),
+  });
+
+  declare(api, {
+    method: 'post', path: '/experience/verification/backup-code/verify', tag, scope: null,
+    body: backupCodeVerifyBody, response: verificationResponse,
+    summary: 'Spend one of the account\'s backup codes (each works once; counted by the lockout policy)',
+    handler: ({ koa, body }) => experience.verifyBackupCode(requestOf(koa), body.code),
+  });
+
+  declare(api, {
+    method: 'post', path: '/experience/profile/mfa', tag, scope: null, status: 204, body: bindMfaBody,
+    summary: 'Bind the new factor a verification set up; it is stored at submit',
+    handler: ({ koa, body }) => experience.bindMfa(requestOf(koa), body.type, body.verificationId),
+  });
+
+  declare(api, {
+    method: 'post', path: '/experience/profile/mfa/mfa-skipped', tag, scope: null, status: 204,
+    summary: 'Decline to add a second factor now (only where the MFA policy lets the user choose)',
+    handler: ({ koa }) => experience.skipMfa(requestOf(koa)),
+  });
 
   declare(api, {
     method: 'post', path: '/experience/submit', tag, scope: null, response: submitResponse,

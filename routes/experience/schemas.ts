@@ -58,3 +58,21 @@ export const experienceState = z.object({
     id: z.string(), type: z.string(), identifier: z.object({ type: identifierType, value: z.string() }), verified: z.boolean(),
   })),
 });
+
+/** The second-factor step (Logto's paths and shapes). */
+export const totpSecretResponse = z.object({
+  verificationId: z.string(),
+  secret: z.string().describe('Base32; shown this once'),
+  secretQrCode: z.string().describe('The otpauth URI as a QR code, a PNG data URL'),
+  keyUri: z.string().describe('The otpauth:// URI (beyond Logto), for apps that take a link'),
+});
+export const totpVerifyBody = z.object({
+  code: z.string().min(1).max(64),
+  verificationId: verificationId.optional().describe('Confirms the new secret this verification holds; without it, checks the account\'s app'),
+}).strict();
+export const backupCodesResponse = z.object({ verificationId: z.string(), codes: z.array(z.string()).describe('Shown this once') });
+export const backupCodeVerifyBody = z.object({ code: z.string().min(1).max(64) }).strict();
+export const bindMfaBody = z.object({
+  type: z.enum(['Totp', 'BackupCode']).describe('WebAuthn arrives with passkeys'),
+  verificationId,
+}).strict();

@@ -23,7 +23,8 @@ const name = z.string().trim().min(1).max(128);
 const description = z.string().max(2048).nullish();
 
 const isMfaRequired = z.boolean().optional()
-  .describe('Only false for now: MFA is not available yet, so true answers 422 organization.mfa_not_supported');
+  .describe('Members need a second factor: organization tokens are refused to a member without one, and with the sign-in '
+    + 'experience\'s organizationRequiredMfaPolicy Mandatory, members must enrol at sign-in');
 
 export const createOrganizationBody = z.object({
   name, description, customData: jsonObject.optional(), isMfaRequired,

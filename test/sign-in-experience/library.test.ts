@@ -20,7 +20,7 @@ describe('sign-in experience library', () => {
 
   it('update validates what it is given, as the route does', async () => {
     expect((await refusal(library().update('SignIn'))).code).to.equal('guard.invalid_input');
-    expect((await refusal(library().update({ mfa: {} }))).code).to.equal('sign_in_experiences.unsupported_setting');
+    expect((await refusal(library().update({ adaptiveMfa: {} }))).code).to.equal('sign_in_experiences.unsupported_setting');
     expect((await refusal(library().update({ signUp: { identifiers: ['email'], password: true, verify: false } }))).code)
       .to.equal('sign_in_experiences.passwordless_requires_verify');
     const updated = await library().update({ signInMode: 'SignIn' });

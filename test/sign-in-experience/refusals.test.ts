@@ -14,7 +14,7 @@ interface Refusal {
 }
 
 const UNSUPPORTED: Refusal[] = [
-  { why: 'MFA', body: { mfa: { factors: [], policy: 'NoPrompt' } }, status: 422, code: 'sign_in_experiences.unsupported_setting', data: { settings: ['mfa'] } },
+  { why: 'adaptive MFA', body: { adaptiveMfa: { enabled: true } }, status: 422, code: 'sign_in_experiences.unsupported_setting', data: { settings: ['adaptiveMfa'] } },
   { why: 'social connectors, even none', body: { socialSignInConnectorTargets: [] }, status: 422, code: 'sign_in_experiences.unsupported_setting', data: { settings: ['socialSignInConnectorTargets'] } },
   { why: 'colours and language', body: { color: { primaryColor: '#000000' }, languageInfo: { autoDetect: true } }, status: 422, code: 'sign_in_experiences.unsupported_setting', data: { settings: ['color', 'languageInfo'] } },
   { why: 'a favicon', body: { branding: { logoUrl: 'https://cdn.example.com/l.svg', favicon: 'https://cdn.example.com/f.ico' } }, status: 422, code: 'sign_in_experiences.unsupported_setting', data: { settings: ['branding.favicon'] } },

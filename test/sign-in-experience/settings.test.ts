@@ -17,6 +17,7 @@ const DEFAULTS = {
     rejects: { pwned: false, commonPasswords: true, repetitionAndSequence: false, userInfo: true, words: [] },
   },
   branding: {},
+  mfa: { factors: [], policy: 'UserControlled', organizationRequiredMfaPolicy: 'NoPrompt' },
 };
 
 const method = (identifier: string, password: boolean, verificationCode: boolean, isPasswordPrimary = password) =>

@@ -6,6 +6,7 @@ import { roleEventCases, scopeEventCases } from './roles.cases.ts';
 import { userEventCases } from './users.cases.ts';
 import { accountEventCases } from './account.cases.ts';
 import { identityEventCases } from './identities.cases.ts';
+import { mfaEventCases } from './mfa.cases.ts';
 import { organizationRoleResourceScopeEventCases } from '../../compat/part1-resource-scope-events.cases.ts';
 
 /** Every row of the operation → event table, with at least one case each (checked by coverage.test.ts). */
@@ -13,6 +14,7 @@ export const EVENT_CASES: readonly EventCase[] = [
   ...userEventCases,
   ...accountEventCases,
   ...identityEventCases,
+  ...mfaEventCases,
   ...roleEventCases,
   ...scopeEventCases,
   ...organizationEventCases,

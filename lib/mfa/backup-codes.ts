@@ -1,0 +1,28 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { newId } from '../ids.ts';
+
+/** Ten codes per set, as Logto issues them. */
+export const BACKUP_CODE_COUNT = 10;
+/** 12 characters of [0-9a-z]: about 62 bits each, beyond offline guessing of a salted SHA-256 digest. */
+const LENGTH = 12;
+
+export interface HashedCodes {
+  salt: string;
+  digests: string[];
+}
+
+/** How a typed code is compared: case, spaces and dashes do not matter. */
+export function normalizeBackupCode(code: string): string {
+  return code.toLowerCase().replace(/[\s-]/g, '');
+}
+
+export function backupCodeDigest(salt: string, code: string): string {
+  return createHash('sha256').update(`${salt}:${normalizeBackupCode(code)}`, 'utf8').digest('hex');
+}
+
+/** A new set: the clear codes (shown once) and what is kept of them. */
+export function newBackupCodes(): { codes: string[]; hashed: HashedCodes } {
+  const salt = randomBytes(16).toString('base64url');
+  const codes = Array.from({ length: BACKUP_CODE_COUNT }, () => newId(LENGTH));
+  return { codes, hashed: { salt, digests: codes.map((code) => backupCodeDigest(salt, code)) } };
+}

@@ -1,0 +1,50 @@
+import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto';
+
+/**
+ * Encryption at rest for MFA secrets that must be read back (a TOTP secret is needed in clear to compute
+ * codes, so it cannot be hashed). AES-256-GCM under keys derived with HKDF-SHA256 from `MFA_SECRET_KEYS`
+ * (default: `COOKIE_KEYS`): the first key encrypts, every key decrypts, so a key is rotated by putting the new
+ * one first and keeping the old one listed until every secret was re-encrypted or removed. Each ciphertext
+ * names its key (`kid`, a digest of the derived key, never the key) and is bound to its record by the
+ * associated data (the factor's id and its user's id), so a ciphertext copied to another record does not open.
+ */
+export interface SecretBox {
+  seal(plain: string, context: string): string;
+  /** The clear text, or undefined when no listed key opens it (a key was dropped) or it was tampered with. */
+  open(sealed: string, context: string): string | undefined;
+}
+
+const VERSION = 'v1';
+const INFO = 'identity-service mfa secret v1';
+
+export function createSecretBox(keys: readonly string[]): SecretBox {
+  if (keys.length === 0) throw new Error('at least one MFA secret key is required');
+  const derived = keys.map((key) => {
+    const material = Buffer.from(hkdfSync('sha256', Buffer.from(key, 'utf8'), Buffer.alloc(0), INFO, 32));
+    return { kid: createHash('sha256').update(material).digest('base64url').slice(0, 12), material };
+  });
+  const [current] = derived as [typeof derived[number]];
+
+  return {
+    seal(plain, context) {
+      const iv = randomBytes(12);
+      const cipher = createCipheriv('aes-256-gcm', current.material, iv);
+      cipher.setAAD(Buffer.from(context, 'utf8'));
+      const body = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
+      return [VERSION, current.kid, iv.toString('base64url'), body.toString('base64url'), cipher.getAuthTag().toString('base64url')].join('.');
+    },
+    open(sealed, context) {
+      const [version, kid, iv, body, tag] = sealed.split('.');
+      const key = derived.find((candidate) => candidate.kid === kid);
+      if (version !== VERSION || !key || iv === undefined || body === undefined || tag === undefined) return undefined;
+      try {
+        const decipher = createDecipheriv('aes-256-gcm', key.material, Buffer.from(iv, 'base64url'));
+        decipher.setAAD(Buffer.from(context, 'utf8'));
+        decipher.setAuthTag(Buffer.from(tag, 'base64url'));
+        return Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]).toString('utf8');
+      } catch {
+        return undefined;
+      }
+    },
+  };
+}
