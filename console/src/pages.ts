@@ -1,5 +1,7 @@
 import type { ComponentType } from 'preact';
 import { applicationsPage } from './pages/applications/index.ts';
+import { usersPage } from './pages/users/index.ts';
+import { impersonationLogPage } from './pages/impersonation-log/index.ts';
 
 /**
  * A page of the console: one module per resource. `routes` maps a path below `/<id>` ('' for the list,
@@ -16,4 +18,6 @@ export interface PageModule {
 /** Every page, in navigation order. Adding a page is adding its module here. */
 export const PAGES: PageModule[] = [
   applicationsPage,
+  usersPage,
+  impersonationLogPage,
 ];

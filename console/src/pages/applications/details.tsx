@@ -1,11 +1,12 @@
 import { useState } from 'preact/hooks';
-import { api, apiList } from '../../api.ts';
+import { api } from '../../api.ts';
 import { Dialog } from '../../components/dialog.tsx';
+import { DeleteSection } from '../../components/delete.tsx';
 import { ErrorText, Loading, Section, useAction, useLoad } from '../../components/feedback.tsx';
-import { CheckboxField, LinesField, SelectField, Switch, TextField } from '../../components/field.tsx';
+import { CheckboxField, LinesField, Switch, TextField } from '../../components/field.tsx';
 import { Link } from '../../components/link.tsx';
 import { SecretBox } from '../../components/secret.tsx';
-import { Table } from '../../components/table.tsx';
+import { RoleAssignments } from '../../components/roles.tsx';
 import { navigate } from '../../router.ts';
 import { isConfidential, typeLabel, type Application } from './types.ts';
 
@@ -29,8 +30,16 @@ export function ApplicationDetails(props: { params: Record<string, string> }) {
       <SettingsSection app={current} onSaved={app.set} key={`settings-${current.id}`} />
       <TokenSection app={current} onSaved={app.set} key={`tokens-${current.id}`} />
       {isConfidential(current.type) && <SecretSection app={current} />}
-      {current.type === 'MachineToMachine' && <RolesSection app={current} />}
-      <DeleteSection app={current} />
+      {current.type === 'MachineToMachine' && (
+        <RoleAssignments
+          path={`/applications/${encodeURIComponent(current.id)}/roles`} roleType="MachineToMachine" holder="this application"
+          description="Machine-to-machine roles give this application API scopes with the client-credentials grant."
+        />
+      )}
+      <DeleteSection
+        what="application" name={current.name} description="Revokes every token and grant the application holds. This cannot be undone." consequence="Its sign-ins, tokens and role assignments end now."
+        remove={() => api('DELETE', `/applications/${encodeURIComponent(current.id)}`)} onDeleted={() => navigate('/applications')}
+      />
     </>
   );
 }
@@ -170,96 +179,6 @@ function SecretSection(props: { app: Application }) {
             }}
           >
             Rotate
-          </button>
-          <button type="button" class="secondary" onClick={() => setConfirming(false)}>Cancel</button>
-        </div>
-      </Dialog>
-    </Section>
-  );
-}
-
-interface Role { id: string; name: string; description: string; type: string }
-
-function RolesSection(props: { app: Application }) {
-  const path = `/applications/${encodeURIComponent(props.app.id)}/roles`;
-  const roles = useLoad(() => apiList<Role>(path, { page_size: 100 }), [path]);
-  const available = useLoad(() => apiList<Role>('/roles', { type: 'MachineToMachine', page_size: 100 }), []);
-  const [choice, setChoice] = useState('');
-  const assign = useAction();
-  const remove = useAction();
-  const held = new Set(roles.data?.items.map((role) => role.id));
-  const options = (available.data?.items ?? []).filter((role) => !held.has(role.id));
-  return (
-    <Section title="Roles" description="Machine-to-machine roles give this application API scopes with the client-credentials grant.">
-      {roles.error ? <ErrorText error={roles.error} /> : !roles.data ? <Loading what="roles" /> : (
-        <Table
-          caption="Roles of this application" captionHidden rows={roles.data.items} rowKey={(role) => role.id} empty="No roles."
-          columns={[
-            { header: 'Role', cell: (role) => role.name },
-            { header: 'Description', cell: (role) => role.description },
-            {
-              header: 'Actions', numeric: true,
-              cell: (role) => (
-                <button
-                  type="button" class="secondary small" aria-label={`Remove role ${role.name}`} disabled={remove.pending}
-                  onClick={async () => {
-                    await remove.run(() => api('DELETE', `${path}/${encodeURIComponent(role.id)}`));
-                    roles.reload();
-                  }}
-                >
-                  Remove
-                </button>
-              ),
-            },
-          ]}
-        />
-      )}
-      <ErrorText error={remove.error} />
-      {options.length > 0 && (
-        <form
-          class="inline-form"
-          onSubmit={async (event) => {
-            event.preventDefault();
-            const roleId = choice || options[0]!.id;
-            await assign.run(() => api('POST', path, { body: { roleIds: [roleId] } }));
-            setChoice('');
-            roles.reload();
-          }}
-        >
-          <SelectField
-            label="Role to assign" value={choice || options[0]!.id} onChange={setChoice}
-            options={options.map((role) => ({ value: role.id, label: role.name }))} error={assign.fieldError('roleIds')}
-          />
-          <div class="actions"><button type="submit" class="secondary" disabled={assign.pending}>Assign role</button></div>
-          <ErrorText error={assign.actionError(['roleIds'])} />
-        </form>
-      )}
-    </Section>
-  );
-}
-
-function DeleteSection(props: { app: Application }) {
-  const [confirming, setConfirming] = useState(false);
-  const action = useAction();
-  return (
-    <Section title="Delete application" description="Revokes every token and grant the application holds. This cannot be undone.">
-      <div class="actions"><button type="button" class="danger" onClick={() => setConfirming(true)}>Delete application</button></div>
-      <ErrorText error={action.error} />
-      <Dialog title={`Delete ${props.app.name}?`} open={confirming} onClose={() => setConfirming(false)}>
-        <p>Its sign-ins, tokens and role assignments end now.</p>
-        <div class="actions">
-          <button
-            type="button" class="danger" disabled={action.pending}
-            onClick={async () => {
-              const done = await action.run(async () => {
-                await api('DELETE', `/applications/${encodeURIComponent(props.app.id)}`);
-                return true;
-              });
-              setConfirming(false);
-              if (done) navigate('/applications');
-            }}
-          >
-            Delete
           </button>
           <button type="button" class="secondary" onClick={() => setConfirming(false)}>Cancel</button>
         </div>

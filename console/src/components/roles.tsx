@@ -1,0 +1,68 @@
+import { useState } from 'preact/hooks';
+import { api, apiList } from '../api.ts';
+import { ErrorText, Loading, Section, useAction, useLoad } from './feedback.tsx';
+import { SelectField } from './field.tsx';
+import { Table } from './table.tsx';
+
+interface Role { id: string; name: string; description: string; type: string }
+
+/**
+ * The roles a user or an application holds (`path` is its `/roles` list): remove one, or assign one of the roles
+ * of `roleType` it does not hold yet.
+ */
+export function RoleAssignments(props: { path: string; roleType: 'User' | 'MachineToMachine'; holder: string; description: string }) {
+  const { path } = props;
+  const roles = useLoad(() => apiList<Role>(path, { page_size: 100 }), [path]);
+  const available = useLoad(() => apiList<Role>('/roles', { type: props.roleType, page_size: 100 }), [props.roleType]);
+  const [choice, setChoice] = useState('');
+  const assign = useAction();
+  const remove = useAction();
+  const held = new Set(roles.data?.items.map((role) => role.id));
+  const options = (available.data?.items ?? []).filter((role) => !held.has(role.id));
+  const selected = options.some((role) => role.id === choice) ? choice : options[0]?.id ?? '';
+  return (
+    <Section title="Roles" description={props.description}>
+      {roles.error ? <ErrorText error={roles.error} /> : !roles.data ? <Loading what="roles" /> : (
+        <Table
+          caption={`Roles of ${props.holder}`} captionHidden rows={roles.data.items} rowKey={(role) => role.id} empty="No roles."
+          columns={[
+            { header: 'Role', cell: (role) => role.name },
+            { header: 'Description', cell: (role) => role.description },
+            {
+              header: 'Actions', numeric: true,
+              cell: (role) => (
+                <button
+                  type="button" class="secondary small" aria-label={`Remove role ${role.name}`} disabled={remove.pending}
+                  onClick={async () => {
+                    await remove.run(() => api('DELETE', `${path}/${encodeURIComponent(role.id)}`));
+                    roles.reload();
+                  }}
+                >
+                  Remove
+                </button>
+              ),
+            },
+          ]}
+        />
+      )}
+      <ErrorText error={remove.error} />
+      {options.length > 0 && (
+        <form
+          class="inline-form"
+          onSubmit={async (event) => {
+            event.preventDefault();
+            await assign.run(() => api('POST', path, { body: { roleIds: [selected] } }));
+            roles.reload();
+          }}
+        >
+          <SelectField
+            label="Role to assign" value={selected} onChange={setChoice}
+            options={options.map((role) => ({ value: role.id, label: role.name }))} error={assign.fieldError('roleIds')}
+          />
+          <div class="actions"><button type="submit" class="secondary" disabled={assign.pending}>Assign role</button></div>
+          <ErrorText error={assign.actionError(['roleIds'])} />
+        </form>
+      )}
+    </Section>
+  );
+}

@@ -1,0 +1,134 @@
+import { useState } from 'preact/hooks';
+import { api } from '../../api.ts';
+import { DeleteSection } from '../../components/delete.tsx';
+import { ErrorText, Loading, Section, useAction, useLoad } from '../../components/feedback.tsx';
+import { TextField } from '../../components/field.tsx';
+import { Link } from '../../components/link.tsx';
+import { RoleAssignments } from '../../components/roles.tsx';
+import { Table } from '../../components/table.tsx';
+import { navigate } from '../../router.ts';
+import { ImpersonateSection } from './impersonate.tsx';
+import { conflictFor, displayName, shownAtField, type User } from './types.ts';
+
+export function UserDetails(props: { params: Record<string, string> }) {
+  const id = props.params.id!;
+  const user = useLoad(() => api<User>('GET', `/users/${encodeURIComponent(id)}`), [id]);
+  const back = <p><Link to="/users">← Users</Link></p>;
+  if (user.error) return <>{back}<ErrorText error={user.error} /></>;
+  if (!user.data) return <Loading what="the user" />;
+  const current = user.data;
+  const path = `/users/${encodeURIComponent(current.id)}`;
+  return (
+    <>
+      {back}
+      <div class="page-head">
+        <h1>{displayName(current)}</h1>
+        {current.isSuspended && <span class="badge">Suspended</span>}
+      </div>
+      <dl class="facts">
+        <dt>User ID</dt><dd><code>{current.id}</code></dd>
+        <dt>Password</dt><dd>{current.hasPassword ? 'Set' : 'None'}</dd>
+        <dt>Last sign-in</dt><dd>{current.lastSignInAt ? new Date(current.lastSignInAt).toLocaleString() : 'Never'}</dd>
+        <dt>Created</dt><dd>{new Date(current.createdAt).toLocaleString()}</dd>
+      </dl>
+      <ProfileSection user={current} onSaved={user.set} key={`profile-${current.id}`} />
+      <ImpersonateSection user={current} />
+      <SuspensionSection user={current} onSaved={user.set} />
+      <RoleAssignments
+        path={`${path}/roles`} roleType="User" holder="this user"
+        description="User roles give the user API scopes when they sign in to an application."
+      />
+      <OrganizationsSection userId={current.id} />
+      <DeleteSection
+        what="user" name={displayName(current)} description="Removes the user with their roles, memberships and sessions. This cannot be undone." consequence="Their sign-ins end now, and their account cannot be recovered."
+        remove={() => api('DELETE', path)} onDeleted={() => navigate('/users')}
+      />
+    </>
+  );
+}
+
+function ProfileSection(props: { user: User; onSaved: (user: User) => void }) {
+  const { user } = props;
+  const [username, setUsername] = useState(user.username ?? '');
+  const [email, setEmail] = useState(user.primaryEmail ?? '');
+  const [phone, setPhone] = useState(user.primaryPhone ?? '');
+  const [name, setName] = useState(user.name ?? '');
+  const [saved, setSaved] = useState(false);
+  const action = useAction();
+  return (
+    <Section title="Profile">
+      <form
+        onSubmit={async (event) => {
+          event.preventDefault();
+          setSaved(false);
+          const updated = await action.run(() => api<User>('PATCH', `/users/${encodeURIComponent(user.id)}`, {
+            body: { username: username || null, primaryEmail: email || null, primaryPhone: phone || null, name: name || null },
+          }));
+          if (updated) {
+            props.onSaved(updated);
+            setSaved(true);
+          }
+        }}
+      >
+        <TextField label="Username" value={username} onInput={setUsername} autoComplete="off" error={action.fieldError('username') ?? conflictFor(action.error, 'username')} />
+        <TextField label="Email" type="email" value={email} onInput={setEmail} autoComplete="off" error={action.fieldError('primaryEmail') ?? conflictFor(action.error, 'primaryEmail')} />
+        <TextField label="Phone" value={phone} onInput={setPhone} inputMode="numeric" autoComplete="off" error={action.fieldError('primaryPhone') ?? conflictFor(action.error, 'primaryPhone')} />
+        <TextField label="Name" value={name} onInput={setName} autoComplete="off" error={action.fieldError('name')} />
+        <div class="actions">
+          <button type="submit" disabled={action.pending}>Save profile</button>
+          <span role="status" class="status">{saved ? 'Saved.' : ''}</span>
+        </div>
+        <ErrorText error={shownAtField(action.error) ? undefined : action.actionError(['username', 'primaryEmail', 'primaryPhone', 'name'])} />
+      </form>
+    </Section>
+  );
+}
+
+function SuspensionSection(props: { user: User; onSaved: (user: User) => void }) {
+  const action = useAction();
+  const { user } = props;
+  return (
+    <Section
+      title="Access"
+      description={user.isSuspended
+        ? 'Suspended: the user cannot sign in, and no token can be issued or exchanged for them.'
+        : 'Suspending ends every session and grant of the user at once.'}
+    >
+      <div class="actions">
+        <button
+          type="button" class={user.isSuspended ? undefined : 'danger'} disabled={action.pending}
+          onClick={async () => {
+            const updated = await action.run(() => api<User>('PATCH', `/users/${encodeURIComponent(user.id)}/is-suspended`, {
+              body: { isSuspended: !user.isSuspended },
+            }));
+            if (updated) props.onSaved(updated);
+          }}
+        >
+          {user.isSuspended ? 'Reactivate user' : 'Suspend user'}
+        </button>
+      </div>
+      <ErrorText error={action.error} />
+    </Section>
+  );
+}
+
+interface Organization { id: string; name: string; organizationRoles: Array<{ id: string; name: string }> }
+
+function OrganizationsSection(props: { userId: string }) {
+  const organizations = useLoad(() => api<Organization[]>('GET', `/users/${encodeURIComponent(props.userId)}/organizations`), [props.userId]);
+  return (
+    <Section title="Organizations" description="Where the user is a member, with their organization roles there.">
+      {organizations.error ? <ErrorText error={organizations.error} /> : !organizations.data ? <Loading what="organizations" /> : (
+        <Table
+          caption="Organizations of this user" captionHidden rows={organizations.data} rowKey={(organization) => organization.id}
+          empty="Not a member of any organization."
+          columns={[
+            { header: 'Organization', cell: (organization) => organization.name },
+            { header: 'ID', cell: (organization) => <code>{organization.id}</code> },
+            { header: 'Roles', cell: (organization) => organization.organizationRoles.map((role) => role.name).join(', ') || '—' },
+          ]}
+        />
+      )}
+    </Section>
+  );
+}
