@@ -2,6 +2,7 @@ import type { ComponentType } from 'preact';
 import { applicationsPage } from './pages/applications/index.ts';
 import { usersPage } from './pages/users/index.ts';
 import { impersonationLogPage } from './pages/impersonation-log/index.ts';
+import { webhooksPage } from './pages/webhooks/index.ts';
 
 /**
  * A page of the console: one module per resource. `routes` maps a path below `/<id>` ('' for the list,
@@ -20,4 +21,5 @@ export const PAGES: PageModule[] = [
   applicationsPage,
   usersPage,
   impersonationLogPage,
+  webhooksPage,
 ];

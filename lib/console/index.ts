@@ -20,7 +20,14 @@ export async function prepareConsoleAdmins(options: {
     await admins.applyConfigured(settings.ADMIN_USERNAME, settings.ADMIN_PASSWORD);
     return;
   }
-  const token = await admins.openSetup();
+  let token: string | undefined;
+  try {
+    token = await admins.openSetup();
+  } catch (error) {
+    // The service starts with its key-value store down (and answers 503 until it is back); the link waits for a restart.
+    options.logger.warn({ err: error }, 'no console setup link: the key-value store is unavailable; restart once it is back');
+    return;
+  }
   if (!token) return;
   options.print(`No console admin yet. Choose one within 24 hours at this one-time link:\n  ${consoleUrls(settings.baseUrl).home}/setup#token=${token}\n`);
   options.logger.info('console setup link printed (no console admin exists)');

@@ -22,6 +22,10 @@ export interface Delivery {
   nextRetryAt: number | null;
   lastResponseStatus: number | null;
   lastError: string | null;
+  /** How long the last attempt took, from sending to its answer or failure. */
+  lastLatencyMs: number | null;
+  /** The start of the last answer's body (`RESPONSE_EXCERPT_LENGTH` characters), for lists; the logs keep more. */
+  lastResponseExcerpt: string | null;
   /** The delivery this one re-sends, if any. */
   resentFrom: string | null;
   createdAt: number;
@@ -36,8 +40,12 @@ export interface AttemptOutcome {
   at: number;
   nextRetryAt: number | null;
   responseStatus: number | null;
+  responseBody: string | null;
+  latencyMs: number;
   error: string | null;
 }
+
+export const RESPONSE_EXCERPT_LENGTH = 200;
 
 type DeliveryRecord = Stored<DeliveryWithPayload> & { expiresAt: Date };
 
@@ -64,6 +72,8 @@ export function createDeliveriesRepository(store: DocumentStore, options: { rete
       nextRetryAt: null,
       lastResponseStatus: null,
       lastError: null,
+      lastLatencyMs: null,
+      lastResponseExcerpt: null,
       resentFrom,
       createdAt: job.createdAt,
       expiresAt: new Date(job.createdAt + options.retentionMs),
@@ -98,6 +108,8 @@ export function createDeliveriesRepository(store: DocumentStore, options: { rete
             nextRetryAt: outcome.nextRetryAt,
             lastResponseStatus: outcome.responseStatus,
             lastError: outcome.error,
+            lastLatencyMs: outcome.latencyMs,
+            lastResponseExcerpt: outcome.responseBody === null ? null : outcome.responseBody.slice(0, RESPONSE_EXCERPT_LENGTH),
           },
           $inc: { attempts: 1 },
           $setOnInsert: { id, hookId, event, payload, resentFrom, createdAt, expiresAt },

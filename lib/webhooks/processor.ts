@@ -108,15 +108,16 @@ export function createDeliveryProcessor(deps: ProcessorDeps): DeliveryProcessor 
     }) : undefined;
     const nextRetryAt = retryInMs === undefined ? null : at + retryInMs;
     const responseStatus = result.status ?? null;
+    const responseBody = result.responseBody ?? null;
     const error = result.error ?? null;
     const status = disableReason === undefined ? statusAfter(outcome, retryInMs) : 'failed';
     await Promise.all([
       deps.logs.record({
         hookId: job.hookId, deliveryId: job.deliveryId, event: job.event, attempt, succeeded: result.ok,
-        responseStatus, responseBody: result.responseBody ?? null, error, latencyMs: result.latencyMs, nextRetryAt,
+        responseStatus, responseBody, error, latencyMs: result.latencyMs, nextRetryAt,
         createdAt: at,
       }),
-      deps.deliveries.recordAttempt(job, { status, at, nextRetryAt, responseStatus, error }),
+      deps.deliveries.recordAttempt(job, { status, at, nextRetryAt, responseStatus, responseBody, latencyMs: result.latencyMs, error }),
     ]);
     // Never the URL (its query may hold a consumer's secret), the headers or the payload.
     deps.logger.info({

@@ -106,6 +106,8 @@ export const delivery = z.object({
   nextRetryAt: z.number().nullable(),
   lastResponseStatus: z.number().nullable(),
   lastError: z.string().nullable(),
+  lastLatencyMs: z.number().nullable().default(null).describe('How long the last attempt took, from sending to its answer or failure'),
+  lastResponseExcerpt: z.string().nullable().default(null).describe('The first 200 characters of the last answer\'s body; the attempt logs keep more'),
   resentFrom: z.string().nullable(),
   createdAt: z.number(),
 });

@@ -101,17 +101,20 @@ describe('browser: the console\'s users, impersonation and its log (Chromium)', 
     }
   });
 
-  it('searches users, edits a profile, suspends and reactivates, assigns a role and lists organizations', async () => {
+  it('searches users, edits a profile, suspends and reactivates, assigns a role, lists organizations and unlinks an identity', async () => {
     const user = await createUser(running, [], { username: 'profile_bob', name: 'Bob Profile' });
     const role = await createRole(running, []);
     const roleName = (await json(`/api/roles/${role.id}`)).name as string;
     const organization = await (await running.request('/api/organizations', { method: 'POST', json: { name: 'Acme Support' } })).json() as { id: string };
     await running.request(`/api/organizations/${organization.id}/users`, { method: 'POST', json: { userIds: [user.id] } });
+    const linked = await running.request(`/api/users/${user.id}/identities/github`, { method: 'PUT', json: { userId: 'gh-4242' } });
+    expect(linked.status).to.equal(201);
     const { page, context } = await freshPage(chromium.browser());
     try {
       await signInToConsole(page, consoleUrl());
       await openUser(page, 'Bob Profile');
       expect(await page.getByRole('table', { name: 'Organizations of this user' }).innerText()).to.include('Acme Support');
+      expect(await page.getByRole('table', { name: 'Identities of this user' }).innerText()).to.include('github').and.include('gh-4242');
 
       await page.getByRole('textbox', { name: 'Email' }).fill('bob@example.com');
       await page.getByRole('button', { name: 'Save profile' }).click();
@@ -139,6 +142,10 @@ describe('browser: the console\'s users, impersonation and its log (Chromium)', 
       await page.getByRole('button', { name: `Remove role ${roleName}` }).waitFor();
       expect((await json(`/api/users/${user.id}/roles`)).map((held: { id: string }) => held.id)).to.include(role.id);
       await screenshot(page, 'console-user-details');
+
+      await page.getByRole('button', { name: 'Unlink identity github' }).click();
+      await page.getByRole('table', { name: 'Identities of this user' }).getByText('No linked identities.').waitFor();
+      expect((await json(`/api/users/${user.id}`)).identities).to.deep.equal({});
     } finally {
       await context.close();
     }

@@ -106,13 +106,17 @@ for (const backend of BACKENDS) {
         .to.deep.equal([[1, 500], [2, 503], [3, 200]]);
     });
 
-    it('makes a single attempt on a 4xx and marks the delivery failed', async () => {
-      receiver.script('/bad-request', () => ({ status: 400, body: 'malformed' }));
+    it('makes a single attempt on a 4xx and marks the delivery failed, with the attempt\'s latency and the start of the answer', async () => {
+      const answer = `malformed ${'x'.repeat(300)}`;
+      receiver.script('/bad-request', () => ({ status: 400, body: answer }));
       const hook = await hookAt('/bad-request');
       await publish('User.Created');
       const delivery = await finished(hook.id);
       // Failed with no retry scheduled: the worker is done with this delivery.
       expect(delivery).to.include({ status: 'failed', attempts: 1, lastResponseStatus: 400, nextRetryAt: null });
+      // The list says how long the attempt took and how the answer began (the logs keep more of it).
+      expect(delivery.lastResponseExcerpt).to.equal(answer.slice(0, 200));
+      expect(delivery.lastLatencyMs).to.be.a('number').and.to.be.at.least(0);
       expect(receiver.requests('/bad-request')).to.have.length(1);
       expect((await logs(hook.id)).map((log) => log.payload.attempt)).to.deep.equal([1]);
     });

@@ -1,0 +1,113 @@
+import { useState } from 'preact/hooks';
+import { api } from '../../api.ts';
+import { DeleteSection } from '../../components/delete.tsx';
+import { Dialog } from '../../components/dialog.tsx';
+import { ErrorText, Loading, Section, useAction, useLoad } from '../../components/feedback.tsx';
+import { Link } from '../../components/link.tsx';
+import { SecretBox } from '../../components/secret.tsx';
+import { navigate } from '../../router.ts';
+import { DeliveriesSection } from './deliveries.tsx';
+import { bodyOf, HOOK_FIELDS, HookFields, hookErrorAtField, hookFieldError, useHookDraft } from './form.tsx';
+import type { Hook } from './types.ts';
+
+export function WebhookDetails(props: { params: Record<string, string> }) {
+  const id = props.params.id!;
+  const hook = useLoad(() => api<Hook>('GET', `/hooks/${encodeURIComponent(id)}`, { query: { includeExecutionStats: 'true' } }), [id]);
+  const back = <p><Link to="/webhooks">← Webhooks</Link></p>;
+  if (hook.error) return <>{back}<ErrorText error={hook.error} /></>;
+  if (!hook.data) return <Loading what="the webhook" />;
+  const current = hook.data;
+  return (
+    <>
+      {back}
+      <div class="page-head">
+        <h1>{current.name || current.id}</h1>
+        {!current.enabled && <span class="badge">Disabled</span>}
+      </div>
+      {current.disabledReason && <p class="error" role="alert">The service disabled this webhook: {current.disabledReason}. Enable it again once the endpoint works.</p>}
+      <SettingsSection hook={current} onSaved={hook.set} key={`settings-${current.id}-${current.updatedAt}`} />
+      <DeliveriesSection hookId={current.id} />
+      <SigningKeySection hook={current} />
+      <DeleteSection
+        what="webhook" name={current.name || current.id} description="Stops all deliveries and removes their history."
+        consequence="Deliveries waiting for a retry are dropped, and the delivery history goes with it."
+        remove={() => api('DELETE', `/hooks/${encodeURIComponent(current.id)}`)} onDeleted={() => navigate('/webhooks')}
+      />
+    </>
+  );
+}
+
+function SettingsSection(props: { hook: Hook; onSaved: (hook: Hook) => void }) {
+  const [draft, setDraft] = useHookDraft(props.hook);
+  const save = useAction();
+  const test = useAction();
+  const [saved, setSaved] = useState(false);
+  const [tested, setTested] = useState(false);
+  const path = `/hooks/${encodeURIComponent(props.hook.id)}`;
+  return (
+    <Section title="Settings">
+      <form
+        onSubmit={async (event) => {
+          event.preventDefault();
+          setSaved(false);
+          const updated = await save.run(() => api<Hook>('PATCH', path, { body: bodyOf(draft) }));
+          if (updated) {
+            setSaved(true);
+            props.onSaved(updated);
+          }
+        }}
+      >
+        <HookFields draft={draft} onChange={setDraft} fieldError={(field) => hookFieldError(save.error ? save : test, field)} />
+        <div class="actions">
+          <button type="submit" disabled={save.pending}>Save webhook</button>
+          <button
+            type="button" class="secondary" disabled={test.pending}
+            onClick={async () => {
+              setTested(false);
+              const { events, config } = bodyOf(draft);
+              const done = await test.run(async () => {
+                await api('POST', `${path}/test`, { body: { events, config } });
+                return true;
+              });
+              setTested(Boolean(done));
+            }}
+          >
+            Send test
+          </button>
+          <span role="status" class="status">{saved ? 'Saved.' : tested ? 'Test sent: the endpoint answered with a 2xx.' : ''}</span>
+        </div>
+        <ErrorText error={hookErrorAtField(save.error) ? undefined : save.actionError(HOOK_FIELDS)} />
+        <ErrorText error={hookErrorAtField(test.error) ? undefined : test.actionError(HOOK_FIELDS)} />
+      </form>
+    </Section>
+  );
+}
+
+function SigningKeySection(props: { hook: Hook }) {
+  const [confirming, setConfirming] = useState(false);
+  const [key, setKey] = useState<string>();
+  const action = useAction();
+  return (
+    <Section title="Signing key" description="Your endpoint checks each delivery's signature with it. The service never shows it again after creation or rotation.">
+      {key && <SecretBox label="New signing key" value={key} note="Shown once. The previous key keeps signing, beside this one, for a grace period, so you can switch your endpoint over." />}
+      <div class="actions"><button type="button" class="secondary" onClick={() => setConfirming(true)}>Rotate signing key</button></div>
+      <ErrorText error={action.error} />
+      <Dialog title="Rotate the signing key?" open={confirming} onClose={() => setConfirming(false)}>
+        <p>Deliveries are signed with the new key from now on (and, for a grace period, with the previous one too).</p>
+        <div class="actions">
+          <button
+            type="button" disabled={action.pending}
+            onClick={async () => {
+              const rotated = await action.run(() => api<Hook>('PATCH', `/hooks/${encodeURIComponent(props.hook.id)}/signing-key`));
+              setConfirming(false);
+              if (rotated?.signingKey) setKey(rotated.signingKey);
+            }}
+          >
+            Rotate
+          </button>
+          <button type="button" class="secondary" onClick={() => setConfirming(false)}>Cancel</button>
+        </div>
+      </Dialog>
+    </Section>
+  );
+}

@@ -1,0 +1,75 @@
+import { useState } from 'preact/hooks';
+import { api } from '../../api.ts';
+import { Dialog } from '../../components/dialog.tsx';
+import { ErrorText, Loading, useAction, useLoad } from '../../components/feedback.tsx';
+import { Link } from '../../components/link.tsx';
+import { SecretBox } from '../../components/secret.tsx';
+import { Table } from '../../components/table.tsx';
+import { navigate } from '../../router.ts';
+import { bodyOf, HOOK_FIELDS, HookFields, hookErrorAtField, hookFieldError, useHookDraft } from './form.tsx';
+import type { Hook } from './types.ts';
+
+export function WebhookList() {
+  const hooks = useLoad(() => api<Hook[]>('GET', '/hooks', { query: { includeExecutionStats: 'true' } }), []);
+  const [creating, setCreating] = useState(false);
+  return (
+    <>
+      <div class="page-head">
+        <h1>Webhooks</h1>
+        <button type="button" onClick={() => setCreating(true)}>Create webhook</button>
+      </div>
+      {hooks.error ? <ErrorText error={hooks.error} /> : !hooks.data ? <Loading what="webhooks" /> : (
+        <Table
+          caption="Webhooks" captionHidden rows={hooks.data} rowKey={(hook) => hook.id} empty="No webhooks yet."
+          columns={[
+            { header: 'Name', cell: (hook) => <Link to={`/webhooks/${hook.id}`}>{hook.name || hook.id}</Link> },
+            { header: 'Endpoint', cell: (hook) => <code>{hook.config.url}</code> },
+            { header: 'Events', cell: (hook) => hook.events.length, numeric: true },
+            { header: 'Status', cell: (hook) => (hook.enabled ? 'Enabled' : hook.disabledReason ? `Disabled: ${hook.disabledReason}` : 'Disabled') },
+            {
+              header: 'Succeeded (24 h)', numeric: true,
+              cell: (hook) => (hook.executionStats ? `${hook.executionStats.successCount} of ${hook.executionStats.requestCount}` : '—'),
+            },
+          ]}
+        />
+      )}
+      <Dialog title="Create webhook" open={creating} onClose={() => { setCreating(false); hooks.reload(); }}>
+        <CreateWebhook onClose={() => { setCreating(false); hooks.reload(); }} />
+      </Dialog>
+    </>
+  );
+}
+
+function CreateWebhook(props: { onClose: () => void }) {
+  const [draft, setDraft] = useHookDraft();
+  const [created, setCreated] = useState<Hook>();
+  const action = useAction();
+  if (created) {
+    return (
+      <div>
+        <p class="notice" role="status">Webhook <strong>{created.name}</strong> created.</p>
+        <SecretBox label="Signing key" value={created.signingKey ?? ''} note="Shown once: your endpoint verifies each delivery's signature with it (Standard Webhooks). Rotating it later shows a new one." />
+        <div class="actions">
+          <button type="button" onClick={() => { props.onClose(); navigate(`/webhooks/${created.id}`); }}>Open webhook</button>
+          <button type="button" class="secondary" onClick={props.onClose}>Done</button>
+        </div>
+      </div>
+    );
+  }
+  return (
+    <form
+      onSubmit={async (event) => {
+        event.preventDefault();
+        const hook = await action.run(() => api<Hook>('POST', '/hooks', { body: bodyOf(draft) }));
+        if (hook) setCreated(hook);
+      }}
+    >
+      <HookFields draft={draft} onChange={setDraft} fieldError={(field) => hookFieldError(action, field)} />
+      <div class="actions">
+        <button type="submit" disabled={action.pending}>Create</button>
+        <button type="button" class="secondary" onClick={props.onClose}>Cancel</button>
+      </div>
+      <ErrorText error={hookErrorAtField(action.error) ? undefined : action.actionError(HOOK_FIELDS)} />
+    </form>
+  );
+}

@@ -1,0 +1,102 @@
+import { expect } from 'chai';
+import { accessibleDescription, freshPage, screenshot, useChromium } from '../support/chromium.ts';
+import type { RunningService } from '../support/service.ts';
+import { eventually } from '../support/wait.ts';
+import { verifyDelivery } from '../webhooks-delivery/support/hooks.ts';
+import { Receiver } from '../webhooks-delivery/support/receiver.ts';
+import { signInToConsole, startConsoleService } from './support/console.ts';
+
+describe('browser: the console\'s webhooks and their deliveries (Chromium)', () => {
+  const chromium = useChromium();
+  let running: RunningService;
+  let receiver: Receiver;
+  before(async () => {
+    receiver = await Receiver.start();
+    running = await startConsoleService({ WEBHOOK_RETRY_DELAYS_MS: '50,100' });
+  });
+  after(async () => {
+    await running?.close();
+    await receiver?.close();
+  });
+
+  it('registers a webhook to a receiver, shows a user creation\'s delivery on its own, and resends it (the receiver gets it twice)', async () => {
+    receiver.script('/console-hook', () => ({ status: 200, body: 'thanks from the receiver' }));
+    const { page, context } = await freshPage(chromium.browser());
+    try {
+      await signInToConsole(page, `${running.baseUrl}/console`);
+      await page.getByRole('link', { name: 'Webhooks' }).click();
+      await page.getByRole('button', { name: 'Create webhook' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Create webhook' });
+      await dialog.getByRole('textbox', { name: 'Name' }).fill('Support sync');
+      await dialog.getByRole('textbox', { name: 'Endpoint URL' }).fill(receiver.url('/console-hook'));
+      // Nothing picked yet: the API's objection appears under the event picker.
+      await dialog.getByRole('button', { name: 'Create', exact: true }).click();
+      const events = dialog.getByRole('group', { name: 'Events', exact: true });
+      await events.and(page.locator('[aria-describedby]')).waitFor();
+      expect(await accessibleDescription(events)).to.match(/event/i);
+      await screenshot(page, 'console-webhook-missing-events');
+      expect(await events.getByRole('group', { name: 'Data events' }).count()).to.equal(1);
+      expect(await events.getByRole('group', { name: 'Interaction events' }).count()).to.equal(1);
+      expect(await events.getByRole('group', { name: 'Exception events' }).count()).to.equal(1);
+      await events.getByRole('checkbox', { name: 'User.Created', exact: true }).check();
+      await dialog.getByRole('button', { name: 'Create', exact: true }).click();
+      const signingKey = await dialog.getByRole('textbox', { name: 'Signing key' }).inputValue();
+      expect(signingKey).to.match(/^whsec_/);
+      await dialog.getByRole('button', { name: 'Open webhook' }).click();
+      await page.getByRole('heading', { name: 'Support sync', level: 1 }).waitFor();
+      const table = page.getByRole('table', { name: 'Deliveries' });
+      await table.getByText('No deliveries yet.').waitFor();
+
+      // A user is created elsewhere: the delivery appears without touching the page.
+      const created = await running.request('/api/users', { method: 'POST', json: { username: 'hooked_user' } });
+      expect(created.status).to.equal(201);
+      const row = table.getByRole('row').filter({ hasText: 'User.Created' });
+      await row.filter({ hasText: 'Succeeded' }).waitFor();
+      const text = await row.innerText();
+      expect(text).to.include('200').and.include('thanks from the receiver').and.match(/\d+ ms/);
+      expect(receiver.requests('/console-hook')).to.have.length(1);
+      await screenshot(page, 'console-deliveries');
+
+      await row.getByRole('button', { name: /^Resend User\.Created delivery/ }).click();
+      await page.getByRole('status').filter({ hasText: 'Resent as a new delivery' }).waitFor();
+      await eventually(() => receiver.requests('/console-hook').length === 2, { what: 'the resent delivery at the receiver' });
+      const [first, second] = receiver.requests('/console-hook').map((request) => verifyDelivery(request, signingKey));
+      expect(second!.data).to.deep.equal(first!.data);
+      expect(second!.data.username).to.equal('hooked_user');
+      await table.getByRole('row').filter({ hasText: '(resent)' }).filter({ hasText: 'Succeeded' }).waitFor();
+      expect(await table.getByRole('row').filter({ hasText: 'User.Created' }).count()).to.equal(2);
+      await screenshot(page, 'console-deliveries-resent');
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('sends a test to the endpoint, rotates the signing key once, and says why a test failed', async () => {
+    receiver.script('/console-test', (nth) => (nth === 1 ? { status: 200 } : { status: 500, body: 'broken today' }));
+    const created = await running.request('/api/hooks', {
+      method: 'POST', json: { name: 'Test target', events: ['User.Created'], config: { url: receiver.url('/console-test') } },
+    });
+    const hook = await created.json() as { id: string };
+    const { page, context } = await freshPage(chromium.browser());
+    try {
+      await signInToConsole(page, `${running.baseUrl}/console/webhooks/${hook.id}`);
+      await page.getByRole('heading', { name: 'Test target', level: 1 }).waitFor();
+      await page.getByRole('button', { name: 'Send test' }).click();
+      await page.getByRole('status').filter({ hasText: 'Test sent' }).waitFor();
+      expect(receiver.requests('/console-test')).to.have.length(1);
+      await page.getByRole('button', { name: 'Send test' }).click();
+      expect(await page.getByRole('alert').filter({ hasText: 'hook.' }).innerText()).to.include('500');
+
+      await page.getByRole('button', { name: 'Rotate signing key' }).click();
+      await page.getByRole('dialog', { name: 'Rotate the signing key?' }).getByRole('button', { name: 'Rotate', exact: true }).click();
+      const key = await page.getByRole('textbox', { name: 'New signing key' }).inputValue();
+      expect(key).to.match(/^whsec_/);
+      await screenshot(page, 'console-webhook-settings');
+      await page.reload();
+      await page.getByRole('heading', { name: 'Test target', level: 1 }).waitFor();
+      expect(await page.getByRole('textbox', { name: 'New signing key' }).count(), 'shown once').to.equal(0);
+    } finally {
+      await context.close();
+    }
+  });
+});
