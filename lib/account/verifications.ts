@@ -107,10 +107,13 @@ export function createAccountVerifications(deps: {
       return create({ userId, type: 'Password', verified: true });
     },
 
-    /** `POST /api/verifications/verification-code`: sends a code (per-recipient limit applies) and records it. */
-    async sendCode(userId: string, identifier: Recipient, context: MessageEventContext): Promise<IssuedRecord> {
+    /**
+     * `POST /api/verifications/verification-code`: sends a code (per-recipient limit applies) and records it.
+     * `applicationName` is the application the user is in, named in the message.
+     */
+    async sendCode(userId: string, identifier: Recipient, context: MessageEventContext, applicationName?: string): Promise<IssuedRecord> {
       const to = normalizedRecipient(identifier);
-      await deps.messaging.sendCode({ purpose: 'Generic', to, context });
+      await deps.messaging.sendCode({ purpose: 'Generic', to, context, applicationName });
       return create({ userId, type: codeType(to), identifier: to, verified: false });
     },
 

@@ -29,9 +29,10 @@ export function verificationRoutes(user: ApiRouterDeps, core: ServiceCore): void
     summary: 'Send a code to an email address or phone number (per-recipient limit: 429 request.message_rate_limited)',
     async handler({ koa, body }) {
       const { principal } = await account.authorize(koa, { access: 'edit' });
+      const application = await core.repositories.applications.findById(principal.clientId);
       return account.verifications.sendCode(principal.userId, body.identifier, {
         ...requestContext(koa), applicationId: principal.clientId,
-      });
+      }, application?.name);
     },
   });
 

@@ -105,3 +105,32 @@ describe('account center: which fields users see and change', () => {
     expect((await center()).body.enabled).to.equal(true);
   });
 });
+
+describe('Account API in the OpenAPI document, and the management reads beside it', () => {
+  let running: RunningService;
+  before(async () => {
+    running = await startService();
+  });
+  after(() => running.close());
+
+  it('documents the Account API under the user-token scheme, its events, and the account center under management auth', async () => {
+    const doc = await (await fetch(`${running.baseUrl}/api/swagger.json`)).json() as Record<string, any>;
+    expect(doc.components.securitySchemes.user.flows.authorizationCode.scopes).to.include.keys('openid', 'email', 'custom_data', 'identities');
+    expect(doc.paths['/api/my-account'].get.security).to.deep.equal([{ user: ['openid'] }]);
+    expect(doc.paths['/api/my-account/primary-email'].post.security).to.deep.equal([{ user: ['email'] }]);
+    expect(doc.paths['/api/my-account/primary-email'].post['x-webhook-events']).to.deep.equal(['User.Data.Updated']);
+    expect(doc.paths['/api/verifications/verification-code'].post.requestBody).to.be.an('object');
+    expect(doc.paths['/api/verifications/verification-code'].post.responses['201']).to.be.an('object');
+    expect(doc.paths['/api/account-center'].patch.security).to.deep.equal([{ bearer: ['all'] }]);
+  });
+
+  it('answers GET /api/users/:userId/has-password for a user with and without a password, 404 for none', async () => {
+    const withPassword = await createUser(running, [], {}, PASSWORD);
+    const without = await createUser(running);
+    expect(await (await running.request(`/api/users/${withPassword.id}/has-password`)).json()).to.deep.equal({ hasPassword: true });
+    expect(await (await running.request(`/api/users/${without.id}/has-password`)).json()).to.deep.equal({ hasPassword: false });
+    const missing = await running.request('/api/users/nobody/has-password');
+    expect(missing.status).to.equal(404);
+    expect((await missing.json() as { code: string }).code).to.equal('entity.not_exists_with_id');
+  });
+});

@@ -67,6 +67,7 @@ describe('Account API: changing the primary email with a code from the real SMTP
     const sent = await me('/api/verifications/verification-code', { method: 'POST', json: { identifier: { type: 'email', value: fresh } } });
     expect(sent.status).to.equal(201);
     const mail = await mailbox.waitFor(fresh);
+    expect(mail.subject).to.include(apps.app.name);
     const code = codeFrom(mail);
     const verified = await me('/api/verifications/verification-code/verify', {
       method: 'POST', json: { identifier: { type: 'email', value: fresh }, verificationId: sent.body!.verificationRecordId, code },

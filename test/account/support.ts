@@ -3,6 +3,7 @@
  * (the sign-in page, PKCE, the token endpoint) and keeps the access token it gets, as an app calling the Account
  * API on its user's behalf would.
  */
+import { randomBytes } from 'node:crypto';
 import * as client from 'openid-client';
 import { Browser } from '../support/browser.ts';
 import { createApplication } from '../support/fixtures.ts';
@@ -13,7 +14,7 @@ import { REDIRECT, signInForm } from '../oidc/sign-in-form.ts';
 export const ALL_SCOPES = 'openid profile email phone custom_data identities';
 
 export interface AccountClient {
-  app: { id: string };
+  app: { id: string; name: string };
   /**
    * Signs the user in with a password and returns the access token; without `resource` in `extra`, the opaque
    * token issued for the userinfo endpoint, which is what the Account API takes.
@@ -24,7 +25,9 @@ export interface AccountClient {
 }
 
 export async function accountClient(running: RunningService): Promise<AccountClient> {
-  const app = await createApplication(running, { type: 'SPA', oidcClientMetadata: { redirectUris: [REDIRECT] } });
+  const name = `Notes ${randomBytes(3).toString('hex')}`;
+  const created = await createApplication(running, { type: 'SPA', name, oidcClientMetadata: { redirectUris: [REDIRECT] } });
+  const app = { id: created.id, name };
   const config = await client.discovery(new URL(`${running.baseUrl}/oidc`), app.id, undefined, client.None(), {
     execute: [client.allowInsecureRequests],
   });
