@@ -66,7 +66,7 @@ describe('Account API: changing the primary email with a code from the real SMTP
     const fresh = address('new');
     const sent = await me('/api/verifications/verification-code', { method: 'POST', json: { identifier: { type: 'email', value: fresh } } });
     expect(sent.status).to.equal(201);
-    const mail = await mailbox.waitFor(fresh);
+    const mail = await mailbox.waitFor(fresh, { timeoutMs: 15_000 });
     expect(mail.subject).to.include(apps.app.name);
     const code = codeFrom(mail);
     const verified = await me('/api/verifications/verification-code/verify', {
@@ -120,7 +120,7 @@ describe('Account API: changing the primary email with a code from the real SMTP
     const proof = await emailRecord(me, mailbox, fresh);
     const body = { email: fresh, newIdentifierVerificationRecordId: proof };
     const unverified = await me('/api/verifications/verification-code', { method: 'POST', json: { identifier: { type: 'email', value: old } } });
-    await mailbox.waitFor(old);
+    await mailbox.waitFor(old, { timeoutMs: 15_000 });
     const foreign = await passwordRecord(other.me, PASSWORD);
     for (const [why, verification] of [
       ['no header', undefined], ['an unknown record', 'no-such-record'], ['a code record not verified yet', unverified.body!.verificationRecordId as string],

@@ -88,4 +88,4 @@ export async function codeRecord(
 
 /** A verified code record for an email address: the code is read from the message the SMTP server received. */
 export const emailRecord = (me: UserCall, mailbox: Mailbox, address: string) =>
-  codeRecord(me, { type: 'email', value: address }, async () => codeFrom(await mailbox.waitFor(address)));
+  codeRecord(me, { type: 'email', value: address }, async () => codeFrom(await mailbox.waitFor(address, { timeoutMs: 15_000 })));

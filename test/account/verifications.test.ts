@@ -47,7 +47,7 @@ describe('Account API verifications', () => {
     const identity = await passwordRecord(me, PASSWORD);
     const target = address('late');
     const sent = await me('/api/verifications/verification-code', { method: 'POST', json: { identifier: { type: 'email', value: target } } });
-    const code = codeFrom(await mailbox.waitFor(target));
+    const code = codeFrom(await mailbox.waitFor(target, { timeoutMs: 15_000 }));
     clock = installFakeClock();
     clock.advance(10 * 60_000 + 1000);
     const gated = await me('/api/my-account/password', { method: 'POST', verification: identity, json: { password: 'another long passphrase' } });
@@ -73,7 +73,7 @@ describe('Account API verifications', () => {
     const { me, user } = await member();
     const target = address('guess');
     const sent = await me('/api/verifications/verification-code', { method: 'POST', json: { identifier: { type: 'email', value: target } } });
-    const code = codeFrom(await mailbox.waitFor(target));
+    const code = codeFrom(await mailbox.waitFor(target, { timeoutMs: 15_000 }));
     const wrong = code === '000000' ? '111111' : '000000';
     const guess = (value: string) => me('/api/verifications/verification-code/verify', {
       method: 'POST', json: { identifier: { type: 'email', value: target }, verificationId: sent.body!.verificationRecordId, code: value },
@@ -101,7 +101,7 @@ describe('Account API verifications', () => {
     const other = await member();
     const target = address('mine');
     const sent = await owner.me('/api/verifications/verification-code', { method: 'POST', json: { identifier: { type: 'email', value: target } } });
-    const code = codeFrom(await mailbox.waitFor(target));
+    const code = codeFrom(await mailbox.waitFor(target, { timeoutMs: 15_000 }));
     const stolen = await other.me('/api/verifications/verification-code/verify', {
       method: 'POST', json: { identifier: { type: 'email', value: target }, verificationId: sent.body!.verificationRecordId, code },
     });
