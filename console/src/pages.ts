@@ -1,6 +1,8 @@
 import type { ComponentType } from 'preact';
 import { applicationsPage } from './pages/applications/index.ts';
 import { usersPage } from './pages/users/index.ts';
+import { rolesPage } from './pages/roles/index.ts';
+import { resourcesPage } from './pages/resources/index.ts';
 import { impersonationLogPage } from './pages/impersonation-log/index.ts';
 import { webhooksPage } from './pages/webhooks/index.ts';
 
@@ -20,6 +22,8 @@ export interface PageModule {
 export const PAGES: PageModule[] = [
   applicationsPage,
   usersPage,
+  rolesPage,
+  resourcesPage,
   impersonationLogPage,
   webhooksPage,
 ];

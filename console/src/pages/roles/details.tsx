@@ -1,0 +1,238 @@
+import { useState } from 'preact/hooks';
+import { api, apiList } from '../../api.ts';
+import { DeleteSection } from '../../components/delete.tsx';
+import { ErrorText, Loading, Section, useAction, useLoad } from '../../components/feedback.tsx';
+import { CheckboxField, SelectField, TextField } from '../../components/field.tsx';
+import { Link } from '../../components/link.tsx';
+import { Table } from '../../components/table.tsx';
+import { UserPicker, userLabel, type UserSummary } from '../../components/user-picker.tsx';
+import { navigate } from '../../router.ts';
+import type { Resource, Scope } from '../resources/types.ts';
+import { roleTypeLabel, type Role } from './types.ts';
+
+export function RoleDetails(props: { params: Record<string, string> }) {
+  const id = props.params.id!;
+  const role = useLoad(() => api<Role>('GET', `/roles/${encodeURIComponent(id)}`), [id]);
+  const back = <p><Link to="/roles">← Roles and permissions</Link></p>;
+  if (role.error) return <>{back}<ErrorText error={role.error} /></>;
+  if (!role.data) return <Loading what="the role" />;
+  const current = role.data;
+  const path = `/roles/${encodeURIComponent(current.id)}`;
+  return (
+    <>
+      {back}
+      <div class="page-head"><h1>{current.name}</h1></div>
+      <dl class="facts">
+        <dt>Role ID</dt><dd><code>{current.id}</code></dd>
+        <dt>Type</dt><dd>{roleTypeLabel(current.type)}</dd>
+        <dt>Created</dt><dd>{new Date(current.createdAt).toLocaleString()}</dd>
+      </dl>
+      <SettingsSection role={current} onSaved={role.set} key={`settings-${current.id}`} />
+      <PermissionsSection path={path} roleType={current.type} />
+      {current.type === 'User' ? <UsersSection path={path} roleId={current.id} /> : <ApplicationsSection path={path} />}
+      <DeleteSection
+        what="role" name={current.name} description="Takes the role's permissions away from everyone holding it. This cannot be undone."
+        consequence="Users and applications holding it lose its permissions at their next token."
+        remove={() => api('DELETE', path)} onDeleted={() => navigate('/roles')}
+      />
+    </>
+  );
+}
+
+function SettingsSection(props: { role: Role; onSaved: (role: Role) => void }) {
+  const { role } = props;
+  const [name, setName] = useState(role.name);
+  const [description, setDescription] = useState(role.description);
+  const [isDefault, setIsDefault] = useState(role.isDefault);
+  const [saved, setSaved] = useState(false);
+  const action = useAction();
+  const fields = ['name', 'description', 'isDefault'];
+  return (
+    <Section title="Settings">
+      <form
+        onSubmit={async (event) => {
+          event.preventDefault();
+          setSaved(false);
+          const updated = await action.run(() => api<Role>('PATCH', `/roles/${encodeURIComponent(role.id)}`, {
+            body: { name, description, ...(role.type === 'User' && { isDefault }) },
+          }));
+          if (updated) {
+            props.onSaved(updated);
+            setSaved(true);
+          }
+        }}
+      >
+        <TextField label="Name" value={name} onInput={setName} required error={action.fieldError('name')} />
+        <TextField label="Description" value={description} onInput={setDescription} error={action.fieldError('description')} />
+        {role.type === 'User' && (
+          <CheckboxField label="Default role" checked={isDefault} onChange={setIsDefault} error={action.fieldError('isDefault')} hint="Given to every new user." />
+        )}
+        <div class="actions">
+          <button type="submit" disabled={action.pending}>Save settings</button>
+          <span role="status" class="status">{saved ? 'Saved.' : ''}</span>
+        </div>
+        <ErrorText error={action.actionError(fields)} />
+      </form>
+    </Section>
+  );
+}
+
+/** The management API's id: its scopes go only on machine-to-machine roles (the API refuses them on user roles). */
+const MANAGEMENT_RESOURCE_ID = 'management-api';
+
+/** The role's permissions: API scopes, each named with its resource; add one of any resource's scopes. */
+function PermissionsSection(props: { path: string; roleType: Role['type'] }) {
+  const scopes = useLoad(() => apiList<Scope>(`${props.path}/scopes`), [props.path]);
+  const resources = useLoad(() => api<Resource[]>('GET', '/resources', { query: { includeScopes: 'true' } }), []);
+  const [choice, setChoice] = useState('');
+  const add = useAction();
+  const remove = useAction();
+  const resourceName = (resourceId: string) => resources.data?.find((resource) => resource.id === resourceId)?.name ?? resourceId;
+  const held = new Set(scopes.data?.items.map((scope) => scope.id));
+  const options = (resources.data ?? [])
+    .filter((resource) => props.roleType === 'MachineToMachine' || resource.id !== MANAGEMENT_RESOURCE_ID)
+    .flatMap((resource) => (resource.scopes ?? [])
+    .filter((scope) => !held.has(scope.id))
+    .map((scope) => ({ value: scope.id, label: `${resource.name}: ${scope.name}` })));
+  const selected = options.some((option) => option.value === choice) ? choice : options[0]?.value ?? '';
+  return (
+    <Section title="Permissions" description="The API scopes this role grants.">
+      {scopes.error ? <ErrorText error={scopes.error} /> : !scopes.data ? <Loading what="permissions" /> : (
+        <Table
+          caption="Permissions of this role" captionHidden rows={scopes.data.items} rowKey={(scope) => scope.id} empty="No permissions yet."
+          columns={[
+            { header: 'Permission', cell: (scope) => <code>{scope.name}</code> },
+            { header: 'API resource', cell: (scope) => resourceName(scope.resourceId) },
+            { header: 'Description', cell: (scope) => scope.description || '—' },
+            {
+              header: 'Actions', numeric: true,
+              cell: (scope) => (
+                <button
+                  type="button" class="secondary small" aria-label={`Remove permission ${scope.name}`} disabled={remove.pending}
+                  onClick={async () => {
+                    await remove.run(() => api('DELETE', `${props.path}/scopes/${encodeURIComponent(scope.id)}`));
+                    scopes.reload();
+                  }}
+                >
+                  Remove
+                </button>
+              ),
+            },
+          ]}
+        />
+      )}
+      <ErrorText error={remove.error} />
+      {resources.error ? <ErrorText error={resources.error} /> : options.length === 0 ? (
+        <p class="hint">{resources.data ? <>No other permission to add: define scopes on an <Link to="/resources">API resource</Link> first.</> : ''}</p>
+      ) : (
+        <form
+          class="inline-form"
+          onSubmit={async (event) => {
+            event.preventDefault();
+            await add.run(() => api('POST', `${props.path}/scopes`, { body: { scopeIds: [selected] } }));
+            scopes.reload();
+          }}
+        >
+          <SelectField label="Permission to add" value={selected} onChange={setChoice} options={options} error={add.fieldError('scopeIds')} />
+          <div class="actions"><button type="submit" class="secondary" disabled={add.pending}>Add permission</button></div>
+          <ErrorText error={add.actionError(['scopeIds'])} />
+        </form>
+      )}
+    </Section>
+  );
+}
+
+function UsersSection(props: { path: string; roleId: string }) {
+  const users = useLoad(() => apiList<UserSummary>(`${props.path}/users`, { page_size: 100 }), [props.path]);
+  const remove = useAction();
+  return (
+    <Section title="Users" description="Users holding this role get its permissions in their access tokens.">
+      {users.error ? <ErrorText error={users.error} /> : !users.data ? <Loading what="users" /> : (
+        <Table
+          caption="Users holding this role" captionHidden rows={users.data.items} rowKey={(user) => user.id} empty="No user holds this role."
+          columns={[
+            { header: 'User', cell: (user) => userLabel(user) },
+            { header: 'Email', cell: (user) => user.primaryEmail ?? '—' },
+            {
+              header: 'Actions', numeric: true,
+              cell: (user) => (
+                <button
+                  type="button" class="secondary small" aria-label={`Remove ${userLabel(user)} from this role`} disabled={remove.pending}
+                  onClick={async () => {
+                    await remove.run(() => api('DELETE', `${props.path}/users/${encodeURIComponent(user.id)}`));
+                    users.reload();
+                  }}
+                >
+                  Remove
+                </button>
+              ),
+            },
+          ]}
+        />
+      )}
+      <ErrorText error={remove.error} />
+      <UserPicker
+        label="Find users to assign" action="Assign to" exclude={{ excludeRoleId: props.roleId }}
+        onPick={async (user) => {
+          await api('POST', `${props.path}/users`, { body: { userIds: [user.id] } });
+          users.reload();
+        }}
+      />
+    </Section>
+  );
+}
+
+interface ApplicationSummary { id: string; name: string; type: string }
+
+function ApplicationsSection(props: { path: string }) {
+  const held = useLoad(() => apiList<ApplicationSummary>(`${props.path}/applications`, { page_size: 100 }), [props.path]);
+  const all = useLoad(() => apiList<ApplicationSummary>('/applications', { page_size: 100, types: 'MachineToMachine' }), []);
+  const [choice, setChoice] = useState('');
+  const assign = useAction();
+  const remove = useAction();
+  const heldIds = new Set(held.data?.items.map((app) => app.id));
+  const options = (all.data?.items ?? []).filter((app) => app.type === 'MachineToMachine' && !heldIds.has(app.id))
+    .map((app) => ({ value: app.id, label: app.name }));
+  const selected = options.some((option) => option.value === choice) ? choice : options[0]?.value ?? '';
+  return (
+    <Section title="Applications" description="Machine-to-machine applications holding this role get its permissions with the client-credentials grant.">
+      {held.error ? <ErrorText error={held.error} /> : !held.data ? <Loading what="applications" /> : (
+        <Table
+          caption="Applications holding this role" captionHidden rows={held.data.items} rowKey={(app) => app.id} empty="No application holds this role."
+          columns={[
+            { header: 'Application', cell: (app) => <Link to={`/applications/${app.id}`}>{app.name}</Link> },
+            {
+              header: 'Actions', numeric: true,
+              cell: (app) => (
+                <button
+                  type="button" class="secondary small" aria-label={`Remove ${app.name} from this role`} disabled={remove.pending}
+                  onClick={async () => {
+                    await remove.run(() => api('DELETE', `${props.path}/applications/${encodeURIComponent(app.id)}`));
+                    held.reload();
+                  }}
+                >
+                  Remove
+                </button>
+              ),
+            },
+          ]}
+        />
+      )}
+      <ErrorText error={remove.error} />
+      {all.error ? <ErrorText error={all.error} /> : options.length > 0 && (
+        <form
+          class="inline-form"
+          onSubmit={async (event) => {
+            event.preventDefault();
+            await assign.run(() => api('POST', `${props.path}/applications`, { body: { applicationIds: [selected] } }));
+            held.reload();
+          }}
+        >
+          <SelectField label="Application to assign" value={selected} onChange={setChoice} options={options} error={assign.fieldError('applicationIds')} />
+          <div class="actions"><button type="submit" class="secondary" disabled={assign.pending}>Assign application</button></div>
+          <ErrorText error={assign.actionError(['applicationIds'])} />
+        </form>
+      )}
+    </Section>
+  );
+}

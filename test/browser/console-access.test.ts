@@ -1,0 +1,92 @@
+import { expect } from 'chai';
+import { createResource, createUser } from '../support/fixtures.ts';
+import { accessibleDescription, freshPage, screenshot, useChromium } from '../support/chromium.ts';
+import type { RunningService } from '../support/service.ts';
+import { signInToConsole, startConsoleService } from './support/console.ts';
+
+describe('browser: the console\'s roles and permissions and API resources pages (Chromium)', () => {
+  const chromium = useChromium();
+  let running: RunningService;
+  before(async () => {
+    running = await startConsoleService();
+  });
+  after(() => running?.close());
+
+  async function read<T>(path: string): Promise<T> {
+    const res = await running.request(path);
+    expect(res.status, path).to.equal(200);
+    return await res.json() as T;
+  }
+
+  it('creates an API resource, refuses a reserved scope name at its field, and adds a scope', async () => {
+    const { page, context } = await freshPage(chromium.browser());
+    try {
+      await signInToConsole(page, `${running.baseUrl}/console/resources`);
+      await page.getByRole('heading', { name: 'API resources', level: 1 }).waitFor();
+      await page.getByRole('button', { name: 'Create API resource' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Create API resource' });
+      await dialog.getByRole('textbox', { name: 'Name' }).fill('Orders API');
+      await dialog.getByRole('textbox', { name: 'API identifier' }).fill('https://orders.example.com');
+      await dialog.getByRole('button', { name: 'Create', exact: true }).click();
+      await page.getByRole('heading', { name: 'Orders API', level: 1 }).waitFor();
+
+      const scopeName = page.getByRole('textbox', { name: 'Scope name' });
+      await scopeName.fill('openid');
+      await page.getByRole('button', { name: 'Add scope' }).click();
+      await page.locator('[aria-invalid="true"]').first().waitFor();
+      expect(await accessibleDescription(scopeName)).to.include('reserved for OpenID Connect');
+
+      await scopeName.fill('read:orders');
+      await page.getByRole('textbox', { name: 'Scope description' }).fill('Read every order');
+      await page.getByRole('button', { name: 'Add scope' }).click();
+      await page.getByRole('table', { name: 'Scopes of this API resource' }).getByRole('cell', { name: 'read:orders', exact: true }).waitFor();
+      expect(await scopeName.getAttribute('aria-invalid')).to.equal(null);
+      await screenshot(page, 'console-resource-scope');
+
+      const resources = await read<Array<{ id: string; name: string; indicator: string; scopes: Array<{ name: string; description: string }> }>>(
+        '/api/resources?includeScopes=true',
+      );
+      const created = resources.find((resource) => resource.indicator === 'https://orders.example.com');
+      expect(created?.name).to.equal('Orders API');
+      expect(created?.scopes.map(({ name, description }) => ({ name, description }))).to.deep.equal([{ name: 'read:orders', description: 'Read every order' }]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('creates a role, gives it a permission and assigns it to a user, readable at phone width', async () => {
+    const { scopes } = await createResource(running, 'https://billing.example.com', ['invoices:write']);
+    const user = await createUser(running, [], { name: 'Rita Role' });
+    const { page, context } = await freshPage(chromium.browser(), { width: 360, height: 740 });
+    try {
+      await signInToConsole(page, `${running.baseUrl}/console/roles`);
+      await page.getByRole('heading', { name: 'Roles and permissions', level: 1 }).waitFor();
+      await page.getByRole('button', { name: 'Create role' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Create role' });
+      await dialog.getByRole('textbox', { name: 'Name' }).fill('Billing clerk');
+      await dialog.getByRole('textbox', { name: 'Description' }).fill('Writes invoices');
+      await dialog.getByRole('combobox', { name: 'Type' }).selectOption('User');
+      await dialog.getByRole('button', { name: 'Create', exact: true }).click();
+      await page.getByRole('heading', { name: 'Billing clerk', level: 1 }).waitFor();
+
+      await page.getByRole('combobox', { name: 'Permission to add' }).selectOption({ label: 'https://billing.example.com: invoices:write' });
+      await page.getByRole('button', { name: 'Add permission' }).click();
+      await page.getByRole('table', { name: 'Permissions of this role' }).getByRole('cell', { name: 'invoices:write', exact: true }).waitFor();
+
+      await page.getByRole('searchbox', { name: 'Find users to assign' }).fill('Rita');
+      await page.getByRole('button', { name: 'Find users' }).click();
+      await page.getByRole('button', { name: 'Assign to Rita Role' }).click();
+      await page.getByRole('table', { name: 'Users holding this role' }).getByRole('cell', { name: 'Rita Role', exact: true }).waitFor();
+      const overflow = await page.locator('html').evaluate((root) => root.scrollWidth - root.clientWidth);
+      expect(overflow, 'nothing sticks out sideways at 360 px').to.be.at.most(0);
+      await screenshot(page, 'console-role-assigned');
+
+      const [role] = await read<Array<{ id: string; name: string; description: string; type: string }>>(`/api/users/${user.id}/roles`);
+      expect(role).to.include({ name: 'Billing clerk', description: 'Writes invoices', type: 'User' });
+      const granted = await read<Array<{ id: string }>>(`/api/roles/${role!.id}/scopes`);
+      expect(granted.map((scope) => scope.id)).to.deep.equal([scopes['invoices:write']!.id]);
+    } finally {
+      await context.close();
+    }
+  });
+});
