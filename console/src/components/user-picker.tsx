@@ -3,31 +3,22 @@ import { apiList, containing } from '../api.ts';
 import { ErrorText, Loading, useAction, useLoad } from './feedback.tsx';
 import { TextField } from './field.tsx';
 import { Table } from './table.tsx';
+import { displayName, type User } from '../pages/users/types.ts';
 
-export interface UserSummary {
-  id: string;
-  username: string | null;
-  primaryEmail: string | null;
-  primaryPhone: string | null;
-  name: string | null;
-}
-
-/** How a user is named in a list: name, then username, email, phone, id. */
-export const userLabel = (user: UserSummary) => user.name || user.username || user.primaryEmail || user.primaryPhone || user.id;
 
 /**
  * Finds users to add to something (a role, an organization): a search, then an "Add" button per match. `exclude`
  * is the list query that leaves out who is already in (`excludeRoleId`, `excludeOrganizationId`).
  */
 export function UserPicker(props: {
-  label: string; exclude: Record<string, string>; action: string; onPick: (user: UserSummary) => Promise<unknown>;
+  label: string; exclude: Record<string, string>; action: string; onPick: (user: User) => Promise<unknown>;
 }) {
   const [text, setText] = useState('');
   const [query, setQuery] = useState<string>();
   const [version, setVersion] = useState(0);
   const pick = useAction();
   const found = useLoad(
-    () => (query === undefined ? Promise.resolve(undefined) : apiList<UserSummary>('/users', { page_size: 10, search: containing(query), ...props.exclude })),
+    () => (query === undefined ? Promise.resolve(undefined) : apiList<User>('/users', { page_size: 10, search: containing(query), ...props.exclude })),
     [query, version, JSON.stringify(props.exclude)],
   );
   return (
@@ -41,13 +32,13 @@ export function UserPicker(props: {
           caption={`Users found for “${query}”`} rows={found.data.items} rowKey={(user) => user.id}
           empty="No user matches who is not already here."
           columns={[
-            { header: 'User', cell: (user) => userLabel(user) },
+            { header: 'User', cell: (user) => displayName(user) },
             { header: 'Email', cell: (user) => user.primaryEmail ?? '—' },
             {
               header: 'Actions', numeric: true,
               cell: (user) => (
                 <button
-                  type="button" class="secondary small" aria-label={`${props.action} ${userLabel(user)}`} disabled={pick.pending}
+                  type="button" class="secondary small" aria-label={`${props.action} ${displayName(user)}`} disabled={pick.pending}
                   onClick={async () => {
                     const picked = await pick.run(async () => {
                       await props.onPick(user);

@@ -5,7 +5,8 @@ import { ErrorText, Loading, Section, useAction, useLoad } from '../../component
 import { CheckboxField, SelectField, TextField } from '../../components/field.tsx';
 import { Link } from '../../components/link.tsx';
 import { Table } from '../../components/table.tsx';
-import { UserPicker, userLabel, type UserSummary } from '../../components/user-picker.tsx';
+import { UserPicker } from '../../components/user-picker.tsx';
+import { displayName, type User } from '../users/types.ts';
 import { navigate } from '../../router.ts';
 import type { Resource, Scope } from '../resources/types.ts';
 import { roleTypeLabel, type Role } from './types.ts';
@@ -143,7 +144,7 @@ function PermissionsSection(props: { path: string; roleType: Role['type'] }) {
 }
 
 function UsersSection(props: { path: string; roleId: string }) {
-  const users = useLoad(() => apiList<UserSummary>(`${props.path}/users`, { page_size: 100 }), [props.path]);
+  const users = useLoad(() => apiList<User>(`${props.path}/users`, { page_size: 100 }), [props.path]);
   const remove = useAction();
   return (
     <Section title="Users" description="Users holding this role get its permissions in their access tokens.">
@@ -151,13 +152,13 @@ function UsersSection(props: { path: string; roleId: string }) {
         <Table
           caption="Users holding this role" captionHidden rows={users.data.items} rowKey={(user) => user.id} empty="No user holds this role."
           columns={[
-            { header: 'User', cell: (user) => userLabel(user) },
+            { header: 'User', cell: (user) => displayName(user) },
             { header: 'Email', cell: (user) => user.primaryEmail ?? '—' },
             {
               header: 'Actions', numeric: true,
               cell: (user) => (
                 <button
-                  type="button" class="secondary small" aria-label={`Remove ${userLabel(user)} from this role`} disabled={remove.pending}
+                  type="button" class="secondary small" aria-label={`Remove ${displayName(user)} from this role`} disabled={remove.pending}
                   onClick={async () => {
                     await remove.run(() => api('DELETE', `${props.path}/users/${encodeURIComponent(user.id)}`));
                     users.reload();
