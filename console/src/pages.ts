@@ -3,6 +3,8 @@ import { applicationsPage } from './pages/applications/index.ts';
 import { usersPage } from './pages/users/index.ts';
 import { rolesPage } from './pages/roles/index.ts';
 import { resourcesPage } from './pages/resources/index.ts';
+import { organizationsPage } from './pages/organizations/index.ts';
+import { organizationTemplatePage } from './pages/organization-template/index.ts';
 import { impersonationLogPage } from './pages/impersonation-log/index.ts';
 import { webhooksPage } from './pages/webhooks/index.ts';
 
@@ -24,6 +26,8 @@ export const PAGES: PageModule[] = [
   usersPage,
   rolesPage,
   resourcesPage,
+  organizationsPage,
+  organizationTemplatePage,
   impersonationLogPage,
   webhooksPage,
 ];

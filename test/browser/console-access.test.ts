@@ -71,7 +71,7 @@ describe('browser: the console\'s roles and permissions and API resources pages 
 
       await page.getByRole('combobox', { name: 'Permission to add' }).selectOption({ label: 'https://billing.example.com: invoices:write' });
       await page.getByRole('button', { name: 'Add permission' }).click();
-      await page.getByRole('table', { name: 'Permissions of this role' }).getByRole('cell', { name: 'invoices:write', exact: true }).waitFor();
+      await page.getByRole('table', { name: 'Permissions' }).getByRole('cell', { name: 'invoices:write', exact: true }).waitFor();
 
       await page.getByRole('searchbox', { name: 'Find users to assign' }).fill('Rita');
       await page.getByRole('button', { name: 'Find users' }).click();

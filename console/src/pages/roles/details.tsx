@@ -4,11 +4,11 @@ import { DeleteSection } from '../../components/delete.tsx';
 import { ErrorText, Loading, Section, useAction, useLoad } from '../../components/feedback.tsx';
 import { CheckboxField, SelectField, TextField } from '../../components/field.tsx';
 import { Link } from '../../components/link.tsx';
+import { ApiPermissions } from '../../components/api-permissions.tsx';
 import { Table } from '../../components/table.tsx';
 import { UserPicker } from '../../components/user-picker.tsx';
 import { displayName, type User } from '../users/types.ts';
 import { navigate } from '../../router.ts';
-import type { Resource, Scope } from '../resources/types.ts';
 import { roleTypeLabel, type Role } from './types.ts';
 
 export function RoleDetails(props: { params: Record<string, string> }) {
@@ -29,7 +29,7 @@ export function RoleDetails(props: { params: Record<string, string> }) {
         <dt>Created</dt><dd>{new Date(current.createdAt).toLocaleString()}</dd>
       </dl>
       <SettingsSection role={current} onSaved={role.set} key={`settings-${current.id}`} />
-      <PermissionsSection path={path} roleType={current.type} />
+      <ApiPermissions path={`${path}/scopes`} title="Permissions" description="The API scopes this role grants." managementAllowed={current.type === 'MachineToMachine'} />
       {current.type === 'User' ? <UsersSection path={path} roleId={current.id} /> : <ApplicationsSection path={path} />}
       <DeleteSection
         what="role" name={current.name} description="Takes the role's permissions away from everyone holding it. This cannot be undone."
@@ -74,71 +74,6 @@ function SettingsSection(props: { role: Role; onSaved: (role: Role) => void }) {
         </div>
         <ErrorText error={action.actionError(fields)} />
       </form>
-    </Section>
-  );
-}
-
-/** The management API's id: its scopes go only on machine-to-machine roles (the API refuses them on user roles). */
-const MANAGEMENT_RESOURCE_ID = 'management-api';
-
-/** The role's permissions: API scopes, each named with its resource; add one of any resource's scopes. */
-function PermissionsSection(props: { path: string; roleType: Role['type'] }) {
-  const scopes = useLoad(() => apiList<Scope>(`${props.path}/scopes`), [props.path]);
-  const resources = useLoad(() => api<Resource[]>('GET', '/resources', { query: { includeScopes: 'true' } }), []);
-  const [choice, setChoice] = useState('');
-  const add = useAction();
-  const remove = useAction();
-  const resourceName = (resourceId: string) => resources.data?.find((resource) => resource.id === resourceId)?.name ?? resourceId;
-  const held = new Set(scopes.data?.items.map((scope) => scope.id));
-  const options = (resources.data ?? [])
-    .filter((resource) => props.roleType === 'MachineToMachine' || resource.id !== MANAGEMENT_RESOURCE_ID)
-    .flatMap((resource) => (resource.scopes ?? [])
-    .filter((scope) => !held.has(scope.id))
-    .map((scope) => ({ value: scope.id, label: `${resource.name}: ${scope.name}` })));
-  const selected = options.some((option) => option.value === choice) ? choice : options[0]?.value ?? '';
-  return (
-    <Section title="Permissions" description="The API scopes this role grants.">
-      {scopes.error ? <ErrorText error={scopes.error} /> : !scopes.data ? <Loading what="permissions" /> : (
-        <Table
-          caption="Permissions of this role" captionHidden rows={scopes.data.items} rowKey={(scope) => scope.id} empty="No permissions yet."
-          columns={[
-            { header: 'Permission', cell: (scope) => <code>{scope.name}</code> },
-            { header: 'API resource', cell: (scope) => resourceName(scope.resourceId) },
-            { header: 'Description', cell: (scope) => scope.description || '—' },
-            {
-              header: 'Actions', numeric: true,
-              cell: (scope) => (
-                <button
-                  type="button" class="secondary small" aria-label={`Remove permission ${scope.name}`} disabled={remove.pending}
-                  onClick={async () => {
-                    await remove.run(() => api('DELETE', `${props.path}/scopes/${encodeURIComponent(scope.id)}`));
-                    scopes.reload();
-                  }}
-                >
-                  Remove
-                </button>
-              ),
-            },
-          ]}
-        />
-      )}
-      <ErrorText error={remove.error} />
-      {resources.error ? <ErrorText error={resources.error} /> : options.length === 0 ? (
-        <p class="hint">{resources.data ? <>No other permission to add: define scopes on an <Link to="/resources">API resource</Link> first.</> : ''}</p>
-      ) : (
-        <form
-          class="inline-form"
-          onSubmit={async (event) => {
-            event.preventDefault();
-            await add.run(() => api('POST', `${props.path}/scopes`, { body: { scopeIds: [selected] } }));
-            scopes.reload();
-          }}
-        >
-          <SelectField label="Permission to add" value={selected} onChange={setChoice} options={options} error={add.fieldError('scopeIds')} />
-          <div class="actions"><button type="submit" class="secondary" disabled={add.pending}>Add permission</button></div>
-          <ErrorText error={add.actionError(['scopeIds'])} />
-        </form>
-      )}
     </Section>
   );
 }

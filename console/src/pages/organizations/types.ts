@@ -1,0 +1,28 @@
+export interface Organization {
+  id: string;
+  name: string;
+  description: string | null;
+  customData: Record<string, unknown>;
+  isMfaRequired: boolean;
+  createdAt: number;
+}
+
+export interface OrganizationRole {
+  id: string;
+  name: string;
+  description: string | null;
+  type: 'User' | 'MachineToMachine';
+  createdAt: number;
+  scopes?: Array<{ id: string; name: string }>;
+  resourceScopes?: Array<{ id: string; name: string; resource: { id: string; name: string } }>;
+}
+
+export interface OrganizationScope {
+  id: string;
+  name: string;
+  description: string | null;
+  createdAt: number;
+}
+
+/** The organization roles a user can hold (machine-to-machine ones are for applications). */
+export const userRoles = (roles: OrganizationRole[] | undefined) => (roles ?? []).filter((role) => role.type === 'User');

@@ -1,0 +1,94 @@
+import { expect } from 'chai';
+import { createUser } from '../support/fixtures.ts';
+import { accessibleDescription, freshPage, screenshot, useChromium } from '../support/chromium.ts';
+import type { RunningService } from '../support/service.ts';
+import { signInToConsole, startConsoleService } from './support/console.ts';
+
+describe('browser: the console\'s organizations and organization template pages (Chromium)', () => {
+  const chromium = useChromium();
+  let running: RunningService;
+  before(async () => {
+    running = await startConsoleService();
+  });
+  after(() => running?.close());
+
+  async function read<T>(path: string): Promise<T> {
+    const res = await running.request(path);
+    expect(res.status, path).to.equal(200);
+    return await res.json() as T;
+  }
+
+  it('creates an organization, adds a member with an organization role, and a just-in-time email domain', async () => {
+    const role = await (await running.request('/api/organization-roles', { method: 'POST', json: { name: 'Editor', description: 'Edits documents' } })).json() as { id: string };
+    const user = await createUser(running, [], { name: 'Olga Member', primaryEmail: 'olga@acme.example' });
+    const { page, context } = await freshPage(chromium.browser());
+    try {
+      await signInToConsole(page, `${running.baseUrl}/console/organizations`);
+      await page.getByRole('heading', { name: 'Organizations', level: 1 }).waitFor();
+      await page.getByRole('button', { name: 'Create organization' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Create organization' });
+      await dialog.getByRole('textbox', { name: 'Name' }).fill('Acme Corp');
+      await dialog.getByRole('textbox', { name: 'Description' }).fill('Our first customer');
+      await dialog.getByRole('button', { name: 'Create', exact: true }).click();
+      await page.getByRole('heading', { name: 'Acme Corp', level: 1 }).waitFor();
+      const organizationId = new URL(page.url()).pathname.split('/').pop()!;
+
+      await page.getByRole('combobox', { name: 'Organization role for new members' }).selectOption({ label: 'Editor' });
+      await page.getByRole('searchbox', { name: 'Find users to add' }).fill('Olga');
+      await page.getByRole('button', { name: 'Find users' }).click();
+      await page.getByRole('button', { name: 'Add Olga Member' }).click();
+      const members = page.getByRole('table', { name: 'Members of this organization' });
+      await members.getByRole('row', { name: /Olga Member/ }).getByRole('cell', { name: 'Editor', exact: true }).waitFor();
+
+      const domain = page.getByRole('textbox', { name: 'Email domain to add' });
+      await domain.fill('not a domain');
+      await page.getByRole('button', { name: 'Add email domain' }).click();
+      await page.locator('[aria-invalid="true"]').first().waitFor();
+      expect(await accessibleDescription(domain)).to.include('must be a domain name');
+      await domain.fill('acme.example');
+      await page.getByRole('button', { name: 'Add email domain' }).click();
+      await page.getByRole('table', { name: 'Just-in-time email domains' }).getByRole('cell', { name: 'acme.example', exact: true }).waitFor();
+      await page.getByRole('combobox', { name: 'Default role to add' }).selectOption({ label: 'Editor' });
+      await page.getByRole('button', { name: 'Add default role' }).click();
+      await page.getByRole('table', { name: 'Just-in-time default roles' }).getByRole('cell', { name: 'Editor', exact: true }).waitFor();
+      await screenshot(page, 'console-organization');
+
+      const organization = await read<{ name: string; description: string }>(`/api/organizations/${organizationId}`);
+      expect(organization).to.include({ name: 'Acme Corp', description: 'Our first customer' });
+      const listed = await read<Array<{ id: string; organizationRoles: Array<{ id: string }> }>>(`/api/organizations/${organizationId}/users`);
+      expect(listed.map((member) => ({ id: member.id, roles: member.organizationRoles.map((held) => held.id) }))).to.deep.equal([{ id: user.id, roles: [role.id] }]);
+      expect(await read(`/api/organizations/${organizationId}/jit/email-domains`)).to.deep.equal([{ organizationId, emailDomain: 'acme.example' }]);
+      expect((await read<Array<{ id: string }>>(`/api/organizations/${organizationId}/jit/roles`)).map((held) => held.id)).to.deep.equal([role.id]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('defines an organization permission and a role granting it in the organization template, at phone width', async () => {
+    const { page, context } = await freshPage(chromium.browser(), { width: 360, height: 740 });
+    try {
+      await signInToConsole(page, `${running.baseUrl}/console/organization-template`);
+      await page.getByRole('heading', { name: 'Organization template', level: 1 }).waitFor();
+      await page.getByRole('textbox', { name: 'Permission name' }).fill('invite:member');
+      await page.getByRole('button', { name: 'Add permission' }).click();
+      await page.getByRole('table', { name: 'Organization permissions' }).getByRole('cell', { name: 'invite:member', exact: true }).waitFor();
+
+      await page.getByRole('button', { name: 'Create organization role' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Create organization role' });
+      await dialog.getByRole('textbox', { name: 'Name' }).fill('Team admin');
+      await dialog.getByRole('button', { name: 'Create', exact: true }).click();
+      await page.getByRole('heading', { name: 'Team admin', level: 1 }).waitFor();
+      await page.getByRole('combobox', { name: 'Organization permission to add' }).selectOption({ label: 'invite:member' });
+      await page.getByRole('button', { name: 'Add organization permission' }).click();
+      await page.getByRole('table', { name: 'Organization permissions of this role' }).getByRole('cell', { name: 'invite:member', exact: true }).waitFor();
+      const overflow = await page.locator('html').evaluate((root) => root.scrollWidth - root.clientWidth);
+      expect(overflow, 'nothing sticks out sideways at 360 px').to.be.at.most(0);
+      await screenshot(page, 'console-organization-role');
+
+      const roles = await read<Array<{ name: string; scopes: Array<{ name: string }> }>>('/api/organization-roles?q=Team');
+      expect(roles.map((role) => ({ name: role.name, scopes: role.scopes.map((scope) => scope.name) }))).to.deep.equal([{ name: 'Team admin', scopes: ['invite:member'] }]);
+    } finally {
+      await context.close();
+    }
+  });
+});
