@@ -147,7 +147,7 @@ function SsoConnectors(props: { path: string }) {
           caption="Just-in-time enterprise SSO connectors" captionHidden rows={held.data.items} rowKey={(connector) => connector.id}
           empty="No enterprise SSO connectors."
           columns={[
-            { header: 'Connector', cell: (connector) => <Link to={`/connectors/sso/${connector.id}`}>{connector.connectorName}</Link> },
+            { header: 'Connector', cell: (connector) => connector.connectorName },
             { header: 'Email domains', cell: (connector) => connector.domains.join(', ') || '—' },
             {
               header: 'Actions', numeric: true,
