@@ -63,6 +63,10 @@ function equalsOne(candidate: unknown, operand: unknown): boolean {
 }
 
 function equalsAny(values: unknown[], operand: unknown): boolean {
+  // The common case, a string operand, equals only the same string (itself or as an array element).
+  if (typeof operand === 'string') {
+    return values.some((value) => value === operand || (Array.isArray(value) && value.includes(operand)));
+  }
   return expandArrays(values).some((candidate) => equalsOne(candidate, operand));
 }
 

@@ -171,6 +171,8 @@ export function isArrayIndex(segment: string): boolean {
  * A path that reaches nothing yields `[undefined]` so that "missing" can be matched (`null`, `$exists`).
  */
 export function lookup(value: unknown, path: string): unknown[] {
+  // A top-level field of a document, the common case, reaches exactly its value.
+  if (!path.includes('.') && isPlainObject(value)) return [value[path]];
   const found = descend(value, path.split('.'), 0);
   return found.length === 0 ? [undefined] : found;
 }
