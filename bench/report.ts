@@ -1,5 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import type { TokenBenchResult } from './tokens.ts';
+import { serviceNodeFlags } from './service-process.ts';
 
 interface WebhookResult {
   deliveriesPerSecond: number;
@@ -65,7 +66,8 @@ export function renderTable(results: BenchResults): string {
     ...rows.map((row) => `| ${row.join(' | ')} |`),
     '',
     `One run of ${results.durationSeconds} s started ${results.startedAt}; token figures are medians of ${results.tokens.rounds} interleaved `
-      + `rounds of ${results.tokens.phaseMs / 1000} s at ${results.tokens.concurrency} concurrent requests; `
+      + `rounds of ${results.tokens.phaseMs / 1000} s at ${results.tokens.concurrency} concurrent requests, every process on loopback; `
+      + `the service runs with the Node flags of \`npm start\` (${serviceNodeFlags().join(' ') || 'none'}), the baseline with Node's defaults; `
       + `failed requests: ${errors.length ? errors.map(([name, count]) => `${count} (${name})`).join(', ') : 'none'}.`,
   ].join('\n');
 }

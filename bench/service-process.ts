@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
@@ -18,8 +19,9 @@ export interface BenchProcess<Info> {
  * Starts one bench script in its own process and reads the JSON line it prints once it listens.
  * `BENCH_PROFILE=<dir>` writes a CPU profile of it there, `BENCH_HEAP_PROFILE=<dir>` a heap profile.
  */
-async function startProcess<Info>(script: string, env: Record<string, string>): Promise<BenchProcess<Info>> {
+async function startProcess<Info>(script: string, env: Record<string, string>, nodeFlags: string[] = []): Promise<BenchProcess<Info>> {
   const profile = [
+    ...nodeFlags,
     ...(process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []),
     ...(process.env.BENCH_HEAP_PROFILE ? ['--heap-prof', `--heap-prof-dir=${process.env.BENCH_HEAP_PROFILE}`] : []),
   ];
@@ -42,18 +44,25 @@ async function startProcess<Info>(script: string, env: Record<string, string>): 
   };
 }
 
+/** The Node flags `npm start` runs the service with (`node <flags> bin/server.ts`), so the bench measures the same. */
+export function serviceNodeFlags(): string[] {
+  const manifest = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { scripts: { start: string } };
+  const words = manifest.scripts.start.split(/\s+/);
+  return words.slice(1, words.indexOf('bin/server.ts')).filter((word) => word.startsWith('--'));
+}
+
 /**
- * Starts the service under measurement (bench/server.ts) in its own process, so that the load generator
- * and the webhook receiver stay out of its event loop.
+ * Starts the service under measurement (bench/server.ts) in its own process, with the Node flags of `npm start`,
+ * so that the load generator and the webhook receiver stay out of its event loop.
  */
 export async function startBenchService(env: Record<string, string>) {
   const child = await startProcess<{ baseUrl: string; storage: string }>('./server.ts', {
     ...env, ADMIN_CLIENT_ID: BENCH_ADMIN.id, ADMIN_CLIENT_SECRET: BENCH_ADMIN.secret, LOG_LEVEL: 'silent',
-  });
+  }, serviceNodeFlags());
   return { ...child.info, pid: child.pid, stop: child.stop };
 }
 
-/** Starts the plain node-oidc-provider of bench/baseline-server.ts in its own process. */
+/** Starts the plain node-oidc-provider of bench/baseline-server.ts in its own process, with Node's defaults. */
 export async function startBaseline() {
   const child = await startProcess<{ baseUrl: string; clientId: string; clientSecret: string }>('./baseline-server.ts', {});
   return { ...child.info, pid: child.pid, stop: child.stop };
