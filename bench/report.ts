@@ -29,24 +29,26 @@ const atLeast = (value: number, of: number, minimum: number) => of > 0 && value 
 
 /** Every figure of one run with its ratio and target, as a Markdown table. */
 export function renderTable(results: BenchResults): string {
-  const { perSecond, rssMb } = results.tokens;
+  const { perSecond, rssMb, cpuUsPerIteration } = results.tokens;
+  /** A token workload's rate and the serving process's CPU time per iteration. */
+  const rate = (name: string) => `${int(perSecond[name]!)}/s (${int(cpuUsPerIteration[name]!)} µs CPU)`;
   const webhooks = results.webhooks as unknown as WebhookResult;
   const base = perSecond.baselineClientCredentials!;
   const cc = perSecond.clientCredentials!;
   const imp = perSecond.impersonation!;
   const script = perSecond.clientCredentialsWithScript!;
   const rows: [string, string, string, string][] = [
-    ['plain node-oidc-provider, client credentials (the baseline)', `${int(base)}/s`, '1.00', '—'],
-    ['service, client credentials', `${int(cc)}/s`, ratio(cc, base), verdict(atLeast(cc, base, 0.9), '≥ 0.9× baseline')],
-    ['service, impersonation (subject token + exchange, two requests), embedded', `${int(imp)}/s`, ratio(imp, base),
+    ['plain node-oidc-provider, client credentials (the baseline)', rate('baselineClientCredentials'), '1.00', '—'],
+    ['service, client credentials', rate('clientCredentials'), ratio(cc, base), verdict(atLeast(cc, base, 0.9), '≥ 0.9× baseline')],
+    ['service, impersonation (subject token + exchange, two requests), embedded', rate('impersonation'), ratio(imp, base),
       verdict(atLeast(imp, base, 0.6), '≥ 0.6× baseline')],
   ];
   if (perSecond.impersonationRedis !== undefined) {
-    rows.push(['service, impersonation, subject tokens in Redis', `${int(perSecond.impersonationRedis)}/s`,
+    rows.push(['service, impersonation, subject tokens in Redis', rate('impersonationRedis'),
       ratio(perSecond.impersonationRedis, base), '—']);
   }
   rows.push(
-    ['service, client credentials with a trivial stored customizer script', `${int(script)}/s`,
+    ['service, client credentials with a trivial stored customizer script', rate('clientCredentialsWithScript'),
       `${ratio(script, base)} (${ratio(script, cc)}× without script)`, verdict(atLeast(script, cc, 0.8), '≥ 0.8× without script')],
     ['webhook deliveries end to end (outbox → BullMQ on Redis → signed POST to a local receiver)',
       `${int(webhooks.deliveriesPerSecond)}/s`, ratio(webhooks.deliveriesPerSecond, base), verdict(webhooks.deliveriesPerSecond >= 2500, '≥ 2,500/s')],
