@@ -75,7 +75,8 @@ function stageWorkdir(instructions: Instruction[], name: string): string {
 /** `ENV` values (the `KEY=value` form). */
 export function environment(instructions: Instruction[]): Record<string, string> {
   return Object.fromEntries(instructions.filter((instruction) => instruction.keyword === 'ENV')
-    .flatMap((instruction) => instruction.args.split(/\s+/).map((pair) => pair.split('=') as [string, string])));
+    // `KEY=VALUE` pairs; a value may itself hold `=` (NODE_OPTIONS=--flag=value).
+    .flatMap((instruction) => instruction.args.split(/\s+/).map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)])));
 }
 
 /** The exec-form array of an instruction such as `CMD ["node", "bin/server.ts"]` or `HEALTHCHECK … CMD [...]`. */
