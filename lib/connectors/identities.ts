@@ -78,3 +78,5 @@ export function createIdentitiesLibrary(deps: Pick<Repositories, 'users' | 'iden
   };
 }
 
+
+export type IdentitiesLibrary = ReturnType<typeof createIdentitiesLibrary>;

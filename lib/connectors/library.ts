@@ -255,3 +255,5 @@ export function createConnectorsLibrary(deps: Deps & { secrets: SecretBox; upstr
   };
 }
 
+
+export type ConnectorsLibrary = ReturnType<typeof createConnectorsLibrary>;

@@ -47,6 +47,8 @@ export const MANAGEMENT_EVENTS = {
   'DELETE /my-account/primary-email': [ACCOUNT_CHANGE],
   'POST /my-account/primary-phone': [ACCOUNT_CHANGE],
   'DELETE /my-account/primary-phone': [ACCOUNT_CHANGE],
+  'POST /my-account/identities': [ACCOUNT_CHANGE],
+  'DELETE /my-account/identities/:target': [ACCOUNT_CHANGE],
 
   'POST /organizations': [{ event: 'Organization.Created' }],
   'PATCH /organizations/:id': [{ event: 'Organization.Data.Updated' }],

@@ -7,7 +7,7 @@ import type { EventCase } from '../support/event-case.ts';
 const PASSWORD = 'correct horse battery';
 
 /** A user signed in through the authorization-code flow, with their token's headers and a way to call as them. */
-async function signedIn(h: Harness, fields: Record<string, unknown> = {}) {
+export async function signedIn(h: Harness, fields: Record<string, unknown> = {}) {
   const username = unique('member');
   const user = await createUser(h.running, [], { username, ...fields }, PASSWORD);
   const token = await (await accountClient(h.running)).signIn(username, PASSWORD);

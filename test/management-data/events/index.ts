@@ -7,6 +7,7 @@ import { userEventCases } from './users.cases.ts';
 import { accountEventCases } from './account.cases.ts';
 import { identityEventCases } from './identities.cases.ts';
 import { mfaEventCases } from './mfa.cases.ts';
+import { accountIdentityEventCases } from './account-identities.cases.ts';
 import { organizationRoleResourceScopeEventCases } from '../../compat/part1-resource-scope-events.cases.ts';
 
 /** Every row of the operation → event table, with at least one case each (checked by coverage.test.ts). */
@@ -15,6 +16,7 @@ export const EVENT_CASES: readonly EventCase[] = [
   ...accountEventCases,
   ...identityEventCases,
   ...mfaEventCases,
+  ...accountIdentityEventCases,
   ...roleEventCases,
   ...scopeEventCases,
   ...organizationEventCases,
