@@ -124,4 +124,21 @@ describe('Connectors through the management API', () => {
     const deleted = await service.request(`/api/sso-connectors/${created.id}`, { method: 'DELETE' });
     expect(deleted.status).to.equal(204);
   });
+
+  it('gives one social identity to exactly one of 100 users linking it at once', async () => {
+    const users = await Promise.all(Array.from({ length: 100 }, (_, index) =>
+      json(service.request('/api/users', { method: 'POST', json: { username: `racer_${index}_${Date.now()}` } }))));
+    const answers = await Promise.all(users.map((user) => service.request(`/api/users/${user.id}/identities/race`, {
+      method: 'PUT', json: { userId: 'one-identity' },
+    })));
+    const statuses = answers.map((answer) => answer.status);
+    expect(statuses.filter((status) => status === 201)).to.have.length(1);
+    expect(statuses.filter((status) => status === 409)).to.have.length(99);
+    const holders = [];
+    for (const user of users) {
+      const stored = await json(service.request(`/api/users/${user.id}`));
+      if (stored.identities.race) holders.push(stored.id);
+    }
+    expect(holders).to.have.length(1);
+  });
 });
