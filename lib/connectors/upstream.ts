@@ -205,9 +205,12 @@ function profileOf(claims: Record<string, unknown>, map: ProfileMap): UpstreamPr
     id, ...(email && { email }), emailVerified: Boolean(email) && (verified === true || verified === 'true'),
     ...(text(map.phone) && { phone: text(map.phone)!.replace(/\D/g, '') }),
     ...(text(map.name) && { name: text(map.name) }), ...(text(map.avatar) && { avatar: text(map.avatar) }),
-    rawData: claims,
+    rawData: Object.fromEntries(Object.entries(claims).filter(([claim]) => !PROTOCOL_CLAIMS.has(claim))),
   };
 }
+
+/** ID token claims about the token itself rather than the user: not kept in an identity's details. */
+const PROTOCOL_CLAIMS: ReadonlySet<string> = new Set(['aud', 'azp', 'exp', 'iat', 'nbf', 'nonce', 'at_hash', 'c_hash', 's_hash', 'sid', 'auth_time', 'jti']);
 
 async function oauth2Callback(
   fetch: OutboundFetch, connector: UsableConnector & { kind: 'oauth2' }, endpoints: { token: string; userInfo: string },

@@ -93,4 +93,40 @@ describe('Experience API: callbacks that do not belong to the sign-in are refuse
     expect(malformed.status).to.equal(400);
     expect(malformed.body.code).to.equal('guard.invalid_input');
   });
+
+  it('a suspended account (422 user.suspended), and no account while registration is off (403 auth.forbidden)', async () => {
+    const suspended = await f.upstreamUser();
+    const register = await started();
+    await register.client.ok('POST', `/verification/social/${connectorId}/verify`, {
+      verificationId: register.verificationId, connectorData: paramsOf(await f.signInUpstream(register.authorizationUri, suspended)),
+    });
+    await register.client.ok('PUT', '/interaction-event', { interactionEvent: 'Register' });
+    const created = await register.client.api('POST', '/identification', { verificationId: register.verificationId });
+    expect(created.status).to.equal(201);
+    const userId = (await register.client.submitForTokens()).claims()!.sub;
+    expect((await f.h.running.request(`/api/users/${userId}/is-suspended`, { method: 'PATCH', json: { isSuspended: true } })).status).to.equal(200);
+
+    const again = await started();
+    await again.client.ok('POST', `/verification/social/${connectorId}/verify`, {
+      verificationId: again.verificationId, connectorData: paramsOf(await f.signInUpstream(again.authorizationUri, suspended)),
+    });
+    const refused = await again.client.api('POST', '/identification', { verificationId: again.verificationId });
+    expect(refused.status).to.equal(422);
+    expect(refused.body.code).to.equal('user.suspended');
+
+    const stranger = await f.upstreamUser();
+    await f.h.signInExperience({ signInMode: 'SignIn' });
+    try {
+      const closed = await started();
+      await closed.client.ok('POST', `/verification/social/${connectorId}/verify`, {
+        verificationId: closed.verificationId, connectorData: paramsOf(await f.signInUpstream(closed.authorizationUri, stranger)),
+      });
+      expect((await closed.client.api('POST', '/identification', { verificationId: closed.verificationId })).status).to.equal(404);
+      const register = await closed.client.api('PUT', '/interaction-event', { interactionEvent: 'Register' });
+      expect(register.status).to.equal(403);
+      expect(register.body.code).to.equal('auth.forbidden');
+    } finally {
+      await f.h.signInExperience({ signInMode: 'SignInAndRegister' });
+    }
+  });
 });

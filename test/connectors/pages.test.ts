@@ -98,9 +98,25 @@ describe('Sign-in pages: continue with a social or enterprise connector (a secon
     const refused = await client.browser.request(forged.href);
     expect(refused.status).to.equal(401);
     expect(refused.headers.get('content-type')).to.match(/text\/html/);
+    expect(await refused.text()).to.include('The sign-in at the provider did not complete');
     const strangers = await fetch(callback.href, { redirect: 'manual' });
     expect(strangers.status).to.equal(400);
     const unknownKind = await client.browser.request(`${f.h.running.baseUrl}/interaction/callback/saml?code=x`);
     expect(unknownKind.status).to.equal(400);
+  });
+
+  it('says so when no account has the identity and registration is off (404 page, nothing created)', async () => {
+    const person = await f.upstreamUser();
+    await f.h.signInExperience({ signInMode: 'SignIn' });
+    try {
+      const { client, uid } = await signInPage();
+      const answer = await throughProvider(client, `${f.h.running.baseUrl}/interaction/${uid}/social/${connectorId}`, person);
+      expect(answer.res.status).to.equal(404);
+      expect(await answer.res.text()).to.include('new accounts cannot be created here');
+      const users = await json(f.h.running.request(`/api/users?search=${encodeURIComponent(person.email)}`));
+      expect(users).to.deep.equal([]);
+    } finally {
+      await f.h.signInExperience({ signInMode: 'SignInAndRegister' });
+    }
   });
 });
