@@ -5,6 +5,7 @@ import { rolesPage } from './pages/roles/index.ts';
 import { resourcesPage } from './pages/resources/index.ts';
 import { organizationsPage } from './pages/organizations/index.ts';
 import { organizationTemplatePage } from './pages/organization-template/index.ts';
+import { signInExperiencePage } from './pages/sign-in-experience/index.ts';
 import { impersonationLogPage } from './pages/impersonation-log/index.ts';
 import { webhooksPage } from './pages/webhooks/index.ts';
 
@@ -28,6 +29,7 @@ export const PAGES: PageModule[] = [
   resourcesPage,
   organizationsPage,
   organizationTemplatePage,
+  signInExperiencePage,
   impersonationLogPage,
   webhooksPage,
 ];
