@@ -60,4 +60,43 @@ describe('browser: continue with a social connector whose provider is a second i
       await context.close();
     }
   });
+
+  it('sends a work email typed in the sign-in form to its SSO provider and back (Organization.Membership.Updated)', async () => {
+    const app = await createApplication(upstream, {
+      type: 'Traditional', name: 'Acme Notes SSO',
+      oidcClientMetadata: { redirectUris: [`${h.running.baseUrl}/interaction/callback/sso`], postLogoutRedirectUris: [] },
+    });
+    const sso = await (await h.running.request('/api/sso-connectors', {
+      method: 'POST', json: {
+        providerName: 'OIDC', connectorName: 'Delta', domains: ['delta.example.com'], branding: { displayName: 'Delta SSO' },
+        config: { clientId: app.id, clientSecret: app.secret, issuer: `${upstream.baseUrl}/oidc` },
+      },
+    })).json() as { id: string };
+    const organization = await (await h.running.request('/api/organizations', { method: 'POST', json: { name: 'Delta Inc' } })).json() as { id: string };
+    await h.running.request(`/api/organizations/${organization.id}/jit/sso-connectors`, { method: 'POST', json: { ssoConnectorIds: [sso.id] } });
+    const username = `delta_${Math.random().toString(36).slice(2, 8)}`;
+    await upstream.request('/api/users', { method: 'POST', json: { username, primaryEmail: `${username}@delta.example.com`, password: 'Correct-Horse-7' } });
+
+    const { page, context } = await freshPage(chromium.browser());
+    try {
+      const flow = await h.rp.signIn(page);
+      await page.getByRole('textbox', { name: 'Work email' }).fill(`${username}@delta.example.com`);
+      await page.getByRole('button', { name: 'Continue with single sign-on' }).click();
+      const toProvider = page.getByRole('link', { name: 'Continue with Delta SSO' });
+      await toProvider.waitFor();
+      await screenshot(page, 'connector-sso-choice');
+      await toProvider.click();
+      await page.waitForURL((url) => url.href.startsWith(upstream.baseUrl));
+      await page.getByRole('textbox', { name: /username/i }).fill(username);
+      await page.getByLabel('Password', { exact: true }).fill('Correct-Horse-7');
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      const userId = (await flow.finish()).claims()!.sub;
+      const members = await (await h.running.request(`/api/organizations/${organization.id}/users`)).json() as Array<{ id: string }>;
+      expect(members.map((member) => member.id)).to.deep.equal([userId]);
+      await h.delivery('PostRegister', userId);
+    } finally {
+      await screenshot(page, 'connector-sso-signed-in');
+      await context.close();
+    }
+  });
 });
