@@ -6,6 +6,7 @@ import { resourcesPage } from './pages/resources/index.ts';
 import { organizationsPage } from './pages/organizations/index.ts';
 import { organizationTemplatePage } from './pages/organization-template/index.ts';
 import { signInExperiencePage } from './pages/sign-in-experience/index.ts';
+import { connectorsPage } from './pages/connectors/index.ts';
 import { impersonationLogPage } from './pages/impersonation-log/index.ts';
 import { webhooksPage } from './pages/webhooks/index.ts';
 
@@ -30,6 +31,7 @@ export const PAGES: PageModule[] = [
   organizationsPage,
   organizationTemplatePage,
   signInExperiencePage,
+  connectorsPage,
   impersonationLogPage,
   webhooksPage,
 ];

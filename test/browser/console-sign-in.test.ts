@@ -67,4 +67,59 @@ describe('browser: the console\'s sign-in experience and connectors pages (Chrom
       await visitor.context.close();
     }
   });
+  it('creates a social connector and an enterprise SSO connector, with config refusals at their fields', async () => {
+    const { page, context } = await freshPage(chromium.browser());
+    try {
+      await signInToConsole(page, `${running.baseUrl}/console/connectors`);
+      await page.getByRole('heading', { name: 'Connectors', level: 1 }).waitFor();
+      await page.getByRole('button', { name: 'Create social connector' }).click();
+      const social = page.getByRole('dialog', { name: 'Create social connector' });
+      await social.getByRole('combobox', { name: 'Protocol' }).selectOption({ label: 'OAuth 2.0' });
+      await social.getByRole('textbox', { name: 'Display name' }).fill('Acme ID');
+      await social.getByRole('textbox', { name: 'Identity target' }).fill('acme');
+      await social.getByRole('textbox', { name: 'Client ID' }).fill('acme-client');
+      await social.getByLabel('Client secret').fill('acme-secret-1234');
+      await social.getByRole('checkbox', { name: 'Find the endpoints by discovery' }).uncheck();
+      await social.getByRole('textbox', { name: 'Authorization endpoint' }).fill('https://id.acme.example/authorize');
+      const token = social.getByRole('textbox', { name: 'Token endpoint' });
+      await token.fill('http://id.acme.example/token');
+      await social.getByRole('textbox', { name: 'Userinfo endpoint' }).fill('https://id.acme.example/me');
+      await social.getByRole('textbox', { name: 'User ID claim' }).fill('user_id');
+      await social.getByRole('button', { name: 'Create', exact: true }).click();
+      await social.locator('[aria-invalid="true"]').first().waitFor();
+      expect(await accessibleDescription(token)).to.include('must use https');
+      await token.fill('https://id.acme.example/token');
+      await social.getByRole('button', { name: 'Create', exact: true }).click();
+      await page.getByRole('heading', { name: 'Acme ID', level: 1 }).waitFor();
+      expect(await accessibleDescription(page.getByLabel('Client secret')), 'the secret is answered masked').to.match(/Stored: \*+1234/);
+      await screenshot(page, 'console-social-connector');
+
+      await page.getByRole('link', { name: '← Connectors' }).click();
+      await page.getByRole('button', { name: 'Create enterprise SSO connector' }).click();
+      const sso = page.getByRole('dialog', { name: 'Create enterprise SSO connector' });
+      await sso.getByRole('textbox', { name: 'Connector name' }).fill('Contoso workforce');
+      await sso.getByRole('textbox', { name: 'Email domains' }).fill('contoso.example');
+      await sso.getByRole('textbox', { name: 'Issuer' }).fill(`${running.baseUrl}/oidc`);
+      await sso.getByRole('textbox', { name: 'Client ID' }).fill('contoso-client');
+      await sso.getByLabel('Client secret').fill('contoso-secret-5678');
+      await sso.getByRole('button', { name: 'Create', exact: true }).click();
+      await page.getByRole('heading', { name: 'Contoso workforce', level: 1 }).waitFor();
+      await page.getByRole('link', { name: '← Connectors' }).click();
+      await page.getByRole('table', { name: 'Enterprise SSO connectors' }).getByRole('link', { name: 'Contoso workforce' }).waitFor();
+      await page.getByRole('table', { name: 'Social connectors' }).getByRole('link', { name: 'Acme ID' }).waitFor();
+      await screenshot(page, 'console-connectors');
+
+      const [connector] = await read<Array<{ connectorId: string; target: string; config: Record<string, any>; metadata: { name: Record<string, string> } }>>('/api/connectors');
+      expect(connector).to.deep.include({ connectorId: 'oauth2', target: 'acme', metadata: { ...connector!.metadata, name: { en: 'Acme ID' } } });
+      expect(connector!.config).to.deep.include({
+        clientId: 'acme-client', authorizationEndpoint: 'https://id.acme.example/authorize', tokenEndpoint: 'https://id.acme.example/token',
+        userInfoEndpoint: 'https://id.acme.example/me', profileMap: { id: 'user_id' },
+      });
+      const [ssoConnector] = await read<Array<{ connectorName: string; domains: string[]; config: Record<string, any> }>>('/api/sso-connectors');
+      expect(ssoConnector).to.deep.include({ connectorName: 'Contoso workforce', domains: ['contoso.example'] });
+      expect(ssoConnector!.config).to.deep.include({ issuer: `${running.baseUrl}/oidc`, clientId: 'contoso-client' });
+    } finally {
+      await context.close();
+    }
+  });
 });

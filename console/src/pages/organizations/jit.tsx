@@ -147,7 +147,7 @@ function SsoConnectors(props: { path: string }) {
           caption="Just-in-time enterprise SSO connectors" captionHidden rows={held.data.items} rowKey={(connector) => connector.id}
           empty="No enterprise SSO connectors."
           columns={[
-            { header: 'Connector', cell: (connector) => connector.connectorName },
+            { header: 'Connector', cell: (connector) => <Link to={`/connectors/sso/${connector.id}`}>{connector.connectorName}</Link> },
             { header: 'Email domains', cell: (connector) => connector.domains.join(', ') || '—' },
             {
               header: 'Actions', numeric: true,
@@ -167,7 +167,9 @@ function SsoConnectors(props: { path: string }) {
         />
       )}
       <ErrorText error={remove.error} />
-      {all.error ? <ErrorText error={all.error} /> : options.length > 0 && (
+      {all.error ? <ErrorText error={all.error} /> : all.data && options.length === 0 ? (
+        <p class="hint">No other enterprise SSO connector to add: create one on the <Link to="/connectors">connectors page</Link>.</p>
+      ) : options.length > 0 && (
         <form
           class="inline-form"
           onSubmit={async (event) => {
