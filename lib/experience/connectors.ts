@@ -13,6 +13,15 @@ import { findUserBy } from './verification.ts';
 
 export type ConnectorType = ConnectorVerification['type'];
 
+/**
+ * The account was signed in through an enterprise SSO connector: its provider authenticated the user, second factor
+ * included, so no second factor is asked for here (as Logto does); social sign-ins still are.
+ */
+export function signedInByEnterpriseSso(record: ExperienceRecord): boolean {
+  const signIn = record.connectorSignIn;
+  return Boolean(signIn) && record.connectorVerifications?.find((item) => item.id === signIn!.verificationId)?.type === 'EnterpriseSso';
+}
+
 type Deps = Pick<ExperienceDeps, 'repositories' | 'users' | 'organizationJit' | 'signInExperience' | 'connectors' | 'identities' | 'upstreams'>;
 
 /** Logto's social identity `details`: who the provider says the user is (never a token). */

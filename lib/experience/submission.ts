@@ -7,6 +7,7 @@ import { emailVerifiedIn } from './identification.ts';
 import { asIdentifierConflict, assertAvailable } from './profile.ts';
 import { assertProfileComplete } from './rules.ts';
 import type { ExperienceRecord } from './types.ts';
+import { signedInByEnterpriseSso } from './connectors.ts';
 import type { MfaStep } from './mfa.ts';
 
 export interface Submission {
@@ -56,7 +57,7 @@ export function createSubmission(
       await assertAvailable(deps.repositories, record.profile, user.id);
       // An account signing in through a connector has the provider's identity in place of a password or identifier.
       if (!record.connectorSignIn) assertProfileComplete(settings, record.profile, user);
-      await deps.mfaStep.assertSatisfied(record, user);
+      if (!signedInByEnterpriseSso(record)) await deps.mfaStep.assertSatisfied(record, user);
       const changes: ExperienceChanges = {
         ...(username !== undefined && { username }),
         ...(primaryEmail !== undefined && { primaryEmail }),

@@ -85,4 +85,17 @@ describe('Experience API: social sign-in through a second instance of the servic
     const after = await verifiedSocial(connector.id, person);
     expect((await after.client.api('POST', '/identification', { verificationId: after.verificationId })).status).to.equal(404);
   });
+
+  it('still asks an account with a second factor for it after a social sign-in (403 session.mfa.require_mfa_verification)', async () => {
+    const connector = await f.socialConnector('oidc', 'upstream-mfa');
+    const person = await f.upstreamUser();
+    const user = await json(f.h.running.request('/api/users', { method: 'POST', json: { username: `mfa_${Date.now()}` } }));
+    await f.h.running.request(`/api/users/${user.id}/identities/upstream-mfa`, { method: 'PUT', json: { userId: person.id } });
+    expect((await f.h.running.request(`/api/users/${user.id}/mfa-verifications`, { method: 'POST', json: { type: 'Totp' } })).status).to.equal(201);
+    const { client, verificationId } = await verifiedSocial(connector.id, person);
+    expect((await client.api('POST', '/identification', { verificationId })).status).to.equal(204);
+    const submit = await client.api('POST', '/submit');
+    expect(submit.status).to.equal(403);
+    expect(submit.body.code).to.equal('session.mfa.require_mfa_verification');
+  });
 });

@@ -78,19 +78,22 @@ describe('Experience API: enterprise SSO with just-in-time organizations, throug
     expect((await again.client.submitForTokens()).claims()!.sub).to.equal(userId);
   });
 
-  it('links an existing account with the same verified email automatically, and joins the JIT organization then', async () => {
+  it('links an existing account with the same verified email automatically (no second factor asked), and joins the JIT organization then', async () => {
     const connector = await ssoConnector('beta.example.com');
     const organization = await json(f.h.running.request('/api/organizations', { method: 'POST', json: { name: uniqueName('org') } }));
     await f.h.running.request(`/api/organizations/${organization.id}/jit/sso-connectors`, { method: 'PUT', json: { ssoConnectorIds: [connector.id] } });
     const person = await f.upstreamUser(`${uniqueName('emp')}@beta.example.com`);
     const existing = await json(f.h.running.request('/api/users', { method: 'POST', json: { primaryEmail: person.email } }));
+    // A second factor at this service is not asked for: the enterprise provider authenticated the user (as in Logto).
+    const factor = await f.h.running.request(`/api/users/${existing.id}/mfa-verifications`, { method: 'POST', json: { type: 'Totp' } });
+    expect(factor.status).to.equal(201);
 
     const { client, verificationId } = await verifiedSso(connector.id, person);
     expect((await client.api('POST', '/identification', { verificationId })).status).to.equal(204);
     expect((await client.submitForTokens()).claims()!.sub).to.equal(existing.id);
     const membership = await f.h.delivery('Organization.Membership.Updated', (payload) => payload.organizationId === organization.id);
     expect(membership).to.deep.include({ addedUserIds: [existing.id], interactionEvent: 'SignIn' });
-    const updated = await f.h.delivery('User.Data.Updated', (payload) => payload.data.id === existing.id);
+    const updated = await f.h.delivery('User.Data.Updated', (payload) => payload.data.id === existing.id && payload.interactionEvent === 'SignIn');
     expect(updated.data.name).to.equal('Upstream Person');
   });
 
