@@ -9,6 +9,8 @@ export interface AppConfig {
   home: string;
   callback: string;
   signedOut: string;
+  /** The CSP nonce of this page's generated styles (the code editor's theme). */
+  styleNonce: string;
 }
 
 function readConfig(): AppConfig {

@@ -9,6 +9,7 @@ import { signInExperiencePage } from './pages/sign-in-experience/index.ts';
 import { connectorsPage } from './pages/connectors/index.ts';
 import { impersonationLogPage } from './pages/impersonation-log/index.ts';
 import { webhooksPage } from './pages/webhooks/index.ts';
+import { customJwtPage } from './pages/custom-jwt/index.ts';
 
 /**
  * A page of the console: one module per resource. `routes` maps a path below `/<id>` ('' for the list,
@@ -34,4 +35,5 @@ export const PAGES: PageModule[] = [
   connectorsPage,
   impersonationLogPage,
   webhooksPage,
+  customJwtPage,
 ];

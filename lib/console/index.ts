@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { Middleware } from 'koa';
 import type { Logger } from 'pino';
 import { setPageHeaders } from '../http/page-security.ts';
@@ -60,8 +61,13 @@ export function consoleMiddleware(options: { bundle: ConsoleBundle | undefined; 
       unbuiltPage(ctx);
       return;
     }
-    setBundlePageHeaders(ctx);
+    // The code editor writes its theme into a <style> element: allowed by a nonce fresh for each page, never by
+    // 'unsafe-inline'. The page (never cached) hands the nonce to the script in its configuration.
+    const styleNonce = randomBytes(16).toString('base64');
+    setBundlePageHeaders(ctx, { styleSources: [`'nonce-${styleNonce}'`] });
     ctx.type = 'html';
-    ctx.body = bundlePage({ bundle, entry: 'console', assetsUrl: `${basePath}${CONSOLE_PATH}/assets`, title: 'Console', config });
+    ctx.body = bundlePage({
+      bundle, entry: 'console', assetsUrl: `${basePath}${CONSOLE_PATH}/assets`, title: 'Console', config: { ...config, styleNonce },
+    });
   };
 }

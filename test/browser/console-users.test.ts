@@ -101,7 +101,7 @@ describe('browser: the console\'s users, impersonation and its log (Chromium)', 
     }
   });
 
-  it('searches users, edits a profile, suspends and reactivates, assigns a role, lists organizations and unlinks an identity', async () => {
+  it('searches users, edits a profile, suspends and reactivates, assigns a role, lists organizations, removes a second factor and unlinks an identity', async () => {
     const user = await createUser(running, [], { username: 'profile_bob', name: 'Bob Profile' });
     const role = await createRole(running, []);
     const roleName = (await json(`/api/roles/${role.id}`)).name as string;
@@ -109,6 +109,8 @@ describe('browser: the console\'s users, impersonation and its log (Chromium)', 
     await running.request(`/api/organizations/${organization.id}/users`, { method: 'POST', json: { userIds: [user.id] } });
     const linked = await running.request(`/api/users/${user.id}/identities/github`, { method: 'PUT', json: { userId: 'gh-4242' } });
     expect(linked.status).to.equal(201);
+    const totp = await running.request(`/api/users/${user.id}/mfa-verifications`, { method: 'POST', json: { type: 'Totp' } });
+    expect(totp.status).to.equal(201);
     const { page, context } = await freshPage(chromium.browser());
     try {
       await signInToConsole(page, consoleUrl());
@@ -142,6 +144,12 @@ describe('browser: the console\'s users, impersonation and its log (Chromium)', 
       await page.getByRole('button', { name: `Remove role ${roleName}` }).waitFor();
       expect((await json(`/api/users/${user.id}/roles`)).map((held: { id: string }) => held.id)).to.include(role.id);
       await screenshot(page, 'console-user-details');
+
+      const factors = page.getByRole('table', { name: 'Second factors of this user' });
+      expect(await factors.innerText()).to.include('Authenticator app (TOTP)');
+      await factors.getByRole('button', { name: 'Remove Authenticator app (TOTP)' }).click();
+      await factors.getByText('No second factor.').waitFor();
+      expect(await json(`/api/users/${user.id}/mfa-verifications`)).to.deep.equal([]);
 
       await page.getByRole('button', { name: 'Unlink identity github' }).click();
       await page.getByRole('table', { name: 'Identities of this user' }).getByText('No linked identities.').waitFor();

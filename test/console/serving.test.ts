@@ -67,6 +67,11 @@ describe('console: how the service serves it', () => {
     const html = await (await fetch(`${running.baseUrl}/console`)).text();
     const content = /<meta name="app-config" content="([^"]+)">/.exec(html)?.[1];
     const config = JSON.parse(content!.replace(/&#(\d+);/g, (_, code: string) => String.fromCharCode(Number(code)))) as Record<string, string>;
+    expect(config.styleNonce).to.match(/^[A-Za-z0-9+/]{22}==$/);
+    const policy = (await fetch(`${running.baseUrl}/console`)).headers.get('content-security-policy')!;
+    expect(policy).to.match(/style-src 'self' 'nonce-[A-Za-z0-9+/]{22}=='/);
+    expect(policy, 'a fresh nonce for every page').not.to.include(config.styleNonce!);
+    delete config.styleNonce;
     expect(config).to.deep.equal({
       baseUrl: running.baseUrl, clientId: 'console', managementApi: `${running.baseUrl}/api`,
       home: `${running.baseUrl}/console`, callback: `${running.baseUrl}/console/callback`, signedOut: `${running.baseUrl}/console/signed-out`,

@@ -9,6 +9,7 @@ import { Table } from '../../components/table.tsx';
 import { navigate } from '../../router.ts';
 import { ImpersonateSection } from './impersonate.tsx';
 import { IdentitiesSection } from './identities.tsx';
+import { MfaSection } from './mfa.tsx';
 import { conflictFor, displayName, shownAtField, type User } from './types.ts';
 
 export function UserDetails(props: { params: Record<string, string> }) {
@@ -40,6 +41,7 @@ export function UserDetails(props: { params: Record<string, string> }) {
         description="User roles give the user API scopes when they sign in to an application."
       />
       <OrganizationsSection userId={current.id} />
+      <MfaSection userId={current.id} />
       <IdentitiesSection userId={current.id} />
       <DeleteSection
         what="user" name={displayName(current)} description="Removes the user with their roles, memberships and sessions. This cannot be undone." consequence="Their sign-ins end now, and their account cannot be recovered."
