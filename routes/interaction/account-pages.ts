@@ -2,6 +2,7 @@ import type { PasswordPolicy } from '../../lib/sign-in-experience/schema.ts';
 import { buttonForm, form, links, page, type FormProblem } from './layout.ts';
 import { identifierField } from './methods.ts';
 import { newPasswordField, type PageFrame } from './sign-in-pages.ts';
+import { connectorSection } from './connector-pages.ts';
 
 export interface SignUpView extends PageFrame {
   policy: PasswordPolicy;
@@ -38,7 +39,9 @@ export function signUpPage(view: SignUpView): string {
     : buttonForm(at('/abort'), view.csrf, 'Cancel');
   return page({
     title: 'Create account', heading: `Create your ${view.branding.appName} account`, branding: view.branding,
-    problem: view.problem, body: `${content}\n${signIn}`,
+    problem: view.problem,
+    // Social connectors create accounts too; single sign-on stays on the sign-in page.
+    body: `${content}\n${connectorSection({ ...view, connectors: view.connectors && { social: view.connectors.social, sso: false } })}\n${signIn}`,
   });
 }
 

@@ -39,6 +39,8 @@ describe('Sign-in pages: continue with a social or enterprise connector (a secon
     const { client, uid, html } = await signInPage();
     expect(html).to.include('Continue with Upstream oidc');
     expect(html).to.include(`/interaction/${uid}/social/${connectorId}`);
+    const signUp = await (await client.browser.request(`${f.h.running.baseUrl}/interaction/${uid}/sign-up`)).text();
+    expect(signUp).to.include('Continue with Upstream oidc');
     const person = await f.upstreamUser(undefined, 'Page Person');
     const back = await throughProvider(client, `${f.h.running.baseUrl}/interaction/${uid}/social/${connectorId}`, person);
     const userId = (await client.redeem(back.url)).claims()!.sub;
