@@ -34,6 +34,8 @@ export interface UpstreamProfile {
   rawData: Record<string, unknown>;
 }
 
+const CONFIGURATION_TTL_MS = 5 * 60_000;
+const MAX_CONFIGURATIONS = 100;
 const sha256 = (text: string) => createHash('sha256').update(text).digest();
 /** Constant-time comparison of the state the callback carries with the one this sign-in sent. */
 const sameState = (a: string, b: string) => timingSafeEqual(sha256(a), sha256(b));
@@ -49,7 +51,30 @@ export function createUpstreams(fetch: OutboundFetch) {
     method: options.method, headers: options.headers, body: options.body, signal: options.signal,
   });
 
-  async function oidcConfiguration(connector: UsableConnector & { kind: 'oidc' | 'sso' }): Promise<client.Configuration> {
+  /**
+   * Discovery documents and the keys fetched through a configuration are reused for a few minutes (per connector
+   * config, per service instance), so a sign-in does not fetch them twice; a failure is never kept.
+   */
+  const cache = new Map<string, { until: number; configuration: Promise<client.Configuration> }>();
+  function oidcConfiguration(connector: UsableConnector & { kind: 'oidc' | 'sso' }, fresh = false): Promise<client.Configuration> {
+    const key = createHash('sha256').update(JSON.stringify([connector.kind, connector.config, connector.clientSecret])).digest('base64url');
+    const cached = cache.get(key);
+    if (!fresh && cached && cached.until > Date.now()) return cached.configuration;
+    const configuration = newConfiguration(connector);
+    cache.delete(key);
+    cache.set(key, { until: Date.now() + CONFIGURATION_TTL_MS, configuration });
+    configuration.catch(() => {
+      if (cache.get(key)?.configuration === configuration) cache.delete(key);
+    });
+    // Insertion order is age order: the oldest go beyond the bound.
+    for (const old of cache.keys()) {
+      if (cache.size <= MAX_CONFIGURATIONS) break;
+      cache.delete(old);
+    }
+    return configuration;
+  }
+
+  async function newConfiguration(connector: UsableConnector & { kind: 'oidc' | 'sso' }): Promise<client.Configuration> {
     const { config, clientSecret } = connector;
     const method = connector.kind === 'oidc' ? connector.config.tokenEndpointAuthMethod : 'client_secret_basic';
     const auth = method === 'client_secret_post' ? client.ClientSecretPost(clientSecret) : client.ClientSecretBasic(clientSecret);
@@ -77,11 +102,12 @@ export function createUpstreams(fetch: OutboundFetch) {
     return configuration;
   }
 
-  async function oauth2Endpoints(config: OAuth2Config) {
+  async function oauth2Endpoints(config: OAuth2Config, fresh = false) {
     if (!config.issuer) {
       return { authorization: config.authorizationEndpoint!, token: config.tokenEndpoint!, userInfo: config.userInfoEndpoint! };
     }
-    const metadata = (await oidcConfiguration({ kind: 'oidc', config: { ...config, scope: 'openid', idTokenConfig: undefined } as OidcConfig, clientSecret: '' })).serverMetadata();
+    const discovered = await oidcConfiguration({ kind: 'oidc', config: { ...config, scope: 'openid', idTokenConfig: undefined } as OidcConfig, clientSecret: '' }, fresh);
+    const metadata = discovered.serverMetadata();
     if (!metadata.authorization_endpoint || !metadata.token_endpoint || !metadata.userinfo_endpoint) {
       throw errors.connector('connector.invalid_config', 'the discovery document names no authorization, token or userinfo endpoint');
     }
@@ -91,8 +117,8 @@ export function createUpstreams(fetch: OutboundFetch) {
   return {
     /** Checks that the upstream answers as configured (discovery), before a config is stored. */
     async probe(connector: UsableConnector): Promise<void> {
-      if (connector.kind === 'oauth2') await oauth2Endpoints(connector.config);
-      else await oidcConfiguration(connector);
+      if (connector.kind === 'oauth2') await oauth2Endpoints(connector.config, true);
+      else await oidcConfiguration(connector, true);
     },
 
     /** The URL to send the browser to, and what its callback must match. */
