@@ -244,6 +244,9 @@ export function createExperience(deps: ExperienceDeps) {
     bindMfa: (request: ExperienceRequest, type: 'Totp' | 'BackupCode', verificationId: string) =>
       withUser(request, (record, user) => mfaStep.bind(record, user, type, verificationId)),
 
+    /** The second factors the identified account can prove, and whether it may skip enrolling one (the pages' view). */
+    mfaStatus: (request: ExperienceRequest) => withUser(request, (_record, user) => mfaStep.status(user)),
+
     /** `POST /profile/mfa/mfa-skipped`: no second factor now, where the policy allows it. */
     skipMfa: (request: ExperienceRequest) => withUser(request, (record, user) => mfaStep.skip(record, user)),
 

@@ -142,6 +142,13 @@ export function createMfaStep(deps: Pick<ExperienceDeps, 'signInExperience'> & {
       record.mfaBind = { ...record.mfaBind, [type]: verificationId };
     },
 
+    /** What the sign-in pages show: the factors the account can prove, and whether enrolment may be skipped. */
+    async status(user: User): Promise<{ held: MfaFactorType[]; skippable: boolean }> {
+      const settings = await deps.signInExperience.get();
+      const skippable = settings.mfa.policy !== 'Mandatory' && !(await requiredByOrganization(settings, user));
+      return { held: availableTypes(await mfa.factorsOf(user.id)), skippable };
+    },
+
     /** `POST /profile/mfa/mfa-skipped`: not now, where the policy lets the user choose. */
     async skip(record: ExperienceRecord, user: User): Promise<void> {
       const settings = await deps.signInExperience.get();

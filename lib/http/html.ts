@@ -15,6 +15,7 @@ button.secondary{background:#e4e7ee;color:#223}a{color:#2545c4}
 .hint{color:#4a5063;font-size:.85rem;margin:.3rem 0 0}.notice{background:#e6f4ea;color:#0d5223;padding:.6rem .8rem;border-radius:6px}
 .alert{background:#fce8e6;color:#8c1d18;padding:.6rem .8rem;border-radius:6px}.alert p{margin:0}.alert p+p{margin-top:.5rem}
 .brand{text-align:center;margin-bottom:1rem}.brand img{max-width:10rem;max-height:4rem}
+.qr{display:block;margin:0 auto}code{font-family:ui-monospace,monospace;word-break:break-all}.codes{columns:2;font-size:1.05rem}
 .links{font-size:.9rem;margin:1rem 0 0}.divider{border:0;border-top:1px solid #e4e7ee;margin:1.5rem 0 0}ul{padding-left:1.2rem}
 `;
 

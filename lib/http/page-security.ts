@@ -22,6 +22,8 @@ export interface PagePolicy {
   scriptSources?: string[];
   /** Images the page shows (an application's logo): each one's http(s) origin is allowed, nothing else. */
   images?: string[];
+  /** The page shows an image it carries itself (a QR code as a `data:` URL): only the pages that do say so. */
+  dataImages?: boolean;
 }
 
 /** The origin of an http(s) image URL; anything else (data:, javascript:, relative) is never allowed. */
@@ -34,6 +36,7 @@ function imageSource(url: string): string | undefined {
 export function setPageHeaders(ctx: Context, policy: PagePolicy): void {
   const formAction = [...new Set(policy.formTargets.map(formTargetSource).filter((source) => source !== undefined))];
   const images = [...new Set((policy.images ?? []).map(imageSource).filter((source) => source !== undefined))];
+  if (policy.dataImages) images.push('data:');
   const directives = [
     "default-src 'none'",
     ...(policy.scriptSources?.length ? [`script-src ${policy.scriptSources.join(' ')}`] : []),

@@ -105,7 +105,7 @@ export function connectorPageRoutes(router: Router, form: Middleware, kit: PageK
         await experience.setEvent(visit.request, 'Register');
         await experience.identify(visit.request, verificationId);
       }
-      kit.redirect(ctx, (await experience.submit(visit.request)).redirectTo);
+      await kit.finish(ctx, visit);
     });
   });
 
@@ -114,7 +114,7 @@ export function connectorPageRoutes(router: Router, form: Middleware, kit: PageK
     if (!visit) return;
     await kit.attempt(ctx, visit, (failure) => connectorProblemPage(visit, failure.problem), async () => {
       await experience.identify(visit.request, ctx.params.verificationId!, { linkSocialIdentity: true });
-      kit.redirect(ctx, (await experience.submit(visit.request)).redirectTo);
+      await kit.finish(ctx, visit);
     });
   });
 
@@ -124,7 +124,7 @@ export function connectorPageRoutes(router: Router, form: Middleware, kit: PageK
     await kit.attempt(ctx, visit, (failure) => connectorProblemPage(visit, failure.problem), async () => {
       await experience.setEvent(visit.request, 'Register');
       await experience.identify(visit.request, ctx.params.verificationId!);
-      kit.redirect(ctx, (await experience.submit(visit.request)).redirectTo);
+      await kit.finish(ctx, visit);
     });
   });
 }

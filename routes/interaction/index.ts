@@ -12,6 +12,7 @@ import { createPageKit } from './kit.ts';
 import { consentPage } from './pages.ts';
 import { signInPageOf, signInRoutes } from './sign-in.ts';
 import { signUpRoutes } from './sign-up.ts';
+import { mfaRoutes } from './mfa.ts';
 import { connectorPageRoutes } from './connectors.ts';
 
 /**
@@ -50,6 +51,7 @@ export function interactionRoutes(core: ServiceCore): Middleware {
   signInRoutes(router, form, kit, experience);
   signUpRoutes(router, form, kit, experience);
   forgotPasswordRoutes(router, form, kit, experience);
+  mfaRoutes(router, form, kit, experience);
 
   router.post('/:uid/consent', form, async (ctx) => {
     const visit = await kit.submitted(ctx);

@@ -2,6 +2,7 @@ import type { Context } from 'koa';
 import type { ServiceCore } from '../../lib/core.ts';
 import type { ExperienceRequest } from '../../lib/experience/index.ts';
 import { messagePage } from '../../lib/http/html.ts';
+import { DomainError, type ErrorCode } from '../../lib/errors.ts';
 import { setPageHeaders } from '../../lib/http/page-security.ts';
 import type { SignInExperience } from '../../lib/sign-in-experience/schema.ts';
 import { createFormTokens } from './csrf.ts';
@@ -47,7 +48,7 @@ export function createPageKit(core: ServiceCore) {
   }
 
   /** Sends a page; its forms post to the service, which redirects to the client's redirect URI. */
-  function send(ctx: Context, status: number, html: string, visit?: Visit): void {
+  function send(ctx: Context, status: number, html: string, visit?: Visit, options: { dataImages?: boolean } = {}): void {
     ctx.status = status;
     ctx.type = 'html';
     ctx.body = html;
@@ -55,7 +56,13 @@ export function createPageKit(core: ServiceCore) {
     setPageHeaders(ctx, {
       formTargets: visit ? [service.baseUrl, ...(typeof redirectUri === 'string' ? [redirectUri] : [])] : [],
       images: visit?.branding.logoUrl ? [visit.branding.logoUrl] : [],
+      dataImages: options.dataImages,
     });
+  }
+
+  function redirect(ctx: Context, location: string): void {
+    ctx.redirect(location);
+    ctx.status = 303;
   }
 
   return {
@@ -91,9 +98,20 @@ export function createPageKit(core: ServiceCore) {
     },
 
     /** Sends the browser on with a 303, so that reloading the next page does not post the form again. */
-    redirect(ctx: Context, location: string): void {
-      ctx.redirect(location);
-      ctx.status = 303;
+    redirect,
+
+    /**
+     * Submits the experience and sends the browser on: back into the OIDC flow, or to the second-factor step the
+     * account still owes (prove a factor, enrol one, keep backup codes), whose pages submit again once it is done.
+     */
+    async finish(ctx: Context, visit: Visit): Promise<void> {
+      try {
+        redirect(ctx, (await core.experience.submit(visit.request)).redirectTo);
+      } catch (error) {
+        const step = error instanceof DomainError ? SECOND_FACTOR_STEPS[error.code] : undefined;
+        if (step === undefined) throw error;
+        redirect(ctx, url(visit.details.uid, step));
+      }
     },
 
     /**
@@ -119,6 +137,15 @@ export function createPageKit(core: ServiceCore) {
 }
 
 export type PageKit = ReturnType<typeof createPageKit>;
+
+/** Where submit's refusals of the MFA step send the browser. */
+const SECOND_FACTOR_STEPS: Partial<Record<ErrorCode, string>> = {
+  'session.mfa.require_mfa_verification': '/mfa',
+  'user.missing_mfa': '/mfa/setup',
+  'session.mfa.backup_code_required': '/mfa/backup-codes',
+};
+
+
 
 function formBody(ctx: Context): Record<string, unknown> {
   return (ctx.request.body ?? {}) as Record<string, unknown>;

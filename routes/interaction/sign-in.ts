@@ -43,7 +43,7 @@ export function signInRoutes(router: Router, form: Middleware, kit: PageKit, exp
       await experience.start(visit.request, 'SignIn');
       const { verificationId } = await experience.verifyPassword(visit.request, typed, password);
       await experience.identify(visit.request, verificationId);
-      kit.redirect(ctx, (await experience.submit(visit.request)).redirectTo);
+      await kit.finish(ctx, visit);
     });
   });
 
@@ -62,7 +62,7 @@ export function signInRoutes(router: Router, form: Middleware, kit: PageKit, exp
       : failure.problem),
     async finish(ctx, visit, _state, pending) {
       await experience.identify(visit.request, pending.id);
-      kit.redirect(ctx, (await experience.submit(visit.request)).redirectTo);
+      await kit.finish(ctx, visit);
     },
   };
   codeFlowRoutes(router, form, kit, experience, flow);

@@ -60,7 +60,7 @@ export function signUpRoutes(router: Router, form: Middleware, kit: PageKit, exp
       await experience.addProfile(visit.request, { type: 'username', value: username });
       await experience.addProfile(visit.request, { type: 'password', value: password });
       await experience.identify(visit.request);
-      kit.redirect(ctx, (await experience.submit(visit.request)).redirectTo);
+      await kit.finish(ctx, visit);
     });
   });
 
@@ -85,7 +85,7 @@ export function signUpRoutes(router: Router, form: Middleware, kit: PageKit, exp
       }
       if (visit.settings.signUp.password) await experience.addProfile(visit.request, { type: 'password', value: password });
       await experience.identify(visit.request);
-      kit.redirect(ctx, (await experience.submit(visit.request)).redirectTo);
+      await kit.finish(ctx, visit);
     },
   };
   codeFlowRoutes(router, form, kit, experience, flow);
