@@ -96,6 +96,10 @@ const ERROR_CODES = {
   'session.mfa.mfa_factor_not_enabled': 'invalid',
   'session.mfa.pending_info_not_found': 'invalid',
   'session.mfa.require_mfa_verification': 'forbidden',
+  /** A passkey's answer does not verify: wrong origin or RP ID, bad signature, unknown credential, counter gone back. */
+  'session.mfa.webauthn_verification_failed': 'invalid',
+  /** Asked for a passkey of an account that has none. */
+  'session.mfa.webauthn_verification_not_found': 'invalid',
   'session.mfa.backup_code_required': 'rule',
   'session.mfa.backup_code_can_not_be_alone': 'rule',
   'session.mfa.mfa_policy_not_user_controlled': 'rule',

@@ -16,14 +16,18 @@ import { createUpstreams } from './connectors/upstream.ts';
 import type { Network } from './webhooks/destinations.ts';
 import { createMfaLibrary } from './mfa/library.ts';
 import { createSecretBox as createMfaSecretBox } from './mfa/secret-box.ts';
+import { createPasskeys, relyingPartyOf } from './mfa/webauthn.ts';
+import type { KeyValueStore } from './ports/kv.ts';
 
 /** Domain logic above the repositories, shared by routes and extensions. */
 export function createLibraries(repositories: Repositories, options: {
   defaultAccessTokenTtl: number;
   /** TOTP secrets are encrypted under keys derived from these (MFA_SECRET_KEYS, else the cookie keys). */
   mfaSecretKeys: readonly string[];
-  /** The service's public URL: authenticator apps list accounts under its host. */
+  /** The service's public URL: authenticator apps list accounts under its host; passkeys belong to its host. */
   baseUrl: string;
+  /** Passkey challenges wait here between the options and the browser's answer. */
+  kv: KeyValueStore;
   /** Connector client secrets are encrypted under keys derived from these. */
   cookieKeys: readonly string[];
   /** Non-public networks connector upstreams may be reached on (beyond loopback). */
@@ -45,6 +49,7 @@ export function createLibraries(repositories: Repositories, options: {
     identities: createIdentitiesLibrary(repositories),
     upstreams,
     mfa: createMfaLibrary({ repositories, box: createMfaSecretBox(options.mfaSecretKeys), issuer: options.baseUrl }),
+    passkeys: createPasskeys({ kv: options.kv, repositories, relyingParty: relyingPartyOf(options.baseUrl) }),
   };
 }
 

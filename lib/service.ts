@@ -170,6 +170,7 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
     const libraries = createLibraries(repositories, {
       defaultAccessTokenTtl: settings.ACCESS_TOKEN_TTL_SECONDS, cookieKeys: settings.cookieKeys,
       allowedNetworks: settings.WEBHOOK_ALLOWED_NETWORKS, mfaSecretKeys: settings.mfaSecretKeys, baseUrl: settings.baseUrl,
+      kv: stores.kv,
     });
     const consoleAdmins = createConsoleAdmins({
       repositories, users: libraries.users, signInExperience: libraries.signInExperience, kv: stores.kv, logger,
@@ -243,7 +244,7 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
         provider, kv: stores.kv, bus, repositories, users: libraries.users, organizationJit: libraries.organizationJit,
         signInExperience: libraries.signInExperience, messaging, baseUrl: settings.baseUrl,
         connectors: libraries.connectors, identities: libraries.identities, upstreams: libraries.upstreams,
-        mfa: libraries.mfa,
+        mfa: libraries.mfa, passkeys: libraries.passkeys,
         lockoutPolicy: { threshold: settings.LOCKOUT_THRESHOLD, lockSeconds: settings.LOCKOUT_SECONDS },
       }),
       account: createAccount({

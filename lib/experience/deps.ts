@@ -9,6 +9,7 @@ import type { Messaging } from '../messaging/index.ts';
 import type { SignInExperienceLibrary } from '../sign-in-experience/library.ts';
 import type { Libraries } from '../libraries.ts';
 import type { MfaLibrary } from '../mfa/library.ts';
+import type { Passkeys } from '../mfa/webauthn.ts';
 
 /** What the experience library is built from: everything hangs off the service instance. */
 export interface ExperienceDeps {
@@ -27,6 +28,8 @@ export interface ExperienceDeps {
   upstreams: Libraries['upstreams'];
   /** Users' second factors: proved, set up and stored by the experience's MFA step. */
   mfa: MfaLibrary;
+  /** Passkeys (WebAuthn): their challenges, checks and storage. */
+  passkeys: Passkeys;
   /** Public URL of the service, mount prefix included. */
   baseUrl: string;
 }

@@ -17,6 +17,7 @@ import {
 import { createVerifications } from './verification.ts';
 import { createConnectorVerifications, type ConnectorType } from './connectors.ts';
 import { createMfaStep } from './mfa.ts';
+import type { AuthenticationPayload, RegistrationPayload } from '../mfa/webauthn-payloads.ts';
 
 export type { ExperienceRequest, InteractionEvent, ExperienceIdentifier } from './types.ts';
 export type { ProfileInput } from './profile.ts';
@@ -240,8 +241,26 @@ export function createExperience(deps: ExperienceDeps) {
       verificationId: await mfaStep.verifyBackupCode(record, user, code),
     })),
 
+    /** `POST /verification/web-authn/registration`: options to create a passkey for the identified account. */
+    newWebAuthnRegistration: (request: ExperienceRequest) => withUser(request, (record, user) => mfaStep.webAuthnRegistration(record, user)),
+
+    /** `POST /verification/web-authn/registration/verify`: the new passkey, stored at submit once bound. */
+    verifyWebAuthnRegistration: (request: ExperienceRequest, verificationId: string, payload: RegistrationPayload) =>
+      withUser(request, async (record, user) => ({
+        verificationId: await mfaStep.verifyWebAuthnRegistration(record, user, verificationId, payload, request.userAgent),
+      })),
+
+    /** `POST /verification/web-authn/authentication`: a challenge for one of the account's passkeys. */
+    newWebAuthnAuthentication: (request: ExperienceRequest) => withUser(request, (record, user) => mfaStep.webAuthnAuthentication(record, user)),
+
+    /** `POST /verification/web-authn/authentication/verify`: the passkey's assertion, accepted once. */
+    verifyWebAuthnAuthentication: (request: ExperienceRequest, verificationId: string, payload: AuthenticationPayload) =>
+      withUser(request, async (record, user) => ({
+        verificationId: await mfaStep.verifyWebAuthnAuthentication(record, user, verificationId, payload),
+      })),
+
     /** `POST /profile/mfa`: the new factor a verification set up is stored at submit. */
-    bindMfa: (request: ExperienceRequest, type: 'Totp' | 'BackupCode', verificationId: string) =>
+    bindMfa: (request: ExperienceRequest, type: 'Totp' | 'BackupCode' | 'WebAuthn', verificationId: string) =>
       withUser(request, (record, user) => mfaStep.bind(record, user, type, verificationId)),
 
     /** The second factors the identified account can prove, and whether it may skip enrolling one (the pages' view). */

@@ -1,4 +1,4 @@
-import { errors } from '../errors.ts';
+import { DomainError, errors } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { newBackupCodes } from '../mfa/backup-codes.ts';
 import { isUsable, type MfaLibrary } from '../mfa/library.ts';
@@ -9,6 +9,7 @@ import type { SignInExperience } from '../sign-in-experience/schema.ts';
 import type { User } from '../users/repository.ts';
 import type { ExperienceDeps } from './deps.ts';
 import type { ExperienceRecord, MfaVerificationRecord } from './types.ts';
+import type { AuthenticationPayload, RegistrationPayload } from '../mfa/webauthn-payloads.ts';
 
 type BindableType = MfaVerificationRecord['type'];
 
@@ -39,8 +40,8 @@ function availableTypes(factors: Awaited<ReturnType<MfaLibrary['factorsOf']>>): 
  * experience's policy decides whether an account without one must enrol. Wrong codes count toward the lockout
  * of the account, like wrong passwords.
  */
-export function createMfaStep(deps: Pick<ExperienceDeps, 'signInExperience'> & { mfa: MfaLibrary; lockout: Lockout }) {
-  const { mfa } = deps;
+export function createMfaStep(deps: Pick<ExperienceDeps, 'signInExperience' | 'passkeys'> & { mfa: MfaLibrary; lockout: Lockout }) {
+  const { mfa, passkeys } = deps;
 
   function verificationsOf(record: ExperienceRecord): MfaVerificationRecord[] {
     return (record.mfaVerifications ??= []);
@@ -124,6 +125,58 @@ export function createMfaStep(deps: Pick<ExperienceDeps, 'signInExperience'> & {
       return put(record, { id: newId(), type: 'BackupCode', verified: true }).id;
     },
 
+    /** `POST /verification/web-authn/registration`: options to create a passkey for this account. */
+    async webAuthnRegistration(record: ExperienceRecord, user: User) {
+      await assertFactorEnabled('WebAuthn');
+      const id = newId();
+      const registrationOptions = await passkeys.registrationOptions(id, user);
+      put(record, { id, type: 'WebAuthn', verified: false });
+      return { verificationId: id, registrationOptions };
+    },
+
+    /** `POST /verification/web-authn/registration/verify`: the browser's new passkey, stored at submit once bound. */
+    async verifyWebAuthnRegistration(record: ExperienceRecord, user: User, verificationId: string, payload: RegistrationPayload, agent?: string) {
+      const pending = find(record, verificationId, 'WebAuthn');
+      const credential = await passkeys.verifyRegistration(pending.id, user.id, { ...payload, type: 'public-key' });
+      pending.verified = true;
+      pending.newCredential = { ...credential, ...(agent && { agent }) };
+      return pending.id;
+    },
+
+    /** `POST /verification/web-authn/authentication`: a challenge for one of the account's passkeys. */
+    async webAuthnAuthentication(record: ExperienceRecord, user: User) {
+      const id = newId();
+      const authenticationOptions = await passkeys.authenticationOptions(id, user.id);
+      put(record, { id, type: 'WebAuthn', verified: false });
+      return { verificationId: id, authenticationOptions };
+    },
+
+    /**
+     * `POST /verification/web-authn/authentication/verify`: the browser's assertion, checked once against its
+     * challenge; a failed one counts toward the account's lockout like a wrong code.
+     */
+    async verifyWebAuthnAuthentication(record: ExperienceRecord, user: User, verificationId: string, payload: AuthenticationPayload) {
+      const pending = find(record, verificationId, 'WebAuthn');
+      if (pending.newCredential) throw errors.experience('session.verification_session_not_found', 'this verification registers a passkey');
+      // Before the lockout: an answer to a challenge that is gone (a replay, a double submit) checks no secret.
+      const challenge = await passkeys.takeAuthenticationChallenge(pending.id, user.id);
+      let failure: unknown;
+      const outcome = await deps.lockout.verify(identifierOf(user), user.id, async () => {
+        try {
+          await passkeys.verifyAuthentication(user.id, challenge, { ...payload, type: 'public-key' });
+          return true;
+        } catch (error) {
+          if (!(error instanceof DomainError)) throw error;
+          failure = error;
+          return false;
+        }
+      });
+      if (outcome === 'locked') throw lockedError();
+      if (outcome === 'failed') throw failure;
+      pending.verified = true;
+      return pending.id;
+    },
+
     /** `POST /profile/mfa`: a confirmed new factor is stored at submit. */
     async bind(record: ExperienceRecord, user: User, type: BindableType, verificationId: string): Promise<void> {
       const verification = find(record, verificationId, type);
@@ -134,9 +187,11 @@ export function createMfaStep(deps: Pick<ExperienceDeps, 'signInExperience'> & {
         if ((await mfa.factorsOf(user.id)).some((factor) => factor.type === 'Totp')) {
           throw errors.experience('user.totp_already_in_use', 'this account already has an authenticator app');
         }
+      } else if (type === 'WebAuthn') {
+        if (!verification.newCredential) throw errors.experience('session.mfa.pending_info_not_found', 'this verification registered no new passkey');
       } else {
         if (!verification.newCodes) throw errors.experience('session.mfa.pending_info_not_found', 'this verification made no new backup codes');
-        const others = (await mfa.factorsOf(user.id)).some((factor) => factor.type !== 'BackupCode') || record.mfaBind?.Totp;
+        const others = (await mfa.factorsOf(user.id)).some((factor) => factor.type !== 'BackupCode') || record.mfaBind?.Totp || record.mfaBind?.WebAuthn;
         if (!others) throw errors.experience('session.mfa.backup_code_can_not_be_alone', 'backup codes only back up another factor: add one first');
       }
       record.mfaBind = { ...record.mfaBind, [type]: verificationId };
@@ -167,7 +222,7 @@ export function createMfaStep(deps: Pick<ExperienceDeps, 'signInExperience'> & {
       const held = await mfa.factorsOf(user.id);
       const usable = availableTypes(held);
       if (record.interactionEvent === 'SignIn' && usable.length > 0) {
-        const proved = verificationsOf(record).some((item) => item.verified && !item.newSecret && !item.newCodes);
+        const proved = verificationsOf(record).some((item) => item.verified && !item.newSecret && !item.newCodes && !item.newCredential);
         if (!proved) {
           throw errors.experience('session.mfa.require_mfa_verification', 'verify a second factor of this account first', {
             availableFactors: usable,
@@ -203,6 +258,13 @@ export function createMfaStep(deps: Pick<ExperienceDeps, 'signInExperience'> & {
         const secret = verification.newSecret && mfa.open(verification.newSecret, pendingContext(user, verification.id));
         if (!secret) throw errors.experience('session.mfa.pending_info_not_found', 'the new authenticator could not be read back');
         await mfa.addTotp(user.id, secret, verification.acceptedStep ?? 0);
+        added = true;
+      }
+      if (bind.WebAuthn) {
+        const { newCredential } = find(record, bind.WebAuthn, 'WebAuthn');
+        if (!newCredential) throw errors.experience('session.mfa.pending_info_not_found', 'no new passkey to store');
+        const { agent, ...credential } = newCredential;
+        await passkeys.add(user.id, credential, { agent });
         added = true;
       }
       if (bind.BackupCode) {

@@ -52,11 +52,12 @@ export type ExperienceProfile = z.infer<typeof profile>;
 /**
  * A second-factor verification of this experience (Logto's TOTP and BackupCode verification records). It either
  * proves one of the account's factors (`verified`, no `newSecret`/`newCodes`), or sets up a new factor that
- * `POST /profile/mfa` binds and submit stores. Passkeys add `WebAuthn` here with their own fields.
+ * `POST /profile/mfa` binds and submit stores. A passkey's challenge is not kept here but in the key-value store,
+ * where its answer takes it (once).
  */
 const mfaVerification = z.object({
   id: z.string(),
-  type: z.enum(['Totp', 'BackupCode']),
+  type: z.enum(['Totp', 'BackupCode', 'WebAuthn']),
   verified: z.boolean(),
   /** A TOTP secret being set up, sealed (it is in clear nowhere but the answer that showed it). */
   newSecret: z.string().optional(),
@@ -64,6 +65,10 @@ const mfaVerification = z.object({
   acceptedStep: z.number().optional(),
   /** New backup codes, hashed as they will be stored. */
   newCodes: z.object({ salt: z.string(), digests: z.array(z.string()) }).optional(),
+  /** A passkey whose registration verified (its public key, never a secret), with the agent it came from. */
+  newCredential: z.object({
+    credentialId: z.string(), publicKey: z.string(), counter: z.number(), transports: z.array(z.string()), agent: z.string().optional(),
+  }).optional(),
 });
 export type MfaVerificationRecord = z.infer<typeof mfaVerification>;
 
@@ -81,7 +86,7 @@ export const experienceRecord = z.object({
   connectorSignIn: connectorSignIn.optional(),
   mfaVerifications: z.array(mfaVerification).optional(),
   /** Verifications of new factors to store at submit (`POST /profile/mfa`), one per type. */
-  mfaBind: z.object({ Totp: z.string().optional(), BackupCode: z.string().optional() }).optional(),
+  mfaBind: z.object({ Totp: z.string().optional(), BackupCode: z.string().optional(), WebAuthn: z.string().optional() }).optional(),
   /** The user chose not to enrol now (`POST /profile/mfa/mfa-skipped`); stored on the account at submit. */
   mfaSkipped: z.boolean().optional(),
 });

@@ -91,6 +91,28 @@ export function createMfaRepository(store: DocumentStore) {
       );
       return updated !== null;
     },
+    async findByCredentialId(credentialId: string): Promise<MfaFactor | null> {
+      return strip(await factors.findOne({ credentialId }));
+    },
+    /**
+     * Records a use of a passkey whose authenticator reported `next` after `seen` was stored: a counting
+     * authenticator's counter must move forward, and of concurrent uses of one value only one does. An
+     * authenticator that does not count (0 both times) only gets `lastUsedAt`.
+     */
+    async advanceWebAuthnCounter(id: string, seen: number, next: number, at: number): Promise<boolean> {
+      if (seen === 0 && next === 0) {
+        return (await factors.findOneAndUpdate({ _id: id, type: 'WebAuthn', counter: 0 }, { $set: { lastUsedAt: at } })) !== null;
+      }
+      if (next <= seen) return false;
+      const updated = await factors.findOneAndUpdate(
+        { _id: id, type: 'WebAuthn', counter: { $lt: next } },
+        { $set: { counter: next, lastUsedAt: at } },
+      );
+      return updated !== null;
+    },
+    async renameWebAuthn(userId: string, id: string, name: string): Promise<MfaFactor | null> {
+      return strip(await factors.findOneAndUpdate({ _id: id, userId, type: 'WebAuthn' }, { $set: { name } }, { returnDocument: 'after' }));
+    },
     /** Spends one backup code: of concurrent callers presenting it, exactly one finds it unused. */
     async consumeBackupCode(id: string, digest: string, at: number): Promise<boolean> {
       const updated = await factors.findOneAndUpdate(

@@ -52,11 +52,11 @@ export type PasswordPolicy = z.infer<typeof passwordPolicy>;
 
 /**
  * Logto's MFA settings, for the values this service acts on (others are refused with 400): the factors users may
- * enrol (WebAuthn arrives with passkeys; Logto's email and phone factors are not offered), and when users without
+ * enrol (Logto's email and phone factors are not offered), and when users without
  * one are asked to enrol: never (NoPrompt), at sign-in and sign-up with a way to skip (PromptAtSignInAndSignUp,
  * and Logto's older name for it, UserControlled), at sign-in only (PromptOnlyAtSignIn), or always (Mandatory).
  */
-export const mfaFactorName = z.enum(['Totp', 'BackupCode']);
+export const mfaFactorName = z.enum(['Totp', 'WebAuthn', 'BackupCode']);
 const mfaSettings = z.object({
   factors: z.array(mfaFactorName).max(3).describe('What users may enrol; BackupCode only beside another factor'),
   policy: z.enum(['NoPrompt', 'UserControlled', 'PromptAtSignInAndSignUp', 'PromptOnlyAtSignIn', 'Mandatory']),

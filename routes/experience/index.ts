@@ -8,6 +8,7 @@ import {
   backupCodeVerifyBody, bindMfaBody,
 } from './schemas.ts';
 import { experienceConnectorRoutes } from './connectors.ts';
+import { experienceWebAuthnRoutes } from './web-authn.ts';
 
 const tag = 'Experience';
 
@@ -110,6 +111,8 @@ export function experienceRoutes(api: ApiRouterDeps, core: ServiceCore): void {
     summary: 'Spend one of the account\'s backup codes (each works once; counted by the lockout policy)',
     handler: ({ koa, body }) => experience.verifyBackupCode(requestOf(koa), body.code),
   });
+
+  experienceWebAuthnRoutes(api, core);
 
   declare(api, {
     method: 'post', path: '/experience/profile/mfa', tag, scope: null, status: 204, body: bindMfaBody,

@@ -73,6 +73,6 @@ export const totpVerifyBody = z.object({
 export const backupCodesResponse = z.object({ verificationId: z.string(), codes: z.array(z.string()).describe('Shown this once') });
 export const backupCodeVerifyBody = z.object({ code: z.string().min(1).max(64) }).strict();
 export const bindMfaBody = z.object({
-  type: z.enum(['Totp', 'BackupCode']).describe('WebAuthn arrives with passkeys'),
+  type: z.enum(['Totp', 'BackupCode', 'WebAuthn']),
   verificationId,
 }).strict();

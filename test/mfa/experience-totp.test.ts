@@ -138,6 +138,7 @@ describe('MFA at sign-in: authenticator app (TOTP)', () => {
     expect(unknown.status).to.equal(404);
     expect(unknown.body.code).to.equal('session.verification_session_not_found');
     const bind = await client.api('POST', '/profile/mfa', { type: 'WebAuthn', verificationId: 'x' });
-    expect(bind.status).to.equal(400);
+    expect(bind.status).to.equal(404);
+    expect(bind.body.code).to.equal('session.verification_session_not_found');
   });
 });
