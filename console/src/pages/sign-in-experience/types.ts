@@ -13,7 +13,7 @@ export interface PasswordPolicy {
   rejects: { pwned: boolean; commonPasswords: boolean; repetitionAndSequence: boolean; userInfo: boolean; words: string[] };
 }
 
-export type MfaFactor = 'Totp' | 'BackupCode';
+export type MfaFactor = 'Totp' | 'WebAuthn' | 'BackupCode';
 export type MfaPolicy = 'NoPrompt' | 'UserControlled' | 'PromptAtSignInAndSignUp' | 'PromptOnlyAtSignIn' | 'Mandatory';
 
 export interface SignInExperience {
