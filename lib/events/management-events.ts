@@ -47,6 +47,9 @@ export const MANAGEMENT_EVENTS = {
   'DELETE /my-account/primary-email': [ACCOUNT_CHANGE],
   'POST /my-account/primary-phone': [ACCOUNT_CHANGE],
   'DELETE /my-account/primary-phone': [ACCOUNT_CHANGE],
+  'POST /my-account/mfa-verifications': [ACCOUNT_CHANGE],
+  'PATCH /my-account/mfa-verifications/:verificationId/name': [ACCOUNT_CHANGE],
+  'DELETE /my-account/mfa-verifications/:verificationId': [ACCOUNT_CHANGE],
   'POST /my-account/identities': [ACCOUNT_CHANGE],
   'DELETE /my-account/identities/:target': [ACCOUNT_CHANGE],
 

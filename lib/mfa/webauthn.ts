@@ -36,6 +36,8 @@ const ALGORITHMS = [-8, -7, -257];
 
 type Ceremony = 'registration' | 'authentication';
 const challengeKey = (ceremony: Ceremony, handle: string) => `webauthn:challenge:${ceremony}:${handle}`;
+/** A verified registration of the Account API, waiting for `POST /my-account/mfa-verifications`. */
+const registeredKey = (userId: string, handle: string) => `webauthn:registered:${userId}:${handle}`;
 
 /** A credential whose registration verified, waiting to be stored (at submit, or when the Account API binds it). */
 export interface NewCredential {
@@ -90,6 +92,7 @@ export function createPasskeys(deps: {
 
   return {
     relyingParty: rp,
+    challengeTtlMs: CHALLENGE_TTL_MS,
     passkeysOf,
 
     /** Options for `navigator.credentials.create()`; the user's passkeys are excluded so one is not registered twice. */
@@ -170,6 +173,21 @@ export function createPasskeys(deps: {
       const advanced = await factors.advanceWebAuthnCounter(factor.id, factor.counter, verified.authenticationInfo.newCounter, Date.now());
       if (!advanced) throw failed('the signature counter did not move forward');
       return factor;
+    },
+
+    /**
+     * Keeps a verified registration for `ttlMs` under its record id, until `spendRegistration` binds it (Account
+     * API: verification record first, then the bind behind the identity gate).
+     */
+    async holdRegistration(handle: string, userId: string, credential: NewCredential & { agent?: string }, ttlMs: number): Promise<void> {
+      await kv.set(registeredKey(userId, handle), JSON.stringify(credential), ttlMs);
+    },
+
+    /** The registration `holdRegistration` kept for this user, taken out (a record binds one passkey, once); or null. */
+    async spendRegistration(handle: string, userId: string): Promise<(NewCredential & { agent?: string }) | null> {
+      // Keyed by the user too: another user's record id finds nothing, and takes nothing from its owner.
+      const stored = await kv.getDel(registeredKey(userId, handle));
+      return stored === null ? null : JSON.parse(stored) as NewCredential & { agent?: string };
     },
 
     /** Stores a verified credential as one of the user's factors; answers it and the user (User.Data.Updated). */

@@ -4,6 +4,7 @@ import type { EventState } from '../../lib/events/route-events.ts';
 import type { User } from '../../lib/users/repository.ts';
 import { accountCenterPatch, accountCenterSchema } from '../../lib/account/center.ts';
 import { verificationRoutes } from './verifications.ts';
+import { accountMfaRoutes } from './mfa-verifications.ts';
 import {
   accountProfile, basicsBody, passwordBody, primaryEmailBody, primaryPhoneBody, profileBody, profileResponse,
 } from './schemas.ts';
@@ -107,4 +108,5 @@ export function accountRoutes(api: ApiRouterDeps, core: ServiceCore): void {
   }
 
   verificationRoutes(user, core);
+  accountMfaRoutes(user, core);
 }
