@@ -8,6 +8,7 @@ import { accountEventCases } from './account.cases.ts';
 import { identityEventCases } from './identities.cases.ts';
 import { mfaEventCases } from './mfa.cases.ts';
 import { accountIdentityEventCases } from './account-identities.cases.ts';
+import { accountPasskeyEventCases } from './account-passkeys.cases.ts';
 import { organizationRoleResourceScopeEventCases } from '../../compat/part1-resource-scope-events.cases.ts';
 
 /** Every row of the operation → event table, with at least one case each (checked by coverage.test.ts). */
@@ -17,6 +18,7 @@ export const EVENT_CASES: readonly EventCase[] = [
   ...identityEventCases,
   ...mfaEventCases,
   ...accountIdentityEventCases,
+  ...accountPasskeyEventCases,
   ...roleEventCases,
   ...scopeEventCases,
   ...organizationEventCases,
