@@ -12,6 +12,7 @@ const here = dirname(fileURLToPath(import.meta.url));
 const outdir = join(here, 'dist');
 const ENTRIES: Record<string, string> = {
   console: join(here, 'src', 'main.tsx'),
+  'api-docs': join(here, 'src', 'api-docs.tsx'),
 };
 
 await rm(outdir, { recursive: true, force: true });

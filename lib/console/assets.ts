@@ -18,6 +18,7 @@ const CONTENT_TYPES: Record<string, string> = {
   '.svg': 'image/svg+xml',
   '.woff2': 'font/woff2',
   '.png': 'image/png',
+  '.txt': 'text/plain; charset=utf-8',
 };
 
 /** What the bundler wrote: the entry script and stylesheet of each page, and every file, content-hashed. */
@@ -55,6 +56,8 @@ export function loadConsoleBundle(logger: Logger, dir = BUNDLE_DIR): ConsoleBund
 export interface PageSecurity {
   /** Extra `style-src` sources (a page whose renderer needs them says why where it asks). */
   styleSources?: string[];
+  /** `worker-src` sources; none by default. */
+  workerSources?: string[];
 }
 
 /**
@@ -69,6 +72,7 @@ export function setBundlePageHeaders(ctx: Context, security: PageSecurity = {}):
     "img-src 'self' data:",
     "font-src 'self'",
     "connect-src 'self'",
+    ...(security.workerSources?.length ? [`worker-src ${security.workerSources.join(' ')}`] : []),
     "form-action 'none'",
     "frame-ancestors 'none'",
     "base-uri 'none'",

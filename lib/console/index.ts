@@ -8,6 +8,8 @@ import { bundlePage, serveAssets, setBundlePageHeaders, unbuiltPage, type Consol
 import type { ConsoleAdmins } from './admins.ts';
 
 const CONSOLE_PATH = '/console';
+/** The API reference page: the OpenAPI document (`/api/swagger.json`) rendered by Redoc. */
+const DOCS_PATH = '/api/docs';
 
 /**
  * Start-up for the console: the configured admin is (re)applied; without one, while no admin exists, a one-time
@@ -36,7 +38,7 @@ export async function prepareConsoleAdmins(options: {
 
 /**
  * Serves the console at `/console`: its hashed assets under `/console/assets/`, and for every other path below it
- * the page shell, which the single-page application routes itself.
+ * the page shell, which the single-page application routes itself; and the API reference page at `/api/docs`.
  */
 export function consoleMiddleware(options: { bundle: ConsoleBundle | undefined; settings: Settings }): Middleware {
   const { bundle, settings } = options;
@@ -48,7 +50,25 @@ export function consoleMiddleware(options: { bundle: ConsoleBundle | undefined; 
     managementApi: settings.managementIndicator,
     ...consoleUrls(settings.baseUrl),
   };
+  const assetsUrl = `${basePath}${CONSOLE_PATH}/assets`;
   return async (ctx, next) => {
+    if (ctx.path === DOCS_PATH && (ctx.method === 'GET' || ctx.method === 'HEAD')) {
+      if (!bundle) {
+        setPageHeaders(ctx, { formTargets: [] });
+        unbuiltPage(ctx);
+        return;
+      }
+      // Redoc's styles are <style> elements, allowed by a nonce fresh for each page; its search index is built in a
+      // worker it starts from a blob: URL of its own code, which only this page's scripts can create.
+      const styleNonce = randomBytes(16).toString('base64');
+      setBundlePageHeaders(ctx, { styleSources: [`'nonce-${styleNonce}'`], workerSources: ['blob:'] });
+      ctx.type = 'html';
+      ctx.body = bundlePage({
+        bundle, entry: 'api-docs', assetsUrl, title: 'API reference',
+        config: { specUrl: `${basePath}/api/swagger.json`, consoleUrl: `${basePath}${CONSOLE_PATH}`, styleNonce },
+      });
+      return;
+    }
     if (ctx.path !== CONSOLE_PATH && !ctx.path.startsWith(`${CONSOLE_PATH}/`)) return next();
     if (ctx.path.startsWith(`${CONSOLE_PATH}/assets/`)) return assets(ctx, next);
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {
@@ -67,7 +87,7 @@ export function consoleMiddleware(options: { bundle: ConsoleBundle | undefined; 
     setBundlePageHeaders(ctx, { styleSources: [`'nonce-${styleNonce}'`] });
     ctx.type = 'html';
     ctx.body = bundlePage({
-      bundle, entry: 'console', assetsUrl: `${basePath}${CONSOLE_PATH}/assets`, title: 'Console', config: { ...config, styleNonce },
+      bundle, entry: 'console', assetsUrl, title: 'Console', config: { ...config, styleNonce },
     });
   };
 }

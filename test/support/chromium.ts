@@ -53,10 +53,10 @@ export async function freshPage(browser: Browser, viewport = { width: 1024, heig
   return { context, page: await context.newPage() };
 }
 
-/** Saves what the page shows under test-output/screenshots/<name>.png (full page). */
-export async function screenshot(page: Page, name: string): Promise<void> {
+/** Saves what the page shows under test-output/screenshots/<name>.png (the full page, unless it is very long). */
+export async function screenshot(page: Page, name: string, options: { fullPage?: boolean } = {}): Promise<void> {
   await mkdir(SCREENSHOTS, { recursive: true });
-  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: options.fullPage ?? true });
 }
 
 /** Whether the element has the keyboard focus. */

@@ -1,4 +1,5 @@
 import type { ComponentChildren } from 'preact';
+import { servicePath } from '../config.ts';
 import type { PageModule } from '../pages.ts';
 import { Link } from './link.tsx';
 
@@ -21,6 +22,7 @@ export function Layout(props: {
               <Link to={`/${page.id}`} aria-current={page.id === props.current ? 'page' : undefined}>{page.title}</Link>
             </li>
           ))}
+          <li><a href={`${servicePath}/api/docs`}>API reference</a></li>
         </ul>
       </nav>
       <main id="main" tabIndex={-1}>{props.children}</main>
