@@ -11,9 +11,9 @@ RUN npm install --no-audit --no-fund
 
 FROM node:24-bookworm-slim
 ENV NODE_ENV=production
-# A young generation of at most 8 MiB per semi-space: V8's default lets it grow far larger under load, which
+# A young generation of at most 16 MiB per semi-space: V8's default lets it grow far larger under load, which
 # costs over 100 MB of peak RSS and no throughput (docs/performance.md). `npm start` passes the same flag.
-ENV NODE_OPTIONS=--max-semi-space-size=8
+ENV NODE_OPTIONS=--max-semi-space-size=16
 WORKDIR /app
 COPY package.json package-lock.json ./
 # `npm install` with the committed lock, not `npm ci`: the lock is written on one platform and lists only the
