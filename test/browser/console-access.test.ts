@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { createResource, createUser } from '../support/fixtures.ts';
-import { accessibleDescription, freshPage, screenshot, useChromium } from '../support/chromium.ts';
+import { accessibleDescription, freshPage, isFocused, screenshot, useChromium } from '../support/chromium.ts';
 import type { RunningService } from '../support/service.ts';
 import { signInToConsole, startConsoleService } from './support/console.ts';
 
@@ -73,9 +73,14 @@ describe('browser: the console\'s roles and permissions and API resources pages 
       await page.getByRole('button', { name: 'Add permission' }).click();
       await page.getByRole('table', { name: 'Permissions' }).getByRole('cell', { name: 'invoices:write', exact: true }).waitFor();
 
+      // By keyboard: Enter searches, Tab reaches the match's button, Enter assigns.
       await page.getByRole('searchbox', { name: 'Find users to assign' }).fill('Rita');
-      await page.getByRole('button', { name: 'Find users' }).click();
-      await page.getByRole('button', { name: 'Assign to Rita Role' }).click();
+      await page.keyboard.press('Enter');
+      const assign = page.getByRole('button', { name: 'Assign to Rita Role' });
+      await assign.waitFor();
+      for (let presses = 0; presses < 6 && !(await isFocused(assign)); presses += 1) await page.keyboard.press('Tab');
+      expect(await isFocused(assign), 'Tab reaches "Assign to Rita Role"').to.equal(true);
+      await page.keyboard.press('Enter');
       await page.getByRole('table', { name: 'Users holding this role' }).getByRole('cell', { name: 'Rita Role', exact: true }).waitFor();
       const overflow = await page.locator('html').evaluate((root) => root.scrollWidth - root.clientWidth);
       expect(overflow, 'nothing sticks out sideways at 360 px').to.be.at.most(0);

@@ -67,8 +67,8 @@ describe('browser: the console\'s sign-in experience and connectors pages (Chrom
       await visitor.context.close();
     }
   });
-  it('creates a social connector and an enterprise SSO connector, with config refusals at their fields', async () => {
-    const { page, context } = await freshPage(chromium.browser());
+  it('creates a social connector and an enterprise SSO connector, with config refusals at their fields, at phone width', async () => {
+    const { page, context } = await freshPage(chromium.browser(), { width: 360, height: 740 });
     try {
       await signInToConsole(page, `${running.baseUrl}/console/connectors`);
       await page.getByRole('heading', { name: 'Connectors', level: 1 }).waitFor();
@@ -107,6 +107,8 @@ describe('browser: the console\'s sign-in experience and connectors pages (Chrom
       await page.getByRole('link', { name: '← Connectors' }).click();
       await page.getByRole('table', { name: 'Enterprise SSO connectors' }).getByRole('link', { name: 'Contoso workforce' }).waitFor();
       await page.getByRole('table', { name: 'Social connectors' }).getByRole('link', { name: 'Acme ID' }).waitFor();
+      const overflow = await page.locator('html').evaluate((root) => root.scrollWidth - root.clientWidth);
+      expect(overflow, 'nothing sticks out sideways at 360 px').to.be.at.most(0);
       await screenshot(page, 'console-connectors');
 
       const [connector] = await read<Array<{ connectorId: string; target: string; config: Record<string, any>; metadata: { name: Record<string, string> } }>>('/api/connectors');
