@@ -1,7 +1,6 @@
-import {
-  generateAuthenticationOptions, generateRegistrationOptions, verifyAuthenticationResponse, verifyRegistrationResponse,
-  type AuthenticationResponseJSON, type PublicKeyCredentialCreationOptionsJSON,
-  type PublicKeyCredentialRequestOptionsJSON, type RegistrationResponseJSON,
+import type {
+  AuthenticationResponseJSON, PublicKeyCredentialCreationOptionsJSON, PublicKeyCredentialRequestOptionsJSON,
+  RegistrationResponseJSON,
 } from '@simplewebauthn/server';
 import { errors, unique } from '../errors.ts';
 import { newId } from '../ids.ts';
@@ -10,6 +9,9 @@ import type { Repositories } from '../repositories.ts';
 import type { User } from '../users/repository.ts';
 import { accountLabel } from './library.ts';
 import type { WebAuthnFactor } from './repository.ts';
+
+/** Loaded with the first ceremony: the WebAuthn library and its parsers weigh about 20 MB an instance need not hold. */
+const webauthn = () => import('@simplewebauthn/server');
 
 /**
  * Who the passkeys belong to (WebAuthn's relying party): the host of BASE_URL is the RP ID, its origin the only
@@ -99,7 +101,7 @@ export function createPasskeys(deps: {
     async registrationOptions(handle: string, user: User): Promise<PublicKeyCredentialCreationOptionsJSON> {
       const held = await passkeysOf(user.id);
       const label = accountLabel(user);
-      const options = await generateRegistrationOptions({
+      const options = await (await webauthn()).generateRegistrationOptions({
         rpName: rp.name, rpID: rp.id,
         userID: new TextEncoder().encode(user.id), userName: label, userDisplayName: user.name ?? label,
         timeout: PROMPT_TIMEOUT_MS, attestationType: 'none',
@@ -115,7 +117,7 @@ export function createPasskeys(deps: {
       const expectedChallenge = await take('registration', handle, userId);
       let verified;
       try {
-        verified = await verifyRegistrationResponse({
+        verified = await (await webauthn()).verifyRegistrationResponse({
           response, expectedChallenge, expectedOrigin: rp.origin, expectedRPID: rp.id, requireUserVerification: false,
           supportedAlgorithmIDs: ALGORITHMS,
         });
@@ -139,7 +141,7 @@ export function createPasskeys(deps: {
       if (held.length === 0) {
         throw errors.experience('session.mfa.webauthn_verification_not_found', 'this account has no passkey');
       }
-      const options = await generateAuthenticationOptions({
+      const options = await (await webauthn()).generateAuthenticationOptions({
         rpID: rp.id, timeout: PROMPT_TIMEOUT_MS, userVerification: 'preferred',
         allowCredentials: held.map((factor) => ({ id: factor.credentialId, transports: transportsOf(factor) })),
       });
@@ -159,7 +161,7 @@ export function createPasskeys(deps: {
       if (!factor) throw failed('the credential is not one of this account\'s passkeys');
       let verified;
       try {
-        verified = await verifyAuthenticationResponse({
+        verified = await (await webauthn()).verifyAuthenticationResponse({
           response, expectedChallenge, expectedOrigin: rp.origin, expectedRPID: rp.id, requireUserVerification: false,
           credential: {
             id: factor.credentialId, publicKey: Buffer.from(factor.publicKey, 'base64url'), counter: factor.counter,
