@@ -30,6 +30,14 @@ const LABELS: Record<Delivery['status'], string> = { pending: 'Pending', succeed
 const REFRESH_MS = 2000;
 const PAGE_SIZE = 20;
 
+/** A pending delivery that was tried already waits for its next attempt: say when. */
+function statusText(delivery: Delivery): string {
+  if (delivery.status === 'pending' && delivery.attempts > 0 && delivery.nextRetryAt) {
+    return `Retrying at ${new Date(delivery.nextRetryAt).toLocaleTimeString()}`;
+  }
+  return LABELS[delivery.status];
+}
+
 function response(delivery: Delivery): string {
   if (delivery.lastResponseStatus !== null) {
     return `${delivery.lastResponseStatus}${delivery.lastResponseExcerpt ? ` ${delivery.lastResponseExcerpt}` : ''}`;
@@ -85,7 +93,7 @@ export function DeliveriesSection(props: { hookId: string }) {
             caption="Deliveries" captionHidden rows={list.items} rowKey={(delivery) => delivery.id} empty="No deliveries yet."
             columns={[
               { header: 'Event', cell: (delivery) => <>{delivery.event}{delivery.resentFrom && <span class="hint"> (resent)</span>}</> },
-              { header: 'Status', cell: (delivery) => <span class={`status-${delivery.status}`}>{LABELS[delivery.status]}</span> },
+              { header: 'Status', cell: (delivery) => <span class={`status-${delivery.status}`}>{statusText(delivery)}</span> },
               { header: 'Attempts', cell: (delivery) => delivery.attempts, numeric: true },
               { header: 'Latency', cell: (delivery) => (delivery.lastLatencyMs === null ? '—' : `${Math.round(delivery.lastLatencyMs)} ms`), numeric: true },
               { header: 'Response', cell: (delivery) => <span class="excerpt">{response(delivery)}</span> },
