@@ -31,6 +31,8 @@ const keyOf = (id: string) => `account:verification:${id}`;
 /** Marks a record spent as proof of a new identifier; a record proves one new address once. */
 const spentKeyOf = (id: string) => `account:verification:spent:${id}`;
 const TTL_MS = VERIFICATION_RECORD_TTL_SECONDS * 1000;
+/** Record ids are 21 characters; a header far longer names none and is not looked up. */
+const MAX_RECORD_ID_LENGTH = 128;
 
 function parse(value: string | null): StoredRecord | null {
   if (value === null) return null;
@@ -150,6 +152,7 @@ export function createAccountVerifications(deps: {
      */
     async assertIdentity(user: { id: string; primaryEmail: string | null; primaryPhone: string | null }, id: string | undefined): Promise<void> {
       if (!id) throw permissionDenied('no verification record was named');
+      if (id.length > MAX_RECORD_ID_LENGTH) throw permissionDenied('the record is unknown, expired or not yours');
       const record = await find(user.id, id);
       if (!record) throw permissionDenied('the record is unknown, expired or not yours');
       if (!record.verified) throw permissionDenied('the record is not verified yet');

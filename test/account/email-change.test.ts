@@ -123,7 +123,7 @@ describe('Account API: changing the primary email with a code from the real SMTP
     await mailbox.waitFor(old, { timeoutMs: 15_000 });
     const foreign = await passwordRecord(other.me, PASSWORD);
     for (const [why, verification] of [
-      ['no header', undefined], ['an unknown record', 'no-such-record'], ['a code record not verified yet', unverified.body!.verificationRecordId as string],
+      ['no header', undefined], ['an unknown record', 'no-such-record'], ['an overlong header', 'x'.repeat(4000)], ['a code record not verified yet', unverified.body!.verificationRecordId as string],
       ['a record proving the new address, not the user', proof], ["another user's password record", foreign],
     ] as const) {
       const answer = await me('/api/my-account/primary-email', { method: 'POST', json: body, verification });
