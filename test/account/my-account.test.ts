@@ -94,9 +94,12 @@ describe('Account API: tokens other than the user’s own sign-in', () => {
     running = await startService({ env: { REDIS_URL: undefined } });
     apps = await accountClient(running);
   });
-  afterEach(() => clock?.uninstall());
-  after(() => running.close());
   let clock: FakeClock | undefined;
+  afterEach(() => {
+    clock?.uninstall();
+    clock = undefined;
+  });
+  after(() => running.close());
 
   async function member() {
     const username = `member_${newId(8)}`;
