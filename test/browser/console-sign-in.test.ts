@@ -41,6 +41,15 @@ describe('browser: the console\'s sign-in experience and connectors pages (Chrom
       await page.getByRole('region', { name: 'Sign-in and sign-up' }).getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
       expect(await username.getByRole('alert').count()).to.equal(0);
 
+      const mfa = page.getByRole('region', { name: 'Multi-factor authentication' });
+      await mfa.getByRole('checkbox', { name: 'Backup codes' }).check();
+      await mfa.getByRole('button', { name: 'Save MFA settings' }).click();
+      await mfa.getByRole('alert').filter({ hasText: 'backup codes only back up another factor' }).waitFor();
+      await mfa.getByRole('checkbox', { name: 'Authenticator app (TOTP)' }).check();
+      await mfa.getByRole('combobox', { name: 'MFA policy' }).selectOption({ label: 'Optional: users enrol from their account, never asked' });
+      await mfa.getByRole('button', { name: 'Save MFA settings' }).click();
+      await mfa.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+
       const logo = page.getByRole('textbox', { name: 'Logo URL' });
       await logo.fill('ftp://cdn.example.com/acme.svg');
       await page.getByRole('button', { name: 'Save branding' }).click();
@@ -51,7 +60,12 @@ describe('browser: the console\'s sign-in experience and connectors pages (Chrom
       await page.getByRole('region', { name: 'Branding' }).getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
       await screenshot(page, 'console-sign-in-experience');
 
-      const settings = await read<{ signInMode: string; branding: { logoUrl?: string }; signIn: { methods: Array<{ identifier: string; password: boolean }> } }>('/api/sign-in-exp');
+      const settings = await read<{
+        signInMode: string; branding: { logoUrl?: string }; signIn: { methods: Array<{ identifier: string; password: boolean }> };
+        mfa: { factors: string[]; policy: string };
+      }>('/api/sign-in-exp');
+      expect(settings.mfa).to.deep.include({ policy: 'NoPrompt' });
+      expect([...settings.mfa.factors].sort()).to.deep.equal(['BackupCode', 'Totp']);
       expect(settings.signInMode).to.equal('SignIn');
       expect(settings.branding.logoUrl).to.equal('https://cdn.example.com/acme.svg');
       expect(settings.signIn.methods.find((method) => method.identifier === 'username')?.password).to.equal(true);
