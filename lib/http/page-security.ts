@@ -18,7 +18,7 @@ export function formTargetSource(url: string): string | undefined {
 export interface PagePolicy {
   /** URLs the page's forms post to, and where those posts may be redirected. */
   formTargets: string[];
-  /** `'sha256-…'` sources of inline scripts the page runs. */
+  /** `'sha256-…'` sources of inline scripts the page runs, or the URLs of the script files it loads. */
   scriptSources?: string[];
   /** Images the page shows (an application's logo): each one's http(s) origin is allowed, nothing else. */
   images?: string[];

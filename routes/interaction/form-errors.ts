@@ -26,6 +26,7 @@ const WORDING: Partial<Record<ErrorCode, { message: string; field?: string; stat
   'session.mfa.mfa_factor_not_enabled': { message: 'This kind of second factor is not offered here.' },
   'session.mfa.mfa_policy_not_user_controlled': { message: 'A second factor is required for this account: it cannot be skipped.' },
   'session.mfa.pending_info_not_found': { message: 'This setup has expired. Start again with a new key.' },
+  'session.mfa.webauthn_verification_failed': { message: 'This passkey could not be verified. Try again, or use another way to verify.' },
   'user.totp_already_in_use': { message: 'This account already has an authenticator app.' },
   'user.username_already_in_use': { message: 'This username is taken. Choose another one.', field: 'username' },
   'user.email_already_in_use': { message: 'An account already uses this email address.' },

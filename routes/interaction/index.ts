@@ -13,6 +13,7 @@ import { consentPage } from './pages.ts';
 import { signInPageOf, signInRoutes } from './sign-in.ts';
 import { signUpRoutes } from './sign-up.ts';
 import { mfaRoutes } from './mfa.ts';
+import { passkeyRoutes } from './passkeys.ts';
 import { connectorPageRoutes } from './connectors.ts';
 
 /**
@@ -47,6 +48,7 @@ export function interactionRoutes(core: ServiceCore): Middleware {
     }), visit);
   });
 
+  passkeyRoutes(router, form, kit, experience, core.settings.baseUrl);
   connectorPageRoutes(router, form, kit, experience, core.settings.baseUrl);
   signInRoutes(router, form, kit, experience);
   signUpRoutes(router, form, kit, experience);

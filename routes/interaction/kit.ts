@@ -48,7 +48,7 @@ export function createPageKit(core: ServiceCore) {
   }
 
   /** Sends a page; its forms post to the service, which redirects to the client's redirect URI. */
-  function send(ctx: Context, status: number, html: string, visit?: Visit, options: { dataImages?: boolean } = {}): void {
+  function send(ctx: Context, status: number, html: string, visit?: Visit, options: { dataImages?: boolean; scripts?: string[] } = {}): void {
     ctx.status = status;
     ctx.type = 'html';
     ctx.body = html;
@@ -57,6 +57,7 @@ export function createPageKit(core: ServiceCore) {
       formTargets: visit ? [service.baseUrl, ...(typeof redirectUri === 'string' ? [redirectUri] : [])] : [],
       images: visit?.branding.logoUrl ? [visit.branding.logoUrl] : [],
       dataImages: options.dataImages,
+      scriptSources: options.scripts,
     });
   }
 

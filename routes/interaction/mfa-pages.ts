@@ -12,6 +12,8 @@ export interface SecondFactorView extends PageFrame {
   /** Which factor the form asks for; `other` is the link to the other one, when the account holds it. */
   factor: 'Totp' | 'BackupCode';
   other: boolean;
+  /** The account holds a passkey: a link to use it. */
+  passkey?: boolean;
   problem?: FormProblem;
 }
 
@@ -29,6 +31,7 @@ export function secondFactorPage(view: SecondFactorView): string {
       fields: [field], problem: view.problem, autofocus: true,
     })}
 ${view.other ? links(switchTo) : ''}
+${view.passkey ? links({ href: view.at('/mfa/passkey'), label: 'Use a passkey' }) : ''}
 ${buttonForm(view.at('/abort'), view.csrf, 'Cancel')}`,
   });
 }
@@ -38,6 +41,8 @@ export interface SetupView extends PageFrame {
   /** The new secret, its URI and QR code: only on the page that first shows them. */
   enrolment?: { secret: string; keyUri: string; secretQrCode: string };
   skippable: boolean;
+  /** Passkeys are offered too: the link to create one instead. */
+  passkeySetup?: string;
   problem?: FormProblem;
 }
 
@@ -60,6 +65,7 @@ ${form({
     id: 'setup', action: view.at('/mfa/setup'), csrf: view.csrf, submit: 'Confirm', problem: view.problem, autofocus: !enrolment,
     fields: [codeField('Authentication code', 'The 6-digit code the app shows now.')], hidden: { verificationId: view.verificationId },
   })}
+${view.passkeySetup ? links({ href: view.passkeySetup, label: 'Use a passkey instead' }) : ''}
 ${view.skippable ? buttonForm(view.at('/mfa/skip'), view.csrf, 'Skip for now') : ''}`,
   });
 }

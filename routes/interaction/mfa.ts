@@ -4,6 +4,7 @@ import type { Experience } from '../../lib/experience/index.ts';
 import type { PageKit, Visit } from './kit.ts';
 import type { FormProblem } from './layout.ts';
 import { backupCodesPage, secondFactorPage, setupPage } from './mfa-pages.ts';
+import { FACTOR_PAGES } from './passkeys.ts';
 
 /**
  * The second-factor step of the sign-in pages, through the same library calls as the Experience API: after the
@@ -33,7 +34,9 @@ export function mfaRoutes(router: Router, form: Middleware, kit: PageKit, experi
     const path = factor === 'Totp' ? '/:uid/mfa' : '/:uid/mfa/backup-code';
     const pageOf = async (visit: Visit, problem?: FormProblem) => {
       const { held } = await experience.mfaStatus(visit.request);
-      return secondFactorPage({ ...visit, factor, other: held.includes(factor === 'Totp' ? 'BackupCode' : 'Totp'), problem });
+      return secondFactorPage({
+        ...visit, factor, other: held.includes(factor === 'Totp' ? 'BackupCode' : 'Totp'), passkey: held.includes('WebAuthn'), problem,
+      });
     };
 
     router.get(path, async (ctx) => {
@@ -41,7 +44,7 @@ export function mfaRoutes(router: Router, form: Middleware, kit: PageKit, experi
       if (!visit) return;
       const { held } = await experience.mfaStatus(visit.request);
       if (!held.includes(factor)) {
-        kit.redirect(ctx, held.length ? visit.at(factor === 'Totp' ? '/mfa/backup-code' : '/mfa') : visit.at());
+        kit.redirect(ctx, held[0] ? visit.at(FACTOR_PAGES[held[0]]) : visit.at());
         return;
       }
       kit.send(ctx, 200, await pageOf(visit), visit);
@@ -66,9 +69,15 @@ export function mfaRoutes(router: Router, form: Middleware, kit: PageKit, experi
   router.get('/:uid/mfa/setup', async (ctx) => {
     const visit = await onStep(ctx);
     if (!visit) return;
+    const { factors } = visit.settings.mfa;
+    if (!factors.includes('Totp') && factors.includes('WebAuthn')) {
+      kit.redirect(ctx, visit.at('/mfa/passkey/setup'));
+      return;
+    }
     const { skippable } = await experience.mfaStatus(visit.request);
     const { verificationId, secret, keyUri, secretQrCode } = await experience.newTotpSecret(visit.request);
-    sendSecret(ctx, setupPage({ ...visit, verificationId, enrolment: { secret, keyUri, secretQrCode }, skippable }), visit, true);
+    const passkeySetup = factors.includes('WebAuthn') ? visit.at('/mfa/passkey/setup') : undefined;
+    sendSecret(ctx, setupPage({ ...visit, verificationId, enrolment: { secret, keyUri, secretQrCode }, skippable, passkeySetup }), visit, true);
   });
 
   router.post('/:uid/mfa/setup', form, async (ctx) => {

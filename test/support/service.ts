@@ -18,12 +18,17 @@ export interface RunningService {
   close(): Promise<void>;
 }
 
-/** Listens on a free loopback port first so that BASE_URL (and the issuer) are the real address. */
-export async function startService(options: IdentityServiceOptions & { env?: Record<string, string | undefined> } = {}): Promise<RunningService> {
+/**
+ * Listens on a free loopback port first so that BASE_URL (and the issuer) are the real address. `publicHost`
+ * names that address `localhost` instead (WebAuthn takes no IP address as a relying party's id).
+ */
+export async function startService(
+  options: IdentityServiceOptions & { env?: Record<string, string | undefined>; publicHost?: 'localhost' } = {},
+): Promise<RunningService> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  const baseUrl = `http://127.0.0.1:${port}`;
+  const baseUrl = `http://${options.publicHost ?? '127.0.0.1'}:${port}`;
   const service = await createIdentityService({
     logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
     print: () => {},

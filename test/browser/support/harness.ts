@@ -28,10 +28,11 @@ export interface BrowserHarness {
   close(): Promise<void>;
 }
 
-export async function startBrowserHarness(env: Record<string, string> = {}): Promise<BrowserHarness> {
+export async function startBrowserHarness(env: Record<string, string> = {}, options: { publicHost?: 'localhost' } = {}): Promise<BrowserHarness> {
   const mailbox = await startMailbox();
   const receiver = await Receiver.start();
   const running = await startService({
+    ...options,
     env: { SMTP_URL: mailbox.url, WEBHOOK_RETRY_DELAYS_MS: '50,100', WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8', ...env },
   });
   const hook = await createHook(running, { events: HOOK_EVENTS, config: { url: receiver.url('/hook') } });
