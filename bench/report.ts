@@ -1,6 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import type { TokenBenchResult } from './tokens.ts';
-import { serviceNodeFlags } from './service-process.ts';
+import { serviceStartup } from './service-process.ts';
 
 interface WebhookResult {
   deliveriesPerSecond: number;
@@ -26,6 +26,11 @@ const ratio = (value: number, of: number) => (of > 0 ? (value / of).toFixed(2) :
 const verdict = (met: boolean, target: string) => (met ? `${target} (met)` : `${target} (**missed**)`);
 /** A ratio to a zero (failed) rate never meets its target. */
 const atLeast = (value: number, of: number, minimum: number) => of > 0 && value / of >= minimum;
+
+function startupText(): string {
+  const { env, nodeFlags } = serviceStartup();
+  return [...Object.keys(env).map((name) => `${name} set`), ...nodeFlags].join(', ') || 'no flags';
+}
 
 /** Every figure of one run with its ratio and target, as a Markdown table. */
 export function renderTable(results: BenchResults): string {
@@ -69,7 +74,7 @@ export function renderTable(results: BenchResults): string {
     '',
     `One run of ${results.durationSeconds} s started ${results.startedAt}; token figures are medians of ${results.tokens.rounds} interleaved `
       + `rounds of ${results.tokens.phaseMs / 1000} s at ${results.tokens.concurrency} concurrent requests, every process on loopback; `
-      + `the service runs with the Node flags of \`npm start\` (${serviceNodeFlags().join(' ') || 'none'}), the baseline with Node's defaults; `
+      + `the service runs as \`npm start\` runs it (${startupText()}), the baseline with Node's defaults; `
       + `failed requests: ${errors.length ? errors.map(([name, count]) => `${count} (${name})`).join(', ') : 'none'}.`,
   ].join('\n');
 }

@@ -44,21 +44,32 @@ async function startProcess<Info>(script: string, env: Record<string, string>, n
   };
 }
 
-/** The Node flags `npm start` runs the service with (`node <flags> bin/server.ts`), so the bench measures the same. */
-export function serviceNodeFlags(): string[] {
-  const manifest = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { scripts: { start: string } };
+/**
+ * How `npm start` runs the service (`[NAME=value …] node <flags> bin/server.ts`): its environment assignments and Node
+ * flags, so the bench measures the same. Relative paths in the assignments are relative to the project.
+ */
+export function serviceStartup(): { env: Record<string, string>; nodeFlags: string[] } {
+  const root = new URL('../', import.meta.url);
+  const manifest = JSON.parse(readFileSync(new URL('package.json', root), 'utf8')) as { scripts: { start: string } };
   const words = manifest.scripts.start.split(/\s+/);
-  return words.slice(1, words.indexOf('bin/server.ts')).filter((word) => word.startsWith('--'));
+  const node = words.indexOf('node');
+  const env = Object.fromEntries(words.slice(0, node).map((word) => {
+    const [name, value] = [word.slice(0, word.indexOf('=')), word.slice(word.indexOf('=') + 1)];
+    return [name, value.startsWith('/') ? value : fileURLToPath(new URL(value, root))];
+  }));
+  return { env, nodeFlags: words.slice(node + 1, words.indexOf('bin/server.ts')).filter((word) => word.startsWith('--')) };
 }
 
 /**
- * Starts the service under measurement (bench/server.ts) in its own process, with the Node flags of `npm start`,
+ * Starts the service under measurement (bench/server.ts) in its own process, with the environment and Node flags of
+ * `npm start`,
  * so that the load generator and the webhook receiver stay out of its event loop.
  */
 export async function startBenchService(env: Record<string, string>) {
+  const startup = serviceStartup();
   const child = await startProcess<{ baseUrl: string; storage: string }>('./server.ts', {
-    ...env, ADMIN_CLIENT_ID: BENCH_ADMIN.id, ADMIN_CLIENT_SECRET: BENCH_ADMIN.secret, LOG_LEVEL: 'silent',
-  }, serviceNodeFlags());
+    ...startup.env, ...env, ADMIN_CLIENT_ID: BENCH_ADMIN.id, ADMIN_CLIENT_SECRET: BENCH_ADMIN.secret, LOG_LEVEL: 'silent',
+  }, startup.nodeFlags);
   return { ...child.info, pid: child.pid, stop: child.stop };
 }
 

@@ -22,7 +22,9 @@ const baseEnv = () => Object.fromEntries(Object.entries(process.env).filter(([ke
 function imageProcess(command: string[], cwd: string, env: Record<string, string>): ChildProcess {
   const [program, ...args] = command;
   expect(program).to.equal('node');
-  return spawn(process.execPath, args, { cwd, env: { ...baseEnv(), ...environment(instructions), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  // The image's compile cache lives in its user's home; here it stays inside the rebuilt image's directory.
+  const image = { ...environment(instructions), NODE_COMPILE_CACHE: join(cwd, '.node-compile-cache') };
+  return spawn(process.execPath, args, { cwd, env: { ...baseEnv(), ...image, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
 }
 
 
