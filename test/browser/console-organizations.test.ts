@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { createUser } from '../support/fixtures.ts';
+import { createApplication, createUser } from '../support/fixtures.ts';
 import { accessibleDescription, freshPage, screenshot, useChromium } from '../support/chromium.ts';
 import type { RunningService } from '../support/service.ts';
 import { signInToConsole, startConsoleService } from './support/console.ts';
@@ -21,6 +21,8 @@ describe('browser: the console\'s organizations and organization template pages 
   it('creates an organization, adds a member with an organization role, and a just-in-time email domain', async () => {
     const role = await (await running.request('/api/organization-roles', { method: 'POST', json: { name: 'Editor', description: 'Edits documents' } })).json() as { id: string };
     const user = await createUser(running, [], { name: 'Olga Member', primaryEmail: 'olga@acme.example' });
+    const robotRole = await (await running.request('/api/organization-roles', { method: 'POST', json: { name: 'Robot', type: 'MachineToMachine' } })).json() as { id: string };
+    const robot = await createApplication(running, { type: 'MachineToMachine', name: 'Nightly sync' });
     const { page, context } = await freshPage(chromium.browser());
     try {
       await signInToConsole(page, `${running.baseUrl}/console/organizations`);
@@ -51,6 +53,19 @@ describe('browser: the console\'s organizations and organization template pages 
       await page.getByRole('combobox', { name: 'Default role to add' }).selectOption({ label: 'Editor' });
       await page.getByRole('button', { name: 'Add default role' }).click();
       await page.getByRole('table', { name: 'Just-in-time default roles' }).getByRole('cell', { name: 'Editor', exact: true }).waitFor();
+      const invitations = page.getByRole('region', { name: 'Invitations' });
+      await invitations.getByRole('textbox', { name: 'Invitee email' }).fill('new.hire@acme.example');
+      await invitations.getByRole('combobox', { name: 'Organization role' }).selectOption({ label: 'Editor' });
+      await invitations.getByRole('button', { name: 'Invite' }).click();
+      await invitations.getByRole('row', { name: /new\.hire@acme\.example/ }).getByRole('cell', { name: 'Pending' }).waitFor();
+      const apps = page.getByRole('region', { name: 'Applications' });
+      await apps.getByRole('combobox', { name: 'Application to add' }).selectOption({ label: 'Nightly sync' });
+      await apps.getByRole('button', { name: 'Add application' }).click();
+      await apps.getByRole('button', { name: 'Edit roles of Nightly sync' }).click();
+      const roleDialog = page.getByRole('dialog', { name: 'Roles of Nightly sync' });
+      await roleDialog.getByRole('checkbox', { name: 'Robot' }).check();
+      await roleDialog.getByRole('button', { name: 'Save roles' }).click();
+      await apps.getByRole('row', { name: /Nightly sync/ }).getByRole('cell', { name: 'Robot', exact: true }).waitFor();
       await screenshot(page, 'console-organization');
 
       const organization = await read<{ name: string; description: string }>(`/api/organizations/${organizationId}`);
@@ -59,6 +74,13 @@ describe('browser: the console\'s organizations and organization template pages 
       expect(listed.map((member) => ({ id: member.id, roles: member.organizationRoles.map((held) => held.id) }))).to.deep.equal([{ id: user.id, roles: [role.id] }]);
       expect(await read(`/api/organizations/${organizationId}/jit/email-domains`)).to.deep.equal([{ organizationId, emailDomain: 'acme.example' }]);
       expect((await read<Array<{ id: string }>>(`/api/organizations/${organizationId}/jit/roles`)).map((held) => held.id)).to.deep.equal([role.id]);
+      expect((await read<Array<{ id: string }>>(`/api/organizations/${organizationId}/applications/${robot.id}/roles`)).map((held) => held.id)).to.deep.equal([robotRole.id]);
+      const [invitation] = await read<Array<{ invitee: string; status: string; organizationRoles: Array<{ id: string }>; expiresAt: number }>>(
+        `/api/organization-invitations?organizationId=${organizationId}`,
+      );
+      expect(invitation).to.include({ invitee: 'new.hire@acme.example', status: 'Pending' });
+      expect(invitation!.organizationRoles.map((held) => held.id)).to.deep.equal([role.id]);
+      expect(invitation!.expiresAt, 'valid for the default 7 days').to.be.greaterThan(Date.now() + 6 * 24 * 3600 * 1000);
     } finally {
       await context.close();
     }

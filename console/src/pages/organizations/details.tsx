@@ -5,6 +5,7 @@ import { ErrorText, Loading, Section, useAction, useLoad } from '../../component
 import { CheckboxField, TextField } from '../../components/field.tsx';
 import { Link } from '../../components/link.tsx';
 import { navigate } from '../../router.ts';
+import { ApplicationsSection } from './applications.tsx';
 import { InvitationsSection } from './invitations.tsx';
 import { JitSection } from './jit.tsx';
 import { MembersSection } from './members.tsx';
@@ -30,6 +31,7 @@ export function OrganizationDetails(props: { params: Record<string, string> }) {
       <SettingsSection organization={current} onSaved={organization.set} key={`settings-${current.id}`} />
       {roles.error && <ErrorText error={roles.error} />}
       <MembersSection path={path} organizationId={current.id} roles={roles.data} />
+      <ApplicationsSection path={path} roles={roles.data} />
       <JitSection path={path} roles={roles.data} />
       <InvitationsSection organizationId={current.id} roles={roles.data} />
       <DeleteSection

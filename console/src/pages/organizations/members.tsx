@@ -84,7 +84,8 @@ export function MembersSection(props: { path: string; organizationId: string; ro
   );
 }
 
-function MemberRoles(props: { path: string; held: string[]; roles: OrganizationRole[]; onDone: () => void }) {
+/** Which organization roles a member (user or application) holds: checkboxes, saved whole. */
+export function MemberRoles(props: { path: string; held: string[]; roles: OrganizationRole[]; onDone: () => void }) {
   const [chosen, setChosen] = useState(new Set(props.held));
   const action = useAction();
   return (
@@ -100,7 +101,7 @@ function MemberRoles(props: { path: string; held: string[]; roles: OrganizationR
     >
       <fieldset>
         <legend>Organization roles</legend>
-        {props.roles.length === 0 && <p class="hint">No organization roles yet: create them in the organization template.</p>}
+        {props.roles.length === 0 && <p class="hint">No organization roles of this kind yet: create them in the organization template.</p>}
         {props.roles.map((role) => (
           <CheckboxField
             key={role.id} label={role.name} checked={chosen.has(role.id)} hint={role.description ?? undefined}

@@ -1,0 +1,94 @@
+import { useState } from 'preact/hooks';
+import { api, apiList } from '../../api.ts';
+import { Dialog } from '../../components/dialog.tsx';
+import { ErrorText, Loading, Section, useAction, useLoad } from '../../components/feedback.tsx';
+import { SelectField } from '../../components/field.tsx';
+import { Link } from '../../components/link.tsx';
+import { Table } from '../../components/table.tsx';
+import type { Application } from '../applications/types.ts';
+import { MemberRoles } from './members.tsx';
+import type { OrganizationRole } from './types.ts';
+
+const machineRoles = (roles: OrganizationRole[] | undefined) => (roles ?? []).filter((role) => role.type === 'MachineToMachine');
+
+/** Machine-to-machine applications in the organization, with the organization roles each holds. */
+export function ApplicationsSection(props: { path: string; roles: OrganizationRole[] | undefined }) {
+  const members = useLoad(() => apiList<Application>(`${props.path}/applications`, { page_size: 100 }), [props.path]);
+  const all = useLoad(() => apiList<Application>('/applications', { page_size: 100, types: 'MachineToMachine' }), []);
+  const [choice, setChoice] = useState('');
+  const [editing, setEditing] = useState<Application>();
+  const [version, setVersion] = useState(0);
+  const add = useAction();
+  const remove = useAction();
+  const held = new Set(members.data?.items.map((app) => app.id));
+  const options = (all.data?.items ?? []).filter((app) => app.type === 'MachineToMachine' && !held.has(app.id)).map((app) => ({ value: app.id, label: app.name }));
+  const selected = options.some((option) => option.value === choice) ? choice : options[0]?.value ?? '';
+  return (
+    <Section title="Applications" description="Machine-to-machine applications acting in this organization, with their organization roles.">
+      {members.error ? <ErrorText error={members.error} /> : !members.data ? <Loading what="applications" /> : (
+        <Table
+          caption="Applications in this organization" captionHidden rows={members.data.items} rowKey={(app) => app.id} empty="No applications."
+          columns={[
+            { header: 'Application', cell: (app) => <Link to={`/applications/${app.id}`}>{app.name}</Link> },
+            { header: 'Organization roles', cell: (app) => <HeldRoles path={`${props.path}/applications/${encodeURIComponent(app.id)}/roles`} version={version} /> },
+            {
+              header: 'Actions', numeric: true,
+              cell: (app) => (
+                <>
+                  <button type="button" class="secondary small" aria-label={`Edit roles of ${app.name}`} onClick={() => setEditing(app)}>Roles</button>
+                  {' '}
+                  <button
+                    type="button" class="secondary small" aria-label={`Remove ${app.name} from the organization`} disabled={remove.pending}
+                    onClick={async () => {
+                      await remove.run(() => api('DELETE', `${props.path}/applications/${encodeURIComponent(app.id)}`));
+                      members.reload();
+                    }}
+                  >
+                    Remove
+                  </button>
+                </>
+              ),
+            },
+          ]}
+        />
+      )}
+      <ErrorText error={remove.error} />
+      {all.error ? <ErrorText error={all.error} /> : options.length > 0 && (
+        <form
+          class="inline-form"
+          onSubmit={async (event) => {
+            event.preventDefault();
+            await add.run(() => api('POST', `${props.path}/applications`, { body: { applicationIds: [selected] } }));
+            members.reload();
+          }}
+        >
+          <SelectField label="Application to add" value={selected} onChange={setChoice} options={options} error={add.fieldError('applicationIds')} />
+          <div class="actions"><button type="submit" class="secondary" disabled={add.pending}>Add application</button></div>
+          <ErrorText error={add.actionError(['applicationIds'])} />
+        </form>
+      )}
+      <Dialog title={editing ? `Roles of ${editing.name}` : 'Roles'} open={editing !== undefined} onClose={() => setEditing(undefined)}>
+        {editing && (
+          <EditApplicationRoles
+            path={`${props.path}/applications/${encodeURIComponent(editing.id)}/roles`} roles={machineRoles(props.roles)}
+            onDone={() => { setEditing(undefined); setVersion((value) => value + 1); }}
+          />
+        )}
+      </Dialog>
+    </Section>
+  );
+}
+
+function HeldRoles(props: { path: string; version: number }) {
+  const roles = useLoad(() => apiList<OrganizationRole>(props.path, { page_size: 100 }), [props.path, props.version]);
+  if (roles.error) return <ErrorText error={roles.error} />;
+  if (!roles.data) return <>…</>;
+  return <>{roles.data.items.map((role) => role.name).join(', ') || '—'}</>;
+}
+
+function EditApplicationRoles(props: { path: string; roles: OrganizationRole[]; onDone: () => void }) {
+  const held = useLoad(() => apiList<OrganizationRole>(props.path, { page_size: 100 }), [props.path]);
+  if (held.error) return <ErrorText error={held.error} />;
+  if (!held.data) return <Loading what="roles" />;
+  return <MemberRoles path={props.path} held={held.data.items.map((role) => role.id)} roles={props.roles} onDone={props.onDone} />;
+}
