@@ -41,6 +41,17 @@ describe('browser: the console\'s sign-in experience and connectors pages (Chrom
       await page.getByRole('region', { name: 'Sign-in and sign-up' }).getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
       expect(await username.getByRole('alert').count()).to.equal(0);
 
+      const policy = page.getByRole('region', { name: 'Password policy' });
+      await policy.getByRole('spinbutton', { name: 'Minimum length' }).fill('64');
+      await policy.getByRole('spinbutton', { name: 'Maximum length' }).fill('32');
+      await policy.getByRole('button', { name: 'Save password policy' }).click();
+      await policy.getByRole('alert').filter({ hasText: 'must not exceed length.max' }).waitFor();
+      await policy.getByRole('spinbutton', { name: 'Minimum length' }).fill('12');
+      await policy.getByRole('spinbutton', { name: 'Maximum length' }).fill('128');
+      await policy.getByRole('textbox', { name: 'Refused words' }).fill('acme');
+      await policy.getByRole('button', { name: 'Save password policy' }).click();
+      await policy.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+
       const mfa = page.getByRole('region', { name: 'Multi-factor authentication' });
       await mfa.getByRole('checkbox', { name: 'Backup codes' }).check();
       await mfa.getByRole('button', { name: 'Save MFA settings' }).click();
@@ -62,8 +73,10 @@ describe('browser: the console\'s sign-in experience and connectors pages (Chrom
 
       const settings = await read<{
         signInMode: string; branding: { logoUrl?: string }; signIn: { methods: Array<{ identifier: string; password: boolean }> };
-        mfa: { factors: string[]; policy: string };
+        mfa: { factors: string[]; policy: string }; passwordPolicy: { length: { min: number; max: number }; rejects: { words: string[] } };
       }>('/api/sign-in-exp');
+      expect(settings.passwordPolicy.length).to.deep.equal({ min: 12, max: 128 });
+      expect(settings.passwordPolicy.rejects.words).to.deep.equal(['acme']);
       expect(settings.mfa).to.deep.include({ policy: 'NoPrompt' });
       expect([...settings.mfa.factors].sort()).to.deep.equal(['BackupCode', 'Totp']);
       expect(settings.signInMode).to.equal('SignIn');
