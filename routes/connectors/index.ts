@@ -21,13 +21,17 @@ export function connectorRoutes(api: ApiRouterDeps, core: ServiceCore): void {
 
   declare(api, {
     method: 'get', path: '/connector-factories', tag, summary: 'List the kinds of social connector that can be created',
-    response: z.array(connectorFactory),
+    query: z.object({}).strict(), response: z.array(connectorFactory),
     handler: async () => SOCIAL_FACTORY_IDS.map(factoryOf),
   });
 
   declare(api, {
-    method: 'get', path: '/connectors', tag, summary: 'List social connectors', response: z.array(connectorResponse),
-    handler: async () => (await library.listSocial()).map(presentConnector),
+    method: 'get', path: '/connectors', tag, summary: 'List social connectors (`target`: only the one serving that target)',
+    query: z.object({ target: z.string().min(1).max(64).optional() }).strict(), response: z.array(connectorResponse),
+    async handler({ query }) {
+      const all = (await library.listSocial()).map(presentConnector);
+      return query.target === undefined ? all : all.filter((connector) => connector.target === query.target);
+    },
   });
 
   declare(api, {
@@ -65,7 +69,7 @@ export function connectorRoutes(api: ApiRouterDeps, core: ServiceCore): void {
 
   declare(api, {
     method: 'get', path: '/sso-connector-providers', tag: ssoTag, summary: 'List the enterprise SSO providers that can be created',
-    response: z.array(ssoProvider),
+    query: z.object({}).strict(), response: z.array(ssoProvider),
     handler: async () => [{
       providerName: 'OIDC' as const, providerType: 'oidc' as const, name: { en: 'OIDC' },
       description: { en: 'Any OpenID Connect identity provider of an organization.' }, logo: null, logoDark: null,

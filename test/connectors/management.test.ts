@@ -30,6 +30,9 @@ describe('Connectors through the management API', () => {
     expect(created).to.deep.include({ connectorId: 'oidc', type: 'Social', target: 'upstream', name: { en: 'Upstream' }, syncProfile: false });
     expect(created.config).to.include({ clientId: 'downstream', clientSecret: '********6789', scope: 'openid profile email' });
     expect(JSON.stringify(await json(service.request('/api/connectors')))).not.to.include(secret);
+    expect((await json(service.request('/api/connectors?target=upstream'))).map((item: { id: string }) => item.id)).to.deep.equal([created.id]);
+    expect(await json(service.request('/api/connectors?target=nothing'))).to.deep.equal([]);
+    expect((await service.request('/api/connectors?platform=Web')).status).to.equal(400);
     const stored = await service.service.core.store.collection('connectors').findOne({ _id: created.id });
     expect(JSON.stringify(stored)).not.to.include(secret);
 
