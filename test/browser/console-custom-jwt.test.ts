@@ -54,6 +54,7 @@ describe('browser: the console\'s custom JWT script editor and its test panel (C
       const ours = violations.filter((violation) => violation.source || violation.directive !== 'style-src-attr');
       expect(ours, 'no CSP violation by the console\'s scripts or styles, the editor\'s included').to.deep.equal([]);
     } finally {
+      await screenshot(page, 'console-custom-jwt-saved');
       await context.close();
     }
 
@@ -91,6 +92,7 @@ describe('browser: the console\'s custom JWT script editor and its test panel (C
       await alert.waitFor();
       expect(await alert.innerText()).to.include('no tier today').and.include('jwt_customizer.script_error');
     } finally {
+      await screenshot(page, 'console-custom-jwt-script-error');
       await context.close();
     }
   });

@@ -87,6 +87,7 @@ describe('browser: the first admin through the one-time setup link, with the ser
       await page.getByRole('heading', { name: 'Console', level: 1 }).waitFor();
       expect(page.url()).to.equal(`${origin}/auth/console/applications/console`);
     } finally {
+      await screenshot(page, 'console-mounted-deep-link');
       await context.close();
     }
   });

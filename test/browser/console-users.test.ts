@@ -155,6 +155,7 @@ describe('browser: the console\'s users, impersonation and its log (Chromium)', 
       await page.getByRole('table', { name: 'Identities of this user' }).getByText('No linked identities.').waitFor();
       expect((await json(`/api/users/${user.id}`)).identities).to.deep.equal({});
     } finally {
+      await screenshot(page, 'console-user-details-end');
       await context.close();
     }
   });

@@ -96,6 +96,7 @@ describe('browser: the console\'s webhooks and their deliveries (Chromium)', () 
       await page.getByRole('heading', { name: 'Test target', level: 1 }).waitFor();
       expect(await page.getByRole('textbox', { name: 'New signing key' }).count(), 'shown once').to.equal(0);
     } finally {
+      await screenshot(page, 'console-webhook-after-reload');
       await context.close();
     }
   });

@@ -86,6 +86,7 @@ describe('browser: the console, its sign-in and the applications page (Chromium)
       expect(await uris.getAttribute('aria-invalid')).to.equal(null);
       expect((await application(app.id)).oidcClientMetadata.redirectUris).to.deep.equal(['https://app.example.com/callback']);
     } finally {
+      await screenshot(page, 'console-field-error-corrected');
       await context.close();
     }
   });
@@ -118,6 +119,7 @@ describe('browser: the console, its sign-in and the applications page (Chromium)
       await page.getByRole('button', { name: 'Yes, sign me out' }).click();
       await page.getByText('You are signed out.').waitFor();
     } finally {
+      await screenshot(page, 'console-not-admin-signed-out');
       await context.close();
     }
   });
@@ -163,6 +165,7 @@ describe('browser: the console, its sign-in and the applications page (Chromium)
       await page.keyboard.press('Escape');
       await page.getByRole('link', { name: 'Phone app', exact: true }).waitFor();
     } finally {
+      await screenshot(page, 'console-phone-end');
       await context.close();
     }
   });

@@ -15,7 +15,8 @@ export function Dialog(props: { title: string; open: boolean; onClose: () => voi
     if (!props.open && dialog.open) dialog.close();
   }, [props.open]);
   return (
-    <dialog ref={ref} aria-labelledby={titleId} onClose={() => props.onClose()} onCancel={() => props.onClose()}>
+    // Escape fires `cancel` and then `close`: listening to `close` alone hears every way out once.
+    <dialog ref={ref} aria-labelledby={titleId} onClose={() => props.onClose()}>
       <div class="dialog-head">
         <h2 id={titleId}>{props.title}</h2>
         <button type="button" class="icon" aria-label="Close" onClick={() => props.onClose()}>×</button>

@@ -1,5 +1,4 @@
-import { useState } from 'preact/hooks';
-import { useId } from 'preact/hooks';
+import { useId, useState } from 'preact/hooks';
 
 /**
  * A secret the service shows once (a client secret, a signing key, a subject token): readable, selectable and
