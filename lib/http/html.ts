@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 /** The service's server-rendered pages: plain HTML, one stylesheet allowed by its hash, no script. */
 const STYLE = `
 body{font-family:system-ui,sans-serif;background:#f4f5f7;color:#1b1d24;display:flex;justify-content:center;margin:0;padding:8vh 1rem 2rem}
-main{background:#fff;padding:2rem 2.5rem;border-radius:12px;box-shadow:0 2px 12px #0001;width:100%;max-width:24rem;box-sizing:border-box}
+main{background:#fff;padding:2rem 2.5rem;border-radius:12px;box-shadow:0 2px 12px #0001;width:100%;max-width:24rem;box-sizing:border-box;overflow-wrap:anywhere}
 @media (max-width:30rem){body{padding:0}main{border-radius:0;box-shadow:none;padding:1.5rem 1.25rem;min-height:100vh}}
 h1{font-size:1.3rem;margin-top:0}h2{font-size:1rem;margin:1.5rem 0 0}label{display:block;margin:.8rem 0 .3rem;font-size:.9rem}
 input{width:100%;box-sizing:border-box;padding:.6rem;border:1px solid #8a90a2;border-radius:6px;font-size:1rem}

@@ -99,4 +99,33 @@ describe('browser: continue with a social connector whose provider is a second i
       await context.close();
     }
   });
+
+  it('asks before linking to the account with the same email, and signs in to it after "Link and continue" (User.Data.Updated)', async () => {
+    const connectors = await (await h.running.request('/api/connectors?target=upstream')).json() as Array<{ id: string }>;
+    expect(connectors).to.have.length(1);
+    const username = `linker_${Math.random().toString(36).slice(2, 8)}`;
+    const email = `${username}@upstream.example.com`;
+    await upstream.request('/api/users', { method: 'POST', json: { username, primaryEmail: email, password: 'Correct-Horse-7' } });
+    const existing = await (await h.running.request('/api/users', { method: 'POST', json: { primaryEmail: email } })).json() as { id: string };
+
+    const { page, context } = await freshPage(chromium.browser());
+    try {
+      const flow = await h.rp.signIn(page);
+      await page.getByRole('link', { name: 'Continue with Upstream ID' }).click();
+      await page.waitForURL((url) => url.href.startsWith(upstream.baseUrl));
+      await page.getByRole('textbox', { name: /username/i }).fill(username);
+      await page.getByLabel('Password', { exact: true }).fill('Correct-Horse-7');
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      const link = page.getByRole('button', { name: 'Link and continue' });
+      await link.waitFor();
+      expect(await page.getByRole('heading', { name: 'Link your account' }).count()).to.equal(1);
+      await screenshot(page, 'connector-link');
+      await link.click();
+      expect((await flow.finish()).claims()!.sub).to.equal(existing.id);
+      const updated = await h.delivery('User.Data.Updated', existing.id);
+      expect(updated.data.identities.upstream).to.have.property('userId');
+    } finally {
+      await context.close();
+    }
+  });
 });
