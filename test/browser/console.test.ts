@@ -140,6 +140,27 @@ describe('browser: the console, its sign-in and the applications page (Chromium)
     }
   });
 
+  it('fits every page of its navigation into a phone\'s width (360 px): tables scroll inside themselves, the page never sideways', async () => {
+    const { page, context } = await freshPage(chromium.browser(), { width: 360, height: 740 });
+    try {
+      await signInToConsole(page, consoleUrl());
+      await page.getByRole('heading', { name: 'Applications', level: 1 }).waitFor();
+      const navigation = page.getByRole('navigation', { name: 'Console' });
+      const names = (await navigation.getByRole('link').allInnerTexts()).filter((name) => name !== 'API reference');
+      expect(names.length).to.be.greaterThan(4);
+      for (const name of names) {
+        await navigation.getByRole('link', { name, exact: true }).click();
+        await page.getByRole('heading', { level: 1 }).first().waitFor();
+        await page.getByRole('status').filter({ hasText: /^Loading/ }).waitFor({ state: 'detached' });
+        const overflow = await page.locator('html').evaluate((root) => root.scrollWidth - root.clientWidth);
+        expect(overflow, `${name}: nothing sticks out sideways`).to.be.at.most(0);
+      }
+    } finally {
+      await screenshot(page, 'console-phone-last-page');
+      await context.close();
+    }
+  });
+
   it('works by keyboard alone at phone width (360 px): create an application and read its secret', async () => {
     const { page, context } = await freshPage(chromium.browser(), { width: 360, height: 740 });
     try {
