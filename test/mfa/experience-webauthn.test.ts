@@ -125,6 +125,30 @@ describe('MFA at sign-in: passkeys (WebAuthn)', () => {
     expect((await client.submitForTokens()).claims()!.sub).to.equal(bob.id);
   });
 
+  it('moves the signature counter forward once: of two sign-ins presenting the same counter value at once, one passes', async () => {
+    await mfaPolicy(h, { factors: ['WebAuthn'], policy: 'UserControlled' });
+    const dave = await passwordUser(h);
+    const passkey = new SoftPasskey(origin);
+    const enrolment = await identifiedByPassword(h, dave.username);
+    await enrolPasskey(enrolment, passkey);
+    await enrolment.submitForTokens();
+
+    const [one, two] = await Promise.all([identifiedByPassword(h, dave.username), identifiedByPassword(h, dave.username)]);
+    const first = await one!.ok('POST', '/verification/web-authn/authentication');
+    const second = await two!.ok('POST', '/verification/web-authn/authentication');
+    const a = passkey.assert(first.authenticationOptions);
+    passkey.counter -= 1;
+    const b = passkey.assert(second.authenticationOptions);
+    const answers = await Promise.all([
+      one!.api('POST', '/verification/web-authn/authentication/verify', { verificationId: first.verificationId, payload: a }),
+      two!.api('POST', '/verification/web-authn/authentication/verify', { verificationId: second.verificationId, payload: b }),
+    ]);
+    expect(answers.map((answer) => answer.status).sort()).to.deep.equal([200, 400]);
+    expect(answers.find((answer) => answer.status === 400)!.body.code).to.equal('session.mfa.webauthn_verification_failed');
+    const stored = await h.running.service.core.store.collection('mfa_verifications').findOne({ userId: dave.id });
+    expect(stored).to.include({ counter: 1 });
+  });
+
   it('answers bad requests with 4xx: no passkey, not identified, malformed payloads, factor not offered', async () => {
     const carol = await passwordUser(h);
     const anonymous = h.client();
