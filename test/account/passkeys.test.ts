@@ -3,6 +3,7 @@ import { startExperienceHarness, type ExperienceHarness } from '../experience/su
 import { DEFAULT_MFA, PASSWORD, mfaPolicy, passwordUser } from '../mfa/support.ts';
 import { eventually } from '../support/wait.ts';
 import { SoftPasskey } from '../support/webauthn.ts';
+import { DEFAULT_ACCOUNT_CENTER } from '../../lib/account/center.ts';
 import { accountClient, asUser, passwordRecord, type AccountClient } from './support.ts';
 
 describe('Account API: passkeys under /api/my-account/mfa-verifications', () => {
@@ -67,6 +68,27 @@ describe('Account API: passkeys under /api/my-account/mfa-verifications', () => 
     const removal = await eventually(() => updatesOf(alice.id)[2], { what: 'User.Data.Updated for the removal' });
     expect(removal.data.id).to.equal(alice.id);
     expect((await me('/api/my-account/mfa-verifications')).body).to.deep.equal([]);
+  });
+
+  it('follows the account center\'s mfa field: read-only lists but registers nothing, off hides the factors', async () => {
+    const dave = await passwordUser(h);
+    const me = asUser(h.running, await apps.signIn(dave.username, PASSWORD));
+    const center = (mfa: string) => h.running.request('/api/account-center', {
+      method: 'PATCH', json: { enabled: true, fields: { ...DEFAULT_ACCOUNT_CENTER.fields, mfa } },
+    });
+    try {
+      expect((await center('ReadOnly')).status).to.equal(200);
+      expect((await me('/api/my-account/mfa-verifications')).status).to.equal(200);
+      const readOnly = await me('/api/verifications/web-authn/registration', { method: 'POST' });
+      expect(readOnly.status).to.equal(403);
+      expect(readOnly.body!.code).to.equal('account_center.field_not_editable');
+      expect((await center('Off')).status).to.equal(200);
+      const off = await me('/api/my-account/mfa-verifications');
+      expect(off.status).to.equal(403);
+      expect(off.body!.code).to.equal('account_center.field_not_enabled');
+    } finally {
+      expect((await center('Edit')).status).to.equal(200);
+    }
   });
 
   it('refuses a passkey the sign-in experience does not offer, another user\'s record, and a foreign origin', async () => {
