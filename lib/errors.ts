@@ -59,6 +59,8 @@ const ERROR_CODES = {
   'user.identity_not_exist': 'not_found',
   'user.identity_already_in_use': 'conflict',
   'user.enterprise_sso_identity_not_exists': 'not_found',
+  /** An email of a domain an enterprise SSO connector serves signs in through that connector only. */
+  'session.sso_enabled': 'rule',
   'resource.protected': 'rule',
   'role.protected': 'rule',
   'role.name_in_use': 'conflict',

@@ -80,6 +80,20 @@ export function createConnectorVerifications(deps: Deps) {
   }
 
   return {
+    /**
+     * An email of a domain an enterprise connector serves signs in (and registers) through it only, as in Logto:
+     * 422 `session.sso_enabled` with the connectors in `data.connectorIds`.
+     */
+    async assertNotSsoOnly(identifier: { type: string; value: string }): Promise<void> {
+      if (identifier.type !== 'email') return;
+      const connectors = await deps.connectors.ssoForEmail(identifier.value);
+      if (connectors.length) {
+        throw errors.experience('session.sso_enabled', 'this email address signs in with its organization\'s single sign-on', {
+          connectorIds: connectors.map((connector) => connector.id),
+        });
+      }
+    },
+
     owns: (record: ExperienceRecord, verificationId: string | undefined) =>
       verificationId !== undefined && Boolean(record.connectorVerifications?.some((item) => item.id === verificationId)),
 

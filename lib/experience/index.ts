@@ -124,11 +124,15 @@ export function createExperience(deps: ExperienceDeps) {
     }),
 
     verifyPassword: (request: ExperienceRequest, identifier: ExperienceIdentifier, password: string) =>
-      requireRecord(request, async ({ record }) => ({ verificationId: (await verifications.password(record, identifier, password)).id })),
+      requireRecord(request, async ({ record }) => {
+        await connectorFlows.assertNotSsoOnly(identifier);
+        return { verificationId: (await verifications.password(record, identifier, password)).id };
+      }),
 
     /** Sends a code (`interactionEvent` picks the message) and answers the verification that will check it. */
     sendCode: (request: ExperienceRequest, identifier: Recipient, interactionEvent: InteractionEvent) =>
       requireRecord(request, async ({ interaction, record }) => {
+        if (interactionEvent !== 'ForgotPassword') await connectorFlows.assertNotSsoOnly(identifier);
         const registrationOff = (await deps.signInExperience.get()).signInMode === 'SignIn';
         const verification = await verifications.sendCode(record, identifier, interactionEvent, {
           registrationOff, applicationName: await applicationName(interaction), context: messageContext(interaction, record, request),

@@ -38,6 +38,7 @@ const WORDING: Partial<Record<ErrorCode, { message: string; field?: string; stat
   'session.not_found': { message: 'This sign-in has expired. Go back to the application and start again.' },
   'session.interaction_not_found': { message: 'This step has expired. Start again.' },
   'session.verification_session_not_found': { message: 'This code request has expired. Send a new code.' },
+  'session.sso_enabled': { message: 'This email address signs in with its organization\'s single sign-on: use "Continue with single sign-on".' },
   'user.identity_not_exist': { message: 'No account uses this sign-in, and new accounts cannot be created here.' },
   'user.identity_already_in_use': { message: 'Another account already uses this sign-in.' },
   'connector.authorization_failed': { message: 'The sign-in at the provider did not complete, or this page was opened twice. Start again.' },

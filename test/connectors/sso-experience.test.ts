@@ -106,4 +106,22 @@ describe('Experience API: enterprise SSO with just-in-time organizations, throug
     const missing = await f.h.running.request(`/api/organizations/${organization.id}/jit/sso-connectors/nope`, { method: 'DELETE' });
     expect(missing.status).to.equal(404);
   });
+
+  it('keeps emails of an SSO domain off password and code sign-in and registration (422 session.sso_enabled)', async () => {
+    const connector = await ssoConnector('omega.example.com');
+    const client = f.h.client();
+    await client.open(f.h.app);
+    await client.ok('PUT', '', { interactionEvent: 'SignIn' });
+    const identifier = { type: 'email', value: `someone@omega.example.com` };
+    const password = await client.api('POST', '/verification/password', { identifier, password: 'whatever-it-is' });
+    expect(password.status).to.equal(422);
+    expect(password.body).to.deep.include({ code: 'session.sso_enabled', data: { connectorIds: [connector.id] } });
+    const code = await client.api('POST', '/verification/verification-code', { identifier, interactionEvent: 'SignIn' });
+    expect(code.status).to.equal(422);
+    await client.ok('PUT', '/interaction-event', { interactionEvent: 'Register' });
+    expect((await client.api('POST', '/verification/verification-code', { identifier, interactionEvent: 'Register' })).status).to.equal(422);
+    const other = await client.api('POST', '/verification/password', { identifier: { type: 'email', value: 'someone@elsewhere.example.com' }, password: 'x' });
+    expect(other.status, 'other domains are not affected').to.equal(422);
+    expect(other.body.code).to.equal('session.invalid_credentials');
+  });
 });
