@@ -108,6 +108,8 @@ const ERROR_CODES = {
   'user.missing_mfa': 'rule',
   'user.totp_already_in_use': 'rule',
   'user.backup_code_already_in_use': 'rule',
+  'user.totp_secret_invalid': 'invalid',
+  'user.wrong_backup_code_format': 'rule',
   'verification_code.email_mismatch': 'invalid',
   /** Account API: a sensitive change without a fresh identity verification named by `logto-verification-id`. */
   'verification_record.permission_denied': 'unauthenticated',

@@ -11,6 +11,7 @@ import { signInExperienceRoutes } from './sign-in-experience/index.ts';
 import { userRoutes } from './users/index.ts';
 import { connectorRoutes } from './connectors/index.ts';
 import { userMfaRoutes } from './mfa/management.ts';
+import { accountMfaSecretRoutes } from './mfa/account.ts';
 import { accountIdentityRoutes } from './connectors/account.ts';
 
 /** The identity-data management routes (applications, resources, roles, users, organizations, …). */
@@ -27,4 +28,5 @@ export function managementRoutes(api: ApiRouterDeps, core: ServiceCore): void {
   signInExperienceRoutes(api, core);
   connectorRoutes(api, core);
   accountIdentityRoutes(api, core);
+  accountMfaSecretRoutes(api, core);
 }

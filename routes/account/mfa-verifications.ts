@@ -7,6 +7,7 @@ import { newId } from '../../lib/ids.ts';
 import { publicFactor } from '../../lib/mfa/library.ts';
 import { registrationPayload } from '../../lib/mfa/webauthn-payloads.ts';
 import { mfaFactor } from '../mfa/schemas.ts';
+import { addOwnFactor, backupCodeBody, totpBody } from '../mfa/own-factors.ts';
 import { announceUserChange } from './index.ts';
 
 const tag = 'Account';
@@ -14,13 +15,18 @@ const recordId = z.string().min(1).max(128);
 const passkeyName = z.string().trim().min(1).max(128);
 const byFactor = z.object({ verificationId: idParam });
 
-/** Logto's body: the new factor by type. Passkeys come from a verified `web-authn/registration` record. */
+/**
+ * Logto's body: the new factor by type. Passkeys come from a verified `web-authn/registration` record; an
+ * authenticator app and backup codes from `totp-secret/generate` and `backup-codes/generate` (routes/mfa/account.ts).
+ */
 const addBody = z.discriminatedUnion('type', [
   z.object({
     type: z.literal('WebAuthn'),
     newIdentifierVerificationRecordId: recordId.describe('The record of POST /verifications/web-authn/registration/verify'),
     name: passkeyName.optional().describe('What the user calls this passkey ("Work laptop")'),
   }).strict(),
+  totpBody,
+  backupCodeBody,
 ]);
 
 /**
@@ -75,11 +81,17 @@ export function accountMfaRoutes(user: ApiRouterDeps, core: ServiceCore): void {
 
   declare(user, {
     method: 'post', path: '/my-account/mfa-verifications', tag, scope: 'identities', status: 204, body: addBody,
-    summary: 'Add a passkey from a verified registration record (identity gate; WebAuthn must be among the sign-in experience\'s factors)',
+    summary: 'Add a passkey from a verified registration record, an authenticator app (its secret and a code from it) or '
+      + 'backup codes (identity gate; the type must be among the sign-in experience\'s factors); 422 user.totp_already_in_use, '
+      + 'user.backup_code_already_in_use, session.mfa.backup_code_can_not_be_alone, user.wrong_backup_code_format',
     async handler({ koa, body, events }) {
       const { user: me } = await account.authorize(koa, { field: 'mfa', access: 'edit', identity: true });
       if (!(await signInExperience.get()).mfa.factors.includes(body.type)) {
         throw errors.experience('session.mfa.mfa_factor_not_enabled', `the sign-in experience does not offer ${body.type} as a second factor`);
+      }
+      if (body.type !== 'WebAuthn') {
+        announceUserChange(events, await addOwnFactor(mfa, me.id, body));
+        return;
       }
       const held = await passkeys.spendRegistration(body.newIdentifierVerificationRecordId, me.id);
       if (!held) throw errors.account('verification_record.not_found', 'no verified passkey registration of this user has this id');

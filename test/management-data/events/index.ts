@@ -7,6 +7,7 @@ import { userEventCases } from './users.cases.ts';
 import { accountEventCases } from './account.cases.ts';
 import { identityEventCases } from './identities.cases.ts';
 import { mfaEventCases } from './mfa.cases.ts';
+import { accountMfaEventCases } from './account-mfa.cases.ts';
 import { accountIdentityEventCases } from './account-identities.cases.ts';
 import { accountPasskeyEventCases } from './account-passkeys.cases.ts';
 import { organizationRoleResourceScopeEventCases } from '../../compat/part1-resource-scope-events.cases.ts';
@@ -17,6 +18,7 @@ export const EVENT_CASES: readonly EventCase[] = [
   ...accountEventCases,
   ...identityEventCases,
   ...mfaEventCases,
+  ...accountMfaEventCases,
   ...accountIdentityEventCases,
   ...accountPasskeyEventCases,
   ...roleEventCases,
