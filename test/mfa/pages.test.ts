@@ -3,6 +3,7 @@ import { startService, type RunningService } from '../support/service.ts';
 import { createUser } from '../support/fixtures.ts';
 import { csrfToken, directives, openSignIn, post, type Interaction } from '../security/support.ts';
 import { totpCode } from './support.ts';
+import { FACTOR_PAGES } from '../../routes/interaction/passkeys.ts';
 
 const PASSWORD = 'pages without script 7';
 
@@ -93,5 +94,29 @@ describe('MFA sign-in pages without JavaScript', () => {
     } finally {
       await running.request('/api/sign-in-exp', { method: 'PATCH', json: { mfa: { factors: [], policy: 'UserControlled' } } });
     }
+  });
+
+  it('sends the code page and the backup-code page to each other, never in a loop, whatever the account holds', async () => {
+    const user = await createUser(running, [], {}, PASSWORD);
+    await running.service.core.repositories.mfaVerifications.insert({
+      id: `passkey-${user.id}`, userId: user.id, type: 'WebAuthn', createdAt: Date.now(), lastUsedAt: null,
+      credentialId: `credential-${user.id}`, publicKey: 'AQID', counter: 0, transports: ['internal'], name: 'Laptop', agent: null,
+    });
+    const { signIn, location } = await passwordStep(user.username!);
+    expect(location, 'a passkey is a factor to prove').to.equal(`${signIn.url}/mfa`);
+    for (const step of ['/mfa', '/mfa/backup-code']) {
+      const sent = await signIn.browser.request(`${signIn.url}${step}`);
+      expect(sent.status, step).to.equal(303);
+      expect(sent.headers.get('location'), 'to the passkey page, not to each other').to.equal(`${signIn.url}${FACTOR_PAGES.WebAuthn}`);
+    }
+    const withCodes = await createUser(running, [], {}, PASSWORD);
+    const { id } = await (await running.request(`/api/users/${withCodes.id}/mfa-verifications`, { method: 'POST', json: { type: 'Totp' } })).json() as { id: string };
+    await running.request(`/api/users/${withCodes.id}/mfa-verifications`, { method: 'POST', json: { type: 'BackupCode' } });
+    await running.request(`/api/users/${withCodes.id}/mfa-verifications/${id}`, { method: 'DELETE' });
+    const second = await passwordStep(withCodes.username!);
+    expect(second.location).to.equal(`${second.signIn.url}/mfa`);
+    const redirected = await second.signIn.browser.request(`${second.signIn.url}/mfa`);
+    expect(redirected.status).to.equal(303);
+    expect(redirected.headers.get('location')).to.equal(`${second.signIn.url}/mfa/backup-code`);
   });
 });
