@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { createResource, createUser } from '../support/fixtures.ts';
+import { createApplication, createResource, createRole, createUser } from '../support/fixtures.ts';
 import { accessibleDescription, freshPage, isFocused, screenshot, useChromium } from '../support/chromium.ts';
 import type { RunningService } from '../support/service.ts';
 import { signInToConsole, startConsoleService } from './support/console.ts';
@@ -90,6 +90,26 @@ describe('browser: the console\'s roles and permissions and API resources pages 
       expect(role).to.include({ name: 'Billing clerk', description: 'Writes invoices', type: 'User' });
       const granted = await read<Array<{ id: string }>>(`/api/roles/${role!.id}/scopes`);
       expect(granted.map((scope) => scope.id)).to.deep.equal([scopes['invoices:write']!.id]);
+    } finally {
+      await context.close();
+    }
+  });
+  it('assigns a machine-to-machine role to an application, which can then be removed from it', async () => {
+    const role = await createRole(running, [], 'MachineToMachine');
+    const app = await createApplication(running, { type: 'MachineToMachine', name: 'Report exporter' });
+    const { page, context } = await freshPage(chromium.browser());
+    try {
+      await signInToConsole(page, `${running.baseUrl}/console/roles/${role.id}`);
+      const section = page.getByRole('region', { name: 'Applications' });
+      await section.getByRole('combobox', { name: 'Application to assign' }).selectOption({ label: 'Report exporter' });
+      await section.getByRole('button', { name: 'Assign application' }).click();
+      await section.getByRole('table', { name: 'Applications holding this role' }).getByRole('link', { name: 'Report exporter' }).waitFor();
+      expect((await read<Array<{ id: string }>>(`/api/applications/${app.id}/roles`)).map((held) => held.id)).to.deep.equal([role.id]);
+      await screenshot(page, 'console-role-application');
+
+      await section.getByRole('button', { name: 'Remove Report exporter from this role' }).click();
+      await section.getByText('No application holds this role.').waitFor();
+      expect(await read<unknown[]>(`/api/applications/${app.id}/roles`)).to.deep.equal([]);
     } finally {
       await context.close();
     }

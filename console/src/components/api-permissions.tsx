@@ -1,10 +1,8 @@
-import { useState } from 'preact/hooks';
 import { api, apiList } from '../api.ts';
 import type { Resource, Scope } from '../pages/resources/types.ts';
-import { ErrorText, Loading, Section, useAction, useLoad } from './feedback.tsx';
-import { SelectField } from './field.tsx';
+import { Section, useLoad } from './feedback.tsx';
+import { LinkedItems } from './linked.tsx';
 import { Link } from './link.tsx';
-import { Table } from './table.tsx';
 
 /** The management API's id: its scopes go only on machine-to-machine roles (the API refuses them on user roles). */
 const MANAGEMENT_RESOURCE_ID = 'management-api';
@@ -16,61 +14,27 @@ const MANAGEMENT_RESOURCE_ID = 'management-api';
 export function ApiPermissions(props: { path: string; title: string; description: string; managementAllowed: boolean }) {
   const scopes = useLoad(() => apiList<Scope>(props.path), [props.path]);
   const resources = useLoad(() => api<Resource[]>('GET', '/resources', { query: { includeScopes: 'true' } }), []);
-  const [choice, setChoice] = useState('');
-  const add = useAction();
-  const remove = useAction();
   const resourceName = (resourceId: string) => resources.data?.find((resource) => resource.id === resourceId)?.name ?? resourceId;
-  const held = new Set(scopes.data?.items.map((scope) => scope.id));
-  const options = (resources.data ?? [])
-    .filter((resource) => props.managementAllowed || resource.id !== MANAGEMENT_RESOURCE_ID)
-    .flatMap((resource) => (resource.scopes ?? [])
-      .filter((scope) => !held.has(scope.id))
-      .map((scope) => ({ value: scope.id, label: `${resource.name}: ${scope.name}` })));
-  const selected = options.some((option) => option.value === choice) ? choice : options[0]?.value ?? '';
+  const candidates = resources.data
+    ?.filter((resource) => props.managementAllowed || resource.id !== MANAGEMENT_RESOURCE_ID)
+    .flatMap((resource) => (resource.scopes ?? []).map((scope) => ({ value: scope.id, label: `${resource.name}: ${scope.name}` })));
   return (
     <Section title={props.title} description={props.description}>
-      {scopes.error ? <ErrorText error={scopes.error} /> : !scopes.data ? <Loading what="permissions" /> : (
-        <Table
-          caption={props.title} captionHidden rows={scopes.data.items} rowKey={(scope) => scope.id} empty="No permissions yet."
-          columns={[
-            { header: 'Permission', cell: (scope) => <code>{scope.name}</code> },
-            { header: 'API resource', cell: (scope) => resourceName(scope.resourceId) },
-            { header: 'Description', cell: (scope) => scope.description || '—' },
-            {
-              header: 'Actions', numeric: true,
-              cell: (scope) => (
-                <button
-                  type="button" class="secondary small" aria-label={`Remove permission ${scope.name}`} disabled={remove.pending}
-                  onClick={async () => {
-                    await remove.run(() => api('DELETE', `${props.path}/${encodeURIComponent(scope.id)}`));
-                    scopes.reload();
-                  }}
-                >
-                  Remove
-                </button>
-              ),
-            },
-          ]}
-        />
-      )}
-      <ErrorText error={remove.error} />
-      {resources.error ? <ErrorText error={resources.error} /> : options.length === 0 ? (
-        <p class="hint">{resources.data ? <>No other permission to add: define scopes on an <Link to="/resources">API resource</Link> first.</> : ''}</p>
-      ) : (
-        <form
-          class="inline-form"
-          onSubmit={async (event) => {
-            event.preventDefault();
-            await add.run(() => api('POST', props.path, { body: { scopeIds: [selected] } }));
-            scopes.reload();
-          }}
-        >
-          <SelectField label="Permission to add" value={selected} onChange={setChoice} options={options} error={add.fieldError('scopeIds')} />
-          <div class="actions"><button type="submit" class="secondary" disabled={add.pending}>Add permission</button></div>
-          <ErrorText error={add.actionError(['scopeIds'])} />
-        </form>
-      )}
+      <LinkedItems
+        linked={scopes} caption={props.title} what="permissions" empty="No permissions yet."
+        columns={[
+          { header: 'Permission', cell: (scope) => <code>{scope.name}</code> },
+          { header: 'API resource', cell: (scope) => resourceName(scope.resourceId) },
+          { header: 'Description', cell: (scope) => scope.description || '—' },
+        ]}
+        removeLabel={(scope) => `Remove permission ${scope.name}`}
+        unlink={(scope) => api('DELETE', `${props.path}/${encodeURIComponent(scope.id)}`)}
+        add={{
+          label: 'Permission to add', button: 'Add permission', field: 'scopeIds', candidates, candidatesError: resources.error,
+          none: <>No other permission to add: define scopes on an <Link to="/resources">API resource</Link> first.</>,
+          link: (id) => api('POST', props.path, { body: { scopeIds: [id] } }),
+        }}
+      />
     </Section>
   );
 }
-

@@ -3,9 +3,9 @@ import { api, apiList } from '../../api.ts';
 import { ApiPermissions } from '../../components/api-permissions.tsx';
 import { DeleteSection } from '../../components/delete.tsx';
 import { ErrorText, Loading, Section, useAction, useLoad } from '../../components/feedback.tsx';
-import { SelectField, TextField } from '../../components/field.tsx';
+import { TextField } from '../../components/field.tsx';
+import { LinkedItems } from '../../components/linked.tsx';
 import { Link } from '../../components/link.tsx';
-import { Table } from '../../components/table.tsx';
 import { navigate } from '../../router.ts';
 import type { OrganizationRole, OrganizationScope } from '../organizations/types.ts';
 
@@ -76,54 +76,23 @@ function SettingsSection(props: { role: OrganizationRole; onSaved: (role: Organi
 function OrganizationPermissions(props: { path: string }) {
   const held = useLoad(() => apiList<OrganizationScope>(props.path), [props.path]);
   const all = useLoad(() => apiList<OrganizationScope>('/organization-scopes', { page_size: 100 }), []);
-  const [choice, setChoice] = useState('');
-  const add = useAction();
-  const remove = useAction();
-  const heldIds = new Set(held.data?.items.map((scope) => scope.id));
-  const options = (all.data?.items ?? []).filter((scope) => !heldIds.has(scope.id)).map((scope) => ({ value: scope.id, label: scope.name }));
-  const selected = options.some((option) => option.value === choice) ? choice : options[0]?.value ?? '';
   return (
     <Section title="Organization permissions" description="Organization scopes this role grants.">
-      {held.error ? <ErrorText error={held.error} /> : !held.data ? <Loading what="organization permissions" /> : (
-        <Table
-          caption="Organization permissions of this role" captionHidden rows={held.data.items} rowKey={(scope) => scope.id} empty="No organization permissions yet."
-          columns={[
-            { header: 'Permission', cell: (scope) => <code>{scope.name}</code> },
-            { header: 'Description', cell: (scope) => scope.description || '—' },
-            {
-              header: 'Actions', numeric: true,
-              cell: (scope) => (
-                <button
-                  type="button" class="secondary small" aria-label={`Remove organization permission ${scope.name}`} disabled={remove.pending}
-                  onClick={async () => {
-                    await remove.run(() => api('DELETE', `${props.path}/${encodeURIComponent(scope.id)}`));
-                    held.reload();
-                  }}
-                >
-                  Remove
-                </button>
-              ),
-            },
-          ]}
-        />
-      )}
-      <ErrorText error={remove.error} />
-      {all.error ? <ErrorText error={all.error} /> : options.length === 0 ? (
-        <p class="hint">{all.data ? <>No other organization permission to add: define them in the <Link to="/organization-template">organization template</Link>.</> : ''}</p>
-      ) : (
-        <form
-          class="inline-form"
-          onSubmit={async (event) => {
-            event.preventDefault();
-            await add.run(() => api('POST', props.path, { body: { organizationScopeIds: [selected] } }));
-            held.reload();
-          }}
-        >
-          <SelectField label="Organization permission to add" value={selected} onChange={setChoice} options={options} error={add.fieldError('organizationScopeIds')} />
-          <div class="actions"><button type="submit" class="secondary" disabled={add.pending}>Add organization permission</button></div>
-          <ErrorText error={add.actionError(['organizationScopeIds'])} />
-        </form>
-      )}
+      <LinkedItems
+        linked={held} caption="Organization permissions of this role" what="organization permissions" empty="No organization permissions yet."
+        columns={[
+          { header: 'Permission', cell: (scope) => <code>{scope.name}</code> },
+          { header: 'Description', cell: (scope) => scope.description || '—' },
+        ]}
+        removeLabel={(scope) => `Remove organization permission ${scope.name}`}
+        unlink={(scope) => api('DELETE', `${props.path}/${encodeURIComponent(scope.id)}`)}
+        add={{
+          label: 'Organization permission to add', button: 'Add organization permission', field: 'organizationScopeIds',
+          candidates: all.data?.items.map((scope) => ({ value: scope.id, label: scope.name })), candidatesError: all.error,
+          none: <>No other organization permission to add: define them in the <Link to="/organization-template">organization template</Link>.</>,
+          link: (id) => api('POST', props.path, { body: { organizationScopeIds: [id] } }),
+        }}
+      />
     </Section>
   );
 }

@@ -1,10 +1,9 @@
 import { useState } from 'preact/hooks';
 import { api, apiList } from '../../api.ts';
 import { Dialog } from '../../components/dialog.tsx';
-import { ErrorText, Loading, Section, useAction, useLoad } from '../../components/feedback.tsx';
-import { SelectField } from '../../components/field.tsx';
+import { ErrorText, Loading, Section, useLoad } from '../../components/feedback.tsx';
+import { LinkedItems } from '../../components/linked.tsx';
 import { Link } from '../../components/link.tsx';
-import { Table } from '../../components/table.tsx';
 import type { Application } from '../applications/types.ts';
 import { MemberRoles } from './members.tsx';
 import type { OrganizationRole } from './types.ts';
@@ -15,58 +14,25 @@ const machineRoles = (roles: OrganizationRole[] | undefined) => (roles ?? []).fi
 export function ApplicationsSection(props: { path: string; roles: OrganizationRole[] | undefined }) {
   const members = useLoad(() => apiList<Application>(`${props.path}/applications`, { page_size: 100 }), [props.path]);
   const all = useLoad(() => apiList<Application>('/applications', { page_size: 100, types: 'MachineToMachine' }), []);
-  const [choice, setChoice] = useState('');
   const [editing, setEditing] = useState<Application>();
   const [version, setVersion] = useState(0);
-  const add = useAction();
-  const remove = useAction();
-  const held = new Set(members.data?.items.map((app) => app.id));
-  const options = (all.data?.items ?? []).filter((app) => app.type === 'MachineToMachine' && !held.has(app.id)).map((app) => ({ value: app.id, label: app.name }));
-  const selected = options.some((option) => option.value === choice) ? choice : options[0]?.value ?? '';
   return (
     <Section title="Applications" description="Machine-to-machine applications acting in this organization, with their organization roles.">
-      {members.error ? <ErrorText error={members.error} /> : !members.data ? <Loading what="applications" /> : (
-        <Table
-          caption="Applications in this organization" captionHidden rows={members.data.items} rowKey={(app) => app.id} empty="No applications."
-          columns={[
-            { header: 'Application', cell: (app) => <Link to={`/applications/${app.id}`}>{app.name}</Link> },
-            { header: 'Organization roles', cell: (app) => <HeldRoles path={`${props.path}/applications/${encodeURIComponent(app.id)}/roles`} version={version} /> },
-            {
-              header: 'Actions', numeric: true,
-              cell: (app) => (
-                <>
-                  <button type="button" class="secondary small" aria-label={`Edit roles of ${app.name}`} onClick={() => setEditing(app)}>Roles</button>
-                  {' '}
-                  <button
-                    type="button" class="secondary small" aria-label={`Remove ${app.name} from the organization`} disabled={remove.pending}
-                    onClick={async () => {
-                      await remove.run(() => api('DELETE', `${props.path}/applications/${encodeURIComponent(app.id)}`));
-                      members.reload();
-                    }}
-                  >
-                    Remove
-                  </button>
-                </>
-              ),
-            },
-          ]}
-        />
-      )}
-      <ErrorText error={remove.error} />
-      {all.error ? <ErrorText error={all.error} /> : options.length > 0 && (
-        <form
-          class="inline-form"
-          onSubmit={async (event) => {
-            event.preventDefault();
-            await add.run(() => api('POST', `${props.path}/applications`, { body: { applicationIds: [selected] } }));
-            members.reload();
-          }}
-        >
-          <SelectField label="Application to add" value={selected} onChange={setChoice} options={options} error={add.fieldError('applicationIds')} />
-          <div class="actions"><button type="submit" class="secondary" disabled={add.pending}>Add application</button></div>
-          <ErrorText error={add.actionError(['applicationIds'])} />
-        </form>
-      )}
+      <LinkedItems
+        linked={members} caption="Applications in this organization" what="applications" empty="No applications."
+        columns={[
+          { header: 'Application', cell: (app) => <Link to={`/applications/${app.id}`}>{app.name}</Link> },
+          { header: 'Organization roles', cell: (app) => <HeldRoles path={`${props.path}/applications/${encodeURIComponent(app.id)}/roles`} version={version} /> },
+        ]}
+        actions={(app) => <button type="button" class="secondary small" aria-label={`Edit roles of ${app.name}`} onClick={() => setEditing(app)}>Roles</button>}
+        removeLabel={(app) => `Remove ${app.name} from the organization`}
+        unlink={(app) => api('DELETE', `${props.path}/applications/${encodeURIComponent(app.id)}`)}
+        add={{
+          label: 'Application to add', button: 'Add application', field: 'applicationIds', candidatesError: all.error,
+          candidates: all.data?.items.filter((app) => app.type === 'MachineToMachine').map((app) => ({ value: app.id, label: app.name })),
+          link: (id) => api('POST', `${props.path}/applications`, { body: { applicationIds: [id] } }),
+        }}
+      />
       <Dialog title={editing ? `Roles of ${editing.name}` : 'Roles'} open={editing !== undefined} onClose={() => setEditing(undefined)}>
         {editing && (
           <EditApplicationRoles

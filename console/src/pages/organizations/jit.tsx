@@ -1,9 +1,9 @@
 import { useState } from 'preact/hooks';
 import { api, apiList } from '../../api.ts';
-import { ErrorText, Loading, Section, useAction, useLoad } from '../../components/feedback.tsx';
-import { SelectField, TextField } from '../../components/field.tsx';
+import { ErrorText, Section, useAction, useLoad } from '../../components/feedback.tsx';
+import { TextField } from '../../components/field.tsx';
+import { LinkedItems } from '../../components/linked.tsx';
 import { Link } from '../../components/link.tsx';
-import { Table } from '../../components/table.tsx';
 import { userRoles, type OrganizationRole } from './types.ts';
 
 interface SsoConnector { id: string; connectorName: string; domains: string[] }
@@ -26,105 +26,58 @@ export function JitSection(props: { path: string; roles: OrganizationRole[] | un
 }
 
 function EmailDomains(props: { path: string }) {
-  const domains = useLoad(() => apiList<{ emailDomain: string }>(props.path), [props.path]);
+  const domains = useLoad(async () => {
+    const listed = await apiList<{ emailDomain: string }>(props.path);
+    return { items: listed.items.map(({ emailDomain }) => ({ id: emailDomain })) };
+  }, [props.path]);
   const [domain, setDomain] = useState('');
   const add = useAction();
-  const remove = useAction();
   return (
     <>
       <h3>Email domains</h3>
-      {domains.error ? <ErrorText error={domains.error} /> : !domains.data ? <Loading what="email domains" /> : (
-        <Table
-          caption="Just-in-time email domains" captionHidden rows={domains.data.items} rowKey={(row) => row.emailDomain} empty="No email domains."
-          columns={[
-            { header: 'Email domain', cell: (row) => row.emailDomain },
-            {
-              header: 'Actions', numeric: true,
-              cell: (row) => (
-                <button
-                  type="button" class="secondary small" aria-label={`Remove email domain ${row.emailDomain}`} disabled={remove.pending}
-                  onClick={async () => {
-                    await remove.run(() => api('DELETE', `${props.path}/${encodeURIComponent(row.emailDomain)}`));
-                    domains.reload();
-                  }}
-                >
-                  Remove
-                </button>
-              ),
-            },
-          ]}
-        />
-      )}
-      <ErrorText error={remove.error} />
-      <form
-        class="inline-form"
-        onSubmit={async (event) => {
-          event.preventDefault();
-          const added = await add.run(() => api('POST', props.path, { body: { emailDomain: domain.trim() } }));
-          if (added) {
-            setDomain('');
-            domains.reload();
-          }
-        }}
+      <LinkedItems
+        linked={domains} caption="Just-in-time email domains" what="email domains" empty="No email domains."
+        columns={[{ header: 'Email domain', cell: (row) => row.id }]}
+        removeLabel={(row) => `Remove email domain ${row.id}`}
+        unlink={(row) => api('DELETE', `${props.path}/${encodeURIComponent(row.id)}`)}
       >
-        <TextField label="Email domain to add" value={domain} onInput={setDomain} required placeholder="example.com" error={add.fieldError('emailDomain')} />
-        <div class="actions"><button type="submit" class="secondary" disabled={add.pending}>Add email domain</button></div>
-        <ErrorText error={add.actionError(['emailDomain'])} />
-      </form>
+        <form
+          class="inline-form"
+          onSubmit={async (event) => {
+            event.preventDefault();
+            const added = await add.run(() => api('POST', props.path, { body: { emailDomain: domain.trim() } }));
+            if (added) {
+              setDomain('');
+              domains.reload();
+            }
+          }}
+        >
+          <TextField label="Email domain to add" value={domain} onInput={setDomain} required placeholder="example.com" error={add.fieldError('emailDomain')} />
+          <div class="actions"><button type="submit" class="secondary" disabled={add.pending}>Add email domain</button></div>
+          <ErrorText error={add.actionError(['emailDomain'])} />
+        </form>
+      </LinkedItems>
     </>
   );
 }
 
 function DefaultRoles(props: { path: string; roles: OrganizationRole[] | undefined }) {
   const held = useLoad(() => apiList<OrganizationRole>(props.path), [props.path]);
-  const [choice, setChoice] = useState('');
-  const add = useAction();
-  const remove = useAction();
-  const heldIds = new Set(held.data?.items.map((role) => role.id));
-  const options = userRoles(props.roles).filter((role) => !heldIds.has(role.id)).map((role) => ({ value: role.id, label: role.name }));
-  const selected = options.some((option) => option.value === choice) ? choice : options[0]?.value ?? '';
   return (
     <>
       <h3>Default roles</h3>
-      {held.error ? <ErrorText error={held.error} /> : !held.data ? <Loading what="default roles" /> : (
-        <Table
-          caption="Just-in-time default roles" captionHidden rows={held.data.items} rowKey={(role) => role.id} empty="No default roles."
-          columns={[
-            { header: 'Organization role', cell: (role) => role.name },
-            {
-              header: 'Actions', numeric: true,
-              cell: (role) => (
-                <button
-                  type="button" class="secondary small" aria-label={`Remove default role ${role.name}`} disabled={remove.pending}
-                  onClick={async () => {
-                    await remove.run(() => api('DELETE', `${props.path}/${encodeURIComponent(role.id)}`));
-                    held.reload();
-                  }}
-                >
-                  Remove
-                </button>
-              ),
-            },
-          ]}
-        />
-      )}
-      <ErrorText error={remove.error} />
-      {props.roles && options.length === 0 ? (
-        <p class="hint">No other organization role to add: create one in the <Link to="/organization-template">organization template</Link>.</p>
-      ) : options.length > 0 && (
-        <form
-          class="inline-form"
-          onSubmit={async (event) => {
-            event.preventDefault();
-            await add.run(() => api('POST', props.path, { body: { organizationRoleIds: [selected] } }));
-            held.reload();
-          }}
-        >
-          <SelectField label="Default role to add" value={selected} onChange={setChoice} options={options} error={add.fieldError('organizationRoleIds')} />
-          <div class="actions"><button type="submit" class="secondary" disabled={add.pending}>Add default role</button></div>
-          <ErrorText error={add.actionError(['organizationRoleIds'])} />
-        </form>
-      )}
+      <LinkedItems
+        linked={held} caption="Just-in-time default roles" what="default roles" empty="No default roles."
+        columns={[{ header: 'Organization role', cell: (role) => role.name }]}
+        removeLabel={(role) => `Remove default role ${role.name}`}
+        unlink={(role) => api('DELETE', `${props.path}/${encodeURIComponent(role.id)}`)}
+        add={{
+          label: 'Default role to add', button: 'Add default role', field: 'organizationRoleIds',
+          candidates: props.roles && userRoles(props.roles).map((role) => ({ value: role.id, label: role.name })),
+          none: <>No other organization role to add: create one in the <Link to="/organization-template">organization template</Link>.</>,
+          link: (id) => api('POST', props.path, { body: { organizationRoleIds: [id] } }),
+        }}
+      />
     </>
   );
 }
@@ -132,57 +85,24 @@ function DefaultRoles(props: { path: string; roles: OrganizationRole[] | undefin
 function SsoConnectors(props: { path: string }) {
   const held = useLoad(() => apiList<SsoConnector>(props.path), [props.path]);
   const all = useLoad(() => apiList<SsoConnector>('/sso-connectors', { page_size: 100 }), []);
-  const [choice, setChoice] = useState('');
-  const add = useAction();
-  const remove = useAction();
-  const heldIds = new Set(held.data?.items.map((connector) => connector.id));
-  const options = (all.data?.items ?? []).filter((connector) => !heldIds.has(connector.id))
-    .map((connector) => ({ value: connector.id, label: connector.connectorName }));
-  const selected = options.some((option) => option.value === choice) ? choice : options[0]?.value ?? '';
   return (
     <>
       <h3>Enterprise SSO connectors</h3>
-      {held.error ? <ErrorText error={held.error} /> : !held.data ? <Loading what="SSO connectors" /> : (
-        <Table
-          caption="Just-in-time enterprise SSO connectors" captionHidden rows={held.data.items} rowKey={(connector) => connector.id}
-          empty="No enterprise SSO connectors."
-          columns={[
-            { header: 'Connector', cell: (connector) => <Link to={`/connectors/sso/${connector.id}`}>{connector.connectorName}</Link> },
-            { header: 'Email domains', cell: (connector) => connector.domains.join(', ') || '—' },
-            {
-              header: 'Actions', numeric: true,
-              cell: (connector) => (
-                <button
-                  type="button" class="secondary small" aria-label={`Remove SSO connector ${connector.connectorName}`} disabled={remove.pending}
-                  onClick={async () => {
-                    await remove.run(() => api('DELETE', `${props.path}/${encodeURIComponent(connector.id)}`));
-                    held.reload();
-                  }}
-                >
-                  Remove
-                </button>
-              ),
-            },
-          ]}
-        />
-      )}
-      <ErrorText error={remove.error} />
-      {all.error ? <ErrorText error={all.error} /> : all.data && options.length === 0 ? (
-        <p class="hint">No other enterprise SSO connector to add: create one on the <Link to="/connectors">connectors page</Link>.</p>
-      ) : options.length > 0 && (
-        <form
-          class="inline-form"
-          onSubmit={async (event) => {
-            event.preventDefault();
-            await add.run(() => api('POST', props.path, { body: { ssoConnectorIds: [selected] } }));
-            held.reload();
-          }}
-        >
-          <SelectField label="SSO connector to add" value={selected} onChange={setChoice} options={options} error={add.fieldError('ssoConnectorIds')} />
-          <div class="actions"><button type="submit" class="secondary" disabled={add.pending}>Add SSO connector</button></div>
-          <ErrorText error={add.actionError(['ssoConnectorIds'])} />
-        </form>
-      )}
+      <LinkedItems
+        linked={held} caption="Just-in-time enterprise SSO connectors" what="SSO connectors" empty="No enterprise SSO connectors."
+        columns={[
+          { header: 'Connector', cell: (connector) => <Link to={`/connectors/sso/${connector.id}`}>{connector.connectorName}</Link> },
+          { header: 'Email domains', cell: (connector) => connector.domains.join(', ') || '—' },
+        ]}
+        removeLabel={(connector) => `Remove SSO connector ${connector.connectorName}`}
+        unlink={(connector) => api('DELETE', `${props.path}/${encodeURIComponent(connector.id)}`)}
+        add={{
+          label: 'SSO connector to add', button: 'Add SSO connector', field: 'ssoConnectorIds', candidatesError: all.error,
+          candidates: all.data?.items.map((connector) => ({ value: connector.id, label: connector.connectorName })),
+          none: <>No other enterprise SSO connector to add: create one on the <Link to="/connectors">connectors page</Link>.</>,
+          link: (id) => api('POST', props.path, { body: { ssoConnectorIds: [id] } }),
+        }}
+      />
     </>
   );
 }

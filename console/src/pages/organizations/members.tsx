@@ -1,9 +1,10 @@
 import { useState } from 'preact/hooks';
 import { api, apiList } from '../../api.ts';
 import { Dialog } from '../../components/dialog.tsx';
-import { ErrorText, Loading, Section, useAction, useLoad } from '../../components/feedback.tsx';
+import { ErrorText, Section, useAction, useLoad } from '../../components/feedback.tsx';
 import { CheckboxField, SelectField } from '../../components/field.tsx';
-import { Pager, Table } from '../../components/table.tsx';
+import { LinkedItems } from '../../components/linked.tsx';
+import { Pager } from '../../components/table.tsx';
 import { UserPicker } from '../../components/user-picker.tsx';
 import { displayName, type User } from '../users/types.ts';
 import { userRoles, type OrganizationRole } from './types.ts';
@@ -18,42 +19,22 @@ export function MembersSection(props: { path: string; organizationId: string; ro
   const members = useLoad(() => apiList<Member>(`${props.path}/users`, { page, page_size: PAGE_SIZE }), [props.path, page]);
   const [newRole, setNewRole] = useState('');
   const [editing, setEditing] = useState<Member>();
-  const remove = useAction();
   const roles = userRoles(props.roles);
   return (
     <Section title="Members" description="Users in this organization and the organization roles each holds.">
-      {members.error ? <ErrorText error={members.error} /> : !members.data ? <Loading what="members" /> : (
-        <>
-          <Table
-            caption="Members of this organization" captionHidden rows={members.data.items} rowKey={(member) => member.id} empty="No members yet."
-            columns={[
-              { header: 'Member', cell: (member) => displayName(member) },
-              { header: 'Email', cell: (member) => member.primaryEmail ?? '—' },
-              { header: 'Organization roles', cell: (member) => member.organizationRoles.map((role) => role.name).join(', ') || '—' },
-              {
-                header: 'Actions', numeric: true,
-                cell: (member) => (
-                  <>
-                    <button type="button" class="secondary small" aria-label={`Edit roles of ${displayName(member)}`} onClick={() => setEditing(member)}>Roles</button>
-                    {' '}
-                    <button
-                      type="button" class="secondary small" aria-label={`Remove ${displayName(member)} from the organization`} disabled={remove.pending}
-                      onClick={async () => {
-                        await remove.run(() => api('DELETE', `${props.path}/users/${encodeURIComponent(member.id)}`));
-                        members.reload();
-                      }}
-                    >
-                      Remove
-                    </button>
-                  </>
-                ),
-              },
-            ]}
-          />
-          <Pager page={page} pageSize={PAGE_SIZE} total={members.data.total} onPage={setPage} />
-        </>
-      )}
-      <ErrorText error={remove.error} />
+      <LinkedItems
+        linked={members} caption="Members of this organization" what="members" empty="No members yet."
+        columns={[
+          { header: 'Member', cell: (member) => displayName(member) },
+          { header: 'Email', cell: (member) => member.primaryEmail ?? '—' },
+          { header: 'Organization roles', cell: (member) => member.organizationRoles.map((role) => role.name).join(', ') || '—' },
+        ]}
+        actions={(member) => <button type="button" class="secondary small" aria-label={`Edit roles of ${displayName(member)}`} onClick={() => setEditing(member)}>Roles</button>}
+        removeLabel={(member) => `Remove ${displayName(member)} from the organization`}
+        unlink={(member) => api('DELETE', `${props.path}/users/${encodeURIComponent(member.id)}`)}
+      >
+        {members.data && <Pager page={page} pageSize={PAGE_SIZE} total={members.data.total} onPage={setPage} />}
+      </LinkedItems>
       <div class="inline-form">
         <h3>Add members</h3>
         <SelectField

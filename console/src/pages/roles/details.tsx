@@ -2,11 +2,12 @@ import { useState } from 'preact/hooks';
 import { api, apiList } from '../../api.ts';
 import { DeleteSection } from '../../components/delete.tsx';
 import { ErrorText, Loading, Section, useAction, useLoad } from '../../components/feedback.tsx';
-import { CheckboxField, SelectField, TextField } from '../../components/field.tsx';
+import { CheckboxField, TextField } from '../../components/field.tsx';
 import { Link } from '../../components/link.tsx';
 import { ApiPermissions } from '../../components/api-permissions.tsx';
-import { Table } from '../../components/table.tsx';
+import { LinkedItems } from '../../components/linked.tsx';
 import { UserPicker } from '../../components/user-picker.tsx';
+import type { Application } from '../applications/types.ts';
 import { displayName, type User } from '../users/types.ts';
 import { navigate } from '../../router.ts';
 import { roleTypeLabel, type Role } from './types.ts';
@@ -80,95 +81,45 @@ function SettingsSection(props: { role: Role; onSaved: (role: Role) => void }) {
 
 function UsersSection(props: { path: string; roleId: string }) {
   const users = useLoad(() => apiList<User>(`${props.path}/users`, { page_size: 100 }), [props.path]);
-  const remove = useAction();
   return (
     <Section title="Users" description="Users holding this role get its permissions in their access tokens.">
-      {users.error ? <ErrorText error={users.error} /> : !users.data ? <Loading what="users" /> : (
-        <Table
-          caption="Users holding this role" captionHidden rows={users.data.items} rowKey={(user) => user.id} empty="No user holds this role."
-          columns={[
-            { header: 'User', cell: (user) => displayName(user) },
-            { header: 'Email', cell: (user) => user.primaryEmail ?? '—' },
-            {
-              header: 'Actions', numeric: true,
-              cell: (user) => (
-                <button
-                  type="button" class="secondary small" aria-label={`Remove ${displayName(user)} from this role`} disabled={remove.pending}
-                  onClick={async () => {
-                    await remove.run(() => api('DELETE', `${props.path}/users/${encodeURIComponent(user.id)}`));
-                    users.reload();
-                  }}
-                >
-                  Remove
-                </button>
-              ),
-            },
-          ]}
+      <LinkedItems
+        linked={users} caption="Users holding this role" what="users" empty="No user holds this role."
+        columns={[
+          { header: 'User', cell: (user) => displayName(user) },
+          { header: 'Email', cell: (user) => user.primaryEmail ?? '—' },
+        ]}
+        removeLabel={(user) => `Remove ${displayName(user)} from this role`}
+        unlink={(user) => api('DELETE', `${props.path}/users/${encodeURIComponent(user.id)}`)}
+      >
+        <UserPicker
+          label="Find users to assign" action="Assign to" exclude={{ excludeRoleId: props.roleId }}
+          onPick={async (user) => {
+            await api('POST', `${props.path}/users`, { body: { userIds: [user.id] } });
+            users.reload();
+          }}
         />
-      )}
-      <ErrorText error={remove.error} />
-      <UserPicker
-        label="Find users to assign" action="Assign to" exclude={{ excludeRoleId: props.roleId }}
-        onPick={async (user) => {
-          await api('POST', `${props.path}/users`, { body: { userIds: [user.id] } });
-          users.reload();
-        }}
-      />
+      </LinkedItems>
     </Section>
   );
 }
 
-interface ApplicationSummary { id: string; name: string; type: string }
-
 function ApplicationsSection(props: { path: string }) {
-  const held = useLoad(() => apiList<ApplicationSummary>(`${props.path}/applications`, { page_size: 100 }), [props.path]);
-  const all = useLoad(() => apiList<ApplicationSummary>('/applications', { page_size: 100, types: 'MachineToMachine' }), []);
-  const [choice, setChoice] = useState('');
-  const assign = useAction();
-  const remove = useAction();
-  const heldIds = new Set(held.data?.items.map((app) => app.id));
-  const options = (all.data?.items ?? []).filter((app) => app.type === 'MachineToMachine' && !heldIds.has(app.id))
-    .map((app) => ({ value: app.id, label: app.name }));
-  const selected = options.some((option) => option.value === choice) ? choice : options[0]?.value ?? '';
+  const held = useLoad(() => apiList<Application>(`${props.path}/applications`, { page_size: 100 }), [props.path]);
+  const all = useLoad(() => apiList<Application>('/applications', { page_size: 100, types: 'MachineToMachine' }), []);
   return (
     <Section title="Applications" description="Machine-to-machine applications holding this role get its permissions with the client-credentials grant.">
-      {held.error ? <ErrorText error={held.error} /> : !held.data ? <Loading what="applications" /> : (
-        <Table
-          caption="Applications holding this role" captionHidden rows={held.data.items} rowKey={(app) => app.id} empty="No application holds this role."
-          columns={[
-            { header: 'Application', cell: (app) => <Link to={`/applications/${app.id}`}>{app.name}</Link> },
-            {
-              header: 'Actions', numeric: true,
-              cell: (app) => (
-                <button
-                  type="button" class="secondary small" aria-label={`Remove ${app.name} from this role`} disabled={remove.pending}
-                  onClick={async () => {
-                    await remove.run(() => api('DELETE', `${props.path}/applications/${encodeURIComponent(app.id)}`));
-                    held.reload();
-                  }}
-                >
-                  Remove
-                </button>
-              ),
-            },
-          ]}
-        />
-      )}
-      <ErrorText error={remove.error} />
-      {all.error ? <ErrorText error={all.error} /> : options.length > 0 && (
-        <form
-          class="inline-form"
-          onSubmit={async (event) => {
-            event.preventDefault();
-            await assign.run(() => api('POST', `${props.path}/applications`, { body: { applicationIds: [selected] } }));
-            held.reload();
-          }}
-        >
-          <SelectField label="Application to assign" value={selected} onChange={setChoice} options={options} error={assign.fieldError('applicationIds')} />
-          <div class="actions"><button type="submit" class="secondary" disabled={assign.pending}>Assign application</button></div>
-          <ErrorText error={assign.actionError(['applicationIds'])} />
-        </form>
-      )}
+      <LinkedItems
+        linked={held} caption="Applications holding this role" what="applications" empty="No application holds this role."
+        columns={[{ header: 'Application', cell: (app) => <Link to={`/applications/${app.id}`}>{app.name}</Link> }]}
+        removeLabel={(app) => `Remove ${app.name} from this role`}
+        unlink={(app) => api('DELETE', `${props.path}/applications/${encodeURIComponent(app.id)}`)}
+        add={{
+          label: 'Application to assign', button: 'Assign application', field: 'applicationIds', candidatesError: all.error,
+          candidates: all.data?.items.filter((app) => app.type === 'MachineToMachine').map((app) => ({ value: app.id, label: app.name })),
+          link: (id) => api('POST', `${props.path}/applications`, { body: { applicationIds: [id] } }),
+        }}
+      />
     </Section>
   );
 }
