@@ -99,7 +99,7 @@ export interface TokenBenchOptions {
  * each figure is the median of its rounds. Idle RSS is read before any load, peak RSS after the last round.
  */
 export async function runTokenBench(options: TokenBenchOptions = {}) {
-  const { rounds = 3, phaseMs = 4000, concurrency = 16 } = options;
+  const { rounds = 6, phaseMs = 2000, concurrency = 16 } = options;
   const bounded = { concurrency, maxIterations: 1_000_000 };
   const started: { stop(): Promise<void> }[] = [];
   const clients: Http[] = [];
@@ -168,11 +168,27 @@ export async function runTokenBench(options: TokenBenchOptions = {}) {
     }
 
     const perSecond = Object.fromEntries([...rates].map(([name, values]) => [name, Math.round(median(values))]));
+    /**
+     * The median over the rounds of one workload's rate divided by another's in the same round: the two ran seconds
+     * apart, so a change of machine load between rounds cancels out.
+     */
+    const roundRatio = (name: string, of: string) => {
+      const [values, bases] = [rates.get(name), rates.get(of)];
+      if (!values || !bases) return undefined;
+      return Number(median(values.map((value, i) => (bases[i]! > 0 ? value / bases[i]! : 0))).toFixed(2));
+    };
     return {
       concurrency,
       rounds,
       phaseMs,
       perSecond,
+      ratios: {
+        clientCredentials: roundRatio('clientCredentials', 'baselineClientCredentials'),
+        impersonation: roundRatio('impersonation', 'baselineClientCredentials'),
+        impersonationRedis: roundRatio('impersonationRedis', 'baselineClientCredentials'),
+        clientCredentialsWithScript: roundRatio('clientCredentialsWithScript', 'baselineClientCredentials'),
+        scriptToWithout: roundRatio('clientCredentialsWithScript', 'clientCredentials'),
+      },
       /** CPU time of the serving process per iteration, microseconds (median over the rounds). */
       cpuUsPerIteration: Object.fromEntries([...cpu].map(([name, values]) => [name, Math.round(median(values))])),
       perRound: Object.fromEntries([...rates].map(([name, values]) => [name, values.map(Math.round)])),
