@@ -172,11 +172,13 @@ export async function runTokenBench(options: TokenBenchOptions = {}) {
      * The median over the rounds of one workload's rate divided by another's in the same round: the two ran seconds
      * apart, so a change of machine load between rounds cancels out.
      */
-    const roundRatio = (name: string, of: string) => {
-      const [values, bases] = [rates.get(name), rates.get(of)];
+    const roundRatio = (name: string, of: string, measured = rates) => {
+      const [values, bases] = [measured.get(name), measured.get(of)];
       if (!values || !bases) return undefined;
       return Number(median(values.map((value, i) => (bases[i]! > 0 ? value / bases[i]! : 0))).toFixed(2));
     };
+    /** The same from CPU time per iteration: the other workload's cost divided by this one's (higher is cheaper). */
+    const cpuRatio = (name: string, of: string) => roundRatio(of, name, cpu);
     return {
       concurrency,
       rounds,
@@ -188,6 +190,13 @@ export async function runTokenBench(options: TokenBenchOptions = {}) {
         impersonationRedis: roundRatio('impersonationRedis', 'baselineClientCredentials'),
         clientCredentialsWithScript: roundRatio('clientCredentialsWithScript', 'baselineClientCredentials'),
         scriptToWithout: roundRatio('clientCredentialsWithScript', 'clientCredentials'),
+      },
+      cpuRatios: {
+        clientCredentials: cpuRatio('clientCredentials', 'baselineClientCredentials'),
+        impersonation: cpuRatio('impersonation', 'baselineClientCredentials'),
+        impersonationRedis: cpuRatio('impersonationRedis', 'baselineClientCredentials'),
+        clientCredentialsWithScript: cpuRatio('clientCredentialsWithScript', 'baselineClientCredentials'),
+        scriptToWithout: cpuRatio('clientCredentialsWithScript', 'clientCredentials'),
       },
       /** CPU time of the serving process per iteration, microseconds (median over the rounds). */
       cpuUsPerIteration: Object.fromEntries([...cpu].map(([name, values]) => [name, Math.round(median(values))])),
