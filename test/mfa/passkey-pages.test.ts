@@ -106,4 +106,22 @@ describe('passkey sign-in pages (forms and their script)', () => {
       await running.request('/api/sign-in-exp', { method: 'PATCH', json: { mfa: { factors: [], policy: 'UserControlled' } } });
     }
   });
+
+  it('with both an app and passkeys offered, each setup page leads to the other', async () => {
+    const settings = await running.request('/api/sign-in-exp', { method: 'PATCH', json: { mfa: { factors: ['Totp', 'WebAuthn'], policy: 'Mandatory' } } });
+    expect(settings.status).to.equal(200);
+    try {
+      const user = await createUser(running, [], {}, PASSWORD);
+      const { signIn, location } = await passwordStep(user.username!);
+      expect(location).to.equal(`${signIn.url}/mfa/setup`);
+      const app = await get(signIn, '/mfa/setup');
+      expect(app.html).to.include('Set up two-step verification');
+      expect(app.html).to.include(`<a href="${signIn.url}/mfa/passkey/setup">Use a passkey instead</a>`);
+      expect(directives(app.res.headers.get('content-security-policy')).has('script-src'), 'the app setup runs no script').to.equal(false);
+      const passkey = await get(signIn, '/mfa/passkey/setup');
+      expect(passkey.html).to.include(`<a href="${signIn.url}/mfa/setup">Use an authenticator app instead</a>`);
+    } finally {
+      await running.request('/api/sign-in-exp', { method: 'PATCH', json: { mfa: { factors: [], policy: 'UserControlled' } } });
+    }
+  });
 });
