@@ -58,4 +58,5 @@ describe('organization isMfaRequired', () => {
     await call(`/api/organizations/${organization.id}`, 'PATCH', { isMfaRequired: false });
     expect((await exchange(member.id, organization.id)).status).to.equal(200);
   });
+
 });
