@@ -128,7 +128,9 @@ export function experienceRoutes(api: ApiRouterDeps, core: ServiceCore): void {
 
   declare(api, {
     method: 'post', path: '/experience/submit', tag, scope: null, response: submitResponse,
-    summary: 'Commit the experience and answer where the browser goes next (back into the OIDC flow)',
+    summary: 'Commit the experience and answer where the browser goes next (back into the OIDC flow); 403 '
+      + 'session.mfa.require_mfa_verification while a factor of the account is unproved, 422 user.missing_mfa or '
+      + 'session.mfa.backup_code_required while the MFA policy asks for enrolment',
     handler: ({ koa }) => experience.submit(requestOf(koa)),
   });
 }
