@@ -53,6 +53,7 @@ describe('browser: the console\'s sign-in experience and connectors pages (Chrom
       await policy.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
 
       const mfa = page.getByRole('region', { name: 'Multi-factor authentication' });
+      expect(await mfa.getByRole('checkbox').count(), 'one checkbox per factor: TOTP, passkeys, backup codes').to.equal(3);
       await mfa.getByRole('checkbox', { name: 'Backup codes' }).check();
       await mfa.getByRole('button', { name: 'Save MFA settings' }).click();
       await mfa.getByRole('alert').filter({ hasText: 'backup codes only back up another factor' }).waitFor();

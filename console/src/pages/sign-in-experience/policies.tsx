@@ -104,8 +104,7 @@ export function MfaSection(props: SectionProps) {
         <fieldset>
           <legend>Factors users may enrol</legend>
           <CheckboxField label="Authenticator app (TOTP)" checked={factors.has('Totp')} onChange={(on) => toggle('Totp', on)} />
-          <CheckboxField label="Passkey (WebAuthn)" checked={factors.has('WebAuthn')} onChange={(on) => toggle('WebAuthn', on)} hint="A security key or the device's own authenticator." />
-          <CheckboxField label="Passkeys (WebAuthn)" checked={factors.has('WebAuthn')} onChange={(on) => toggle('WebAuthn', on)} />
+          <CheckboxField label="Passkeys (WebAuthn)" checked={factors.has('WebAuthn')} onChange={(on) => toggle('WebAuthn', on)} hint="A security key or the device's own authenticator." />
           <CheckboxField label="Backup codes" checked={factors.has('BackupCode')} onChange={(on) => toggle('BackupCode', on)} hint="Only beside another factor." />
         </fieldset>
         <SelectField label="MFA policy" value={policy} options={MFA_POLICIES} onChange={setPolicy} error={action.fieldError('mfa.policy')} />
