@@ -24,6 +24,12 @@ function identifierOf(user: User): Identifier {
   return { type: 'username', value: user.id };
 }
 
+/**
+ * The lockout budget of an account's second factors, apart from its password's: a correct password starts the
+ * password count over, and must not give whoever knows it a fresh set of guesses at six digits each time.
+ */
+const secondFactorBudget = (user: User) => `${user.id}:mfa`;
+
 const pendingContext = (user: User, verificationId: string) => `experience:${user.id}:${verificationId}`;
 
 /** Factor types that prove the user at sign-in, most convenient first (backup codes last, as Logto sorts them). */
@@ -67,9 +73,9 @@ export function createMfaStep(deps: Pick<ExperienceDeps, 'signInExperience' | 'p
     return settings;
   }
 
-  /** Runs a check of a code under the account's lockout budget; a wrong code throws `wrong`. */
+  /** Runs a check of a code under the lockout policy, counted for the account's second factors; a wrong code throws `wrong`. */
   async function counted(user: User, check: () => Promise<boolean>, wrong: () => Error): Promise<void> {
-    const outcome = await deps.lockout.verify(identifierOf(user), user.id, check);
+    const outcome = await deps.lockout.verify(identifierOf(user), secondFactorBudget(user), check);
     if (outcome === 'locked') throw lockedError();
     if (outcome === 'failed') throw wrong();
   }
@@ -161,7 +167,7 @@ export function createMfaStep(deps: Pick<ExperienceDeps, 'signInExperience' | 'p
       // Before the lockout: an answer to a challenge that is gone (a replay, a double submit) checks no secret.
       const challenge = await passkeys.takeAuthenticationChallenge(pending.id, user.id);
       let failure: unknown;
-      const outcome = await deps.lockout.verify(identifierOf(user), user.id, async () => {
+      const outcome = await deps.lockout.verify(identifierOf(user), secondFactorBudget(user), async () => {
         try {
           await passkeys.verifyAuthentication(user.id, challenge, { ...payload, type: 'public-key' });
           return true;

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { json, startExperienceHarness, type ExperienceHarness } from '../experience/support.ts';
 import { installFakeClock, type FakeClock } from '../support/clock.ts';
-import { DEFAULT_MFA, PASSWORD, enrolTotp, identifiedByPassword, mfaPolicy, passwordUser, totpCode } from './support.ts';
+import { DEFAULT_MFA, enrolTotp, identifiedByPassword, mfaPolicy, passwordUser, totpCode } from './support.ts';
 
 describe('MFA at sign-in: authenticator app (TOTP)', () => {
   let h: ExperienceHarness;
@@ -91,7 +91,7 @@ describe('MFA at sign-in: authenticator app (TOTP)', () => {
     expect((await client.submitForTokens()).claims()!.sub).to.equal(bob.id);
   });
 
-  it('counts wrong codes toward the lockout: the threshold locks the account, then even the right code is refused', async () => {
+  it('counts wrong codes toward the lockout: the threshold locks the second factor, then even the right code is refused', async () => {
     const carol = await passwordUser(h);
     const secret = await enrolTotp(h, carol.id);
     const client = await identifiedByPassword(h, carol.username);
@@ -106,11 +106,21 @@ describe('MFA at sign-in: authenticator app (TOTP)', () => {
     expect(right.status).to.equal(429);
     expect(right.body.code).to.equal('session.verification_blocked_too_many_attempts');
     await h.delivery('Identifier.Lockout', (payload) => payload.value === carol.username);
-    const password = await h.client();
-    await password.open(h.app);
-    await password.ok('PUT', '', { interactionEvent: 'SignIn' });
-    const locked = await password.api('POST', '/verification/password', { identifier: { type: 'username', value: carol.username }, password: PASSWORD });
-    expect(locked.status, 'the account is locked for passwords too').to.equal(429);
+    const again = await identifiedByPassword(h, carol.username);
+    expect((await again.api('POST', '/verification/totp/verify', { code: totpCode(secret) })).status, 'a new sign-in is still locked').to.equal(429);
+  });
+
+  it('a correct password does not start the count of wrong codes over (no fresh guesses for whoever knows the password)', async () => {
+    const dana = await passwordUser(h);
+    const secret = await enrolTotp(h, dana.id);
+    const threshold = h.running.service.settings.LOCKOUT_THRESHOLD;
+    for (let attempt = 0; attempt < threshold - 1; attempt += 1) {
+      const client = await identifiedByPassword(h, dana.username);
+      expect((await client.api('POST', '/verification/backup-code/verify', { code: 'not-a-code' })).status).to.equal(400);
+    }
+    const last = await identifiedByPassword(h, dana.username);
+    const locked = await last.api('POST', '/verification/totp/verify', { code: totpCode(secret, 10) });
+    expect(locked.status, 'the threshold counts across sign-ins and both kinds of code').to.equal(429);
   });
 
   it('answers bad inputs with 4xx and stable codes', async () => {
