@@ -10,12 +10,11 @@ import { createRolesLibrary } from './roles/library.ts';
 import { createResourcesLibrary } from './resources/library.ts';
 import { createConnectorsLibrary } from './connectors/library.ts';
 import { createIdentitiesLibrary } from './connectors/identities.ts';
-import { createSecretBox } from './connectors/secrets.ts';
 import { createOutboundFetch } from './connectors/outbound.ts';
 import { createUpstreams } from './connectors/upstream.ts';
 import type { Network } from './webhooks/destinations.ts';
 import { createMfaLibrary } from './mfa/library.ts';
-import { createSecretBox as createMfaSecretBox } from './mfa/secret-box.ts';
+import { createSecretBox } from './secret-box.ts';
 import { createPasskeys, relyingPartyOf } from './mfa/webauthn.ts';
 import type { KeyValueStore } from './ports/kv.ts';
 
@@ -45,10 +44,10 @@ export function createLibraries(repositories: Repositories, options: {
     organizationInvitations: createOrganizationInvitationsLibrary(repositories),
     organizationJit: createOrganizationJitLibrary(repositories),
     signInExperience,
-    connectors: createConnectorsLibrary({ ...repositories, secrets: createSecretBox(options.cookieKeys), upstreams }),
+    connectors: createConnectorsLibrary({ ...repositories, secrets: createSecretBox(options.cookieKeys, 'connector'), upstreams }),
     identities: createIdentitiesLibrary(repositories),
     upstreams,
-    mfa: createMfaLibrary({ repositories, box: createMfaSecretBox(options.mfaSecretKeys), issuer: options.baseUrl }),
+    mfa: createMfaLibrary({ repositories, box: createSecretBox(options.mfaSecretKeys, 'mfa'), issuer: options.baseUrl }),
     passkeys: createPasskeys({ kv: options.kv, repositories, relyingParty: relyingPartyOf(options.baseUrl) }),
   };
 }

@@ -5,7 +5,8 @@ import type { Page, PageResult } from '../data/entity.ts';
 import type { Repositories } from '../repositories.ts';
 import { SOCIAL_FACTORIES, ssoOidcConfig, type SocialFactoryId } from './configs.ts';
 import type { SocialConnector, SsoConnector } from './repository.ts';
-import { maskSecret, type SecretBox } from './secrets.ts';
+import type { SecretBox } from '../secret-box.ts';
+import { maskSecret } from './secrets.ts';
 import type { UsableConnector, Upstreams } from './upstream.ts';
 
 export interface NewSocialConnector {
@@ -76,8 +77,9 @@ export function createConnectorsLibrary(deps: Deps & { secrets: SecretBox; upstr
     return found;
   }
 
-  function opened(sealed: string | undefined): string {
-    const secret = sealed && deps.secrets.open(sealed);
+  /** Each sealed secret is bound to its connector's id: copied to another connector, it does not open. */
+  function opened(sealed: string | undefined, id: string): string {
+    const secret = sealed && deps.secrets.open(sealed, id);
     if (!secret) throw errors.connector('connector.invalid_config', 'the stored client secret cannot be decrypted with the current COOKIE_KEYS: set it again');
     return secret;
   }
@@ -129,7 +131,7 @@ export function createConnectorsLibrary(deps: Deps & { secrets: SecretBox; upstr
         syncProfile: input.syncProfile ?? false,
         createdAt: Date.now(),
       };
-      await unique('connector', null, () => connectors.social.insert(connector, { clientSecretSealed: deps.secrets.seal(secret) }));
+      await unique('connector', null, () => connectors.social.insert(connector, { clientSecretSealed: deps.secrets.seal(secret, connector.id) }));
       return connector;
     },
 
@@ -140,11 +142,11 @@ export function createConnectorsLibrary(deps: Deps & { secrets: SecretBox; upstr
       const update: Partial<SocialConnector> = {};
       let sealed: string | undefined;
       if (changes.config) {
-        const stored = { config: connector.config, secret: found.sealed && deps.secrets.open(found.sealed) };
+        const stored = { config: connector.config, secret: found.sealed && deps.secrets.open(found.sealed, id) };
         const { parsed, config, secret } = checkedConfig(SOCIAL_FACTORIES[connector.connectorId].schema, changes.config, stored);
         await deps.upstreams.probe({ kind: connector.connectorId, config: parsed, clientSecret: secret } as UsableConnector);
         update.config = config;
-        sealed = deps.secrets.seal(secret);
+        sealed = deps.secrets.seal(secret, id);
       }
       if (changes.metadata) {
         if (changes.metadata.target !== undefined) await assertTargetFree(changes.metadata.target, id);
@@ -167,7 +169,7 @@ export function createConnectorsLibrary(deps: Deps & { secrets: SecretBox; upstr
       const found = await connectors.social.findWithSecret(id);
       if (!found) throw errors.notFound('connector', id);
       const { connector } = found;
-      const parsed = SOCIAL_FACTORIES[connector.connectorId].schema.parse({ ...connector.config, clientSecret: opened(found.sealed) });
+      const parsed = SOCIAL_FACTORIES[connector.connectorId].schema.parse({ ...connector.config, clientSecret: opened(found.sealed, id) });
       return { connector, usable: { kind: connector.connectorId, config: parsed, clientSecret: parsed.clientSecret } as UsableConnector };
     },
 
@@ -185,16 +187,17 @@ export function createConnectorsLibrary(deps: Deps & { secrets: SecretBox; upstr
       const domains = normalizedDomains(input.domains ?? []);
       await assertNameFree(input.connectorName);
       await assertDomainsFree(domains);
+      const id = newId(12);
       let config: Record<string, unknown> = {};
       let sealed: string | undefined;
       if (input.config) {
         const checked = checkedConfig(ssoOidcConfig, input.config);
         await deps.upstreams.probe({ kind: 'sso', config: checked.parsed, clientSecret: checked.secret });
         config = checked.config;
-        sealed = deps.secrets.seal(checked.secret);
+        sealed = deps.secrets.seal(checked.secret, id);
       }
       const connector: SsoConnector = {
-        id: newId(12), providerName: input.providerName, connectorName: input.connectorName, config, domains,
+        id, providerName: input.providerName, connectorName: input.connectorName, config, domains,
         branding: input.branding ?? {}, syncProfile: input.syncProfile ?? false, createdAt: Date.now(),
       };
       await unique('SSO connector', null, () => connectors.sso.insert(connector, sealed ? { clientSecretSealed: sealed } : {}));
@@ -215,11 +218,11 @@ export function createConnectorsLibrary(deps: Deps & { secrets: SecretBox; upstr
         await assertDomainsFree(update.domains, id);
       }
       if (changes.config !== undefined) {
-        const stored = { config: found.connector.config, secret: found.sealed && deps.secrets.open(found.sealed) };
+        const stored = { config: found.connector.config, secret: found.sealed && deps.secrets.open(found.sealed, id) };
         const checked = checkedConfig(ssoOidcConfig, changes.config, stored);
         await deps.upstreams.probe({ kind: 'sso', config: checked.parsed, clientSecret: checked.secret });
         update.config = checked.config;
-        sealed = deps.secrets.seal(checked.secret);
+        sealed = deps.secrets.seal(checked.secret, id);
       }
       if (changes.branding !== undefined) update.branding = changes.branding;
       if (changes.syncProfile !== undefined) update.syncProfile = changes.syncProfile;
@@ -249,7 +252,7 @@ export function createConnectorsLibrary(deps: Deps & { secrets: SecretBox; upstr
       const found = await connectors.sso.findWithSecret(id);
       if (!found) throw errors.notFound('SSO connector', id);
       if (!found.sealed) throw errors.connector('connector.invalid_config', 'this SSO connector has no config yet');
-      const parsed = ssoOidcConfig.parse({ ...found.connector.config, clientSecret: opened(found.sealed) });
+      const parsed = ssoOidcConfig.parse({ ...found.connector.config, clientSecret: opened(found.sealed, id) });
       return { connector: found.connector, usable: { kind: 'sso', config: parsed, clientSecret: parsed.clientSecret } };
     },
   };

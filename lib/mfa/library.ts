@@ -5,7 +5,7 @@ import type { Repositories } from '../repositories.ts';
 import type { User } from '../users/repository.ts';
 import { backupCodeDigest, newBackupCodes, type HashedCodes } from './backup-codes.ts';
 import { slotOf, type BackupCodeFactor, type MfaFactor, type MfaFactorType, type TotpFactor } from './repository.ts';
-import type { SecretBox } from './secret-box.ts';
+import type { SecretBox } from '../secret-box.ts';
 import { totpEnrolment, totpStepOf } from './totp.ts';
 
 /** A factor as the APIs show it (Logto's `mfaVerifications` item): never a secret, a digest or a key. */

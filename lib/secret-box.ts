@@ -1,12 +1,13 @@
 import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto';
 
 /**
- * Encryption at rest for MFA secrets that must be read back (a TOTP secret is needed in clear to compute
- * codes, so it cannot be hashed). AES-256-GCM under keys derived with HKDF-SHA256 from `MFA_SECRET_KEYS`
- * (default: `COOKIE_KEYS`): the first key encrypts, every key decrypts, so a key is rotated by putting the new
- * one first and keeping the old one listed until every secret was re-encrypted or removed. Each ciphertext
- * names its key (`kid`, a digest of the derived key, never the key) and is bound to its record by the
- * associated data (the factor's id and its user's id), so a ciphertext copied to another record does not open.
+ * Encryption at rest for secrets that must be read back, so cannot be hashed: TOTP secrets (needed in clear to
+ * compute codes) and connectors' client secrets (sent to the upstream). AES-256-GCM under keys derived with
+ * HKDF-SHA256 from a list of configured keys, separately per purpose (`mfa`: `MFA_SECRET_KEYS`, default
+ * `COOKIE_KEYS`; `connector`: `COOKIE_KEYS`): the first key encrypts, every key decrypts, so a key is rotated by
+ * putting the new one first and keeping the old one listed until every secret was re-encrypted or removed. Each
+ * ciphertext names its key (`kid`, a digest of the derived key, never the key) and is bound to its record by the
+ * associated data (`context`: the record's ids), so a ciphertext copied to another record does not open.
  */
 export interface SecretBox {
   seal(plain: string, context: string): string;
@@ -15,12 +16,12 @@ export interface SecretBox {
 }
 
 const VERSION = 'v1';
-const INFO = 'identity-service mfa secret v1';
 
-export function createSecretBox(keys: readonly string[]): SecretBox {
-  if (keys.length === 0) throw new Error('at least one MFA secret key is required');
+export function createSecretBox(keys: readonly string[], purpose: 'mfa' | 'connector'): SecretBox {
+  if (keys.length === 0) throw new Error(`at least one key is required to encrypt ${purpose} secrets`);
+  const info = `identity-service ${purpose} secret v1`;
   const derived = keys.map((key) => {
-    const material = Buffer.from(hkdfSync('sha256', Buffer.from(key, 'utf8'), Buffer.alloc(0), INFO, 32));
+    const material = Buffer.from(hkdfSync('sha256', Buffer.from(key, 'utf8'), Buffer.alloc(0), info, 32));
     return { kid: createHash('sha256').update(material).digest('base64url').slice(0, 12), material };
   });
   const [current] = derived as [typeof derived[number]];
