@@ -17,7 +17,8 @@ describe('browser: the console\'s users, impersonation and its log (Chromium)', 
   after(() => running?.close());
 
   const consoleUrl = () => `${running.baseUrl}/console`;
-  const json = async (path: string) => await (await running.request(path)).json() as any;
+  /** A management API answer, typed as far as the test reads it. */
+  const json = async <T>(path: string): Promise<T> => await (await running.request(path)).json() as T;
 
   async function openUser(page: Page, name: string): Promise<void> {
     await page.getByRole('link', { name: 'Users', exact: true }).click();
@@ -51,7 +52,7 @@ describe('browser: the console\'s users, impersonation and its log (Chromium)', 
       await newUser.getByRole('button', { name: 'Create', exact: true }).click();
       await page.getByRole('heading', { name: 'Alice Ticket', level: 1 }).waitFor();
       const userId = (await page.locator('dl.facts code').first().innerText()).trim();
-      expect((await json(`/api/users/${userId}`)).username).to.equal('ticket_alice');
+      expect((await json<{ username: string }>(`/api/users/${userId}`)).username).to.equal('ticket_alice');
 
       // Impersonate: ticket, application, then the token once with its exchange request.
       await page.getByRole('button', { name: 'Impersonate' }).click();
@@ -87,9 +88,10 @@ describe('browser: the console\'s users, impersonation and its log (Chromium)', 
       await page.getByRole('button', { name: 'Filter', exact: true }).click();
       const rows = page.getByRole('table', { name: 'Impersonation log' }).getByRole('row');
       await rows.filter({ hasText: 'Exchanged' }).waitFor();
-      const admin = (await json('/api/users?search=console_admin'))[0];
+      const [admin] = await json<Array<{ id: string }>>('/api/users?search=console_admin');
+      expect(admin, 'the console admin').to.not.equal(undefined);
       const created = rows.filter({ hasText: 'Token created' });
-      expect(await created.innerText()).to.include(userId).and.include(admin.id);
+      expect(await created.innerText()).to.include(userId).and.include(admin?.id ?? '');
       expect(await rows.filter({ hasText: 'Exchanged' }).innerText()).to.include(appId).and.include('openid');
       // The refused replay names no user (the token was spent), but it belongs to the token's trail.
       await created.getByRole('button', { name: /^Show every record of token/ }).click();
@@ -104,7 +106,7 @@ describe('browser: the console\'s users, impersonation and its log (Chromium)', 
   it('searches users, edits a profile, suspends and reactivates, assigns a role, lists organizations, removes a second factor and unlinks an identity', async () => {
     const user = await createUser(running, [], { username: 'profile_bob', name: 'Bob Profile' });
     const role = await createRole(running, []);
-    const roleName = (await json(`/api/roles/${role.id}`)).name as string;
+    const roleName = (await json<{ name: string }>(`/api/roles/${role.id}`)).name;
     const organization = await (await running.request('/api/organizations', { method: 'POST', json: { name: 'Acme Support' } })).json() as { id: string };
     await running.request(`/api/organizations/${organization.id}/users`, { method: 'POST', json: { userIds: [user.id] } });
     const linked = await running.request(`/api/users/${user.id}/identities/github`, { method: 'PUT', json: { userId: 'gh-4242' } });
@@ -121,11 +123,11 @@ describe('browser: the console\'s users, impersonation and its log (Chromium)', 
       await page.getByRole('textbox', { name: 'Email' }).fill('bob@example.com');
       await page.getByRole('button', { name: 'Save profile' }).click();
       await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
-      expect((await json(`/api/users/${user.id}`)).primaryEmail).to.equal('bob@example.com');
+      expect((await json<{ primaryEmail: string }>(`/api/users/${user.id}`)).primaryEmail).to.equal('bob@example.com');
 
       await page.getByRole('button', { name: 'Suspend user' }).click();
       await page.getByRole('button', { name: 'Reactivate user' }).waitFor();
-      expect((await json(`/api/users/${user.id}`)).isSuspended).to.equal(true);
+      expect((await json<{ isSuspended: boolean }>(`/api/users/${user.id}`)).isSuspended).to.equal(true);
       // A suspended user cannot be impersonated: the refusal shows by the button that asked.
       await createApplication(running, { type: 'Traditional', name: 'Exchange app', customClientMetadata: { allowTokenExchange: true } });
       await page.getByRole('button', { name: 'Impersonate' }).click();
@@ -137,23 +139,23 @@ describe('browser: the console\'s users, impersonation and its log (Chromium)', 
       await dialog.getByRole('button', { name: 'Cancel' }).click();
       await page.getByRole('button', { name: 'Reactivate user' }).click();
       await page.getByRole('button', { name: 'Suspend user' }).waitFor();
-      expect((await json(`/api/users/${user.id}`)).isSuspended).to.equal(false);
+      expect((await json<{ isSuspended: boolean }>(`/api/users/${user.id}`)).isSuspended).to.equal(false);
 
       await page.getByRole('combobox', { name: 'Role to assign' }).selectOption({ label: roleName });
       await page.getByRole('button', { name: 'Assign role' }).click();
       await page.getByRole('button', { name: `Remove role ${roleName}` }).waitFor();
-      expect((await json(`/api/users/${user.id}/roles`)).map((held: { id: string }) => held.id)).to.include(role.id);
+      expect((await json<Array<{ id: string }>>(`/api/users/${user.id}/roles`)).map((held: { id: string }) => held.id)).to.include(role.id);
       await screenshot(page, 'console-user-details');
 
       const factors = page.getByRole('table', { name: 'Second factors of this user' });
       expect(await factors.innerText()).to.include('Authenticator app (TOTP)');
       await factors.getByRole('button', { name: 'Remove Authenticator app (TOTP)' }).click();
       await factors.getByText('No second factor.').waitFor();
-      expect(await json(`/api/users/${user.id}/mfa-verifications`)).to.deep.equal([]);
+      expect(await json<unknown[]>(`/api/users/${user.id}/mfa-verifications`)).to.deep.equal([]);
 
       await page.getByRole('button', { name: 'Unlink identity github' }).click();
       await page.getByRole('table', { name: 'Identities of this user' }).getByText('No linked identities.').waitFor();
-      expect((await json(`/api/users/${user.id}`)).identities).to.deep.equal({});
+      expect((await json<{ identities: object }>(`/api/users/${user.id}`)).identities).to.deep.equal({});
     } finally {
       await screenshot(page, 'console-user-details-end');
       await context.close();

@@ -151,7 +151,10 @@ describe('browser: the console, its sign-in and the applications page (Chromium)
       for (const name of names) {
         await navigation.getByRole('link', { name, exact: true }).click();
         await page.getByRole('heading', { level: 1 }).first().waitFor();
-        await page.getByRole('status').filter({ hasText: /^Loading/ }).waitFor({ state: 'detached' });
+        // A page may load several sections at once: wait until none still says it is loading.
+        const loading = page.getByRole('status').filter({ hasText: /^Loading/ });
+        for (let left = 20; left > 0 && await loading.count() > 0; left--) await loading.first().waitFor({ state: 'detached' });
+        expect(await loading.count(), `${name}: loaded`).to.equal(0);
         const overflow = await page.locator('html').evaluate((root) => root.scrollWidth - root.clientWidth);
         expect(overflow, `${name}: nothing sticks out sideways`).to.be.at.most(0);
       }
