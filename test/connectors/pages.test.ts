@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { json, uniqueName } from '../experience/support.ts';
+import { totpCode } from '../mfa/support.ts';
 import { startFederation, type Federation } from './support.ts';
 
 describe('Sign-in pages: continue with a social or enterprise connector (a second instance as the provider)', () => {
@@ -65,6 +66,23 @@ describe('Sign-in pages: continue with a social or enterprise connector (a secon
     expect((await client.redeem(linked.url)).claims()!.sub).to.equal(existing.id);
     const updated = await f.h.delivery('User.Data.Updated', (payload) => payload.data.id === existing.id);
     expect(updated.data.identities['upstream-pages'].userId).to.equal(person.id);
+  });
+
+  it('asks an account with an authenticator app for its code after the provider, then signs it in', async () => {
+    const person = await f.upstreamUser();
+    const first = await signInPage();
+    const registered = await throughProvider(first.client, `${f.h.running.baseUrl}/interaction/${first.uid}/social/${connectorId}`, person);
+    const userId = (await first.client.redeem(registered.url)).claims()!.sub;
+    const { secret } = await json(f.h.running.request(`/api/users/${userId}/mfa-verifications`, { method: 'POST', json: { type: 'Totp' } }));
+
+    const { client, uid } = await signInPage();
+    const asked = await throughProvider(client, `${f.h.running.baseUrl}/interaction/${uid}/social/${connectorId}`, person);
+    expect(asked.url).to.equal(`${f.h.running.baseUrl}/interaction/${uid}/mfa`);
+    const html = await asked.res.text();
+    expect(asked.res.status, html).to.equal(200);
+    expect(html).to.include('Authentication code');
+    const signedIn = await client.browser.submit(`${f.h.running.baseUrl}/interaction/${uid}/mfa`, { code: totpCode(secret) }, 'http://127.0.0.1:9/');
+    expect((await client.redeem(signedIn.url)).claims()!.sub).to.equal(userId);
   });
 
   it('sends an email of an SSO domain typed in the password form to its provider, and joins the JIT organization', async () => {
