@@ -33,8 +33,11 @@ export function createPageKit(core: ServiceCore) {
 
   async function branding(details: Details, settings: SignInExperience): Promise<Branding> {
     const app = await repositories.applications.findById(String(details.params.client_id));
-    const logoUrl = app?.oidcClientMetadata.logoUri ?? settings.branding.logoUrl;
-    return { appName: app?.name ?? 'the application', ...(logoUrl && { logoUrl }) };
+    const appName = app?.name ?? 'the application';
+    // An application's own logo has no dark variant: it replaces both of the sign-in experience's.
+    if (app?.oidcClientMetadata.logoUri) return { appName, logoUrl: app.oidcClientMetadata.logoUri };
+    const { logoUrl, darkLogoUrl } = settings.branding;
+    return { appName, ...(logoUrl && { logoUrl }), ...(darkLogoUrl && { darkLogoUrl }) };
   }
 
   async function visitOf(ctx: Context, details: Details): Promise<Visit> {
@@ -55,7 +58,7 @@ export function createPageKit(core: ServiceCore) {
     const redirectUri = visit?.details.params.redirect_uri;
     setPageHeaders(ctx, {
       formTargets: visit ? [service.baseUrl, ...(typeof redirectUri === 'string' ? [redirectUri] : [])] : [],
-      images: visit?.branding.logoUrl ? [visit.branding.logoUrl] : [],
+      images: [visit?.branding.logoUrl, visit?.branding.darkLogoUrl].filter((image) => image !== undefined),
       dataImages: options.dataImages,
       scriptSources: options.scripts,
     });

@@ -9,10 +9,14 @@ import { escapeHtml, htmlPage } from '../../lib/http/html.ts';
 /** The hidden field every form carries: the interaction's CSRF token. */
 export const CSRF_FIELD = 'csrf_token';
 
-/** Who the user is signing in to: the application's name, and its logo when it has one. */
+/**
+ * Who the user is signing in to: the application's name, and its logo when it has one; `darkLogoUrl` is shown
+ * instead where the browser prefers a dark color scheme.
+ */
 export interface Branding {
   appName: string;
   logoUrl?: string;
+  darkLogoUrl?: string;
 }
 
 /** What a rejected form says: about one field when `field` names it, else about the whole form. */
@@ -98,8 +102,12 @@ export function page(options: {
   title: string; heading: string; branding: Branding; body: string; problem?: FormProblem; notice?: string;
 }): string {
   const { branding, problem } = options;
-  const logo = branding.logoUrl
-    ? `<div class="brand"><img src="${escapeHtml(branding.logoUrl)}" alt="${escapeHtml(`${branding.appName} logo`)}"></div>`
+  const light = branding.logoUrl ?? branding.darkLogoUrl;
+  const dark = branding.logoUrl && branding.darkLogoUrl
+    ? `<source media="(prefers-color-scheme: dark)" srcset="${escapeHtml(branding.darkLogoUrl)}">`
+    : '';
+  const logo = light
+    ? `<div class="brand"><picture>${dark}<img src="${escapeHtml(light)}" alt="${escapeHtml(`${branding.appName} logo`)}"></picture></div>`
     : '';
   const alert = problem && !problem.field
     ? `<div class="alert" role="alert"><p>${escapeHtml(problem.message)}</p>${problem.link ? `<p>${link(problem.link.href, problem.link.label)}</p>` : ''}</div>`

@@ -57,6 +57,29 @@ describe('the logo on the sign-in pages and the image origin the page policy all
     }
   });
 
+  it("shows the sign-in experience's dark logo where the browser prefers dark, and allows both origins", async () => {
+    const plain = await spa('Two tones');
+    const branding = { logoUrl: 'https://light.example.com/logo.svg', darkLogoUrl: 'https://dark.example.com/logo.svg' };
+    expect((await running.request('/api/sign-in-exp', { method: 'PATCH', json: { branding } })).status).to.equal(200);
+    try {
+      const { html, imgSrc } = await signInPage(plain);
+      expect(html).to.include('<picture><source media="(prefers-color-scheme: dark)" srcset="https://dark.example.com/logo.svg">'
+        + '<img src="https://light.example.com/logo.svg" alt="Two tones logo"></picture>');
+      expect(imgSrc).to.deep.equal(['https://light.example.com', 'https://dark.example.com']);
+
+      const darkOnly = { darkLogoUrl: 'https://dark.example.com/only.svg' };
+      expect((await running.request('/api/sign-in-exp', { method: 'PATCH', json: { branding: darkOnly } })).status).to.equal(200);
+      const alone = await signInPage(plain);
+      expect(alone.html, 'a dark logo alone is the logo').to.include('<picture><img src="https://dark.example.com/only.svg" alt="Two tones logo"></picture>');
+
+      const own = await signInPage(await spa('Own logo', 'https://own.example.com/logo.png'));
+      expect(own.html, "the application's logo replaces both").not.to.include('dark.example.com');
+      expect(own.imgSrc).to.deep.equal(['https://own.example.com']);
+    } finally {
+      await running.request('/api/sign-in-exp', { method: 'PATCH', json: { branding: {} } });
+    }
+  });
+
   it('takes only absolute http(s) logo URLs, and null removes the logo', async () => {
     for (const logoUri of ['javascript:alert(1)', 'data:image/png;base64,AAAA', '/logo.png', 'ftp://example.com/logo.png']) {
       const res = await running.request('/api/applications', {
