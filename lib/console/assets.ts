@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import type { Context, Middleware } from 'koa';
 import type { Logger } from 'pino';
 import { escapeHtml, messagePage } from '../http/html.ts';
+import { setDocumentHeaders } from '../http/page-security.ts';
 
 /**
  * The package root holds `console/dist/`, what `npm run build:console` (run by `npm install`) writes: two levels
@@ -77,10 +78,7 @@ export function setBundlePageHeaders(ctx: Context, security: PageSecurity = {}):
     "frame-ancestors 'none'",
     "base-uri 'none'",
   ];
-  ctx.set('Content-Security-Policy', directives.join('; '));
-  ctx.set('X-Frame-Options', 'DENY');
-  ctx.set('X-Content-Type-Options', 'nosniff');
-  ctx.set('Referrer-Policy', 'no-referrer');
+  setDocumentHeaders(ctx, directives);
   // The page changes with every build and carries the configuration: never reused from a cache.
   ctx.set('Cache-Control', 'no-store');
 }

@@ -46,6 +46,11 @@ export function setPageHeaders(ctx: Context, policy: PagePolicy): void {
     "frame-ancestors 'none'",
     "base-uri 'none'",
   ];
+  setDocumentHeaders(ctx, directives);
+}
+
+/** The page's content security policy, with what every page of the service sends: no framing, no sniffing, no referrer. */
+export function setDocumentHeaders(ctx: Context, directives: readonly string[]): void {
   ctx.set('Content-Security-Policy', directives.join('; '));
   ctx.set('X-Frame-Options', 'DENY');
   ctx.set('X-Content-Type-Options', 'nosniff');

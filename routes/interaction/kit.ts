@@ -64,6 +64,18 @@ export function createPageKit(core: ServiceCore) {
     });
   }
 
+  /** Runs `work`; a refusal of the library goes to `refused`, with `Retry-After` when rate-limited; anything else on. */
+  async function recover(ctx: Context, work: () => Promise<void>, refused: (failure: PageFailure) => Promise<void>): Promise<void> {
+    try {
+      await work();
+    } catch (error) {
+      const failure = failureOf(error);
+      if (!failure) throw error;
+      if (failure.retryAfter !== undefined) ctx.set('Retry-After', String(Math.max(1, Math.ceil(failure.retryAfter))));
+      await refused(failure);
+    }
+  }
+
   function redirect(ctx: Context, location: string): void {
     ctx.redirect(location);
     ctx.status = 303;
@@ -123,14 +135,18 @@ export function createPageKit(core: ServiceCore) {
      * status and, when rate-limited, `Retry-After`. Anything else goes on to the error middleware.
      */
     async attempt(ctx: Context, visit: Visit, render: (failure: PageFailure) => string | Promise<string>, work: () => Promise<void>): Promise<void> {
-      try {
-        await work();
-      } catch (error) {
-        const failure = failureOf(error);
-        if (!failure) throw error;
-        if (failure.retryAfter !== undefined) ctx.set('Retry-After', String(Math.max(1, Math.ceil(failure.retryAfter))));
-        send(ctx, failure.status, await render(failure), visit);
-      }
+      await recover(ctx, work, async (failure) => send(ctx, failure.status, await render(failure), visit));
+    },
+
+    /** Like `attempt`, for pages that answer a refusal their own way (`refused`). */
+    recover,
+
+    /** The interaction of a second-factor page, when it is still at its login prompt (otherwise back to its start). */
+    async atLoginPrompt(ctx: Context): Promise<Visit | undefined> {
+      const visit = await visitOf(ctx, await provider.interactionDetails(ctx.req, ctx.res));
+      if (visit.details.prompt.name === 'login') return visit;
+      redirect(ctx, visit.at());
+      return undefined;
     },
 
     /** A problem the page finds in the form itself, before the library is asked. */

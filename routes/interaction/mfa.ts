@@ -13,14 +13,6 @@ import { FACTOR_PAGES } from './passkeys.ts';
  * `/mfa/backup-codes` shows new backup codes once. Each success submits again.
  */
 export function mfaRoutes(router: Router, form: Middleware, kit: PageKit, experience: Experience): void {
-  /** A page of the step, for an interaction still at its login prompt (otherwise back to its start). */
-  async function onStep(ctx: Context): Promise<Visit | undefined> {
-    const visit = await kit.visit(ctx);
-    if (visit.details.prompt.name === 'login') return visit;
-    kit.redirect(ctx, visit.at());
-    return undefined;
-  }
-
   /** Pages that show a secret are never cached. */
   function sendSecret(ctx: Context, html: string, visit: Visit, dataImages = false): void {
     kit.send(ctx, 200, html, visit, { dataImages });
@@ -40,7 +32,7 @@ export function mfaRoutes(router: Router, form: Middleware, kit: PageKit, experi
     };
 
     router.get(path, async (ctx) => {
-      const visit = await onStep(ctx);
+      const visit = await kit.atLoginPrompt(ctx);
       if (!visit) return;
       const { held } = await experience.mfaStatus(visit.request);
       if (!held.includes(factor)) {
@@ -67,7 +59,7 @@ export function mfaRoutes(router: Router, form: Middleware, kit: PageKit, experi
   }
 
   router.get('/:uid/mfa/setup', async (ctx) => {
-    const visit = await onStep(ctx);
+    const visit = await kit.atLoginPrompt(ctx);
     if (!visit) return;
     const { factors } = visit.settings.mfa;
     if (!factors.includes('Totp') && factors.includes('WebAuthn')) {
@@ -107,7 +99,7 @@ export function mfaRoutes(router: Router, form: Middleware, kit: PageKit, experi
   });
 
   router.get('/:uid/mfa/backup-codes', async (ctx) => {
-    const visit = await onStep(ctx);
+    const visit = await kit.atLoginPrompt(ctx);
     if (!visit) return;
     const { verificationId, codes } = await experience.newBackupCodes(visit.request);
     sendSecret(ctx, backupCodesPage({ ...visit, verificationId, codes }), visit);

@@ -3,7 +3,6 @@ import type { Context, Middleware } from 'koa';
 import type { z } from 'zod';
 import type { Experience } from '../../lib/experience/index.ts';
 import { authenticationPayload, registrationPayload } from '../../lib/mfa/webauthn-payloads.ts';
-import { failureOf } from './form-errors.ts';
 import type { PageKit, Visit } from './kit.ts';
 import type { FormProblem } from './layout.ts';
 import { passkeyPage } from './passkey-pages.ts';
@@ -47,26 +46,6 @@ export function passkeyRoutes(router: Router, form: Middleware, kit: PageKit, ex
     ctx.set('Cache-Control', 'no-store');
   }
 
-  /** The interaction, when it is still at its login prompt (otherwise back to its start). */
-  async function onStep(ctx: Context): Promise<Visit | undefined> {
-    const visit = await kit.visit(ctx);
-    if (visit.details.prompt.name === 'login') return visit;
-    kit.redirect(ctx, visit.at());
-    return undefined;
-  }
-
-  /** Runs `work`; a refusal of the library shows the page again (with a new challenge) and its reason. */
-  async function attempt(ctx: Context, again: (status: number, problem: FormProblem) => Promise<void>, work: () => Promise<void>) {
-    try {
-      await work();
-    } catch (error) {
-      const failure = failureOf(error);
-      if (!failure) throw error;
-      if (failure.retryAfter !== undefined) ctx.set('Retry-After', String(Math.max(1, Math.ceil(failure.retryAfter))));
-      await again(failure.status, failure.problem);
-    }
-  }
-
   async function proveStep(ctx: Context, visit: Visit, status = 200, problem?: FormProblem): Promise<void> {
     const { held } = await experience.mfaStatus(visit.request);
     if (!held.includes('WebAuthn')) {
@@ -91,7 +70,7 @@ export function passkeyRoutes(router: Router, form: Middleware, kit: PageKit, ex
   }
 
   router.get('/:uid/mfa/passkey', async (ctx) => {
-    const visit = await onStep(ctx);
+    const visit = await kit.atLoginPrompt(ctx);
     if (visit) await proveStep(ctx, visit);
   });
 
@@ -105,14 +84,14 @@ export function passkeyRoutes(router: Router, form: Middleware, kit: PageKit, ex
       await again(400, noAnswer);
       return;
     }
-    await attempt(ctx, again, async () => {
+    await kit.recover(ctx, async () => {
       await experience.verifyWebAuthnAuthentication(visit.request, verificationId, answer);
       await kit.finish(ctx, visit);
-    });
+    }, (failure) => again(failure.status, failure.problem));
   });
 
   router.get('/:uid/mfa/passkey/setup', async (ctx) => {
-    const visit = await onStep(ctx);
+    const visit = await kit.atLoginPrompt(ctx);
     if (visit) await setupStep(ctx, visit);
   });
 
@@ -126,10 +105,10 @@ export function passkeyRoutes(router: Router, form: Middleware, kit: PageKit, ex
       await again(400, noAnswer);
       return;
     }
-    await attempt(ctx, again, async () => {
+    await kit.recover(ctx, async () => {
       await experience.verifyWebAuthnRegistration(visit.request, verificationId, answer);
       await experience.bindMfa(visit.request, 'WebAuthn', verificationId);
       await kit.finish(ctx, visit);
-    });
+    }, (failure) => again(failure.status, failure.problem));
   });
 }
