@@ -2,9 +2,9 @@ import { useState } from 'preact/hooks';
 import { api } from '../../api.ts';
 import { Dialog } from '../../components/dialog.tsx';
 import { DeleteSection } from '../../components/delete.tsx';
-import { ErrorText, Loading, Section, useAction, useLoad } from '../../components/feedback.tsx';
+import { DetailsPage, SaveForm } from '../../components/details.tsx';
+import { ErrorText, Section, useAction, useLoad } from '../../components/feedback.tsx';
 import { CheckboxField, LinesField, Switch, TextField } from '../../components/field.tsx';
-import { Link } from '../../components/link.tsx';
 import { SecretBox } from '../../components/secret.tsx';
 import { RoleAssignments } from '../../components/roles.tsx';
 import { navigate } from '../../router.ts';
@@ -13,34 +13,32 @@ import { isConfidential, typeLabel, type Application } from './types.ts';
 export function ApplicationDetails(props: { params: Record<string, string> }) {
   const id = props.params.id!;
   const app = useLoad(() => api<Application>('GET', `/applications/${encodeURIComponent(id)}`), [id]);
-  if (app.error) return <><p><Link to="/applications">← Applications</Link></p><ErrorText error={app.error} /></>;
-  if (!app.data) return <Loading what="the application" />;
-  const current = app.data;
   return (
-    <>
-      <p><Link to="/applications">← Applications</Link></p>
-      <div class="page-head">
-        <h1>{current.name}</h1>
-      </div>
-      <dl class="facts">
-        <dt>Client ID</dt><dd><code>{current.id}</code></dd>
-        <dt>Type</dt><dd>{typeLabel(current.type)}</dd>
-        <dt>Created</dt><dd>{new Date(current.createdAt).toLocaleString()}</dd>
-      </dl>
-      <SettingsSection app={current} onSaved={app.set} key={`settings-${current.id}`} />
-      <TokenSection app={current} onSaved={app.set} key={`tokens-${current.id}`} />
-      {isConfidential(current.type) && <SecretSection app={current} />}
-      {current.type === 'MachineToMachine' && (
-        <RoleAssignments
-          path={`/applications/${encodeURIComponent(current.id)}/roles`} roleType="MachineToMachine" holder="this application"
-          description="Machine-to-machine roles give this application API scopes with the client-credentials grant."
-        />
+    <DetailsPage record={app} back={{ to: '/applications', label: 'Applications' }} what="the application">
+      {(current) => (
+        <>
+          <div class="page-head"><h1>{current.name}</h1></div>
+          <dl class="facts">
+            <dt>Client ID</dt><dd><code>{current.id}</code></dd>
+            <dt>Type</dt><dd>{typeLabel(current.type)}</dd>
+            <dt>Created</dt><dd>{new Date(current.createdAt).toLocaleString()}</dd>
+          </dl>
+          <SettingsSection app={current} onSaved={app.set} key={`settings-${current.id}`} />
+          <TokenSection app={current} onSaved={app.set} key={`tokens-${current.id}`} />
+          {isConfidential(current.type) && <SecretSection app={current} />}
+          {current.type === 'MachineToMachine' && (
+            <RoleAssignments
+              path={`/applications/${encodeURIComponent(current.id)}/roles`} roleType="MachineToMachine" holder="this application"
+              description="Machine-to-machine roles give this application API scopes with the client-credentials grant."
+            />
+          )}
+          <DeleteSection
+            what="application" name={current.name} description="Revokes every token and grant the application holds. This cannot be undone." consequence="Its sign-ins, tokens and role assignments end now."
+            remove={() => api('DELETE', `/applications/${encodeURIComponent(current.id)}`)} onDeleted={() => navigate('/applications')}
+          />
+        </>
       )}
-      <DeleteSection
-        what="application" name={current.name} description="Revokes every token and grant the application holds. This cannot be undone." consequence="Its sign-ins, tokens and role assignments end now."
-        remove={() => api('DELETE', `/applications/${encodeURIComponent(current.id)}`)} onDeleted={() => navigate('/applications')}
-      />
-    </>
+    </DetailsPage>
   );
 }
 
@@ -51,27 +49,20 @@ function SettingsSection(props: { app: Application; onSaved: (app: Application) 
   const [redirectUris, setRedirectUris] = useState(app.oidcClientMetadata.redirectUris);
   const [postLogout, setPostLogout] = useState(app.oidcClientMetadata.postLogoutRedirectUris);
   const [thirdParty, setThirdParty] = useState(app.isThirdParty);
-  const [saved, setSaved] = useState(false);
   const action = useAction();
   const interactive = app.type !== 'MachineToMachine';
   const fields = ['name', 'description', 'isThirdParty', 'oidcClientMetadata'];
   return (
     <Section title="Settings">
-      <form
-        onSubmit={async (event) => {
-          event.preventDefault();
-          setSaved(false);
-          const updated = await action.run(() => api<Application>('PATCH', `/applications/${encodeURIComponent(app.id)}`, {
-            body: {
-              name, description: description || null, isThirdParty: thirdParty,
-              ...(interactive && { oidcClientMetadata: { redirectUris: redirectUris.filter(Boolean), postLogoutRedirectUris: postLogout.filter(Boolean) } }),
-            },
-          }));
-          if (updated) {
-            props.onSaved(updated);
-            setSaved(true);
-          }
-        }}
+      <SaveForm
+        action={action} error={action.actionError(fields)}
+        save={() => api<Application>('PATCH', `/applications/${encodeURIComponent(app.id)}`, {
+          body: {
+            name, description: description || null, isThirdParty: thirdParty,
+            ...(interactive && { oidcClientMetadata: { redirectUris: redirectUris.filter(Boolean), postLogoutRedirectUris: postLogout.filter(Boolean) } }),
+          },
+        })}
+        onSaved={props.onSaved}
       >
         <TextField label="Name" value={name} onInput={setName} required error={action.fieldError('name')} />
         <TextField label="Description" value={description} onInput={setDescription} error={action.fieldError('description')} />
@@ -92,12 +83,7 @@ function SettingsSection(props: { app: Application; onSaved: (app: Application) 
           error={action.fieldError('isThirdParty')}
           hint="Users are asked for consent; token exchange is never allowed."
         />
-        <div class="actions">
-          <button type="submit" disabled={action.pending}>Save settings</button>
-          <span role="status" class="status">{saved ? 'Saved.' : ''}</span>
-        </div>
-        <ErrorText error={action.actionError(fields)} />
-      </form>
+      </SaveForm>
     </Section>
   );
 }

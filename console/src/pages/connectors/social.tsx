@@ -1,9 +1,9 @@
 import { useState } from 'preact/hooks';
 import { api } from '../../api.ts';
 import { DeleteSection } from '../../components/delete.tsx';
-import { ErrorText, Loading, Section, useAction, useLoad } from '../../components/feedback.tsx';
+import { DetailsPage, SaveForm } from '../../components/details.tsx';
+import { ErrorText, Section, useAction, useLoad } from '../../components/feedback.tsx';
 import { CheckboxField, SelectField, TextField } from '../../components/field.tsx';
-import { Link } from '../../components/link.tsx';
 import { navigate } from '../../router.ts';
 import { EMPTY_SOCIAL_CONFIG, SOCIAL_CONFIG_FIELDS, SocialConfigFields, socialConfig, socialConfigForm } from './social-config.tsx';
 import { FACTORIES, callbackUrl, socialName, text, unshownError, type SocialConnector } from './types.ts';
@@ -56,27 +56,26 @@ export function CreateSocialConnector(props: { onCreated: (connector: SocialConn
 export function SocialConnectorDetails(props: { params: Record<string, string> }) {
   const id = props.params.id!;
   const connector = useLoad(() => api<SocialConnector>('GET', `/connectors/${encodeURIComponent(id)}`), [id]);
-  const back = <p><Link to="/connectors">← Connectors</Link></p>;
-  if (connector.error) return <>{back}<ErrorText error={connector.error} /></>;
-  if (!connector.data) return <Loading what="the connector" />;
-  const current = connector.data;
   return (
-    <>
-      {back}
-      <div class="page-head"><h1>{socialName(current)}</h1></div>
-      <dl class="facts">
-        <dt>Connector ID</dt><dd><code>{current.id}</code></dd>
-        <dt>Protocol</dt><dd>{FACTORIES.find((factory) => factory.value === current.connectorId)?.label}</dd>
-        <dt>Identity target</dt><dd><code>{current.target}</code></dd>
-        <dt>Callback URL</dt><dd><code>{callbackUrl('social')}</code></dd>
-      </dl>
-      <SocialSettings connector={current} onSaved={connector.set} key={`settings-${current.id}`} />
-      <DeleteSection
-        what="connector" name={socialName(current)} description="Removes “Continue with” this provider from the sign-in page. Users keep their linked identities."
-        consequence="Users who only sign in through this provider can no longer sign in until it is set up again."
-        remove={() => api('DELETE', `/connectors/${encodeURIComponent(current.id)}`)} onDeleted={() => navigate('/connectors')}
-      />
-    </>
+    <DetailsPage record={connector} back={{ to: '/connectors', label: 'Connectors' }} what="the connector">
+      {(current) => (
+        <>
+          <div class="page-head"><h1>{socialName(current)}</h1></div>
+          <dl class="facts">
+            <dt>Connector ID</dt><dd><code>{current.id}</code></dd>
+            <dt>Protocol</dt><dd>{FACTORIES.find((factory) => factory.value === current.connectorId)?.label}</dd>
+            <dt>Identity target</dt><dd><code>{current.target}</code></dd>
+            <dt>Callback URL</dt><dd><code>{callbackUrl('social')}</code></dd>
+          </dl>
+          <SocialSettings connector={current} onSaved={connector.set} key={`settings-${current.id}`} />
+          <DeleteSection
+            what="connector" name={socialName(current)} description="Removes “Continue with” this provider from the sign-in page. Users keep their linked identities."
+            consequence="Users who only sign in through this provider can no longer sign in until it is set up again."
+            remove={() => api('DELETE', `/connectors/${encodeURIComponent(current.id)}`)} onDeleted={() => navigate('/connectors')}
+          />
+        </>
+      )}
+    </DetailsPage>
   );
 }
 
@@ -86,37 +85,27 @@ function SocialSettings(props: { connector: SocialConnector; onSaved: (connector
   const [logo, setLogo] = useState(connector.metadata.logo ?? '');
   const [syncProfile, setSyncProfile] = useState(connector.syncProfile);
   const [form, setForm] = useState(() => socialConfigForm(connector.config));
-  const [saved, setSaved] = useState(false);
   const action = useAction();
   return (
     <Section title="Settings">
-      <form
-        onSubmit={async (event) => {
-          event.preventDefault();
-          setSaved(false);
-          const updated = await action.run(() => api<SocialConnector>('PATCH', `/connectors/${encodeURIComponent(connector.id)}`, {
-            body: {
-              config: socialConfig(form, connector.connectorId), syncProfile,
-              metadata: { name: { ...connector.metadata.name, en: name.trim() }, logo: logo.trim() || null },
-            },
-          }));
-          if (updated) {
-            props.onSaved(updated);
-            setForm(socialConfigForm(updated.config));
-            setSaved(true);
-          }
+      <SaveForm
+        action={action} error={unshownError(action.error, SOCIAL_CONFIG_FIELDS, METADATA_FIELDS)}
+        save={() => api<SocialConnector>('PATCH', `/connectors/${encodeURIComponent(connector.id)}`, {
+          body: {
+            config: socialConfig(form, connector.connectorId), syncProfile,
+            metadata: { name: { ...connector.metadata.name, en: name.trim() }, logo: logo.trim() || null },
+          },
+        })}
+        onSaved={(updated) => {
+          props.onSaved(updated);
+          setForm(socialConfigForm(updated.config));
         }}
       >
         <TextField label="Display name" value={name} onInput={setName} required error={action.fieldError('metadata.name')} />
         <TextField label="Logo URL" type="url" value={logo} onInput={setLogo} error={action.fieldError('metadata.logo')} />
         <SocialConfigFields factory={connector.connectorId} value={form} onChange={setForm} error={action.error} storedSecret={text(connector.config.clientSecret)} />
         <CheckboxField label="Update the profile at every sign-in" checked={syncProfile} onChange={setSyncProfile} error={action.fieldError('syncProfile')} />
-        <div class="actions">
-          <button type="submit" disabled={action.pending}>Save settings</button>
-          <span role="status" class="status">{saved ? 'Saved.' : ''}</span>
-        </div>
-        <ErrorText error={unshownError(action.error, SOCIAL_CONFIG_FIELDS, METADATA_FIELDS)} />
-      </form>
+      </SaveForm>
     </Section>
   );
 }

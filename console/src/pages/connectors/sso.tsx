@@ -1,9 +1,9 @@
 import { useState } from 'preact/hooks';
 import { api } from '../../api.ts';
 import { DeleteSection } from '../../components/delete.tsx';
-import { ErrorText, Loading, Section, useAction, useLoad } from '../../components/feedback.tsx';
+import { DetailsPage, SaveForm } from '../../components/details.tsx';
+import { ErrorText, Section, useAction, useLoad } from '../../components/feedback.tsx';
 import { CheckboxField, LinesField, TextField } from '../../components/field.tsx';
-import { Link } from '../../components/link.tsx';
 import { navigate } from '../../router.ts';
 import { callbackUrl, configError, text, unshownError, type SsoConnector } from './types.ts';
 
@@ -100,54 +100,43 @@ export function CreateSsoConnector(props: { onCreated: (connector: SsoConnector)
 export function SsoConnectorDetails(props: { params: Record<string, string> }) {
   const id = props.params.id!;
   const connector = useLoad(() => api<SsoConnector>('GET', `/sso-connectors/${encodeURIComponent(id)}`), [id]);
-  const back = <p><Link to="/connectors">← Connectors</Link></p>;
-  if (connector.error) return <>{back}<ErrorText error={connector.error} /></>;
-  if (!connector.data) return <Loading what="the connector" />;
-  const current = connector.data;
   return (
-    <>
-      {back}
-      <div class="page-head"><h1>{current.connectorName}</h1></div>
-      <dl class="facts">
-        <dt>Connector ID</dt><dd><code>{current.id}</code></dd>
-        <dt>Protocol</dt><dd>OpenID Connect</dd>
-        <dt>Callback URL</dt><dd><code>{callbackUrl('sso')}</code></dd>
-      </dl>
-      <SsoSettings connector={current} onSaved={connector.set} key={`settings-${current.id}`} />
-      <DeleteSection
-        what="connector" name={current.connectorName} description="Users of its email domains sign in with a password or code again; its just-in-time links to organizations end."
-        consequence="Users who only sign in through this provider can no longer sign in until it is set up again."
-        remove={() => api('DELETE', `/sso-connectors/${encodeURIComponent(current.id)}`)} onDeleted={() => navigate('/connectors')}
-      />
-    </>
+    <DetailsPage record={connector} back={{ to: '/connectors', label: 'Connectors' }} what="the connector">
+      {(current) => (
+        <>
+          <div class="page-head"><h1>{current.connectorName}</h1></div>
+          <dl class="facts">
+            <dt>Connector ID</dt><dd><code>{current.id}</code></dd>
+            <dt>Protocol</dt><dd>OpenID Connect</dd>
+            <dt>Callback URL</dt><dd><code>{callbackUrl('sso')}</code></dd>
+          </dl>
+          <SsoSettings connector={current} onSaved={connector.set} key={`settings-${current.id}`} />
+          <DeleteSection
+            what="connector" name={current.connectorName} description="Users of its email domains sign in with a password or code again; its just-in-time links to organizations end."
+            consequence="Users who only sign in through this provider can no longer sign in until it is set up again."
+            remove={() => api('DELETE', `/sso-connectors/${encodeURIComponent(current.id)}`)} onDeleted={() => navigate('/connectors')}
+          />
+        </>
+      )}
+    </DetailsPage>
   );
 }
 
 function SsoSettings(props: { connector: SsoConnector; onSaved: (connector: SsoConnector) => void }) {
   const [form, setForm] = useState(() => formOf(props.connector));
-  const [saved, setSaved] = useState(false);
   const action = useAction();
   return (
     <Section title="Settings">
-      <form
-        onSubmit={async (event) => {
-          event.preventDefault();
-          setSaved(false);
-          const updated = await action.run(() => api<SsoConnector>('PATCH', `/sso-connectors/${encodeURIComponent(props.connector.id)}`, { body: bodyOf(form, props.connector) }));
-          if (updated) {
-            props.onSaved(updated);
-            setForm(formOf(updated));
-            setSaved(true);
-          }
+      <SaveForm
+        action={action} error={unshownError(action.error, CONFIG_FIELDS, BODY_FIELDS)}
+        save={() => api<SsoConnector>('PATCH', `/sso-connectors/${encodeURIComponent(props.connector.id)}`, { body: bodyOf(form, props.connector) })}
+        onSaved={(updated) => {
+          props.onSaved(updated);
+          setForm(formOf(updated));
         }}
       >
         <SsoFields value={form} onChange={setForm} error={action.error} fieldError={action.fieldError} storedSecret={text(props.connector.config.clientSecret)} />
-        <div class="actions">
-          <button type="submit" disabled={action.pending}>Save settings</button>
-          <span role="status" class="status">{saved ? 'Saved.' : ''}</span>
-        </div>
-        <ErrorText error={unshownError(action.error, CONFIG_FIELDS, BODY_FIELDS)} />
-      </form>
+      </SaveForm>
     </Section>
   );
 }

@@ -2,7 +2,8 @@ import { useState } from 'preact/hooks';
 import { api, apiList } from '../../api.ts';
 import { ApiPermissions } from '../../components/api-permissions.tsx';
 import { DeleteSection } from '../../components/delete.tsx';
-import { ErrorText, Loading, Section, useAction, useLoad } from '../../components/feedback.tsx';
+import { DetailsPage, SaveForm } from '../../components/details.tsx';
+import { Section, useAction, useLoad } from '../../components/feedback.tsx';
 import { TextField } from '../../components/field.tsx';
 import { LinkedItems } from '../../components/linked.tsx';
 import { Link } from '../../components/link.tsx';
@@ -12,31 +13,32 @@ import type { OrganizationRole, OrganizationScope } from '../organizations/types
 export function OrganizationRoleDetails(props: { params: Record<string, string> }) {
   const id = props.params.id!;
   const role = useLoad(() => api<OrganizationRole>('GET', `/organization-roles/${encodeURIComponent(id)}`), [id]);
-  const back = <p><Link to="/organization-template">← Organization template</Link></p>;
-  if (role.error) return <>{back}<ErrorText error={role.error} /></>;
-  if (!role.data) return <Loading what="the organization role" />;
-  const current = role.data;
-  const path = `/organization-roles/${encodeURIComponent(current.id)}`;
   return (
-    <>
-      {back}
-      <div class="page-head"><h1>{current.name}</h1></div>
-      <dl class="facts">
-        <dt>Organization role ID</dt><dd><code>{current.id}</code></dd>
-        <dt>Type</dt><dd>{current.type === 'User' ? 'User (members)' : 'Machine-to-machine (applications)'}</dd>
-      </dl>
-      <SettingsSection role={current} onSaved={role.set} key={`settings-${current.id}`} />
-      <OrganizationPermissions path={`${path}/scopes`} />
-      <ApiPermissions
-        path={`${path}/resource-scopes`} title="API permissions" managementAllowed={false}
-        description="API resource scopes this role grants in organization tokens."
-      />
-      <DeleteSection
-        what="organization role" name={current.name} description="Takes this role away from every member in every organization. This cannot be undone."
-        consequence="Members holding it lose its permissions in their next organization token."
-        remove={() => api('DELETE', path)} onDeleted={() => navigate('/organization-template')}
-      />
-    </>
+    <DetailsPage record={role} back={{ to: '/organization-template', label: 'Organization template' }} what="the organization role">
+      {(current) => {
+        const path = `/organization-roles/${encodeURIComponent(current.id)}`;
+        return (
+          <>
+            <div class="page-head"><h1>{current.name}</h1></div>
+            <dl class="facts">
+              <dt>Organization role ID</dt><dd><code>{current.id}</code></dd>
+              <dt>Type</dt><dd>{current.type === 'User' ? 'User (members)' : 'Machine-to-machine (applications)'}</dd>
+            </dl>
+            <SettingsSection role={current} onSaved={role.set} key={`settings-${current.id}`} />
+            <OrganizationPermissions path={`${path}/scopes`} />
+            <ApiPermissions
+              path={`${path}/resource-scopes`} title="API permissions" managementAllowed={false}
+              description="API resource scopes this role grants in organization tokens."
+            />
+            <DeleteSection
+              what="organization role" name={current.name} description="Takes this role away from every member in every organization. This cannot be undone."
+              consequence="Members holding it lose its permissions in their next organization token."
+              remove={() => api('DELETE', path)} onDeleted={() => navigate('/organization-template')}
+            />
+          </>
+        );
+      }}
+    </DetailsPage>
   );
 }
 
@@ -44,31 +46,19 @@ function SettingsSection(props: { role: OrganizationRole; onSaved: (role: Organi
   const { role } = props;
   const [name, setName] = useState(role.name);
   const [description, setDescription] = useState(role.description ?? '');
-  const [saved, setSaved] = useState(false);
   const action = useAction();
   return (
     <Section title="Settings">
-      <form
-        onSubmit={async (event) => {
-          event.preventDefault();
-          setSaved(false);
-          const updated = await action.run(() => api<OrganizationRole>('PATCH', `/organization-roles/${encodeURIComponent(role.id)}`, {
-            body: { name, description: description || null },
-          }));
-          if (updated) {
-            props.onSaved(updated);
-            setSaved(true);
-          }
-        }}
+      <SaveForm
+        action={action} error={action.actionError(['name', 'description'])}
+        save={() => api<OrganizationRole>('PATCH', `/organization-roles/${encodeURIComponent(role.id)}`, {
+          body: { name, description: description || null },
+        })}
+        onSaved={props.onSaved}
       >
         <TextField label="Name" value={name} onInput={setName} required error={action.fieldError('name')} />
         <TextField label="Description" value={description} onInput={setDescription} error={action.fieldError('description')} />
-        <div class="actions">
-          <button type="submit" disabled={action.pending}>Save settings</button>
-          <span role="status" class="status">{saved ? 'Saved.' : ''}</span>
-        </div>
-        <ErrorText error={action.actionError(['name', 'description'])} />
-      </form>
+      </SaveForm>
     </Section>
   );
 }

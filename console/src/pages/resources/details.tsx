@@ -1,10 +1,10 @@
 import { useState } from 'preact/hooks';
 import { api, apiList } from '../../api.ts';
 import { DeleteSection } from '../../components/delete.tsx';
+import { DetailsPage, SaveForm } from '../../components/details.tsx';
 import { Dialog } from '../../components/dialog.tsx';
 import { ErrorText, Loading, Section, useAction, useLoad } from '../../components/feedback.tsx';
 import { Switch, TextField } from '../../components/field.tsx';
-import { Link } from '../../components/link.tsx';
 import { Pager, Table } from '../../components/table.tsx';
 import { navigate } from '../../router.ts';
 import type { Resource, Scope } from './types.ts';
@@ -14,28 +14,29 @@ const SCOPE_PAGE_SIZE = 50;
 export function ResourceDetails(props: { params: Record<string, string> }) {
   const id = props.params.id!;
   const resource = useLoad(() => api<Resource>('GET', `/resources/${encodeURIComponent(id)}`), [id]);
-  const back = <p><Link to="/resources">← API resources</Link></p>;
-  if (resource.error) return <>{back}<ErrorText error={resource.error} /></>;
-  if (!resource.data) return <Loading what="the API resource" />;
-  const current = resource.data;
-  const path = `/resources/${encodeURIComponent(current.id)}`;
   return (
-    <>
-      {back}
-      <div class="page-head"><h1>{current.name}</h1></div>
-      <dl class="facts">
-        <dt>API identifier</dt><dd><code>{current.indicator}</code></dd>
-        <dt>Resource ID</dt><dd><code>{current.id}</code></dd>
-        <dt>Created</dt><dd>{new Date(current.createdAt).toLocaleString()}</dd>
-      </dl>
-      <SettingsSection resource={current} onSaved={resource.set} key={`settings-${current.id}`} />
-      <ScopesSection path={path} />
-      <DeleteSection
-        what="API resource" name={current.name} description="Deletes the resource and its scopes, and takes those permissions out of every role. This cannot be undone."
-        consequence="Tokens for it can no longer be requested; roles lose its permissions."
-        remove={() => api('DELETE', path)} onDeleted={() => navigate('/resources')}
-      />
-    </>
+    <DetailsPage record={resource} back={{ to: '/resources', label: 'API resources' }} what="the API resource">
+      {(current) => {
+        const path = `/resources/${encodeURIComponent(current.id)}`;
+        return (
+          <>
+            <div class="page-head"><h1>{current.name}</h1></div>
+            <dl class="facts">
+              <dt>API identifier</dt><dd><code>{current.indicator}</code></dd>
+              <dt>Resource ID</dt><dd><code>{current.id}</code></dd>
+              <dt>Created</dt><dd>{new Date(current.createdAt).toLocaleString()}</dd>
+            </dl>
+            <SettingsSection resource={current} onSaved={resource.set} key={`settings-${current.id}`} />
+            <ScopesSection path={path} />
+            <DeleteSection
+              what="API resource" name={current.name} description="Deletes the resource and its scopes, and takes those permissions out of every role. This cannot be undone."
+              consequence="Tokens for it can no longer be requested; roles lose its permissions."
+              remove={() => api('DELETE', path)} onDeleted={() => navigate('/resources')}
+            />
+          </>
+        );
+      }}
+    </DetailsPage>
   );
 }
 
@@ -44,33 +45,21 @@ function SettingsSection(props: { resource: Resource; onSaved: (resource: Resour
   const path = `/resources/${encodeURIComponent(resource.id)}`;
   const [name, setName] = useState(resource.name);
   const [ttl, setTtl] = useState(String(resource.accessTokenTtl));
-  const [saved, setSaved] = useState(false);
   const action = useAction();
   const makeDefault = useAction();
   return (
     <Section title="Settings">
-      <form
-        onSubmit={async (event) => {
-          event.preventDefault();
-          setSaved(false);
-          const updated = await action.run(() => api<Resource>('PATCH', path, { body: { name, accessTokenTtl: Number(ttl) } }));
-          if (updated) {
-            props.onSaved(updated);
-            setSaved(true);
-          }
-        }}
+      <SaveForm
+        action={action} error={action.actionError(['name', 'accessTokenTtl'])}
+        save={() => api<Resource>('PATCH', path, { body: { name, accessTokenTtl: Number(ttl) } })}
+        onSaved={props.onSaved}
       >
         <TextField label="Name" value={name} onInput={setName} required error={action.fieldError('name')} />
         <TextField
           label="Access token lifetime (seconds)" type="number" inputMode="numeric" min="60" max="86400" value={ttl} onInput={setTtl}
           error={action.fieldError('accessTokenTtl')} hint="60 to 86400."
         />
-        <div class="actions">
-          <button type="submit" disabled={action.pending}>Save settings</button>
-          <span role="status" class="status">{saved ? 'Saved.' : ''}</span>
-        </div>
-        <ErrorText error={action.actionError(['name', 'accessTokenTtl'])} />
-      </form>
+      </SaveForm>
       <Switch
         label="Default API resource" checked={resource.isDefault} busy={makeDefault.pending}
         description="Token requests that name no resource get tokens for this one. Only one resource is the default."

@@ -1,7 +1,8 @@
 import { useState } from 'preact/hooks';
 import { api, apiList } from '../../api.ts';
 import { DeleteSection } from '../../components/delete.tsx';
-import { ErrorText, Loading, Section, useAction, useLoad } from '../../components/feedback.tsx';
+import { DetailsPage, SaveForm } from '../../components/details.tsx';
+import { Section, useAction, useLoad } from '../../components/feedback.tsx';
 import { CheckboxField, TextField } from '../../components/field.tsx';
 import { Link } from '../../components/link.tsx';
 import { ApiPermissions } from '../../components/api-permissions.tsx';
@@ -15,29 +16,30 @@ import { roleTypeLabel, type Role } from './types.ts';
 export function RoleDetails(props: { params: Record<string, string> }) {
   const id = props.params.id!;
   const role = useLoad(() => api<Role>('GET', `/roles/${encodeURIComponent(id)}`), [id]);
-  const back = <p><Link to="/roles">← Roles and permissions</Link></p>;
-  if (role.error) return <>{back}<ErrorText error={role.error} /></>;
-  if (!role.data) return <Loading what="the role" />;
-  const current = role.data;
-  const path = `/roles/${encodeURIComponent(current.id)}`;
   return (
-    <>
-      {back}
-      <div class="page-head"><h1>{current.name}</h1></div>
-      <dl class="facts">
-        <dt>Role ID</dt><dd><code>{current.id}</code></dd>
-        <dt>Type</dt><dd>{roleTypeLabel(current.type)}</dd>
-        <dt>Created</dt><dd>{new Date(current.createdAt).toLocaleString()}</dd>
-      </dl>
-      <SettingsSection role={current} onSaved={role.set} key={`settings-${current.id}`} />
-      <ApiPermissions path={`${path}/scopes`} title="Permissions" description="The API scopes this role grants." managementAllowed={current.type === 'MachineToMachine'} />
-      {current.type === 'User' ? <UsersSection path={path} roleId={current.id} /> : <ApplicationsSection path={path} />}
-      <DeleteSection
-        what="role" name={current.name} description="Takes the role's permissions away from everyone holding it. This cannot be undone."
-        consequence="Users and applications holding it lose its permissions at their next token."
-        remove={() => api('DELETE', path)} onDeleted={() => navigate('/roles')}
-      />
-    </>
+    <DetailsPage record={role} back={{ to: '/roles', label: 'Roles and permissions' }} what="the role">
+      {(current) => {
+        const path = `/roles/${encodeURIComponent(current.id)}`;
+        return (
+          <>
+            <div class="page-head"><h1>{current.name}</h1></div>
+            <dl class="facts">
+              <dt>Role ID</dt><dd><code>{current.id}</code></dd>
+              <dt>Type</dt><dd>{roleTypeLabel(current.type)}</dd>
+              <dt>Created</dt><dd>{new Date(current.createdAt).toLocaleString()}</dd>
+            </dl>
+            <SettingsSection role={current} onSaved={role.set} key={`settings-${current.id}`} />
+            <ApiPermissions path={`${path}/scopes`} title="Permissions" description="The API scopes this role grants." managementAllowed={current.type === 'MachineToMachine'} />
+            {current.type === 'User' ? <UsersSection path={path} roleId={current.id} /> : <ApplicationsSection path={path} />}
+            <DeleteSection
+              what="role" name={current.name} description="Takes the role's permissions away from everyone holding it. This cannot be undone."
+              consequence="Users and applications holding it lose its permissions at their next token."
+              remove={() => api('DELETE', path)} onDeleted={() => navigate('/roles')}
+            />
+          </>
+        );
+      }}
+    </DetailsPage>
   );
 }
 
@@ -46,35 +48,23 @@ function SettingsSection(props: { role: Role; onSaved: (role: Role) => void }) {
   const [name, setName] = useState(role.name);
   const [description, setDescription] = useState(role.description);
   const [isDefault, setIsDefault] = useState(role.isDefault);
-  const [saved, setSaved] = useState(false);
   const action = useAction();
   const fields = ['name', 'description', 'isDefault'];
   return (
     <Section title="Settings">
-      <form
-        onSubmit={async (event) => {
-          event.preventDefault();
-          setSaved(false);
-          const updated = await action.run(() => api<Role>('PATCH', `/roles/${encodeURIComponent(role.id)}`, {
-            body: { name, description, ...(role.type === 'User' && { isDefault }) },
-          }));
-          if (updated) {
-            props.onSaved(updated);
-            setSaved(true);
-          }
-        }}
+      <SaveForm
+        action={action} error={action.actionError(fields)}
+        save={() => api<Role>('PATCH', `/roles/${encodeURIComponent(role.id)}`, {
+          body: { name, description, ...(role.type === 'User' && { isDefault }) },
+        })}
+        onSaved={props.onSaved}
       >
         <TextField label="Name" value={name} onInput={setName} required error={action.fieldError('name')} />
         <TextField label="Description" value={description} onInput={setDescription} error={action.fieldError('description')} />
         {role.type === 'User' && (
           <CheckboxField label="Default role" checked={isDefault} onChange={setIsDefault} error={action.fieldError('isDefault')} hint="Given to every new user." />
         )}
-        <div class="actions">
-          <button type="submit" disabled={action.pending}>Save settings</button>
-          <span role="status" class="status">{saved ? 'Saved.' : ''}</span>
-        </div>
-        <ErrorText error={action.actionError(fields)} />
-      </form>
+      </SaveForm>
     </Section>
   );
 }

@@ -1,9 +1,9 @@
 import { useState } from 'preact/hooks';
 import { api } from '../../api.ts';
 import { DeleteSection } from '../../components/delete.tsx';
+import { DetailsPage } from '../../components/details.tsx';
 import { ErrorText, Loading, Section, useAction, useLoad } from '../../components/feedback.tsx';
 import { TextField } from '../../components/field.tsx';
-import { Link } from '../../components/link.tsx';
 import { RoleAssignments } from '../../components/roles.tsx';
 import { Table } from '../../components/table.tsx';
 import { navigate } from '../../router.ts';
@@ -15,39 +15,40 @@ import { conflictFor, displayName, shownAtField, type User } from './types.ts';
 export function UserDetails(props: { params: Record<string, string> }) {
   const id = props.params.id!;
   const user = useLoad(() => api<User>('GET', `/users/${encodeURIComponent(id)}`), [id]);
-  const back = <p><Link to="/users">← Users</Link></p>;
-  if (user.error) return <>{back}<ErrorText error={user.error} /></>;
-  if (!user.data) return <Loading what="the user" />;
-  const current = user.data;
-  const path = `/users/${encodeURIComponent(current.id)}`;
   return (
-    <>
-      {back}
-      <div class="page-head">
-        <h1>{displayName(current)}</h1>
-        {current.isSuspended && <span class="badge">Suspended</span>}
-      </div>
-      <dl class="facts">
-        <dt>User ID</dt><dd><code>{current.id}</code></dd>
-        <dt>Password</dt><dd>{current.hasPassword ? 'Set' : 'None'}</dd>
-        <dt>Last sign-in</dt><dd>{current.lastSignInAt ? new Date(current.lastSignInAt).toLocaleString() : 'Never'}</dd>
-        <dt>Created</dt><dd>{new Date(current.createdAt).toLocaleString()}</dd>
-      </dl>
-      <ProfileSection user={current} onSaved={user.set} key={`profile-${current.id}`} />
-      <ImpersonateSection user={current} />
-      <SuspensionSection user={current} onSaved={user.set} />
-      <RoleAssignments
-        path={`${path}/roles`} roleType="User" holder="this user"
-        description="User roles give the user API scopes when they sign in to an application."
-      />
-      <OrganizationsSection userId={current.id} />
-      <MfaSection userId={current.id} />
-      <IdentitiesSection userId={current.id} />
-      <DeleteSection
-        what="user" name={displayName(current)} description="Removes the user with their roles, memberships and sessions. This cannot be undone." consequence="Their sign-ins end now, and their account cannot be recovered."
-        remove={() => api('DELETE', path)} onDeleted={() => navigate('/users')}
-      />
-    </>
+    <DetailsPage record={user} back={{ to: '/users', label: 'Users' }} what="the user">
+      {(current) => {
+        const path = `/users/${encodeURIComponent(current.id)}`;
+        return (
+          <>
+            <div class="page-head">
+              <h1>{displayName(current)}</h1>
+              {current.isSuspended && <span class="badge">Suspended</span>}
+            </div>
+            <dl class="facts">
+              <dt>User ID</dt><dd><code>{current.id}</code></dd>
+              <dt>Password</dt><dd>{current.hasPassword ? 'Set' : 'None'}</dd>
+              <dt>Last sign-in</dt><dd>{current.lastSignInAt ? new Date(current.lastSignInAt).toLocaleString() : 'Never'}</dd>
+              <dt>Created</dt><dd>{new Date(current.createdAt).toLocaleString()}</dd>
+            </dl>
+            <ProfileSection user={current} onSaved={user.set} key={`profile-${current.id}`} />
+            <ImpersonateSection user={current} />
+            <SuspensionSection user={current} onSaved={user.set} />
+            <RoleAssignments
+              path={`${path}/roles`} roleType="User" holder="this user"
+              description="User roles give the user API scopes when they sign in to an application."
+            />
+            <OrganizationsSection userId={current.id} />
+            <MfaSection userId={current.id} />
+            <IdentitiesSection userId={current.id} />
+            <DeleteSection
+              what="user" name={displayName(current)} description="Removes the user with their roles, memberships and sessions. This cannot be undone." consequence="Their sign-ins end now, and their account cannot be recovered."
+              remove={() => api('DELETE', path)} onDeleted={() => navigate('/users')}
+            />
+          </>
+        );
+      }}
+    </DetailsPage>
   );
 }
 

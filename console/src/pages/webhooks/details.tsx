@@ -1,9 +1,9 @@
 import { useState } from 'preact/hooks';
 import { api } from '../../api.ts';
 import { DeleteSection } from '../../components/delete.tsx';
+import { DetailsPage } from '../../components/details.tsx';
 import { Dialog } from '../../components/dialog.tsx';
-import { ErrorText, Loading, Section, useAction, useLoad } from '../../components/feedback.tsx';
-import { Link } from '../../components/link.tsx';
+import { ErrorText, Section, useAction, useLoad } from '../../components/feedback.tsx';
 import { SecretBox } from '../../components/secret.tsx';
 import { navigate } from '../../router.ts';
 import { DeliveriesSection } from './deliveries.tsx';
@@ -13,27 +13,26 @@ import type { Hook } from './types.ts';
 export function WebhookDetails(props: { params: Record<string, string> }) {
   const id = props.params.id!;
   const hook = useLoad(() => api<Hook>('GET', `/hooks/${encodeURIComponent(id)}`, { query: { includeExecutionStats: 'true' } }), [id]);
-  const back = <p><Link to="/webhooks">← Webhooks</Link></p>;
-  if (hook.error) return <>{back}<ErrorText error={hook.error} /></>;
-  if (!hook.data) return <Loading what="the webhook" />;
-  const current = hook.data;
   return (
-    <>
-      {back}
-      <div class="page-head">
-        <h1>{current.name || current.id}</h1>
-        {!current.enabled && <span class="badge">Disabled</span>}
-      </div>
-      {current.disabledReason && <p class="error" role="alert">The service disabled this webhook: {current.disabledReason}. Enable it again once the endpoint works.</p>}
-      <SettingsSection hook={current} onSaved={hook.set} key={`settings-${current.id}-${current.updatedAt}`} />
-      <DeliveriesSection hookId={current.id} />
-      <SigningKeySection hook={current} />
-      <DeleteSection
-        what="webhook" name={current.name || current.id} description="Stops all deliveries and removes their history."
-        consequence="Deliveries waiting for a retry are dropped, and the delivery history goes with it."
-        remove={() => api('DELETE', `/hooks/${encodeURIComponent(current.id)}`)} onDeleted={() => navigate('/webhooks')}
-      />
-    </>
+    <DetailsPage record={hook} back={{ to: '/webhooks', label: 'Webhooks' }} what="the webhook">
+      {(current) => (
+        <>
+          <div class="page-head">
+            <h1>{current.name || current.id}</h1>
+            {!current.enabled && <span class="badge">Disabled</span>}
+          </div>
+          {current.disabledReason && <p class="error" role="alert">The service disabled this webhook: {current.disabledReason}. Enable it again once the endpoint works.</p>}
+          <SettingsSection hook={current} onSaved={hook.set} key={`settings-${current.id}-${current.updatedAt}`} />
+          <DeliveriesSection hookId={current.id} />
+          <SigningKeySection hook={current} />
+          <DeleteSection
+            what="webhook" name={current.name || current.id} description="Stops all deliveries and removes their history."
+            consequence="Deliveries waiting for a retry are dropped, and the delivery history goes with it."
+            remove={() => api('DELETE', `/hooks/${encodeURIComponent(current.id)}`)} onDeleted={() => navigate('/webhooks')}
+          />
+        </>
+      )}
+    </DetailsPage>
   );
 }
 
