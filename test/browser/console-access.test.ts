@@ -1,27 +1,16 @@
 import { expect } from 'chai';
 import { createApplication, createResource, createRole, createUser } from '../support/fixtures.ts';
 import { accessibleDescription, freshPage, isFocused, screenshot, useChromium } from '../support/chromium.ts';
-import type { RunningService } from '../support/service.ts';
-import { signInToConsole, startConsoleService } from './support/console.ts';
+import { signInToConsole, useConsoleService } from './support/console.ts';
 
 describe('browser: the console\'s roles and permissions and API resources pages (Chromium)', () => {
   const chromium = useChromium();
-  let running: RunningService;
-  before(async () => {
-    running = await startConsoleService();
-  });
-  after(() => running?.close());
-
-  async function read<T>(path: string): Promise<T> {
-    const res = await running.request(path);
-    expect(res.status, path).to.equal(200);
-    return await res.json() as T;
-  }
+  const running = useConsoleService();
 
   it('creates an API resource, refuses a reserved scope name at its field, and adds a scope', async () => {
     const { page, context } = await freshPage(chromium.browser());
     try {
-      await signInToConsole(page, `${running.baseUrl}/console/resources`);
+      await signInToConsole(page, running.consoleUrl('/resources'));
       await page.getByRole('heading', { name: 'API resources', level: 1 }).waitFor();
       await page.getByRole('button', { name: 'Create API resource' }).click();
       const dialog = page.getByRole('dialog', { name: 'Create API resource' });
@@ -43,7 +32,7 @@ describe('browser: the console\'s roles and permissions and API resources pages 
       expect(await scopeName.getAttribute('aria-invalid')).to.equal(null);
       await screenshot(page, 'console-resource-scope');
 
-      const resources = await read<Array<{ id: string; name: string; indicator: string; scopes: Array<{ name: string; description: string }> }>>(
+      const resources = await running.read<Array<{ id: string; name: string; indicator: string; scopes: Array<{ name: string; description: string }> }>>(
         '/api/resources?includeScopes=true',
       );
       const created = resources.find((resource) => resource.indicator === 'https://orders.example.com');
@@ -59,7 +48,7 @@ describe('browser: the console\'s roles and permissions and API resources pages 
     const user = await createUser(running, [], { name: 'Rita Role' });
     const { page, context } = await freshPage(chromium.browser(), { width: 360, height: 740 });
     try {
-      await signInToConsole(page, `${running.baseUrl}/console/roles`);
+      await signInToConsole(page, running.consoleUrl('/roles'));
       await page.getByRole('heading', { name: 'Roles and permissions', level: 1 }).waitFor();
       await page.getByRole('button', { name: 'Create role' }).click();
       const dialog = page.getByRole('dialog', { name: 'Create role' });
@@ -86,9 +75,9 @@ describe('browser: the console\'s roles and permissions and API resources pages 
       expect(overflow, 'nothing sticks out sideways at 360 px').to.be.at.most(0);
       await screenshot(page, 'console-role-assigned');
 
-      const [role] = await read<Array<{ id: string; name: string; description: string; type: string }>>(`/api/users/${user.id}/roles`);
+      const [role] = await running.read<Array<{ id: string; name: string; description: string; type: string }>>(`/api/users/${user.id}/roles`);
       expect(role).to.include({ name: 'Billing clerk', description: 'Writes invoices', type: 'User' });
-      const granted = await read<Array<{ id: string }>>(`/api/roles/${role!.id}/scopes`);
+      const granted = await running.read<Array<{ id: string }>>(`/api/roles/${role!.id}/scopes`);
       expect(granted.map((scope) => scope.id)).to.deep.equal([scopes['invoices:write']!.id]);
     } finally {
       await context.close();
@@ -99,17 +88,17 @@ describe('browser: the console\'s roles and permissions and API resources pages 
     const app = await createApplication(running, { type: 'MachineToMachine', name: 'Report exporter' });
     const { page, context } = await freshPage(chromium.browser());
     try {
-      await signInToConsole(page, `${running.baseUrl}/console/roles/${role.id}`);
+      await signInToConsole(page, running.consoleUrl(`/roles/${role.id}`));
       const section = page.getByRole('region', { name: 'Applications' });
       await section.getByRole('combobox', { name: 'Application to assign' }).selectOption({ label: 'Report exporter' });
       await section.getByRole('button', { name: 'Assign application' }).click();
       await section.getByRole('table', { name: 'Applications holding this role' }).getByRole('link', { name: 'Report exporter' }).waitFor();
-      expect((await read<Array<{ id: string }>>(`/api/applications/${app.id}/roles`)).map((held) => held.id)).to.deep.equal([role.id]);
+      expect((await running.read<Array<{ id: string }>>(`/api/applications/${app.id}/roles`)).map((held) => held.id)).to.deep.equal([role.id]);
       await screenshot(page, 'console-role-application');
 
       await section.getByRole('button', { name: 'Remove Report exporter from this role' }).click();
       await section.getByText('No application holds this role.').waitFor();
-      expect(await read<unknown[]>(`/api/applications/${app.id}/roles`)).to.deep.equal([]);
+      expect(await running.read<unknown[]>(`/api/applications/${app.id}/roles`)).to.deep.equal([]);
     } finally {
       await context.close();
     }

@@ -1,15 +1,10 @@
 import { expect } from 'chai';
 import { freshPage, screenshot, useChromium } from '../support/chromium.ts';
-import type { RunningService } from '../support/service.ts';
-import { signInToConsole, startConsoleService } from './support/console.ts';
+import { signInToConsole, useConsoleService } from './support/console.ts';
 
 describe('browser: the API reference page at /api/docs, linked from the console (Chromium)', () => {
   const chromium = useChromium();
-  let running: RunningService;
-  before(async () => {
-    running = await startConsoleService();
-  });
-  after(() => running?.close());
+  const running = useConsoleService();
 
   it('is served with a strict CSP: a fresh style nonce, a blob: worker for search, never unsafe-inline; not cached', async () => {
     const res = await fetch(`${running.baseUrl}/api/docs`);
@@ -34,7 +29,7 @@ describe('browser: the API reference page at /api/docs, linked from the console 
       if (message.text().startsWith('csp-violation ')) violations.push(JSON.parse(message.text().slice('csp-violation '.length)));
     });
     try {
-      await signInToConsole(page, `${running.baseUrl}/console`);
+      await signInToConsole(page, running.consoleUrl());
       await page.getByRole('link', { name: 'API reference' }).click();
       await page.getByRole('heading', { name: /^Identity service API/, level: 1 }).waitFor({ timeout: 20_000 });
       await page.getByRole('heading', { name: 'Create an application', exact: false }).first().waitFor();

@@ -2,18 +2,14 @@ import { expect } from 'chai';
 import { decodeJwt } from 'jose';
 import { createApplication, createResource, createRole } from '../support/fixtures.ts';
 import { accessibleDescription, freshPage, screenshot, useChromium } from '../support/chromium.ts';
-import { clientCredentialsToken, type RunningService } from '../support/service.ts';
-import { signInToConsole, startConsoleService } from './support/console.ts';
+import { clientCredentialsToken } from '../support/service.ts';
+import { signInToConsole, useConsoleService } from './support/console.ts';
 
 const SCRIPT = 'const getCustomJwtClaims = async ({ context, environmentVariables }) => ({ tier: environmentVariables.TIER, grant: context.grant?.type ?? null });';
 
 describe('browser: the console\'s custom JWT script editor and its test panel (Chromium)', () => {
   const chromium = useChromium();
-  let running: RunningService;
-  before(async () => {
-    running = await startConsoleService();
-  });
-  after(() => running?.close());
+  const running = useConsoleService();
 
   it('tests a script on samples, shows its claims, stores it, and tokens then carry them; the CSP holds with the editor', async () => {
     const { page, context } = await freshPage(chromium.browser());
@@ -29,7 +25,7 @@ describe('browser: the console\'s custom JWT script editor and its test panel (C
       if (message.text().startsWith('csp-violation ')) violations.push(JSON.parse(message.text().slice('csp-violation '.length)));
     });
     try {
-      await signInToConsole(page, `${running.baseUrl}/console`);
+      await signInToConsole(page, running.consoleUrl());
       await page.getByRole('link', { name: 'Custom JWT' }).click();
       const editor = page.getByRole('textbox', { name: 'Script' });
       await editor.click();
@@ -71,7 +67,7 @@ describe('browser: the console\'s custom JWT script editor and its test panel (C
     const before = await (await running.request('/api/configs/jwt-customizer/access-token')).json() as Record<string, unknown>;
     const { page, context } = await freshPage(chromium.browser());
     try {
-      await signInToConsole(page, `${running.baseUrl}/console/custom-jwt`);
+      await signInToConsole(page, running.consoleUrl('/custom-jwt'));
       const editor = page.getByRole('textbox', { name: 'Script' });
       await editor.click();
       await page.keyboard.press('Control+A');

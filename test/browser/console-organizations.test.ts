@@ -1,22 +1,11 @@
 import { expect } from 'chai';
 import { createApplication, createUser } from '../support/fixtures.ts';
 import { accessibleDescription, freshPage, screenshot, useChromium } from '../support/chromium.ts';
-import type { RunningService } from '../support/service.ts';
-import { signInToConsole, startConsoleService } from './support/console.ts';
+import { signInToConsole, useConsoleService } from './support/console.ts';
 
 describe('browser: the console\'s organizations and organization template pages (Chromium)', () => {
   const chromium = useChromium();
-  let running: RunningService;
-  before(async () => {
-    running = await startConsoleService();
-  });
-  after(() => running?.close());
-
-  async function read<T>(path: string): Promise<T> {
-    const res = await running.request(path);
-    expect(res.status, path).to.equal(200);
-    return await res.json() as T;
-  }
+  const running = useConsoleService();
 
   it('creates an organization, adds a member with an organization role, and a just-in-time email domain', async () => {
     const role = await (await running.request('/api/organization-roles', { method: 'POST', json: { name: 'Editor', description: 'Edits documents' } })).json() as { id: string };
@@ -25,7 +14,7 @@ describe('browser: the console\'s organizations and organization template pages 
     const robot = await createApplication(running, { type: 'MachineToMachine', name: 'Nightly sync' });
     const { page, context } = await freshPage(chromium.browser());
     try {
-      await signInToConsole(page, `${running.baseUrl}/console/organizations`);
+      await signInToConsole(page, running.consoleUrl('/organizations'));
       await page.getByRole('heading', { name: 'Organizations', level: 1 }).waitFor();
       await page.getByRole('button', { name: 'Create organization' }).click();
       const dialog = page.getByRole('dialog', { name: 'Create organization' });
@@ -68,14 +57,14 @@ describe('browser: the console\'s organizations and organization template pages 
       await apps.getByRole('row', { name: /Nightly sync/ }).getByRole('cell', { name: 'Robot', exact: true }).waitFor();
       await screenshot(page, 'console-organization');
 
-      const organization = await read<{ name: string; description: string }>(`/api/organizations/${organizationId}`);
+      const organization = await running.read<{ name: string; description: string }>(`/api/organizations/${organizationId}`);
       expect(organization).to.include({ name: 'Acme Corp', description: 'Our first customer' });
-      const listed = await read<Array<{ id: string; organizationRoles: Array<{ id: string }> }>>(`/api/organizations/${organizationId}/users`);
+      const listed = await running.read<Array<{ id: string; organizationRoles: Array<{ id: string }> }>>(`/api/organizations/${organizationId}/users`);
       expect(listed.map((member) => ({ id: member.id, roles: member.organizationRoles.map((held) => held.id) }))).to.deep.equal([{ id: user.id, roles: [role.id] }]);
-      expect(await read(`/api/organizations/${organizationId}/jit/email-domains`)).to.deep.equal([{ organizationId, emailDomain: 'acme.example' }]);
-      expect((await read<Array<{ id: string }>>(`/api/organizations/${organizationId}/jit/roles`)).map((held) => held.id)).to.deep.equal([role.id]);
-      expect((await read<Array<{ id: string }>>(`/api/organizations/${organizationId}/applications/${robot.id}/roles`)).map((held) => held.id)).to.deep.equal([robotRole.id]);
-      const [invitation] = await read<Array<{ invitee: string; status: string; organizationRoles: Array<{ id: string }>; expiresAt: number }>>(
+      expect(await running.read(`/api/organizations/${organizationId}/jit/email-domains`)).to.deep.equal([{ organizationId, emailDomain: 'acme.example' }]);
+      expect((await running.read<Array<{ id: string }>>(`/api/organizations/${organizationId}/jit/roles`)).map((held) => held.id)).to.deep.equal([role.id]);
+      expect((await running.read<Array<{ id: string }>>(`/api/organizations/${organizationId}/applications/${robot.id}/roles`)).map((held) => held.id)).to.deep.equal([robotRole.id]);
+      const [invitation] = await running.read<Array<{ invitee: string; status: string; organizationRoles: Array<{ id: string }>; expiresAt: number }>>(
         `/api/organization-invitations?organizationId=${organizationId}`,
       );
       expect(invitation).to.include({ invitee: 'new.hire@acme.example', status: 'Pending' });
@@ -89,7 +78,7 @@ describe('browser: the console\'s organizations and organization template pages 
   it('defines an organization permission and a role granting it in the organization template, at phone width', async () => {
     const { page, context } = await freshPage(chromium.browser(), { width: 360, height: 740 });
     try {
-      await signInToConsole(page, `${running.baseUrl}/console/organization-template`);
+      await signInToConsole(page, running.consoleUrl('/organization-template'));
       await page.getByRole('heading', { name: 'Organization template', level: 1 }).waitFor();
       await page.getByRole('textbox', { name: 'Permission name' }).fill('invite:member');
       await page.getByRole('button', { name: 'Add permission' }).click();
@@ -107,7 +96,7 @@ describe('browser: the console\'s organizations and organization template pages 
       expect(overflow, 'nothing sticks out sideways at 360 px').to.be.at.most(0);
       await screenshot(page, 'console-organization-role');
 
-      const roles = await read<Array<{ name: string; scopes: Array<{ name: string }> }>>('/api/organization-roles?q=Team');
+      const roles = await running.read<Array<{ name: string; scopes: Array<{ name: string }> }>>('/api/organization-roles?q=Team');
       expect(roles.map((role) => ({ name: role.name, scopes: role.scopes.map((scope) => scope.name) }))).to.deep.equal([{ name: 'Team admin', scopes: ['invite:member'] }]);
     } finally {
       await context.close();

@@ -1,34 +1,23 @@
 import { expect } from 'chai';
 import { accessibleDescription, freshPage, screenshot, useChromium } from '../support/chromium.ts';
-import type { RunningService } from '../support/service.ts';
-import { signInToConsole, startConsoleService } from './support/console.ts';
+import { signInToConsole, useConsoleService } from './support/console.ts';
 
 describe('browser: the console\'s sign-in experience and connectors pages (Chromium)', () => {
   const chromium = useChromium();
-  let running: RunningService;
-  before(async () => {
-    running = await startConsoleService();
-  });
-  after(() => running?.close());
-
-  async function read<T>(path: string): Promise<T> {
-    const res = await running.request(path);
-    expect(res.status, path).to.equal(200);
-    return await res.json() as T;
-  }
+  const running = useConsoleService();
 
   it('changes the sign-in experience, shows refusals where they belong, and the sign-in page follows', async () => {
     const visitor = await freshPage(chromium.browser());
     const { page, context } = await freshPage(chromium.browser());
     try {
       // What an end user sees before: sign-up offered, no logo.
-      await visitor.page.goto(`${running.baseUrl}/console`);
+      await visitor.page.goto(running.consoleUrl());
       await visitor.page.getByRole('button', { name: 'Sign in' }).click();
       await visitor.page.getByRole('textbox', { name: 'Username or email' }).waitFor();
       expect(await visitor.page.getByRole('link', { name: 'Create account' }).count()).to.equal(1);
       expect(await visitor.page.getByRole('img').count()).to.equal(0);
 
-      await signInToConsole(page, `${running.baseUrl}/console/sign-in-experience`);
+      await signInToConsole(page, running.consoleUrl('/sign-in-experience'));
       await page.getByRole('heading', { name: 'Sign-in experience', level: 1 }).waitFor();
 
       const username = page.getByRole('group', { name: 'Username' });
@@ -72,7 +61,7 @@ describe('browser: the console\'s sign-in experience and connectors pages (Chrom
       await page.getByRole('region', { name: 'Branding' }).getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
       await screenshot(page, 'console-sign-in-experience');
 
-      const settings = await read<{
+      const settings = await running.read<{
         signInMode: string; branding: { logoUrl?: string }; signIn: { methods: Array<{ identifier: string; password: boolean }> };
         mfa: { factors: string[]; policy: string }; passwordPolicy: { length: { min: number; max: number }; rejects: { words: string[] } };
       }>('/api/sign-in-exp');
@@ -98,7 +87,7 @@ describe('browser: the console\'s sign-in experience and connectors pages (Chrom
   it('creates a social connector and an enterprise SSO connector, with config refusals at their fields, at phone width', async () => {
     const { page, context } = await freshPage(chromium.browser(), { width: 360, height: 740 });
     try {
-      await signInToConsole(page, `${running.baseUrl}/console/connectors`);
+      await signInToConsole(page, running.consoleUrl('/connectors'));
       await page.getByRole('heading', { name: 'Connectors', level: 1 }).waitFor();
       await page.getByRole('button', { name: 'Create social connector' }).click();
       const social = page.getByRole('dialog', { name: 'Create social connector' });
@@ -139,13 +128,13 @@ describe('browser: the console\'s sign-in experience and connectors pages (Chrom
       expect(overflow, 'nothing sticks out sideways at 360 px').to.be.at.most(0);
       await screenshot(page, 'console-connectors');
 
-      const [connector] = await read<Array<{ connectorId: string; target: string; config: Record<string, any>; metadata: { name: Record<string, string> } }>>('/api/connectors');
+      const [connector] = await running.read<Array<{ connectorId: string; target: string; config: Record<string, any>; metadata: { name: Record<string, string> } }>>('/api/connectors');
       expect(connector).to.deep.include({ connectorId: 'oauth2', target: 'acme', metadata: { ...connector!.metadata, name: { en: 'Acme ID' } } });
       expect(connector!.config).to.deep.include({
         clientId: 'acme-client', authorizationEndpoint: 'https://id.acme.example/authorize', tokenEndpoint: 'https://id.acme.example/token',
         userInfoEndpoint: 'https://id.acme.example/me', profileMap: { id: 'user_id' },
       });
-      const [ssoConnector] = await read<Array<{ connectorName: string; domains: string[]; config: Record<string, any> }>>('/api/sso-connectors');
+      const [ssoConnector] = await running.read<Array<{ connectorName: string; domains: string[]; config: Record<string, any> }>>('/api/sso-connectors');
       expect(ssoConnector).to.deep.include({ connectorName: 'Contoso workforce', domains: ['contoso.example'] });
       expect(ssoConnector!.config).to.deep.include({ issuer: `${running.baseUrl}/oidc`, clientId: 'contoso-client' });
     } finally {

@@ -2,23 +2,14 @@ import { expect } from 'chai';
 import type { Page } from 'playwright-core';
 import { createApplication, createRole, createUser, tokenRequest } from '../support/fixtures.ts';
 import { accessibleDescription, freshPage, screenshot, useChromium } from '../support/chromium.ts';
-import type { RunningService } from '../support/service.ts';
-import { CONSOLE_ADMIN, signInToConsole, startConsoleService } from './support/console.ts';
+import { CONSOLE_ADMIN, signInToConsole, useConsoleService } from './support/console.ts';
 
 const EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
 const ACCESS_TOKEN = 'urn:ietf:params:oauth:token-type:access_token';
 
 describe('browser: the console\'s users, impersonation and its log (Chromium)', () => {
   const chromium = useChromium();
-  let running: RunningService;
-  before(async () => {
-    running = await startConsoleService();
-  });
-  after(() => running?.close());
-
-  const consoleUrl = () => `${running.baseUrl}/console`;
-  /** A management API answer, typed as far as the test reads it. */
-  const json = async <T>(path: string): Promise<T> => await (await running.request(path)).json() as T;
+  const running = useConsoleService();
 
   async function openUser(page: Page, name: string): Promise<void> {
     await page.getByRole('link', { name: 'Users', exact: true }).click();
@@ -31,7 +22,7 @@ describe('browser: the console\'s users, impersonation and its log (Chromium)', 
   it('creates an application with "Allow token exchange" and a user, impersonates the user, and the shown token exchanges at /oidc/token', async () => {
     const { page, context } = await freshPage(chromium.browser());
     try {
-      await signInToConsole(page, consoleUrl());
+      await signInToConsole(page, running.consoleUrl());
       // The application, through the console.
       await page.getByRole('button', { name: 'Create application' }).click();
       const create = page.getByRole('dialog', { name: 'Create application' });
@@ -52,7 +43,7 @@ describe('browser: the console\'s users, impersonation and its log (Chromium)', 
       await newUser.getByRole('button', { name: 'Create', exact: true }).click();
       await page.getByRole('heading', { name: 'Alice Ticket', level: 1 }).waitFor();
       const userId = (await page.locator('dl.facts code').first().innerText()).trim();
-      expect((await json<{ username: string }>(`/api/users/${userId}`)).username).to.equal('ticket_alice');
+      expect((await running.read<{ username: string }>(`/api/users/${userId}`)).username).to.equal('ticket_alice');
 
       // Impersonate: ticket, application, then the token once with its exchange request.
       await page.getByRole('button', { name: 'Impersonate' }).click();
@@ -88,7 +79,7 @@ describe('browser: the console\'s users, impersonation and its log (Chromium)', 
       await page.getByRole('button', { name: 'Filter', exact: true }).click();
       const rows = page.getByRole('table', { name: 'Impersonation log' }).getByRole('row');
       await rows.filter({ hasText: 'Exchanged' }).waitFor();
-      const [admin] = await json<Array<{ id: string }>>('/api/users?search=console_admin');
+      const [admin] = await running.read<Array<{ id: string }>>('/api/users?search=console_admin');
       expect(admin, 'the console admin').to.not.equal(undefined);
       const created = rows.filter({ hasText: 'Token created' });
       expect(await created.innerText()).to.include(userId).and.include(admin?.id ?? '');
@@ -106,7 +97,7 @@ describe('browser: the console\'s users, impersonation and its log (Chromium)', 
   it('searches users, edits a profile, suspends and reactivates, assigns a role, lists organizations, removes a second factor and unlinks an identity', async () => {
     const user = await createUser(running, [], { username: 'profile_bob', name: 'Bob Profile' });
     const role = await createRole(running, []);
-    const roleName = (await json<{ name: string }>(`/api/roles/${role.id}`)).name;
+    const roleName = (await running.read<{ name: string }>(`/api/roles/${role.id}`)).name;
     const organization = await (await running.request('/api/organizations', { method: 'POST', json: { name: 'Acme Support' } })).json() as { id: string };
     await running.request(`/api/organizations/${organization.id}/users`, { method: 'POST', json: { userIds: [user.id] } });
     const linked = await running.request(`/api/users/${user.id}/identities/github`, { method: 'PUT', json: { userId: 'gh-4242' } });
@@ -115,7 +106,7 @@ describe('browser: the console\'s users, impersonation and its log (Chromium)', 
     expect(totp.status).to.equal(201);
     const { page, context } = await freshPage(chromium.browser());
     try {
-      await signInToConsole(page, consoleUrl());
+      await signInToConsole(page, running.consoleUrl());
       await openUser(page, 'Bob Profile');
       expect(await page.getByRole('table', { name: 'Organizations of this user' }).innerText()).to.include('Acme Support');
       expect(await page.getByRole('table', { name: 'Identities of this user' }).innerText()).to.include('github').and.include('gh-4242');
@@ -123,11 +114,11 @@ describe('browser: the console\'s users, impersonation and its log (Chromium)', 
       await page.getByRole('textbox', { name: 'Email' }).fill('bob@example.com');
       await page.getByRole('button', { name: 'Save profile' }).click();
       await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
-      expect((await json<{ primaryEmail: string }>(`/api/users/${user.id}`)).primaryEmail).to.equal('bob@example.com');
+      expect((await running.read<{ primaryEmail: string }>(`/api/users/${user.id}`)).primaryEmail).to.equal('bob@example.com');
 
       await page.getByRole('button', { name: 'Suspend user' }).click();
       await page.getByRole('button', { name: 'Reactivate user' }).waitFor();
-      expect((await json<{ isSuspended: boolean }>(`/api/users/${user.id}`)).isSuspended).to.equal(true);
+      expect((await running.read<{ isSuspended: boolean }>(`/api/users/${user.id}`)).isSuspended).to.equal(true);
       // A suspended user cannot be impersonated: the refusal shows by the button that asked.
       await createApplication(running, { type: 'Traditional', name: 'Exchange app', customClientMetadata: { allowTokenExchange: true } });
       await page.getByRole('button', { name: 'Impersonate' }).click();
@@ -139,23 +130,23 @@ describe('browser: the console\'s users, impersonation and its log (Chromium)', 
       await dialog.getByRole('button', { name: 'Cancel' }).click();
       await page.getByRole('button', { name: 'Reactivate user' }).click();
       await page.getByRole('button', { name: 'Suspend user' }).waitFor();
-      expect((await json<{ isSuspended: boolean }>(`/api/users/${user.id}`)).isSuspended).to.equal(false);
+      expect((await running.read<{ isSuspended: boolean }>(`/api/users/${user.id}`)).isSuspended).to.equal(false);
 
       await page.getByRole('combobox', { name: 'Role to assign' }).selectOption({ label: roleName });
       await page.getByRole('button', { name: 'Assign role' }).click();
       await page.getByRole('button', { name: `Remove role ${roleName}` }).waitFor();
-      expect((await json<Array<{ id: string }>>(`/api/users/${user.id}/roles`)).map((held: { id: string }) => held.id)).to.include(role.id);
+      expect((await running.read<Array<{ id: string }>>(`/api/users/${user.id}/roles`)).map((held: { id: string }) => held.id)).to.include(role.id);
       await screenshot(page, 'console-user-details');
 
       const factors = page.getByRole('table', { name: 'Second factors of this user' });
       expect(await factors.innerText()).to.include('Authenticator app (TOTP)');
       await factors.getByRole('button', { name: 'Remove Authenticator app (TOTP)' }).click();
       await factors.getByText('No second factor.').waitFor();
-      expect(await json<unknown[]>(`/api/users/${user.id}/mfa-verifications`)).to.deep.equal([]);
+      expect(await running.read<unknown[]>(`/api/users/${user.id}/mfa-verifications`)).to.deep.equal([]);
 
       await page.getByRole('button', { name: 'Unlink identity github' }).click();
       await page.getByRole('table', { name: 'Identities of this user' }).getByText('No linked identities.').waitFor();
-      expect((await json<{ identities: object }>(`/api/users/${user.id}`)).identities).to.deep.equal({});
+      expect((await running.read<{ identities: object }>(`/api/users/${user.id}`)).identities).to.deep.equal({});
     } finally {
       await screenshot(page, 'console-user-details-end');
       await context.close();
@@ -165,7 +156,7 @@ describe('browser: the console\'s users, impersonation and its log (Chromium)', 
   it('puts a taken username under the username field when creating a user', async () => {
     const { page, context } = await freshPage(chromium.browser());
     try {
-      await signInToConsole(page, consoleUrl());
+      await signInToConsole(page, running.consoleUrl());
       await page.getByRole('link', { name: 'Users', exact: true }).click();
       await page.getByRole('button', { name: 'Create user' }).click();
       const dialog = page.getByRole('dialog', { name: 'Create user' });

@@ -1,29 +1,24 @@
 import { expect } from 'chai';
 import { accessibleDescription, freshPage, screenshot, useChromium } from '../support/chromium.ts';
-import type { RunningService } from '../support/service.ts';
 import { eventually } from '../support/wait.ts';
 import { verifyDelivery } from '../webhooks-delivery/support/hooks.ts';
 import { Receiver } from '../webhooks-delivery/support/receiver.ts';
-import { signInToConsole, startConsoleService } from './support/console.ts';
+import { signInToConsole, useConsoleService } from './support/console.ts';
 
 describe('browser: the console\'s webhooks and their deliveries (Chromium)', () => {
   const chromium = useChromium();
-  let running: RunningService;
+  const running = useConsoleService({ WEBHOOK_RETRY_DELAYS_MS: '50,100' });
   let receiver: Receiver;
   before(async () => {
     receiver = await Receiver.start();
-    running = await startConsoleService({ WEBHOOK_RETRY_DELAYS_MS: '50,100' });
   });
-  after(async () => {
-    await running?.close();
-    await receiver?.close();
-  });
+  after(() => receiver?.close());
 
   it('registers a webhook to a receiver, shows a user creation\'s delivery on its own, and resends it (the receiver gets it twice)', async () => {
     receiver.script('/console-hook', () => ({ status: 200, body: 'thanks from the receiver' }));
     const { page, context } = await freshPage(chromium.browser());
     try {
-      await signInToConsole(page, `${running.baseUrl}/console`);
+      await signInToConsole(page, running.consoleUrl());
       await page.getByRole('link', { name: 'Webhooks' }).click();
       await page.getByRole('button', { name: 'Create webhook' }).click();
       const dialog = page.getByRole('dialog', { name: 'Create webhook' });
@@ -79,7 +74,7 @@ describe('browser: the console\'s webhooks and their deliveries (Chromium)', () 
     const hook = await created.json() as { id: string };
     const { page, context } = await freshPage(chromium.browser());
     try {
-      await signInToConsole(page, `${running.baseUrl}/console/webhooks/${hook.id}`);
+      await signInToConsole(page, running.consoleUrl(`/webhooks/${hook.id}`));
       await page.getByRole('heading', { name: 'Test target', level: 1 }).waitFor();
       await page.getByRole('button', { name: 'Send test' }).click();
       await page.getByRole('status').filter({ hasText: 'Test sent' }).waitFor();

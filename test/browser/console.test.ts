@@ -2,21 +2,14 @@ import { expect } from 'chai';
 import type { Page } from 'playwright-core';
 import { createApplication, createUser } from '../support/fixtures.ts';
 import { accessibleDescription, freshPage, isFocused, screenshot, useChromium } from '../support/chromium.ts';
-import type { RunningService } from '../support/service.ts';
-import { signInToConsole, startConsoleService } from './support/console.ts';
+import { signInToConsole, useConsoleService } from './support/console.ts';
 
 describe('browser: the console, its sign-in and the applications page (Chromium)', () => {
   const chromium = useChromium();
-  let running: RunningService;
-  before(async () => {
-    running = await startConsoleService();
-  });
-  after(() => running?.close());
-
-  const consoleUrl = () => `${running.baseUrl}/console`;
+  const running = useConsoleService();
 
   async function application(id: string): Promise<Record<string, any>> {
-    return await (await running.request(`/api/applications/${id}`)).json() as Record<string, any>;
+    return await running.read<Record<string, any>>(`/api/applications/${id}`);
   }
 
   async function openApplication(page: Page, name: string): Promise<void> {
@@ -28,7 +21,7 @@ describe('browser: the console, its sign-in and the applications page (Chromium)
   it('signs the admin in, creates an application showing its secret once, and switches on "Allow token exchange"', async () => {
     const { page, context } = await freshPage(chromium.browser());
     try {
-      await signInToConsole(page, consoleUrl());
+      await signInToConsole(page, running.consoleUrl());
       await page.getByRole('heading', { name: 'Applications', level: 1 }).waitFor();
       expect(await page.getByText('Signed in as console_admin').count()).to.equal(1);
 
@@ -70,7 +63,7 @@ describe('browser: the console, its sign-in and the applications page (Chromium)
     const app = await createApplication(running, { type: 'SPA', name: 'Field errors app' });
     const { page, context } = await freshPage(chromium.browser());
     try {
-      await signInToConsole(page, consoleUrl());
+      await signInToConsole(page, running.consoleUrl());
       await openApplication(page, 'Field errors app');
       const uris = page.getByRole('textbox', { name: 'Redirect URIs', exact: true });
       await uris.fill('https://app.example.com/callback\nnot a uri');
@@ -95,7 +88,7 @@ describe('browser: the console, its sign-in and the applications page (Chromium)
     await createApplication(running, { type: 'Traditional', name: 'Partner app', isThirdParty: true });
     const { page, context } = await freshPage(chromium.browser());
     try {
-      await signInToConsole(page, consoleUrl());
+      await signInToConsole(page, running.consoleUrl());
       await openApplication(page, 'Partner app');
       const toggle = page.getByRole('switch', { name: 'Allow token exchange' });
       expect(await toggle.isDisabled()).to.equal(true);
@@ -110,7 +103,7 @@ describe('browser: the console, its sign-in and the applications page (Chromium)
     const user = await createUser(running, [], {}, 'Quiet-Harbor-58');
     const { page, context } = await freshPage(chromium.browser());
     try {
-      await signInToConsole(page, consoleUrl(), { username: String(user.username), password: 'Quiet-Harbor-58' });
+      await signInToConsole(page, running.consoleUrl(), { username: String(user.username), password: 'Quiet-Harbor-58' });
       await page.getByRole('heading', { name: 'No access to the console' }).waitFor();
       expect(await page.getByRole('alert').innerText()).to.include('not a console admin').and.include('Console admin role');
       expect(await page.getByRole('link', { name: 'Applications' }).count(), 'no console page is reachable').to.equal(0);
@@ -127,12 +120,12 @@ describe('browser: the console, its sign-in and the applications page (Chromium)
   it('signs the admin out, and a sign-in is needed again', async () => {
     const { page, context } = await freshPage(chromium.browser());
     try {
-      await signInToConsole(page, consoleUrl());
+      await signInToConsole(page, running.consoleUrl());
       await page.getByRole('heading', { name: 'Applications', level: 1 }).waitFor();
       await page.getByRole('button', { name: 'Sign out' }).click();
       await page.getByRole('button', { name: 'Yes, sign me out' }).click();
       await page.getByText('You are signed out.').waitFor();
-      await page.goto(`${consoleUrl()}/applications`);
+      await page.goto(running.consoleUrl('/applications'));
       await page.getByRole('heading', { name: 'Sign in to the console' }).waitFor();
       await screenshot(page, 'console-signed-out');
     } finally {
@@ -143,7 +136,7 @@ describe('browser: the console, its sign-in and the applications page (Chromium)
   it('fits every page of its navigation into a phone\'s width (360 px): tables scroll inside themselves, the page never sideways', async () => {
     const { page, context } = await freshPage(chromium.browser(), { width: 360, height: 740 });
     try {
-      await signInToConsole(page, consoleUrl());
+      await signInToConsole(page, running.consoleUrl());
       await page.getByRole('heading', { name: 'Applications', level: 1 }).waitFor();
       const navigation = page.getByRole('navigation', { name: 'Console' });
       const names = (await navigation.getByRole('link').allInnerTexts()).filter((name) => name !== 'API reference');
@@ -167,7 +160,7 @@ describe('browser: the console, its sign-in and the applications page (Chromium)
   it('works by keyboard alone at phone width (360 px): create an application and read its secret', async () => {
     const { page, context } = await freshPage(chromium.browser(), { width: 360, height: 740 });
     try {
-      await signInToConsole(page, consoleUrl());
+      await signInToConsole(page, running.consoleUrl());
       await page.getByRole('heading', { name: 'Applications', level: 1 }).waitFor();
       const overflow = await page.locator('html').evaluate((root) => root.scrollWidth - root.clientWidth);
       expect(overflow, 'nothing sticks out sideways').to.be.at.most(0);
