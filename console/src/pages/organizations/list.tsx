@@ -1,57 +1,38 @@
 import { useState } from 'preact/hooks';
 import { api, apiList } from '../../api.ts';
 import { Dialog } from '../../components/dialog.tsx';
-import { ErrorText, Loading, useAction, useLoad } from '../../components/feedback.tsx';
+import { ErrorText, useAction } from '../../components/feedback.tsx';
 import { TextField } from '../../components/field.tsx';
 import { Link } from '../../components/link.tsx';
-import { Pager, Table } from '../../components/table.tsx';
+import { ListPage } from '../../components/list.tsx';
 import { navigate } from '../../router.ts';
 import type { Organization } from './types.ts';
 
-const PAGE_SIZE = 20;
-
 export function OrganizationList() {
-  const [page, setPage] = useState(1);
-  const [search, setSearch] = useState('');
-  const [query, setQuery] = useState('');
-  const [creating, setCreating] = useState(false);
-  const list = useLoad(
-    () => apiList<Organization & { usersCount?: number }>('/organizations', { page, page_size: PAGE_SIZE, q: query || undefined, showFeatured: 'true' }),
-    [page, query],
-  );
   return (
-    <>
-      <div class="page-head">
-        <h1>Organizations</h1>
-        <button type="button" onClick={() => setCreating(true)}>Create organization</button>
-      </div>
-      <p class="hint">
-        Organizations group users (your customers' teams) with their own roles. Their roles and permissions come from
-        the <Link to="/organization-template">organization template</Link>.
-      </p>
-      <form class="search" role="search" onSubmit={(event) => { event.preventDefault(); setPage(1); setQuery(search.trim()); }}>
-        <TextField label="Search organizations" type="search" value={search} onInput={setSearch} placeholder="Name, id or description" />
-        <button type="submit" class="secondary">Search</button>
-      </form>
-      {list.error ? <ErrorText error={list.error} /> : !list.data ? <Loading what="organizations" /> : (
+    <ListPage
+      title="Organizations" createLabel="Create organization" what="organizations"
+      hint={(
         <>
-          <Table
-            caption="Organizations" captionHidden rows={list.data.items} rowKey={(organization) => organization.id}
-            empty={query ? 'No organization matches.' : 'No organizations yet.'}
-            columns={[
-              { header: 'Name', cell: (organization) => <Link to={`/organizations/${organization.id}`}>{organization.name}</Link> },
-              { header: 'Description', cell: (organization) => organization.description || '—' },
-              { header: 'Members', numeric: true, cell: (organization) => String(organization.usersCount ?? '—') },
-              { header: 'Created', cell: (organization) => new Date(organization.createdAt).toLocaleDateString() },
-            ]}
-          />
-          <Pager page={page} pageSize={PAGE_SIZE} total={list.data.total} onPage={setPage} />
+          Organizations group users (your customers' teams) with their own roles. Their roles and permissions come from
+          the <Link to="/organization-template">organization template</Link>.
         </>
       )}
-      <Dialog title="Create organization" open={creating} onClose={() => setCreating(false)}>
-        <CreateOrganization onCancel={() => setCreating(false)} onCreated={(organization) => { setCreating(false); navigate(`/organizations/${organization.id}`); }} />
-      </Dialog>
-    </>
+      search={{ label: 'Search organizations', placeholder: 'Name, id or description' }}
+      empty={{ none: 'No organizations yet.', noMatch: 'No organization matches.' }}
+      load={(query, paging) => apiList<Organization & { usersCount?: number }>('/organizations', { ...paging, q: query || undefined, showFeatured: 'true' })}
+      columns={[
+        { header: 'Name', cell: (organization) => <Link to={`/organizations/${organization.id}`}>{organization.name}</Link> },
+        { header: 'Description', cell: (organization) => organization.description || '—' },
+        { header: 'Members', numeric: true, cell: (organization) => String(organization.usersCount ?? '—') },
+        { header: 'Created', cell: (organization) => new Date(organization.createdAt).toLocaleDateString() },
+      ]}
+      create={({ open, close }) => (
+        <Dialog title="Create organization" open={open} onClose={close}>
+          <CreateOrganization onCancel={close} onCreated={(organization) => { close(); navigate(`/organizations/${organization.id}`); }} />
+        </Dialog>
+      )}
+    />
   );
 }
 

@@ -1,51 +1,33 @@
 import { useState } from 'preact/hooks';
 import { api, apiList, containing } from '../../api.ts';
 import { Dialog } from '../../components/dialog.tsx';
-import { ErrorText, Loading, useAction, useLoad } from '../../components/feedback.tsx';
+import { ErrorText, useAction } from '../../components/feedback.tsx';
 import { TextField } from '../../components/field.tsx';
 import { Link } from '../../components/link.tsx';
-import { Pager, Table } from '../../components/table.tsx';
+import { ListPage } from '../../components/list.tsx';
 import { navigate } from '../../router.ts';
 import type { Resource } from './types.ts';
 
-const PAGE_SIZE = 20;
-
 export function ResourceList() {
-  const [page, setPage] = useState(1);
-  const [search, setSearch] = useState('');
-  const [query, setQuery] = useState('');
-  const [creating, setCreating] = useState(false);
-  const list = useLoad(() => apiList<Resource>('/resources', { page, page_size: PAGE_SIZE, search: containing(query) }), [page, query]);
   return (
-    <>
-      <div class="page-head">
-        <h1>API resources</h1>
-        <button type="button" onClick={() => setCreating(true)}>Create API resource</button>
-      </div>
-      <p class="hint">An API resource is an API your applications call with access tokens: its identifier is the tokens' audience, its scopes are the permissions roles grant.</p>
-      <form class="search" role="search" onSubmit={(event) => { event.preventDefault(); setPage(1); setQuery(search.trim()); }}>
-        <TextField label="Search API resources" type="search" value={search} onInput={setSearch} placeholder="Name or identifier" />
-        <button type="submit" class="secondary">Search</button>
-      </form>
-      {list.error ? <ErrorText error={list.error} /> : !list.data ? <Loading what="API resources" /> : (
-        <>
-          <Table
-            caption="API resources" captionHidden rows={list.data.items} rowKey={(resource) => resource.id}
-            empty={query ? 'No API resource matches.' : 'No API resources yet.'}
-            columns={[
-              { header: 'Name', cell: (resource) => <Link to={`/resources/${resource.id}`}>{resource.name}</Link> },
-              { header: 'Identifier', cell: (resource) => <code>{resource.indicator}</code> },
-              { header: 'Default', cell: (resource) => (resource.isDefault ? 'Yes' : 'No') },
-              { header: 'Token lifetime', numeric: true, cell: (resource) => `${resource.accessTokenTtl} s` },
-            ]}
-          />
-          <Pager page={page} pageSize={PAGE_SIZE} total={list.data.total} onPage={setPage} />
-        </>
+    <ListPage
+      title="API resources" createLabel="Create API resource" what="API resources"
+      hint="An API resource is an API your applications call with access tokens: its identifier is the tokens' audience, its scopes are the permissions roles grant."
+      search={{ label: 'Search API resources', placeholder: 'Name or identifier' }}
+      empty={{ none: 'No API resources yet.', noMatch: 'No API resource matches.' }}
+      load={(query, paging) => apiList<Resource>('/resources', { ...paging, search: containing(query) })}
+      columns={[
+        { header: 'Name', cell: (resource) => <Link to={`/resources/${resource.id}`}>{resource.name}</Link> },
+        { header: 'Identifier', cell: (resource) => <code>{resource.indicator}</code> },
+        { header: 'Default', cell: (resource) => (resource.isDefault ? 'Yes' : 'No') },
+        { header: 'Token lifetime', numeric: true, cell: (resource) => `${resource.accessTokenTtl} s` },
+      ]}
+      create={({ open, close }) => (
+        <Dialog title="Create API resource" open={open} onClose={close}>
+          <CreateResource onCancel={close} onCreated={(resource) => { close(); navigate(`/resources/${resource.id}`); }} />
+        </Dialog>
       )}
-      <Dialog title="Create API resource" open={creating} onClose={() => setCreating(false)}>
-        <CreateResource onCancel={() => setCreating(false)} onCreated={(resource) => { setCreating(false); navigate(`/resources/${resource.id}`); }} />
-      </Dialog>
-    </>
+    />
   );
 }
 

@@ -1,51 +1,33 @@
 import { useState } from 'preact/hooks';
 import { api, apiList, containing } from '../../api.ts';
 import { Dialog } from '../../components/dialog.tsx';
-import { ErrorText, Loading, useAction, useLoad } from '../../components/feedback.tsx';
+import { ErrorText, useAction } from '../../components/feedback.tsx';
 import { CheckboxField, SelectField, TextField } from '../../components/field.tsx';
 import { Link } from '../../components/link.tsx';
-import { Pager, Table } from '../../components/table.tsx';
+import { ListPage } from '../../components/list.tsx';
 import { navigate } from '../../router.ts';
 import { ROLE_TYPES, roleTypeLabel, type Role, type RoleType } from './types.ts';
 
-const PAGE_SIZE = 20;
-
 export function RoleList() {
-  const [page, setPage] = useState(1);
-  const [search, setSearch] = useState('');
-  const [query, setQuery] = useState('');
-  const [creating, setCreating] = useState(false);
-  const list = useLoad(() => apiList<Role>('/roles', { page, page_size: PAGE_SIZE, search: containing(query) }), [page, query]);
   return (
-    <>
-      <div class="page-head">
-        <h1>Roles and permissions</h1>
-        <button type="button" onClick={() => setCreating(true)}>Create role</button>
-      </div>
-      <p class="hint">A role is a set of permissions (API scopes). Users hold user roles; machine-to-machine applications hold machine-to-machine roles.</p>
-      <form class="search" role="search" onSubmit={(event) => { event.preventDefault(); setPage(1); setQuery(search.trim()); }}>
-        <TextField label="Search roles" type="search" value={search} onInput={setSearch} placeholder="Name, id or description" />
-        <button type="submit" class="secondary">Search</button>
-      </form>
-      {list.error ? <ErrorText error={list.error} /> : !list.data ? <Loading what="roles" /> : (
-        <>
-          <Table
-            caption="Roles" captionHidden rows={list.data.items} rowKey={(role) => role.id}
-            empty={query ? 'No role matches.' : 'No roles yet.'}
-            columns={[
-              { header: 'Role', cell: (role) => <Link to={`/roles/${role.id}`}>{role.name}</Link> },
-              { header: 'Type', cell: (role) => roleTypeLabel(role.type) },
-              { header: 'Description', cell: (role) => role.description || '—' },
-              { header: 'Held by', numeric: true, cell: (role) => (role.type === 'User' ? `${role.usersCount ?? 0} users` : `${role.applicationsCount ?? 0} applications`) },
-            ]}
-          />
-          <Pager page={page} pageSize={PAGE_SIZE} total={list.data.total} onPage={setPage} />
-        </>
+    <ListPage
+      title="Roles and permissions" caption="Roles" createLabel="Create role" what="roles"
+      hint="A role is a set of permissions (API scopes). Users hold user roles; machine-to-machine applications hold machine-to-machine roles."
+      search={{ label: 'Search roles', placeholder: 'Name, id or description' }}
+      empty={{ none: 'No roles yet.', noMatch: 'No role matches.' }}
+      load={(query, paging) => apiList<Role>('/roles', { ...paging, search: containing(query) })}
+      columns={[
+        { header: 'Role', cell: (role) => <Link to={`/roles/${role.id}`}>{role.name}</Link> },
+        { header: 'Type', cell: (role) => roleTypeLabel(role.type) },
+        { header: 'Description', cell: (role) => role.description || '—' },
+        { header: 'Held by', numeric: true, cell: (role) => (role.type === 'User' ? `${role.usersCount ?? 0} users` : `${role.applicationsCount ?? 0} applications`) },
+      ]}
+      create={({ open, close }) => (
+        <Dialog title="Create role" open={open} onClose={close}>
+          <CreateRole onCancel={close} onCreated={(role) => { close(); navigate(`/roles/${role.id}`); }} />
+        </Dialog>
       )}
-      <Dialog title="Create role" open={creating} onClose={() => setCreating(false)}>
-        <CreateRole onCancel={() => setCreating(false)} onCreated={(role) => { setCreating(false); navigate(`/roles/${role.id}`); }} />
-      </Dialog>
-    </>
+    />
   );
 }
 

@@ -1,51 +1,33 @@
 import { useState } from 'preact/hooks';
 import { api, apiList, containing } from '../../api.ts';
 import { Dialog } from '../../components/dialog.tsx';
-import { ErrorText, Loading, useAction, useLoad } from '../../components/feedback.tsx';
+import { ErrorText, useAction } from '../../components/feedback.tsx';
 import { TextField } from '../../components/field.tsx';
 import { Link } from '../../components/link.tsx';
-import { Pager, Table } from '../../components/table.tsx';
+import { ListPage } from '../../components/list.tsx';
 import { navigate } from '../../router.ts';
 import { conflictFor, displayName, passwordProblems, shownAtField, type User } from './types.ts';
 
-const PAGE_SIZE = 20;
-
 export function UserList() {
-  const [page, setPage] = useState(1);
-  const [search, setSearch] = useState('');
-  const [query, setQuery] = useState('');
-  const [creating, setCreating] = useState(false);
-  const list = useLoad(() => apiList<User>('/users', { page, page_size: PAGE_SIZE, search: containing(query) }), [page, query]);
   return (
-    <>
-      <div class="page-head">
-        <h1>Users</h1>
-        <button type="button" onClick={() => setCreating(true)}>Create user</button>
-      </div>
-      <form class="search" role="search" onSubmit={(event) => { event.preventDefault(); setPage(1); setQuery(search.trim()); }}>
-        <TextField label="Search users" type="search" value={search} onInput={setSearch} placeholder="Name, username, email, phone or id" />
-        <button type="submit" class="secondary">Search</button>
-      </form>
-      {list.error ? <ErrorText error={list.error} /> : !list.data ? <Loading what="users" /> : (
-        <>
-          <Table
-            caption="Users" captionHidden rows={list.data.items} rowKey={(user) => user.id}
-            empty={query ? 'No user matches.' : 'No users yet.'}
-            columns={[
-              { header: 'User', cell: (user) => <Link to={`/users/${user.id}`}>{displayName(user)}</Link> },
-              { header: 'Username', cell: (user) => user.username ?? '—' },
-              { header: 'Email', cell: (user) => user.primaryEmail ?? '—' },
-              { header: 'Status', cell: (user) => (user.isSuspended ? 'Suspended' : 'Active') },
-              { header: 'Created', cell: (user) => new Date(user.createdAt).toLocaleDateString() },
-            ]}
-          />
-          <Pager page={page} pageSize={PAGE_SIZE} total={list.data.total} onPage={setPage} />
-        </>
+    <ListPage
+      title="Users" createLabel="Create user" what="users"
+      search={{ label: 'Search users', placeholder: 'Name, username, email, phone or id' }}
+      empty={{ none: 'No users yet.', noMatch: 'No user matches.' }}
+      load={(query, paging) => apiList<User>('/users', { ...paging, search: containing(query) })}
+      columns={[
+        { header: 'User', cell: (user) => <Link to={`/users/${user.id}`}>{displayName(user)}</Link> },
+        { header: 'Username', cell: (user) => user.username ?? '—' },
+        { header: 'Email', cell: (user) => user.primaryEmail ?? '—' },
+        { header: 'Status', cell: (user) => (user.isSuspended ? 'Suspended' : 'Active') },
+        { header: 'Created', cell: (user) => new Date(user.createdAt).toLocaleDateString() },
+      ]}
+      create={({ open, close, reload }) => (
+        <Dialog title="Create user" open={open} onClose={() => { close(); reload(); }}>
+          <CreateUser onCreated={(user) => { close(); navigate(`/users/${user.id}`); }} onCancel={close} />
+        </Dialog>
       )}
-      <Dialog title="Create user" open={creating} onClose={() => { setCreating(false); list.reload(); }}>
-        <CreateUser onCreated={(user) => { setCreating(false); navigate(`/users/${user.id}`); }} onCancel={() => setCreating(false)} />
-      </Dialog>
-    </>
+    />
   );
 }
 

@@ -3,6 +3,7 @@ import { api } from '../../api.ts';
 import { Dialog } from '../../components/dialog.tsx';
 import { ErrorText, Loading, useAction, useLoad } from '../../components/feedback.tsx';
 import { Link } from '../../components/link.tsx';
+import { Created } from '../../components/list.tsx';
 import { SecretBox } from '../../components/secret.tsx';
 import { Table } from '../../components/table.tsx';
 import { navigate } from '../../router.ts';
@@ -46,14 +47,9 @@ function CreateWebhook(props: { onClose: () => void }) {
   const action = useAction();
   if (created) {
     return (
-      <div>
-        <p class="notice" role="status">Webhook <strong>{created.name}</strong> created.</p>
+      <Created what="Webhook" name={created.name} open={() => navigate(`/webhooks/${created.id}`)} onClose={props.onClose}>
         <SecretBox label="Signing key" value={created.signingKey ?? ''} note="Shown once: your endpoint verifies each delivery's signature with it (Standard Webhooks). Rotating it later shows a new one." />
-        <div class="actions">
-          <button type="button" onClick={() => { props.onClose(); navigate(`/webhooks/${created.id}`); }}>Open webhook</button>
-          <button type="button" class="secondary" onClick={props.onClose}>Done</button>
-        </div>
-      </div>
+      </Created>
     );
   }
   return (
