@@ -1,22 +1,16 @@
-export const APPLICATION_TYPES = [
+import type { Application as StoredApplication, ApplicationType } from '../../../../lib/applications/repository.ts';
+
+export type { ApplicationType };
+
+export const APPLICATION_TYPES: ReadonlyArray<{ value: ApplicationType; label: string }> = [
   { value: 'Traditional', label: 'Traditional web (confidential)' },
   { value: 'SPA', label: 'Single-page app (public)' },
   { value: 'Native', label: 'Native app (public)' },
   { value: 'MachineToMachine', label: 'Machine-to-machine (confidential)' },
-] as const;
-export type ApplicationType = (typeof APPLICATION_TYPES)[number]['value'];
+];
 
-export interface Application {
-  id: string;
-  name: string;
-  description: string | null;
-  type: ApplicationType;
-  oidcClientMetadata: { redirectUris: string[]; postLogoutRedirectUris: string[]; logoUri?: string };
-  customClientMetadata: Record<string, unknown> & { allowTokenExchange?: boolean; maxAllowedGrants?: number };
-  isThirdParty: boolean;
-  createdAt: number;
-  secret?: string;
-}
+/** An application as the management API answers it; its secret only in the answer that creates it. */
+export type Application = StoredApplication & { secret?: string };
 
 export const typeLabel = (type: ApplicationType) => APPLICATION_TYPES.find((entry) => entry.value === type)?.label ?? type;
 export const isConfidential = (type: ApplicationType) => type === 'Traditional' || type === 'MachineToMachine';

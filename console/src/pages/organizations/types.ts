@@ -1,11 +1,5 @@
-export interface Organization {
-  id: string;
-  name: string;
-  description: string | null;
-  customData: Record<string, unknown>;
-  isMfaRequired: boolean;
-  createdAt: number;
-}
+/** An organization as the management API answers it. */
+export type { Organization } from '../../../../lib/organizations/repository.ts';
 
 export interface OrganizationRole {
   id: string;

@@ -1,17 +1,7 @@
-export interface Scope {
-  id: string;
-  resourceId: string;
-  name: string;
-  description: string | null;
-  createdAt: number;
-}
+import type { Resource as StoredResource, Scope } from '../../../../lib/resources/repository.ts';
 
-export interface Resource {
-  id: string;
-  name: string;
-  indicator: string;
-  isDefault: boolean;
-  accessTokenTtl: number;
-  createdAt: number;
-  scopes?: Scope[];
-}
+/** A scope as the management API answers it. */
+export type { Scope };
+
+/** An API resource as the management API answers it; lists may carry its scopes. */
+export type Resource = StoredResource & { scopes?: Scope[] };

@@ -1,18 +1,13 @@
-export const ROLE_TYPES = [
+import type { Role as StoredRole, RoleType } from '../../../../lib/roles/repository.ts';
+
+export type { RoleType };
+
+export const ROLE_TYPES: ReadonlyArray<{ value: RoleType; label: string }> = [
   { value: 'User', label: 'User role' },
   { value: 'MachineToMachine', label: 'Machine-to-machine role' },
-] as const;
-export type RoleType = (typeof ROLE_TYPES)[number]['value'];
+];
 
-export interface Role {
-  id: string;
-  name: string;
-  description: string;
-  type: RoleType;
-  isDefault: boolean;
-  createdAt: number;
-  usersCount?: number;
-  applicationsCount?: number;
-}
+/** A role as the management API answers it; lists count who holds it. */
+export type Role = StoredRole & { usersCount?: number; applicationsCount?: number };
 
 export const roleTypeLabel = (type: RoleType) => ROLE_TYPES.find((entry) => entry.value === type)?.label ?? type;

@@ -1,14 +1,7 @@
-export interface User {
-  id: string;
-  username: string | null;
-  primaryEmail: string | null;
-  primaryPhone: string | null;
-  name: string | null;
-  isSuspended: boolean;
-  hasPassword: boolean;
-  lastSignInAt: number | null;
-  createdAt: number;
-}
+import type { User } from '../../../../lib/users/repository.ts';
+
+/** A user as the management API answers it. */
+export type { User };
 
 /** How the console names a user: name, then username, email, phone, id. */
 export const displayName = (user: User) => user.name || user.username || user.primaryEmail || user.primaryPhone || user.id;

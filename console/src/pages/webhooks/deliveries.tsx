@@ -4,20 +4,7 @@ import { ErrorText, Section, useAction } from '../../components/feedback.tsx';
 import { SelectField } from '../../components/field.tsx';
 import { Pager, Table } from '../../components/table.tsx';
 
-interface Delivery {
-  id: string;
-  event: string;
-  status: 'pending' | 'succeeded' | 'failed' | 'exhausted';
-  attempts: number;
-  lastAttemptAt: number | null;
-  nextRetryAt: number | null;
-  lastResponseStatus: number | null;
-  lastError: string | null;
-  lastLatencyMs: number | null;
-  lastResponseExcerpt: string | null;
-  resentFrom: string | null;
-  createdAt: number;
-}
+import type { Delivery } from '../../../../lib/webhooks/deliveries.ts';
 
 const STATUSES = [
   { value: '', label: 'Any status' }, { value: 'pending', label: 'Pending' }, { value: 'succeeded', label: 'Succeeded' },
