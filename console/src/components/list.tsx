@@ -1,6 +1,6 @@
 import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
-import { ErrorText, Loading, useLoad } from './feedback.tsx';
+import { ErrorText, Loading, useLoad, type useAction } from './feedback.tsx';
 import { TextField } from './field.tsx';
 import { Pager, Table, type Column } from './table.tsx';
 
@@ -67,5 +67,35 @@ export function Created(props: { what: string; name: string; open: () => void; o
         <button type="button" class="secondary" onClick={props.onClose}>Done</button>
       </div>
     </div>
+  );
+}
+
+/**
+ * A create dialog's form: `create` runs as `action`, and what it made goes to `onCreated`. Create and Cancel
+ * buttons, then `error`: what to show by them (what the fields do not show already).
+ */
+export function CreateForm<T>(props: {
+  action: ReturnType<typeof useAction>;
+  create: () => Promise<T>;
+  onCreated: (created: T) => void;
+  onCancel: () => void;
+  error: unknown;
+  children: ComponentChildren;
+}) {
+  return (
+    <form
+      onSubmit={async (event) => {
+        event.preventDefault();
+        const created = await props.action.run(props.create);
+        if (created) props.onCreated(created);
+      }}
+    >
+      {props.children}
+      <div class="actions">
+        <button type="submit" disabled={props.action.pending}>Create</button>
+        <button type="button" class="secondary" onClick={props.onCancel}>Cancel</button>
+      </div>
+      <ErrorText error={props.error} />
+    </form>
   );
 }

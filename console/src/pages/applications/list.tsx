@@ -1,11 +1,11 @@
 import { useState } from 'preact/hooks';
 import { api, apiList, containing } from '../../api.ts';
 import { Dialog } from '../../components/dialog.tsx';
-import { ErrorText, useAction } from '../../components/feedback.tsx';
+import { useAction } from '../../components/feedback.tsx';
 import { CheckboxField, SelectField, TextField } from '../../components/field.tsx';
 import { Link } from '../../components/link.tsx';
 import { SecretBox } from '../../components/secret.tsx';
-import { Created, ListPage } from '../../components/list.tsx';
+import { Created, CreateForm, ListPage } from '../../components/list.tsx';
 import { navigate } from '../../router.ts';
 import { APPLICATION_TYPES, typeLabel, type Application, type ApplicationType } from './types.ts';
 
@@ -30,12 +30,12 @@ export function ApplicationList() {
 function CreateApplication(props: { open: boolean; onClose: () => void }) {
   return (
     <Dialog title="Create application" open={props.open} onClose={props.onClose}>
-      <CreateForm onClose={props.onClose} />
+      <NewApplication onClose={props.onClose} />
     </Dialog>
   );
 }
 
-function CreateForm(props: { onClose: () => void }) {
+function NewApplication(props: { onClose: () => void }) {
   const [name, setName] = useState('');
   const [type, setType] = useState<ApplicationType>('Traditional');
   const [description, setDescription] = useState('');
@@ -52,14 +52,12 @@ function CreateForm(props: { onClose: () => void }) {
     );
   }
   return (
-    <form
-      onSubmit={async (event) => {
-        event.preventDefault();
-        const app = await action.run(() => api<Application>('POST', '/applications', {
-          body: { name, type, ...(description && { description }), isThirdParty: thirdParty },
-        }));
-        if (app) setCreated(app);
-      }}
+    <CreateForm
+      action={action} error={action.actionError(['name', 'type', 'description', 'isThirdParty'])} onCancel={props.onClose}
+      create={() => api<Application>('POST', '/applications', {
+        body: { name, type, ...(description && { description }), isThirdParty: thirdParty },
+      })}
+      onCreated={setCreated}
     >
       <TextField label="Name" value={name} onInput={setName} required error={action.fieldError('name')} />
       <SelectField label="Type" value={type} options={APPLICATION_TYPES} onChange={setType} error={action.fieldError('type')} />
@@ -68,11 +66,6 @@ function CreateForm(props: { onClose: () => void }) {
         label="Third-party application" checked={thirdParty} onChange={setThirdParty} error={action.fieldError('isThirdParty')}
         hint="Another organisation's app: users are asked for consent, and it can never use token exchange."
       />
-      <div class="actions">
-        <button type="submit" disabled={action.pending}>Create</button>
-        <button type="button" class="secondary" onClick={props.onClose}>Cancel</button>
-      </div>
-      <ErrorText error={action.actionError(['name', 'type', 'description', 'isThirdParty'])} />
-    </form>
+    </CreateForm>
   );
 }

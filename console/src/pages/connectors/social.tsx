@@ -2,8 +2,9 @@ import { useState } from 'preact/hooks';
 import { api } from '../../api.ts';
 import { DeleteSection } from '../../components/delete.tsx';
 import { DetailsPage, SaveForm } from '../../components/details.tsx';
-import { ErrorText, Section, useAction, useLoad } from '../../components/feedback.tsx';
+import { Section, useAction, useLoad } from '../../components/feedback.tsx';
 import { CheckboxField, SelectField, TextField } from '../../components/field.tsx';
+import { CreateForm } from '../../components/list.tsx';
 import { navigate } from '../../router.ts';
 import { EMPTY_SOCIAL_CONFIG, SOCIAL_CONFIG_FIELDS, SocialConfigFields, socialConfig, socialConfigForm } from './social-config.tsx';
 import { FACTORIES, callbackUrl, socialName, text, unshownError, type SocialConnector } from './types.ts';
@@ -19,17 +20,15 @@ export function CreateSocialConnector(props: { onCreated: (connector: SocialConn
   const [form, setForm] = useState(EMPTY_SOCIAL_CONFIG);
   const action = useAction();
   return (
-    <form
-      onSubmit={async (event) => {
-        event.preventDefault();
-        const created = await action.run(() => api<SocialConnector>('POST', '/connectors', {
-          body: {
-            connectorId: factory, config: socialConfig(form, factory), syncProfile,
-            metadata: { target: target.trim(), name: { en: name.trim() || target.trim() }, ...(logo.trim() && { logo: logo.trim() }) },
-          },
-        }));
-        if (created) props.onCreated(created);
-      }}
+    <CreateForm
+      action={action} error={unshownError(action.error, SOCIAL_CONFIG_FIELDS, METADATA_FIELDS)} onCancel={props.onCancel}
+      create={() => api<SocialConnector>('POST', '/connectors', {
+        body: {
+          connectorId: factory, config: socialConfig(form, factory), syncProfile,
+          metadata: { target: target.trim(), name: { en: name.trim() || target.trim() }, ...(logo.trim() && { logo: logo.trim() }) },
+        },
+      })}
+      onCreated={props.onCreated}
     >
       <SelectField label="Protocol" value={factory} options={FACTORIES} onChange={setFactory} error={action.fieldError('connectorId')} />
       <TextField label="Display name" value={name} onInput={setName} required error={action.fieldError('metadata.name')} hint="On the sign-in page: “Continue with …”." />
@@ -44,12 +43,7 @@ export function CreateSocialConnector(props: { onCreated: (connector: SocialConn
         hint="Copy the name and avatar from the provider each time, not only at registration."
       />
       <p class="hint">Register this callback URL at the provider: <code>{callbackUrl('social')}</code></p>
-      <div class="actions">
-        <button type="submit" disabled={action.pending}>Create</button>
-        <button type="button" class="secondary" onClick={props.onCancel}>Cancel</button>
-      </div>
-      <ErrorText error={unshownError(action.error, SOCIAL_CONFIG_FIELDS, METADATA_FIELDS)} />
-    </form>
+    </CreateForm>
   );
 }
 

@@ -2,8 +2,9 @@ import { useState } from 'preact/hooks';
 import { api } from '../../api.ts';
 import { DeleteSection } from '../../components/delete.tsx';
 import { DetailsPage, SaveForm } from '../../components/details.tsx';
-import { ErrorText, Section, useAction, useLoad } from '../../components/feedback.tsx';
+import { Section, useAction, useLoad } from '../../components/feedback.tsx';
 import { CheckboxField, LinesField, TextField } from '../../components/field.tsx';
+import { CreateForm } from '../../components/list.tsx';
 import { navigate } from '../../router.ts';
 import { callbackUrl, configError, text, unshownError, type SsoConnector } from './types.ts';
 
@@ -79,21 +80,14 @@ export function CreateSsoConnector(props: { onCreated: (connector: SsoConnector)
   const [form, setForm] = useState(() => formOf());
   const action = useAction();
   return (
-    <form
-      onSubmit={async (event) => {
-        event.preventDefault();
-        const created = await action.run(() => api<SsoConnector>('POST', '/sso-connectors', { body: { providerName: 'OIDC', ...bodyOf(form) } }));
-        if (created) props.onCreated(created);
-      }}
+    <CreateForm
+      action={action} error={unshownError(action.error, CONFIG_FIELDS, BODY_FIELDS)} onCancel={props.onCancel}
+      create={() => api<SsoConnector>('POST', '/sso-connectors', { body: { providerName: 'OIDC', ...bodyOf(form) } })}
+      onCreated={props.onCreated}
     >
       <SsoFields value={form} onChange={setForm} error={action.error} fieldError={action.fieldError} />
       <p class="hint">Register this callback URL at the provider: <code>{callbackUrl('sso')}</code></p>
-      <div class="actions">
-        <button type="submit" disabled={action.pending}>Create</button>
-        <button type="button" class="secondary" onClick={props.onCancel}>Cancel</button>
-      </div>
-      <ErrorText error={unshownError(action.error, CONFIG_FIELDS, BODY_FIELDS)} />
-    </form>
+    </CreateForm>
   );
 }
 

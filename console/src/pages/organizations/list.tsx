@@ -1,10 +1,10 @@
 import { useState } from 'preact/hooks';
 import { api, apiList } from '../../api.ts';
 import { Dialog } from '../../components/dialog.tsx';
-import { ErrorText, useAction } from '../../components/feedback.tsx';
+import { useAction } from '../../components/feedback.tsx';
 import { TextField } from '../../components/field.tsx';
 import { Link } from '../../components/link.tsx';
-import { ListPage } from '../../components/list.tsx';
+import { CreateForm, ListPage } from '../../components/list.tsx';
 import { navigate } from '../../router.ts';
 import type { Organization } from './types.ts';
 
@@ -41,22 +41,15 @@ function CreateOrganization(props: { onCreated: (organization: Organization) => 
   const [description, setDescription] = useState('');
   const action = useAction();
   return (
-    <form
-      onSubmit={async (event) => {
-        event.preventDefault();
-        const organization = await action.run(() => api<Organization>('POST', '/organizations', {
-          body: { name, ...(description && { description }) },
-        }));
-        if (organization) props.onCreated(organization);
-      }}
+    <CreateForm
+      action={action} error={action.actionError(['name', 'description'])} onCancel={props.onCancel}
+      create={() => api<Organization>('POST', '/organizations', {
+        body: { name, ...(description && { description }) },
+      })}
+      onCreated={props.onCreated}
     >
       <TextField label="Name" value={name} onInput={setName} required error={action.fieldError('name')} />
       <TextField label="Description" value={description} onInput={setDescription} error={action.fieldError('description')} />
-      <div class="actions">
-        <button type="submit" disabled={action.pending}>Create</button>
-        <button type="button" class="secondary" onClick={props.onCancel}>Cancel</button>
-      </div>
-      <ErrorText error={action.actionError(['name', 'description'])} />
-    </form>
+    </CreateForm>
   );
 }

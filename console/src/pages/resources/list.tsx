@@ -1,10 +1,10 @@
 import { useState } from 'preact/hooks';
 import { api, apiList, containing } from '../../api.ts';
 import { Dialog } from '../../components/dialog.tsx';
-import { ErrorText, useAction } from '../../components/feedback.tsx';
+import { useAction } from '../../components/feedback.tsx';
 import { TextField } from '../../components/field.tsx';
 import { Link } from '../../components/link.tsx';
-import { ListPage } from '../../components/list.tsx';
+import { CreateForm, ListPage } from '../../components/list.tsx';
 import { navigate } from '../../router.ts';
 import type { Resource } from './types.ts';
 
@@ -38,14 +38,12 @@ function CreateResource(props: { onCreated: (resource: Resource) => void; onCanc
   const action = useAction();
   const fields = ['name', 'indicator', 'accessTokenTtl'];
   return (
-    <form
-      onSubmit={async (event) => {
-        event.preventDefault();
-        const resource = await action.run(() => api<Resource>('POST', '/resources', {
-          body: { name, indicator, ...(ttl.trim() && { accessTokenTtl: Number(ttl) }) },
-        }));
-        if (resource) props.onCreated(resource);
-      }}
+    <CreateForm
+      action={action} error={action.actionError(fields)} onCancel={props.onCancel}
+      create={() => api<Resource>('POST', '/resources', {
+        body: { name, indicator, ...(ttl.trim() && { accessTokenTtl: Number(ttl) }) },
+      })}
+      onCreated={props.onCreated}
     >
       <TextField label="Name" value={name} onInput={setName} required error={action.fieldError('name')} />
       <TextField
@@ -56,11 +54,6 @@ function CreateResource(props: { onCreated: (resource: Resource) => void; onCanc
         label="Access token lifetime (seconds)" type="number" inputMode="numeric" min="60" max="86400" value={ttl} onInput={setTtl}
         error={action.fieldError('accessTokenTtl')} hint="60 to 86400. Empty: the service's default."
       />
-      <div class="actions">
-        <button type="submit" disabled={action.pending}>Create</button>
-        <button type="button" class="secondary" onClick={props.onCancel}>Cancel</button>
-      </div>
-      <ErrorText error={action.actionError(fields)} />
-    </form>
+    </CreateForm>
   );
 }

@@ -1,10 +1,10 @@
 import { useState } from 'preact/hooks';
 import { api, apiList, containing } from '../../api.ts';
 import { Dialog } from '../../components/dialog.tsx';
-import { ErrorText, useAction } from '../../components/feedback.tsx';
+import { useAction } from '../../components/feedback.tsx';
 import { CheckboxField, SelectField, TextField } from '../../components/field.tsx';
 import { Link } from '../../components/link.tsx';
-import { ListPage } from '../../components/list.tsx';
+import { CreateForm, ListPage } from '../../components/list.tsx';
 import { navigate } from '../../router.ts';
 import { ROLE_TYPES, roleTypeLabel, type Role, type RoleType } from './types.ts';
 
@@ -39,14 +39,12 @@ function CreateRole(props: { onCreated: (role: Role) => void; onCancel: () => vo
   const action = useAction();
   const fields = ['name', 'description', 'type', 'isDefault'];
   return (
-    <form
-      onSubmit={async (event) => {
-        event.preventDefault();
-        const role = await action.run(() => api<Role>('POST', '/roles', {
-          body: { name, description, type, ...(type === 'User' && { isDefault }) },
-        }));
-        if (role) props.onCreated(role);
-      }}
+    <CreateForm
+      action={action} error={action.actionError(fields)} onCancel={props.onCancel}
+      create={() => api<Role>('POST', '/roles', {
+        body: { name, description, type, ...(type === 'User' && { isDefault }) },
+      })}
+      onCreated={props.onCreated}
     >
       <TextField label="Name" value={name} onInput={setName} required error={action.fieldError('name')} />
       <TextField label="Description" value={description} onInput={setDescription} error={action.fieldError('description')} />
@@ -57,11 +55,6 @@ function CreateRole(props: { onCreated: (role: Role) => void; onCancel: () => vo
           hint="Given to every new user."
         />
       )}
-      <div class="actions">
-        <button type="submit" disabled={action.pending}>Create</button>
-        <button type="button" class="secondary" onClick={props.onCancel}>Cancel</button>
-      </div>
-      <ErrorText error={action.actionError(fields)} />
-    </form>
+    </CreateForm>
   );
 }

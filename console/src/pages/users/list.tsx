@@ -1,10 +1,10 @@
 import { useState } from 'preact/hooks';
 import { api, apiList, containing } from '../../api.ts';
 import { Dialog } from '../../components/dialog.tsx';
-import { ErrorText, useAction } from '../../components/feedback.tsx';
+import { useAction } from '../../components/feedback.tsx';
 import { TextField } from '../../components/field.tsx';
 import { Link } from '../../components/link.tsx';
-import { ListPage } from '../../components/list.tsx';
+import { CreateForm, ListPage } from '../../components/list.tsx';
 import { navigate } from '../../router.ts';
 import { conflictFor, displayName, passwordProblems, shownAtField, type User } from './types.ts';
 
@@ -40,17 +40,15 @@ function CreateUser(props: { onCreated: (user: User) => void; onCancel: () => vo
   const action = useAction();
   const fields = ['username', 'primaryEmail', 'primaryPhone', 'name', 'password'];
   return (
-    <form
-      onSubmit={async (event) => {
-        event.preventDefault();
-        const user = await action.run(() => api<User>('POST', '/users', {
-          body: {
-            ...(username && { username }), ...(email && { primaryEmail: email }), ...(phone && { primaryPhone: phone }),
-            ...(name && { name }), ...(password && { password }),
-          },
-        }));
-        if (user) props.onCreated(user);
-      }}
+    <CreateForm
+      action={action} error={shownAtField(action.error) ? undefined : action.actionError(fields)} onCancel={props.onCancel}
+      create={() => api<User>('POST', '/users', {
+        body: {
+          ...(username && { username }), ...(email && { primaryEmail: email }), ...(phone && { primaryPhone: phone }),
+          ...(name && { name }), ...(password && { password }),
+        },
+      })}
+      onCreated={props.onCreated}
     >
       <p class="hint">Give at least one of username, email and phone: it is how the user signs in.</p>
       <TextField label="Username" value={username} onInput={setUsername} autoComplete="off" error={action.fieldError('username') ?? conflictFor(action.error, 'username')} />
@@ -62,11 +60,6 @@ function CreateUser(props: { onCreated: (user: User) => void; onCancel: () => vo
         hint="Optional: without one, the user signs in with a code or sets a password through “Forgot password”."
         error={action.fieldError('password') ?? passwordProblems(action.error)}
       />
-      <div class="actions">
-        <button type="submit" disabled={action.pending}>Create</button>
-        <button type="button" class="secondary" onClick={props.onCancel}>Cancel</button>
-      </div>
-      <ErrorText error={shownAtField(action.error) ? undefined : action.actionError(fields)} />
-    </form>
+    </CreateForm>
   );
 }

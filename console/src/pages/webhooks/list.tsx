@@ -3,7 +3,7 @@ import { api } from '../../api.ts';
 import { Dialog } from '../../components/dialog.tsx';
 import { ErrorText, Loading, useAction, useLoad } from '../../components/feedback.tsx';
 import { Link } from '../../components/link.tsx';
-import { Created } from '../../components/list.tsx';
+import { Created, CreateForm } from '../../components/list.tsx';
 import { SecretBox } from '../../components/secret.tsx';
 import { Table } from '../../components/table.tsx';
 import { navigate } from '../../router.ts';
@@ -53,19 +53,12 @@ function CreateWebhook(props: { onClose: () => void }) {
     );
   }
   return (
-    <form
-      onSubmit={async (event) => {
-        event.preventDefault();
-        const hook = await action.run(() => api<Hook>('POST', '/hooks', { body: bodyOf(draft) }));
-        if (hook) setCreated(hook);
-      }}
+    <CreateForm
+      action={action} error={hookErrorAtField(action.error) ? undefined : action.actionError(HOOK_FIELDS)} onCancel={props.onClose}
+      create={() => api<Hook>('POST', '/hooks', { body: bodyOf(draft) })}
+      onCreated={setCreated}
     >
       <HookFields draft={draft} onChange={setDraft} fieldError={(field) => hookFieldError(action, field)} />
-      <div class="actions">
-        <button type="submit" disabled={action.pending}>Create</button>
-        <button type="button" class="secondary" onClick={props.onClose}>Cancel</button>
-      </div>
-      <ErrorText error={hookErrorAtField(action.error) ? undefined : action.actionError(HOOK_FIELDS)} />
-    </form>
+    </CreateForm>
   );
 }
