@@ -1,4 +1,6 @@
 import { useId, useState } from 'preact/hooks';
+import { Dialog } from './dialog.tsx';
+import { ErrorText, Section, useAction } from './feedback.tsx';
 
 /**
  * A secret the service shows once (a client secret, a signing key, a subject token): readable, selectable and
@@ -27,5 +29,45 @@ export function SecretBox(props: { label: string; value: string; note?: string; 
         <span role="status" class="status">{copied === 'yes' ? 'Copied.' : copied === 'failed' ? 'Copying is blocked here: select the text and copy it.' : ''}</span>
       </div>
     </div>
+  );
+}
+
+/**
+ * A section that rotates a secret after a confirmation, then shows the new one once. `rotate` answers the new secret,
+ * or nothing when the answer carried none.
+ */
+export function RotateSecretSection(props: {
+  title: string; description: string; button: string;
+  confirm: { title: string; text: string };
+  secret: { label: string; note?: string };
+  rotate: () => Promise<string | undefined>;
+}) {
+  const [confirming, setConfirming] = useState(false);
+  const [secret, setSecret] = useState<string>();
+  const action = useAction();
+  return (
+    <Section title={props.title} description={props.description}>
+      {secret && <SecretBox label={props.secret.label} value={secret} note={props.secret.note} />}
+      <div class="actions">
+        <button type="button" class="secondary" onClick={() => setConfirming(true)}>{props.button}</button>
+      </div>
+      <ErrorText error={action.error} />
+      <Dialog title={props.confirm.title} open={confirming} onClose={() => setConfirming(false)}>
+        <p>{props.confirm.text}</p>
+        <div class="actions">
+          <button
+            type="button" disabled={action.pending}
+            onClick={async () => {
+              const rotated = await action.run(props.rotate);
+              setConfirming(false);
+              if (rotated) setSecret(rotated);
+            }}
+          >
+            Rotate
+          </button>
+          <button type="button" class="secondary" onClick={() => setConfirming(false)}>Cancel</button>
+        </div>
+      </Dialog>
+    </Section>
   );
 }

@@ -1,11 +1,10 @@
 import { useState } from 'preact/hooks';
 import { api } from '../../api.ts';
-import { Dialog } from '../../components/dialog.tsx';
 import { DeleteSection } from '../../components/delete.tsx';
 import { DetailsPage, SaveForm } from '../../components/details.tsx';
 import { ErrorText, Section, useAction, useLoad } from '../../components/feedback.tsx';
 import { CheckboxField, LinesField, Switch, TextField } from '../../components/field.tsx';
-import { SecretBox } from '../../components/secret.tsx';
+import { RotateSecretSection } from '../../components/secret.tsx';
 import { RoleAssignments } from '../../components/roles.tsx';
 import { navigate } from '../../router.ts';
 import { isConfidential, typeLabel, type Application } from './types.ts';
@@ -143,32 +142,12 @@ function TokenSection(props: { app: Application; onSaved: (app: Application) => 
 }
 
 function SecretSection(props: { app: Application }) {
-  const [confirming, setConfirming] = useState(false);
-  const [secret, setSecret] = useState<string>();
-  const action = useAction();
   return (
-    <Section title="Client secret" description="The application authenticates with it. The service stores only a digest.">
-      {secret && <SecretBox label="New client secret" value={secret} />}
-      <div class="actions">
-        <button type="button" class="secondary" onClick={() => setConfirming(true)}>Rotate secret</button>
-      </div>
-      <ErrorText error={action.error} />
-      <Dialog title="Rotate the client secret?" open={confirming} onClose={() => setConfirming(false)}>
-        <p>The current secret stops working at once: the application needs the new one before its next token request.</p>
-        <div class="actions">
-          <button
-            type="button" disabled={action.pending}
-            onClick={async () => {
-              const rotated = await action.run(() => api<Application>('POST', `/applications/${encodeURIComponent(props.app.id)}/secret`));
-              setConfirming(false);
-              if (rotated?.secret) setSecret(rotated.secret);
-            }}
-          >
-            Rotate
-          </button>
-          <button type="button" class="secondary" onClick={() => setConfirming(false)}>Cancel</button>
-        </div>
-      </Dialog>
-    </Section>
+    <RotateSecretSection
+      title="Client secret" description="The application authenticates with it. The service stores only a digest." button="Rotate secret"
+      confirm={{ title: 'Rotate the client secret?', text: 'The current secret stops working at once: the application needs the new one before its next token request.' }}
+      secret={{ label: 'New client secret' }}
+      rotate={async () => (await api<Application>('POST', `/applications/${encodeURIComponent(props.app.id)}/secret`)).secret}
+    />
   );
 }

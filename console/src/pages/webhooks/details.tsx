@@ -2,9 +2,8 @@ import { useState } from 'preact/hooks';
 import { api } from '../../api.ts';
 import { DeleteSection } from '../../components/delete.tsx';
 import { DetailsPage } from '../../components/details.tsx';
-import { Dialog } from '../../components/dialog.tsx';
 import { ErrorText, Section, useAction, useLoad } from '../../components/feedback.tsx';
-import { SecretBox } from '../../components/secret.tsx';
+import { RotateSecretSection } from '../../components/secret.tsx';
 import { navigate } from '../../router.ts';
 import { DeliveriesSection } from './deliveries.tsx';
 import { bodyOf, HOOK_FIELDS, HookFields, hookErrorAtField, hookFieldError, useHookDraft } from './form.tsx';
@@ -83,30 +82,13 @@ function SettingsSection(props: { hook: Hook; onSaved: (hook: Hook) => void }) {
 }
 
 function SigningKeySection(props: { hook: Hook }) {
-  const [confirming, setConfirming] = useState(false);
-  const [key, setKey] = useState<string>();
-  const action = useAction();
   return (
-    <Section title="Signing key" description="Your endpoint checks each delivery's signature with it. The service never shows it again after creation or rotation.">
-      {key && <SecretBox label="New signing key" value={key} note="Shown once. The previous key keeps signing, beside this one, for a grace period, so you can switch your endpoint over." />}
-      <div class="actions"><button type="button" class="secondary" onClick={() => setConfirming(true)}>Rotate signing key</button></div>
-      <ErrorText error={action.error} />
-      <Dialog title="Rotate the signing key?" open={confirming} onClose={() => setConfirming(false)}>
-        <p>Deliveries are signed with the new key from now on (and, for a grace period, with the previous one too).</p>
-        <div class="actions">
-          <button
-            type="button" disabled={action.pending}
-            onClick={async () => {
-              const rotated = await action.run(() => api<Hook>('PATCH', `/hooks/${encodeURIComponent(props.hook.id)}/signing-key`));
-              setConfirming(false);
-              if (rotated?.signingKey) setKey(rotated.signingKey);
-            }}
-          >
-            Rotate
-          </button>
-          <button type="button" class="secondary" onClick={() => setConfirming(false)}>Cancel</button>
-        </div>
-      </Dialog>
-    </Section>
+    <RotateSecretSection
+      title="Signing key" button="Rotate signing key"
+      description="Your endpoint checks each delivery's signature with it. The service never shows it again after creation or rotation."
+      confirm={{ title: 'Rotate the signing key?', text: 'Deliveries are signed with the new key from now on (and, for a grace period, with the previous one too).' }}
+      secret={{ label: 'New signing key', note: 'Shown once. The previous key keeps signing, beside this one, for a grace period, so you can switch your endpoint over.' }}
+      rotate={async () => (await api<Hook>('PATCH', `/hooks/${encodeURIComponent(props.hook.id)}/signing-key`)).signingKey}
+    />
   );
 }
