@@ -1,4 +1,4 @@
-import type { ComponentChildren } from 'preact';
+import { Fragment, type ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { ErrorText, Loading, type useAction } from './feedback.tsx';
 import { Link } from './link.tsx';
@@ -52,5 +52,22 @@ export function SaveForm<T>(props: {
       </div>
       <ErrorText error={props.error} />
     </form>
+  );
+}
+
+/** A record's name as the page's heading, a badge beside it when one applies, and its facts (id, type, …) under it. */
+export function RecordHeading(props: { title: ComponentChildren; badge?: string | false; facts?: Array<[string, ComponentChildren]> }) {
+  return (
+    <>
+      <div class="page-head">
+        <h1>{props.title}</h1>
+        {props.badge && <span class="badge">{props.badge}</span>}
+      </div>
+      {props.facts && (
+        <dl class="facts">
+          {props.facts.map(([term, value]) => <Fragment key={term}><dt>{term}</dt><dd>{value}</dd></Fragment>)}
+        </dl>
+      )}
+    </>
   );
 }

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api } from '../../api.ts';
 import { DeleteSection } from '../../components/delete.tsx';
-import { DetailsPage, SaveForm } from '../../components/details.tsx';
+import { DetailsPage, RecordHeading, SaveForm } from '../../components/details.tsx';
 import { ErrorText, Section, useAction, useLoad } from '../../components/feedback.tsx';
 import { CheckboxField, LinesField, Switch, TextField } from '../../components/field.tsx';
 import { RotateSecretSection } from '../../components/secret.tsx';
@@ -16,12 +16,14 @@ export function ApplicationDetails(props: { params: Record<string, string> }) {
     <DetailsPage record={app} back={{ to: '/applications', label: 'Applications' }} what="the application">
       {(current) => (
         <>
-          <div class="page-head"><h1>{current.name}</h1></div>
-          <dl class="facts">
-            <dt>Client ID</dt><dd><code>{current.id}</code></dd>
-            <dt>Type</dt><dd>{typeLabel(current.type)}</dd>
-            <dt>Created</dt><dd>{new Date(current.createdAt).toLocaleString()}</dd>
-          </dl>
+          <RecordHeading
+            title={current.name}
+            facts={[
+              ['Client ID', <code>{current.id}</code>],
+              ['Type', typeLabel(current.type)],
+              ['Created', new Date(current.createdAt).toLocaleString()],
+            ]}
+          />
           <SettingsSection app={current} onSaved={app.set} key={`settings-${current.id}`} />
           <TokenSection app={current} onSaved={app.set} key={`tokens-${current.id}`} />
           {isConfidential(current.type) && <SecretSection app={current} />}

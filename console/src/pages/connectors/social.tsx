@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api } from '../../api.ts';
 import { DeleteSection } from '../../components/delete.tsx';
-import { DetailsPage, SaveForm } from '../../components/details.tsx';
+import { DetailsPage, RecordHeading, SaveForm } from '../../components/details.tsx';
 import { Section, useAction, useLoad } from '../../components/feedback.tsx';
 import { CheckboxField, SelectField, TextField } from '../../components/field.tsx';
 import { CreateForm } from '../../components/list.tsx';
@@ -54,13 +54,15 @@ export function SocialConnectorDetails(props: { params: Record<string, string> }
     <DetailsPage record={connector} back={{ to: '/connectors', label: 'Connectors' }} what="the connector">
       {(current) => (
         <>
-          <div class="page-head"><h1>{socialName(current)}</h1></div>
-          <dl class="facts">
-            <dt>Connector ID</dt><dd><code>{current.id}</code></dd>
-            <dt>Protocol</dt><dd>{FACTORIES.find((factory) => factory.value === current.connectorId)?.label}</dd>
-            <dt>Identity target</dt><dd><code>{current.target}</code></dd>
-            <dt>Callback URL</dt><dd><code>{callbackUrl('social')}</code></dd>
-          </dl>
+          <RecordHeading
+            title={socialName(current)}
+            facts={[
+              ['Connector ID', <code>{current.id}</code>],
+              ['Protocol', FACTORIES.find((factory) => factory.value === current.connectorId)?.label],
+              ['Identity target', <code>{current.target}</code>],
+              ['Callback URL', <code>{callbackUrl('social')}</code>],
+            ]}
+          />
           <SocialSettings connector={current} onSaved={connector.set} key={`settings-${current.id}`} />
           <DeleteSection
             what="connector" name={socialName(current)} description="Removes “Continue with” this provider from the sign-in page. Users keep their linked identities."

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api } from '../../api.ts';
 import { DeleteSection } from '../../components/delete.tsx';
-import { DetailsPage, SaveForm } from '../../components/details.tsx';
+import { DetailsPage, RecordHeading, SaveForm } from '../../components/details.tsx';
 import { Section, useAction, useLoad } from '../../components/feedback.tsx';
 import { CheckboxField, LinesField, TextField } from '../../components/field.tsx';
 import { CreateForm } from '../../components/list.tsx';
@@ -98,12 +98,14 @@ export function SsoConnectorDetails(props: { params: Record<string, string> }) {
     <DetailsPage record={connector} back={{ to: '/connectors', label: 'Connectors' }} what="the connector">
       {(current) => (
         <>
-          <div class="page-head"><h1>{current.connectorName}</h1></div>
-          <dl class="facts">
-            <dt>Connector ID</dt><dd><code>{current.id}</code></dd>
-            <dt>Protocol</dt><dd>OpenID Connect</dd>
-            <dt>Callback URL</dt><dd><code>{callbackUrl('sso')}</code></dd>
-          </dl>
+          <RecordHeading
+            title={current.connectorName}
+            facts={[
+              ['Connector ID', <code>{current.id}</code>],
+              ['Protocol', 'OpenID Connect'],
+              ['Callback URL', <code>{callbackUrl('sso')}</code>],
+            ]}
+          />
           <SsoSettings connector={current} onSaved={connector.set} key={`settings-${current.id}`} />
           <DeleteSection
             what="connector" name={current.connectorName} description="Users of its email domains sign in with a password or code again; its just-in-time links to organizations end."

@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { api, apiList } from '../../api.ts';
 import { ApiPermissions } from '../../components/api-permissions.tsx';
 import { DeleteSection } from '../../components/delete.tsx';
-import { DetailsPage, SaveForm } from '../../components/details.tsx';
+import { DetailsPage, RecordHeading, SaveForm } from '../../components/details.tsx';
 import { Section, useAction, useLoad } from '../../components/feedback.tsx';
 import { TextField } from '../../components/field.tsx';
 import { LinkedItems } from '../../components/linked.tsx';
@@ -19,11 +19,13 @@ export function OrganizationRoleDetails(props: { params: Record<string, string> 
         const path = `/organization-roles/${encodeURIComponent(current.id)}`;
         return (
           <>
-            <div class="page-head"><h1>{current.name}</h1></div>
-            <dl class="facts">
-              <dt>Organization role ID</dt><dd><code>{current.id}</code></dd>
-              <dt>Type</dt><dd>{current.type === 'User' ? 'User (members)' : 'Machine-to-machine (applications)'}</dd>
-            </dl>
+            <RecordHeading
+              title={current.name}
+              facts={[
+                ['Organization role ID', <code>{current.id}</code>],
+                ['Type', current.type === 'User' ? 'User (members)' : 'Machine-to-machine (applications)'],
+              ]}
+            />
             <SettingsSection role={current} onSaved={role.set} key={`settings-${current.id}`} />
             <OrganizationPermissions path={`${path}/scopes`} />
             <ApiPermissions

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api } from '../../api.ts';
 import { DeleteSection } from '../../components/delete.tsx';
-import { DetailsPage, SaveForm } from '../../components/details.tsx';
+import { DetailsPage, RecordHeading, SaveForm } from '../../components/details.tsx';
 import { ErrorText, Section, useAction, useLoad } from '../../components/feedback.tsx';
 import { CheckboxField, TextField } from '../../components/field.tsx';
 import { navigate } from '../../router.ts';
@@ -21,11 +21,13 @@ export function OrganizationDetails(props: { params: Record<string, string> }) {
         const path = `/organizations/${encodeURIComponent(current.id)}`;
         return (
           <>
-            <div class="page-head"><h1>{current.name}</h1></div>
-            <dl class="facts">
-              <dt>Organization ID</dt><dd><code>{current.id}</code></dd>
-              <dt>Created</dt><dd>{new Date(current.createdAt).toLocaleString()}</dd>
-            </dl>
+            <RecordHeading
+              title={current.name}
+              facts={[
+                ['Organization ID', <code>{current.id}</code>],
+                ['Created', new Date(current.createdAt).toLocaleString()],
+              ]}
+            />
             <SettingsSection organization={current} onSaved={organization.set} key={`settings-${current.id}`} />
             {roles.error && <ErrorText error={roles.error} />}
             <MembersSection path={path} organizationId={current.id} roles={roles.data} />

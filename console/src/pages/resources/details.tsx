@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, apiList } from '../../api.ts';
 import { DeleteSection } from '../../components/delete.tsx';
-import { DetailsPage, SaveForm } from '../../components/details.tsx';
+import { DetailsPage, RecordHeading, SaveForm } from '../../components/details.tsx';
 import { Dialog } from '../../components/dialog.tsx';
 import { ErrorText, Loading, Section, useAction, useLoad } from '../../components/feedback.tsx';
 import { Switch, TextField } from '../../components/field.tsx';
@@ -20,12 +20,14 @@ export function ResourceDetails(props: { params: Record<string, string> }) {
         const path = `/resources/${encodeURIComponent(current.id)}`;
         return (
           <>
-            <div class="page-head"><h1>{current.name}</h1></div>
-            <dl class="facts">
-              <dt>API identifier</dt><dd><code>{current.indicator}</code></dd>
-              <dt>Resource ID</dt><dd><code>{current.id}</code></dd>
-              <dt>Created</dt><dd>{new Date(current.createdAt).toLocaleString()}</dd>
-            </dl>
+            <RecordHeading
+              title={current.name}
+              facts={[
+                ['API identifier', <code>{current.indicator}</code>],
+                ['Resource ID', <code>{current.id}</code>],
+                ['Created', new Date(current.createdAt).toLocaleString()],
+              ]}
+            />
             <SettingsSection resource={current} onSaved={resource.set} key={`settings-${current.id}`} />
             <ScopesSection path={path} />
             <DeleteSection

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, apiList } from '../../api.ts';
 import { DeleteSection } from '../../components/delete.tsx';
-import { DetailsPage, SaveForm } from '../../components/details.tsx';
+import { DetailsPage, RecordHeading, SaveForm } from '../../components/details.tsx';
 import { Section, useAction, useLoad } from '../../components/feedback.tsx';
 import { CheckboxField, TextField } from '../../components/field.tsx';
 import { Link } from '../../components/link.tsx';
@@ -22,12 +22,14 @@ export function RoleDetails(props: { params: Record<string, string> }) {
         const path = `/roles/${encodeURIComponent(current.id)}`;
         return (
           <>
-            <div class="page-head"><h1>{current.name}</h1></div>
-            <dl class="facts">
-              <dt>Role ID</dt><dd><code>{current.id}</code></dd>
-              <dt>Type</dt><dd>{roleTypeLabel(current.type)}</dd>
-              <dt>Created</dt><dd>{new Date(current.createdAt).toLocaleString()}</dd>
-            </dl>
+            <RecordHeading
+              title={current.name}
+              facts={[
+                ['Role ID', <code>{current.id}</code>],
+                ['Type', roleTypeLabel(current.type)],
+                ['Created', new Date(current.createdAt).toLocaleString()],
+              ]}
+            />
             <SettingsSection role={current} onSaved={role.set} key={`settings-${current.id}`} />
             <ApiPermissions path={`${path}/scopes`} title="Permissions" description="The API scopes this role grants." managementAllowed={current.type === 'MachineToMachine'} />
             {current.type === 'User' ? <UsersSection path={path} roleId={current.id} /> : <ApplicationsSection path={path} />}

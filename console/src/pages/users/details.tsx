@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api } from '../../api.ts';
 import { DeleteSection } from '../../components/delete.tsx';
-import { DetailsPage } from '../../components/details.tsx';
+import { DetailsPage, RecordHeading } from '../../components/details.tsx';
 import { ErrorText, Loading, Section, useAction, useLoad } from '../../components/feedback.tsx';
 import { TextField } from '../../components/field.tsx';
 import { RoleAssignments } from '../../components/roles.tsx';
@@ -21,16 +21,16 @@ export function UserDetails(props: { params: Record<string, string> }) {
         const path = `/users/${encodeURIComponent(current.id)}`;
         return (
           <>
-            <div class="page-head">
-              <h1>{displayName(current)}</h1>
-              {current.isSuspended && <span class="badge">Suspended</span>}
-            </div>
-            <dl class="facts">
-              <dt>User ID</dt><dd><code>{current.id}</code></dd>
-              <dt>Password</dt><dd>{current.hasPassword ? 'Set' : 'None'}</dd>
-              <dt>Last sign-in</dt><dd>{current.lastSignInAt ? new Date(current.lastSignInAt).toLocaleString() : 'Never'}</dd>
-              <dt>Created</dt><dd>{new Date(current.createdAt).toLocaleString()}</dd>
-            </dl>
+            <RecordHeading
+              title={displayName(current)}
+              badge={current.isSuspended && 'Suspended'}
+              facts={[
+                ['User ID', <code>{current.id}</code>],
+                ['Password', current.hasPassword ? 'Set' : 'None'],
+                ['Last sign-in', current.lastSignInAt ? new Date(current.lastSignInAt).toLocaleString() : 'Never'],
+                ['Created', new Date(current.createdAt).toLocaleString()],
+              ]}
+            />
             <ProfileSection user={current} onSaved={user.set} key={`profile-${current.id}`} />
             <ImpersonateSection user={current} />
             <SuspensionSection user={current} onSaved={user.set} />

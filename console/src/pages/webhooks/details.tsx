@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api } from '../../api.ts';
 import { DeleteSection } from '../../components/delete.tsx';
-import { DetailsPage } from '../../components/details.tsx';
+import { DetailsPage, RecordHeading } from '../../components/details.tsx';
 import { ErrorText, Section, useAction, useLoad } from '../../components/feedback.tsx';
 import { RotateSecretSection } from '../../components/secret.tsx';
 import { navigate } from '../../router.ts';
@@ -16,10 +16,10 @@ export function WebhookDetails(props: { params: Record<string, string> }) {
     <DetailsPage record={hook} back={{ to: '/webhooks', label: 'Webhooks' }} what="the webhook">
       {(current) => (
         <>
-          <div class="page-head">
-            <h1>{current.name || current.id}</h1>
-            {!current.enabled && <span class="badge">Disabled</span>}
-          </div>
+          <RecordHeading
+            title={current.name || current.id}
+            badge={!current.enabled && 'Disabled'}
+          />
           {current.disabledReason && <p class="error" role="alert">The service disabled this webhook: {current.disabledReason}. Enable it again once the endpoint works.</p>}
           <SettingsSection hook={current} onSaved={hook.set} key={`settings-${current.id}-${current.updatedAt}`} />
           <DeliveriesSection hookId={current.id} />
