@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, ApiError } from '../../api.ts';
+import { SaveForm } from '../../components/details.tsx';
 import { ErrorText, Section, useAction } from '../../components/feedback.tsx';
 import { CheckboxField, SelectField } from '../../components/field.tsx';
 import { IDENTIFIERS, type Identifier, type SectionProps, type SignInExperience, type SignInMethod } from './types.ts';
@@ -39,35 +40,31 @@ export function SignInSection(props: SectionProps) {
   const [signUp, setSignUp] = useState(props.settings.signUp.identifiers.join(',') as SignUpChoice);
   const [password, setPassword] = useState(props.settings.signUp.password);
   const [verify, setVerify] = useState(props.settings.signUp.verify);
-  const [saved, setSaved] = useState(false);
   const action = useAction();
   const aboutIdentifier = identifierOf(action.error);
   const change = (identifier: Identifier, changes: Partial<Methods[Identifier]>) => setMethods({ ...methods, [identifier]: { ...methods[identifier], ...changes } });
 
   return (
     <Section title="Sign-in and sign-up" description="Which identifiers users sign in with, with which factor, and what a new account needs.">
-      <form
-        onSubmit={async (event) => {
-          event.preventDefault();
-          setSaved(false);
+      <SaveForm
+        action={action} button="Save sign-in and sign-up"
+        error={aboutIdentifier ? undefined : action.actionError(['signInMode', 'signUp'])}
+        save={() => {
           const signInMethods = IDENTIFIERS.map(({ value }) => methods[value]).filter((method) => method.enabled)
             .map(({ identifier, password: withPassword, verificationCode, isPasswordPrimary }) => ({
               identifier, password: withPassword, verificationCode,
               // With one factor, that factor comes first.
               isPasswordPrimary: withPassword && verificationCode ? isPasswordPrimary : withPassword,
             }));
-          const updated = await action.run(() => api<SignInExperience>('PATCH', '/sign-in-exp', {
+          return api<SignInExperience>('PATCH', '/sign-in-exp', {
             body: {
               signInMode: mode,
               signIn: { methods: signInMethods },
               signUp: { identifiers: signUp ? signUp.split(',') : [], password, verify },
             },
-          }));
-          if (updated) {
-            props.onSaved(updated);
-            setSaved(true);
-          }
+          });
         }}
+        onSaved={props.onSaved}
       >
         <SelectField label="Sign-in mode" value={mode} options={MODES} onChange={setMode} error={action.fieldError('signInMode')} />
         <h3>Sign-in methods</h3>
@@ -106,12 +103,7 @@ export function SignInSection(props: SectionProps) {
           label="Verify the email address or phone number" checked={verify} onChange={setVerify} error={action.fieldError('signUp.verify')}
           hint="With a one-time code before the account is created."
         />
-        <div class="actions">
-          <button type="submit" disabled={action.pending}>Save sign-in and sign-up</button>
-          <span role="status" class="status">{saved ? 'Saved.' : ''}</span>
-        </div>
-        {!aboutIdentifier && <ErrorText error={action.actionError(['signInMode', 'signUp'])} />}
-      </form>
+      </SaveForm>
     </Section>
   );
 }

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api } from '../../api.ts';
 import { DeleteSection } from '../../components/delete.tsx';
-import { DetailsPage, RecordHeading } from '../../components/details.tsx';
+import { DetailsPage, RecordHeading, SaveForm } from '../../components/details.tsx';
 import { ErrorText, Loading, Section, useAction, useLoad } from '../../components/feedback.tsx';
 import { TextField } from '../../components/field.tsx';
 import { RoleAssignments } from '../../components/roles.tsx';
@@ -58,33 +58,22 @@ function ProfileSection(props: { user: User; onSaved: (user: User) => void }) {
   const [email, setEmail] = useState(user.primaryEmail ?? '');
   const [phone, setPhone] = useState(user.primaryPhone ?? '');
   const [name, setName] = useState(user.name ?? '');
-  const [saved, setSaved] = useState(false);
   const action = useAction();
   return (
     <Section title="Profile">
-      <form
-        onSubmit={async (event) => {
-          event.preventDefault();
-          setSaved(false);
-          const updated = await action.run(() => api<User>('PATCH', `/users/${encodeURIComponent(user.id)}`, {
-            body: { username: username || null, primaryEmail: email || null, primaryPhone: phone || null, name: name || null },
-          }));
-          if (updated) {
-            props.onSaved(updated);
-            setSaved(true);
-          }
-        }}
+      <SaveForm
+        action={action} button="Save profile"
+        error={shownAtField(action.error) ? undefined : action.actionError(['username', 'primaryEmail', 'primaryPhone', 'name'])}
+        save={() => api<User>('PATCH', `/users/${encodeURIComponent(user.id)}`, {
+          body: { username: username || null, primaryEmail: email || null, primaryPhone: phone || null, name: name || null },
+        })}
+        onSaved={props.onSaved}
       >
         <TextField label="Username" value={username} onInput={setUsername} autoComplete="off" error={action.fieldError('username') ?? conflictFor(action.error, 'username')} />
         <TextField label="Email" type="email" value={email} onInput={setEmail} autoComplete="off" error={action.fieldError('primaryEmail') ?? conflictFor(action.error, 'primaryEmail')} />
         <TextField label="Phone" value={phone} onInput={setPhone} inputMode="numeric" autoComplete="off" error={action.fieldError('primaryPhone') ?? conflictFor(action.error, 'primaryPhone')} />
         <TextField label="Name" value={name} onInput={setName} autoComplete="off" error={action.fieldError('name')} />
-        <div class="actions">
-          <button type="submit" disabled={action.pending}>Save profile</button>
-          <span role="status" class="status">{saved ? 'Saved.' : ''}</span>
-        </div>
-        <ErrorText error={shownAtField(action.error) ? undefined : action.actionError(['username', 'primaryEmail', 'primaryPhone', 'name'])} />
-      </form>
+      </SaveForm>
     </Section>
   );
 }
