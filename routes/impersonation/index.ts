@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { declare, pagination, type ApiRouterDeps } from '../../lib/http/api.ts';
 import type { ServiceCore } from '../../lib/core.ts';
 import { MANAGEMENT_SCOPES, type ManagementPrincipal } from '../../lib/management/auth.ts';
-import { AUDIT_RECORD_TYPES } from '../../lib/impersonation/audit.ts';
+import { AUDIT_RECORD_TYPES } from '../../lib/impersonation/record.ts';
 
 const tag = 'Impersonation';
 /** Serialised size cap of a subject token's context. */

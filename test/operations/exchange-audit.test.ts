@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { startService, type RunningService } from '../support/service.ts';
 import { createApplication, createResource, createUser, subjectToken, tokenRequest } from '../support/fixtures.ts';
 import type { CustomizerInput } from '../../lib/jwt-customizer/claims.ts';
-import type { ImpersonationRecord } from '../../lib/impersonation/audit.ts';
+import type { ImpersonationRecord } from '../../lib/impersonation/record.ts';
 
 const GRANT = 'urn:ietf:params:oauth:grant-type:token-exchange';
 const AT = 'urn:ietf:params:oauth:token-type:access_token';

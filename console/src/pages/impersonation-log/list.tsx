@@ -4,21 +4,7 @@ import { ErrorText, Loading, useLoad } from '../../components/feedback.tsx';
 import { TextField } from '../../components/field.tsx';
 import { Link } from '../../components/link.tsx';
 import { Pager, Table } from '../../components/table.tsx';
-
-interface AuditRecord {
-  id: string;
-  type: 'SubjectToken.Created' | 'TokenExchange.Succeeded' | 'TokenExchange.Failed';
-  subjectTokenRef: string | null;
-  userId: string | null;
-  createdBy: string | null;
-  applicationId: string | null;
-  actorUserId: string | null;
-  resource: string | null;
-  scope: string | null;
-  error: string | null;
-  errorDescription: string | null;
-  createdAt: number;
-}
+import type { ImpersonationRecord as AuditRecord } from '../../../../lib/impersonation/record.ts';
 
 const EVENTS: Record<AuditRecord['type'], string> = {
   'SubjectToken.Created': 'Token created',
