@@ -74,7 +74,7 @@ export class MemoryCollection implements DocumentCollection<Doc>, Restorable {
 
   async updateOne(filter: Filter, update: Update, options: UpdateOptions = {}): Promise<UpdateResult> {
     validateUpdate(update);
-    const target = this.#matching(filter)[0];
+    const target = this.#matching(filter, 1)[0];
     if (target) {
       const modified = this.#applyUpdate(target, update) !== target;
       return { matchedCount: 1, modifiedCount: modified ? 1 : 0, upsertedId: null };
@@ -98,7 +98,7 @@ export class MemoryCollection implements DocumentCollection<Doc>, Restorable {
     if (!isPlainObject(doc) || Object.keys(doc).some((key) => key.startsWith('$'))) {
       throw new Error('replacement document must not contain update operators');
     }
-    const target = this.#matching(filter)[0];
+    const target = this.#matching(filter, 1)[0];
     if (target) {
       const next = copyIn(doc);
       if (next._id !== undefined && !valuesEqual(next._id, target._id)) throw immutableIdError();
@@ -132,14 +132,14 @@ export class MemoryCollection implements DocumentCollection<Doc>, Restorable {
   }
 
   async findOneAndDelete(filter: Filter): Promise<Doc | null> {
-    const target = this.#matching(filter)[0];
+    const target = this.#matching(filter, 1)[0];
     if (!target) return null;
     this.#remove(target);
     return copyOut(target);
   }
 
   async deleteOne(filter: Filter): Promise<number> {
-    const target = this.#matching(filter)[0];
+    const target = this.#matching(filter, 1)[0];
     if (!target) return 0;
     this.#remove(target);
     return 1;
@@ -166,20 +166,34 @@ export class MemoryCollection implements DocumentCollection<Doc>, Restorable {
     if (!Number.isInteger(limit)) throw new Error('limit must be an integer');
     const sort = compileSort(options.sort);
     const project = compileProjection(options.projection);
-    const sorted = sort(this.#matching(filter));
+    // Without a sort the first matches in natural order are the page: the scan stops once it has them.
+    const enough = options.sort === undefined || Object.keys(options.sort).length === 0
+      ? (limit === 0 ? undefined : skip + Math.abs(limit))
+      : undefined;
+    const sorted = sort(this.#matching(filter, enough));
     // As in MongoDB, limit 0 means no limit and a negative limit means its absolute value.
     const page = sorted.slice(skip, limit === 0 ? undefined : skip + Math.abs(limit));
     return page.map((doc) => copyOut(project(doc)));
   }
 
-  /** Live (unexpired) stored documents matching the filter, in natural order. Not copies. */
-  #matching(filter: Filter): Doc[] {
+  /** Live (unexpired) stored documents matching the filter, in natural order, the first `atMost` of them. Not copies. */
+  #matching(filter: Filter, atMost = Number.POSITIVE_INFINITY): Doc[] {
     const predicate = compileFilter(filter);
     this.#sweepExpired();
     const id = filter._id;
     const byId = id !== undefined && !Array.isArray(id) && !(id instanceof RegExp) && !isOperatorObject(id);
-    const candidates = byId ? [this.#docs.get(canonicalKey(id))].filter((d) => d !== undefined) : this.#docs.values();
-    return [...candidates].filter(predicate);
+    if (byId) {
+      const doc = this.#docs.get(canonicalKey(id));
+      return doc !== undefined && atMost > 0 && predicate(doc) ? [doc] : [];
+    }
+    const matches: Doc[] = [];
+    if (atMost <= 0) return matches;
+    for (const doc of this.#docs.values()) {
+      if (!predicate(doc)) continue;
+      matches.push(doc);
+      if (matches.length >= atMost) break;
+    }
+    return matches;
   }
 
   #prepareInsert(doc: Doc): Doc {

@@ -180,7 +180,8 @@ export function compileSort(sort: Sort | undefined): <T extends Doc>(docs: T[]) 
     if (direction !== 1 && direction !== -1) throw new Error(`sort direction for ${path} must be 1 or -1`);
   }
   return (docs) => {
-    if (keys.length === 0) return docs;
+    // Nothing to order: one document, or none, sorts as it is.
+    if (keys.length === 0 || docs.length < 2) return docs;
     const decorated = docs.map((doc) => ({ doc, values: keys.map(([path, dir]) => sortValue(doc, path, dir)) }));
     decorated.sort((a, b) => {
       for (let i = 0; i < keys.length; i++) {

@@ -27,21 +27,23 @@ export function createAuthFailureLimit(kv: KeyValueStore, surface: 'oidc' | 'api
   const byClient = createWindowLimit(kv, `auth-failures:${surface}:client`, policy);
   const clientKey = (attempt: AuthAttempt) => attempt.clientId?.slice(0, MAX_CLIENT_ID);
 
-  const longest = (waits: Array<number | undefined>) => {
-    const present = waits.filter((wait): wait is number => wait !== undefined);
-    return present.length ? Math.max(...present) : undefined;
-  };
+  const longest = (a: number | undefined, b: number | undefined) => (a === undefined ? b : b === undefined ? a : Math.max(a, b));
 
   return {
     async blockedFor(attempt) {
       const client = clientKey(attempt);
-      return longest(await Promise.all([
-        attempt.ip ? byIp.blockedFor(attempt.ip) : undefined, client ? byClient.blockedFor(client) : undefined,
-      ]));
+      // One counter (the token endpoint's per-address and per-client checks): read it alone.
+      if (!attempt.ip) return client ? byClient.blockedFor(client) : undefined;
+      if (!client) return byIp.blockedFor(attempt.ip);
+      const [byAddress, byClientId] = await Promise.all([byIp.blockedFor(attempt.ip), byClient.blockedFor(client)]);
+      return longest(byAddress, byClientId);
     },
     async failed(attempt) {
       const client = clientKey(attempt);
-      return longest(await Promise.all([attempt.ip ? byIp.count(attempt.ip) : undefined, client ? byClient.count(client) : undefined]));
+      const [byAddress, byClientId] = await Promise.all([
+        attempt.ip ? byIp.count(attempt.ip) : undefined, client ? byClient.count(client) : undefined,
+      ]);
+      return longest(byAddress, byClientId);
     },
   };
 }
