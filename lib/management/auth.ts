@@ -69,7 +69,10 @@ export function createManagementAuth(options: ManagementAuthOptions) {
   const authenticate: Middleware = async (ctx, next) => {
     const header = ctx.get('authorization');
     const match = /^Bearer ([A-Za-z0-9._~+/-]+=*)$/i.exec(header);
-    const attempt: AuthAttempt = { ip: ctx.ip, clientId: claimedClientId(match?.[1]) };
+    // A token verified before says which client it is; only an unknown one is decoded for its claim.
+    const known = match ? verified.get(match[1]!) : undefined;
+    const clientId = known ? (typeof known.client_id === 'string' ? known.client_id : undefined) : claimedClientId(match?.[1]);
+    const attempt: AuthAttempt = { ip: ctx.ip, clientId };
     // While limited, even a valid token is refused: its holder waits like everyone behind the same address.
     const blocked = await options.failures?.blockedFor(attempt);
     if (blocked !== undefined) throw throttled(blocked);

@@ -15,6 +15,8 @@ export interface AuthAttempt {
  */
 export interface AuthFailureLimit {
   blockedFor(attempt: AuthAttempt): Promise<number | undefined>;
+  /** Both counts read together (one round trip): the seconds each one is still full for, undefined when it is not. */
+  blockedEach(attempt: AuthAttempt): Promise<{ ip: number | undefined; client: number | undefined }>;
   /** Counts a failure; the seconds to wait when it went past the limit (answer 429 instead of 401 then). */
   failed(attempt: AuthAttempt): Promise<number | undefined>;
 }
@@ -37,6 +39,13 @@ export function createAuthFailureLimit(kv: KeyValueStore, surface: 'oidc' | 'api
       if (!client) return byIp.blockedFor(attempt.ip);
       const [byAddress, byClientId] = await Promise.all([byIp.blockedFor(attempt.ip), byClient.blockedFor(client)]);
       return longest(byAddress, byClientId);
+    },
+    async blockedEach(attempt) {
+      const client = clientKey(attempt);
+      const [ip, byClientId] = await Promise.all([
+        attempt.ip ? byIp.blockedFor(attempt.ip) : undefined, client ? byClient.blockedFor(client) : undefined,
+      ]);
+      return { ip, client: byClientId };
     },
     async failed(attempt) {
       const client = clientKey(attempt);

@@ -1,5 +1,5 @@
 import type { Context, Middleware } from 'koa';
-import { errors as oidcErrors, type KoaContextWithOIDC } from 'oidc-provider';
+import Provider, { errors as oidcErrors, type KoaContextWithOIDC } from 'oidc-provider';
 import type { AuthFailureLimit } from './auth-failures.ts';
 
 /** The endpoints that authenticate clients with a secret: their 401s are failed client authentications. */
@@ -29,6 +29,30 @@ export class TokenRequestsThrottled extends oidcErrors.OIDCProviderError {
   }
 }
 
+/** Where the middleware leaves the count of the client a request names in `Authorization: Basic`, read with its address. */
+const CLIENT_COUNT = Symbol('failed authentications of the named client');
+
+interface ClientCount {
+  clientId: string;
+  wait: number | undefined;
+}
+
+/**
+ * The client id of `Authorization: Basic`, decoded as the provider decodes it; undefined for any other header. Only
+ * a hint for reading its count early: the gate uses that read only for the very client the provider authenticates.
+ */
+function basicClientId(header: string): string | undefined {
+  if (!/^basic /i.test(header)) return undefined;
+  const decoded = Buffer.from(header.slice(6).trim(), 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon <= 0) return undefined;
+  try {
+    return decodeURIComponent(decoded.slice(0, colon).replace(/\+/g, '%20'));
+  } catch {
+    return undefined;
+  }
+}
+
 function answerThrottled(ctx: Context, retryAfterSeconds: number): void {
   const error = new ClientAuthThrottled(retryAfterSeconds);
   ctx.status = 429;
@@ -55,9 +79,13 @@ export function clientAuthLimit(deps: { failures: AuthFailureLimit; onLimited: (
   return async (ctx, next) => {
     if (ctx.method !== 'POST' || !CLIENT_AUTH_PATHS.has(ctx.path)) return next();
     const ip = ctx.ip;
+    // The client a Basic header names is read with the address, in one round trip; the gate then uses that read.
+    const claimed = basicClientId(ctx.get('authorization'));
     let blocked: number | undefined;
     try {
-      blocked = await failures.blockedFor({ ip });
+      const counts = await failures.blockedEach({ ip, clientId: claimed });
+      blocked = counts.ip;
+      if (claimed !== undefined) (ctx.state as Record<symbol, ClientCount>)[CLIENT_COUNT] = { clientId: claimed, wait: counts.client };
     } catch {
       answerUnavailable(ctx);
       return;
@@ -95,7 +123,11 @@ export function clientAuthLimit(deps: { failures: AuthFailureLimit; onLimited: (
 /** For the provider's secret comparison: throws ClientAuthThrottled while the client's failure count is full. */
 export function clientGate(failures: AuthFailureLimit) {
   return async (clientId: string): Promise<void> => {
-    const wait = await failures.blockedFor({ clientId });
+    const state = Provider.ctx?.state as Record<symbol, ClientCount | undefined> | undefined;
+    const read = state?.[CLIENT_COUNT];
+    // Used once, and only for the client it was read for; any other comparison reads the count afresh.
+    if (state && read) state[CLIENT_COUNT] = undefined;
+    const wait = read?.clientId === clientId ? read.wait : await failures.blockedFor({ clientId });
     if (wait !== undefined) throw new ClientAuthThrottled(wait);
   };
 }
