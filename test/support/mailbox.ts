@@ -122,9 +122,13 @@ export async function startMailbox(options: MailboxOptions = {}): Promise<Mailbo
   };
 }
 
-/** The six-digit verification code in a message's text (the first one, as the templates put it). */
+/**
+ * The six-digit verification code in a message's text: the line holding only the code, as the default email
+ * templates put it (their first line names the application, whose name may hold six digits too), else the
+ * first six-digit number (custom templates, text messages).
+ */
 export function codeFrom(message: { text: string }): string {
-  const match = /(?<!\d)(\d{6})(?!\d)/.exec(message.text);
+  const match = /^[ \t]*(\d{6})[ \t]*$/m.exec(message.text) ?? /(?<!\d)(\d{6})(?!\d)/.exec(message.text);
   if (!match?.[1]) throw new Error(`no six-digit code in: ${message.text}`);
   return match[1];
 }
