@@ -51,7 +51,9 @@ for (const backend of BACKENDS) {
       const [delivery] = await getJson(running, `/api/hooks/${hook.id}/deliveries`);
       expect(delivery).to.include({ status: 'failed', nextRetryAt: null, lastResponseStatus: 503 });
       expect(delivery.attempts).to.equal(receiver.requests('/down').length);
-      const warning = lines.find((line) => line.msg === 'webhook hook disabled' && line.hookId === hook.id);
+      // The warning follows the write that disabled the hook, which the read above may have seen first.
+      const warning = await eventually(() => lines.find((line) => line.msg === 'webhook hook disabled' && line.hookId === hook.id),
+        { what: 'the warning that the hook was disabled' });
       expect(warning).to.include({ level: 40, reason: disabled.disabledReason });
 
       const enabled = await running.request(`/api/hooks/${hook.id}`, { method: 'PATCH', json: { enabled: true } });
