@@ -1,6 +1,7 @@
 import type { DocumentStore } from '../ports/documents.ts';
 import { createEntityRepository, publicShape, type Page, type PageResult } from '../data/entity.ts';
 import type { SocialFactoryId } from './configs.ts';
+import type { SsoConnector } from './sso-connector.ts';
 
 /** Logto's localized phrase: `{ en: 'Name', … }`. */
 export type I18nPhrases = Record<string, string>;
@@ -12,19 +13,6 @@ export interface SocialConnector {
   connectorId: SocialFactoryId;
   config: Record<string, unknown>;
   metadata: { target: string; name: I18nPhrases; logo: string | null; logoDark: string | null };
-  syncProfile: boolean;
-  createdAt: number;
-}
-
-export interface SsoConnector {
-  id: string;
-  providerName: 'OIDC';
-  connectorName: string;
-  /** Empty until configured; the client secret is kept sealed beside it. */
-  config: Record<string, unknown>;
-  /** Email domains (lower case) whose users this connector signs in. */
-  domains: string[];
-  branding: { displayName?: string; logo?: string; darkLogo?: string };
   syncProfile: boolean;
   createdAt: number;
 }

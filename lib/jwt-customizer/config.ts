@@ -1,17 +1,7 @@
 import type { DocumentStore } from '../ports/documents.ts';
 import { errors } from '../errors.ts';
 import type { ScriptRunner } from './sandbox.ts';
-
-export interface JwtCustomizerConfig {
-  script: string;
-  environmentVariables: Record<string, string>;
-  /** Fail closed: a script error refuses the token instead of issuing it without custom claims. */
-  blockIssuanceOnError: boolean;
-  /** What the test endpoint runs the script on when its request brings no token, or no context. */
-  tokenSample?: Record<string, unknown>;
-  contextSample?: Record<string, unknown>;
-  updatedAt: number;
-}
+import type { JwtCustomizerConfig } from './config-shape.ts';
 
 export type JwtCustomizerInput = Omit<JwtCustomizerConfig, 'updatedAt'>;
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { SOCIAL_FACTORIES, SOCIAL_FACTORY_IDS } from '../../lib/connectors/configs.ts';
-import type { SocialConnector, SsoConnector } from '../../lib/connectors/repository.ts';
+import type { SocialConnector } from '../../lib/connectors/repository.ts';
+import type { SsoConnector } from '../../lib/connectors/sso-connector.ts';
 import { jsonObject, withoutNul } from '../../lib/http/schemas.ts';
 
 /** Logto's shapes for social connectors and their factories, and for enterprise SSO connectors. */

@@ -10,16 +10,7 @@ export interface SocialConnector {
   metadata: { target: string; name?: Record<string, string>; logo: string | null; logoDark: string | null };
 }
 
-export interface SsoConnector {
-  id: string;
-  providerName: 'OIDC';
-  connectorName: string;
-  config: Record<string, unknown>;
-  domains: string[];
-  branding: { displayName?: string; logo?: string; darkLogo?: string };
-  syncProfile: boolean;
-  createdAt: number;
-}
+export type { SsoConnector } from '../../../../lib/connectors/sso-connector.ts';
 
 export const FACTORIES = [
   { value: 'oidc', label: 'OpenID Connect' },

@@ -3,15 +3,8 @@ import { api, ApiError } from '../../api.ts';
 import { ErrorText, Loading, Section, useAction, useLoad } from '../../components/feedback.tsx';
 import { Field, LinesField, Switch } from '../../components/field.tsx';
 import { CodeField } from './code-field.tsx';
+import type { JwtCustomizerConfig as CustomizerConfig } from '../../../../lib/jwt-customizer/config-shape.ts';
 
-interface CustomizerConfig {
-  script: string;
-  environmentVariables: Record<string, string>;
-  blockIssuanceOnError: boolean;
-  tokenSample?: Record<string, unknown>;
-  contextSample?: Record<string, unknown>;
-  updatedAt: number;
-}
 
 const PATH = '/configs/jwt-customizer/access-token';
 
