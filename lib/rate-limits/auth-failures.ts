@@ -31,22 +31,21 @@ export function createAuthFailureLimit(kv: KeyValueStore, surface: 'oidc' | 'api
 
   const longest = (a: number | undefined, b: number | undefined) => (a === undefined ? b : b === undefined ? a : Math.max(a, b));
 
+  /** Reads only the counters the attempt names (one round trip, in parallel when both). */
+  async function blockedEach(attempt: AuthAttempt): Promise<{ ip: number | undefined; client: number | undefined }> {
+    const client = clientKey(attempt);
+    const [ip, byClientId] = await Promise.all([
+      attempt.ip ? byIp.blockedFor(attempt.ip) : undefined, client ? byClient.blockedFor(client) : undefined,
+    ]);
+    return { ip, client: byClientId };
+  }
+
   return {
     async blockedFor(attempt) {
-      const client = clientKey(attempt);
-      // One counter (the token endpoint's per-address and per-client checks): read it alone.
-      if (!attempt.ip) return client ? byClient.blockedFor(client) : undefined;
-      if (!client) return byIp.blockedFor(attempt.ip);
-      const [byAddress, byClientId] = await Promise.all([byIp.blockedFor(attempt.ip), byClient.blockedFor(client)]);
-      return longest(byAddress, byClientId);
+      const { ip, client } = await blockedEach(attempt);
+      return longest(ip, client);
     },
-    async blockedEach(attempt) {
-      const client = clientKey(attempt);
-      const [ip, byClientId] = await Promise.all([
-        attempt.ip ? byIp.blockedFor(attempt.ip) : undefined, client ? byClient.blockedFor(client) : undefined,
-      ]);
-      return { ip, client: byClientId };
-    },
+    blockedEach,
     async failed(attempt) {
       const client = clientKey(attempt);
       const [byAddress, byClientId] = await Promise.all([
