@@ -1,4 +1,4 @@
-import { randomBytes, createHash, timingSafeEqual } from 'node:crypto';
+import { randomBytes, hash, timingSafeEqual } from 'node:crypto';
 
 const ALPHABET = '0123456789abcdefghijklmnopqrstuvwxyz';
 
@@ -24,12 +24,13 @@ export function newSecret(prefix = ''): string {
  * cannot be guessed; passwords use a memory-hard KDF instead.
  */
 export function digest(secret: string): string {
-  return createHash('sha256').update(secret, 'utf8').digest('hex');
+  // The one-shot form: no Hash object per call (this runs on every client authentication).
+  return hash('sha256', secret, 'hex');
 }
 
 /** Constant-time comparison of a presented secret against a stored digest. */
 export function matchesDigest(secret: string, storedDigest: string): boolean {
-  const a = Buffer.from(digest(secret), 'hex');
+  const a = hash('sha256', secret, 'buffer');
   const b = Buffer.from(storedDigest, 'hex');
   return a.length === b.length && timingSafeEqual(a, b);
 }

@@ -166,7 +166,7 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
       print,
     });
     await ensureConsoleApplication(repositories, settings.baseUrl);
-    const authorization = createAuthorization(repositories);
+    const authorization = createAuthorization(repositories, stores.documents);
     const libraries = createLibraries(repositories, {
       defaultAccessTokenTtl: settings.ACCESS_TOKEN_TTL_SECONDS, cookieKeys: settings.cookieKeys,
       allowedNetworks: settings.WEBHOOK_ALLOWED_NETWORKS, mfaSecretKeys: settings.mfaSecretKeys, baseUrl: settings.baseUrl,

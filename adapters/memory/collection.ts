@@ -30,6 +30,8 @@ export class MemoryCollection implements DocumentCollection<Doc>, Restorable {
   readonly #indexes = new Map<string, MemoryIndex>();
   /** Lower bound of the next TTL expiry, so sweeps only run when something may have expired. */
   #nextExpiry = Number.POSITIVE_INFINITY;
+  /** How many times a document was inserted, replaced or removed (expiry included). */
+  #changes = 0;
 
   constructor(name: string, transactions: MemoryTransactions) {
     this.name = name;
@@ -46,6 +48,12 @@ export class MemoryCollection implements DocumentCollection<Doc>, Restorable {
     } catch {
       // Someone outside the transaction took a unique key meanwhile: their document stands.
     }
+  }
+
+  /** Changes so far; documents due to expire are removed first, so their expiry counts as soon as it is due. */
+  changeCount(): number {
+    this.#sweepExpired();
+    return this.#changes;
   }
 
   async insertOne(doc: Doc): Promise<void> {
@@ -239,6 +247,7 @@ export class MemoryCollection implements DocumentCollection<Doc>, Restorable {
     this.#checkUnique(doc, null);
     this.#addEntries(doc, id);
     this.#docs.set(id, doc);
+    this.#changes += 1;
     this.#transactions.record(this, id, undefined, doc);
   }
 
@@ -249,6 +258,7 @@ export class MemoryCollection implements DocumentCollection<Doc>, Restorable {
     this.#removeEntries(current, id);
     this.#addEntries(next, id);
     this.#docs.set(id, next);
+    this.#changes += 1;
     this.#transactions.record(this, id, current, next);
   }
 
@@ -256,6 +266,7 @@ export class MemoryCollection implements DocumentCollection<Doc>, Restorable {
     const id = canonicalKey(doc._id);
     this.#removeEntries(doc, id);
     this.#docs.delete(id);
+    this.#changes += 1;
     if (!expired) this.#transactions.record(this, id, doc, undefined);
   }
 

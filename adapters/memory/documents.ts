@@ -33,6 +33,13 @@ class MemoryDocumentStore implements DocumentStore {
     return this.#transactions.outside(work);
   }
 
+  changeCount(collections: readonly string[]): number {
+    // A sum of counters that only grow grows whenever any of them does.
+    let count = 0;
+    for (const name of collections) count += this.#collections.get(name)?.changeCount() ?? 0;
+    return count;
+  }
+
   async ping(): Promise<void> {}
 
   async close(): Promise<void> {

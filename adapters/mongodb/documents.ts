@@ -201,6 +201,11 @@ class MongoDocumentStore implements DocumentStore {
     return collection as unknown as DocumentCollection<T>;
   }
 
+  /** Other processes write the same database: a change cannot be known without asking it. */
+  changeCount(): undefined {
+    return undefined;
+  }
+
   async ping(): Promise<void> {
     await this.#db.command({ ping: 1 });
   }

@@ -16,6 +16,7 @@ import { OIDC_SCOPES, accountClaims } from './claims.ts';
 import { createIntrospectionPolicy } from './introspection.ts';
 import { errorPage, logoutSource, postLogoutSuccessSource } from '../http/provider-pages.ts';
 import { providerJwks } from './boundary.ts';
+import { remembered } from '../data/remembered.ts';
 
 export interface ProviderOptions {
   issuer: string;
@@ -55,6 +56,9 @@ function accountIdOf(ctx: KoaContextWithOIDC): string | undefined {
 
 export function createProvider(options: ProviderOptions): Provider {
   const { repositories, authorization } = options;
+  // Asked on every token request for a resource: remembered until a resource changes (see remembered).
+  const findResource = remembered(options.store, ['resources'], (indicator: string) => repositories.resources.findByIndicator(indicator));
+  const findDefaultResource = remembered(options.store, ['resources'], () => repositories.resources.findDefault());
   // A token for a resource lives as long as that resource says; one for the userinfo endpoint, the default.
   const accessTokenTtl = (_ctx: unknown, token: { resourceServer?: { accessTokenTTL?: number | undefined } | undefined }) =>
     token.resourceServer?.accessTokenTTL ?? options.accessTokenTtl;
@@ -100,11 +104,11 @@ export function createProvider(options: ProviderOptions): Provider {
         // A request that names no resource gets a token for the default resource, when one is set.
         async defaultResource(_ctx, _client, oneOf) {
           if (oneOf) return oneOf;
-          return (await repositories.resources.findDefault())?.indicator;
+          return (await findDefaultResource())?.indicator;
         },
         useGrantedResource: () => true,
         async getResourceServerInfo(ctx, indicator, client) {
-          const resource = await repositories.resources.findByIndicator(indicator);
+          const resource = await findResource(indicator);
           if (!resource) throw new oidcErrors.InvalidTarget(`resource indicator ${indicator} is not registered`);
           let scopes: string[] = [];
           if (ctx.oidc.params?.grant_type === 'client_credentials') {
@@ -184,12 +188,17 @@ export function createProvider(options: ProviderOptions): Provider {
     await clientGate?.(this.clientId);
     return typeof this.clientSecret === 'string' && matchesDigest(actual, this.clientSecret);
   };
+  // The provider looks a client up in every request, and hashes its metadata to find its cached instance: the instance
+  // itself is remembered until an application changes (a new secret, new settings, a deletion).
+  const lookUp = provider.Client.find.bind(provider.Client);
+  const remember = remembered(options.store, ['applications'], lookUp, { frozen: false });
+  const find = (id: string) => (typeof id === 'string' ? remember(id) : lookUp(id));
+  provider.Client.find = find;
   const { tokenRequestGate } = options;
   if (tokenRequestGate) {
     // Client authentication looks the client up after the provider parsed the body (client_secret_post and public
     // clients name themselves there) and before the grant handler, so a refusal here mints nothing; a middleware
     // around the provider would only see the client once the token was issued.
-    const find = provider.Client.find.bind(provider.Client);
     provider.Client.find = async (id: string) => {
       const client = await find(id);
       const ctx = Provider.ctx;

@@ -89,6 +89,12 @@ export interface DocumentStore {
   currentTransaction(): TransactionScope | undefined;
   /** Runs `work` outside any transaction: its writes stand whatever the caller's transaction does. */
   outsideTransaction<T>(work: () => Promise<T>): Promise<T>;
+  /**
+   * A number that grows whenever a document of any of these collections is inserted, changed, removed or expires,
+   * when the backend can tell that exactly and without a round trip: the embedded store, whose only writer is this
+   * process. `undefined` when it cannot (MongoDB, which other processes write): then no read may be remembered.
+   */
+  changeCount(collections: readonly string[]): number | undefined;
   /** Resolves when the backend answers; rejects otherwise (readiness). */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -1,4 +1,6 @@
 import type { Repositories } from '../repositories.ts';
+import type { DocumentStore } from '../ports/documents.ts';
+import { remembered } from '../data/remembered.ts';
 import { CONSOLE_ADMIN_ROLE_ID, MANAGEMENT_RESOURCE_ID } from '../bootstrap.ts';
 import type { OrganizationScope } from '../organizations/scopes-repository.ts';
 
@@ -9,7 +11,7 @@ type AuthorizationDeps = Pick<Repositories, 'roles' | 'resources' | 'organizatio
  * in an organization, the union of what its organization roles grant. Requested scopes are intersected with
  * these sets by the grants.
  */
-export function createAuthorization(repositories: AuthorizationDeps) {
+export function createAuthorization(repositories: AuthorizationDeps, store: DocumentStore) {
   async function scopeNamesOn(scopeIds: string[], resourceId: string): Promise<string[]> {
     const scopes = await repositories.resources.findScopesByIds(scopeIds);
     return scopes.filter((scope) => scope.resourceId === resourceId).map((scope) => scope.name);
@@ -22,16 +24,17 @@ export function createAuthorization(repositories: AuthorizationDeps) {
   const organizationRoleIdsOf = (organizationId: string, userId: string) =>
     repositories.organizations.userRoles.targetsOf({ organizationId, userId });
 
+  // Asked on every token: remembered until a role assignment, a role's scopes or a scope changes (see remembered).
   return {
-    async scopesForUser(userId: string, resourceId: string): Promise<string[]> {
+    scopesForUser: remembered(store, ['users_roles', 'roles_scopes', 'scopes'], async (userId: string, resourceId: string) => {
       let roleIds = await repositories.roles.roleIdsOfUser(userId);
       // Only the console-admin role grants users management scopes, whatever older data put on other roles.
       if (resourceId === MANAGEMENT_RESOURCE_ID) roleIds = roleIds.filter((id) => id === CONSOLE_ADMIN_ROLE_ID);
       return scopesOfRoles(roleIds, resourceId);
-    },
-    async scopesForApplication(applicationId: string, resourceId: string): Promise<string[]> {
-      return scopesOfRoles(await repositories.roles.roleIdsOfApplication(applicationId), resourceId);
-    },
+    }),
+    scopesForApplication: remembered(store, ['applications_roles', 'roles_scopes', 'scopes'], async (applicationId: string, resourceId: string) => (
+      scopesOfRoles(await repositories.roles.roleIdsOfApplication(applicationId), resourceId)
+    )),
 
     isOrganizationMember: (organizationId: string, userId: string) =>
       repositories.organizations.users.has({ organizationId }, userId),

@@ -17,6 +17,8 @@ export function interceptedStore(intercept: Interceptor): DocumentStore {
     transaction: (work) => inner.transaction(work),
     currentTransaction: () => inner.currentTransaction(),
     outsideTransaction: (work) => inner.outsideTransaction(work),
+    // Every read must reach the interceptor, as every read reaches a database: nothing is remembered.
+    changeCount: () => undefined,
     collection<T extends object>(name: string): DocumentCollection<T> {
       const collection = inner.collection<T>(name);
       return new Proxy(collection, {

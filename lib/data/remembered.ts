@@ -1,0 +1,40 @@
+import type { DocumentStore } from '../ports/documents.ts';
+
+/** Answers kept per remembered read; past this, the oldest is forgotten first. */
+const MAX_ENTRIES = 1000;
+
+/** Freezes an answer and everything it holds: it is shared by every caller that gets it. */
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const key of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[key]);
+  }
+  return value;
+}
+
+/**
+ * `load`, remembered per argument list until a document of one of `collections` (every collection `load` reads)
+ * changes. Only where the store counts changes exactly (`changeCount`: the embedded store) is anything remembered,
+ * so an answer is never older than the data it came from; on any other store every call loads. Callers share the
+ * answers: they are frozen unless `frozen` is false (objects that complete themselves lazily, which their owner
+ * already shares). At most 1,000 argument lists are kept per read.
+ */
+export function remembered<A extends string[], R>(
+  store: DocumentStore, collections: readonly string[], load: (...args: A) => Promise<R>, { frozen = true } = {},
+): (...args: A) => Promise<R> {
+  const answers = new Map<string, { count: number; value: R }>();
+  return async (...args: A): Promise<R> => {
+    const count = store.changeCount(collections);
+    if (count === undefined) return load(...args);
+    const key = args.join('\u0000');
+    const known = answers.get(key);
+    if (known?.count === count) return known.value;
+    // The count read before loading: a write while the load runs leaves a stale count, so the next call loads again.
+    const loaded = await load(...args);
+    const value = frozen ? deepFreeze(loaded) : loaded;
+    answers.delete(key);
+    if (answers.size >= MAX_ENTRIES) answers.delete(answers.keys().next().value!);
+    answers.set(key, { count, value });
+    return value;
+  };
+}

@@ -1,0 +1,110 @@
+import { expect } from 'chai';
+import { decodeJwt } from 'jose';
+import { createMemoryDocumentStore } from '../../adapters/memory/documents.ts';
+import { startService, type RunningService } from '../support/service.ts';
+import { createApplication, createResource, createRole, tokenRequest, type ApiFixture } from '../support/fixtures.ts';
+
+const ORDERS = 'https://orders.example.com';
+
+/**
+ * The client, resource and role lookups of a token request are remembered between requests on the embedded store;
+ * every change made through the management API must still act on the very next token request.
+ */
+describe('token requests after a change', () => {
+  let running: RunningService;
+  let orders: ApiFixture;
+
+  before(async () => {
+    running = await startService();
+    orders = await createResource(running, ORDERS, ['orders:read', 'orders:write']);
+  });
+  after(() => running.close());
+
+  async function grantedScope(app: { id: string; secret?: string }) {
+    const res = await tokenRequest(running, { grant_type: 'client_credentials', resource: ORDERS, scope: 'orders:read orders:write' }, app);
+    expect(res.status, JSON.stringify(res.body)).to.equal(200);
+    return decodeJwt(String(res.body.access_token)).scope;
+  }
+
+  it('grants what the roles grant now: a scope added, a role removed, a scope deleted', async () => {
+    const role = await createRole(running, [orders.scopes['orders:read']!.id], 'MachineToMachine');
+    const app = await createApplication(running, { type: 'MachineToMachine' });
+    expect((await running.request(`/api/applications/${app.id}/roles`, { method: 'POST', json: { roleIds: [role.id] } })).status).to.equal(201);
+    expect(await grantedScope(app)).to.equal('orders:read');
+    expect(await grantedScope(app), 'asked again, unchanged').to.equal('orders:read');
+
+    const added = await running.request(`/api/roles/${role.id}/scopes`, { method: 'POST', json: { scopeIds: [orders.scopes['orders:write']!.id] } });
+    expect(added.status).to.equal(201);
+    expect(await grantedScope(app)).to.equal('orders:read orders:write');
+
+    const deleted = await running.request(`/api/resources/${orders.resource.id}/scopes/${orders.scopes['orders:write']!.id}`, { method: 'DELETE' });
+    expect(deleted.status).to.equal(204);
+    expect(await grantedScope(app)).to.equal('orders:read');
+
+    expect((await running.request(`/api/applications/${app.id}/roles/${role.id}`, { method: 'DELETE' })).status).to.equal(204);
+    expect(await grantedScope(app)).to.equal(undefined);
+  });
+
+  it('refuses a rotated secret, a deleted application and a deleted resource on the next request', async () => {
+    const role = await createRole(running, [orders.scopes['orders:read']!.id], 'MachineToMachine');
+    const app = await createApplication(running, { type: 'MachineToMachine' });
+    await running.request(`/api/applications/${app.id}/roles`, { method: 'POST', json: { roleIds: [role.id] } });
+    expect(await grantedScope(app)).to.equal('orders:read');
+
+    const { secret } = await (await running.request(`/api/applications/${app.id}/secret`, { method: 'POST' })).json() as { secret: string };
+    const request = { grant_type: 'client_credentials', resource: ORDERS };
+    expect((await tokenRequest(running, request, app)).status, 'the old secret').to.equal(401);
+    const rotated = { id: app.id, secret };
+    expect(await grantedScope(rotated)).to.equal('orders:read');
+
+    const billing = await createResource(running, 'https://billing.example.com', ['billing:read']);
+    expect((await tokenRequest(running, { ...request, resource: billing.resource.indicator }, rotated)).status).to.equal(200);
+    expect((await running.request(`/api/resources/${billing.resource.id}`, { method: 'DELETE' })).status).to.equal(204);
+    const gone = await tokenRequest(running, { ...request, resource: billing.resource.indicator }, rotated);
+    expect(gone).to.deep.include({ status: 400 });
+    expect(gone.body.error).to.equal('invalid_target');
+
+    expect((await running.request(`/api/applications/${app.id}`, { method: 'DELETE' })).status).to.equal(204);
+    const deleted = await tokenRequest(running, request, rotated);
+    expect(deleted.status).to.equal(401);
+    expect(deleted.body.error).to.equal('invalid_client');
+  });
+});
+
+describe('embedded store change count', () => {
+  it('grows with every insert, change, removal and expiry of the collections asked about, and only those', async () => {
+    const store = createMemoryDocumentStore();
+    const things = store.collection<{ _id: string; n: number; at?: Date }>('things');
+    const others = store.collection<{ _id: string }>('others');
+    const count = () => store.changeCount(['things'])!;
+    expect(count()).to.equal(0);
+    await things.insertOne({ _id: 'a', n: 1 });
+    const afterInsert = count();
+    expect(afterInsert).to.be.greaterThan(0);
+    await others.insertOne({ _id: 'x' });
+    expect(count(), 'another collection').to.equal(afterInsert);
+    expect(store.changeCount(['things', 'others'])).to.be.greaterThan(afterInsert);
+    await things.updateOne({ _id: 'a' }, { $set: { n: 1 } });
+    expect(count(), 'an update that changes nothing').to.equal(afterInsert);
+    await things.updateOne({ _id: 'a' }, { $set: { n: 2 } });
+    const afterUpdate = count();
+    expect(afterUpdate).to.be.greaterThan(afterInsert);
+    await things.deleteOne({ _id: 'a' });
+    const afterDelete = count();
+    expect(afterDelete).to.be.greaterThan(afterUpdate);
+
+    await things.createIndex({ keys: { at: 1 }, expireAfterSeconds: 0 });
+    await things.insertOne({ _id: 'b', n: 3, at: new Date(Date.now() - 1000) });
+    const withExpired = count();
+    // The document was already due when it was inserted: reading the count removes it, and that removal counts.
+    expect(withExpired).to.be.greaterThan(afterDelete + 1);
+    expect(await things.findOne({ _id: 'b' })).to.equal(null);
+
+    await store.transaction(async () => {
+      await things.insertOne({ _id: 'c', n: 4 });
+      throw new Error('abort');
+    }).catch(() => {});
+    expect(await things.findOne({ _id: 'c' }), 'rolled back').to.equal(null);
+    expect(count(), 'the insert and its rollback both count').to.equal(withExpired + 2);
+  });
+});
