@@ -31,20 +31,28 @@ export interface InjectedStores {
 export async function openStores(settings: Settings, logger: Logger, injected: InjectedStores = {}): Promise<Stores> {
   const closers: Array<() => Promise<unknown>> = [];
   let redis: Redis | undefined;
+  let kvRedis: Redis | undefined;
   if (settings.REDIS_URL && (!injected.kv || !injected.queue)) {
     const { CONNECT_TIMEOUT_MS, createRedisConnection, untilReady } = await import('../adapters/redis/connection.ts');
-    redis = createRedisConnection(settings.REDIS_URL, {
-      onDown: (error) => logger.warn({ err: error }, 'redis is unavailable: commands fail until it is back'),
+    // One line per outage, from one of the connections.
+    const outages = {
+      onDown: (error: Error) => logger.warn({ err: error }, 'redis is unavailable: commands fail until it is back'),
       onUp: () => logger.info('redis is available again'),
-    });
-    const connection = redis;
-    // A connection that never became ready would wait forever on QUIT: drop it instead.
-    closers.push(async () => {
-      if (connection.status === 'ready') await connection.quit().catch(() => connection.disconnect());
-      else connection.disconnect();
-    });
+    };
+    if (!injected.queue) redis = createRedisConnection(settings.REDIS_URL, outages);
+    // The key-value store's commands (counters, one-time values, caches) are short and independent: on a connection
+    // of their own they are pipelined, those of one turn of the event loop sent together. BullMQ keeps its own.
+    if (!injected.kv) kvRedis = createRedisConnection(settings.REDIS_URL, redis ? {} : outages, { enableAutoPipelining: true });
+    const connections = [redis, kvRedis].filter((connection) => connection !== undefined);
+    for (const connection of connections) {
+      // A connection that never became ready would wait forever on QUIT: drop it instead.
+      closers.push(async () => {
+        if (connection.status === 'ready') await connection.quit().catch(() => connection.disconnect());
+        else connection.disconnect();
+      });
+    }
     // Commands fail rather than wait while the connection is not up, so give the first one a moment to complete.
-    await untilReady(redis, 2 * CONNECT_TIMEOUT_MS);
+    await Promise.all(connections.map((connection) => untilReady(connection, 2 * CONNECT_TIMEOUT_MS)));
   }
   let documents = injected.documents;
   if (!documents) {
@@ -56,8 +64,8 @@ export async function openStores(settings: Settings, logger: Logger, injected: I
   }
   let kv = injected.kv;
   if (!kv) {
-    kv = redis
-      ? (await import('../adapters/redis/kv.ts')).createRedisKeyValueStore(redis, { prefix: 'ids:' })
+    kv = kvRedis
+      ? (await import('../adapters/redis/kv.ts')).createRedisKeyValueStore(kvRedis, { prefix: 'ids:' })
       : createMemoryKeyValueStore();
     const owned = kv;
     closers.push(() => owned.close());

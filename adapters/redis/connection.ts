@@ -26,8 +26,13 @@ interface ConnectionEvents {
   onUp?: () => void;
 }
 
-export function createRedisConnection(url: string, events: ConnectionEvents = {}): Redis {
-  const redis = new Redis(url, { ...FAIL_FAST_OPTIONS, lazyConnect: false });
+/**
+ * `options` adds to the fail-fast ones, e.g. `enableAutoPipelining` for a connection whose commands are all short
+ * and independent (the key-value store's): the commands issued in one turn of the event loop then go out in one
+ * write instead of one write each. Not for BullMQ's connections, whose scripts and blocking commands expect their own.
+ */
+export function createRedisConnection(url: string, events: ConnectionEvents = {}, options: RedisOptions = {}): Redis {
+  const redis = new Redis(url, { ...options, ...FAIL_FAST_OPTIONS, lazyConnect: false });
   // One line per outage and one per recovery, not one per reconnection attempt.
   let down = false;
   redis.on('error', (error: Error) => {
