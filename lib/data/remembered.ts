@@ -26,7 +26,7 @@ export function remembered<A extends string[], R>(
   return async (...args: A): Promise<R> => {
     const count = store.changeCount(collections);
     if (count === undefined) return load(...args);
-    const key = args.join('\u0000');
+    const key = args.length === 1 ? args[0]! : args.join('\u0000');
     const known = answers.get(key);
     if (known?.count === count) return known.value;
     // The count read before loading: a write while the load runs leaves a stale count, so the next call loads again.

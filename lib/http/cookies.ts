@@ -1,4 +1,5 @@
 import Cookies from 'cookies';
+import Keygrip from 'keygrip';
 import type { Middleware } from 'koa';
 
 /**
@@ -6,9 +7,11 @@ import type { Middleware } from 'koa';
  * service has its own `app.keys`; without this the provider's signed cookies would fail under a prefix.
  */
 export function ownCookieKeys(keys: string[]): Middleware {
+  // One signer for every request rather than one per request.
+  const signer = new Keygrip(keys);
   return async (ctx, next) => {
     const hostCookies = ctx.cookies;
-    ctx.cookies = new Cookies(ctx.req, ctx.res, { keys, secure: ctx.request.secure });
+    ctx.cookies = new Cookies(ctx.req, ctx.res, { keys: signer, secure: ctx.request.secure });
     try {
       await next();
     } finally {

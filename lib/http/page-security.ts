@@ -80,8 +80,11 @@ const PLACEHOLDER = "script-src 'none'";
  */
 export function providerPageSecurity(options: { prefix: string; serviceUrl: string }): Middleware {
   const { prefix, serviceUrl } = options;
+  // Endpoints that answer JSON whatever happens (their errors included): nothing to place or finish there.
+  const jsonOnly = new Set(['/token', '/token/introspection', '/token/revocation', '/jwks', '/me'].map((path) => `${prefix}${path}`));
   return async (ctx, next) => {
     if (ctx.path !== prefix && !ctx.path.startsWith(`${prefix}/`)) return next();
+    if (jsonOnly.has(ctx.path)) return next();
     ctx.set('Content-Security-Policy', PLACEHOLDER);
     await next();
     if (ctx.headerSent) return;
