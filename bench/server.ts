@@ -1,6 +1,7 @@
 import { createServer } from 'node:http';
 import { pino } from 'pino';
 import { createIdentityService } from '../lib/index.ts';
+import { releaseStartupMemory } from '../lib/startup-memory.ts';
 
 /**
  * The service under measurement, in its own process so that the load generator does not share its
@@ -15,6 +16,8 @@ const service = await createIdentityService({
   logger: pino({ level: 'silent' }),
   print: () => {},
 });
+// As bin/server.ts does once the service is built.
+releaseStartupMemory();
 server.on('request', service.app.callback());
 server.keepAliveTimeout = 60_000;
 process.stdout.write(`${JSON.stringify({ baseUrl, storage: service.core.kv.kind })}\n`);
