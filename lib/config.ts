@@ -123,7 +123,7 @@ export const environmentSchema = z.object({
   JWT_CUSTOMIZER_TIMEOUT_MS: integer(10).max(30_000).default(3000),
   /** Memory limit of a stored JWT customizer script, MiB. */
   JWT_CUSTOMIZER_MEMORY_MB: integer(1).max(1024).default(32),
-  /** Sandbox worker threads running stored customizer scripts in parallel for token issuance. */
+  /** Most sandbox worker threads running stored customizer scripts at once for token issuance (started as load needs them). */
   JWT_CUSTOMIZER_WORKERS: integer(1).max(64).default(() => Math.min(availableParallelism(), 64)),
   /** Failed sign-in verifications within one window that lock the account (all its identifiers), or an identifier naming no account. */
   LOCKOUT_THRESHOLD: integer(1).max(1000).default(10),

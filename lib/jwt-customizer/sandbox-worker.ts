@@ -4,11 +4,12 @@
  * Only strings cross the boundary: the input goes in as JSON text and the outcome comes out as JSON text built
  * by a guest-side driver.
  */
-import { parentPort, workerData } from 'node:worker_threads';
+import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
 import { newQuickJSWASMModule, newVariant, RELEASE_SYNC } from 'quickjs-emscripten';
 import type { QuickJSContext, QuickJSHandle, QuickJSRuntime, QuickJSWASMModule } from 'quickjs-emscripten';
 import type { RunRequest, SandboxLimits, SandboxOutcome, WorkerMessage } from './sandbox.ts';
 import { isPlainObject } from '../plain-object.ts';
+import { RequestReader } from './sandbox-channel.ts';
 
 const SCRIPT_FILENAME = 'jwt-customizer.js';
 const WASM_PAGE_BYTES = 64 * 1024;
@@ -106,8 +107,11 @@ function describeThrown(ctx: QuickJSContext, handle: QuickJSHandle): { name: str
 
 /** Decodes the driver's JSON envelope; anything malformed is the script's fault. */
 function decodeEnvelope(text: string): SandboxOutcome {
-  // `__proto__` keys would turn into prototype setters when the host merges the claims into a token.
-  const envelope: unknown = JSON.parse(text, (key, value: unknown) => (key === '__proto__' ? undefined : value));
+  // `__proto__` keys would turn into prototype setters when the host merges the claims into a token. Only a text
+  // that spells it, or has an escape that could, can hold one: the others skip the slower parse that drops them.
+  const envelope: unknown = text.includes('__proto__') || text.includes('\\u')
+    ? JSON.parse(text, (key, value: unknown) => (key === '__proto__' ? undefined : value))
+    : JSON.parse(text);
   if (isPlainObject(envelope)) {
     if (envelope.kind === 'claims' && isPlainObject(envelope.claims)) {
       return { kind: 'claims', claims: envelope.claims };
@@ -251,7 +255,9 @@ class Realm {
 
 /**
  * Serves the requests of one worker, keeping the realm of the last script run (at most one, so the worker's
- * memory holds at most one script's state besides the run in progress).
+ * memory holds at most one script's state besides the run in progress). A run that must not share a realm
+ * (`keepRealm: false`, the management API's test runs) gets a fresh one, dropped after it, and drops the kept one
+ * first: it neither sees nor leaves state, and has the whole memory limit to itself.
  */
 class Realms {
   readonly #module: QuickJSWASMModule;
@@ -264,10 +270,10 @@ class Realms {
   }
 
   serve(request: RunRequest): SandboxOutcome {
-    const { script, inputJson, deadline, compileOnly } = request;
+    const { script, inputJson, deadline, compileOnly, keepRealm } = request;
     let realm = this.#warm;
     this.#warm = undefined;
-    if (realm && (compileOnly || realm.script !== script || realm.runs >= MAX_RUNS_PER_REALM)) {
+    if (realm && (compileOnly || !keepRealm || realm.script !== script || realm.runs >= MAX_RUNS_PER_REALM)) {
       realm.dispose();
       realm = undefined;
     }
@@ -286,7 +292,7 @@ class Realms {
       realm.dispose();
       throw error;
     }
-    if (outcome.kind !== 'error' && realm.reusable) this.#warm = realm;
+    if (keepRealm && outcome.kind !== 'error' && realm.reusable) this.#warm = realm;
     else realm.dispose();
     return outcome;
   }
@@ -310,10 +316,20 @@ function boundedMemory(memoryBytes: number): object {
 async function main(): Promise<void> {
   const port = parentPort;
   if (!port) throw new Error('sandbox-worker must run in a worker thread');
-  const limits = workerData as SandboxLimits;
+  const { buffer, ...limits } = workerData as SandboxLimits & { buffer: SharedArrayBuffer };
+  const requests = new RequestReader(buffer);
   const module = await newQuickJSWASMModule(newVariant(RELEASE_SYNC, { wasmMemory: boundedMemory(limits.memoryBytes) }));
   const realms = new Realms(module, limits);
-  port.on('message', (request: RunRequest) => {
+  const fromMessage = (): RunRequest => {
+    const received = receiveMessageOnPort(port);
+    if (!received) throw new Error('the announced request did not arrive');
+    return received.message as RunRequest;
+  };
+  const ready: WorkerMessage = { type: 'ready' };
+  port.postMessage(ready);
+  // The thread serves nothing but runs: between them it sleeps in the channel, never in its event loop.
+  for (;;) {
+    const request = requests.receive(fromMessage);
     let outcome: SandboxOutcome;
     let reusable = true;
     try {
@@ -326,11 +342,9 @@ async function main(): Promise<void> {
     }
     // WebAssembly memory never shrinks: after an exhausted heap only a new worker gives it back.
     if (outcome.kind === 'error' && outcome.code === 'memory') reusable = false;
-    const reply: WorkerMessage = { type: 'result', id: request.id, outcome, reusable };
+    const reply: WorkerMessage = { type: 'result', outcome, reusable };
     port.postMessage(reply);
-  });
-  const ready: WorkerMessage = { type: 'ready' };
-  port.postMessage(ready);
+  }
 }
 
 await main();

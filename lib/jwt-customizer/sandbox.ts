@@ -5,7 +5,7 @@
  * workers serves runs in parallel (see `sandbox-pool.ts`); each worker enforces the limits itself and the
  * host additionally replaces a worker that overruns its deadline or exhausts its memory.
  */
-import { WorkerPool } from './sandbox-pool.ts';
+import { SandboxPool } from './sandbox-pool.ts';
 
 export interface SandboxLimits {
   timeoutMs: number;
@@ -43,31 +43,37 @@ export interface ScriptRunner {
 
 /** Host → worker. */
 export interface RunRequest {
-  id: number;
   script: string;
   inputJson: string;
   /** Epoch milliseconds after which the run is interrupted. */
   deadline: number;
   /** Stop once the script compiled, answering empty claims: nothing of it runs. */
   compileOnly: boolean;
-}
-
-/** Worker → host. `reusable: false` asks the host to replace the worker (its memory is spent or unknown). */
-export type WorkerMessage =
-  | { type: 'ready' }
-  | { type: 'result'; id: number; outcome: SandboxOutcome; reusable: boolean };
-
-export function createScriptRunner(options: PoolOptions): ScriptRunner {
-  return new WorkerPool(options);
+  /** False for runs that must neither use nor leave a realm for later runs (see `Realms` in `sandbox-worker.ts`). */
+  keepRealm: boolean;
 }
 
 /**
- * The two sandboxes of a service: token issuance gets its own pool, and the management API's test runs
- * get a single worker of their own, so no amount of testing can delay a token.
+ * Worker → host (requests go the other way through `sandbox-channel.ts`). `reusable: false` asks the host to
+ * replace the worker (its memory is spent or unknown).
+ */
+export type WorkerMessage =
+  | { type: 'ready' }
+  | { type: 'result'; outcome: SandboxOutcome; reusable: boolean };
+
+export function createScriptRunner(options: PoolOptions): ScriptRunner {
+  return new SandboxPool(options).lane(options.workers, true);
+}
+
+/**
+ * The two sandboxes of a service, sharing their workers: token issuance runs up to `workers` scripts at once, and
+ * the management API's test runs and compile checks one more, each in a fresh realm. Neither waits for the other:
+ * a run that finds every worker busy with the other's runs gets a worker started for it.
  */
 export function createSandboxes(options: PoolOptions) {
-  const issuance = createScriptRunner(options);
-  const test = createScriptRunner({ ...options, workers: 1 });
+  const pool = new SandboxPool(options);
+  const issuance = pool.lane(options.workers, true);
+  const test = pool.lane(1, false);
   return {
     issuance,
     test,

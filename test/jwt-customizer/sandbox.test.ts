@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { createScriptRunner } from '../../lib/jwt-customizer/sandbox.ts';
+import { createSandboxes, createScriptRunner } from '../../lib/jwt-customizer/sandbox.ts';
 import type { SandboxOutcome, ScriptInput, ScriptRunner } from '../../lib/jwt-customizer/sandbox.ts';
 import { eventually } from '../support/wait.ts';
 
@@ -105,6 +105,17 @@ describe('jwt-customizer sandbox', () => {
         ),
       );
       expect(outcomes.map((outcome) => claimsOf(outcome).n)).to.deep.equal(['0', '1', '2', '3', '4']);
+    });
+
+    it('runs scripts and inputs too large to be handed over in shared memory, and the small ones after them', async () => {
+      const big = 'x'.repeat(100_000);
+      const script = `const padding = '${big}';
+        const getCustomJwtClaims = ({ context }) => ({ padding: padding.length, note: context.note.length });`;
+      const withNote = (note: string): ScriptInput => ({ ...input, context: { note } });
+      expect(claimsOf(await runner.run(script, withNote(big)))).to.deep.equal({ padding: 100_000, note: 100_000 });
+      expect(claimsOf(await runner.run(script, withNote('é')))).to.deep.equal({ padding: 100_000, note: 1 });
+      const small = `const getCustomJwtClaims = ({ context }) => ({ note: context.note });`;
+      expect(claimsOf(await runner.run(small, withNote('naïve ☃')))).to.deep.equal({ note: 'naïve ☃' });
     });
   });
 
@@ -265,6 +276,41 @@ describe('jwt-customizer sandbox', () => {
       expect(claimsOf(await single.run(counting, withContext({}))).runs).to.equal(1);
       errorOf(await single.run(counting, withContext({ loop: true })), 'timeout');
       expect(claimsOf(await single.run(counting, withContext({}))).runs).to.equal(1);
+    });
+  });
+
+  describe('sandboxes of a service', () => {
+    it('never shows a test run the realm of token runs, nor token runs that of a test run', async () => {
+      const sandboxes = createSandboxes({ timeoutMs: 2000, memoryBytes: 16 * MB, workers: 1 });
+      try {
+        const counting = `let runs = 0; const getCustomJwtClaims = () => ({ runs: ++runs });`;
+        expect(claimsOf(await sandboxes.issuance.run(counting, input))).to.deep.equal({ runs: 1 });
+        expect(claimsOf(await sandboxes.issuance.run(counting, input))).to.deep.equal({ runs: 2 });
+        expect(claimsOf(await sandboxes.test.run(counting, input))).to.deep.equal({ runs: 1 });
+        expect(claimsOf(await sandboxes.test.run(counting, input))).to.deep.equal({ runs: 1 });
+        expect(claimsOf(await sandboxes.issuance.run(counting, input))).to.deep.equal({ runs: 1 });
+      } finally {
+        await sandboxes.close();
+      }
+    });
+
+    it('serves token runs while a test run loops, and test runs while token runs loop', async () => {
+      const loop = `const getCustomJwtClaims = () => { while (true) {} };`;
+      const good = `const getCustomJwtClaims = () => ({ served: true });`;
+      const sandboxes = createSandboxes({ timeoutMs: 1500, memoryBytes: 16 * MB, workers: 1 });
+      try {
+        let settled = 0;
+        const testLoop = sandboxes.test.run(loop, input).then((outcome) => (settled++, outcome));
+        expect(claimsOf(await sandboxes.issuance.run(good, input))).to.deep.equal({ served: true });
+        expect(settled, 'the token run waited for the test run').to.equal(0);
+        errorOf(await testLoop, 'timeout');
+        const tokenLoop = sandboxes.issuance.run(loop, input).then((outcome) => (settled++, outcome));
+        expect(claimsOf(await sandboxes.test.run(good, input))).to.deep.equal({ served: true });
+        expect(settled, 'the test run waited for the token run').to.equal(1);
+        errorOf(await tokenLoop, 'timeout');
+      } finally {
+        await sandboxes.close();
+      }
     });
   });
 
