@@ -22,19 +22,24 @@ function deepFreeze<T>(value: T): T {
 export function remembered<A extends string[], R>(
   store: DocumentStore, collections: readonly string[], load: (...args: A) => Promise<R>, { frozen = true } = {},
 ): (...args: A) => Promise<R> {
-  const answers = new Map<string, { count: number; value: R }>();
-  return async (...args: A): Promise<R> => {
+  // Answers are kept as promises: a remembered one is handed out as it is, and callers asking together share one load.
+  const answers = new Map<string, { count: number; answer: Promise<R> }>();
+  return (...args: A): Promise<R> => {
     const count = store.changeCount(collections);
     if (count === undefined) return load(...args);
     const key = args.length === 1 ? args[0]! : args.join('\u0000');
     const known = answers.get(key);
-    if (known?.count === count) return known.value;
+    if (known?.count === count) return known.answer;
     // The count read before loading: a write while the load runs leaves a stale count, so the next call loads again.
-    const loaded = await load(...args);
-    const value = frozen ? deepFreeze(loaded) : loaded;
+    const answer = load(...args).then((value) => (frozen ? deepFreeze(value) : value));
+    const entry = { count, answer };
+    // A failed load is not remembered.
+    answer.catch(() => {
+      if (answers.get(key) === entry) answers.delete(key);
+    });
     answers.delete(key);
     if (answers.size >= MAX_ENTRIES) answers.delete(answers.keys().next().value!);
-    answers.set(key, { count, value });
-    return value;
+    answers.set(key, entry);
+    return answer;
   };
 }

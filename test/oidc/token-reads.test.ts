@@ -1,6 +1,8 @@
 import { expect } from 'chai';
 import { decodeJwt } from 'jose';
 import { createMemoryDocumentStore } from '../../adapters/memory/documents.ts';
+import { remembered } from '../../lib/data/remembered.ts';
+import { interceptedStore } from '../support/intercepted-store.ts';
 import { startService, type RunningService } from '../support/service.ts';
 import { createApplication, createResource, createRole, tokenRequest, type ApiFixture } from '../support/fixtures.ts';
 
@@ -106,5 +108,50 @@ describe('embedded store change count', () => {
     }).catch(() => {});
     expect(await things.findOne({ _id: 'c' }), 'rolled back').to.equal(null);
     expect(count(), 'the insert and its rollback both count').to.equal(withExpired + 2);
+  });
+});
+
+describe('remembered reads', () => {
+  it('load once per argument list until a collection read changes; a failure or a store that cannot tell loads again', async () => {
+    const store = createMemoryDocumentStore();
+    const things = store.collection<{ _id: string; n: number }>('things');
+    await things.insertOne({ _id: 'a', n: 1 });
+    let loads = 0;
+    let failNext = false;
+    const read = remembered(store, ['things'], async (id: string) => {
+      loads += 1;
+      if (failNext) {
+        failNext = false;
+        throw new Error('store failed');
+      }
+      return { n: (await things.findOne({ _id: id }))?.n };
+    });
+
+    const [first, second] = await Promise.all([read('a'), read('a')]);
+    expect(first).to.deep.equal({ n: 1 });
+    expect(second, 'asked together: one load').to.equal(first);
+    expect(loads).to.equal(1);
+    expect(Object.isFrozen(first), 'shared answers are frozen').to.equal(true);
+    await read('a');
+    expect(loads).to.equal(1);
+
+    await store.collection('others').insertOne({ _id: 'x' });
+    await read('a');
+    expect(loads, 'a collection not read').to.equal(1);
+
+    await things.updateOne({ _id: 'a' }, { $set: { n: 2 } });
+    failNext = true;
+    let failure: unknown;
+    await read('a').catch((error: unknown) => { failure = error; });
+    expect(failure).to.be.instanceOf(Error);
+    expect(await read('a'), 'a failed load is not remembered').to.deep.equal({ n: 2 });
+    expect(loads).to.equal(3);
+
+    const intercepted = interceptedStore(() => {});
+    let direct = 0;
+    const uncached = remembered(intercepted, ['things'], async () => { direct += 1; return direct; });
+    await uncached();
+    await uncached();
+    expect(direct, 'a store without a change count is read every time').to.equal(2);
   });
 });
