@@ -1,7 +1,6 @@
 import Koa, { type Middleware } from 'koa';
 import Router from '@koa/router';
 import compose from 'koa-compose';
-import { koaBody } from 'koa-body';
 import type Provider from 'oidc-provider';
 import type { Environment } from './config.ts';
 import { createLogger, type Logger } from './logger.ts';
@@ -21,7 +20,7 @@ import { createManagementAuth } from './management/auth.ts';
 import { RouteRegistry, type ApiRouterDeps } from './http/api.ts';
 import { buildOpenApi } from './http/openapi.ts';
 import { jsonErrorMiddleware } from './http/errors.ts';
-import { parseBody, refuseEncodedBodies } from './http/body.ts';
+import { parseJsonBody, refuseEncodedBodies } from './http/body.ts';
 import { providerPageSecurity } from './http/page-security.ts';
 import { errors } from './errors.ts';
 import { ownCookieKeys } from './http/cookies.ts';
@@ -289,7 +288,7 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
 
     const apiStack = composeMiddleware([
       jsonErrorMiddleware(logger),
-      parseBody(koaBody({ json: true, jsonLimit: '256kb', jsonStrict: true, urlencoded: false, text: false, multipart: false })),
+      parseJsonBody(256 * 1024),
       // Inside the transaction, so that the events of a request commit with its change.
       transactionalRequests(stores.documents),
       routeEventsMiddleware({ map: MANAGEMENT_EVENTS, bus: core.bus, prefix: API_PREFIX }),
