@@ -1,22 +1,45 @@
-import { randomBytes, hash, timingSafeEqual } from 'node:crypto';
+import { hash, randomFillSync, timingSafeEqual } from 'node:crypto';
 
 const ALPHABET = '0123456789abcdefghijklmnopqrstuvwxyz';
 
+/**
+ * Random bytes for ids and secrets, drawn from a pool that one call to the CSPRNG refills: a call per id
+ * costs more than the id itself. Every byte is handed out once; the pool is never shared across processes.
+ */
+const POOL_BYTES = 4096;
+const pool = Buffer.allocUnsafe(POOL_BYTES);
+let used = POOL_BYTES;
+
+/** The offset in `pool` of `count` fresh random bytes (at most POOL_BYTES), which the caller reads right away. */
+function take(count: number): number {
+  if (used + count > POOL_BYTES) {
+    randomFillSync(pool);
+    used = 0;
+  }
+  const offset = used;
+  used += count;
+  return offset;
+}
+
 /** A random lowercase alphanumeric id (21 characters ≈ 108 bits), the shape Logto uses for entity ids. */
 export function newId(length = 21): string {
-  const bytes = randomBytes(length * 2);
   let id = '';
-  for (let i = 0; i < bytes.length && id.length < length; i += 1) {
-    const byte = bytes[i]!;
-    // 252 = 7 × 36: dropping bytes at or above it keeps every character equally likely.
-    if (byte < 252) id += ALPHABET[byte % 36];
+  while (id.length < length) {
+    const want = Math.min((length - id.length) * 2, POOL_BYTES);
+    const offset = take(want);
+    for (let i = offset; i < offset + want && id.length < length; i += 1) {
+      const byte = pool[i]!;
+      // 252 = 7 × 36: dropping bytes at or above it keeps every character equally likely.
+      if (byte < 252) id += ALPHABET[byte % 36];
+    }
   }
-  return id.length === length ? id : newId(length);
+  return id;
 }
 
 /** An opaque high-entropy secret (32 random bytes, base64url) with a recognisable prefix. */
 export function newSecret(prefix = ''): string {
-  return `${prefix}${randomBytes(32).toString('base64url')}`;
+  const offset = take(32);
+  return `${prefix}${pool.toString('base64url', offset, offset + 32)}`;
 }
 
 /**

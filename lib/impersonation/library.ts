@@ -8,7 +8,7 @@ import type { Resource } from '../resources/repository.ts';
 import type { User } from '../users/repository.ts';
 import { isUsable } from '../mfa/library.ts';
 import type { ImpersonationAudit } from './audit.ts';
-import type { SubjectTokenRecord, SubjectTokens } from './subject-tokens.ts';
+import type { PeekedSubjectToken, SubjectTokenRecord, SubjectTokens } from './subject-tokens.ts';
 
 /** OIDC scopes an exchanged token may carry: never `offline_access`, since no refresh token is issued. */
 const EXCHANGEABLE_OIDC_SCOPES: ReadonlySet<string> = new Set(OIDC_SCOPES.filter((scope) => scope !== 'offline_access'));
@@ -25,7 +25,8 @@ export class ExchangeRefused extends Error {
 
 /** What a valid exchange request resolves to, before the token is signed and the subject token spent. */
 export interface ExchangePlan {
-  subjectToken: string;
+  /** The subject token as checked, spent by `complete`. */
+  subjectToken: PeekedSubjectToken;
   record: SubjectTokenRecord;
   user: User;
   /** The target API, or `null` for a token for the userinfo endpoint. */
@@ -90,8 +91,9 @@ export function createImpersonation(deps: {
     async plan(
       subjectToken: string, resource: string | undefined, requested: readonly string[], organizationId?: string,
     ): Promise<ExchangePlan> {
-      const record = await subjectTokens.peek(subjectToken);
-      if (!record) throw new ExchangeRefused('invalid_request', 'subject_token is invalid, expired or already used');
+      const peeked = await subjectTokens.peek(subjectToken);
+      if (!peeked) throw new ExchangeRefused('invalid_request', 'subject_token is invalid, expired or already used');
+      const { record } = peeked;
       const user = await repositories.users.findById(record.userId);
       if (!user) throw new ExchangeRefused('invalid_request', "the subject token's user no longer exists");
       if (user.isSuspended) throw new ExchangeRefused('invalid_request', "the subject token's user is suspended");
@@ -108,11 +110,11 @@ export function createImpersonation(deps: {
       const narrowed = (allowed: string[]) => requested.filter((scope) => allowed.includes(scope));
       if (!resource && inOrganization) {
         const allowed = (await authorization.organizationScopesForUser(inOrganization, user.id)).map((scope) => scope.name);
-        return { subjectToken, record, user, target: null, organizationId: inOrganization, allowed, granted: narrowed(allowed) };
+        return { subjectToken: peeked, record, user, target: null, organizationId: inOrganization, allowed, granted: narrowed(allowed) };
       }
       if (!resource) {
         const granted = requested.filter((scope) => EXCHANGEABLE_OIDC_SCOPES.has(scope));
-        return { subjectToken, record, user, target: null, organizationId: null, allowed: granted, granted };
+        return { subjectToken: peeked, record, user, target: null, organizationId: null, allowed: granted, granted };
       }
       const target = await repositories.resources.findByIndicator(resource);
       if (!target) throw new ExchangeRefused('invalid_target', `resource indicator ${resource} is not registered`);
@@ -123,13 +125,13 @@ export function createImpersonation(deps: {
       const allowed = inOrganization
         ? await authorization.scopesForOrganizationUser(inOrganization, user.id, target.id)
         : await authorization.scopesForUser(user.id, target.id);
-      return { subjectToken, record, user, target, organizationId: inOrganization, allowed, granted: narrowed(allowed) };
+      return { subjectToken: peeked, record, user, target, organizationId: inOrganization, allowed, granted: narrowed(allowed) };
     },
 
     /** Audits a refused exchange with the error it was answered with. The subject token stays as it was. */
     async recordFailure(failure: FailedExchange): Promise<void> {
       const token = failure.subjectToken;
-      const record = failure.plan?.record ?? (token ? await subjectTokens.peek(token) : null);
+      const record = failure.plan?.record ?? (token ? (await subjectTokens.peek(token))?.record : null);
       await audit.record({
         type: 'TokenExchange.Failed', subjectTokenRef: token ? subjectTokens.refOf(token) : null,
         userId: record?.userId ?? null, createdBy: record?.createdBy ?? null, applicationId: failure.applicationId,
@@ -140,7 +142,7 @@ export function createImpersonation(deps: {
 
     /** Spends the subject token and audits the exchange; false when another exchange spent it first. */
     async complete(plan: ExchangePlan, exchange: { applicationId: string; actorUserId: string | null; scope: string }): Promise<boolean> {
-      if (!(await subjectTokens.consume(plan.subjectToken))) return false;
+      if (!(await subjectTokens.spend(plan.subjectToken))) return false;
       await audit.record({
         type: 'TokenExchange.Succeeded', subjectTokenRef: plan.record.ref, userId: plan.user.id, createdBy: plan.record.createdBy,
         applicationId: exchange.applicationId, actorUserId: exchange.actorUserId,

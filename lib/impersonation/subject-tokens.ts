@@ -15,6 +15,12 @@ export interface SubjectTokenRecord {
   expiresAt: number;
 }
 
+/** A live subject token's record, and the digest it is stored under, so that spending it hashes nothing again. */
+export interface PeekedSubjectToken {
+  digest: string;
+  record: SubjectTokenRecord;
+}
+
 const key = (tokenDigest: string) => `subject-token:${tokenDigest}`;
 /** The audit reference of a token: a digest prefix, which says nothing usable about the token itself. */
 const refOfDigest = (tokenDigest: string) => tokenDigest.slice(0, 16);
@@ -25,7 +31,7 @@ function parse(text: string | null): SubjectTokenRecord | null {
 
 /**
  * One-time impersonation tokens. Only the token's digest is stored, with the lifetime as TTL. `peek`
- * validates without spending the token; `consume` spends it atomically (GETDEL), so of any number of
+ * validates without spending the token; `spend` then spends it atomically (GETDEL), so of any number of
  * concurrent exchanges exactly one wins.
  */
 export function createSubjectTokens(kv: KeyValueStore, ttlSeconds: number) {
@@ -45,13 +51,15 @@ export function createSubjectTokens(kv: KeyValueStore, ttlSeconds: number) {
     refOf(token: string): string {
       return refOfDigest(digest(token));
     },
-    async peek(token: string): Promise<SubjectTokenRecord | null> {
+    async peek(token: string): Promise<PeekedSubjectToken | null> {
       if (!token.startsWith(SUBJECT_TOKEN_PREFIX)) return null;
-      return parse(await kv.get(key(digest(token))));
+      const tokenDigest = digest(token);
+      const record = parse(await kv.get(key(tokenDigest)));
+      return record && { digest: tokenDigest, record };
     },
-    async consume(token: string): Promise<SubjectTokenRecord | null> {
-      if (!token.startsWith(SUBJECT_TOKEN_PREFIX)) return null;
-      return parse(await kv.getDel(key(digest(token))));
+    /** Spends a peeked token; false when it expired or another exchange spent it since. */
+    async spend(peeked: PeekedSubjectToken): Promise<boolean> {
+      return (await kv.getDel(key(peeked.digest))) !== null;
     },
   };
 }
