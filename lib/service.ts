@@ -17,7 +17,7 @@ import { EventBus } from './events/bus.ts';
 import { routeEventsMiddleware } from './events/route-events.ts';
 import { MANAGEMENT_EVENTS } from './events/management-events.ts';
 import { createManagementAuth } from './management/auth.ts';
-import { RouteRegistry, type ApiRouterDeps } from './http/api.ts';
+import { RouteRegistry, rememberStaticMatches, type ApiRouterDeps } from './http/api.ts';
 import { buildOpenApi } from './http/openapi.ts';
 import { jsonErrorMiddleware } from './http/errors.ts';
 import { parseJsonBody, refuseEncodedBodies } from './http/body.ts';
@@ -269,6 +269,7 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
       failures: rateLimits.managementAuth, onLimited: () => rateLimits.limited('management_auth'),
     });
     const router = new Router({ prefix: API_PREFIX });
+    rememberStaticMatches(router);
     const api: ApiRouterDeps = {
       router, prefix: API_PREFIX, registry,
       requireScope: (scope) => compose([auth.authenticate, auth.requireScope(scope)]),
@@ -290,7 +291,7 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
       jsonErrorMiddleware(logger),
       parseJsonBody(256 * 1024),
       // Inside the transaction, so that the events of a request commit with its change.
-      transactionalRequests(stores.documents),
+      transactionalRequests(stores.documents, (ctx) => registry.needsNoTransaction(ctx)),
       routeEventsMiddleware({ map: MANAGEMENT_EVENTS, bus: core.bus, prefix: API_PREFIX }),
       answeredOrNotFound,
       router.routes(),

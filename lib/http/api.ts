@@ -38,6 +38,12 @@ export interface RouteDeclaration<P extends z.ZodType, Q extends z.ZodType, B ex
   refuseEmptyBody?: boolean;
   /** Successful status (default 200; 201 for creation; 204 without a body). */
   status?: number;
+  /**
+   * `false`: the request runs outside a transaction. Only for a static path whose handler writes at most one
+   * document, after anything else it stores, and whose route publishes no events: there is nothing to commit
+   * together, and on MongoDB a transaction costs round trips of its own.
+   */
+  transaction?: false;
   /** A second success status, without a body, the handler may choose with `answer` (e.g. 201 when a call created). */
   alternativeStatus?: number;
   /** The alternative status sends the same body as `status` (Logto's 201 for a first `PUT`, 200 afterwards). */
@@ -90,11 +96,23 @@ export interface RegisteredRoute {
   alternativeStatus?: number;
   alternativeWithBody?: boolean;
   response?: z.ZodType;
+  transaction?: false;
 }
 
 /** Collects route declarations of one service instance (for OpenAPI and the route→event coverage test). */
 export class RouteRegistry {
   readonly routes: RegisteredRoute[] = [];
+  /** `METHOD /full/path` of the routes declared `transaction: false`. */
+  readonly #untransacted = new Set<string>();
+
+  withoutTransaction(method: Method, path: string): void {
+    this.#untransacted.add(`${method.toUpperCase()} ${path}`);
+  }
+
+  /** Whether a request is for a route declared without a transaction (exactly its path, as declared). */
+  needsNoTransaction(ctx: Context): boolean {
+    return this.#untransacted.size > 0 && this.#untransacted.has(`${ctx.method} ${ctx.path}`);
+  }
 }
 
 export type ScopeGuard = (scope: string) => Middleware;
@@ -154,6 +172,10 @@ export function declare<P extends z.ZodType, Q extends z.ZodType, B extends z.Zo
   const name = `${route.method.toUpperCase()} ${deps.prefix}${route.path}`;
   const response = route.response;
   if (status !== 204 && !response) throw new Error(`${name} answers ${status} with a body but declares no response schema`);
+  if (route.transaction === false) {
+    if (route.path.includes(':')) throw new Error(`${name}: only a static path can run without a transaction`);
+    deps.registry.withoutTransaction(route.method, `${deps.prefix}${route.path}`);
+  }
   deps.registry.routes.push({
     method: route.method,
     path: `${deps.prefix}${route.path}`,
@@ -169,6 +191,7 @@ export function declare<P extends z.ZodType, Q extends z.ZodType, B extends z.Zo
     alternativeStatus: route.alternativeStatus,
     alternativeWithBody: route.alternativeWithBody,
     response: route.response,
+    transaction: route.transaction,
   });
   const middlewares: Middleware[] = [];
   if (scope) middlewares.push(deps.requireScope(scope));
@@ -237,3 +260,31 @@ export const optionalPagination = z.object({
 
 /** Any id-like path segment. */
 export const idParam = z.string().min(1).max(128);
+
+type Matches = ReturnType<Router['match']>;
+
+/**
+ * koa-router tests every route's pattern against every request's path. The result for a path that only static
+ * routes (no parameters) matched is remembered per method, for at most `limit` paths, and forgotten whenever a
+ * route is added; a path with parameters, or one no route serves, is matched as before.
+ */
+export function rememberStaticMatches(router: Router, limit = 512): void {
+  const match = router.match.bind(router);
+  const remembered = new Map<string, Matches>();
+  let layers = router.stack.length;
+  router.match = (path, method) => {
+    if (router.stack.length !== layers) {
+      remembered.clear();
+      layers = router.stack.length;
+    }
+    const key = `${method} ${path}`;
+    const known = remembered.get(key);
+    // Copies: the router hands the lists to the request, which may add to them.
+    if (known) return { path: [...known.path], pathAndMethod: [...known.pathAndMethod], route: known.route };
+    const result = match(path, method);
+    if (result.route && remembered.size < limit && result.path.every((layer) => layer.paramNames.length === 0)) {
+      remembered.set(key, { path: [...result.path], pathAndMethod: [...result.pathAndMethod], route: result.route });
+    }
+    return result;
+  };
+}

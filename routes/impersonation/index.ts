@@ -37,6 +37,8 @@ export function impersonationRoutes(api: ApiRouterDeps, core: ServiceCore): void
     method: 'post', path: '/subject-tokens', tag, scope: MANAGEMENT_SCOPES.createSubjectTokens,
     summary: 'Create a one-time subject token to impersonate a user (RFC 8693 token exchange)',
     body: createSubjectTokenBody, status: 201,
+    // Stores the token, then its audit record: one document, and no events.
+    transaction: false,
     response: z.object({ subjectToken: z.string(), expiresIn: z.number() }),
     async handler({ body, koa }) {
       const principal = koa.state.principal as ManagementPrincipal;

@@ -1,5 +1,10 @@
 import { createHash } from 'node:crypto';
+import Router from '@koa/router';
 import { expect } from 'chai';
+import { RouteRegistry, type ApiRouterDeps } from '../../lib/http/api.ts';
+import { MANAGEMENT_EVENTS } from '../../lib/events/management-events.ts';
+import { managementRoutes } from '../../routes/index.ts';
+import { impersonationRoutes } from '../../routes/impersonation/index.ts';
 import { startService, clientCredentialsToken, type RunningService } from '../support/service.ts';
 import { createApplication, createUser } from '../support/fixtures.ts';
 
@@ -54,5 +59,17 @@ describe('POST /api/subject-tokens', () => {
     expect(ok.status).to.equal(201);
     expect((await running.request('/api/impersonation-logs', { token })).status).to.equal(403);
     expect((await running.request('/api/users', { token })).status).to.be.oneOf([403, 404]);
+  });
+
+  it('runs without a transaction only on routes that publish no events', () => {
+    const api: ApiRouterDeps = {
+      router: new Router({ prefix: '/api' }), prefix: '/api', registry: new RouteRegistry(), requireScope: () => async (_ctx, next) => next(),
+    };
+    managementRoutes(api, running.service.core);
+    impersonationRoutes(api, running.service.core);
+    const untransacted = api.registry.routes.filter((route) => route.transaction === false)
+      .map((route) => `${route.method.toUpperCase()} ${route.path.slice('/api'.length)}`);
+    expect(untransacted).to.deep.equal(['POST /subject-tokens']);
+    for (const route of untransacted) expect(MANAGEMENT_EVENTS, route).not.to.have.property(route);
   });
 });
