@@ -56,9 +56,6 @@ function accountIdOf(ctx: KoaContextWithOIDC): string | undefined {
 
 export function createProvider(options: ProviderOptions): Provider {
   const { repositories, authorization } = options;
-  // Asked on every token request for a resource: remembered until a resource changes (see remembered).
-  const findResource = remembered(options.store, ['resources'], (indicator: string) => repositories.resources.findByIndicator(indicator));
-  const findDefaultResource = remembered(options.store, ['resources'], () => repositories.resources.findDefault());
   // A token for a resource lives as long as that resource says; one for the userinfo endpoint, the default.
   const accessTokenTtl = (_ctx: unknown, token: { resourceServer?: { accessTokenTTL?: number | undefined } | undefined }) =>
     token.resourceServer?.accessTokenTTL ?? options.accessTokenTtl;
@@ -104,11 +101,11 @@ export function createProvider(options: ProviderOptions): Provider {
         // A request that names no resource gets a token for the default resource, when one is set.
         async defaultResource(_ctx, _client, oneOf) {
           if (oneOf) return oneOf;
-          return (await findDefaultResource())?.indicator;
+          return (await repositories.resources.findDefault())?.indicator;
         },
         useGrantedResource: () => true,
         async getResourceServerInfo(ctx, indicator, client) {
-          const resource = await findResource(indicator);
+          const resource = await repositories.resources.findByIndicator(indicator);
           if (!resource) throw new oidcErrors.InvalidTarget(`resource indicator ${indicator} is not registered`);
           let scopes: string[] = [];
           if (ctx.oidc.params?.grant_type === 'client_credentials') {

@@ -1,4 +1,5 @@
 import type { DocumentStore } from '../ports/documents.ts';
+import { remembered } from '../data/remembered.ts';
 import {
   createEntityRepository, findPage, searchFilter, type Page, type PageResult, type SearchInput,
 } from '../data/entity.ts';
@@ -35,14 +36,15 @@ export function createResourcesRepository(store: DocumentStore) {
       await resources.collection.createIndex({ keys: { indicator: 1 }, unique: true });
       await scopes.collection.createIndex({ keys: { resourceId: 1, name: 1 }, unique: true });
     },
-    async findByIndicator(indicator: string): Promise<Resource | null> {
+    // Read by every token request for a resource: remembered until a resource changes (see remembered).
+    findByIndicator: remembered(store, ['resources'], async (indicator: string): Promise<Resource | null> => {
       const doc = await resources.collection.findOne({ indicator });
       return doc ? resources.present(doc) : null;
-    },
-    async findDefault(): Promise<Resource | null> {
+    }),
+    findDefault: remembered(store, ['resources'], async (): Promise<Resource | null> => {
       const doc = await resources.collection.findOne({ isDefault: true });
       return doc ? resources.present(doc) : null;
-    },
+    }),
     /** Makes every resource but `id` non-default. */
     async clearDefaultExcept(id: string): Promise<void> {
       await resources.collection.updateMany({ isDefault: true, _id: { $ne: id } }, { $set: { isDefault: false } });
