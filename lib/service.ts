@@ -213,9 +213,9 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
       tokenRequestGate: settings.TOKEN_RATE_LIMIT_PER_CLIENT > 0 ? tokenRequestGate(rateLimits.countTokenRequest) : undefined,
     });
     observeTokenEvents(provider, { logger, metrics });
-    const impersonation = createImpersonation({ repositories, authorization, subjectTokens, audit });
+    const impersonation = createImpersonation({ store: stores.documents, repositories, authorization, subjectTokens, audit });
     registerGrantType(provider, tokenExchange.grantType, tokenExchange.createTokenExchangeHandler({
-      repositories, impersonation, exchanges, signingAlg: signingKeys.alg,
+      store: stores.documents, repositories, impersonation, exchanges, signingAlg: signingKeys.alg,
       verifyActor: createActorVerifier({ issuer: settings.issuer, publicKeys: signingKeys.publicKeys, users: repositories.users }),
     }), tokenExchange.parameters);
     const webhooks = createWebhooks({

@@ -1,4 +1,6 @@
 import { errors } from '../errors.ts';
+import { remembered } from '../data/remembered.ts';
+import type { DocumentStore } from '../ports/documents.ts';
 import { MANAGEMENT_RESOURCE_ID } from '../bootstrap.ts';
 import { OIDC_SCOPES } from '../oidc/claims.ts';
 import type { Repositories } from '../repositories.ts';
@@ -64,19 +66,22 @@ const bounded = (text: string | undefined): string | null => (text === undefined
  * which scopes it carries, and the audit trail of creations, exchanges and refused exchanges.
  */
 export function createImpersonation(deps: {
+  store: DocumentStore;
   repositories: Pick<Repositories, 'users' | 'resources' | 'organizations' | 'mfaVerifications'>;
   authorization: Authorization;
   subjectTokens: SubjectTokens;
   audit: ImpersonationAudit;
 }) {
   const { repositories, subjectTokens, audit } = deps;
+  // Read for every subject token and every exchange, remembered until a user changes (a suspension, a deletion).
+  const userOf = remembered(deps.store, ['users'], (id: string) => repositories.users.findById(id));
 
   return {
     subjectTokenTtlSeconds: subjectTokens.ttlSeconds,
     listAudit: audit.list,
 
     async issueSubjectToken(input: { userId: string; context: Record<string, unknown>; createdBy: string }) {
-      const user = await repositories.users.findById(input.userId);
+      const user = await userOf(input.userId);
       if (!user) throw errors.notFound('user', input.userId);
       if (user.isSuspended) throw errors.unprocessable('user.suspended', 'a suspended user cannot be impersonated');
       const { token, record } = await subjectTokens.issue({ userId: user.id, context: input.context, createdBy: input.createdBy });
@@ -94,7 +99,7 @@ export function createImpersonation(deps: {
       const peeked = await subjectTokens.peek(subjectToken);
       if (!peeked) throw new ExchangeRefused('invalid_request', 'subject_token is invalid, expired or already used');
       const { record } = peeked;
-      const user = await repositories.users.findById(record.userId);
+      const user = await userOf(record.userId);
       if (!user) throw new ExchangeRefused('invalid_request', "the subject token's user no longer exists");
       if (user.isSuspended) throw new ExchangeRefused('invalid_request', "the subject token's user is suspended");
       const { authorization } = deps;

@@ -111,6 +111,17 @@ describe('token exchange (RFC 8693 impersonation)', () => {
     expect((await exchange({ subject_token: token, resource: INDICATOR })).status, 'token still usable').to.equal(200);
   });
 
+  it('rule 1: an application that turns token exchange off is refused from its next exchange on', async () => {
+    const app = await createApplication(running, { type: 'Traditional', customClientMetadata: { allowTokenExchange: true } });
+    expect((await exchange({ subject_token: await subjectToken(running, alice.id), resource: INDICATOR }, app)).status).to.equal(200);
+    const off = await running.request(`/api/applications/${app.id}`, {
+      method: 'PATCH', json: { customClientMetadata: { allowTokenExchange: false } },
+    });
+    expect(off.status).to.equal(200);
+    const { status, body } = await exchange({ subject_token: await subjectToken(running, alice.id), resource: INDICATOR }, app);
+    expect([status, body.error]).to.deep.equal([400, 'unauthorized_client']);
+  });
+
   it('rule 1: third-party applications can never enable it', async () => {
     const res = await running.request('/api/applications', {
       method: 'POST',
@@ -198,6 +209,8 @@ describe('token exchange (RFC 8693 impersonation)', () => {
     const suspended = await exchange({ subject_token: forDave });
     expect(suspended.body).to.include({ error: 'invalid_request' });
     expect(suspended.body.error_description).to.match(/suspended/);
+    const refused = await running.request('/api/subject-tokens', { method: 'POST', json: { userId: dave.id } });
+    expect(refused.status, 'no new subject token for the suspended user').to.equal(422);
   });
 
   it('rule 4: an unknown resource is invalid_target and leaves the subject token usable', async () => {
