@@ -1,5 +1,4 @@
 import { Secret, TOTP, URI } from 'otpauth';
-import QRCode from 'qrcode';
 
 /** RFC 6238 as every authenticator app reads it: SHA-1, six digits, 30-second steps. */
 const PERIOD = 30;
@@ -30,8 +29,12 @@ export function totpStepOf(secret: string, code: string, now = Date.now()): numb
   return delta === null ? undefined : totp.counter({ timestamp: now }) + delta;
 }
 
-/** The `otpauth://` URI an app scans, and the same as a QR code image (PNG data URL). */
+/**
+ * The `otpauth://` URI an app scans, and the same as a QR code image (PNG data URL). The QR code library (and its PNG
+ * encoder) loads with the first enrolment.
+ */
 export async function totpEnrolment(secret: string, label: string, issuer: string): Promise<{ keyUri: string; secretQrCode: string }> {
   const keyUri = URI.stringify(totpOf(secret, label, issuer));
+  const { default: QRCode } = await import('qrcode');
   return { keyUri, secretQrCode: await QRCode.toDataURL(keyUri, { errorCorrectionLevel: 'M', margin: 2, width: 240 }) };
 }
