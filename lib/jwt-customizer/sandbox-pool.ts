@@ -132,6 +132,8 @@ export class SandboxPool {
       this.#finish(slot, closed());
       terminations.push(this.#retire(slot));
     }
+    // The other lanes' queued runs may need a worker in place of those retired.
+    this.#pump();
     await Promise.all(terminations);
   }
 

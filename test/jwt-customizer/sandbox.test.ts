@@ -312,6 +312,21 @@ describe('jwt-customizer sandbox', () => {
         await sandboxes.close();
       }
     });
+
+    it('closes one sandbox without closing the other', async () => {
+      const sandboxes = createSandboxes({ timeoutMs: 2000, memoryBytes: 16 * MB, workers: 1 });
+      try {
+        const good = `const getCustomJwtClaims = () => ({ served: true });`;
+        claimsOf(await sandboxes.issuance.run(good, input));
+        const looping = sandboxes.test.run(`const getCustomJwtClaims = () => { while (true) {} };`, input);
+        await sandboxes.test.close();
+        expect(errorOf(await looping, 'runtime').message).to.match(/closed/);
+        errorOf(await sandboxes.test.run(good, input), 'runtime');
+        expect(claimsOf(await sandboxes.issuance.run(good, input))).to.deep.equal({ served: true });
+      } finally {
+        await sandboxes.close();
+      }
+    });
   });
 
   describe('limits', () => {
