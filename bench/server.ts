@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import { pino } from 'pino';
 import { createIdentityService } from '../lib/index.ts';
-import { releaseStartupMemory } from '../lib/startup-memory.ts';
+import { settleStartup } from '../lib/startup.ts';
 
 /**
  * The service under measurement, in its own process so that the load generator does not share its
@@ -17,12 +17,13 @@ const service = await createIdentityService({
   print: () => {},
 });
 // As bin/server.ts does once the service is built.
-releaseStartupMemory();
+settleStartup();
 server.on('request', service.app.callback());
 server.keepAliveTimeout = 60_000;
-process.stdout.write(`${JSON.stringify({ baseUrl, storage: service.core.kv.kind })}\n`);
+// Before the line: the bench may stop the process as soon as it reads it.
 process.on('SIGTERM', async () => {
   server.close();
   await service.close();
   process.exit(0);
 });
+process.stdout.write(`${JSON.stringify({ baseUrl, storage: service.core.kv.kind })}\n`);

@@ -1,7 +1,7 @@
 import { createServer, type RequestListener } from 'node:http';
 import { createIdentityService } from '../lib/index.ts';
 import { createLogger } from '../lib/logger.ts';
-import { releaseStartupMemory } from '../lib/startup-memory.ts';
+import { settleStartup } from '../lib/startup.ts';
 import { listenOrExit, runUntilSignalled, settingsOrExit } from './lifecycle.ts';
 
 /** What the port answers while the service is being built: not ready yet, come back shortly. */
@@ -27,7 +27,7 @@ async function main(): Promise<void> {
     await running.close();
   });
   // While the port still answers "starting": the collection pauses the process for about 100 ms.
-  releaseStartupMemory();
+  settleStartup();
   server.off('request', starting);
   server.on('request', service.app.callback());
   logger.info(
