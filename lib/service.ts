@@ -205,7 +205,7 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
       logger,
       trustProxy: settings.TRUST_PROXY,
       extraTokenClaims: extraTokenClaimsHook(createExtraTokenClaims({
-        customizer, exchanges, repositories, organizations: libraries.organizations,
+        customizer, exchanges, repositories, organizations: libraries.organizations, store: stores.documents,
       })),
       customizeJwt: createExchangedJwtCustomizer(exchanges),
       clientGate: clientGate(rateLimits.clientAuth),

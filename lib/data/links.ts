@@ -31,6 +31,13 @@ export function createLinks(store: DocumentStore, name: string, ownerFields: rea
   const ownerFilter = (owner: Owner): Filter => Object.fromEntries(ownerFields.map((field) => [field, owner[field]]));
   const idOf = (owner: Owner, target: string) => JSON.stringify([...ownerFields.map((field) => owner[field]), target]);
   const targetOf = (doc: LinkDoc) => doc[targetField] as string;
+  // Links are listed in the order they were made: each gets a creation time after the previous one's, even within
+  // one millisecond (or one request adding several), so that order never falls back on the random ids.
+  let lastCreatedAt = 0;
+  const nextCreatedAt = () => {
+    lastCreatedAt = Math.max(Date.now(), lastCreatedAt + 1);
+    return lastCreatedAt;
+  };
 
   async function targetsOf(owner: Owner): Promise<string[]> {
     return (await links.find(ownerFilter(owner), { sort: { createdAt: 1, _id: 1 } })).map(targetOf);
@@ -38,8 +45,8 @@ export function createLinks(store: DocumentStore, name: string, ownerFields: rea
 
   async function add(owner: Owner, targets: readonly string[]): Promise<string[]> {
     const added: string[] = [];
-    const createdAt = Date.now();
     for (const target of new Set(targets)) {
+      const createdAt = nextCreatedAt();
       // An upsert rather than an insert that may fail on a duplicate: inside a MongoDB transaction any failed
       // write aborts the whole transaction, so "already linked" must not be an error.
       const result = await links.updateOne(

@@ -47,6 +47,26 @@ describe('token requests after a change', () => {
     expect(await grantedScope(app)).to.equal(undefined);
   });
 
+  it("gives a customizer script the application as it is now", async () => {
+    const role = await createRole(running, [orders.scopes['orders:read']!.id], 'MachineToMachine');
+    const app = await createApplication(running, { type: 'MachineToMachine', name: 'before' });
+    await running.request(`/api/applications/${app.id}/roles`, { method: 'POST', json: { roleIds: [role.id] } });
+    const script = 'const getCustomJwtClaims = async ({ context }) => ({ appName: context.application.name });';
+    expect((await running.request('/api/configs/jwt-customizer/access-token', { method: 'PUT', json: { script } })).status).to.be.oneOf([200, 201]);
+    try {
+      const appName = async () => {
+        const res = await tokenRequest(running, { grant_type: 'client_credentials', resource: ORDERS }, app);
+        expect(res.status, JSON.stringify(res.body)).to.equal(200);
+        return decodeJwt(String(res.body.access_token)).appName;
+      };
+      expect(await appName()).to.equal('before');
+      expect((await running.request(`/api/applications/${app.id}`, { method: 'PATCH', json: { name: 'after' } })).status).to.equal(200);
+      expect(await appName()).to.equal('after');
+    } finally {
+      await running.request('/api/configs/jwt-customizer/access-token', { method: 'DELETE' });
+    }
+  });
+
   it('refuses a rotated secret, a deleted application and a deleted resource on the next request', async () => {
     const role = await createRole(running, [orders.scopes['orders:read']!.id], 'MachineToMachine');
     const app = await createApplication(running, { type: 'MachineToMachine' });
