@@ -15,10 +15,13 @@ export function enforceGrantLimits(provider: Provider, deps: { repositories: Rep
     (ctx.state as Record<symbol, boolean>)[AUTHORIZED] = true;
   });
 
-  provider.use(async (ctx, next) => {
+  // Only the authorization endpoint (`/auth`, and `/auth/:uid` where an interaction resumes) authorizes; every other
+  // request passes on without a promise of its own.
+  provider.use((ctx, next) => (ctx.path === '/auth' || ctx.path.startsWith('/auth/') ? limitGrants(ctx as KoaContextWithOIDC, next) : next()));
+  async function limitGrants(ctx: KoaContextWithOIDC, next: () => Promise<void>): Promise<void> {
     await next();
     if (!(ctx.state as Record<symbol, boolean>)[AUTHORIZED]) return;
-    const { oidc } = ctx as KoaContextWithOIDC;
+    const { oidc } = ctx;
     const accountId = oidc.session?.accountId;
     const clientId = oidc.client?.clientId;
     if (!accountId || !clientId) return;
@@ -34,5 +37,5 @@ export function enforceGrantLimits(provider: Provider, deps: { repositories: Rep
       userId: accountId, applicationId: clientId, revokedGrantIds, maxAllowedGrants: limit,
       preRevocationActiveGrantCount: grantIds.length,
     });
-  });
+  }
 }

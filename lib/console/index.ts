@@ -51,7 +51,7 @@ export function consoleMiddleware(options: { bundle: ConsoleBundle | undefined; 
     ...consoleUrls(settings.baseUrl),
   };
   const assetsUrl = `${basePath}${CONSOLE_PATH}/assets`;
-  return async (ctx, next) => {
+  const serve: Middleware = async (ctx, next) => {
     if (ctx.path === DOCS_PATH && (ctx.method === 'GET' || ctx.method === 'HEAD')) {
       if (!bundle) {
         setPageHeaders(ctx, { formTargets: [] });
@@ -90,4 +90,6 @@ export function consoleMiddleware(options: { bundle: ConsoleBundle | undefined; 
       bundle, entry: 'console', assetsUrl, title: 'Console', config: { ...config, styleNonce },
     });
   };
+  // Not an async function: every other request passes on without a promise of its own.
+  return (ctx, next) => (ctx.path === DOCS_PATH || ctx.path === CONSOLE_PATH || ctx.path.startsWith(`${CONSOLE_PATH}/`) ? serve(ctx, next) : next());
 }

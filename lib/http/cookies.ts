@@ -1,6 +1,6 @@
 import Cookies from 'cookies';
 import Keygrip from 'keygrip';
-import type { Middleware } from 'koa';
+import type { Context, Middleware, Next } from 'koa';
 
 /**
  * Signs and verifies cookies with the service's own keys wherever it is mounted. A host app mounting the
@@ -9,7 +9,10 @@ import type { Middleware } from 'koa';
 export function ownCookieKeys(keys: string[]): Middleware {
   // One signer for every request rather than one per request.
   const signer = new Keygrip(keys);
-  return async (ctx, next) => {
+  // Not an async function: where the app serving the request is the service's own (its `keys` are these), Koa's
+  // cookies, made on first use, already sign with them, and the request passes on without a promise of its own.
+  return (ctx, next) => (ctx.app.keys === keys ? next() : withOwnKeys(ctx, next));
+  async function withOwnKeys(ctx: Context, next: Next): Promise<void> {
     const hostCookies = ctx.cookies;
     ctx.cookies = new Cookies(ctx.req, ctx.res, { keys: signer, secure: ctx.request.secure });
     try {
@@ -17,5 +20,5 @@ export function ownCookieKeys(keys: string[]): Middleware {
     } finally {
       ctx.cookies = hostCookies;
     }
-  };
+  }
 }

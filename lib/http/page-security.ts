@@ -82,9 +82,7 @@ export function providerPageSecurity(options: { prefix: string; serviceUrl: stri
   const { prefix, serviceUrl } = options;
   // Endpoints that answer JSON whatever happens (their errors included): nothing to place or finish there.
   const jsonOnly = new Set(['/token', '/token/introspection', '/token/revocation', '/jwks', '/me'].map((path) => `${prefix}${path}`));
-  return async (ctx, next) => {
-    if (ctx.path !== prefix && !ctx.path.startsWith(`${prefix}/`)) return next();
-    if (jsonOnly.has(ctx.path)) return next();
+  const secure: Middleware = async (ctx, next) => {
     ctx.set('Content-Security-Policy', PLACEHOLDER);
     await next();
     if (ctx.headerSent) return;
@@ -96,4 +94,8 @@ export function providerPageSecurity(options: { prefix: string; serviceUrl: stri
     const scriptSources = (/script-src ([^;]*)/.exec(placed)?.[1] ?? '').split(/\s+/).filter((source) => source.startsWith("'sha256-"));
     setPageHeaders(ctx, { formTargets: [serviceUrl, ...providerFormTargets(ctx)], scriptSources });
   };
+  // Not an async function: requests elsewhere, and to the JSON-only endpoints, pass on without a promise of their own.
+  return (ctx, next) => (
+    (ctx.path === prefix || ctx.path.startsWith(`${prefix}/`)) && !jsonOnly.has(ctx.path) ? secure(ctx, next) : next()
+  );
 }

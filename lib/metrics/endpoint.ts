@@ -16,8 +16,7 @@ function sameToken(presented: string, expected: string): boolean {
  * read it (401 with `WWW-Authenticate` otherwise); without one it is open, for scrapers on a private network.
  */
 export function metricsEndpoint(registry: Registry, token: string | undefined): Middleware {
-  return async (ctx, next) => {
-    if (ctx.path !== METRICS_PATH) return next();
+  const serve: Middleware = async (ctx) => {
     ctx.state.route = METRICS_PATH;
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {
       ctx.status = 405;
@@ -38,4 +37,6 @@ export function metricsEndpoint(registry: Registry, token: string | undefined): 
     ctx.type = registry.contentType;
     ctx.body = await registry.metrics();
   };
+  // Not an async function: every other request passes on without a promise of its own.
+  return (ctx, next) => (ctx.path === METRICS_PATH ? serve(ctx, next) : next());
 }
