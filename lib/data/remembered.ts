@@ -27,7 +27,8 @@ export function remembered<A extends string[], R>(
   return (...args: A): Promise<R> => {
     const count = store.changeCount(collections);
     if (count === undefined) return load(...args);
-    const key = args.length === 1 ? args[0]! : args.join('\u0000');
+    // One argument is its own key; several are encoded so that no two lists share a key, whatever they contain.
+    const key = args.length === 1 ? args[0]! : JSON.stringify(args);
     const known = answers.get(key);
     if (known?.count === count) return known.answer;
     // The count read before loading: a write while the load runs leaves a stale count, so the next call loads again.
