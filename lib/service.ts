@@ -18,6 +18,7 @@ import { routeEventsMiddleware } from './events/route-events.ts';
 import { MANAGEMENT_EVENTS } from './events/management-events.ts';
 import { createManagementAuth } from './management/auth.ts';
 import { RouteRegistry, rememberStaticMatches, type ApiRouterDeps } from './http/api.ts';
+import { remembered } from './data/remembered.ts';
 import { buildOpenApi } from './http/openapi.ts';
 import { jsonErrorMiddleware } from './http/errors.ts';
 import { parseJsonBody, refuseEncodedBodies } from './http/body.ts';
@@ -166,6 +167,9 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
     });
     await ensureConsoleApplication(repositories, settings.baseUrl);
     const authorization = createAuthorization(repositories, stores.documents);
+    // An application by id, read by the token exchange (its opt-in) and the customizer (the script's context) on
+    // every token: remembered until an application changes (see remembered).
+    const applicationOf = remembered(stores.documents, ['applications'], (id: string) => repositories.applications.findById(id));
     const libraries = createLibraries(repositories, {
       defaultAccessTokenTtl: settings.ACCESS_TOKEN_TTL_SECONDS, cookieKeys: settings.cookieKeys,
       allowedNetworks: settings.WEBHOOK_ALLOWED_NETWORKS, mfaSecretKeys: settings.mfaSecretKeys, baseUrl: settings.baseUrl,
@@ -205,7 +209,7 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
       logger,
       trustProxy: settings.TRUST_PROXY,
       extraTokenClaims: extraTokenClaimsHook(createExtraTokenClaims({
-        customizer, exchanges, repositories, organizations: libraries.organizations, store: stores.documents,
+        customizer, exchanges, repositories, organizations: libraries.organizations, applicationOf,
       })),
       customizeJwt: createExchangedJwtCustomizer(exchanges),
       clientGate: clientGate(rateLimits.clientAuth),
@@ -215,7 +219,7 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
     observeTokenEvents(provider, { logger, metrics });
     const impersonation = createImpersonation({ store: stores.documents, repositories, authorization, subjectTokens, audit });
     registerGrantType(provider, tokenExchange.grantType, tokenExchange.createTokenExchangeHandler({
-      store: stores.documents, repositories, impersonation, exchanges, signingAlg: signingKeys.alg,
+      applicationOf, impersonation, exchanges, signingAlg: signingKeys.alg,
       verifyActor: createActorVerifier({ issuer: settings.issuer, publicKeys: signingKeys.publicKeys, users: repositories.users }),
     }), tokenExchange.parameters);
     const webhooks = createWebhooks({

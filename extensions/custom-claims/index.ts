@@ -3,8 +3,7 @@ import type { ClaimsCustomizer } from '../../lib/jwt-customizer/claims.ts';
 import type { Repositories } from '../../lib/repositories.ts';
 import type { Libraries } from '../../lib/libraries.ts';
 import { actClaim, type ExchangeRegistry } from '../token-exchange/registry.ts';
-import type { DocumentStore } from '../../lib/ports/documents.ts';
-import { remembered } from '../../lib/data/remembered.ts';
+import type { Application } from '../../lib/applications/repository.ts';
 
 interface TokenLike {
   jti?: string;
@@ -27,11 +26,9 @@ export function createExtraTokenClaims(deps: {
   exchanges: ExchangeRegistry;
   repositories: Repositories;
   organizations: Pick<Libraries['organizations'], 'organizationsOfUser'>;
-  store: DocumentStore;
+  /** The script's `context.application` by id (the caller remembers it: it is read for every token customized). */
+  applicationOf: (id: string) => Promise<Application | null>;
 }) {
-  // The script's `context.application`, read for every token it customizes: remembered until an application changes.
-  const applicationOf = remembered(deps.store, ['applications'], (id: string) => deps.repositories.applications.findById(id));
-
   async function userContext(userId: string) {
     const user = await deps.repositories.users.findById(userId);
     if (!user) return undefined;
@@ -49,7 +46,7 @@ export function createExtraTokenClaims(deps: {
     const extra: Record<string, unknown> = {};
     if (await deps.customizer.appliesTo(token.resourceServer?.audience ?? token.aud)) {
       const grantType = String(ctx.oidc.params?.grant_type ?? 'authorization_code');
-      const application = token.clientId ? await applicationOf(token.clientId) : null;
+      const application = token.clientId ? await deps.applicationOf(token.clientId) : null;
       const context: Record<string, unknown> = {
         grant: exchange ? { type: grantType, subjectTokenContext: exchange.subjectTokenContext } : { type: grantType },
         application,

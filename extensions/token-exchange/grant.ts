@@ -1,7 +1,4 @@
 import { errors as oidcErrors, type KoaContextWithOIDC } from 'oidc-provider';
-import type { Repositories } from '../../lib/repositories.ts';
-import type { DocumentStore } from '../../lib/ports/documents.ts';
-import { remembered } from '../../lib/data/remembered.ts';
 import { ExchangeRefused, type ExchangePlan, type Impersonation } from '../../lib/impersonation/library.ts';
 import { TOKEN_EXCHANGE_GRANT, tokenExchangeAllowed } from '../../lib/applications/clients.ts';
 import type { Application } from '../../lib/applications/repository.ts';
@@ -20,8 +17,8 @@ export const parameters = new Set([
 ]);
 
 export interface TokenExchangeDeps {
-  store: DocumentStore;
-  repositories: Pick<Repositories, 'applications'>;
+  /** The application by id (the caller remembers it: it is read on every exchange). */
+  applicationOf: (id: string) => Promise<Application | null>;
   impersonation: Impersonation;
   verifyActor: (ctx: KoaContextWithOIDC, token: string) => Promise<Actor>;
   exchanges: ExchangeRegistry;
@@ -53,12 +50,10 @@ function requestedScopes(ctx: KoaContextWithOIDC): string[] {
 
 /** The grant's handler: the exchange, and the audit of every refusal with the error it is answered with. */
 export function createTokenExchangeHandler(deps: TokenExchangeDeps) {
-  // The application's opt-in, read on every exchange: remembered until an application changes.
-  const applicationOf = remembered(deps.store, ['applications'], (id: string) => deps.repositories.applications.findById(id));
   return async function tokenExchange(ctx: KoaContextWithOIDC): Promise<void> {
     const progress: Progress = {};
     try {
-      await exchange(ctx, { ...deps, applicationOf }, progress);
+      await exchange(ctx, deps, progress);
     } catch (error) {
       // A refusal is audited with the answer it gets; a store outage or a bug is no decision about the request.
       if (error instanceof oidcErrors.OIDCProviderError && error.statusCode < 500) {
@@ -84,9 +79,7 @@ interface Progress {
  * opt-in, the parameters, the subject token, the resource, the actor token, custom claims (during
  * signing), and only then is the subject token spent.
  */
-async function exchange(
-  ctx: KoaContextWithOIDC, deps: TokenExchangeDeps & { applicationOf: (id: string) => Promise<Application | null> }, progress: Progress,
-): Promise<void> {
+async function exchange(ctx: KoaContextWithOIDC, deps: TokenExchangeDeps, progress: Progress): Promise<void> {
   const client = ctx.oidc.client!;
   const app = await deps.applicationOf(client.clientId);
   if (!app || !tokenExchangeAllowed(app)) {

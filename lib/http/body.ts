@@ -19,7 +19,7 @@ function contentCoding(ctx: Context): { coding: string } | { unsupported: string
   const header = ctx.req.headers['content-encoding'] ?? '';
   if (header === '') return IDENTITY;
   const codings = header.split(',').map((part) => part.trim().toLowerCase()).filter((part) => part && part !== 'identity');
-  if (!codings.length) return { coding: 'identity' };
+  if (!codings.length) return IDENTITY;
   const coding = codings.length === 1 ? DECODED.get(codings[0]!) : undefined;
   return coding ? { coding } : { unsupported: header };
 }
