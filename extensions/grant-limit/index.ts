@@ -2,6 +2,7 @@ import type Provider from 'oidc-provider';
 import type { KoaContextWithOIDC } from 'oidc-provider';
 import type { EventBus } from '../../lib/events/bus.ts';
 import type { Repositories } from '../../lib/repositories.ts';
+import { when } from '../../lib/http/when.ts';
 
 const AUTHORIZED = Symbol('authorization succeeded');
 
@@ -15,9 +16,8 @@ export function enforceGrantLimits(provider: Provider, deps: { repositories: Rep
     (ctx.state as Record<symbol, boolean>)[AUTHORIZED] = true;
   });
 
-  // Only the authorization endpoint (`/auth`, and `/auth/:uid` where an interaction resumes) authorizes; every other
-  // request passes on without a promise of its own.
-  provider.use((ctx, next) => (ctx.path === '/auth' || ctx.path.startsWith('/auth/') ? limitGrants(ctx as KoaContextWithOIDC, next) : next()));
+  // Only the authorization endpoint (`/auth`, and `/auth/:uid` where an interaction resumes) authorizes.
+  provider.use(when((ctx) => ctx.path === '/auth' || ctx.path.startsWith('/auth/'), (ctx, next) => limitGrants(ctx as KoaContextWithOIDC, next)));
   async function limitGrants(ctx: KoaContextWithOIDC, next: () => Promise<void>): Promise<void> {
     await next();
     if (!(ctx.state as Record<symbol, boolean>)[AUTHORIZED]) return;

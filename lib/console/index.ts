@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Middleware } from 'koa';
 import type { Logger } from 'pino';
 import { setPageHeaders } from '../http/page-security.ts';
+import { when } from '../http/when.ts';
 import type { Settings } from '../settings.ts';
 import { CONSOLE_APPLICATION_ID, consoleUrls } from './application.ts';
 import { bundlePage, serveAssets, setBundlePageHeaders, unbuiltPage, type ConsoleBundle } from './assets.ts';
@@ -90,6 +91,5 @@ export function consoleMiddleware(options: { bundle: ConsoleBundle | undefined; 
       bundle, entry: 'console', assetsUrl, title: 'Console', config: { ...config, styleNonce },
     });
   };
-  // Not an async function: every other request passes on without a promise of its own.
-  return (ctx, next) => (ctx.path === DOCS_PATH || ctx.path === CONSOLE_PATH || ctx.path.startsWith(`${CONSOLE_PATH}/`) ? serve(ctx, next) : next());
+  return when((ctx) => ctx.path === DOCS_PATH || ctx.path === CONSOLE_PATH || ctx.path.startsWith(`${CONSOLE_PATH}/`), serve);
 }

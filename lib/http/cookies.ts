@@ -1,6 +1,7 @@
 import Cookies from 'cookies';
 import Keygrip from 'keygrip';
 import type { Context, Middleware, Next } from 'koa';
+import { when } from './when.ts';
 
 /**
  * Signs and verifies cookies with the service's own keys wherever it is mounted. A host app mounting the
@@ -9,9 +10,9 @@ import type { Context, Middleware, Next } from 'koa';
 export function ownCookieKeys(keys: string[]): Middleware {
   // One signer for every request rather than one per request.
   const signer = new Keygrip(keys);
-  // Not an async function: where the app serving the request is the service's own (its `keys` are these), Koa's
-  // cookies, made on first use, already sign with them, and the request passes on without a promise of its own.
-  return (ctx, next) => (ctx.app.keys === keys ? next() : withOwnKeys(ctx, next));
+  // Where the app serving the request is the service's own (its `keys` are these), Koa's cookies, made on first
+  // use, already sign with them: nothing to do.
+  return when((ctx) => ctx.app.keys !== keys, withOwnKeys);
   async function withOwnKeys(ctx: Context, next: Next): Promise<void> {
     const hostCookies = ctx.cookies;
     ctx.cookies = new Cookies(ctx.req, ctx.res, { keys: signer, secure: ctx.request.secure });

@@ -1,6 +1,7 @@
 import type { Context, Middleware } from 'koa';
 import type { KoaContextWithOIDC } from 'oidc-provider';
 import { STYLE_SOURCE } from './html.ts';
+import { when } from './when.ts';
 
 const UNSAFE_SCHEMES = new Set(['javascript:', 'data:', 'blob:', 'filesystem:']);
 
@@ -94,8 +95,5 @@ export function providerPageSecurity(options: { prefix: string; serviceUrl: stri
     const scriptSources = (/script-src ([^;]*)/.exec(placed)?.[1] ?? '').split(/\s+/).filter((source) => source.startsWith("'sha256-"));
     setPageHeaders(ctx, { formTargets: [serviceUrl, ...providerFormTargets(ctx)], scriptSources });
   };
-  // Not an async function: requests elsewhere, and to the JSON-only endpoints, pass on without a promise of their own.
-  return (ctx, next) => (
-    (ctx.path === prefix || ctx.path.startsWith(`${prefix}/`)) && !jsonOnly.has(ctx.path) ? secure(ctx, next) : next()
-  );
+  return when((ctx) => (ctx.path === prefix || ctx.path.startsWith(`${prefix}/`)) && !jsonOnly.has(ctx.path), secure);
 }

@@ -1,5 +1,6 @@
 import { timingSafeEqual, createHash } from 'node:crypto';
 import type { Middleware } from 'koa';
+import { when } from '../http/when.ts';
 import type { Registry } from 'prom-client';
 
 export const METRICS_PATH = '/metrics';
@@ -37,6 +38,5 @@ export function metricsEndpoint(registry: Registry, token: string | undefined): 
     ctx.type = registry.contentType;
     ctx.body = await registry.metrics();
   };
-  // Not an async function: every other request passes on without a promise of its own.
-  return (ctx, next) => (ctx.path === METRICS_PATH ? serve(ctx, next) : next());
+  return when((ctx) => ctx.path === METRICS_PATH, serve);
 }
