@@ -11,9 +11,9 @@ RUN npm install --no-audit --no-fund
 
 FROM node:24-bookworm-slim
 ENV NODE_ENV=production
-# A young generation of at most 16 MiB per semi-space: V8's default lets it grow far larger under load, which
+# A young generation of at most 8 MiB per semi-space: V8's default lets it grow far larger under load, which
 # costs over 100 MB of peak RSS and no throughput (docs/performance.md). `npm start` passes the same flag.
-ENV NODE_OPTIONS=--max-semi-space-size=16
+ENV NODE_OPTIONS=--max-semi-space-size=8
 # Node keeps each module's stripped TypeScript and compiled code here, so a restart neither strips types again nor
 # loads the type stripper (about 25 MB of resident memory). In the home of the user the service runs as, which no
 # other user can write to (what is cached there is run). `npm start` keeps its cache in node_modules/.cache.
@@ -41,4 +41,4 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
 # The old generation grows to twice what a collection leaves live (V8 otherwise lets it reach about four times),
 # which halves the garbage resident under load; Node accepts this V8 flag only on the command line, not in NODE_OPTIONS.
 # `npm start` and `npm run worker` pass the same (docs/performance.md).
-CMD ["node", "--heap-growing-percent=100", "bin/server.ts"]
+CMD ["node", "--heap-growing-percent=50", "bin/server.ts"]
