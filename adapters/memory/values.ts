@@ -147,8 +147,13 @@ function deepCopy(value: unknown, nullify: boolean): unknown {
   if (Array.isArray(value)) return value.map((element) => deepCopy(element, nullify));
   if (value instanceof Date) return new Date(value.getTime());
   if (isPlainObject(value)) {
-    const copy: Doc = {};
-    for (const key of Object.keys(value)) copy[key] = deepCopy(value[key], nullify);
+    // A spread takes every field in one step (several times faster than adding them one by one, and the copy keeps
+    // them in the object itself); only nested values, and `undefined` when nullifying, are then replaced.
+    const copy: Doc = { ...value };
+    for (const key in copy) {
+      const field = copy[key];
+      if (typeof field === 'object' ? field !== null : field === undefined && nullify) copy[key] = deepCopy(field, nullify);
+    }
     return copy;
   }
   return structuredClone(value);
