@@ -20,12 +20,12 @@ import { buildIndex, expiryOf, indexEntries, type MemoryIndex } from './indexes.
 import { compileFilter, compileProjection, compileSort, isOperatorObject } from './query.ts';
 import type { MemoryTransactions, Restorable } from './transactions.ts';
 import { applyUpdate, seedFromFilter, validateUpdate } from './update.ts';
-import { canonicalKey, copyIn, copyOut, immutableIdError, isPlainObject, newId, valuesEqual, withIdFirst } from './values.ts';
+import { copyIn, idKey, copyOut, immutableIdError, isPlainObject, newId, valuesEqual, withIdFirst } from './values.ts';
 
 export class MemoryCollection implements DocumentCollection<Doc>, Restorable {
   readonly name: string;
   readonly #transactions: MemoryTransactions;
-  /** Canonical `_id` → stored document, in natural (insertion) order. */
+  /** `idKey(_id)` → stored document, in natural (insertion) order. */
   readonly #docs = new Map<string, Doc>();
   readonly #indexes = new Map<string, MemoryIndex>();
   /** Lower bound of the next TTL expiry, so sweeps only run when something may have expired. */
@@ -191,7 +191,7 @@ export class MemoryCollection implements DocumentCollection<Doc>, Restorable {
     const id = filter._id;
     const byId = id !== undefined && !Array.isArray(id) && !(id instanceof RegExp) && !isOperatorObject(id);
     if (byId) {
-      const doc = this.#docs.get(canonicalKey(id));
+      const doc = this.#docs.get(idKey(id));
       return doc !== undefined && atMost > 0 && predicate(doc) ? [doc] : [];
     }
     const matches: Doc[] = [];
@@ -242,7 +242,7 @@ export class MemoryCollection implements DocumentCollection<Doc>, Restorable {
   /** Checks every constraint before changing anything, so a failed write leaves the collection as it was. */
   #insert(doc: Doc): void {
     if (Array.isArray(doc._id)) throw new Error("the '_id' value cannot be an array");
-    const id = canonicalKey(doc._id);
+    const id = idKey(doc._id);
     if (this.#docs.has(id)) throw new DuplicateKeyError(this.name, { _id: 1 });
     this.#checkUnique(doc, null);
     this.#addEntries(doc, id);
@@ -253,7 +253,7 @@ export class MemoryCollection implements DocumentCollection<Doc>, Restorable {
 
   /** Replaces a stored document by a new object with the same `_id` (stored objects are never mutated). */
   #replace(current: Doc, next: Doc): void {
-    const id = canonicalKey(current._id);
+    const id = idKey(current._id);
     this.#checkUnique(next, id);
     this.#removeEntries(current, id);
     this.#addEntries(next, id);
@@ -263,7 +263,7 @@ export class MemoryCollection implements DocumentCollection<Doc>, Restorable {
   }
 
   #remove(doc: Doc, expired = false): void {
-    const id = canonicalKey(doc._id);
+    const id = idKey(doc._id);
     this.#removeEntries(doc, id);
     this.#docs.delete(id);
     this.#changes += 1;

@@ -203,10 +203,22 @@ export function newId(): string {
   return randomBytes(12).toString('hex');
 }
 
-/** MongoDB stores `_id` as the first field whatever the order it was given in. */
+/** MongoDB stores `_id` as the first field whatever the order it was given in. Returns `doc` itself when it is. */
 export function withIdFirst(doc: Doc): Doc {
+  for (const key in doc) {
+    if (key === '_id') return doc;
+    break;
+  }
   const { _id, ...rest } = doc;
   return { _id, ...rest };
+}
+
+/**
+ * The key of a document in its collection's map: a string `_id` (nearly every one) is its own key, any other its
+ * canonical form behind a NUL, which a string used as it is never starts with (one that does takes the canonical form).
+ */
+export function idKey(id: unknown): string {
+  return typeof id === 'string' && id.charCodeAt(0) !== 0 ? id : `\u0000${canonicalKey(id)}`;
 }
 
 export function immutableIdError(): Error {

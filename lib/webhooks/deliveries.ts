@@ -48,10 +48,22 @@ export interface AttemptOutcome {
 export const RESPONSE_EXCERPT_LENGTH = 200;
 
 /**
- * The payload is kept as its JSON text: it is only ever read back whole (a resend, one delivery's view), and as text
- * it takes about half the memory of the same object on the embedded store.
+ * The payload is kept as its JSON text without the receiving hook's id, which the record holds: it is only ever read
+ * back whole (a resend, one delivery's view), as text it takes about half the memory of the same object on the
+ * embedded store, and the deliveries of one event to several hooks share one text there.
  */
 type DeliveryRecord = Stored<Delivery> & { payload: string; expiresAt: Date };
+
+/** The payload as stored: its JSON text without `hookId`. */
+function storedPayload(payload: Record<string, unknown>): string {
+  const { hookId: _hookId, ...body } = payload;
+  return JSON.stringify(body);
+}
+
+/** The payload as sent: the stored text with the record's hook, last as `hookPayload` places it. */
+function sentPayload(doc: DeliveryRecord): Record<string, unknown> {
+  return { ...(JSON.parse(doc.payload) as Record<string, unknown>), hookId: doc.hookId };
+}
 
 const HIDDEN = ['payload', 'expiresAt'] as const;
 
@@ -63,13 +75,13 @@ export function createDeliveriesRepository(store: DocumentStore, options: { rete
   const deliveries = store.collection<DeliveryRecord>('webhook_deliveries');
   const present = (doc: DeliveryRecord) => publicShape<Delivery>(doc, HIDDEN);
 
-  function initial(job: DeliveryJob, resentFrom: string | null): DeliveryRecord {
+  function initial(job: DeliveryJob, resentFrom: string | null, payload = storedPayload(job.payload)): DeliveryRecord {
     return {
       _id: job.deliveryId,
       id: job.deliveryId,
       hookId: job.hookId,
       event: job.event,
-      payload: JSON.stringify(job.payload),
+      payload,
       status: 'pending',
       attempts: 0,
       lastAttemptAt: null,
@@ -90,7 +102,14 @@ export function createDeliveriesRepository(store: DocumentStore, options: { rete
       await deliveries.createIndex({ keys: { expiresAt: 1 }, expireAfterSeconds: 0 });
     },
     async insertPending(jobs: DeliveryJob[], resentFrom: string | null = null): Promise<void> {
-      await deliveries.insertMany(jobs.map((job) => initial(job, resentFrom)));
+      // One event's deliveries to several hooks have the same text: the records get the same string.
+      const texts = new Map<string, string>();
+      await deliveries.insertMany(jobs.map((job) => {
+        const text = storedPayload(job.payload);
+        const shared = texts.get(text) ?? text;
+        texts.set(shared, shared);
+        return initial(job, resentFrom, shared);
+      }));
     },
     /** The status of each of these deliveries that has a record. */
     async statusesOf(ids: string[]): Promise<Map<string, DeliveryStatus>> {
@@ -102,22 +121,24 @@ export function createDeliveriesRepository(store: DocumentStore, options: { rete
     },
     /** Upserts, so a job whose record is gone (expired, or never written) still leaves a trace. */
     async recordAttempt(job: DeliveryJob, outcome: AttemptOutcome): Promise<void> {
+      const update = {
+        $set: {
+          status: outcome.status,
+          lastAttemptAt: outcome.at,
+          nextRetryAt: outcome.nextRetryAt,
+          lastResponseStatus: outcome.responseStatus,
+          lastError: outcome.error,
+          lastLatencyMs: outcome.latencyMs,
+          lastResponseExcerpt: outcome.responseBody === null ? null : outcome.responseBody.slice(0, RESPONSE_EXCERPT_LENGTH),
+        },
+        $inc: { attempts: 1 },
+      };
+      // The record is nearly always there: the fields of a new one are built only when it is not.
+      if ((await deliveries.updateOne({ _id: job.deliveryId }, update)).matchedCount === 1) return;
       const { _id, payload, createdAt, expiresAt, hookId, event, id, resentFrom } = initial(job, null);
       await deliveries.updateOne(
         { _id },
-        {
-          $set: {
-            status: outcome.status,
-            lastAttemptAt: outcome.at,
-            nextRetryAt: outcome.nextRetryAt,
-            lastResponseStatus: outcome.responseStatus,
-            lastError: outcome.error,
-            lastLatencyMs: outcome.latencyMs,
-            lastResponseExcerpt: outcome.responseBody === null ? null : outcome.responseBody.slice(0, RESPONSE_EXCERPT_LENGTH),
-          },
-          $inc: { attempts: 1 },
-          $setOnInsert: { id, hookId, event, payload, resentFrom, createdAt, expiresAt },
-        },
+        { ...update, $setOnInsert: { id, hookId, event, payload, resentFrom, createdAt, expiresAt } },
         { upsert: true },
       );
     },
@@ -133,7 +154,7 @@ export function createDeliveriesRepository(store: DocumentStore, options: { rete
     },
     async find(hookId: string, id: string): Promise<DeliveryWithPayload | null> {
       const doc = await deliveries.findOne({ _id: id, hookId, ...unexpired() });
-      return doc ? { ...present(doc), payload: JSON.parse(doc.payload) as Record<string, unknown> } : null;
+      return doc ? { ...present(doc), payload: sentPayload(doc) } : null;
     },
     async removeOfHook(hookId: string): Promise<void> {
       await deliveries.deleteMany({ hookId });

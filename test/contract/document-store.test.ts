@@ -214,6 +214,19 @@ function documentStoreContract(backend: Backend): void {
         expect(await c.find({})).to.deep.equal([{ _id: 'a', v: 1 }]);
       });
 
+      it('keeps ids of different types apart, whatever characters a string id holds', async () => {
+        const c = fresh();
+        const idsOfKinds = [1, '1', '', '\u0000n:1', '\u0000s:"a"', 'a', { a: 1 }, '{"a":1}'];
+        for (const [i, _id] of idsOfKinds.entries()) await c.insertOne({ _id, i });
+        for (const [i, _id] of idsOfKinds.entries()) {
+          expect(await c.findOne({ _id }), JSON.stringify(_id)).to.deep.equal({ _id, i });
+        }
+        await duplicateKey(c.insertOne({ _id: '\u0000n:1' }));
+        await c.deleteOne({ _id: 1 });
+        expect(await c.findOne({ _id: '\u0000n:1' })).to.deep.equal({ _id: '\u0000n:1', i: 3 });
+        expect(await c.countDocuments({})).to.equal(idsOfKinds.length - 1);
+      });
+
       it('inserts many in order and stops at the first duplicate', async () => {
         const c = fresh();
         await c.insertMany([{ _id: 1 }, { _id: 2 }]);
