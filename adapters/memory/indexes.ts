@@ -65,6 +65,9 @@ export function indexEntries(doc: Doc, spec: IndexSpec): string[] {
 export function expiryOf(doc: Doc, spec: IndexSpec): number | undefined {
   if (spec.expireAfterSeconds === undefined) return undefined;
   const field = Object.keys(spec.keys)[0]!;
+  // A top-level date, the common case.
+  const top = doc[field];
+  if (top instanceof Date) return top.getTime() + spec.expireAfterSeconds * 1000;
   const dates = lookup(doc, field)
     .flatMap((v) => (Array.isArray(v) ? v : [v]))
     .filter((v): v is Date => v instanceof Date);

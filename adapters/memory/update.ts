@@ -15,6 +15,8 @@ interface Slot {
 const OPERATORS = new Set(['$set', '$unset', '$inc', '$push', '$addToSet', '$pull', '$setOnInsert', '$min', '$max']);
 
 function splitPath(path: string): string[] {
+  // A top-level field name, the common case.
+  if (path !== '' && path.charCodeAt(0) !== 36 && !path.includes('.')) return [path];
   const segments = path.split('.');
   for (const segment of segments) {
     if (segment === '') throw new Error(`empty field name in update path '${path}'`);
@@ -173,8 +175,11 @@ function applyOne(doc: Doc, operator: string, path: string, operand: unknown, is
   }
 }
 
+/** Whether one path is the other or lies inside it (`a` and `a.b`), without building strings. */
 function conflicts(a: string, b: string): boolean {
-  return a === b || a.startsWith(`${b}.`) || b.startsWith(`${a}.`);
+  if (a === b) return true;
+  const [outer, inner] = a.length < b.length ? [a, b] : [b, a];
+  return inner.charCodeAt(outer.length) === 46 && inner.startsWith(outer);
 }
 
 function validateOperand(operator: string, path: string, operand: unknown): void {
@@ -186,20 +191,23 @@ function validateOperand(operator: string, path: string, operand: unknown): void
 /** Rejects what MongoDB rejects before touching any document: replacements, unknown operators, conflicts. */
 export function validateUpdate(update: Update): void {
   if (!isPlainObject(update)) throw new Error('update must be a document of update operators');
-  const operators = Object.keys(update);
-  if (operators.length === 0 || !operators.every((op) => op.startsWith('$'))) {
-    throw new Error('update document requires atomic operators');
+  let operators = 0;
+  for (const operator in update) {
+    operators += 1;
+    if (!operator.startsWith('$')) throw new Error('update document requires atomic operators');
   }
+  if (operators === 0) throw new Error('update document requires atomic operators');
   const paths: string[] = [];
-  for (const operator of operators) {
+  for (const operator in update) {
     if (!OPERATORS.has(operator)) throw new Error(`unknown update operator: ${operator}`);
     const fields = update[operator];
     if (!isPlainObject(fields)) throw new Error(`${operator} needs a document`);
-    for (const [path, operand] of Object.entries(fields)) {
+    for (const path in fields) {
       splitPath(path);
-      validateOperand(operator, path, operand);
-      const clash = paths.find((other) => conflicts(other, path));
-      if (clash !== undefined) throw new Error(`updating the path '${path}' would create a conflict at '${clash}'`);
+      validateOperand(operator, path, fields[path]);
+      for (const other of paths) {
+        if (conflicts(other, path)) throw new Error(`updating the path '${path}' would create a conflict at '${other}'`);
+      }
       paths.push(path);
     }
   }
