@@ -134,6 +134,19 @@ describe('hooks API: recent logs, deliveries and resend', () => {
     expect(response.status).to.equal(404);
   });
 
+  it('shows each hook of one event the payload it was sent, its own hook id last', async () => {
+    const hooks = [await hookAt('/shared-a', ['Role.Created']), await hookAt('/shared-b', ['Role.Created'])];
+    await publish('Role.Created', { id: 'role-shared', name: 'shared' });
+    for (const [i, hook] of hooks.entries()) {
+      const [delivery] = await settled(hook.id, 1);
+      const [received] = receiver.requests(i === 0 ? '/shared-a' : '/shared-b');
+      const detail = await getJson(running, `/api/hooks/${hook.id}/deliveries/${delivery.id}`);
+      expect(JSON.stringify(detail.payload)).to.equal(received!.body);
+      expect(Object.keys(detail.payload).at(-1)).to.equal('hookId');
+      expect(detail.payload).to.include({ event: 'Role.Created', hookId: hook.id });
+    }
+  });
+
   it('resends a delivery\'s exact payload as a new delivery with a new webhook-id', async () => {
     const hook = await hookAt('/resend', ['Role.Deleted']);
     await publish('Role.Deleted', { id: 'role-1', name: 'gone' });
