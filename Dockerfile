@@ -11,9 +11,9 @@ RUN npm install --no-audit --no-fund
 
 FROM node:24-bookworm-slim
 ENV NODE_ENV=production
-# A young generation of at most 8 MiB per semi-space: V8's default lets it grow far larger under load, which
-# costs over 100 MB of peak RSS and no throughput (docs/performance.md). `npm start` passes the same flag.
-ENV NODE_OPTIONS=--max-semi-space-size=8
+# A young generation of at most 16 MiB per semi-space: V8's default lets it grow far larger under load, which
+# costs about 100 MB of peak RSS and no throughput (docs/performance.md). `npm start` passes the same flag.
+ENV NODE_OPTIONS=--max-semi-space-size=16
 # Node keeps each module's stripped TypeScript and compiled code here, so a restart neither strips types again nor
 # loads the type stripper (about 25 MB of resident memory). In the home of the user the service runs as, which no
 # other user can write to (what is cached there is run). `npm start` keeps its cache in node_modules/.cache.
