@@ -67,8 +67,10 @@ class BullmqDeliveryQueue implements DeliveryQueue {
     const opts = {
       attempts: 1 + (this.#options.maxErrorRetries ?? 5),
       backoff: { type: 'fixed', delay: this.#options.errorRetryDelayMs ?? 5000 },
-      // The delivery log lives elsewhere; finished jobs stay briefly only to de-duplicate late re-enqueues.
-      removeOnComplete: { age: 3600, count: 1000 },
+      // A finished job goes at once (kept, BullMQ's script would also trim the finished set on every job): the
+      // delivery's record says it finished, and forwarding an entry again skips deliveries that did. Failed jobs stay
+      // a while for inspection.
+      removeOnComplete: true,
       removeOnFail: { age: 24 * 3600, count: 1000 },
     };
     // jobId = deliveryId makes BullMQ ignore a job it already holds.

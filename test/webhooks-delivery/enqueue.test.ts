@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { createMemoryDeliveryQueue } from '../../adapters/memory/delivery-queue.ts';
 import { startWebhookWorker } from '../../bin/worker.ts';
+import { craftedEvent } from '../support/events.ts';
 import { startService, type RunningService } from '../support/service.ts';
 import { FAST_ENV, REDIS_URL, bodyOf, createHook, getJson, removeQueue, uniqueQueueName, verifyDelivery, withQueue } from './support/hooks.ts';
 import { Receiver, eventually } from './support/receiver.ts';
@@ -46,6 +47,32 @@ describe('webhook fan-out: events committed with the change, moved to the queue 
         expect(request.headers['webhook-id']).to.equal(delivery.id);
         expect(verifyDelivery(request, hook.signingKey).data.name).to.equal('durable-role');
         await eventually(async () => (await getJson(web, `/api/hooks/${hook.id}/deliveries`))[0].status === 'succeeded');
+      } finally {
+        await worker.close();
+      }
+    });
+
+    it('sends a finished delivery once however often its entry is forwarded again, its job gone from Redis', async () => {
+      const hook = await createHook(web, { events: ['User.Created'], config: { url: receiver.url('/forwarded') } });
+      const entry = {
+        id: 'obx_forwarded_again', claim: 'test', createdAt: Date.now(), attempts: 2,
+        events: [craftedEvent('User.Created', { data: { id: 'forwarded-user' } })],
+      };
+      await web.service.webhooks.fanOut(entry);
+      const worker = await startWebhookWorker({ env, stores: { documents: web.service.core.store } });
+      try {
+        const [delivery] = await eventually(async () => {
+          const list = await getJson(web, `/api/hooks/${hook.id}/deliveries`);
+          return list[0]?.status === 'succeeded' && list;
+        });
+        // Finished jobs leave the queue at once: only the record tells the second forward that it was delivered.
+        await eventually(async () => (await withQueue(queueName, (queue) => queue.getJob(delivery.id))) === undefined);
+        await web.service.webhooks.fanOut(entry);
+        await web.service.webhooks.fanOut(entry);
+        await eventually(async () => (await withQueue(queueName, (queue) => queue.getJobCounts('waiting', 'active', 'delayed')))
+          .waiting === 0);
+        expect(receiver.requests('/forwarded')).to.have.length(1);
+        expect(await getJson(web, `/api/hooks/${hook.id}/deliveries`)).to.have.length(1);
       } finally {
         await worker.close();
       }
