@@ -106,9 +106,8 @@ export function createDeliveriesRepository(store: DocumentStore, options: { rete
       const texts = new Map<string, string>();
       await deliveries.insertMany(jobs.map((job) => {
         const text = storedPayload(job.payload);
-        const shared = texts.get(text) ?? text;
-        texts.set(shared, shared);
-        return initial(job, resentFrom, shared);
+        if (!texts.has(text)) texts.set(text, text);
+        return initial(job, resentFrom, texts.get(text));
       }));
     },
     /** The status of each of these deliveries that has a record. */

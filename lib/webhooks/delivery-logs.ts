@@ -83,13 +83,8 @@ export function createDeliveryLogs(store: DocumentStore, options: { retentionMs:
     },
     async record(log: AttemptLog): Promise<void> {
       const id = newId();
-      // Field by field, `_id` first as stored: the embedded store keeps such a record as it is.
-      await logs.insertOne({
-        _id: id, id, hookId: log.hookId, deliveryId: log.deliveryId, event: log.event, attempt: log.attempt,
-        succeeded: log.succeeded, responseStatus: log.responseStatus, responseBody: log.responseBody, error: log.error,
-        latencyMs: log.latencyMs, nextRetryAt: log.nextRetryAt, createdAt: log.createdAt,
-        expiresAt: new Date(log.createdAt + options.retentionMs),
-      });
+      // `_id` first, where the store keeps it: the embedded store then stores its copy without reordering it.
+      await logs.insertOne({ _id: id, id, ...log, expiresAt: new Date(log.createdAt + options.retentionMs) });
     },
     async recent(hookId: string, since: number, page: Page, event?: string): Promise<PageResult<LogEntry>> {
       const filter: Record<string, unknown> = { hookId, createdAt: { $gte: since }, ...unexpired() };
