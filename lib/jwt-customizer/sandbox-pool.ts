@@ -1,5 +1,5 @@
 import { Worker } from 'node:worker_threads';
-import { RequestWriter } from './sandbox-channel.ts';
+import { HostSide, type Reply } from './sandbox-channel.ts';
 import type { CheckOutcome, RunRequest, SandboxLimits, SandboxOutcome, ScriptInput, ScriptRunner, WorkerMessage } from './sandbox.ts';
 
 /** `.ts` when run from source, `.js` from the published build: the worker file sits beside this one. */
@@ -42,7 +42,7 @@ interface PendingRun {
 
 interface Slot {
   worker: Worker;
-  requests: RequestWriter;
+  channel: HostSide;
   ready: boolean;
   referenced: boolean;
   startupTimer: NodeJS.Timeout;
@@ -173,7 +173,9 @@ export class SandboxPool {
     const request: RunRequest = {
       script: run.script, inputJson: run.inputJson, deadline: run.deadline, compileOnly: run.compileOnly, keepRealm: run.lane.keepRealms,
     };
-    slot.requests.send(request, (oversized) => slot.worker.postMessage(oversized));
+    slot.channel.send(request, (oversized) => slot.worker.postMessage(oversized), (reply) => {
+      if (reply) this.#onReply(slot, run, reply);
+    });
   }
 
   /**
@@ -239,14 +241,14 @@ export class SandboxPool {
   }
 
   #start(): void {
-    const requests = new RequestWriter();
+    const channel = new HostSide();
     const worker = new Worker(new URL(`./sandbox-worker${MODULE_EXTENSION}`, import.meta.url), {
-      workerData: { timeoutMs: this.#limits.timeoutMs, memoryBytes: this.#limits.memoryBytes, buffer: requests.buffer },
+      workerData: { timeoutMs: this.#limits.timeoutMs, memoryBytes: this.#limits.memoryBytes, buffer: channel.buffer },
       resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB },
     });
     const slot: Slot = {
       worker,
-      requests,
+      channel,
       ready: false,
       referenced: true,
       current: undefined,
@@ -261,13 +263,19 @@ export class SandboxPool {
         clearTimeout(slot.startupTimer);
         this.#pump();
       } else if (slot.current) {
-        this.#finish(slot, message.outcome);
-        if (!message.reusable) this.#replace(slot);
-        this.#pump();
+        this.#onReply(slot, slot.current, message);
       }
     });
     worker.on('error', (error) => this.#onFailure(slot, error));
     worker.on('exit', (code) => this.#onFailure(slot, new Error(`the sandbox worker exited with code ${code}`)));
+  }
+
+  /** A reply of the slot's worker to `run`, when that is still the run it serves. */
+  #onReply(slot: Slot, run: PendingRun, reply: Reply): void {
+    if (!this.#slots.has(slot) || slot.current !== run) return;
+    this.#finish(slot, reply.outcome);
+    if (!reply.reusable) this.#replace(slot);
+    this.#pump();
   }
 
   #onFailure(slot: Slot, error: Error & { code?: string }): void {
@@ -308,6 +316,7 @@ export class SandboxPool {
   #retire(slot: Slot): Promise<number> {
     this.#slots.delete(slot);
     clearTimeout(slot.startupTimer);
+    slot.channel.cancel();
     return slot.worker.terminate();
   }
 

@@ -9,7 +9,7 @@ import { newQuickJSWASMModule, newVariant, RELEASE_SYNC } from 'quickjs-emscript
 import type { QuickJSContext, QuickJSHandle, QuickJSRuntime, QuickJSWASMModule } from 'quickjs-emscripten';
 import type { RunRequest, SandboxLimits, SandboxOutcome, WorkerMessage } from './sandbox.ts';
 import { isPlainObject } from '../plain-object.ts';
-import { RequestReader } from './sandbox-channel.ts';
+import { WorkerSide } from './sandbox-channel.ts';
 
 const SCRIPT_FILENAME = 'jwt-customizer.js';
 const WASM_PAGE_BYTES = 64 * 1024;
@@ -22,10 +22,15 @@ const JOBS_PER_DEADLINE_CHECK = 1000;
 const MAX_RUNS_PER_REALM = 1000;
 
 /**
- * Evaluated before the operator's script, so the intrinsics it captures cannot have been tampered with.
- * It returns the function that calls `getCustomJwtClaims` and encodes the outcome as JSON text. The
- * global `getCustomJwtClaims` is looked up at call time, which also finds top-level `const`/`let`
+ * Evaluated before the operator's script, so the intrinsics it captures cannot have been tampered with. It returns
+ * the functions through which the host runs `getCustomJwtClaims` and turns its result into the outcome's JSON
+ * text; the global `getCustomJwtClaims` is looked up at call time, which also finds top-level `const`/`let`
  * declarations of the later script (they share the global lexical scope).
+ *
+ * `run` calls the script. A result that cannot be a promise is settled at once (`run` answers the outcome's
+ * text); a thenable goes back to the host, which reads the state of a promise directly: a settled one is handed
+ * to `finish` or `fail` without a turn of the job queue (an `async` script that never waits settles this way),
+ * anything else to `later`, which awaits it as an `await` would and runs with the job queue.
  */
 const DRIVER_SOURCE = `(() => {
   const { parse, stringify } = JSON;
@@ -33,29 +38,14 @@ const DRIVER_SOURCE = `(() => {
   const objectPrototype = Object.prototype;
   const { isArray } = Array;
   const TypeErrorClass = TypeError;
+  const ErrorClass = Error;
   const invalid = (message) => stringify({ kind: 'error', code: 'invalid_result', message });
+  // The run in progress: a denyAccess kept from an earlier run marks only that run.
+  let current = { denial: undefined };
 
-  return async (inputJson) => {
-    if (typeof getCustomJwtClaims !== 'function') {
-      return stringify({ kind: 'error', code: 'runtime', message: 'the script must define a function named getCustomJwtClaims' });
-    }
+  const finish = (result) => {
     // A call to denyAccess decides the outcome even if the script catches the error it throws.
-    let denial;
-    const api = {
-      denyAccess(message) {
-        denial = { kind: 'denied', message: message === undefined ? '' : String(message) };
-        throw new Error('access denied');
-      },
-    };
-    const { token, context, environmentVariables } = parse(inputJson);
-    let result;
-    try {
-      result = await getCustomJwtClaims({ token, context, environmentVariables, api });
-    } catch (error) {
-      if (denial) return stringify(denial);
-      throw error;
-    }
-    if (denial) return stringify(denial);
+    if (current.denial) return stringify(current.denial);
     if (result === undefined) result = {};
     if (typeof result !== 'object' || result === null || isArray(result)) {
       return invalid('getCustomJwtClaims must return a plain object, got ' + (isArray(result) ? 'an array' : String(result)));
@@ -71,7 +61,55 @@ const DRIVER_SOURCE = `(() => {
       throw error;
     }
   };
+  const fail = (error) => {
+    if (current.denial) return stringify(current.denial);
+    throw error;
+  };
+  const later = async (value) => {
+    let result;
+    try {
+      result = await value;
+    } catch (error) {
+      return fail(error);
+    }
+    return finish(result);
+  };
+  const run = (inputJson) => {
+    if (typeof getCustomJwtClaims !== 'function') {
+      return stringify({ kind: 'error', code: 'runtime', message: 'the script must define a function named getCustomJwtClaims' });
+    }
+    const state = { denial: undefined };
+    current = state;
+    const api = {
+      denyAccess(message) {
+        state.denial = { kind: 'denied', message: message === undefined ? '' : String(message) };
+        throw new ErrorClass('access denied');
+      },
+    };
+    const { token, context, environmentVariables } = parse(inputJson);
+    let result;
+    try {
+      result = getCustomJwtClaims({ token, context, environmentVariables, api });
+      if (result !== null && (typeof result === 'object' || typeof result === 'function') && typeof result.then === 'function') {
+        return result;
+      }
+    } catch (error) {
+      return fail(error);
+    }
+    return finish(result);
+  };
+  return { run, finish, fail, later };
 })()`;
+
+/** The driver's functions (see `DRIVER_SOURCE`). */
+interface Driver {
+  run: QuickJSHandle;
+  finish: QuickJSHandle;
+  fail: QuickJSHandle;
+  later: QuickJSHandle;
+}
+
+type CallResult = ReturnType<QuickJSContext['callFunction']>;
 
 function truncate(text: string): string {
   return text.length > MAX_MESSAGE_LENGTH ? `${text.slice(0, MAX_MESSAGE_LENGTH)}…` : text;
@@ -144,7 +182,7 @@ class Realm {
   readonly #limits: SandboxLimits;
   readonly #runtime: QuickJSRuntime;
   readonly #ctx: QuickJSContext;
-  #driver: QuickJSHandle | undefined;
+  #driver: Driver | undefined;
   #deadline = 0;
   #interrupted = false;
 
@@ -181,13 +219,16 @@ class Realm {
     if (failed) return failed;
     const driver = this.#ctx.evalCode(DRIVER_SOURCE, 'driver.js', { type: 'global', strict: true });
     if (driver.error) return this.#failure(driver.error, 'runtime');
+    const get = (name: keyof Driver) => this.#ctx.getProp(driver.value, name);
+    const functions: Driver = { run: get('run'), finish: get('finish'), fail: get('fail'), later: get('later') };
+    driver.value.dispose();
     const evaluated = this.#ctx.evalCode(this.script, SCRIPT_FILENAME, { type: 'global' });
     if (evaluated.error) {
-      driver.value.dispose();
+      for (const handle of Object.values(functions)) handle.dispose();
       return this.#failure(evaluated.error, 'runtime');
     }
     evaluated.value.dispose();
-    this.#driver = driver.value;
+    this.#driver = functions;
     return undefined;
   }
 
@@ -198,21 +239,40 @@ class Realm {
     this.#deadline = deadline;
     this.runs += 1;
     const input = this.#ctx.newString(inputJson);
-    const called = this.#ctx.callFunction(driver, this.#ctx.undefined, [input]);
+    const called = this.#ctx.callFunction(driver.run, this.#ctx.undefined, [input]);
     input.dispose();
-    if (called.error) return this.#failure(called.error, 'runtime');
-    try {
-      return this.#settle(called.value);
-    } finally {
-      called.value.dispose();
-    }
+    return this.#outcome(called, (result) => {
+      const state = this.#ctx.getPromiseState(result);
+      if (state.type === 'pending' || 'notAPromise' in state) return this.#ctx.callFunction(driver.later, this.#ctx.undefined, [result]);
+      const settled = state.type === 'fulfilled' ? state.value : state.error;
+      try {
+        return this.#ctx.callFunction(state.type === 'fulfilled' ? driver.finish : driver.fail, this.#ctx.undefined, [settled]);
+      } finally {
+        settled.dispose();
+      }
+    });
   }
 
   dispose(): void {
-    this.#driver?.dispose();
+    if (this.#driver) for (const handle of Object.values(this.#driver)) handle.dispose();
     this.#driver = undefined;
     this.#ctx.dispose();
     this.#runtime.dispose();
+  }
+
+  /**
+   * The outcome of a driver call: its text, or, when it answered a thenable, that of `next(thenable)`, a driver call
+   * answering the text or a promise of it.
+   */
+  #outcome(called: CallResult, next?: (thenable: QuickJSHandle) => CallResult): SandboxOutcome {
+    if (called.error) return this.#failure(called.error, 'runtime');
+    const value = called.value;
+    try {
+      if (this.#ctx.typeof(value) === 'string') return decodeEnvelope(this.#ctx.getString(value));
+      return next ? this.#outcome(next(value)) : this.#settle(value);
+    } finally {
+      value.dispose();
+    }
   }
 
   /** Runs pending jobs until the driver's promise settles or the deadline passes. */
@@ -317,7 +377,7 @@ async function main(): Promise<void> {
   const port = parentPort;
   if (!port) throw new Error('sandbox-worker must run in a worker thread');
   const { buffer, ...limits } = workerData as SandboxLimits & { buffer: SharedArrayBuffer };
-  const requests = new RequestReader(buffer);
+  const channel = new WorkerSide(buffer);
   const module = await newQuickJSWASMModule(newVariant(RELEASE_SYNC, { wasmMemory: boundedMemory(limits.memoryBytes) }));
   const realms = new Realms(module, limits);
   const fromMessage = (): RunRequest => {
@@ -329,7 +389,7 @@ async function main(): Promise<void> {
   port.postMessage(ready);
   // The thread serves nothing but runs: between them it sleeps in the channel, never in its event loop.
   for (;;) {
-    const request = requests.receive(fromMessage);
+    const request = channel.receive(fromMessage);
     let outcome: SandboxOutcome;
     let reusable = true;
     try {
@@ -342,8 +402,10 @@ async function main(): Promise<void> {
     }
     // WebAssembly memory never shrinks: after an exhausted heap only a new worker gives it back.
     if (outcome.kind === 'error' && outcome.code === 'memory') reusable = false;
-    const reply: WorkerMessage = { type: 'result', outcome, reusable };
-    port.postMessage(reply);
+    channel.reply({ outcome, reusable }, (oversized) => {
+      const message: WorkerMessage = { type: 'result', ...oversized };
+      port.postMessage(message);
+    });
   }
 }
 

@@ -54,8 +54,9 @@ export interface RunRequest {
 }
 
 /**
- * Worker → host (requests go the other way through `sandbox-channel.ts`). `reusable: false` asks the host to
- * replace the worker (its memory is spent or unknown).
+ * Worker → host messages: the worker is ready, or a reply too large for the shared block (requests and the other
+ * replies travel through `sandbox-channel.ts`). `reusable: false` asks the host to replace the worker (its memory is
+ * spent or unknown).
  */
 export type WorkerMessage =
   | { type: 'ready' }

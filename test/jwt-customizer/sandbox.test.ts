@@ -56,6 +56,23 @@ describe('jwt-customizer sandbox', () => {
       }
     });
 
+    it('settles thenables and promises in every state as an await would', async () => {
+      const settled = [
+        [`const getCustomJwtClaims = () => ({ then(resolve) { resolve({ via: 'thenable' }); } });`, { via: 'thenable' }],
+        [`const getCustomJwtClaims = async () => { await null; await Promise.resolve(); return { via: 'awaits' }; };`, { via: 'awaits' }],
+        [`const getCustomJwtClaims = () => Promise.resolve({ then(resolve) { resolve({ via: 'nested' }); } });`, { via: 'nested' }],
+        [`const getCustomJwtClaims = () => { const p = Promise.resolve({ via: 'own then' }); p.then = () => {}; return p; };`, { via: 'own then' }],
+      ] as const;
+      for (const [script, claims] of settled) expect(claimsOf(await runner.run(script, input)), script).to.deep.equal(claims);
+      const failed = [
+        `const getCustomJwtClaims = () => Promise.reject(new Error('late'));`,
+        `const getCustomJwtClaims = () => ({ then(resolve, reject) { reject(new Error('late')); } });`,
+        `const getCustomJwtClaims = () => ({ get then() { throw new Error('late'); } });`,
+        `const getCustomJwtClaims = async () => { await null; throw new Error('late'); };`,
+      ];
+      for (const script of failed) expect(errorOf(await runner.run(script, input), 'runtime').message, script).to.include('late');
+    });
+
     it('passes token, context and environmentVariables', async () => {
       const outcome = await runner.run(
         `const getCustomJwtClaims = ({ token, context, environmentVariables }) => ({
@@ -107,6 +124,15 @@ describe('jwt-customizer sandbox', () => {
       expect(outcomes.map((outcome) => claimsOf(outcome).n)).to.deep.equal(['0', '1', '2', '3', '4']);
     });
 
+    it('answers claims too large to be handed back in shared memory, and the small ones after them', async () => {
+      const script = `const getCustomJwtClaims = ({ context }) => ({ note: context.note.repeat(context.times), times: context.times });`;
+      const run = (note: string, times: number) => runner.run(script, { ...input, context: { note, times } });
+      expect(claimsOf(await run('é☃', 40_000))).to.deep.equal({ note: 'é☃'.repeat(40_000), times: 40_000 });
+      expect(claimsOf(await run('é☃', 2))).to.deep.equal({ note: 'é☃é☃', times: 2 });
+      const outcomes = await Promise.all([run('a', 100_000), run('b', 1), run('c', 70_000), run('d', 3)]);
+      expect(outcomes.map((outcome) => (claimsOf(outcome).note as string).length)).to.deep.equal([100_000, 1, 70_000, 3]);
+    });
+
     it('runs scripts and inputs too large to be handed over in shared memory, and the small ones after them', async () => {
       const big = 'x'.repeat(100_000);
       const script = `const padding = '${big}';
@@ -134,6 +160,25 @@ describe('jwt-customizer sandbox', () => {
         input,
       );
       expect(outcome).to.deep.equal({ kind: 'denied', message: 'nope' });
+    });
+
+    it('keeps a denial made after an await, caught or not', async () => {
+      const scripts = [
+        `const getCustomJwtClaims = async ({ api }) => { await null; api.denyAccess('later'); };`,
+        `const getCustomJwtClaims = async ({ api }) => { await null; try { api.denyAccess('later'); } catch {} return { x: 1 }; };`,
+      ];
+      for (const script of scripts) expect(await runner.run(script, input), script).to.deep.equal({ kind: 'denied', message: 'later' });
+    });
+
+    it('denies only the run whose api was called, not a later run the script calls a kept api from', async () => {
+      const script = `let kept;
+        const getCustomJwtClaims = ({ api, token }) => {
+          if (kept) { try { kept.denyAccess('stale'); } catch {} }
+          kept = api;
+          return { grant: token.grantId };
+        };`;
+      expect(claimsOf(await runner.run(script, input))).to.deep.equal({ grant: 'grant-1' });
+      expect(claimsOf(await runner.run(script, input))).to.deep.equal({ grant: 'grant-1' });
     });
 
     it('reports a thrown error as runtime with its message and no host stack', async () => {
