@@ -241,16 +241,7 @@ class Realm {
     const input = this.#ctx.newString(inputJson);
     const called = this.#ctx.callFunction(driver.run, this.#ctx.undefined, [input]);
     input.dispose();
-    return this.#outcome(called, (result) => {
-      const state = this.#ctx.getPromiseState(result);
-      if (state.type === 'pending' || 'notAPromise' in state) return this.#ctx.callFunction(driver.later, this.#ctx.undefined, [result]);
-      const settled = state.type === 'fulfilled' ? state.value : state.error;
-      try {
-        return this.#ctx.callFunction(state.type === 'fulfilled' ? driver.finish : driver.fail, this.#ctx.undefined, [settled]);
-      } finally {
-        settled.dispose();
-      }
-    });
+    return this.#outcome(called, driver);
   }
 
   dispose(): void {
@@ -261,17 +252,33 @@ class Realm {
   }
 
   /**
-   * The outcome of a driver call: its text, or, when it answered a thenable, that of `next(thenable)`, a driver call
-   * answering the text or a promise of it.
+   * The outcome of a driver call: its text, or, for the thenable `run` answered (when `driver` is given), the
+   * outcome of the driver call that settles it.
    */
-  #outcome(called: CallResult, next?: (thenable: QuickJSHandle) => CallResult): SandboxOutcome {
+  #outcome(called: CallResult, driver?: Driver): SandboxOutcome {
     if (called.error) return this.#failure(called.error, 'runtime');
     const value = called.value;
     try {
       if (this.#ctx.typeof(value) === 'string') return decodeEnvelope(this.#ctx.getString(value));
-      return next ? this.#outcome(next(value)) : this.#settle(value);
+      return driver ? this.#outcome(this.#settleThenable(driver, value)) : this.#settle(value);
     } finally {
       value.dispose();
+    }
+  }
+
+  /**
+   * Hands a promise that has settled to `finish` or `fail`, which answer the outcome's text; anything else (a pending
+   * promise, another thenable) to `later`, which answers a promise of it.
+   */
+  #settleThenable(driver: Driver, thenable: QuickJSHandle): CallResult {
+    const ctx = this.#ctx;
+    const state = ctx.getPromiseState(thenable);
+    if (state.type === 'pending' || 'notAPromise' in state) return ctx.callFunction(driver.later, ctx.undefined, [thenable]);
+    const settled = state.type === 'fulfilled' ? state.value : state.error;
+    try {
+      return ctx.callFunction(state.type === 'fulfilled' ? driver.finish : driver.fail, ctx.undefined, [settled]);
+    } finally {
+      settled.dispose();
     }
   }
 
