@@ -1,7 +1,8 @@
+import { createHash } from 'node:crypto';
 import { DelayedError, Queue, Worker } from 'bullmq';
 import type { Job } from 'bullmq';
 import type { Redis } from 'ioredis';
-import type { DeliveryJob, DeliveryProcessor, DeliveryQueue } from '../../lib/ports/queue.ts';
+import type { AttemptResult, DeliveryJob, DeliveryProcessor, DeliveryQueue } from '../../lib/ports/queue.ts';
 
 export interface BullmqDeliveryQueueOptions {
   /** Shared connection, used as is for producing; the worker gets its own duplicates. Never closed here. */
@@ -21,8 +22,17 @@ export interface BullmqDeliveryQueueOptions {
   removeOnClose?: boolean;
 }
 
-/** What is stored: the job, and how many times it was deferred (started without an attempt). */
-type QueuedJob = DeliveryJob & { deferrals?: number };
+/**
+ * What is stored for one delivery: the job, how many times it was deferred (started without an attempt) and,
+ * for a delivery that left a batch, how many attempts it had been given there.
+ */
+type SingleJob = DeliveryJob & { deferrals?: number; attemptsBefore?: number };
+/** Several deliveries stored and run as one BullMQ job (see `enqueue`). */
+interface BatchJob { batch: DeliveryJob[] }
+type QueuedJob = SingleJob | BatchJob;
+
+/** Most deliveries one BullMQ job holds; the jobs of a larger `enqueue` call are stored as several. */
+const BATCH_MAX = 16;
 
 /**
  * A job killed mid-attempt (crash, SIGKILL, deploy) is put back this many times; beyond that it is
@@ -39,6 +49,14 @@ const MAX_STALLED_COUNT = 3;
  * after delays, after errors, and after a stalled attempt, so a number is never reused for two sends. A
  * `{ deferInMs }` result moves the job the same way, but counts a deferral in the job's data, and deferrals
  * are subtracted from the attempt number: nothing was sent.
+ *
+ * Batches. The deliveries of one `enqueue` call (the fan-out of one outbox entry) are stored as one BullMQ job
+ * when there are several, up to BATCH_MAX each: BullMQ's scripts then run once to add them and once to finish
+ * them, instead of once per delivery, which is most of what a delivery costs Redis and the worker. A batch runs
+ * its deliveries side by side, within the consumer's concurrency like any other attempt; each delivery that is
+ * to be tried again (a retry, a deferral, a processor that threw) leaves the batch as a job of its own under its
+ * deliveryId, with the attempts it was given counted in `attemptsBefore`, and follows the rules above. Such jobs
+ * are added before the batch finishes; if adding them fails, the batch runs again, as a stalled job would.
  */
 export function createBullmqDeliveryQueue(options: BullmqDeliveryQueueOptions): DeliveryQueue {
   return new BullmqDeliveryQueue(options);
@@ -62,10 +80,10 @@ class BullmqDeliveryQueue implements DeliveryQueue {
     this.#queue.on('error', (error) => this.#onError(error));
   }
 
-  async enqueue(jobs: DeliveryJob[]): Promise<void> {
-    if (jobs.length === 0) return;
-    const opts = {
-      attempts: 1 + (this.#options.maxErrorRetries ?? 5),
+  /** How a job is stored; `errorRetries`: how many times a processor that throws is retried (default: all). */
+  #jobOptions(errorRetries = this.#options.maxErrorRetries ?? 5) {
+    return {
+      attempts: 1 + errorRetries,
       backoff: { type: 'fixed', delay: this.#options.errorRetryDelayMs ?? 5000 },
       // A finished job goes at once (kept, BullMQ's script would also trim the finished set on every job): the
       // delivery's record says it finished, and forwarding an entry again skips deliveries that did. Failed jobs stay
@@ -73,21 +91,42 @@ class BullmqDeliveryQueue implements DeliveryQueue {
       removeOnComplete: true,
       removeOnFail: { age: 24 * 3600, count: 1000 },
     };
-    // jobId = deliveryId makes BullMQ ignore a job it already holds.
-    await this.#queue.addBulk(
-      jobs.map((job) => ({ name: job.event, data: job, opts: { ...opts, jobId: job.deliveryId } })),
-    );
+  }
+
+  async enqueue(jobs: DeliveryJob[]): Promise<void> {
+    if (jobs.length === 0) return;
+    const opts = this.#jobOptions();
+    const unique = [...new Map(jobs.map((job) => [job.deliveryId, job])).values()];
+    const entries = [];
+    for (let start = 0; start < unique.length; start += BATCH_MAX) {
+      const group = unique.slice(start, start + BATCH_MAX);
+      // jobId = deliveryId, or for a batch a digest of its deliveryIds, makes BullMQ ignore a job it already holds.
+      entries.push(group.length === 1
+        ? { name: group[0]!.event, data: group[0]! as QueuedJob, opts: { ...opts, jobId: group[0]!.deliveryId } }
+        : { name: 'batch', data: { batch: group } as QueuedJob, opts: { ...opts, jobId: batchId(group) } });
+    }
+    await this.#queue.addBulk(entries);
   }
 
   async consume(processor: DeliveryProcessor, { concurrency }: { concurrency: number }): Promise<void> {
     if (this.#worker) throw new Error('Delivery queue already has a consumer');
     // BullMQ requires maxRetriesPerRequest: null on worker connections; the shared one keeps failing fast.
     this.#workerConnection = this.#options.connection.duplicate({ maxRetriesPerRequest: null });
+    const slots = new Slots(concurrency);
+    const attempt = async (delivery: DeliveryJob, number: number) => {
+      await slots.acquire();
+      try {
+        return await processor(delivery, number);
+      } finally {
+        slots.release();
+      }
+    };
     const worker = new Worker<QueuedJob>(
       this.#options.queueName,
       async (job: Job<QueuedJob>, token?: string) => {
-        const { deferrals = 0, ...delivery } = job.data;
-        const { retryInMs, deferInMs } = await processor(delivery, job.attemptsStarted - deferrals);
+        if ('batch' in job.data) return this.#runBatch(job.data.batch, job.attemptsStarted, attempt);
+        const { deferrals = 0, attemptsBefore = 0, ...delivery } = job.data;
+        const { retryInMs, deferInMs } = await attempt(delivery, attemptsBefore + job.attemptsStarted - deferrals);
         if (deferInMs !== undefined) await job.updateData({ ...job.data, deferrals: deferrals + 1 });
         const delay = deferInMs ?? retryInMs;
         if (delay === undefined) return;
@@ -106,9 +145,37 @@ class BullmqDeliveryQueue implements DeliveryQueue {
       },
     );
     worker.on('error', (error) => this.#onError(error));
-    worker.on('failed', (job, error) => this.#onError(error, job?.data.deliveryId));
+    worker.on('failed', (job, error) => this.#onError(error, job && 'deliveryId' in job.data ? job.data.deliveryId : undefined));
     this.#worker = worker;
     await worker.waitUntilReady();
+  }
+
+  /**
+   * Runs every delivery of a batch as attempt `number`; those to be tried again leave it as jobs of their own,
+   * stored before the batch finishes. A processor that throws is retried as BullMQ retries a single job's, with
+   * what is left of the error budget (this throw used one).
+   */
+  async #runBatch(batch: DeliveryJob[], number: number, attempt: (delivery: DeliveryJob, number: number) => Promise<AttemptResult>) {
+    const again: Array<{ delivery: DeliveryJob; delayMs: number; attemptsBefore: number; errorRetries?: number }> = [];
+    await Promise.all(batch.map(async (delivery) => {
+      try {
+        const { retryInMs, deferInMs } = await attempt(delivery, number);
+        if (deferInMs !== undefined) again.push({ delivery, delayMs: deferInMs, attemptsBefore: number - 1 });
+        else if (retryInMs !== undefined) again.push({ delivery, delayMs: retryInMs, attemptsBefore: number });
+      } catch (error) {
+        const errorRetries = this.#options.maxErrorRetries ?? 5;
+        if (errorRetries === 0) this.#onError(error, delivery.deliveryId);
+        else again.push({ delivery, delayMs: this.#options.errorRetryDelayMs ?? 5000, attemptsBefore: number, errorRetries });
+      }
+    }));
+    if (again.length === 0) return;
+    await this.#queue.addBulk(again.map(({ delivery, delayMs, attemptsBefore, errorRetries }) => ({
+      name: delivery.event,
+      data: { ...delivery, attemptsBefore } as QueuedJob,
+      opts: {
+        ...this.#jobOptions(errorRetries === undefined ? undefined : errorRetries - 1), delay: delayMs, jobId: delivery.deliveryId,
+      },
+    })));
   }
 
   async pendingCount(): Promise<number> {
@@ -124,6 +191,36 @@ class BullmqDeliveryQueue implements DeliveryQueue {
     await this.#queue.close();
     if (this.#workerConnection?.status === 'ready') await this.#workerConnection.quit().catch(() => {});
     else this.#workerConnection?.disconnect();
+  }
+}
+
+/** A batch's job id: the same deliveries, in the same order, are the same job. */
+function batchId(group: DeliveryJob[]): string {
+  return `batch_${createHash('sha256').update(group.map((job) => job.deliveryId).join('\n')).digest('base64url').slice(0, 27)}`;
+}
+
+/** At most `size` holders at once; the others wait in order. */
+class Slots {
+  #free: number;
+  readonly #waiting: Array<() => void> = [];
+
+  constructor(size: number) {
+    this.#free = size;
+  }
+
+  async acquire(): Promise<void> {
+    if (this.#free > 0) {
+      this.#free -= 1;
+      return;
+    }
+    await new Promise<void>((resolve) => this.#waiting.push(resolve));
+  }
+
+  /** Hands the slot to the next waiter, if any. */
+  release(): void {
+    const next = this.#waiting.shift();
+    if (next) next();
+    else this.#free += 1;
   }
 }
 

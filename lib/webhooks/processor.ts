@@ -68,11 +68,18 @@ function statusAfter(outcome: Outcome, retryInMs: number | undefined): DeliveryS
   return 'failed';
 }
 
+/** Whether the delivery's record says it finished (a delivery without a record is sent). */
+async function finishedBefore(deliveries: DeliveriesRepository, deliveryId: string): Promise<boolean> {
+  const status = (await deliveries.statusesOf([deliveryId])).get(deliveryId);
+  return status !== undefined && status !== 'pending';
+}
+
 /**
  * One attempt of one delivery, as the queue runs it: send, log, record the delivery's state, and tell the
  * queue whether to try again. The hook is read at every attempt, so a changed URL, rotated key or disabled
  * hook applies to retries already scheduled. An endpoint that is busy or whose circuit is open gets no
- * request: the delivery is deferred without using up an attempt.
+ * request: the delivery is deferred without using up an attempt. A later attempt of a delivery whose record
+ * says it finished sends nothing.
  */
 export function createDeliveryProcessor(deps: ProcessorDeps): DeliveryProcessor {
   const { policy } = deps;
@@ -85,6 +92,8 @@ export function createDeliveryProcessor(deps: ProcessorDeps): DeliveryProcessor 
       await deps.deliveries.cancel(job.deliveryId, 'hook disabled');
       return {};
     }
+    // A job run again after a crash (or a batch whose hand-over failed) may hold deliveries that had finished.
+    if (attempt > 1 && await finishedBefore(deps.deliveries, job.deliveryId)) return {};
     const [admission, failingSince] = await Promise.all([deps.guard.admit(hook.config.url), deps.streaks.since(hook.id)]);
     if ('deferInMs' in admission) return { deferInMs: admission.deferInMs };
     let result: SendResult;

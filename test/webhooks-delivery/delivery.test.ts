@@ -200,6 +200,20 @@ for (const backend of BACKENDS) {
       expect(receiver.requests('/fan-d')).to.have.length(0);
     });
 
+    it('retries one hook\'s delivery of an event on its own: the event\'s other hooks get it once', async () => {
+      receiver.script('/together-flaky', sequence(503));
+      const flaky = await hookAt('/together-flaky', { events: ['Organization.Created'] });
+      const steady = await Promise.all(['/together-a', '/together-b'].map((path) => hookAt(path, { events: ['Organization.Created'] })));
+      await publish('Organization.Created', { id: 'org-1' });
+      const delivery = await finished(flaky.id);
+      expect(delivery).to.include({ status: 'succeeded', attempts: 2 });
+      for (const hook of steady) expect(await finished(hook.id)).to.include({ status: 'succeeded', attempts: 1 });
+      await deliveredPastThisPoint();
+      expect(receiver.requests('/together-flaky').map((request) => request.headers['webhook-id'])).to.deep.equal([delivery.id, delivery.id]);
+      expect(receiver.requests('/together-a')).to.have.length(1);
+      expect(receiver.requests('/together-b')).to.have.length(1);
+    });
+
     it('applies hook changes at once: new URL, disabled, deleted', async () => {
       const hook = await hookAt('/before', { movesTo: ['/after'] });
       await running.request(`/api/hooks/${hook.id}`, { method: 'PATCH', json: { config: { url: receiver.url('/after') } } });

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { createMemoryDeliveryQueue } from '../../adapters/memory/delivery-queue.ts';
 import { startWebhookWorker } from '../../bin/worker.ts';
+import type { AttemptResult, DeliveryJob } from '../../lib/ports/queue.ts';
 import { craftedEvent } from '../support/events.ts';
 import { startService, type RunningService } from '../support/service.ts';
 import { FAST_ENV, REDIS_URL, bodyOf, createHook, getJson, removeQueue, uniqueQueueName, verifyDelivery, withQueue } from './support/hooks.ts';
@@ -129,6 +130,47 @@ describe('webhook fan-out: events committed with the change, moved to the queue 
       expect(response.status, await response.clone().text()).to.equal(201);
       expect((await bodyOf(response)).username).to.equal('nobody_listens');
       expect(await getJson(web, `/api/hooks/${hook.id}/deliveries`)).to.deep.equal([]);
+    });
+  });
+
+  describe('a delivery run again after it finished (a job run again after a crash)', () => {
+    const queue = createMemoryDeliveryQueue();
+    const runs: Array<{ job: DeliveryJob; again: (attempt: number) => Promise<AttemptResult> }> = [];
+    let web: RunningService;
+
+    before(async () => {
+      web = await startService({
+        env: FAST_ENV,
+        stores: {
+          queue: {
+            kind: queue.kind,
+            enqueue: (jobs) => queue.enqueue(jobs),
+            consume: (processor, options) => queue.consume(async (job, attempt) => {
+              runs.push({ job, again: (next) => processor(job, next) });
+              return processor(job, attempt);
+            }, options),
+            pendingCount: () => queue.pendingCount(),
+            close: () => queue.close(),
+          },
+        },
+      });
+    });
+    after(async () => {
+      await web.close();
+      await queue.close();
+    });
+
+    it('is not sent again', async () => {
+      const hook = await createHook(web, { events: ['Role.Created'], config: { url: receiver.url('/once') } });
+      await web.request('/api/roles', { method: 'POST', json: { name: 'sent-once' } });
+      const [delivery] = await eventually(async () => {
+        const found = await getJson(web, `/api/hooks/${hook.id}/deliveries`);
+        return found[0]?.status === 'succeeded' && found;
+      });
+      const run = runs.find(({ job }) => job.deliveryId === delivery.id)!;
+      expect(await run.again(2)).to.deep.equal({});
+      expect(receiver.requests('/once')).to.have.length(1);
+      expect((await getJson(web, `/api/hooks/${hook.id}/deliveries`))[0]).to.include({ status: 'succeeded', attempts: 1 });
     });
   });
 

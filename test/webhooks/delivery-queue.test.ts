@@ -264,13 +264,13 @@ describe('delivery queue (bullmq): a worker killed mid-attempt', () => {
     await backend.teardown?.();
   });
 
-  it('has its job picked up again by another worker', async function () {
+  for (const size of [1, 3]) it(`has its ${size === 1 ? 'job' : 'batch of deliveries'} picked up again by another worker`, async function () {
     this.timeout(20_000);
     const timing = { lockDurationMs: 1000, stalledIntervalMs: 1000 };
     const producer = backend.create();
     const queueName = backend.queueName();
-    const delivery = job();
-    await producer.enqueue([delivery]);
+    const deliveries = Array.from({ length: size }, () => job());
+    await producer.enqueue(deliveries);
     await producer.close();
 
     const adapter = new URL('../../adapters/bullmq/delivery-queue.ts', import.meta.url).href;
@@ -301,18 +301,76 @@ describe('delivery queue (bullmq): a worker killed mid-attempt', () => {
     child.kill('SIGKILL');
     await once(child, 'exit');
 
-    const attempts: number[] = [];
+    const attempts: Array<[DeliveryJob, number]> = [];
+    await queue?.close();
     queue = createBullmqDeliveryQueue({ connection: backend.connection(), queueName, ...timing });
     await queue.consume(
       async (received, attempt) => {
-        expect(received).to.deep.equal(delivery);
-        attempts.push(attempt);
+        attempts.push([received, attempt]);
         return {};
       },
       { concurrency: 1 },
     );
-    await eventually(() => attempts.length === 1, 15_000);
-    // The killed attempt keeps its number: the recovered run is attempt 2.
-    expect(attempts).to.deep.equal([2]);
+    await eventually(() => attempts.length === size, 15_000);
+    await drained(queue);
+    // The killed attempt keeps its number: the recovered run is attempt 2, for every delivery of a batch.
+    expect(attempts).to.have.deep.members(deliveries.map((delivery) => [delivery, 2]));
+  });
+});
+
+describe('delivery queue (bullmq): the deliveries of one call stored together', () => {
+  const backend = bullmqBackend();
+  let queue: DeliveryQueue;
+
+  before(async () => backend.setup?.());
+  after(async () => backend.teardown?.());
+  beforeEach(() => {
+    queue = backend.create();
+  });
+  afterEach(async () => {
+    await queue.close();
+    await backend.cleanup();
+  });
+
+  const stored = async (state: 'waiting' | 'delayed') => {
+    const admin = new Queue(backend.queueName(), { connection: backend.connection() });
+    try {
+      return (await admin.getJobCounts(state))[state];
+    } finally {
+      await admin.close();
+    }
+  };
+
+  it('as one job of up to 16, in which each delivery keeps its own retries and deferrals', async () => {
+    const done = job({ hookId: 'done' });
+    const retried = job({ hookId: 'retried' });
+    const deferred = job({ hookId: 'deferred' });
+    await queue.enqueue([done, retried, deferred]);
+    expect(await stored('waiting')).to.equal(1);
+    expect(await queue.pendingCount()).to.equal(1);
+    const many = Array.from({ length: 20 }, () => job({ hookId: 'many' }));
+    await queue.enqueue(many);
+    expect(await stored('waiting'), '16 + 4').to.equal(3);
+
+    const attempts: Array<[string, number]> = [];
+    const calls = new Map<string, number>();
+    await queue.consume(async (received, attempt) => {
+      attempts.push([received.hookId, attempt]);
+      const call = (calls.get(received.deliveryId) ?? 0) + 1;
+      calls.set(received.deliveryId, call);
+      if (received.hookId === 'retried' && attempt === 1) return { retryInMs: 400 };
+      if (received.hookId === 'deferred' && call === 1) return { deferInMs: 400 };
+      return {};
+    }, { concurrency: 4 });
+    // The two left the batch as delayed jobs of their own: the batch finished.
+    await eventually(async () => (await stored('delayed')) === 2 && (await queue.pendingCount()) === 2, { what: 'two delayed jobs' });
+    // Known under their deliveryIds, so re-enqueueing one does not start it over.
+    await queue.enqueue([retried]);
+    await drained(queue);
+    expect(attempts.filter(([hookId]) => hookId !== 'many')).to.have.deep.members([
+      ['done', 1], ['retried', 1], ['deferred', 1], ['retried', 2], ['deferred', 1],
+    ]);
+    expect(attempts.filter(([hookId]) => hookId === 'many')).to.deep.equal(many.map(() => ['many', 1]));
+    expect([...calls.values()].reduce((sum, count) => sum + count, 0)).to.equal(25);
   });
 });
