@@ -25,10 +25,26 @@ export interface SignatureHeaders {
   'logto-signature-sha-256': string;
 }
 
-/** The HMAC key of a `whsec_` secret. A KeyObject, because HMAC with a Buffer key costs several times more. */
-function hmacKey(signingKey: string): KeyObject {
+/** Signing keys whose HMAC keys are kept, the oldest made forgotten first. */
+const MAX_KEPT_KEYS = 1000;
+const keptKeys = new Map<string, { standard: KeyObject; logto: KeyObject }>();
+
+/**
+ * The HMAC keys of a `whsec_` secret: its decoded bytes (Standard Webhooks) and the string itself as UTF-8
+ * (Logto). KeyObjects, because HMAC with a Buffer or string key costs several times more; kept, because making
+ * one costs about as much as the signature.
+ */
+function hmacKeys(signingKey: string): { standard: KeyObject; logto: KeyObject } {
+  let keys = keptKeys.get(signingKey);
+  if (keys) return keys;
   if (!signingKey.startsWith(KEY_PREFIX)) throw new Error(`Signing key must start with "${KEY_PREFIX}"`);
-  return createSecretKey(Buffer.from(signingKey.slice(KEY_PREFIX.length), 'base64'));
+  keys = {
+    standard: createSecretKey(Buffer.from(signingKey.slice(KEY_PREFIX.length), 'base64')),
+    logto: createSecretKey(Buffer.from(signingKey, 'utf8')),
+  };
+  if (keptKeys.size >= MAX_KEPT_KEYS) keptKeys.delete(keptKeys.keys().next().value!);
+  keptKeys.set(signingKey, keys);
+  return keys;
 }
 
 export function signatureHeaders({ deliveryId, timestamp, body, signingKeys }: SignatureInput): SignatureHeaders {
@@ -38,13 +54,13 @@ export function signatureHeaders({ deliveryId, timestamp, body, signingKeys }: S
   const signedContent = `${deliveryId}.${seconds}.${body}`;
   // One signature per key lets consumers verify with either the old or the new key during rotation.
   const signatures = signingKeys.map(
-    (key) => `v1,${createHmac('sha256', hmacKey(key)).update(signedContent, 'utf8').digest('base64')}`,
+    (key) => `v1,${createHmac('sha256', hmacKeys(key).standard).update(signedContent, 'utf8').digest('base64')}`,
   );
   return {
     'webhook-id': deliveryId,
     'webhook-timestamp': seconds,
     'webhook-signature': signatures.join(' '),
     // Logto keys its HMAC with the key string itself (a string key is taken as UTF-8), not the decoded bytes.
-    'logto-signature-sha-256': createHmac('sha256', currentKey).update(body, 'utf8').digest('hex'),
+    'logto-signature-sha-256': createHmac('sha256', hmacKeys(currentKey).logto).update(body, 'utf8').digest('hex'),
   };
 }
