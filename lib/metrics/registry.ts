@@ -9,7 +9,7 @@ export function createMetrics(sources: { queueDepth: () => Promise<number> }) {
   const registry = new Registry();
   const registers = [registry];
   new Gauge({
-    name: 'webhook_queue_depth', help: 'Webhook deliveries waiting, delayed or running in the queue', registers,
+    name: 'webhook_queue_depth', help: 'Webhook delivery jobs waiting, delayed or running in the queue (on Redis, one job may hold the deliveries of one outbox entry)', registers,
     async collect() {
       // With the queue's store down the scrape still answers; the gauge keeps its last value.
       const depth = await sources.queueDepth().catch(() => undefined);

@@ -30,11 +30,14 @@ export type DeliveryProcessor = (job: DeliveryJob, attempt: number) => Promise<A
 
 export interface DeliveryQueue {
   readonly kind: 'memory' | 'bullmq';
-  /** Resolves only once every job is stored (durably, for BullMQ). Re-adding a known deliveryId is a no-op. */
+  /**
+   * Resolves only once every job is stored (durably, for BullMQ). Re-adding a job the queue holds is a no-op, when
+   * it is re-added as it was added: alone, or with the same others (BullMQ stores the jobs of one call together).
+   */
   enqueue(jobs: DeliveryJob[]): Promise<void>;
   /** Starts consuming with the given concurrency. One consumer per queue instance. */
   consume(processor: DeliveryProcessor, options: { concurrency: number }): Promise<void>;
-  /** Jobs waiting or delayed or running (for readiness and tests). */
+  /** Jobs waiting or delayed or running (for metrics and tests); a BullMQ job may hold several deliveries. */
   pendingCount(): Promise<number>;
   /** Stops consuming (waits for attempts in flight) and releases connections. */
   close(): Promise<void>;
