@@ -1,11 +1,45 @@
 import { expect } from 'chai';
 import { createMemoryDeliveryQueue } from '../../adapters/memory/delivery-queue.ts';
 import { startWebhookWorker } from '../../bin/worker.ts';
-import type { AttemptResult, DeliveryJob } from '../../lib/ports/queue.ts';
+import type { AttemptResult, DeliveryJob, DeliveryQueue } from '../../lib/ports/queue.ts';
 import { craftedEvent } from '../support/events.ts';
 import { startService, type RunningService } from '../support/service.ts';
 import { FAST_ENV, REDIS_URL, bodyOf, createHook, getJson, removeQueue, uniqueQueueName, verifyDelivery, withQueue } from './support/hooks.ts';
 import { Receiver, eventually } from './support/receiver.ts';
+
+/**
+ * A service for the tests of the enclosing block, on `queue` with some of its methods replaced; the service and the
+ * queue are closed after the block.
+ */
+function serviceOn(queue: DeliveryQueue, replaced: Partial<DeliveryQueue>, options: { webhookWorker?: boolean } = {}) {
+  let web: RunningService | undefined;
+  before(async () => {
+    web = await startService({
+      env: FAST_ENV,
+      stores: {
+        queue: {
+          kind: queue.kind,
+          enqueue: (jobs) => queue.enqueue(jobs),
+          consume: (processor, consumeOptions) => queue.consume(processor, consumeOptions),
+          pendingCount: () => queue.pendingCount(),
+          close: () => queue.close(),
+          ...replaced,
+        },
+      },
+      ...options,
+    });
+  });
+  after(async () => {
+    await web?.close();
+    await queue.close();
+  });
+  return {
+    get web() {
+      if (!web) throw new Error('no service outside the block\'s tests');
+      return web;
+    },
+  };
+}
 
 describe('webhook fan-out: events committed with the change, moved to the queue by the outbox relay', () => {
   let receiver: Receiver;
@@ -83,40 +117,22 @@ describe('webhook fan-out: events committed with the change, moved to the queue 
   describe('with a queue that refuses jobs (Redis down)', () => {
     const queue = createMemoryDeliveryQueue();
     const refusing = { on: true };
-    let web: RunningService;
-
-    before(async () => {
-      web = await startService({
-        env: FAST_ENV,
-        stores: {
-          queue: {
-            kind: queue.kind,
-            enqueue: (jobs) => (refusing.on ? Promise.reject(new Error('Connection is closed.')) : queue.enqueue(jobs)),
-            consume: (processor, options) => queue.consume(processor, options),
-            pendingCount: () => queue.pendingCount(),
-            close: () => queue.close(),
-          },
-        },
-        webhookWorker: false,
-      });
-    });
-    after(async () => {
-      await web.close();
-      await queue.close();
-    });
+    const service = serviceOn(queue, {
+      enqueue: (jobs) => (refusing.on ? Promise.reject(new Error('Connection is closed.')) : queue.enqueue(jobs)),
+    }, { webhookWorker: false });
 
     it('answers 201, keeps the event in the outbox without a stray delivery, and queues it once the queue is back', async () => {
-      const hook = await createHook(web, { events: ['Role.Created'], config: { url: receiver.url('/never') } });
-      const response = await web.request('/api/roles', { method: 'POST', json: { name: 'unqueued-role' } });
+      const hook = await createHook(service.web, { events: ['Role.Created'], config: { url: receiver.url('/never') } });
+      const response = await service.web.request('/api/roles', { method: 'POST', json: { name: 'unqueued-role' } });
       expect(response.status).to.equal(201);
-      const outbox = web.service.core.store.collection('outbox');
+      const outbox = service.web.service.core.store.collection('outbox');
       await eventually(async () => (await outbox.findOne({}))?.attempts === 1);
-      expect(await getJson(web, `/api/hooks/${hook.id}/deliveries`)).to.deep.equal([]);
+      expect(await getJson(service.web, `/api/hooks/${hook.id}/deliveries`)).to.deep.equal([]);
       expect(await queue.pendingCount()).to.equal(0);
 
       refusing.on = false;
       const [delivery] = await eventually(async () => {
-        const found = await getJson(web, `/api/hooks/${hook.id}/deliveries`);
+        const found = await getJson(service.web, `/api/hooks/${hook.id}/deliveries`);
         return found.length === 1 && (await queue.pendingCount()) === 1 ? found : undefined;
       });
       expect(delivery).to.include({ status: 'pending', event: 'Role.Created' });
@@ -124,53 +140,36 @@ describe('webhook fan-out: events committed with the change, moved to the queue 
     });
 
     it('lets requests whose events nobody subscribes to through', async () => {
-      const hook = await createHook(web, { events: ['Role.Created'], config: { url: receiver.url('/never') } });
+      const hook = await createHook(service.web, { events: ['Role.Created'], config: { url: receiver.url('/never') } });
       // Creating a user publishes User.Created, which no hook subscribes to: nothing to enqueue, nothing to refuse.
-      const response = await web.request('/api/users', { method: 'POST', json: { username: 'nobody_listens' } });
+      const response = await service.web.request('/api/users', { method: 'POST', json: { username: 'nobody_listens' } });
       expect(response.status, await response.clone().text()).to.equal(201);
       expect((await bodyOf(response)).username).to.equal('nobody_listens');
-      expect(await getJson(web, `/api/hooks/${hook.id}/deliveries`)).to.deep.equal([]);
+      expect(await getJson(service.web, `/api/hooks/${hook.id}/deliveries`)).to.deep.equal([]);
     });
   });
 
   describe('a delivery run again after it finished (a job run again after a crash)', () => {
     const queue = createMemoryDeliveryQueue();
     const runs: Array<{ job: DeliveryJob; again: (attempt: number) => Promise<AttemptResult> }> = [];
-    let web: RunningService;
-
-    before(async () => {
-      web = await startService({
-        env: FAST_ENV,
-        stores: {
-          queue: {
-            kind: queue.kind,
-            enqueue: (jobs) => queue.enqueue(jobs),
-            consume: (processor, options) => queue.consume(async (job, attempt) => {
-              runs.push({ job, again: (next) => processor(job, next) });
-              return processor(job, attempt);
-            }, options),
-            pendingCount: () => queue.pendingCount(),
-            close: () => queue.close(),
-          },
-        },
-      });
-    });
-    after(async () => {
-      await web.close();
-      await queue.close();
+    const service = serviceOn(queue, {
+      consume: (processor, options) => queue.consume(async (job, attempt) => {
+        runs.push({ job, again: (next) => processor(job, next) });
+        return processor(job, attempt);
+      }, options),
     });
 
     it('is not sent again', async () => {
-      const hook = await createHook(web, { events: ['Role.Created'], config: { url: receiver.url('/once') } });
-      await web.request('/api/roles', { method: 'POST', json: { name: 'sent-once' } });
+      const hook = await createHook(service.web, { events: ['Role.Created'], config: { url: receiver.url('/once') } });
+      await service.web.request('/api/roles', { method: 'POST', json: { name: 'sent-once' } });
       const [delivery] = await eventually(async () => {
-        const found = await getJson(web, `/api/hooks/${hook.id}/deliveries`);
+        const found = await getJson(service.web, `/api/hooks/${hook.id}/deliveries`);
         return found[0]?.status === 'succeeded' && found;
       });
       const run = runs.find(({ job }) => job.deliveryId === delivery.id)!;
       expect(await run.again(2)).to.deep.equal({});
       expect(receiver.requests('/once')).to.have.length(1);
-      expect((await getJson(web, `/api/hooks/${hook.id}/deliveries`))[0]).to.include({ status: 'succeeded', attempts: 1 });
+      expect((await getJson(service.web, `/api/hooks/${hook.id}/deliveries`))[0]).to.include({ status: 'succeeded', attempts: 1 });
     });
   });
 

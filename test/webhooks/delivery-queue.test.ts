@@ -79,6 +79,26 @@ function bullmqBackend(): Backend & { connection: () => Redis; queueName: () => 
   };
 }
 
+/** A queue of `backend` for each test, closed and cleaned up after it. */
+function freshQueueEachTest(backend: Backend): { readonly queue: DeliveryQueue } {
+  let queue: DeliveryQueue | undefined;
+  before(async () => backend.setup?.());
+  after(async () => backend.teardown?.());
+  beforeEach(() => {
+    queue = backend.create();
+  });
+  afterEach(async () => {
+    await queue?.close();
+    await backend.cleanup();
+  });
+  return {
+    get queue() {
+      if (!queue) throw new Error('no queue outside a test');
+      return queue;
+    },
+  };
+}
+
 const backends: Backend[] = [
   { name: 'memory', create: () => createMemoryDeliveryQueue(FAST), cleanup: async () => {} },
   bullmqBackend(),
@@ -86,53 +106,43 @@ const backends: Backend[] = [
 
 for (const backend of backends) {
   describe(`delivery queue contract (${backend.name})`, () => {
-    let queue: DeliveryQueue;
+    const each = freshQueueEachTest(backend);
 
-    before(async () => backend.setup?.());
-    after(async () => backend.teardown?.());
-    beforeEach(() => {
-      queue = backend.create();
-    });
-    afterEach(async () => {
-      await queue.close();
-      await backend.cleanup();
-    });
-
-    it(`reports its kind`, () => expect(queue.kind).to.equal(backend.name));
+    it(`reports its kind`, () => expect(each.queue.kind).to.equal(backend.name));
 
     it('processes a job once, with attempt 1 and the job as enqueued', async () => {
       const calls: Array<[DeliveryJob, number]> = [];
       const delivery = job();
-      await queue.enqueue([delivery]);
-      expect(await queue.pendingCount()).to.equal(1);
-      await queue.consume(
+      await each.queue.enqueue([delivery]);
+      expect(await each.queue.pendingCount()).to.equal(1);
+      await each.queue.consume(
         async (received, attempt) => {
           calls.push([received, attempt]);
           return {};
         },
         { concurrency: 2 },
       );
-      await drained(queue);
+      await drained(each.queue);
       expect(calls).to.deep.equal([[delivery, 1]]);
     });
 
     it('schedules the attempts a processor asks for, numbering them 1, 2, 3', async () => {
       const attempts: number[] = [];
-      await queue.consume(
+      await each.queue.consume(
         async (_job, attempt) => {
           attempts.push(attempt);
           return attempt < 3 ? { retryInMs: 50 } : {};
         },
         { concurrency: 1 },
       );
-      await queue.enqueue([job()]);
-      await drained(queue);
+      await each.queue.enqueue([job()]);
+      await drained(each.queue);
       expect(attempts).to.deep.equal([1, 2, 3]);
     });
 
     it('keeps a delayed retry pending, and known, until it runs', async () => {
       const attempts: Array<[string, number]> = [];
-      await queue.consume(
+      await each.queue.consume(
         async (received, attempt) => {
           attempts.push([received.hookId, attempt]);
           return received.hookId === 'delayed' && attempt === 1 ? { retryInMs: 400 } : {};
@@ -140,32 +150,32 @@ for (const backend of backends) {
         { concurrency: 1 },
       );
       const delivery = job({ hookId: 'delayed' });
-      await queue.enqueue([delivery]);
+      await each.queue.enqueue([delivery]);
       // With one attempt at a time, a job enqueued next runs only once the first attempt has returned.
-      await queue.enqueue([job({ hookId: 'next' })]);
+      await each.queue.enqueue([job({ hookId: 'next' })]);
       await eventually(() => attempts.some(([hookId]) => hookId === 'next'));
       expect(attempts).to.deep.equal([['delayed', 1], ['next', 1]]);
-      await eventually(async () => (await queue.pendingCount()) === 1, { what: 'only the delayed retry left' });
+      await eventually(async () => (await each.queue.pendingCount()) === 1, { what: 'only the delayed retry left' });
       // Still known while delayed, so re-enqueueing it does not start it over.
-      await queue.enqueue([delivery]);
-      await drained(queue);
+      await each.queue.enqueue([delivery]);
+      await drained(each.queue);
       expect(attempts).to.deep.equal([['delayed', 1], ['next', 1], ['delayed', 2]]);
     });
 
     it('processes a duplicate deliveryId once', async () => {
       const delivery = job();
-      await queue.enqueue([delivery, { ...delivery }]);
-      await queue.enqueue([{ ...delivery, payload: { changed: true } }]);
-      expect(await queue.pendingCount()).to.equal(1);
+      await each.queue.enqueue([delivery, { ...delivery }]);
+      await each.queue.enqueue([{ ...delivery, payload: { changed: true } }]);
+      expect(await each.queue.pendingCount()).to.equal(1);
       const seen: DeliveryJob[] = [];
-      await queue.consume(
+      await each.queue.consume(
         async (received) => {
           seen.push(received);
           return {};
         },
         { concurrency: 4 },
       );
-      await drained(queue);
+      await drained(each.queue);
       expect(seen).to.deep.equal([delivery]);
     });
 
@@ -175,7 +185,7 @@ for (const backend of backends) {
       let running = 0;
       let maxRunning = 0;
       let done = 0;
-      await queue.consume(
+      await each.queue.consume(
         async () => {
           started += 1;
           running += 1;
@@ -187,7 +197,7 @@ for (const backend of backends) {
         },
         { concurrency: 3 },
       );
-      await queue.enqueue(Array.from({ length: 7 }, () => job()));
+      await each.queue.enqueue(Array.from({ length: 7 }, () => job()));
       await eventually(() => started >= 3);
       // Freeing one slot lets exactly one more start: seeing it start shows the queue has had its turn.
       held.shift()!();
@@ -203,7 +213,7 @@ for (const backend of backends) {
 
     it('retries a processor that throws, a bounded number of times', async () => {
       const attempts: string[] = [];
-      await queue.consume(
+      await each.queue.consume(
         async (received, attempt) => {
           attempts.push(`${received.hookId}:${attempt}`);
           if (received.hookId === 'flaky' && attempt > 1) return {};
@@ -211,9 +221,9 @@ for (const backend of backends) {
         },
         { concurrency: 2 },
       );
-      await queue.enqueue([job({ hookId: 'flaky' }), job({ hookId: 'broken' })]);
+      await each.queue.enqueue([job({ hookId: 'flaky' }), job({ hookId: 'broken' })]);
       // `broken` runs once plus FAST.maxErrorRetries retries, then is dropped.
-      await drained(queue);
+      await drained(each.queue);
       expect(attempts.filter((a) => a.startsWith('flaky'))).to.deep.equal(['flaky:1', 'flaky:2']);
       expect(attempts.filter((a) => a.startsWith('broken'))).to.deep.equal(['broken:1', 'broken:2', 'broken:3']);
     });
@@ -221,7 +231,7 @@ for (const backend of backends) {
     it('waits for attempts in flight when closing', async () => {
       const release = gate();
       const events: string[] = [];
-      await queue.consume(
+      await each.queue.consume(
         async () => {
           events.push('started');
           await release.promise;
@@ -230,9 +240,9 @@ for (const backend of backends) {
         },
         { concurrency: 1 },
       );
-      await queue.enqueue([job()]);
+      await each.queue.enqueue([job()]);
       await eventually(() => events.length === 1);
-      const closing = queue.close().then(() => events.push('closed'));
+      const closing = each.queue.close().then(() => events.push('closed'));
       // A queue of the same kind with nothing in flight, closed after this one started closing, is closed
       // first: this one is waiting for its attempt, not merely slower.
       const idle = backend.create();
@@ -245,8 +255,8 @@ for (const backend of backends) {
     });
 
     it('accepts an empty batch', async () => {
-      await queue.enqueue([]);
-      expect(await queue.pendingCount()).to.equal(0);
+      await each.queue.enqueue([]);
+      expect(await each.queue.pendingCount()).to.equal(0);
     });
   });
 }
@@ -320,17 +330,7 @@ describe('delivery queue (bullmq): a worker killed mid-attempt', () => {
 
 describe('delivery queue (bullmq): the deliveries of one call stored together', () => {
   const backend = bullmqBackend();
-  let queue: DeliveryQueue;
-
-  before(async () => backend.setup?.());
-  after(async () => backend.teardown?.());
-  beforeEach(() => {
-    queue = backend.create();
-  });
-  afterEach(async () => {
-    await queue.close();
-    await backend.cleanup();
-  });
+  const each = freshQueueEachTest(backend);
 
   const stored = async (state: 'waiting' | 'delayed') => {
     const admin = new Queue(backend.queueName(), { connection: backend.connection() });
@@ -345,16 +345,16 @@ describe('delivery queue (bullmq): the deliveries of one call stored together', 
     const done = job({ hookId: 'done' });
     const retried = job({ hookId: 'retried' });
     const deferred = job({ hookId: 'deferred' });
-    await queue.enqueue([done, retried, deferred]);
+    await each.queue.enqueue([done, retried, deferred]);
     expect(await stored('waiting')).to.equal(1);
-    expect(await queue.pendingCount()).to.equal(1);
+    expect(await each.queue.pendingCount()).to.equal(1);
     const many = Array.from({ length: 20 }, () => job({ hookId: 'many' }));
-    await queue.enqueue(many);
+    await each.queue.enqueue(many);
     expect(await stored('waiting'), '16 + 4').to.equal(3);
 
     const attempts: Array<[string, number]> = [];
     const calls = new Map<string, number>();
-    await queue.consume(async (received, attempt) => {
+    await each.queue.consume(async (received, attempt) => {
       attempts.push([received.hookId, attempt]);
       const call = (calls.get(received.deliveryId) ?? 0) + 1;
       calls.set(received.deliveryId, call);
@@ -363,10 +363,10 @@ describe('delivery queue (bullmq): the deliveries of one call stored together', 
       return {};
     }, { concurrency: 4 });
     // The two left the batch as delayed jobs of their own: the batch finished.
-    await eventually(async () => (await stored('delayed')) === 2 && (await queue.pendingCount()) === 2, { what: 'two delayed jobs' });
+    await eventually(async () => (await stored('delayed')) === 2 && (await each.queue.pendingCount()) === 2, { what: 'two delayed jobs' });
     // Known under their deliveryIds, so re-enqueueing one does not start it over.
-    await queue.enqueue([retried]);
-    await drained(queue);
+    await each.queue.enqueue([retried]);
+    await drained(each.queue);
     expect(attempts.filter(([hookId]) => hookId !== 'many')).to.have.deep.members([
       ['done', 1], ['retried', 1], ['deferred', 1], ['retried', 2], ['deferred', 1],
     ]);
