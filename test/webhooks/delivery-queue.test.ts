@@ -358,8 +358,8 @@ describe('delivery queue (bullmq): the deliveries of one call stored together', 
       attempts.push([received.hookId, attempt]);
       const call = (calls.get(received.deliveryId) ?? 0) + 1;
       calls.set(received.deliveryId, call);
-      if (received.hookId === 'retried' && attempt === 1) return { retryInMs: 400 };
-      if (received.hookId === 'deferred' && call === 1) return { deferInMs: 400 };
+      if (received.hookId === 'retried' && attempt === 1) return { retryInMs: 1000 };
+      if (received.hookId === 'deferred' && call === 1) return { deferInMs: 1000 };
       return {};
     }, { concurrency: 4 });
     // The two left the batch as delayed jobs of their own: the batch finished.
