@@ -66,12 +66,16 @@ class BullmqDeliveryQueue implements DeliveryQueue {
   readonly kind = 'bullmq' as const;
   readonly #options: BullmqDeliveryQueueOptions;
   readonly #onError: (error: unknown, deliveryId?: string) => void;
+  readonly #errorRetryDelayMs: number;
+  readonly #maxErrorRetries: number;
   readonly #queue: Queue<QueuedJob>;
   #worker: Worker<QueuedJob> | undefined;
   #workerConnection: Redis | undefined;
 
   constructor(options: BullmqDeliveryQueueOptions) {
     this.#options = options;
+    this.#errorRetryDelayMs = options.errorRetryDelayMs ?? 5000;
+    this.#maxErrorRetries = options.maxErrorRetries ?? 5;
     this.#onError = options.onError ?? (() => {});
     this.#queue = new Queue<QueuedJob>(options.queueName, {
       connection: options.connection,
@@ -81,10 +85,10 @@ class BullmqDeliveryQueue implements DeliveryQueue {
   }
 
   /** How a job is stored; `errorRetries`: how many times a processor that throws is retried (default: all). */
-  #jobOptions(errorRetries = this.#options.maxErrorRetries ?? 5) {
+  #jobOptions(errorRetries = this.#maxErrorRetries) {
     return {
       attempts: 1 + errorRetries,
-      backoff: { type: 'fixed', delay: this.#options.errorRetryDelayMs ?? 5000 },
+      backoff: { type: 'fixed', delay: this.#errorRetryDelayMs },
       // A finished job goes at once (kept, BullMQ's script would also trim the finished set on every job): the
       // delivery's record says it finished, and forwarding an entry again skips deliveries that did. Failed jobs stay
       // a while for inspection.
@@ -165,25 +169,22 @@ class BullmqDeliveryQueue implements DeliveryQueue {
    * what is left of the error budget (this throw used one).
    */
   async #runBatch(batch: DeliveryJob[], number: number, attempt: (delivery: DeliveryJob, number: number) => Promise<AttemptResult>) {
-    const again: Array<{ delivery: DeliveryJob; delayMs: number; attemptsBefore: number; errorRetries?: number }> = [];
+    const again: Array<{ delivery: DeliveryJob; delayMs: number; attemptsBefore: number; errorRetriesLeft?: number }> = [];
     await Promise.all(batch.map(async (delivery) => {
       try {
         const { retryInMs, deferInMs } = await attempt(delivery, number);
         if (deferInMs !== undefined) again.push({ delivery, delayMs: deferInMs, attemptsBefore: number - 1 });
         else if (retryInMs !== undefined) again.push({ delivery, delayMs: retryInMs, attemptsBefore: number });
       } catch (error) {
-        const errorRetries = this.#options.maxErrorRetries ?? 5;
-        if (errorRetries === 0) this.#onError(error, delivery.deliveryId);
-        else again.push({ delivery, delayMs: this.#options.errorRetryDelayMs ?? 5000, attemptsBefore: number, errorRetries });
+        if (this.#maxErrorRetries === 0) this.#onError(error, delivery.deliveryId);
+        else again.push({ delivery, delayMs: this.#errorRetryDelayMs, attemptsBefore: number, errorRetriesLeft: this.#maxErrorRetries - 1 });
       }
     }));
     if (again.length === 0) return;
-    await this.#add(again.map(({ delivery, delayMs, attemptsBefore, errorRetries }) => ({
+    await this.#add(again.map(({ delivery, delayMs, attemptsBefore, errorRetriesLeft }) => ({
       name: delivery.event,
       data: { ...delivery, attemptsBefore },
-      opts: {
-        ...this.#jobOptions(errorRetries === undefined ? undefined : errorRetries - 1), delay: delayMs, jobId: delivery.deliveryId,
-      },
+      opts: { ...this.#jobOptions(errorRetriesLeft), delay: delayMs, jobId: delivery.deliveryId },
     })));
   }
 

@@ -1,3 +1,4 @@
+import { setBounded } from '../bounded-map.ts';
 import type { DocumentStore } from '../ports/documents.ts';
 
 /** Answers kept per remembered read; past this, the oldest is forgotten first. */
@@ -39,8 +40,7 @@ export function remembered<A extends string[], R>(
       if (answers.get(key) === entry) answers.delete(key);
     });
     answers.delete(key);
-    if (answers.size >= MAX_ENTRIES) answers.delete(answers.keys().next().value!);
-    answers.set(key, entry);
+    setBounded(answers, key, entry, MAX_ENTRIES);
     return answer;
   };
 }

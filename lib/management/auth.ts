@@ -1,5 +1,6 @@
 import type { Middleware } from 'koa';
 import { createLocalJWKSet, decodeJwt, jwtVerify, type JSONWebKeySet, type JWTPayload } from 'jose';
+import { setBounded } from '../bounded-map.ts';
 import { errors } from '../errors.ts';
 import type { AuthAttempt, AuthFailureLimit } from '../rate-limits/auth-failures.ts';
 
@@ -128,7 +129,6 @@ class VerifiedTokenCache {
 
   set(token: string, payload: JWTPayload): void {
     if (typeof payload.exp !== 'number') return;
-    if (this.#entries.size >= this.#limit) this.#entries.delete(this.#entries.keys().next().value!);
-    this.#entries.set(token, payload);
+    setBounded(this.#entries, token, payload, this.#limit);
   }
 }

@@ -1,4 +1,5 @@
 import { createHmac, createSecretKey, randomBytes, type KeyObject } from 'node:crypto';
+import { setBounded } from '../bounded-map.ts';
 
 const KEY_PREFIX = 'whsec_';
 
@@ -42,8 +43,7 @@ function hmacKeys(signingKey: string): { standard: KeyObject; logto: KeyObject }
     standard: createSecretKey(Buffer.from(signingKey.slice(KEY_PREFIX.length), 'base64')),
     logto: createSecretKey(Buffer.from(signingKey, 'utf8')),
   };
-  if (keptKeys.size >= MAX_KEPT_KEYS) keptKeys.delete(keptKeys.keys().next().value!);
-  keptKeys.set(signingKey, keys);
+  setBounded(keptKeys, signingKey, keys, MAX_KEPT_KEYS);
   return keys;
 }
 
