@@ -1,4 +1,5 @@
 import type { KeyValueStore } from '../ports/kv.ts';
+import { sharedReads } from '../shared-reads.ts';
 import { createOriginSlots } from './origin-slots.ts';
 
 export interface EndpointLimits {
@@ -53,8 +54,11 @@ export function createEndpointGuard(deps: {
   const jittered = (ms: number) => Math.round(Math.max(MIN_DEFER_MS, ms) * (1 + random() / 2));
   const openMs = (failures: number) => limits.breakerOpenMs * 2 ** Math.min(failures - limits.breakerFailures, MAX_OPEN_DOUBLINGS);
 
-  /** The circuit as the key-value store has it; when the store fails, closed (delivering is the safe side). */
-  async function circuit(origin: string): Promise<{ openForMs: number; failures: number }> {
+  const circuitReads = sharedReads<{ openForMs: number; failures: number }>();
+  /** The circuit as the key-value store has it (one read for attempts that ask together); when the store fails, closed. */
+  const circuit = (origin: string) => circuitReads(origin, () => readCircuit(origin));
+  /** Delivering is the safe side: a circuit that cannot be read counts as closed. */
+  async function readCircuit(origin: string): Promise<{ openForMs: number; failures: number }> {
     try {
       const [open, failures] = await Promise.all([kv.ttl(key(origin, 'open')), kv.get(key(origin, 'failures'))]);
       return { openForMs: Math.max(0, open), failures: Number(failures ?? 0) || 0 };

@@ -1,4 +1,5 @@
 import type { KeyValueStore } from '../ports/kv.ts';
+import { sharedReads } from '../shared-reads.ts';
 
 /**
  * When each hook's current run of failed attempts began, in the key-value store so that every worker
@@ -9,12 +10,13 @@ import type { KeyValueStore } from '../ports/kv.ts';
 export function createFailureStreaks(deps: { kv: KeyValueStore; disableAfterMs: number }) {
   const { kv, disableAfterMs } = deps;
   const key = (hookId: string) => `webhooks:failing-since:${hookId}`;
+  const reads = sharedReads<string | null>();
 
   return {
-    /** Read before an attempt: when the hook started failing, if it is failing. */
+    /** Read before an attempt (one read for attempts that ask together): when the hook started failing, if it is failing. */
     async since(hookId: string): Promise<number | null> {
       if (disableAfterMs === 0) return null;
-      const value = await kv.get(key(hookId)).catch(() => null);
+      const value = await reads(hookId, () => kv.get(key(hookId))).catch(() => null);
       return value === null ? null : Number(value);
     },
 

@@ -99,6 +99,28 @@ for (const backend of backends) {
       for (const admission of after) await passOf(admission).done('answering', 10);
     });
 
+    it('reads the circuit once for attempts to one origin admitted together, and afresh after a failure', async () => {
+      const reads: string[] = [];
+      const counted: KeyValueStore = {
+        kind: kv.kind,
+        get: (key) => kv.get(key),
+        set: (key, value, ttlMs) => kv.set(key, value, ttlMs),
+        setIfAbsent: (key, value, ttlMs) => kv.setIfAbsent(key, value, ttlMs),
+        getDel: (key) => kv.getDel(key),
+        del: (key) => kv.del(key),
+        incr: (key, ttlMs) => kv.incr(key, ttlMs),
+        ttl: (key) => (reads.push(key), kv.ttl(key)),
+        ping: () => kv.ping(),
+        close: async () => {},
+      };
+      const endpoints = createEndpointGuard({ kv: counted, namespace, limits: { ...LIMITS, concurrency: 4, breakerFailures: 2 } });
+      const together = await Promise.all([1, 2, 3].map(() => endpoints.admit(DEAD)));
+      expect(reads).to.have.length(1);
+      await Promise.all(together.map((admission) => passOf(admission).done('failing', 10)));
+      expect(deferred(await endpoints.admit(DEAD)), 'the failures recorded before it').to.be.within(400, 900);
+      expect(reads).to.have.length(2);
+    });
+
     it('delivers when the key-value store fails (the breaker is advisory)', async () => {
       const down = () => Promise.reject(new Error('down'));
       const broken: KeyValueStore = {
