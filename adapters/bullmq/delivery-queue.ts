@@ -50,12 +50,13 @@ const MAX_STALLED_COUNT = 3;
  * `{ deferInMs }` result moves the job the same way, but counts a deferral in the job's data, and deferrals
  * are subtracted from the attempt number: nothing was sent.
  *
- * Batches. The deliveries of one `enqueue` call (the fan-out of one outbox entry) are stored as one BullMQ job
- * when there are several, up to BATCH_MAX each: BullMQ's scripts then run once to add them and once to finish
- * them, instead of once per delivery, which is most of what a delivery costs Redis and the worker. A batch runs
- * its deliveries side by side, within the consumer's concurrency like any other attempt; each delivery that is
- * to be tried again (a retry, a deferral, a processor that threw) leaves the batch as a job of its own under its
- * deliveryId, with the attempts it was given counted in `attemptsBefore`, and follows the rules above. Such jobs
+ * Batches. The deliveries of the `enqueue` calls made in one turn of the event loop (the fan-outs of the outbox
+ * entries a relay forwards together) are stored when the turn ends, as one BullMQ job when there are several, up to
+ * BATCH_MAX each, a call's deliveries in one job whenever they fit: BullMQ's scripts then run once to add them and
+ * once to finish them, instead of once per delivery, which is most of what a delivery costs Redis and the worker.
+ * A batch runs its deliveries side by side, within the consumer's concurrency like any other attempt; each delivery
+ * that is to be tried again (a retry, a deferral, a processor that threw) leaves the batch as a job of its own under
+ * its deliveryId, with the attempts it was given counted in `attemptsBefore`, and follows the rules above. Such jobs
  * are added before the batch finishes; if adding them fails, the batch runs again, as a stalled job would.
  */
 export function createBullmqDeliveryQueue(options: BullmqDeliveryQueueOptions): DeliveryQueue {
@@ -70,6 +71,8 @@ class BullmqDeliveryQueue implements DeliveryQueue {
   readonly #maxErrorRetries: number;
   readonly #queue: Queue<QueuedJob>;
   #worker: Worker<QueuedJob> | undefined;
+  /** `enqueue` calls of this turn of the event loop, stored together when it ends. */
+  readonly #pending: Array<{ jobs: DeliveryJob[]; resolve: () => void; reject: (error: unknown) => void }> = [];
   #workerConnection: Redis | undefined;
 
   constructor(options: BullmqDeliveryQueueOptions) {
@@ -97,19 +100,46 @@ class BullmqDeliveryQueue implements DeliveryQueue {
     };
   }
 
-  async enqueue(jobs: DeliveryJob[]): Promise<void> {
-    if (jobs.length === 0) return;
+  enqueue(jobs: DeliveryJob[]): Promise<void> {
+    if (jobs.length === 0) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      if (this.#pending.push({ jobs, resolve, reject }) === 1) setImmediate(() => void this.#flush());
+    });
+  }
+
+  /** Stores the deliveries of the `enqueue` calls of one turn of the event loop, BATCH_MAX per job. */
+  async #flush(): Promise<void> {
+    const calls = this.#pending.splice(0);
     const opts = this.#jobOptions();
-    const unique = [...new Map(jobs.map((job) => [job.deliveryId, job])).values()];
-    const entries: Array<{ name: string; data: QueuedJob; opts: JobsOptions }> = [];
-    for (let start = 0; start < unique.length; start += BATCH_MAX) {
-      const group = unique.slice(start, start + BATCH_MAX);
-      // jobId = deliveryId, or for a batch a digest of its deliveryIds, makes BullMQ ignore a job it already holds.
-      entries.push(group.length === 1
-        ? { name: group[0]!.event, data: group[0]!, opts: { ...opts, jobId: group[0]!.deliveryId } }
-        : { name: 'batch', data: { batch: group }, opts: { ...opts, jobId: batchId(group) } });
+    const seen = new Set<string>();
+    const groups: DeliveryJob[][] = [];
+    let group: DeliveryJob[] = [];
+    for (const call of calls) {
+      const fresh = call.jobs.filter((job) => !seen.has(job.deliveryId) && seen.add(job.deliveryId));
+      // A call's deliveries stay in one job when they fit in one.
+      if (group.length > 0 && group.length + fresh.length > BATCH_MAX) {
+        groups.push(group);
+        group = [];
+      }
+      for (const job of fresh) {
+        group.push(job);
+        if (group.length === BATCH_MAX) {
+          groups.push(group);
+          group = [];
+        }
+      }
     }
-    await this.#add(entries);
+    if (group.length > 0) groups.push(group);
+    // jobId = deliveryId, or for a batch a digest of its deliveryIds, makes BullMQ ignore a job it already holds.
+    const entries = groups.map((members) => (members.length === 1
+      ? { name: members[0]!.event, data: members[0]!, opts: { ...opts, jobId: members[0]!.deliveryId } }
+      : { name: 'batch', data: { batch: members }, opts: { ...opts, jobId: batchId(members) } }));
+    try {
+      await this.#add(entries);
+      for (const call of calls) call.resolve();
+    } catch (error) {
+      for (const call of calls) call.reject(error);
+    }
   }
 
   /**

@@ -27,8 +27,9 @@ const DEFAULTS = { pollMs: 1000, batch: 100, leaseMs: 15_000, retryMs: 1000 } sa
 const ROUNDS_PER_LOOK = 20;
 
 /**
- * Moves outbox entries to the delivery queue. The queue's job ids derive from the entry and the hook, so an
- * entry forwarded twice (a crash between the enqueue and the delete) yields no second delivery.
+ * Moves outbox entries to the delivery queue. Delivery ids derive from the entry and the hook, and a delivery whose
+ * record says it finished is not queued again, so an entry forwarded twice (a crash between the enqueue and the
+ * delete) can send again only deliveries that were still waiting (docs/webhooks.md, "Durability").
  */
 export function createOutboxRelay(deps: {
   store: DocumentStore;

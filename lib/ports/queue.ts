@@ -32,7 +32,8 @@ export interface DeliveryQueue {
   readonly kind: 'memory' | 'bullmq';
   /**
    * Resolves only once every job is stored (durably, for BullMQ). Re-adding a job the queue holds is a no-op, when
-   * it is re-added as it was added: alone, or with the same others (BullMQ stores the jobs of one call together).
+   * it is re-added as it was added: alone, or with the same others (BullMQ stores the jobs of one call, and of the
+   * calls made in one turn of the event loop, together).
    */
   enqueue(jobs: DeliveryJob[]): Promise<void>;
   /** Starts consuming with the given concurrency. One consumer per queue instance. */

@@ -27,10 +27,10 @@ export async function enqueueDeliveries(deps: EnqueueDeps, jobs: DeliveryJob[], 
 }
 
 /**
- * Forwards one outbox entry: one job per (event, enabled hook subscribed to it), resolved now. Job ids
+ * Forwards one outbox entry: one delivery per (event, enabled hook subscribed to it), resolved now. Delivery ids
  * derive from the entry, the event's place in it and the hook, so forwarding an entry again (after a crash
- * between the enqueue and the outbox delete, or a queue that failed ambiguously) re-adds jobs the queue
- * already holds, which it ignores, and skips deliveries that already finished.
+ * between the enqueue and the outbox delete, or a queue that failed ambiguously) skips deliveries that already
+ * finished, and the queue ignores jobs it already holds.
  */
 export function createFanOut(deps: EnqueueDeps & { cache: HookCache }): (entry: OutboxEntry) => Promise<void> {
   return async (entry) => {

@@ -328,7 +328,7 @@ describe('delivery queue (bullmq): a worker killed mid-attempt', () => {
   });
 });
 
-describe('delivery queue (bullmq): the deliveries of one call stored together', () => {
+describe('delivery queue (bullmq): the deliveries of one call, and of calls made together, stored together', () => {
   const backend = bullmqBackend();
   const each = freshQueueEachTest(backend);
 
@@ -372,5 +372,22 @@ describe('delivery queue (bullmq): the deliveries of one call stored together', 
     ]);
     expect(attempts.filter(([hookId]) => hookId === 'many')).to.deep.equal(many.map(() => ['many', 1]));
     expect([...calls.values()].reduce((sum, count) => sum + count, 0)).to.equal(25);
+  });
+  it('with the deliveries of the calls made together, keeping each call in one job where it fits', async () => {
+    const small = [[job({ hookId: 'a' }), job({ hookId: 'a' })], [job({ hookId: 'b' })], [job({ hookId: 'c' }), job({ hookId: 'c' })]];
+    await Promise.all(small.map((jobs) => each.queue.enqueue(jobs)));
+    expect(await stored('waiting'), 'three calls in one job').to.equal(1);
+    const large = [0, 1].map(() => Array.from({ length: 10 }, () => job({ hookId: 'large' })));
+    await Promise.all(large.map((jobs) => each.queue.enqueue(jobs)));
+    expect(await stored('waiting'), 'two calls of 10: a job each').to.equal(3);
+
+    const delivered: string[] = [];
+    await each.queue.consume(async (received, attempt) => {
+      expect(attempt).to.equal(1);
+      delivered.push(received.deliveryId);
+      return {};
+    }, { concurrency: 4 });
+    await drained(each.queue);
+    expect(delivered).to.have.members([...small.flat(), ...large.flat()].map((one) => one.deliveryId));
   });
 });
