@@ -272,7 +272,7 @@ export class MemoryCollection implements DocumentCollection<Doc>, Restorable {
 
   /** Returns the stored document after the update: `target` itself when nothing changed. */
   #applyUpdate(target: Doc, update: Update): Doc {
-    const next = copyOut(target);
+    const next = copyIn(target);
     applyUpdate(next, update, false);
     if (!valuesEqual(next._id, target._id)) throw immutableIdError();
     if (valuesEqual(next, target)) return target;

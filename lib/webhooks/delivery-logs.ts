@@ -71,7 +71,15 @@ export function presentLog(log: AttemptLog & { id: string }): LogEntry {
 /** MongoDB's TTL monitor removes expired logs a minute or more late: readers leave them out themselves. */
 const unexpired = () => ({ expiresAt: { $gt: new Date() } });
 
-/** Attempt logs, expired by a TTL index after the retention period. */
+/**
+ * When a log made at `at` expires: the retention period, up to the next whole second, so that the logs of one second
+ * expire together (the embedded store then keeps one date for all of them).
+ */
+function retainedUntil(at: number, retentionMs: number): Date {
+  return new Date(Math.ceil((at + retentionMs) / 1000) * 1000);
+}
+
+/** Attempt logs, expired by a TTL index after the retention period (to the second). */
 export function createDeliveryLogs(store: DocumentStore, options: { retentionMs: number }) {
   const logs = store.collection<LogRecord>('webhook_logs');
 
@@ -84,7 +92,7 @@ export function createDeliveryLogs(store: DocumentStore, options: { retentionMs:
     async record(log: AttemptLog): Promise<void> {
       const id = newId();
       // `_id` first, where the store keeps it: the embedded store then stores its copy without reordering it.
-      await logs.insertOne({ _id: id, id, ...log, expiresAt: new Date(log.createdAt + options.retentionMs) });
+      await logs.insertOne({ _id: id, id, ...log, expiresAt: retainedUntil(log.createdAt, options.retentionMs) });
     },
     async recent(hookId: string, since: number, page: Page, event?: string): Promise<PageResult<LogEntry>> {
       const filter: Record<string, unknown> = { hookId, createdAt: { $gte: since }, ...unexpired() };

@@ -122,7 +122,9 @@ export function createDeliveryProcessor(deps: ProcessorDeps): DeliveryProcessor 
     const status = disableReason === undefined ? statusAfter(outcome, retryInMs) : 'failed';
     await Promise.all([
       deps.logs.record({
-        hookId: job.hookId, deliveryId: job.deliveryId, event: job.event, attempt, succeeded: result.ok,
+        // The hook's own strings rather than the job's copies: a log is kept for days, and these are the same text.
+        hookId: hook.id, deliveryId: job.deliveryId, event: hook.events.find((event) => event === job.event) ?? job.event,
+        attempt, succeeded: result.ok,
         responseStatus, responseBody, error, latencyMs: result.latencyMs, nextRetryAt,
         createdAt: at,
       }),

@@ -257,6 +257,20 @@ function documentStoreContract(backend: Backend): void {
           touched: true,
         });
       });
+
+      it('never shares dates with callers, even between documents of the same instant', async () => {
+        const c = fresh();
+        const at = new Date('2024-05-06T07:08:09.000Z');
+        await c.insertMany([{ _id: 'a', at }, { _id: 'b', at: new Date(at.getTime()) }]);
+        at.setTime(0);
+        const read = await c.findOne({ _id: 'a' });
+        (read!.at as Date).setTime(1);
+        await c.updateOne({ _id: 'b' }, { $set: { touched: true } });
+        const updated = await c.findOne({ _id: 'b' });
+        (updated!.at as Date).setTime(2);
+        const times = (await c.find({}, { sort: { _id: 1 } })).map((doc) => (doc.at as Date).getTime());
+        expect(times).to.deep.equal([Date.parse('2024-05-06T07:08:09.000Z'), Date.parse('2024-05-06T07:08:09.000Z')]);
+      });
     });
 
     describe('filters', () => {
