@@ -57,7 +57,8 @@ const MAX_STALLED_COUNT = 3;
  * A batch runs its deliveries side by side, within the consumer's concurrency like any other attempt; each delivery
  * that is to be tried again (a retry, a deferral, a processor that threw) leaves the batch as a job of its own under
  * its deliveryId, with the attempts it was given counted in `attemptsBefore`, and follows the rules above. Such jobs
- * are added before the batch finishes; if adding them fails, the batch runs again, as a stalled job would.
+ * are added as soon as the delivery's attempt ended, and before the batch finishes; if adding one fails, the batch
+ * runs again, as a stalled job would.
  */
 export function createBullmqDeliveryQueue(options: BullmqDeliveryQueueOptions): DeliveryQueue {
   return new BullmqDeliveryQueue(options);
@@ -194,28 +195,38 @@ class BullmqDeliveryQueue implements DeliveryQueue {
   }
 
   /**
-   * Runs every delivery of a batch as attempt `number`; those to be tried again leave it as jobs of their own,
-   * stored before the batch finishes. A processor that throws is retried as BullMQ retries a single job's, with
-   * what is left of the error budget (this throw used one).
+   * Runs every delivery of a batch as attempt `number`; each one to be tried again leaves it as a job of its own,
+   * stored as soon as its attempt ended (a deferral does not wait for the batch's slowest delivery) and before the
+   * batch finishes. A processor that throws is retried as BullMQ retries a single job's, with what is left of the
+   * error budget (this throw used one).
    */
   async #runBatch(batch: DeliveryJob[], number: number, attempt: (delivery: DeliveryJob, number: number) => Promise<AttemptResult>) {
-    const again: Array<{ delivery: DeliveryJob; delayMs: number; attemptsBefore: number; errorRetriesLeft?: number }> = [];
-    await Promise.all(batch.map(async (delivery) => {
+    const again = async (delivery: DeliveryJob): Promise<{ delayMs: number; attemptsBefore: number; errorRetriesLeft?: number } | undefined> => {
       try {
         const { retryInMs, deferInMs } = await attempt(delivery, number);
-        if (deferInMs !== undefined) again.push({ delivery, delayMs: deferInMs, attemptsBefore: number - 1 });
-        else if (retryInMs !== undefined) again.push({ delivery, delayMs: retryInMs, attemptsBefore: number });
+        if (deferInMs !== undefined) return { delayMs: deferInMs, attemptsBefore: number - 1 };
+        if (retryInMs !== undefined) return { delayMs: retryInMs, attemptsBefore: number };
+        return undefined;
       } catch (error) {
-        if (this.#maxErrorRetries === 0) this.#onError(error, delivery.deliveryId);
-        else again.push({ delivery, delayMs: this.#errorRetryDelayMs, attemptsBefore: number, errorRetriesLeft: this.#maxErrorRetries - 1 });
+        if (this.#maxErrorRetries === 0) {
+          this.#onError(error, delivery.deliveryId);
+          return undefined;
+        }
+        return { delayMs: this.#errorRetryDelayMs, attemptsBefore: number, errorRetriesLeft: this.#maxErrorRetries - 1 };
       }
+    };
+    const stored = await Promise.allSettled(batch.map(async (delivery) => {
+      const next = await again(delivery);
+      if (!next) return;
+      await this.#add([{
+        name: delivery.event,
+        data: { ...delivery, attemptsBefore: next.attemptsBefore },
+        opts: { ...this.#jobOptions(next.errorRetriesLeft), delay: next.delayMs, jobId: delivery.deliveryId },
+      }]);
     }));
-    if (again.length === 0) return;
-    await this.#add(again.map(({ delivery, delayMs, attemptsBefore, errorRetriesLeft }) => ({
-      name: delivery.event,
-      data: { ...delivery, attemptsBefore },
-      opts: { ...this.#jobOptions(errorRetriesLeft), delay: delayMs, jobId: delivery.deliveryId },
-    })));
+    // Every attempt has ended: a job that could not be stored makes the batch run again, as a stalled one would.
+    const failed = stored.find((outcome) => outcome.status === 'rejected');
+    if (failed) throw failed.reason;
   }
 
   async pendingCount(): Promise<number> {

@@ -373,6 +373,28 @@ describe('delivery queue (bullmq): the deliveries of one call, and of calls made
     expect(attempts.filter(([hookId]) => hookId === 'many')).to.deep.equal(many.map(() => ['many', 1]));
     expect([...calls.values()].reduce((sum, count) => sum + count, 0)).to.equal(25);
   });
+  it('stores a delivery to be tried again as soon as its attempt ends, not when the slowest of its batch does', async () => {
+    const slow = job({ hookId: 'slow' });
+    const deferred = job({ hookId: 'deferred' });
+    await each.queue.enqueue([slow, deferred]);
+    let releaseSlow!: () => void;
+    const slowEnds = new Promise<void>((resolve) => {
+      releaseSlow = resolve;
+    });
+    const runs: string[] = [];
+    await each.queue.consume(async (received) => {
+      runs.push(received.hookId);
+      if (received.hookId === 'slow') await slowEnds;
+      else if (runs.filter((hookId) => hookId === 'deferred').length === 1) return { deferInMs: 10 };
+      return {};
+    }, { concurrency: 4 });
+    await eventually(() => runs.filter((hookId) => hookId === 'deferred').length === 2, { what: 'the deferred delivery run again' });
+    expect(runs.filter((hookId) => hookId === 'slow'), 'while the slow one still runs').to.have.length(1);
+    releaseSlow();
+    await drained(each.queue);
+    expect(runs).to.have.members(['slow', 'deferred', 'deferred']);
+  });
+
   it('with the deliveries of the calls made together, keeping each call in one job where it fits', async () => {
     const small = [[job({ hookId: 'a' }), job({ hookId: 'a' })], [job({ hookId: 'b' })], [job({ hookId: 'c' }), job({ hookId: 'c' })]];
     await Promise.all(small.map((jobs) => each.queue.enqueue(jobs)));
