@@ -108,16 +108,25 @@ class BullmqDeliveryQueue implements DeliveryQueue {
     });
   }
 
-  /** Stores the deliveries of the `enqueue` calls of one turn of the event loop, BATCH_MAX per job. */
+  /** Stores the deliveries of the `enqueue` calls of one turn of the event loop; every call settles with its jobs. */
   async #flush(): Promise<void> {
     const calls = this.#pending.splice(0);
+    try {
+      await this.#add(this.#entriesOf(calls.map((call) => call.jobs)));
+      for (const call of calls) call.resolve();
+    } catch (error) {
+      for (const call of calls) call.reject(error);
+    }
+  }
+
+  /** The jobs that store these calls' deliveries: BATCH_MAX per job, a call's deliveries in one job when they fit. */
+  #entriesOf(calls: DeliveryJob[][]): Array<{ name: string; data: QueuedJob; opts: JobsOptions }> {
     const opts = this.#jobOptions();
     const seen = new Set<string>();
     const groups: DeliveryJob[][] = [];
     let group: DeliveryJob[] = [];
-    for (const call of calls) {
-      const fresh = call.jobs.filter((job) => !seen.has(job.deliveryId) && seen.add(job.deliveryId));
-      // A call's deliveries stay in one job when they fit in one.
+    for (const jobs of calls) {
+      const fresh = jobs.filter((job) => !seen.has(job.deliveryId) && seen.add(job.deliveryId));
       if (group.length > 0 && group.length + fresh.length > BATCH_MAX) {
         groups.push(group);
         group = [];
@@ -132,15 +141,9 @@ class BullmqDeliveryQueue implements DeliveryQueue {
     }
     if (group.length > 0) groups.push(group);
     // jobId = deliveryId, or for a batch a digest of its deliveryIds, makes BullMQ ignore a job it already holds.
-    const entries = groups.map((members) => (members.length === 1
+    return groups.map((members) => (members.length === 1
       ? { name: members[0]!.event, data: members[0]!, opts: { ...opts, jobId: members[0]!.deliveryId } }
       : { name: 'batch', data: { batch: members }, opts: { ...opts, jobId: batchId(members) } }));
-    try {
-      await this.#add(entries);
-      for (const call of calls) call.resolve();
-    } catch (error) {
-      for (const call of calls) call.reject(error);
-    }
   }
 
   /**
