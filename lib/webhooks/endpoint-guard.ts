@@ -56,7 +56,7 @@ export function createEndpointGuard(deps: {
 
   const circuitReads = sharedReads<{ openForMs: number; failures: number }>();
   /** The circuit as the key-value store has it (one read for attempts that ask together); when the store fails, closed. */
-  const circuit = (origin: string) => circuitReads(origin, () => readCircuit(origin));
+  const circuit = (origin: string) => circuitReads.read(origin, () => readCircuit(origin));
   /** Delivering is the safe side: a circuit that cannot be read counts as closed. */
   async function readCircuit(origin: string): Promise<{ openForMs: number; failures: number }> {
     try {

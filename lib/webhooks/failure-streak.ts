@@ -16,7 +16,7 @@ export function createFailureStreaks(deps: { kv: KeyValueStore; disableAfterMs: 
     /** Read before an attempt (one read for attempts that ask together): when the hook started failing, if it is failing. */
     async since(hookId: string): Promise<number | null> {
       if (disableAfterMs === 0) return null;
-      const value = await reads(hookId, () => kv.get(key(hookId))).catch(() => null);
+      const value = await reads.read(hookId, () => kv.get(key(hookId))).catch(() => null);
       return value === null ? null : Number(value);
     },
 

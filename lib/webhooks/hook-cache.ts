@@ -1,6 +1,7 @@
 import type { KeyValueStore } from '../ports/kv.ts';
 import { newId } from '../ids.ts';
 import { within } from '../deadline.ts';
+import { sharedReads } from '../shared-reads.ts';
 import type { HookRecord, HooksRepository } from './hooks.ts';
 
 /** Every hook, indexed for fan-out (by event, enabled only) and for delivery (by id, any state). */
@@ -25,20 +26,10 @@ const VERSION_KEY = 'webhooks:hooks-version';
  */
 export function createHookCache(deps: { hooks: HooksRepository; kv: KeyValueStore }): HookCache {
   let cached: { version: string | null; snapshot: HookSnapshot } | undefined;
-  let loading: { version: string | null; promise: Promise<HookSnapshot> } | undefined;
-  // Concurrent lookups share one version read; a local change starts a new one, so this process always
-  // sees its own changes at once.
-  let reading: Promise<string | null | typeof UNKNOWN> | undefined;
-
-  function currentVersion(): Promise<string | null | typeof UNKNOWN> {
-    if (!reading) {
-      const read = readVersion(deps.kv).finally(() => {
-        if (reading === read) reading = undefined;
-      });
-      reading = read;
-    }
-    return reading;
-  }
+  // Concurrent lookups share one version read, and one load per version; a local change starts a new read, so this
+  // process always sees its own changes at once.
+  const versions = sharedReads<string | null | typeof UNKNOWN>();
+  const loads = sharedReads<HookSnapshot>();
 
   async function load(version: string | null): Promise<HookSnapshot> {
     const snapshot = indexHooks(await deps.hooks.all());
@@ -49,22 +40,17 @@ export function createHookCache(deps: { hooks: HooksRepository; kv: KeyValueStor
 
   return {
     async current() {
-      const version = await currentVersion();
+      const version = await versions.read(VERSION_KEY, () => readVersion(deps.kv));
       // Redis slow or down: no telling whether the snapshot is current, so read afresh. An event with
       // subscribers then fails at enqueue (same Redis); one without must not fail because of the cache.
       if (version === UNKNOWN) return indexHooks(await deps.hooks.all());
       if (cached && cached.version === version) return cached.snapshot;
-      if (loading?.version !== version) {
-        const promise = load(version).finally(() => {
-          if (loading?.promise === promise) loading = undefined;
-        });
-        loading = { version, promise };
-      }
-      return loading.promise;
+      // A version is a fresh id, never empty: the empty key is the store that has none yet.
+      return loads.read(version ?? '', () => load(version));
     },
     async invalidate() {
       await deps.kv.set(VERSION_KEY, newId());
-      reading = undefined;
+      versions.forget(VERSION_KEY);
     },
   };
 }
