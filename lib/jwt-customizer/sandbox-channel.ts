@@ -138,11 +138,19 @@ export class HostSide extends Block {
 export class WorkerSide extends Block {
   #script = '';
 
-  /** Blocks until the host hands over a request; `fromMessage` fetches one that came as a message. */
+  /**
+   * Blocks until the host hands over a request; `fromMessage` fetches one that came as a message. Only the STATE
+   * slot says a request is there: a wake-up that finds it empty waits again rather than read what the block holds
+   * then (the last reply, over the last request).
+   */
   receive(fromMessage: () => RunRequest): RunRequest {
     const header = this.header;
-    Atomics.wait(header, STATE, EMPTY);
-    if (Atomics.exchange(header, STATE, EMPTY) === AS_MESSAGE) {
+    let state = Atomics.exchange(header, STATE, EMPTY);
+    while (state === EMPTY) {
+      Atomics.wait(header, STATE, EMPTY);
+      state = Atomics.exchange(header, STATE, EMPTY);
+    }
+    if (state === AS_MESSAGE) {
       const request = fromMessage();
       this.#script = request.script;
       return request;
