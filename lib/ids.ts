@@ -58,7 +58,9 @@ export function digest(secret: string): string {
 
 /** Constant-time comparison of a presented secret against a stored digest. */
 export function matchesDigest(secret: string, storedDigest: string): boolean {
-  const a = hash('sha256', secret, 'buffer');
+  // Hex out of the one-shot digest, then decoded into the pooled Buffer space: a 'buffer' result is an ArrayBuffer of
+  // its own per call, and this runs on every client authentication.
+  const a = Buffer.from(hash('sha256', secret, 'hex'), 'hex');
   const b = Buffer.from(storedDigest, 'hex');
   return a.length === b.length && timingSafeEqual(a, b);
 }
