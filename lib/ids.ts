@@ -56,6 +56,14 @@ export function digest(secret: string): string {
   return hash('sha256', secret, 'hex');
 }
 
+/**
+ * An id that `text` determines: `prefix`, then 27 base64url characters (162 bits) of the text's SHA-256. The same
+ * text always gives the same id, which is what makes a queue or a store recognise something it already holds.
+ */
+export function idOfText(prefix: string, text: string): string {
+  return `${prefix}${hash('sha256', text, 'base64url').slice(0, 27)}`;
+}
+
 /** Constant-time comparison of a presented secret against a stored digest. */
 export function matchesDigest(secret: string, storedDigest: string): boolean {
   // Hex out of the one-shot digest, then decoded into the pooled Buffer space: a 'buffer' result is an ArrayBuffer of

@@ -1,7 +1,7 @@
-import { createHash } from 'node:crypto';
 import { DelayedError, Queue, Worker } from 'bullmq';
 import type { Job, JobsOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
+import { idOfText } from '../../lib/ids.ts';
 import type { AttemptResult, DeliveryJob, DeliveryProcessor, DeliveryQueue } from '../../lib/ports/queue.ts';
 
 export interface BullmqDeliveryQueueOptions {
@@ -250,7 +250,7 @@ class BullmqDeliveryQueue implements DeliveryQueue {
 
 /** A batch's job id: the same deliveries, in the same order, are the same job. */
 function batchId(group: DeliveryJob[]): string {
-  return `batch_${createHash('sha256').update(group.map((job) => job.deliveryId).join('\n')).digest('base64url').slice(0, 27)}`;
+  return idOfText('batch_', group.map((job) => job.deliveryId).join('\n'));
 }
 
 /** At most `size` holders at once; the others wait in order. */

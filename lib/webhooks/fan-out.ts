@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { idOfText } from '../ids.ts';
 import type { OutboxEntry } from '../outbox/repository.ts';
 import type { DeliveryJob, DeliveryQueue } from '../ports/queue.ts';
 import type { DeliveriesRepository } from './deliveries.ts';
@@ -64,5 +64,5 @@ export function createFanOut(deps: EnqueueDeps & { cache: HookCache }): (entry: 
 }
 
 function relayedDeliveryId(entryId: string, index: number, hookId: string): string {
-  return `dlv_${createHash('sha256').update(`${entryId}\n${index}\n${hookId}`).digest('base64url').slice(0, 27)}`;
+  return idOfText('dlv_', `${entryId}\n${index}\n${hookId}`);
 }
