@@ -1,10 +1,10 @@
-import { exportJWK, generateKeyPair, type JWK } from 'jose';
+import { calculateJwkThumbprint, exportJWK, generateKeyPair, type JWK } from 'jose';
 import { DuplicateKeyError, type DocumentStore } from '../ports/documents.ts';
 import { newId } from '../ids.ts';
 
 export interface SigningKeys {
-  /** Private JWKs for the provider. */
-  keys: JWK[];
+  /** Private JWKs for the provider, each with its `kid`. */
+  keys: (JWK & { kid: string })[];
   /** The public halves, as served at /oidc/jwks. */
   publicKeys: { keys: JWK[] };
   /** The JWS algorithm of the first key, used for access and ID tokens: ES256 or EdDSA. */
@@ -68,6 +68,9 @@ export async function loadSigningKeys(options: { configured?: string; store: Doc
       }
     }
   }
-  const alg = keys[0]!.kty === 'OKP' ? 'EdDSA' : 'ES256';
-  return { keys, publicKeys: { keys: keys.map(publicHalf) }, alg };
+  // A configured key without a `kid` gets its RFC 7638 thumbprint, the `kid` the provider itself would give it, so that
+  // the tokens' headers and the public keys the service verifies them with name it alike.
+  const named = await Promise.all(keys.map(async (key) => ({ ...key, kid: key.kid ?? await calculateJwkThumbprint(key) })));
+  const alg = named[0]!.kty === 'OKP' ? 'EdDSA' : 'ES256';
+  return { keys: named, publicKeys: { keys: named.map(publicHalf) }, alg };
 }

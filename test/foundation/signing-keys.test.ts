@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { exportJWK, generateKeyPair } from 'jose';
+import { calculateJwkThumbprint, createLocalJWKSet, exportJWK, generateKeyPair, jwtVerify } from 'jose';
 import { pino } from 'pino';
 import request from 'supertest';
 import { createIdentityService } from '../../lib/index.ts';
@@ -46,6 +46,36 @@ describe('signing keys', () => {
       expect(token.status).to.equal(200);
       const header = JSON.parse(Buffer.from(String(token.body.access_token).split('.')[0]!, 'base64url').toString());
       expect(header).to.include({ alg: 'EdDSA', kid: 'configured-ed25519', typ: 'at+jwt' });
+      const { payload } = await jwtVerify(String(token.body.access_token), createLocalJWKSet(served as never));
+      expect(payload).to.include({ aud: 'http://127.0.0.1:1/api', scope: 'all' });
+    } finally {
+      await service.close();
+    }
+  });
+
+  it('without a kid are named by their RFC 7638 thumbprint, in the tokens and the served keys alike', async () => {
+    const { privateKey } = await generateKeyPair('ES256', { extractable: true });
+    const jwk = await exportJWK(privateKey);
+    const service = await createIdentityService({
+      env: {
+        BASE_URL: 'http://127.0.0.1:1', SIGNING_KEYS: JSON.stringify({ keys: [jwk] }),
+        ADMIN_CLIENT_ID: 'configured-admin', ADMIN_CLIENT_SECRET: 'configured-admin-secret-0123',
+      }, ...quiet,
+    });
+    try {
+      const kid = await calculateJwkThumbprint(jwk);
+      const served = await publicKeys(service) as { keys: Array<Record<string, unknown>> };
+      expect(served.keys.map((key) => key.kid)).to.deep.equal([kid]);
+      const token = await request(service.app.callback()).post('/oidc/token')
+        .auth(service.adminClientId, 'configured-admin-secret-0123').type('form')
+        .send({ grant_type: 'client_credentials', resource: 'http://127.0.0.1:1/api', scope: 'all' });
+      expect(token.status).to.equal(200);
+      const accessToken = String(token.body.access_token);
+      const { protectedHeader } = await jwtVerify(accessToken, createLocalJWKSet(served as never));
+      expect(protectedHeader).to.include({ alg: 'ES256', kid });
+      // The management API verifies the token with the same keys.
+      const listed = await request(service.app.callback()).get('/api/applications').auth(accessToken, { type: 'bearer' });
+      expect(listed.status).to.equal(200);
     } finally {
       await service.close();
     }
