@@ -9,6 +9,7 @@ import { openStores, type InjectedStores } from './stores.ts';
 import { createRepositories, prepareRepositories } from './repositories.ts';
 import { createAuthorization } from './roles/authorization.ts';
 import { loadSigningKeys } from './oidc/keys.ts';
+import { providerSigningKeys } from './oidc/signer.ts';
 import { OIDC_MODELS, prepareOidcCollections } from './oidc/adapter.ts';
 import { createProvider } from './oidc/provider.ts';
 import { mountProvider } from './oidc/mount.ts';
@@ -198,7 +199,7 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
     });
     const provider = createProvider({
       issuer: settings.issuer,
-      keys: signingKeys.keys,
+      keys: await providerSigningKeys(signingKeys.keys),
       signingAlg: signingKeys.alg,
       cookieKeys: settings.cookieKeys,
       store: stores.documents,

@@ -1,6 +1,5 @@
 import type Provider from 'oidc-provider';
 import type { Configuration, KoaContextWithOIDC } from 'oidc-provider';
-import type { JWK } from 'jose';
 import type { Middleware } from 'koa';
 import compose from 'koa-compose';
 
@@ -8,11 +7,6 @@ import compose from 'koa-compose';
  * The one file where our types meet library declarations that are narrower than what the libraries accept at run
  * time. Every cast of the code base lives here, each with its reason; everything else stays fully typed.
  */
-
-/** oidc-provider types `jwks.keys` as its own JWK shape; jose's private JWKs are what it reads. */
-export function providerJwks(keys: JWK[]): NonNullable<Configuration['jwks']> {
-  return { keys: keys as never };
-}
 
 /** The declared `extraTokenClaims` signature names token classes the provider does not export; ours reads a subset. */
 export function extraTokenClaimsHook<T>(

@@ -1,5 +1,6 @@
-import Provider, { errors as oidcErrors, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
-import type { JWK } from 'jose';
+import Provider, {
+  errors as oidcErrors, type Configuration, type ExternalSigningKey, type KoaContextWithOIDC,
+} from 'oidc-provider';
 import type { Logger } from 'pino';
 import type { Authorization } from '../roles/authorization.ts';
 import type { Repositories } from '../repositories.ts';
@@ -15,12 +16,12 @@ import type { DocumentStore } from '../ports/documents.ts';
 import { OIDC_SCOPES, accountClaims } from './claims.ts';
 import { createIntrospectionPolicy } from './introspection.ts';
 import { errorPage, logoutSource, postLogoutSuccessSource } from '../http/provider-pages.ts';
-import { providerJwks } from './boundary.ts';
 import { remembered } from '../data/remembered.ts';
 
 export interface ProviderOptions {
   issuer: string;
-  keys: JWK[];
+  /** The signing keys (lib/oidc/signer.ts). */
+  keys: ExternalSigningKey[];
   /** JWS algorithm of access and ID tokens (follows the signing key). */
   signingAlg: 'ES256' | 'EdDSA';
   cookieKeys: string[];
@@ -65,7 +66,7 @@ export function createProvider(options: ProviderOptions): Provider {
       const app = await repositories.applications.findForClient(clientId);
       return app ? toClientMetadata(app) : undefined;
     }),
-    jwks: providerJwks(options.keys),
+    jwks: { keys: options.keys },
     cookies: { keys: options.cookieKeys },
     scopes: OIDC_SCOPES,
     claims: {
@@ -88,6 +89,8 @@ export function createProvider(options: ProviderOptions): Provider {
     clientAuthMethods: ['client_secret_basic', 'client_secret_post', 'none'],
     features: {
       devInteractions: { enabled: false },
+      // The signing keys sign with WebCrypto themselves (lib/oidc/signer.ts).
+      externalSigningSupport: { enabled: true, ack: 'experimental-01' },
       clientCredentials: { enabled: true },
       introspection: { enabled: true, allowedPolicy: createIntrospectionPolicy({ repositories, authorization }) },
       revocation: { enabled: true },

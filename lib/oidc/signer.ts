@@ -1,0 +1,61 @@
+import { createPublicKey, webcrypto, type JsonWebKey, type KeyObject } from 'node:crypto';
+import { ExternalSigningKey } from 'oidc-provider';
+import type { JWK } from 'jose';
+
+type SigningAlgorithm = { name: 'ECDSA'; hash: 'SHA-256' } | { name: 'Ed25519' };
+
+/**
+ * One of the service's private keys as the provider's signing key. The provider hands it the JWS signing input and
+ * builds the token around the signature; the key signs with WebCrypto directly, which costs the event loop about
+ * half of what the provider's own path through jose does per token (jose checks the key and the header on every
+ * signature). The private half stays a non-extractable CryptoKey; the public half is what the provider publishes
+ * and verifies its own tokens with.
+ */
+class ServiceSigningKey extends ExternalSigningKey {
+  readonly #kid: string;
+  readonly #alg: 'ES256' | 'EdDSA';
+  readonly #public: KeyObject;
+  readonly #private: webcrypto.CryptoKey;
+  readonly #algorithm: SigningAlgorithm;
+
+  constructor(jwk: JWK & { kid: string }, alg: 'ES256' | 'EdDSA', privateKey: webcrypto.CryptoKey) {
+    super();
+    this.#kid = jwk.kid;
+    this.#alg = alg;
+    this.#public = createPublicKey({ key: publicMembers(jwk), format: 'jwk' });
+    this.#private = privateKey;
+    this.#algorithm = alg === 'ES256' ? { name: 'ECDSA', hash: 'SHA-256' } : { name: 'Ed25519' };
+  }
+
+  override get kid(): string {
+    return this.#kid;
+  }
+
+  override get alg(): string {
+    return this.#alg;
+  }
+
+  override keyObject(): KeyObject {
+    return this.#public;
+  }
+
+  override async sign(data: Uint8Array): Promise<Uint8Array> {
+    return Buffer.from(await webcrypto.subtle.sign(this.#algorithm, this.#private, data));
+  }
+}
+
+function publicMembers(jwk: JWK): JsonWebKey {
+  return jwk.kty === 'EC' ? { kty: 'EC', crv: jwk.crv, x: jwk.x, y: jwk.y } : { kty: 'OKP', crv: jwk.crv, x: jwk.x };
+}
+
+/** The keys (validated private EC P-256 or OKP Ed25519 JWKs with a `kid`) as the provider's signing keys. */
+export async function providerSigningKeys(keys: (JWK & { kid: string })[]): Promise<ExternalSigningKey[]> {
+  return Promise.all(keys.map(async (jwk) => {
+    const alg = jwk.kty === 'OKP' ? 'EdDSA' : 'ES256';
+    const privateKey = await webcrypto.subtle.importKey(
+      'jwk', { ...jwk, key_ops: undefined, ext: undefined, alg: undefined, use: undefined } as webcrypto.JsonWebKey,
+      alg === 'ES256' ? { name: 'ECDSA', namedCurve: 'P-256' } : { name: 'Ed25519' }, false, ['sign'],
+    );
+    return new ServiceSigningKey(jwk, alg, privateKey);
+  }));
+}
