@@ -89,6 +89,34 @@ export function cpuMs(pid: number): number {
     return Number.NaN;
   }
 }
+/** The machine's CPU time so far by kind, in ticks (Linux `/proc/stat`, all CPUs); undefined where it cannot be read. */
+function machineTicks(): { steal: number; total: number } | undefined {
+  try {
+    const fields = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!.trim().split(/\s+/).slice(1).map(Number);
+    // user nice system idle iowait irq softirq steal (guest time is counted in user already).
+    const counted = fields.slice(0, 8);
+    return { steal: counted[7] ?? 0, total: counted.reduce((sum, value) => sum + value, 0) };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Starts counting the share of the machine's CPU time a hypervisor took from it (steal time): `percent()` answers it
+ * for the time since the call, or -1 where it cannot be read. A virtual machine whose host is busy runs every
+ * process here slower, and unevenly from second to second.
+ */
+export function stealSince(): { percent(): number } {
+  const start = machineTicks();
+  return {
+    percent() {
+      const end = machineTicks();
+      if (!start || !end || end.total <= start.total) return -1;
+      return Number(((100 * (end.steal - start.steal)) / (end.total - start.total)).toFixed(1));
+    },
+  };
+}
+
 /** Linux's USER_HZ, 100 on every architecture Node runs on. */
 const CLOCK_TICKS_PER_SECOND = 100;
 

@@ -1,4 +1,5 @@
 import { fileURLToPath } from 'node:url';
+import { stealSince } from './load.ts';
 import { runTokenBench } from './tokens.ts';
 import { runWebhookBench } from './webhooks.ts';
 import { renderTable, updateReadme, type BenchResults } from './report.ts';
@@ -14,14 +15,23 @@ const started = performance.now();
 const startedAt = new Date().toISOString().slice(0, 16).replace('T', ' ') + ' UTC';
 
 console.log('client credentials, impersonation and customizer, interleaved with the plain provider …');
+const tokenSteal = stealSince();
 const tokens = await runTokenBench({ redisUrl });
+const tokenStealPercent = tokenSteal.percent();
 console.log(JSON.stringify(tokens, null, 2));
 
 console.log('webhook deliveries end to end …');
+const webhookSteal = stealSince();
 const webhooks = await runWebhookBench({ redisUrl });
+const webhookStealPercent = webhookSteal.percent();
 console.log(JSON.stringify(webhooks, null, 2));
 
-const results: BenchResults = { tokens, webhooks, startedAt, durationSeconds: Math.round((performance.now() - started) / 1000) };
+console.log(JSON.stringify({ stealPercent: { tokens: tokenStealPercent, webhooks: webhookStealPercent } }));
+
+const results: BenchResults = {
+  tokens, webhooks, startedAt, durationSeconds: Math.round((performance.now() - started) / 1000),
+  stealPercent: { tokens: tokenStealPercent, webhooks: webhookStealPercent },
+};
 const table = renderTable(results);
 console.log(`\n${table}`);
 if (process.argv.includes('--update-readme')) {
