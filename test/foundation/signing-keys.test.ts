@@ -12,6 +12,20 @@ async function publicKeys(service: Awaited<ReturnType<typeof createIdentityServi
   return res.body;
 }
 
+/** A service signing with the configured key, and a token it issued to its bootstrap admin for the management API. */
+async function serviceWithKey(jwk: object) {
+  const service = await createIdentityService({
+    env: {
+      BASE_URL: 'http://127.0.0.1:1', SIGNING_KEYS: JSON.stringify({ keys: [jwk] }),
+      ADMIN_CLIENT_ID: 'configured-admin', ADMIN_CLIENT_SECRET: 'configured-admin-secret-0123',
+    }, ...quiet,
+  });
+  const token = await request(service.app.callback()).post('/oidc/token')
+    .auth(service.adminClientId, 'configured-admin-secret-0123').type('form')
+    .send({ grant_type: 'client_credentials', resource: 'http://127.0.0.1:1/api', scope: 'all' });
+  return { service, token };
+}
+
 describe('signing keys', () => {
   it('are generated once and shared by every instance on the same store', async () => {
     const documents = createMemoryDocumentStore();
@@ -30,19 +44,11 @@ describe('signing keys', () => {
   it('come from SIGNING_KEYS when configured, and only their public halves are served', async () => {
     const { privateKey } = await generateKeyPair('EdDSA', { extractable: true });
     const jwk = { ...(await exportJWK(privateKey)), kid: 'configured-ed25519', alg: 'EdDSA', use: 'sig' };
-    const service = await createIdentityService({
-      env: {
-        BASE_URL: 'http://127.0.0.1:1', SIGNING_KEYS: JSON.stringify({ keys: [jwk] }),
-        ADMIN_CLIENT_ID: 'configured-admin', ADMIN_CLIENT_SECRET: 'configured-admin-secret-0123',
-      }, ...quiet,
-    });
+    const { service, token } = await serviceWithKey(jwk);
     try {
       const served = await publicKeys(service) as { keys: Array<Record<string, unknown>> };
       expect(served.keys.map((key) => key.kid)).to.deep.equal(['configured-ed25519']);
       expect(served.keys[0]).not.to.have.property('d');
-      const token = await request(service.app.callback()).post('/oidc/token')
-        .auth(service.adminClientId, 'configured-admin-secret-0123').type('form')
-        .send({ grant_type: 'client_credentials', resource: 'http://127.0.0.1:1/api', scope: 'all' });
       expect(token.status).to.equal(200);
       const header = JSON.parse(Buffer.from(String(token.body.access_token).split('.')[0]!, 'base64url').toString());
       expect(header).to.include({ alg: 'EdDSA', kid: 'configured-ed25519', typ: 'at+jwt' });
@@ -56,19 +62,11 @@ describe('signing keys', () => {
   it('without a kid are named by their RFC 7638 thumbprint, in the tokens and the served keys alike', async () => {
     const { privateKey } = await generateKeyPair('ES256', { extractable: true });
     const jwk = await exportJWK(privateKey);
-    const service = await createIdentityService({
-      env: {
-        BASE_URL: 'http://127.0.0.1:1', SIGNING_KEYS: JSON.stringify({ keys: [jwk] }),
-        ADMIN_CLIENT_ID: 'configured-admin', ADMIN_CLIENT_SECRET: 'configured-admin-secret-0123',
-      }, ...quiet,
-    });
+    const { service, token } = await serviceWithKey(jwk);
     try {
       const kid = await calculateJwkThumbprint(jwk);
       const served = await publicKeys(service) as { keys: Array<Record<string, unknown>> };
       expect(served.keys.map((key) => key.kid)).to.deep.equal([kid]);
-      const token = await request(service.app.callback()).post('/oidc/token')
-        .auth(service.adminClientId, 'configured-admin-secret-0123').type('form')
-        .send({ grant_type: 'client_credentials', resource: 'http://127.0.0.1:1/api', scope: 'all' });
       expect(token.status).to.equal(200);
       const accessToken = String(token.body.access_token);
       const { protectedHeader } = await jwtVerify(accessToken, createLocalJWKSet(served as never));
