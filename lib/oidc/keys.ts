@@ -13,6 +13,11 @@ export interface SigningKeys {
 
 const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'k'] as const;
 
+/** The JWS algorithm a key signs with: EdDSA for an OKP (Ed25519) key, ES256 for an EC (P-256) one. */
+export function signingAlgOf(jwk: JWK): 'ES256' | 'EdDSA' {
+  return jwk.kty === 'OKP' ? 'EdDSA' : 'ES256';
+}
+
 export function publicHalf(jwk: JWK): JWK {
   const copy: Record<string, unknown> = { ...jwk };
   for (const member of PRIVATE_MEMBERS) delete copy[member];
@@ -71,6 +76,5 @@ export async function loadSigningKeys(options: { configured?: string; store: Doc
   // A configured key without a `kid` gets its RFC 7638 thumbprint, the `kid` the provider itself would give it, so that
   // the tokens' headers and the public keys the service verifies them with name it alike.
   const named = await Promise.all(keys.map(async (key) => ({ ...key, kid: key.kid ?? await calculateJwkThumbprint(key) })));
-  const alg = named[0]!.kty === 'OKP' ? 'EdDSA' : 'ES256';
-  return { keys: named, publicKeys: { keys: named.map(publicHalf) }, alg };
+  return { keys: named, publicKeys: { keys: named.map(publicHalf) }, alg: signingAlgOf(named[0]!) };
 }

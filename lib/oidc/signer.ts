@@ -1,8 +1,13 @@
 import { createPublicKey, webcrypto, type JsonWebKey, type KeyObject } from 'node:crypto';
 import { ExternalSigningKey } from 'oidc-provider';
 import type { JWK } from 'jose';
+import { publicHalf, signingAlgOf } from './keys.ts';
 
-type SigningAlgorithm = { name: 'ECDSA'; hash: 'SHA-256' } | { name: 'Ed25519' };
+/** How WebCrypto imports a key of each JWS algorithm, and signs with it. */
+const WEBCRYPTO = {
+  ES256: { key: { name: 'ECDSA', namedCurve: 'P-256' }, sign: { name: 'ECDSA', hash: 'SHA-256' } },
+  EdDSA: { key: { name: 'Ed25519' }, sign: { name: 'Ed25519' } },
+} as const;
 
 /**
  * One of the service's private keys as the provider's signing key. The provider hands it the JWS signing input and
@@ -16,15 +21,13 @@ class ServiceSigningKey extends ExternalSigningKey {
   readonly #alg: 'ES256' | 'EdDSA';
   readonly #public: KeyObject;
   readonly #private: webcrypto.CryptoKey;
-  readonly #algorithm: SigningAlgorithm;
 
   constructor(jwk: JWK & { kid: string }, alg: 'ES256' | 'EdDSA', privateKey: webcrypto.CryptoKey) {
     super();
     this.#kid = jwk.kid;
     this.#alg = alg;
-    this.#public = createPublicKey({ key: publicMembers(jwk), format: 'jwk' });
+    this.#public = createPublicKey({ key: publicHalf(jwk) as JsonWebKey, format: 'jwk' });
     this.#private = privateKey;
-    this.#algorithm = alg === 'ES256' ? { name: 'ECDSA', hash: 'SHA-256' } : { name: 'Ed25519' };
   }
 
   override get kid(): string {
@@ -40,21 +43,17 @@ class ServiceSigningKey extends ExternalSigningKey {
   }
 
   override async sign(data: Uint8Array): Promise<Uint8Array> {
-    return Buffer.from(await webcrypto.subtle.sign(this.#algorithm, this.#private, data));
+    return Buffer.from(await webcrypto.subtle.sign(WEBCRYPTO[this.#alg].sign, this.#private, data));
   }
-}
-
-function publicMembers(jwk: JWK): JsonWebKey {
-  return jwk.kty === 'EC' ? { kty: 'EC', crv: jwk.crv, x: jwk.x, y: jwk.y } : { kty: 'OKP', crv: jwk.crv, x: jwk.x };
 }
 
 /** The keys (validated private EC P-256 or OKP Ed25519 JWKs with a `kid`) as the provider's signing keys. */
 export async function providerSigningKeys(keys: (JWK & { kid: string })[]): Promise<ExternalSigningKey[]> {
   return Promise.all(keys.map(async (jwk) => {
-    const alg = jwk.kty === 'OKP' ? 'EdDSA' : 'ES256';
+    const alg = signingAlgOf(jwk);
     const privateKey = await webcrypto.subtle.importKey(
       'jwk', { ...jwk, key_ops: undefined, ext: undefined, alg: undefined, use: undefined } as webcrypto.JsonWebKey,
-      alg === 'ES256' ? { name: 'ECDSA', namedCurve: 'P-256' } : { name: 'Ed25519' }, false, ['sign'],
+      WEBCRYPTO[alg].key, false, ['sign'],
     );
     return new ServiceSigningKey(jwk, alg, privateKey);
   }));
