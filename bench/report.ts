@@ -29,7 +29,9 @@ const verdict = (met: boolean, target: string) => (met ? `${target} (met)` : `${
 
 function startupText(): string {
   const { env, nodeFlags } = serviceStartup();
-  return [...Object.keys(env).map((name) => `${name} set`), ...nodeFlags].join(', ') || 'no flags';
+  // A path is this machine's; any other value is part of how the service runs.
+  const variables = Object.entries(env).map(([name, value]) => (value.includes('/') ? `${name} set` : `${name}=${value}`));
+  return [...variables, ...nodeFlags].join(', ') || 'no flags';
 }
 
 /** What the hypervisor took from the machine during the run, as measured (steal time). */

@@ -55,7 +55,8 @@ export function serviceStartup(): { env: Record<string, string>; nodeFlags: stri
   const node = words.indexOf('node');
   const env = Object.fromEntries(words.slice(0, node).map((word) => {
     const [name, value] = [word.slice(0, word.indexOf('=')), word.slice(word.indexOf('=') + 1)];
-    return [name, value.startsWith('/') ? value : fileURLToPath(new URL(value, root))];
+    // A relative path (the compile cache) is the project's; any other value is passed as written.
+    return [name, value.includes('/') && !value.startsWith('/') ? fileURLToPath(new URL(value, root)) : value];
   }));
   return { env, nodeFlags: words.slice(node + 1, words.indexOf('bin/server.ts')).filter((word) => word.startsWith('--')) };
 }
