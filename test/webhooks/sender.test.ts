@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import type { IncomingHttpHeaders, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
-import { RESPONSE_BODY_LIMIT, parseRetryAfter, sendWebhook } from '../../lib/webhooks/sender.ts';
+import { RESPONSE_BODY_LIMIT, createWebhookAgents, parseRetryAfter, sendWebhook } from '../../lib/webhooks/sender.ts';
 import { createDestinationPolicy, parseNetworks } from '../../lib/webhooks/destinations.ts';
 
 /** The receivers of these tests listen on loopback, which deliveries may reach only when allowed. */
@@ -20,6 +20,8 @@ function listen(server: Server): Promise<number> {
 
 describe('webhook sender', () => {
   const received: Received[] = [];
+  /** Resolves with the chunks the endless body had written when its connection closed. */
+  let hugeClosed: Promise<number> | undefined;
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -56,6 +58,7 @@ describe('webhook sender', () => {
               res.destroy();
             } else res.write(chunk);
           }, 1);
+          hugeClosed = new Promise((resolve) => res.once('close', () => resolve(writes)));
           break;
         }
         default:
@@ -147,12 +150,32 @@ describe('webhook sender', () => {
     });
   });
 
-  it('cuts a huge, never-ending response body', async () => {
-    const started = Date.now();
-    const result = await send('/huge', { timeoutMs: 5000 });
-    expect(result).to.include({ ok: true, status: 200 });
-    expect(result.responseBody).to.have.length(RESPONSE_BODY_LIMIT);
-    expect(Date.now() - started).to.be.below(4000);
+  for (const pooled of [false, true]) {
+    it(`cuts a huge, never-ending response body${pooled ? ' on a pooled connection' : ''}`, async () => {
+      const agents = pooled ? createWebhookAgents(2) : undefined;
+      try {
+        const started = Date.now();
+        const result = await send('/huge', { timeoutMs: 5000, ...(agents ? { agents } : {}) });
+        expect(result).to.include({ ok: true, status: 200 });
+        expect(result.responseBody).to.have.length(RESPONSE_BODY_LIMIT);
+        expect(Date.now() - started).to.be.below(4000);
+        // The sender hangs up rather than reading on: the endless body stops long before its own bound.
+        expect(await hugeClosed).to.be.below(5000);
+      } finally {
+        agents?.destroy();
+      }
+    });
+  }
+
+  it('frees a pooled connection whose endpoint hangs once its time is up', async () => {
+    const agents = createWebhookAgents(1);
+    try {
+      expect(await send('/hang', { timeoutMs: 200, agents })).to.include({ ok: false, error: 'timeout' });
+      // The pool's one connection is free again: the next delivery goes out on it and is answered.
+      expect(await send('/ok', { agents })).to.include({ ok: true, status: 200 });
+    } finally {
+      agents.destroy();
+    }
   });
 
   it('reports a refused connection as a network error', async () => {
