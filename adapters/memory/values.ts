@@ -111,7 +111,32 @@ export function compareValues(a: unknown, b: unknown): -1 | 0 | 1 {
   }
 }
 
+/**
+ * Whether MongoDB holds two values equal, i.e. `compareValues(a, b) === 0`, without building the entry lists the
+ * order needs: every update compares the whole document before and after it (an unchanged one is not written).
+ */
 export function valuesEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  const rank = typeRank(a);
+  if (rank !== typeRank(b)) return false;
+  if (rank === 5) {
+    const [x, y] = [a as readonly unknown[], b as readonly unknown[]];
+    if (x.length !== y.length) return false;
+    for (let i = 0; i < x.length; i++) if (!valuesEqual(x[i], y[i])) return false;
+    return true;
+  }
+  if (rank === 4) {
+    // Embedded documents are equal with the same fields in the same order, each equal.
+    const [x, y] = [a as Doc, b as Doc];
+    const names = Object.keys(x);
+    const others = Object.keys(y);
+    if (names.length !== others.length) return false;
+    for (let i = 0; i < names.length; i++) {
+      const name = names[i]!;
+      if (name !== others[i] || !valuesEqual(x[name], y[name])) return false;
+    }
+    return true;
+  }
   return compareValues(a, b) === 0;
 }
 

@@ -549,6 +549,18 @@ function documentStoreContract(backend: Backend): void {
         expect(await updated({ a: 1 }, { $setOnInsert: { b: 2 }, $set: { c: 3 } })).to.deep.equal({ _id: 'x', a: 1, c: 3 });
       });
 
+      it('counts an update as a modification only when the stored document changes, embedded ones field by field in order', async () => {
+        const c = fresh();
+        await c.insertOne({ _id: 1, e: { a: 1, b: [1, { c: 'x' }] }, d: new Date(5) });
+        const same = { $set: { e: { a: 1, b: [1, { c: 'x' }] }, d: new Date(5) } };
+        expect(await c.updateOne({ _id: 1 }, same), 'the same values').to.deep.equal(result(1, 0));
+        expect(await c.updateOne({ _id: 1 }, { $set: { e: { b: [1, { c: 'x' }], a: 1 } } }), 'fields reordered').to.deep.equal(result(1, 1));
+        expect(await c.updateOne({ _id: 1 }, { $set: { 'e.b.1.c': 'y' } }), 'a nested change').to.deep.equal(result(1, 1));
+        expect(await c.updateOne({ _id: 1 }, { $set: { 'e.b': [1, { c: 'y' }, null] } }), 'a longer array').to.deep.equal(result(1, 1));
+        expect(await c.updateOne({ _id: 1 }, { $set: { 'e.b': [1, { c: 'y' }, null] } }), 'that array again').to.deep.equal(result(1, 0));
+        expect(await c.findOne({ _id: 1 })).to.deep.equal({ _id: 1, e: { b: [1, { c: 'y' }, null], a: 1 }, d: new Date(5) });
+      });
+
       it('reports matched and modified counts', async () => {
         const c = fresh();
         await c.insertMany([{ _id: 1, v: 'a' }, { _id: 2, v: 'b' }, { _id: 3, v: 'c' }]);
