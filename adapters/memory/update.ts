@@ -215,8 +215,10 @@ export function validateUpdate(update: Update): void {
 
 /** Applies a validated update to `doc` in place; `$setOnInsert` only counts when inserting. */
 export function applyUpdate(doc: Doc, update: Update, isInsert: boolean): void {
-  for (const [operator, fields] of Object.entries(update)) {
-    for (const [path, operand] of Object.entries(fields as Doc)) applyOne(doc, operator, path, operand, isInsert);
+  // Walked as `validateUpdate` walks it, without a pair per field.
+  for (const operator in update) {
+    const fields = update[operator] as Doc;
+    for (const path in fields) applyOne(doc, operator, path, fields[path], isInsert);
   }
 }
 
