@@ -66,9 +66,9 @@ export function idOfText(prefix: string, text: string): string {
 
 /** Constant-time comparison of a presented secret against a stored digest. */
 export function matchesDigest(secret: string, storedDigest: string): boolean {
-  // Hex out of the one-shot digest, then decoded into the pooled Buffer space: a 'buffer' result is an ArrayBuffer of
-  // its own per call, and this runs on every client authentication.
-  const a = Buffer.from(hash('sha256', secret, 'hex'), 'hex');
+  // The secret's digest as stored, decoded into the pooled Buffer space: a 'buffer' result is an ArrayBuffer of its own
+  // per call, and this runs on every client authentication.
+  const a = Buffer.from(digest(secret), 'hex');
   const b = Buffer.from(storedDigest, 'hex');
   return a.length === b.length && timingSafeEqual(a, b);
 }
