@@ -1,6 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import type { TokenBenchResult } from './tokens.ts';
-import { serviceStartup } from './service-process.ts';
+import { namesPath, serviceStartup } from './service-process.ts';
 
 interface WebhookResult {
   deliveriesPerSecond: number;
@@ -30,7 +30,7 @@ const verdict = (met: boolean, target: string) => (met ? `${target} (met)` : `${
 function startupText(): string {
   const { env, nodeFlags } = serviceStartup();
   // A path is this machine's; any other value is part of how the service runs.
-  const variables = Object.entries(env).map(([name, value]) => (value.includes('/') ? `${name} set` : `${name}=${value}`));
+  const variables = Object.entries(env).map(([name, value]) => (namesPath(value) ? `${name} set` : `${name}=${value}`));
   return [...variables, ...nodeFlags].join(', ') || 'no flags';
 }
 

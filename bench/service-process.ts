@@ -44,6 +44,9 @@ async function startProcess<Info>(script: string, env: Record<string, string>, n
   };
 }
 
+/** Whether a value of the start script's assignments is a path (the compile cache) rather than a setting. */
+export const namesPath = (value: string): boolean => value.includes('/');
+
 /**
  * How `npm start` runs the service (`[NAME=value …] node <flags> bin/server.ts`): its environment assignments and Node
  * flags, so the bench measures the same. Relative paths in the assignments are relative to the project.
@@ -55,8 +58,8 @@ export function serviceStartup(): { env: Record<string, string>; nodeFlags: stri
   const node = words.indexOf('node');
   const env = Object.fromEntries(words.slice(0, node).map((word) => {
     const [name, value] = [word.slice(0, word.indexOf('=')), word.slice(word.indexOf('=') + 1)];
-    // A relative path (the compile cache) is the project's; any other value is passed as written.
-    return [name, value.includes('/') && !value.startsWith('/') ? fileURLToPath(new URL(value, root)) : value];
+    // A relative path is the project's; any other value is passed as written.
+    return [name, namesPath(value) && !value.startsWith('/') ? fileURLToPath(new URL(value, root)) : value];
   }));
   return { env, nodeFlags: words.slice(node + 1, words.indexOf('bin/server.ts')).filter((word) => word.startsWith('--')) };
 }
