@@ -1,5 +1,5 @@
 import { Worker } from 'node:worker_threads';
-import { HostSide, type Reply } from './sandbox-channel.ts';
+import { HostSide, MAX_BATCH, type BatchReply } from './sandbox-channel.ts';
 import type { CheckOutcome, RunRequest, SandboxLimits, SandboxOutcome, ScriptInput, ScriptRunner, WorkerMessage } from './sandbox.ts';
 
 /** `.ts` when run from source, `.js` from the published build: the worker file sits beside this one. */
@@ -11,33 +11,42 @@ const WORKER_STARTUP_TIMEOUT_MS = 10_000;
 /** Bounds each worker's own V8 heap; the WebAssembly memory QuickJS runs in is bounded in the worker. */
 const WORKER_HEAP_MB = 128;
 /**
- * How long a lane's queued runs wait without any of them being taken by a worker busy with the lane's own runs
- * before the pool starts another worker for it: a worker serves a trivial script in microseconds, so load alone
- * rarely needs a second one; slow scripts do.
+ * How long runs wait without progress before the pool acts: a lane's queued runs, without any of them being taken
+ * by a worker busy with the lane's own runs, before another worker starts for them; the runs of a batch behind one
+ * still running, before they are taken back from its worker and queued again. A worker serves a trivial script in
+ * microseconds, so load alone rarely needs a second one; slow scripts do.
  */
 const GROW_AFTER_MS = 250;
 
 interface Lane {
-  /** How many of the lane's runs may run at the same time. */
+  /** How many of the lane's batches may run at the same time (each on a worker of its own). */
   capacity: number;
   /** Whether its runs may share the warm realm of a script (see `Realms` in `sandbox-worker.ts`). */
   keepRealms: boolean;
   busy: number;
-  /** When the lane last handed a run to a worker, or its queue last filled from empty. */
+  /** When the lane last handed runs to a worker, or its queue last filled from empty. */
   progressAt: number;
   /** Oldest first; runs queue with the same time limit, so this is also by deadline. */
   queue: PendingRun[];
   closed: boolean;
 }
 
-interface PendingRun {
+interface PendingRun extends RunRequest {
   lane: Lane;
-  script: string;
-  inputJson: string;
   /** Epoch milliseconds: the time limit counts from the call. */
   deadline: number;
-  compileOnly: boolean;
   resolve: (outcome: SandboxOutcome) => void;
+}
+
+/** Runs handed to a worker together, in queue order (see `sandbox-channel.ts`). */
+interface Batch {
+  lane: Lane;
+  /** The batch's runs, each `undefined` once answered; shortened when runs are taken back. */
+  runs: (PendingRun | undefined)[];
+  dispatchedAt: number;
+  /** Set once the worker answered the batch: how many runs it answered (the others go back to the queue). */
+  answered: number | undefined;
+  reusable: boolean;
 }
 
 interface Slot {
@@ -46,7 +55,7 @@ interface Slot {
   ready: boolean;
   referenced: boolean;
   startupTimer: NodeJS.Timeout;
-  current: PendingRun | undefined;
+  batch: Batch | undefined;
 }
 
 function runtimeError(message: string): SandboxOutcome {
@@ -57,12 +66,16 @@ const closed = () => runtimeError('the script runner is closed');
 
 /**
  * Sandbox workers shared by lanes of runs (token issuance, and the management API's test runs), each worker
- * running one script at a time. A lane never runs more than its capacity at once and never waits for another
- * lane's runs: when every worker is busy with other lanes, another starts at once. Workers start on demand, the
- * first with the first run and each further one only when a lane's queued runs have waited `GROW_AFTER_MS`
- * without one being taken, up to the lanes' capacities together; they stay warm. A worker that misses its
- * deadline, exhausts its memory or dies is terminated and replaced (the last one at once, others as runs need
- * them). One timer follows every deadline, instead of one per run.
+ * running one script at a time. A lane never runs more than its capacity of workers at once and never waits for
+ * another lane's runs: when every worker is busy with other lanes, another starts at once. The runs a lane queued
+ * while its workers were busy go to a worker together, as one batch (split among the idle workers the lane may
+ * use), so a worker woken once serves them all. Workers start on demand, the first with the first run and each
+ * further one only when a lane's queued runs have waited `GROW_AFTER_MS` without one being taken, up to the lanes'
+ * capacities together; they stay warm. The runs of a batch that have waited `GROW_AFTER_MS` behind a run still
+ * running are taken back from the worker and queued again, so that a slow run holds up no other one longer than
+ * that. A worker that misses its deadline, exhausts its memory or dies is terminated and replaced (the last one at
+ * once, others as runs need them); the runs of its batch that it had not started are queued again. One timer
+ * follows every deadline, instead of one per run.
  */
 export class SandboxPool {
   readonly #limits: SandboxLimits;
@@ -112,12 +125,12 @@ export class SandboxPool {
     const deadline = now + this.#limits.timeoutMs;
     if (lane.queue.length === 0) lane.progressAt = now;
     return new Promise((resolve) => {
-      lane.queue.push({ lane, script, inputJson, deadline, compileOnly, resolve });
+      lane.queue.push({ lane, script, inputJson, deadline, compileOnly, keepRealm: lane.keepRealms, resolve });
       this.#pump();
     });
   }
 
-  /** Fails the lane's queued and running runs (a worker running one is terminated); the last lane closes the pool. */
+  /** Fails the lane's queued and running runs (a worker running some is terminated); the last lane closes the pool. */
   async #closeLane(lane: Lane): Promise<void> {
     lane.closed = true;
     for (const run of lane.queue.splice(0)) run.resolve(closed());
@@ -128,8 +141,8 @@ export class SandboxPool {
       clearTimeout(this.#sweepTimer);
     }
     for (const slot of [...this.#slots]) {
-      if (!closing && slot.current?.lane !== lane) continue;
-      this.#finish(slot, closed());
+      if (!closing && slot.batch?.lane !== lane) continue;
+      this.#abandon(slot, closed());
       terminations.push(this.#retire(slot));
     }
     // The other lanes' queued runs may need a worker in place of those retired.
@@ -146,9 +159,12 @@ export class SandboxPool {
     if (this.#closed) return;
     for (const lane of this.#lanes) {
       while (lane.queue.length > 0 && lane.busy < lane.capacity) {
-        const slot = this.#idle();
+        const idle = this.#idle();
+        const slot = idle[0];
         if (!slot) break;
-        this.#dispatch(slot, lane.queue.shift() as PendingRun);
+        // The queue is shared among the idle workers the lane may use.
+        const share = Math.ceil(lane.queue.length / Math.min(idle.length, lane.capacity - lane.busy));
+        this.#dispatch(slot, lane, share);
       }
     }
     const growAt = this.#grow();
@@ -156,26 +172,30 @@ export class SandboxPool {
     this.#arm(growAt);
   }
 
-  #idle(): Slot | undefined {
-    for (const slot of this.#slots) if (slot.ready && !slot.current) return slot;
-    return undefined;
+  #idle(): Slot[] {
+    const idle: Slot[] = [];
+    for (const slot of this.#slots) if (slot.ready && !slot.batch) idle.push(slot);
+    return idle;
   }
 
-  /** Leaves the worker idle when the run's deadline has already passed. */
-  #dispatch(slot: Slot, run: PendingRun): void {
-    if (run.deadline <= Date.now()) {
-      run.resolve(this.#timeout());
-      return;
-    }
-    slot.current = run;
-    run.lane.busy += 1;
-    run.lane.progressAt = Date.now();
-    const request: RunRequest = {
-      script: run.script, inputJson: run.inputJson, deadline: run.deadline, compileOnly: run.compileOnly, keepRealm: run.lane.keepRealms,
+  /** Hands up to `count` of the lane's queued runs to the worker; runs whose deadline has passed fail instead. */
+  #dispatch(slot: Slot, lane: Lane, count: number): void {
+    const now = Date.now();
+    while (lane.queue[0] && lane.queue[0].deadline <= now) (lane.queue.shift() as PendingRun).resolve(this.#timeout());
+    if (lane.queue.length === 0) return;
+    const offered = count >= lane.queue.length ? lane.queue : lane.queue.slice(0, Math.min(count, MAX_BATCH));
+    const batch: Batch = { lane, runs: [], dispatchedAt: now, answered: undefined, reusable: true };
+    const post = ({ script, inputJson, deadline, compileOnly, keepRealm }: RunRequest) => {
+      const request: RunRequest = { script, inputJson, deadline, compileOnly, keepRealm };
+      slot.worker.postMessage(request);
     };
-    slot.channel.send(request, (oversized) => slot.worker.postMessage(oversized), (reply) => {
-      if (reply) this.#onReply(slot, run, reply);
+    const sent = slot.channel.send(offered, post, (reply) => {
+      if (reply) this.#onBatchReply(slot, batch, reply);
     });
+    batch.runs = lane.queue.splice(0, sent);
+    slot.batch = batch;
+    lane.busy += 1;
+    lane.progressAt = now;
   }
 
   /**
@@ -203,7 +223,21 @@ export class SandboxPool {
     return growAt;
   }
 
-  /** Keeps the one timer set for the earliest of: a queued run's deadline, a running one's overrun, `growAt`. */
+  /** The running run of the slot's batch, by what the worker has answered so far. */
+  #running(slot: Slot): { run: PendingRun | undefined; index: number } {
+    const index = slot.channel.done();
+    return { run: slot.batch?.runs[index], index };
+  }
+
+  /** When the runs of the slot's batch behind its running run have waited long enough to be taken back. */
+  #takeBackAt(slot: Slot): number {
+    const batch = slot.batch;
+    if (!batch || batch.answered !== undefined) return Infinity;
+    if (this.#running(slot).index + 1 >= batch.runs.length) return Infinity;
+    return Math.max(batch.dispatchedAt, slot.channel.startedAt()) + GROW_AFTER_MS;
+  }
+
+  /** Keeps the one timer set for the earliest of: a queued run's deadline, a running one's overrun, a take-back, `growAt`. */
   #arm(growAt: number): void {
     let next = growAt;
     for (const lane of this.#lanes) {
@@ -211,9 +245,9 @@ export class SandboxPool {
       if (head && head.deadline < next) next = head.deadline;
     }
     for (const slot of this.#slots) {
-      if (slot.current && slot.current.deadline + HOST_TIMEOUT_MARGIN_MS < next) {
-        next = slot.current.deadline + HOST_TIMEOUT_MARGIN_MS;
-      }
+      const { run } = this.#running(slot);
+      if (slot.batch && run && run.deadline + HOST_TIMEOUT_MARGIN_MS < next) next = run.deadline + HOST_TIMEOUT_MARGIN_MS;
+      next = Math.min(next, this.#takeBackAt(slot));
     }
     if (next === Infinity || next >= this.#sweepAt) return;
     clearTimeout(this.#sweepTimer);
@@ -222,7 +256,10 @@ export class SandboxPool {
     this.#sweepTimer = setTimeout(() => this.#sweep(), Math.max(0, next - Date.now())).unref();
   }
 
-  /** Fails queued runs at their deadline and replaces a worker still running past its run's deadline. */
+  /**
+   * Fails queued runs at their deadline, replaces a worker still running past its run's deadline and takes back
+   * the runs that waited too long behind a running one.
+   */
   #sweep(): void {
     this.#sweepTimer = undefined;
     this.#sweepAt = Infinity;
@@ -231,10 +268,19 @@ export class SandboxPool {
       while (lane.queue[0] && lane.queue[0].deadline <= now) (lane.queue.shift() as PendingRun).resolve(this.#timeout());
     }
     for (const slot of [...this.#slots]) {
-      // The worker missed its own deadline (e.g. stuck in one long native operation): it cannot be trusted.
-      if (slot.current && slot.current.deadline + HOST_TIMEOUT_MARGIN_MS <= now) {
-        this.#finish(slot, this.#timeout());
+      const batch = slot.batch;
+      if (!batch) continue;
+      const { run, index } = this.#running(slot);
+      if (run && run.deadline + HOST_TIMEOUT_MARGIN_MS <= now) {
+        // The worker missed its own deadline (e.g. stuck in one long native operation): it cannot be trusted.
+        this.#abandon(slot, this.#timeout());
         this.#replace(slot);
+      } else if (this.#takeBackAt(slot) <= now) {
+        const from = slot.channel.takeBack(index + 1, batch.runs.length);
+        const waiting = batch.runs.splice(from).filter((taken) => taken !== undefined);
+        batch.lane.queue.unshift(...waiting);
+        // They have waited for a worker as long as queued runs wait before one is started for them.
+        batch.lane.progressAt = Math.min(batch.lane.progressAt, now - GROW_AFTER_MS);
       }
     }
     this.#pump();
@@ -251,7 +297,7 @@ export class SandboxPool {
       channel,
       ready: false,
       referenced: true,
-      current: undefined,
+      batch: undefined,
       startupTimer: setTimeout(() => this.#onFailure(slot, new Error('the sandbox worker did not start in time')), WORKER_STARTUP_TIMEOUT_MS),
     };
     slot.startupTimer.unref();
@@ -262,26 +308,52 @@ export class SandboxPool {
         slot.ready = true;
         clearTimeout(slot.startupTimer);
         this.#pump();
-      } else if (slot.current) {
-        this.#onReply(slot, slot.current, message);
+      } else if (slot.batch) {
+        this.#answer(slot.batch, message.index, message.outcome);
+        this.#complete(slot);
       }
     });
     worker.on('error', (error) => this.#onFailure(slot, error));
     worker.on('exit', (code) => this.#onFailure(slot, new Error(`the sandbox worker exited with code ${code}`)));
   }
 
-  /** A reply of the slot's worker to `run`, when that is still the run it serves. */
-  #onReply(slot: Slot, run: PendingRun, reply: Reply): void {
-    if (!this.#slots.has(slot) || slot.current !== run) return;
-    this.#finish(slot, reply.outcome);
-    if (!reply.reusable) this.#replace(slot);
+  #answer(batch: Batch, index: number, outcome: SandboxOutcome): void {
+    const run = batch.runs[index];
+    if (!run) return;
+    batch.runs[index] = undefined;
+    run.resolve(outcome);
+  }
+
+  /** The worker's answer to `batch`, when that is still the batch it serves. */
+  #onBatchReply(slot: Slot, batch: Batch, reply: BatchReply): void {
+    if (!this.#slots.has(slot) || slot.batch !== batch) return;
+    reply.outcomes.forEach((outcome, index) => {
+      if (outcome) this.#answer(batch, index, outcome);
+    });
+    batch.answered = reply.outcomes.length;
+    batch.reusable = reply.reusable;
+    this.#complete(slot);
+  }
+
+  /**
+   * Frees the worker once its batch is answered and every answer that came as a message is in; the runs it did
+   * not answer are queued again, and a worker that cannot be reused is replaced.
+   */
+  #complete(slot: Slot): void {
+    const batch = slot.batch;
+    if (!batch || batch.answered === undefined) return;
+    for (let index = 0; index < batch.answered; index += 1) if (batch.runs[index]) return;
+    slot.batch = undefined;
+    batch.lane.busy -= 1;
+    batch.lane.queue.unshift(...batch.runs.slice(batch.answered).filter((run) => run !== undefined));
+    if (!batch.reusable) this.#replace(slot);
     this.#pump();
   }
 
   #onFailure(slot: Slot, error: Error & { code?: string }): void {
     if (!this.#slots.has(slot)) return;
     const outOfMemory = error.code === 'ERR_WORKER_OUT_OF_MEMORY';
-    this.#finish(slot, outOfMemory
+    this.#abandon(slot, outOfMemory
       ? { kind: 'error', code: 'memory', message: 'script exceeded the memory limit of the sandbox worker' }
       : runtimeError(`the sandbox worker failed: ${error.message}`));
     if (slot.ready) {
@@ -299,12 +371,21 @@ export class SandboxPool {
     this.#pump();
   }
 
-  #finish(slot: Slot, outcome: SandboxOutcome): void {
-    const current = slot.current;
-    if (!current) return;
-    slot.current = undefined;
-    current.lane.busy -= 1;
-    current.resolve(outcome);
+  /**
+   * Settles the batch of a worker the pool gives up on: runs it answered get their outcome, the run it was on (and
+   * any whose answer was still on its way as a message) `outcome`, and runs it had not started are queued again,
+   * or get `outcome` too when their lane is closed.
+   */
+  #abandon(slot: Slot, outcome: SandboxOutcome): void {
+    const batch = slot.batch;
+    if (!batch) return;
+    slot.batch = undefined;
+    batch.lane.busy -= 1;
+    const answered = Math.min(slot.channel.done(), batch.runs.length);
+    slot.channel.outcomes(answered).forEach((answer, index) => this.#answer(batch, index, answer ?? outcome));
+    const from = batch.lane.closed ? batch.runs.length : slot.channel.takeBack(answered, batch.runs.length);
+    batch.lane.queue.unshift(...batch.runs.splice(from).filter((run) => run !== undefined));
+    for (let index = 0; index < batch.runs.length; index += 1) this.#answer(batch, index, outcome);
   }
 
   /** Terminates the worker; the last one is succeeded at once, so the pool keeps a warm worker. */
@@ -324,7 +405,7 @@ export class SandboxPool {
   #updateRefs(): void {
     const queued = this.#lanes.some((lane) => lane.queue.length > 0);
     for (const slot of this.#slots) {
-      const referenced = slot.current !== undefined || (!slot.ready && queued);
+      const referenced = slot.batch !== undefined || (!slot.ready && queued);
       if (referenced === slot.referenced) continue;
       slot.referenced = referenced;
       if (referenced) slot.worker.ref();

@@ -394,25 +394,29 @@ async function main(): Promise<void> {
   };
   const ready: WorkerMessage = { type: 'ready' };
   port.postMessage(ready);
-  // The thread serves nothing but runs: between them it sleeps in the channel, never in its event loop.
+  const post = (index: number, outcome: SandboxOutcome) => {
+    const message: WorkerMessage = { type: 'result', index, outcome };
+    port.postMessage(message);
+  };
+  // The thread serves nothing but runs: between batches it sleeps in the channel, never in its event loop.
   for (;;) {
-    const request = channel.receive(fromMessage);
-    let outcome: SandboxOutcome;
+    const requests = channel.receive(fromMessage);
     let reusable = true;
-    try {
-      outcome = realms.serve(request);
-    } catch (error) {
-      // A failure of the sandbox machinery itself (not of the script), e.g. the host glue unable to
-      // allocate: the module's state is unknown, so the host replaces this worker.
-      outcome = { kind: 'error', code: 'runtime', message: `sandbox failure: ${(error as Error).message}` };
-      reusable = false;
+    for (let index = 0; index < requests.length && reusable && channel.claim(index); index += 1) {
+      let outcome: SandboxOutcome;
+      try {
+        outcome = realms.serve(requests[index] as RunRequest);
+      } catch (error) {
+        // A failure of the sandbox machinery itself (not of the script), e.g. the host glue unable to
+        // allocate: the module's state is unknown, so the host replaces this worker.
+        outcome = { kind: 'error', code: 'runtime', message: `sandbox failure: ${(error as Error).message}` };
+        reusable = false;
+      }
+      // WebAssembly memory never shrinks: after an exhausted heap only a new worker gives it back.
+      if (outcome.kind === 'error' && outcome.code === 'memory') reusable = false;
+      channel.reply(index, outcome, post);
     }
-    // WebAssembly memory never shrinks: after an exhausted heap only a new worker gives it back.
-    if (outcome.kind === 'error' && outcome.code === 'memory') reusable = false;
-    channel.reply({ outcome, reusable }, (oversized) => {
-      const message: WorkerMessage = { type: 'result', ...oversized };
-      port.postMessage(message);
-    });
+    channel.finish(reusable);
   }
 }
 

@@ -54,13 +54,12 @@ export interface RunRequest {
 }
 
 /**
- * Worker → host messages: the worker is ready, or a reply too large for the shared block (requests and the other
- * replies travel through `sandbox-channel.ts`). `reusable: false` asks the host to replace the worker (its memory is
- * spent or unknown).
+ * Worker → host messages: the worker is ready, or the outcome of the current batch's request `index`, too large for
+ * the shared block (requests and the other replies travel through `sandbox-channel.ts`).
  */
 export type WorkerMessage =
   | { type: 'ready' }
-  | { type: 'result'; outcome: SandboxOutcome; reusable: boolean };
+  | { type: 'result'; index: number; outcome: SandboxOutcome };
 
 export function createScriptRunner(options: PoolOptions): ScriptRunner {
   return new SandboxPool(options).lane(options.workers, true);

@@ -494,9 +494,34 @@ describe('jwt-customizer sandbox', () => {
       }
     });
 
+    it('serves the runs handed over behind one that exhausted the memory from a fresh worker', async () => {
+      const bounded = createScriptRunner({ timeoutMs: 5000, memoryBytes: 16 * MB, workers: 1 });
+      try {
+        claimsOf(await bounded.run(`const getCustomJwtClaims = () => ({});`, input));
+        // The worker is busy with the first run while the others queue: they reach it together, after it.
+        const busy = bounded.run(`const getCustomJwtClaims = () => { const end = Date.now() + 100; while (Date.now() < end) {} return { busy: true }; };`, input);
+        const hog = bounded.run(
+          `const getCustomJwtClaims = () => {
+             const kept = [];
+             for (let i = 0; i < 1000; i++) kept.push(new Uint8Array(1 << 20));
+             return { n: kept.length };
+           };`,
+          input,
+        );
+        const after = [1, 2, 3].map((n) => bounded.run(`const getCustomJwtClaims = () => ({ n: ${n} });`, input));
+        expect(claimsOf(await busy)).to.deep.equal({ busy: true });
+        errorOf(await hog, 'memory');
+        expect((await Promise.all(after)).map((outcome) => claimsOf(outcome).n)).to.deep.equal([1, 2, 3]);
+      } finally {
+        await bounded.close();
+      }
+    });
+
     it('serves a good script while a loop holds another worker', async () => {
       const pool = createScriptRunner({ timeoutMs: 1500, memoryBytes: 16 * MB, workers: 2 });
       try {
+        // Both runs queue before the first worker is ready, so they reach it together: the good one is taken back
+        // from behind the loop and served by a second worker.
         let loopSettled = false;
         const looping = pool.run(loop, input).then((outcome) => {
           loopSettled = true;
