@@ -473,20 +473,19 @@ describe('jwt-customizer sandbox', () => {
 
   describe('pool', () => {
     const loop = `const getCustomJwtClaims = () => { while (true) {} };`;
+    /** Keeps allocating typed arrays (storage QuickJS does not count) until the worker's memory runs out. */
+    const typedArrayHog = `const getCustomJwtClaims = () => {
+      const kept = [];
+      for (let i = 0; i < 1000; i++) kept.push(new Uint8Array(1 << 20));
+      return { n: kept.length };
+    };`;
 
     it('bounds typed-array storage by the memory limit and serves the next run from a fresh worker', async () => {
       const bounded = createScriptRunner({ timeoutMs: 5000, memoryBytes: 16 * MB, workers: 1 });
       try {
         const within = await bounded.run(`const getCustomJwtClaims = () => ({ n: new Uint8Array(8 * 1024 * 1024).length });`, input);
         expect(claimsOf(within)).to.deep.equal({ n: 8 * MB });
-        const hog = await bounded.run(
-          `const getCustomJwtClaims = () => {
-             const kept = [];
-             for (let i = 0; i < 1000; i++) kept.push(new Uint8Array(1 << 20));
-             return { n: kept.length };
-           };`,
-          input,
-        );
+        const hog = await bounded.run(typedArrayHog, input);
         errorOf(hog, 'memory');
         expect(claimsOf(await bounded.run(`const getCustomJwtClaims = () => ({ after: true });`, input))).to.deep.equal({ after: true });
       } finally {
@@ -500,14 +499,7 @@ describe('jwt-customizer sandbox', () => {
         claimsOf(await bounded.run(`const getCustomJwtClaims = () => ({});`, input));
         // The worker is busy with the first run while the others queue: they reach it together, after it.
         const busy = bounded.run(`const getCustomJwtClaims = () => { const end = Date.now() + 100; while (Date.now() < end) {} return { busy: true }; };`, input);
-        const hog = bounded.run(
-          `const getCustomJwtClaims = () => {
-             const kept = [];
-             for (let i = 0; i < 1000; i++) kept.push(new Uint8Array(1 << 20));
-             return { n: kept.length };
-           };`,
-          input,
-        );
+        const hog = bounded.run(typedArrayHog, input);
         const after = [1, 2, 3].map((n) => bounded.run(`const getCustomJwtClaims = () => ({ n: ${n} });`, input));
         expect(claimsOf(await busy)).to.deep.equal({ busy: true });
         errorOf(await hog, 'memory');
