@@ -147,7 +147,6 @@ export class HostSide extends Block {
       post(request);
       Atomics.store(entries, CLAIM, PENDING);
       this.#script = request.script;
-      header[COUNT] = 1;
       Atomics.store(header, STATE, AS_MESSAGE);
       count = 1;
     } else {

@@ -31,10 +31,9 @@ interface Lane {
   closed: boolean;
 }
 
+/** A run's `deadline` counts from the call. */
 interface PendingRun extends RunRequest {
   lane: Lane;
-  /** Epoch milliseconds: the time limit counts from the call. */
-  deadline: number;
   resolve: (outcome: SandboxOutcome) => void;
 }
 
@@ -178,10 +177,15 @@ export class SandboxPool {
     return idle;
   }
 
+  /** Fails the lane's queued runs whose deadline has passed (the oldest are first). */
+  #expire(lane: Lane, now: number): void {
+    while (lane.queue[0] && lane.queue[0].deadline <= now) (lane.queue.shift() as PendingRun).resolve(this.#timeout());
+  }
+
   /** Hands up to `count` of the lane's queued runs to the worker; runs whose deadline has passed fail instead. */
   #dispatch(slot: Slot, lane: Lane, count: number): void {
     const now = Date.now();
-    while (lane.queue[0] && lane.queue[0].deadline <= now) (lane.queue.shift() as PendingRun).resolve(this.#timeout());
+    this.#expire(lane, now);
     if (lane.queue.length === 0) return;
     const offered = count >= lane.queue.length ? lane.queue : lane.queue.slice(0, Math.min(count, MAX_BATCH));
     const batch: Batch = { lane, runs: [], dispatchedAt: now, answered: undefined, reusable: true };
@@ -246,7 +250,7 @@ export class SandboxPool {
     }
     for (const slot of this.#slots) {
       const { run } = this.#running(slot);
-      if (slot.batch && run && run.deadline + HOST_TIMEOUT_MARGIN_MS < next) next = run.deadline + HOST_TIMEOUT_MARGIN_MS;
+      if (run && run.deadline + HOST_TIMEOUT_MARGIN_MS < next) next = run.deadline + HOST_TIMEOUT_MARGIN_MS;
       next = Math.min(next, this.#takeBackAt(slot));
     }
     if (next === Infinity || next >= this.#sweepAt) return;
@@ -264,9 +268,7 @@ export class SandboxPool {
     this.#sweepTimer = undefined;
     this.#sweepAt = Infinity;
     const now = Date.now();
-    for (const lane of this.#lanes) {
-      while (lane.queue[0] && lane.queue[0].deadline <= now) (lane.queue.shift() as PendingRun).resolve(this.#timeout());
-    }
+    for (const lane of this.#lanes) this.#expire(lane, now);
     for (const slot of [...this.#slots]) {
       const batch = slot.batch;
       if (!batch) continue;
@@ -276,9 +278,7 @@ export class SandboxPool {
         this.#abandon(slot, this.#timeout());
         this.#replace(slot);
       } else if (this.#takeBackAt(slot) <= now) {
-        const from = slot.channel.takeBack(index + 1, batch.runs.length);
-        const waiting = batch.runs.splice(from).filter((taken) => taken !== undefined);
-        batch.lane.queue.unshift(...waiting);
+        this.#requeue(batch, slot.channel.takeBack(index + 1, batch.runs.length));
         // They have waited for a worker as long as queued runs wait before one is started for them.
         batch.lane.progressAt = Math.min(batch.lane.progressAt, now - GROW_AFTER_MS);
       }
@@ -317,6 +317,11 @@ export class SandboxPool {
     worker.on('exit', (code) => this.#onFailure(slot, new Error(`the sandbox worker exited with code ${code}`)));
   }
 
+  /** Moves the batch's runs from `from` on, those not answered, back to the head of their lane's queue, in order. */
+  #requeue(batch: Batch, from: number): void {
+    batch.lane.queue.unshift(...batch.runs.splice(from).filter((run) => run !== undefined));
+  }
+
   #answer(batch: Batch, index: number, outcome: SandboxOutcome): void {
     const run = batch.runs[index];
     if (!run) return;
@@ -345,7 +350,7 @@ export class SandboxPool {
     for (let index = 0; index < batch.answered; index += 1) if (batch.runs[index]) return;
     slot.batch = undefined;
     batch.lane.busy -= 1;
-    batch.lane.queue.unshift(...batch.runs.slice(batch.answered).filter((run) => run !== undefined));
+    this.#requeue(batch, batch.answered);
     if (!batch.reusable) this.#replace(slot);
     this.#pump();
   }
@@ -383,8 +388,7 @@ export class SandboxPool {
     batch.lane.busy -= 1;
     const answered = Math.min(slot.channel.done(), batch.runs.length);
     slot.channel.outcomes(answered).forEach((answer, index) => this.#answer(batch, index, answer ?? outcome));
-    const from = batch.lane.closed ? batch.runs.length : slot.channel.takeBack(answered, batch.runs.length);
-    batch.lane.queue.unshift(...batch.runs.splice(from).filter((run) => run !== undefined));
+    if (!batch.lane.closed) this.#requeue(batch, slot.channel.takeBack(answered, batch.runs.length));
     for (let index = 0; index < batch.runs.length; index += 1) this.#answer(batch, index, outcome);
   }
 
