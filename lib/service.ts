@@ -27,6 +27,7 @@ import { providerPageSecurity } from './http/page-security.ts';
 import { errors } from './errors.ts';
 import { ownCookieKeys } from './http/cookies.ts';
 import { healthMiddleware } from './http/health.ts';
+import { when } from './http/when.ts';
 import { createLibraries } from './libraries.ts';
 import { composeMiddleware, extraTokenClaimsHook, registerGrantType } from './oidc/boundary.ts';
 import { VERSION } from './version.ts';
@@ -322,11 +323,12 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
     app.use(refuseEncodedBodies('/oidc'));
     app.use(clientAuthLimit({ failures: rateLimits.clientAuth, onLimited: () => rateLimits.limited('client_auth') }));
     app.use(mountProvider(provider, settings.issuer));
-    const transactional = transactionalRequests(stores.documents);
-    app.use((ctx, next) => (
-      ctx.path.startsWith('/interaction/') && !SELF_ANSWERING_PAGES.test(ctx.path) ? transactional(ctx, next) : next()
-    ));
-    app.use(interactionRoutes(core));
+    // Only the sign-in pages' own paths reach their router, which would otherwise test each of its patterns against
+    // every other request too.
+    app.use(when((ctx) => ctx.path.startsWith('/interaction/'), composeMiddleware([
+      when((ctx) => !SELF_ANSWERING_PAGES.test(ctx.path), transactionalRequests(stores.documents)),
+      interactionRoutes(core),
+    ])));
     app.use(async (ctx, next) => {
       if (ctx.path === API_PREFIX || ctx.path.startsWith(`${API_PREFIX}/`)) return apiStack(ctx, next);
       return next();
