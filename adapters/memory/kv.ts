@@ -47,6 +47,10 @@ class MemoryKeyValueStore implements KeyValueStore {
     return this.#live(key)?.value ?? null;
   }
 
+  async getMany(keys: readonly string[]): Promise<Array<string | null>> {
+    return keys.map((key) => this.#live(key)?.value ?? null);
+  }
+
   async set(key: string, value: string, ttlMs?: number): Promise<void> {
     const expiresAt = expiryFrom(ttlMs);
     this.#sweep();

@@ -37,6 +37,11 @@ class RedisKeyValueStore implements KeyValueStore {
     return this.#redis.get(this.#key(key));
   }
 
+  async getMany(keys: readonly string[]): Promise<Array<string | null>> {
+    if (keys.length === 0) return [];
+    return this.#redis.mget(keys.map((key) => this.#key(key)));
+  }
+
   async set(key: string, value: string, ttlMs?: number): Promise<void> {
     if (ttlMs === undefined) await this.#redis.set(this.#key(key), value);
     else await this.#redis.set(this.#key(key), value, 'PX', ttlArgument(ttlMs));

@@ -6,6 +6,8 @@
 export interface KeyValueStore {
   readonly kind: 'memory' | 'redis';
   get(key: string): Promise<string | null>;
+  /** The values of several keys in one call (one round trip), in the order asked; null for each missing key. */
+  getMany(keys: readonly string[]): Promise<Array<string | null>>;
   /** Sets the value, with an expiry when `ttlMs` is given. */
   set(key: string, value: string, ttlMs?: number): Promise<void>;
   /** Sets only when the key does not exist; true when it was set. */

@@ -31,12 +31,19 @@ export function createAuthFailureLimit(kv: KeyValueStore, surface: 'oidc' | 'api
 
   const longest = (a: number | undefined, b: number | undefined) => (a === undefined ? b : b === undefined ? a : Math.max(a, b));
 
-  /** Reads only the counters the attempt names (one round trip, in parallel when both). */
+  /** Reads only the counters the attempt names, both in one call to the store (one round trip). */
   async function blockedEach(attempt: AuthAttempt): Promise<{ ip: number | undefined; client: number | undefined }> {
     const client = clientKey(attempt);
-    const [ip, byClientId] = await Promise.all([
-      attempt.ip ? byIp.blockedFor(attempt.ip) : undefined, client ? byClient.blockedFor(client) : undefined,
-    ]);
+    const ipCounter = attempt.ip ? byIp.counterOf(attempt.ip) : undefined;
+    const clientCounter = client ? byClient.counterOf(client) : undefined;
+    const counters = [ipCounter, clientCounter].filter((counter) => counter !== undefined);
+    if (counters.length === 0) return { ip: undefined, client: undefined };
+    const values = await kv.getMany(counters);
+    // A counter that is full asks the store how long it stays so; one that is not answers at once.
+    const ipWait = ipCounter === undefined ? undefined : byIp.blockedByValue(ipCounter, values[0] ?? null);
+    const clientWait = clientCounter === undefined ? undefined : byClient.blockedByValue(clientCounter, values.at(-1) ?? null);
+    if (ipWait === undefined && clientWait === undefined) return { ip: undefined, client: undefined };
+    const [ip, byClientId] = await Promise.all([ipWait, clientWait]);
     return { ip, client: byClientId };
   }
 

@@ -124,6 +124,17 @@ function keyValueContract(backend: Backend): void {
       await kv.del(k);
     });
 
+    it('gets several values in one call, in the order asked, null for missing and expired keys', async () => {
+      const [a, b, missing, short] = [key(), key(), key(), key()];
+      await kv.set(a, 'first');
+      await kv.set(b, 'second', 10_000);
+      await kv.set(short, 'brief', 50);
+      expect(await kv.getMany([b, missing, a, short])).to.deep.equal(['second', null, 'first', 'brief']);
+      expect(await kv.getMany([])).to.deep.equal([]);
+      await passes(50, async () => (await kv.getMany([short, a]))[0] === null);
+      expect(await kv.getMany([short, a, a])).to.deep.equal([null, 'first', 'first']);
+    });
+
     it('expires values after their TTL', async () => {
       const k = key();
       await kv.set(k, 'short', 50);

@@ -104,6 +104,7 @@ for (const backend of backends) {
       const counted: KeyValueStore = {
         kind: kv.kind,
         get: (key) => kv.get(key),
+        getMany: (keys) => kv.getMany(keys),
         set: (key, value, ttlMs) => kv.set(key, value, ttlMs),
         setIfAbsent: (key, value, ttlMs) => kv.setIfAbsent(key, value, ttlMs),
         getDel: (key) => kv.getDel(key),
@@ -124,7 +125,7 @@ for (const backend of backends) {
     it('delivers when the key-value store fails (the breaker is advisory)', async () => {
       const down = () => Promise.reject(new Error('down'));
       const broken: KeyValueStore = {
-        kind: kv.kind, get: down, set: down, setIfAbsent: down, getDel: down, del: down, incr: down, ttl: down, ping: down,
+        kind: kv.kind, get: down, getMany: down, set: down, setIfAbsent: down, getDel: down, del: down, incr: down, ttl: down, ping: down,
         close: async () => {},
       };
       const endpoints = createEndpointGuard({ kv: broken, namespace, limits: LIMITS });
