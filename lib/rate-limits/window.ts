@@ -12,13 +12,14 @@ export interface WindowPolicy {
  * `limit` of a window fit.
  */
 export interface WindowLimit {
-  /** Seconds until the key may try again when its window is already full; undefined when it may go on. */
-  blockedFor(key: string): Promise<number | undefined>;
   /** Counts one event; the seconds to wait when this event went past the limit, undefined when it fit. */
   count(key: string): Promise<number | undefined>;
   /** Where `key`'s counter is stored, to read it with other counters in one round trip; undefined when the limit is off. */
   counterOf(key: string): string | undefined;
-  /** What `blockedFor` answers, from the counter's value read already: undefined at once when it may go on. */
+  /**
+   * From the counter's value, read already: the seconds until the key may try again when its window is full,
+   * undefined at once when it may go on.
+   */
   blockedByValue(counter: string, value: string | null): Promise<number> | undefined;
 }
 
@@ -32,18 +33,9 @@ export function createWindowLimit(kv: KeyValueStore, name: string, policy: Windo
     return Math.max(1, Math.ceil((ttl > 0 ? ttl : 1000) / 1000));
   }
 
-  const blockedByValue = (counter: string, value: string | null) => (
-    value === null || Number(value) < policy.limit ? undefined : secondsLeft(counter)
-  );
-
   return {
-    async blockedFor(key) {
-      if (policy.limit === 0) return undefined;
-      const counter = keyOf(key);
-      return blockedByValue(counter, await kv.get(counter));
-    },
     counterOf: (key) => (policy.limit === 0 ? undefined : keyOf(key)),
-    blockedByValue,
+    blockedByValue: (counter, value) => (value === null || Number(value) < policy.limit ? undefined : secondsLeft(counter)),
     async count(key) {
       if (policy.limit === 0) return undefined;
       const counter = keyOf(key);
