@@ -127,7 +127,7 @@ export class MemoryCollection implements DocumentCollection<Doc>, Restorable {
     validateUpdate(update);
     const project = compileProjection(options.projection);
     const after = options.returnDocument === 'after';
-    const target = compileSort(options.sort)(this.#matching(filter))[0];
+    const target = compileSort(options.sort)(this.#matching(filter), 1)[0];
     let result: Doc | null;
     if (target) {
       const updated = this.#applyUpdate(target, update);
@@ -178,9 +178,9 @@ export class MemoryCollection implements DocumentCollection<Doc>, Restorable {
     const enough = options.sort === undefined || Object.keys(options.sort).length === 0
       ? (limit === 0 ? undefined : skip + Math.abs(limit))
       : undefined;
-    const sorted = sort(this.#matching(filter, enough));
     // As in MongoDB, limit 0 means no limit and a negative limit means its absolute value.
-    const page = sorted.slice(skip, limit === 0 ? undefined : skip + Math.abs(limit));
+    const end = limit === 0 ? undefined : skip + Math.abs(limit);
+    const page = sort(this.#matching(filter, enough), end).slice(skip, end);
     return page.map((doc) => copyOut(project(doc)));
   }
 

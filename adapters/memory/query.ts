@@ -165,6 +165,11 @@ function compileOperator(operator: string, operand: unknown, siblings: Doc): Val
 
 /** The value a document sorts by: arrays sort by their smallest element ascending, largest descending. */
 function sortValue(doc: Doc, path: string, direction: 1 | -1): unknown {
+  // A top-level field holding anything but an array, the common case, sorts by its value as it is.
+  if (!path.includes('.')) {
+    const value = doc[path];
+    if (!Array.isArray(value)) return value;
+  }
   const candidates = lookup(doc, path).flatMap((v) => (Array.isArray(v) ? (v.length ? v : [undefined]) : [v]));
   let best = candidates[0];
   for (const candidate of candidates.slice(1)) {
@@ -173,24 +178,60 @@ function sortValue(doc: Doc, path: string, direction: 1 | -1): unknown {
   return best;
 }
 
-/** Validates a sort up front; the returned sort is stable, so ties keep their natural (insertion) order. */
-export function compileSort(sort: Sort | undefined): <T extends Doc>(docs: T[]) => T[] {
+/** Up to this many leading documents are picked by insertion (a page); more are sorted with the rest. */
+const PICK_AT_MOST = 256;
+
+/**
+ * Validates a sort up front. The returned function orders documents stably, so ties keep their natural (insertion)
+ * order; given `first`, it returns only the first `first` of that order, and a few (a page of a large collection) are
+ * picked in one pass without sorting the rest.
+ */
+export function compileSort(sort: Sort | undefined): <T extends Doc>(docs: T[], first?: number) => T[] {
   const keys = Object.entries(sort ?? {});
   for (const [path, direction] of keys) {
     if (direction !== 1 && direction !== -1) throw new Error(`sort direction for ${path} must be 1 or -1`);
   }
-  return (docs) => {
+  type Decorated<T> = { doc: T; values: unknown[] };
+  const decorate = <T extends Doc>(doc: T): Decorated<T> => ({ doc, values: keys.map(([path, dir]) => sortValue(doc, path, dir)) });
+  /** How a document orders against sort values already taken, without keeping its own. */
+  const against = (doc: Doc, values: unknown[]) => {
+    for (let i = 0; i < keys.length; i++) {
+      const [path, direction] = keys[i]!;
+      const compared = compareValues(sortValue(doc, path, direction), values[i]) * direction;
+      if (compared !== 0) return compared;
+    }
+    return 0;
+  };
+  const order = (a: Decorated<Doc>, b: Decorated<Doc>) => {
+    for (let i = 0; i < keys.length; i++) {
+      const compared = compareValues(a.values[i], b.values[i]) * keys[i]![1];
+      if (compared !== 0) return compared;
+    }
+    return 0;
+  };
+  return <T extends Doc>(docs: T[], first = docs.length): T[] => {
     // Nothing to order: one document, or none, sorts as it is.
-    if (keys.length === 0 || docs.length < 2) return docs;
-    const decorated = docs.map((doc) => ({ doc, values: keys.map(([path, dir]) => sortValue(doc, path, dir)) }));
-    decorated.sort((a, b) => {
-      for (let i = 0; i < keys.length; i++) {
-        const order = compareValues(a.values[i], b.values[i]) * keys[i]![1];
-        if (order !== 0) return order;
+    if (keys.length === 0 || docs.length < 2) return first >= docs.length ? docs : docs.slice(0, first);
+    if (first <= 0) return [];
+    if (first > PICK_AT_MOST || first > docs.length / 4) {
+      return docs.map(decorate).sort(order).slice(0, first).map((entry) => entry.doc);
+    }
+    // The `first` smallest so far, in order; a document goes after those it ties with, as a stable sort puts it.
+    const kept: Decorated<T>[] = [];
+    for (const doc of docs) {
+      if (kept.length === first && against(doc, kept[first - 1]!.values) >= 0) continue;
+      const entry = decorate(doc);
+      let low = 0;
+      let high = kept.length;
+      while (low < high) {
+        const middle = (low + high) >>> 1;
+        if (order(entry, kept[middle]!) < 0) high = middle;
+        else low = middle + 1;
       }
-      return 0;
-    });
-    return decorated.map((entry) => entry.doc);
+      kept.splice(low, 0, entry);
+      if (kept.length > first) kept.pop();
+    }
+    return kept.map((entry) => entry.doc);
   };
 }
 

@@ -36,9 +36,25 @@ function compareNumbers(a: number | bigint, b: number | bigint): -1 | 0 | 1 {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
+const isSurrogate = (unit: number) => unit >= 0xd800 && unit <= 0xdfff;
+
 /** Compares by code point, which matches MongoDB's UTF-8 byte order (UTF-16 units would not). */
 function compareStrings(a: string, b: string): -1 | 0 | 1 {
   if (a === b) return 0;
+  // UTF-16 units order as code points do unless a surrogate is where the strings first differ; a string that is the
+  // other's prefix in units comes first in code points too (a pair it cuts leaves it a lone surrogate, below U+10000).
+  const shorter = Math.min(a.length, b.length);
+  for (let i = 0; i < shorter; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x === y) continue;
+    if (!isSurrogate(x) && !isSurrogate(y)) return x < y ? -1 : 1;
+    return compareCodePoints(a, b);
+  }
+  return a.length < b.length ? -1 : 1;
+}
+
+function compareCodePoints(a: string, b: string): -1 | 0 | 1 {
   const left = a[Symbol.iterator]();
   const right = b[Symbol.iterator]();
   for (;;) {

@@ -423,6 +423,49 @@ function documentStoreContract(backend: Backend): void {
         ]);
       });
 
+      it('orders strings by code point, as their UTF-8 bytes order', async () => {
+        const c = fresh();
+        // UTF-16 units would put U+1F600 (a surrogate pair) before U+FF5E and U+E000; code points put it after.
+        await c.insertMany([
+          { _id: 'emoji', v: 'a\u{1F600}' }, { _id: 'fullwidth', v: 'a\uFF5E' }, { _id: 'private', v: 'a\uE000' },
+          { _id: 'plain', v: 'az' }, { _id: 'prefix', v: 'a' }, { _id: 'longer', v: 'a\u{1F600}b' },
+        ]);
+        expect(ids(await c.find({}, { sort: { v: 1 } }))).to.deep.equal(['prefix', 'plain', 'private', 'fullwidth', 'emoji', 'longer']);
+        expect(ids(await c.find({}, { sort: { v: -1 }, limit: 2 }))).to.deep.equal(['longer', 'emoji']);
+      });
+
+      it('gives every page of a large collection as the slice of the whole sorted collection', async () => {
+        const c = fresh();
+        // A fixed pseudo-random sequence: ties on the first keys, arrays, mixed types, strings beyond the BMP.
+        let seed = 7;
+        const next = (n: number) => {
+          seed = (seed * 1103515245 + 12345) % 2147483648;
+          return seed % n;
+        };
+        const values = [() => next(5), () => `s${next(4)}`, () => (next(2) ? 'a\u{1F600}' : 'a\uFF5E'),
+          () => new Date(Date.UTC(2024, 0, 1 + next(3))), () => [next(6), next(6)], () => null, () => undefined];
+        await c.insertMany(Array.from({ length: 400 }, (_, i) => {
+          const doc: Doc = { _id: `d${String(1000 - i)}`, group: next(3), at: new Date(Date.UTC(2024, 0, 1, 0, 0, next(50))) };
+          const v = values[next(values.length)]!();
+          if (v !== undefined) doc.v = v;
+          return doc;
+        }));
+        const sorts = [
+          { group: 1, at: 1, _id: 1 }, { v: 1, _id: 1 }, { v: -1, _id: -1 }, { at: -1, group: 1, _id: 1 },
+        ] as const;
+        for (const sort of sorts) {
+          const whole = ids(await c.find({}, { sort }));
+          expect(whole).to.have.length(400);
+          for (const [skip, limit] of [[0, 1], [0, 20], [37, 20], [0, 99], [180, 100], [390, 20], [0, 300]] as const) {
+            expect(ids(await c.find({}, { sort, skip, limit })), `${JSON.stringify(sort)} ${skip}+${limit}`)
+              .to.deep.equal(whole.slice(skip, skip + limit));
+          }
+          expect((await c.findOne({}, { sort }))?._id).to.equal(whole[0]);
+          expect(ids(await c.find({ group: 1 }, { sort, limit: 5 })))
+            .to.deep.equal(ids(await c.find({ group: 1 }, { sort })).slice(0, 5));
+        }
+      });
+
       it('sorts arrays by their smallest element ascending and largest descending', async () => {
         expect(ids(await people.find({}, { sort: { scores: 1, _id: 1 } }))).to.deep.equal(['ann', 'bob', 'dee', 'cid']);
         expect(ids(await people.find({}, { sort: { scores: -1, _id: 1 } }))).to.deep.equal(['cid', 'dee', 'ann', 'bob']);
