@@ -16,6 +16,7 @@ import {
   type UpdateResult,
   type Update,
 } from '../../lib/ports/documents.ts';
+import { Expiries, type Expiry } from './expiries.ts';
 import { buildIndex, expiryOf, indexEntries, type MemoryIndex } from './indexes.ts';
 import { compileFilter, compileProjection, compileSort, isOperatorObject } from './query.ts';
 import type { MemoryTransactions, Restorable } from './transactions.ts';
@@ -28,8 +29,8 @@ export class MemoryCollection implements DocumentCollection<Doc>, Restorable {
   /** `idKey(_id)` → stored document, in natural (insertion) order. */
   readonly #docs = new Map<string, Doc>();
   readonly #indexes = new Map<string, MemoryIndex>();
-  /** Lower bound of the next TTL expiry, so sweeps only run when something may have expired. */
-  #nextExpiry = Number.POSITIVE_INFINITY;
+  /** When stored documents expire under the TTL indexes, so that a sweep visits only those due. */
+  readonly #expiries = new Expiries<Doc>();
   /** How many times a document was inserted, replaced or removed (expiry included). */
   #changes = 0;
 
@@ -164,8 +165,8 @@ export class MemoryCollection implements DocumentCollection<Doc>, Restorable {
     const index = buildIndex(this.name, spec, this.#indexes, this.#docs);
     if (!index) return;
     this.#indexes.set(index.name, index);
-    // Existing documents may already be due under a new TTL index.
-    if (index.spec.expireAfterSeconds !== undefined) this.#nextExpiry = 0;
+    // Existing documents expire under a new TTL index too, and may already be due.
+    if (index.spec.expireAfterSeconds !== undefined) this.#rebuildExpiries();
   }
 
   #find(filter: Filter, options: FindOptions): Doc[] {
@@ -227,7 +228,10 @@ export class MemoryCollection implements DocumentCollection<Doc>, Restorable {
       for (const entry of indexEntries(doc, index.spec)) index.owners.set(entry, id);
     }
     const expiry = this.#expiryOf(doc);
-    if (expiry !== undefined) this.#nextExpiry = Math.min(this.#nextExpiry, expiry);
+    if (expiry === undefined) return;
+    this.#expiries.push({ at: expiry, id, doc });
+    // Versions replaced or removed before they expired leave entries behind: drop them once they are the many.
+    if (this.#expiries.size > 2 * this.#docs.size + 1024) this.#rebuildExpiries();
   }
 
   #removeEntries(doc: Doc, id: string): void {
@@ -301,15 +305,18 @@ export class MemoryCollection implements DocumentCollection<Doc>, Restorable {
   }
 
   #sweepExpired(): void {
-    const now = Date.now();
-    if (now < this.#nextExpiry) return;
-    let next = Number.POSITIVE_INFINITY;
-    for (const doc of [...this.#docs.values()]) {
-      const expiry = this.#expiryOf(doc);
-      if (expiry === undefined) continue;
-      if (expiry <= now) this.#remove(doc, true);
-      else next = Math.min(next, expiry);
+    for (const { id, doc } of this.#expiries.due(Date.now())) {
+      // An entry of a version since replaced or removed is stale: the stored version has an entry of its own.
+      if (this.#docs.get(id) === doc) this.#remove(doc, true);
     }
-    this.#nextExpiry = next;
+  }
+
+  #rebuildExpiries(): void {
+    const entries: Expiry<Doc>[] = [];
+    for (const [id, doc] of this.#docs) {
+      const at = this.#expiryOf(doc);
+      if (at !== undefined) entries.push({ at, id, doc });
+    }
+    this.#expiries.rebuild(entries);
   }
 }

@@ -1,0 +1,63 @@
+/**
+ * When a collection's documents expire under its TTL indexes, earliest first: a binary min-heap of (time, document)
+ * entries, so that a sweep touches only what is due instead of every document. A document replaced by a new version,
+ * or removed, leaves its entry behind; the entry is skipped when it comes up, and the heap is rebuilt from the live
+ * documents once such leftovers outnumber them.
+ */
+export interface Expiry<D> {
+  at: number;
+  id: string;
+  doc: D;
+}
+
+export class Expiries<D> {
+  #heap: Expiry<D>[] = [];
+
+  get size(): number {
+    return this.#heap.length;
+  }
+
+  push(entry: Expiry<D>): void {
+    const heap = this.#heap;
+    heap.push(entry);
+    let i = heap.length - 1;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (heap[parent]!.at <= entry.at) break;
+      heap[i] = heap[parent]!;
+      i = parent;
+    }
+    heap[i] = entry;
+  }
+
+  /** Takes out, earliest first, every entry due at `now`. */
+  *due(now: number): Generator<Expiry<D>> {
+    const heap = this.#heap;
+    while (heap.length > 0 && heap[0]!.at <= now) {
+      const top = heap[0]!;
+      const last = heap.pop()!;
+      if (heap.length > 0) this.#siftDown(last);
+      yield top;
+    }
+  }
+
+  /** Replaces every entry by `entries` (the live documents' expiries). */
+  rebuild(entries: Expiry<D>[]): void {
+    this.#heap = [];
+    for (const entry of entries) this.push(entry);
+  }
+
+  #siftDown(entry: Expiry<D>): void {
+    const heap = this.#heap;
+    let i = 0;
+    for (;;) {
+      let child = 2 * i + 1;
+      if (child >= heap.length) break;
+      if (child + 1 < heap.length && heap[child + 1]!.at < heap[child]!.at) child += 1;
+      if (heap[child]!.at >= entry.at) break;
+      heap[i] = heap[child]!;
+      i = child;
+    }
+    heap[i] = entry;
+  }
+}
