@@ -36,20 +36,21 @@ export class Expiries<D> {
     while (heap.length > 0 && heap[0]!.at <= now) {
       const top = heap[0]!;
       const last = heap.pop()!;
-      if (heap.length > 0) this.#siftDown(last);
+      if (heap.length > 0) this.#siftDown(last, 0);
       yield top;
     }
   }
 
-  /** Replaces every entry by `entries` (the live documents' expiries). */
+  /** Replaces every entry by `entries` (the live documents' expiries), ordering them in linear time. */
   rebuild(entries: Expiry<D>[]): void {
-    this.#heap = [];
-    for (const entry of entries) this.push(entry);
+    this.#heap = entries;
+    for (let i = (entries.length >> 1) - 1; i >= 0; i -= 1) this.#siftDown(entries[i]!, i);
   }
 
-  #siftDown(entry: Expiry<D>): void {
+  /** Puts `entry` at `start` or below it, moving smaller children up. */
+  #siftDown(entry: Expiry<D>, start: number): void {
     const heap = this.#heap;
-    let i = 0;
+    let i = start;
     for (;;) {
       let child = 2 * i + 1;
       if (child >= heap.length) break;

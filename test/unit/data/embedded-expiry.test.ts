@@ -25,15 +25,20 @@ describe('embedded store: TTL expiry', () => {
     await store.close();
   });
 
-  it('removes each document once its date passes, in any order of insertion', async () => {
+  it('removes each document once its date passes, in any order of insertion, before or after its index', async () => {
     const expiries = new Map<string, number>();
-    await c.insertMany(Array.from({ length: 300 }, (_, i): Doc => {
+    const docs = Array.from({ length: 300 }, (_, i): Doc => {
       const id = `d${String(i).padStart(3, '0')}`;
       if (i % 10 === 0) return { _id: id };
       const offset = (i * 7919) % 1000;
       expiries.set(id, Date.now() + offset);
       return { _id: id, expiresAt: at(offset) };
-    }));
+    });
+    // Half stored before the TTL index exists, half after.
+    c = store.collection('indexed-midway');
+    await c.insertMany(docs.slice(0, 150));
+    await c.createIndex({ keys: { expiresAt: 1 }, expireAfterSeconds: 0 });
+    await c.insertMany(docs.slice(150));
     for (let step = 0; step < 11; step += 1) {
       const now = Date.now();
       const alive = [...Array(300).keys()].map((i) => `d${String(i).padStart(3, '0')}`)
