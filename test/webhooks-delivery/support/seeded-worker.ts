@@ -12,8 +12,8 @@ import { createHooksRepository, type HookRecord } from '../../../lib/webhooks/ho
 const documents = createMemoryDocumentStore();
 await createHooksRepository(documents).insert(JSON.parse(process.env.SEEDED_HOOK!) as HookRecord);
 const worker = await startWebhookWorker({ stores: { documents } });
-process.stdout.write(`ready: seeded webhook worker consuming ${worker.queueName}\n`);
-
+// Before the ready line: the parent stops this process as soon as it reads it.
 process.on('SIGTERM', () => {
   void worker.close().then(() => process.exit(0));
 });
+process.stdout.write(`ready: seeded webhook worker consuming ${worker.queueName}\n`);
