@@ -17,7 +17,7 @@ import {
   type Update,
 } from '../../lib/ports/documents.ts';
 import { Expiries, type Expiry } from './expiries.ts';
-import { buildIndex, expiryOf, indexEntries, type MemoryIndex } from './indexes.ts';
+import { buildIndex, expiryOf, indexEntries, singleFieldEntry, type MemoryIndex } from './indexes.ts';
 import { compileFilter, compileProjection, compileSort, isOperatorObject } from './query.ts';
 import type { MemoryTransactions, Restorable } from './transactions.ts';
 import { applyUpdate, seedFromFilter, validateUpdate } from './update.ts';
@@ -195,6 +195,8 @@ export class MemoryCollection implements DocumentCollection<Doc>, Restorable {
       const doc = this.#docs.get(idKey(id));
       return doc !== undefined && atMost > 0 && predicate(doc) ? [doc] : [];
     }
+    const owner = this.#uniqueOwner(filter);
+    if (owner !== undefined) return owner !== null && atMost > 0 && predicate(owner) ? [owner] : [];
     const matches: Doc[] = [];
     if (atMost <= 0) return matches;
     for (const doc of this.#docs.values()) {
@@ -203,6 +205,25 @@ export class MemoryCollection implements DocumentCollection<Doc>, Restorable {
       if (matches.length >= atMost) break;
     }
     return matches;
+  }
+
+  /**
+   * The one document a unique single-field index names for the filter's string on that field (a session's uid, a
+   * user's email), null when it names none, undefined when no such index serves the filter. The filter's other
+   * conditions are still to be tested.
+   */
+  #uniqueOwner(filter: Filter): Doc | null | undefined {
+    for (const index of this.#indexes.values()) {
+      if (!index.owners) continue;
+      const fields = Object.keys(index.spec.keys);
+      if (fields.length !== 1 || fields[0]!.includes('.') || !Object.hasOwn(filter, fields[0]!)) continue;
+      const value = filter[fields[0]!];
+      // A string matches the field equal to it or an array holding it, both indexed under it; nothing else is.
+      if (typeof value !== 'string') continue;
+      const id = index.owners.get(singleFieldEntry(value));
+      return id === undefined ? null : this.#docs.get(id) ?? null;
+    }
+    return undefined;
   }
 
   #prepareInsert(doc: Doc): Doc {

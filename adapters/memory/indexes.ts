@@ -61,6 +61,11 @@ export function indexEntries(doc: Doc, spec: IndexSpec): string[] {
   return tuples.map((tuple) => JSON.stringify(tuple));
 }
 
+/** The entry of a single-field index for documents whose field holds `value` (or an array holding it). */
+export function singleFieldEntry(value: unknown): string {
+  return JSON.stringify([canonicalKey(value)]);
+}
+
 /** When a TTL index expires the document (ms since epoch): the earliest date in the field plus the delay. */
 export function expiryOf(doc: Doc, spec: IndexSpec): number | undefined {
   if (spec.expireAfterSeconds === undefined) return undefined;
