@@ -213,14 +213,12 @@ export class MemoryCollection implements DocumentCollection<Doc>, Restorable {
    * conditions are still to be tested.
    */
   #uniqueOwner(filter: Filter): Doc | null | undefined {
-    for (const index of this.#indexes.values()) {
-      if (!index.owners) continue;
-      const fields = Object.keys(index.spec.keys);
-      if (fields.length !== 1 || fields[0]!.includes('.') || !Object.hasOwn(filter, fields[0]!)) continue;
-      const value = filter[fields[0]!];
+    for (const { owners, uniqueField } of this.#indexes.values()) {
+      if (!owners || uniqueField === null || !Object.hasOwn(filter, uniqueField)) continue;
+      const value = filter[uniqueField];
       // A string matches the field equal to it or an array holding it, both indexed under it; nothing else is.
       if (typeof value !== 'string') continue;
-      const id = index.owners.get(singleFieldEntry(value));
+      const id = owners.get(singleFieldEntry(value));
       return id === undefined ? null : this.#docs.get(id) ?? null;
     }
     return undefined;

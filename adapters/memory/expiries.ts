@@ -1,8 +1,8 @@
 /**
  * When a collection's documents expire under its TTL indexes, earliest first: a binary min-heap of (time, document)
  * entries, so that a sweep touches only what is due instead of every document. A document replaced by a new version,
- * or removed, leaves its entry behind; the entry is skipped when it comes up, and the heap is rebuilt from the live
- * documents once such leftovers outnumber them.
+ * or removed, leaves its entry behind; the entry is skipped when it comes up, and the collection rebuilds the heap
+ * from its live documents once such leftovers outnumber them.
  */
 export interface Expiry<D> {
   at: number;

@@ -10,7 +10,12 @@ export interface MemoryIndex {
   readonly spec: IndexSpec;
   /** Unique indexes only: index entry → canonical `_id` of the document holding it. */
   readonly owners: Map<string, string> | null;
+  /** The field of a unique index on one top-level field, whose owners answer an equality on it; null otherwise. */
+  readonly uniqueField: string | null;
 }
+
+/** An index entry: the canonical keys of one tuple of field values. */
+const entryOf = (tuple: string[]): string => JSON.stringify(tuple);
 
 function defaultIndexName(keys: IndexSpec['keys']): string {
   return Object.entries(keys)
@@ -58,12 +63,12 @@ export function indexEntries(doc: Doc, spec: IndexSpec): string[] {
   if (spec.sparse && !fields.some((field) => field.present)) return [];
   let tuples: string[][] = [[]];
   for (const field of fields) tuples = tuples.flatMap((tuple) => field.keys.map((key) => [...tuple, key]));
-  return tuples.map((tuple) => JSON.stringify(tuple));
+  return tuples.map(entryOf);
 }
 
 /** The entry of a single-field index for documents whose field holds `value` (or an array holding it). */
 export function singleFieldEntry(value: unknown): string {
-  return JSON.stringify([canonicalKey(value)]);
+  return entryOf([canonicalKey(value)]);
 }
 
 /** When a TTL index expires the document (ms since epoch): the earliest date in the field plus the delay. */
@@ -108,5 +113,7 @@ export function buildIndex(
       }
     }
   }
-  return { name, spec: normalized, owners };
+  const fields = Object.keys(normalized.keys);
+  const uniqueField = owners && fields.length === 1 && !fields[0]!.includes('.') ? fields[0]! : null;
+  return { name, spec: normalized, owners, uniqueField };
 }
