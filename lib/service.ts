@@ -68,6 +68,7 @@ import { createOutboxRepository } from './outbox/repository.ts';
 import { createOutboxRecorder } from './outbox/recorder.ts';
 import { createOutboxRelay, type OutboxRelay } from './outbox/relay.ts';
 import { transactionalRequests } from './outbox/middleware.ts';
+import { releaseContexts } from './http/release-context.ts';
 import { createInFlight } from './http/in-flight.ts';
 import { ensureConsoleApplication } from './console/application.ts';
 import { createConsoleAdmins } from './console/admins.ts';
@@ -307,6 +308,8 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
 
     const app = new Koa({ proxy: settings.TRUST_PROXY, keys: settings.cookieKeys });
     app.on('error', (error: Error) => logger.debug({ err: error }, 'request error'));
+    // Outermost: it clears a context only once every other layer is done with it.
+    app.use(releaseContexts(app));
     const inFlight = createInFlight();
     app.use(inFlight.middleware);
     // First, so every request has its id and its access-log line whatever answers it.
