@@ -13,10 +13,14 @@ function clear(target: object, keep?: ReadonlySet<string>): void {
 }
 
 function release(ctx: Context): void {
-  // The provider's context first: reading it may build it, which reads the Koa context.
-  if (Object.hasOwn(ctx, 'oidc')) {
-    const oidc: unknown = ctx.oidc;
-    if (oidc && typeof oidc === 'object') clear(oidc, EMITTER_FIELDS);
+  try {
+    // The provider's context first: reading it may build it, which reads the Koa context.
+    if (Object.hasOwn(ctx, 'oidc')) {
+      const oidc: unknown = ctx.oidc;
+      if (oidc && typeof oidc === 'object') clear(oidc, EMITTER_FIELDS);
+    }
+  } catch {
+    // A getter that throws keeps its context: only memory is at stake, and nothing may reach the event loop from here.
   }
   clear(ctx);
 }

@@ -98,6 +98,27 @@ describe('a request context is let go once the request is over', () => {
     }
   });
 
+  it('clears a context whose provider getter throws, without an error escaping', async () => {
+    const app = new Koa();
+    app.use(releaseContexts(app));
+    let seen: Context | undefined;
+    let ready!: Promise<void>;
+    app.use((ctx) => {
+      Object.defineProperty(ctx, 'oidc', { get() { throw new Error('no provider context here'); } });
+      seen = ctx;
+      ready = afterRelease(ctx);
+      ctx.body = 'ok';
+    });
+    const { server, url } = await listen(app);
+    try {
+      expect(await (await fetch(`${url}/`)).text()).to.equal('ok');
+      await ready;
+      expect(seen!.req).to.equal(undefined);
+    } finally {
+      server.close();
+    }
+  });
+
   it("leaves a host's own context whole when the host mounts the application's middleware", async () => {
     const inner = new Koa();
     inner.use(releaseContexts(inner));
