@@ -24,31 +24,43 @@ async function listen(app: Koa) {
   return { server, url: `http://127.0.0.1:${port}` };
 }
 
+/**
+ * Serves one request with `handler` on an application that clears its contexts, and returns the response's status
+ * and text with the handler's context once it has been let go.
+ */
+async function servedOnce(path: string, handler: (ctx: Context) => void) {
+  const app = new Koa();
+  app.use(releaseContexts(app));
+  let seen: Context | undefined;
+  let ready!: Promise<void>;
+  app.use((ctx) => {
+    seen = ctx;
+    ready = afterRelease(ctx);
+    handler(ctx);
+  });
+  const { server, url } = await listen(app);
+  try {
+    const res = await fetch(`${url}${path}`);
+    const answer = { status: res.status, text: await res.text() };
+    await ready;
+    return { ...answer, ctx: seen! };
+  } finally {
+    server.close();
+  }
+}
+
 describe('a request context is let go once the request is over', () => {
   it('clears the context after the response, not before: the handler and the response see it whole', async () => {
-    const app = new Koa();
-    app.use(releaseContexts(app));
-    let seen: Context | undefined;
-    let ready!: Promise<void>;
-    app.use((ctx) => {
-      seen = ctx;
-      ready = afterRelease(ctx);
+    const { status, text, ctx } = await servedOnce('/things?x=1', (ctx) => {
       ctx.state.user = 'someone';
       ctx.body = { method: ctx.method, path: ctx.path };
     });
-    const { server, url } = await listen(app);
-    try {
-      const res = await fetch(`${url}/things?x=1`);
-      expect(res.status).to.equal(200);
-      expect(await res.json()).to.deep.equal({ method: 'GET', path: '/things' });
-      await ready;
-      expect(seen!.req).to.equal(undefined);
-      expect(seen!.res).to.equal(undefined);
-      expect(seen!.request).to.equal(undefined);
-      expect(seen!.state).to.equal(undefined);
-    } finally {
-      server.close();
-    }
+    expect(status).to.equal(200);
+    expect(JSON.parse(text)).to.deep.equal({ method: 'GET', path: '/things' });
+    expect(ctx.req).to.equal(undefined);
+    expect(ctx.res).to.equal(undefined);
+    expect(ctx.request).to.equal(undefined);
+    expect(ctx.state).to.equal(undefined);
   });
 
   it('waits for a chain still running when the client goes away', async () => {
@@ -99,24 +111,12 @@ describe('a request context is let go once the request is over', () => {
   });
 
   it('clears a context whose provider getter throws, without an error escaping', async () => {
-    const app = new Koa();
-    app.use(releaseContexts(app));
-    let seen: Context | undefined;
-    let ready!: Promise<void>;
-    app.use((ctx) => {
+    const { text, ctx } = await servedOnce('/', (ctx) => {
       Object.defineProperty(ctx, 'oidc', { get() { throw new Error('no provider context here'); } });
-      seen = ctx;
-      ready = afterRelease(ctx);
       ctx.body = 'ok';
     });
-    const { server, url } = await listen(app);
-    try {
-      expect(await (await fetch(`${url}/`)).text()).to.equal('ok');
-      await ready;
-      expect(seen!.req).to.equal(undefined);
-    } finally {
-      server.close();
-    }
+    expect(text).to.equal('ok');
+    expect(ctx.req).to.equal(undefined);
   });
 
   it("leaves a host's own context whole when the host mounts the application's middleware", async () => {
