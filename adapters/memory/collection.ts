@@ -30,7 +30,7 @@ export class MemoryCollection implements DocumentCollection<Doc>, Restorable {
   readonly #docs = new Map<string, Doc>();
   readonly #indexes = new Map<string, MemoryIndex>();
   /** When stored documents expire under the TTL indexes, so that a sweep visits only those due. */
-  readonly #expiries = new Expiries<Doc>();
+  readonly #expiries = new Expiries();
   /** How many times a document was inserted, replaced or removed (expiry included). */
   #changes = 0;
 
@@ -241,14 +241,15 @@ export class MemoryCollection implements DocumentCollection<Doc>, Restorable {
     }
   }
 
-  #addEntries(doc: Doc, id: string): void {
+  /** `previousExpiry`: when the version this one replaces expires, whose heap entry then stands for this one too. */
+  #addEntries(doc: Doc, id: string, previousExpiry?: number): void {
     for (const index of this.#indexes.values()) {
       if (!index.owners) continue;
       for (const entry of indexEntries(doc, index.spec)) index.owners.set(entry, id);
     }
     const expiry = this.#expiryOf(doc);
-    if (expiry === undefined) return;
-    this.#expiries.push({ at: expiry, id, doc });
+    if (expiry === undefined || expiry === previousExpiry) return;
+    this.#expiries.push({ at: expiry, id });
     // Versions replaced or removed before they expired leave entries behind: drop them once they are the many.
     if (this.#expiries.size > 2 * this.#docs.size + 1024) this.#rebuildExpiries();
   }
@@ -279,7 +280,7 @@ export class MemoryCollection implements DocumentCollection<Doc>, Restorable {
     const id = idKey(current._id);
     this.#checkUnique(next, id);
     this.#removeEntries(current, id);
-    this.#addEntries(next, id);
+    this.#addEntries(next, id, this.#expiryOf(current));
     this.#docs.set(id, next);
     this.#changes += 1;
     this.#transactions.record(this, id, current, next);
@@ -324,17 +325,18 @@ export class MemoryCollection implements DocumentCollection<Doc>, Restorable {
   }
 
   #sweepExpired(): void {
-    for (const { id, doc } of this.#expiries.due(Date.now())) {
-      // An entry of a version since replaced or removed is stale: the stored version has an entry of its own.
-      if (this.#docs.get(id) === doc) this.#remove(doc, true);
+    for (const { id, at } of this.#expiries.due(Date.now())) {
+      // An entry whose document is gone, or now expires at another time (with an entry of its own), is stale.
+      const doc = this.#docs.get(id);
+      if (doc && this.#expiryOf(doc) === at) this.#remove(doc, true);
     }
   }
 
   #rebuildExpiries(): void {
-    const entries: Expiry<Doc>[] = [];
+    const entries: Expiry[] = [];
     for (const [id, doc] of this.#docs) {
       const at = this.#expiryOf(doc);
-      if (at !== undefined) entries.push({ at, id, doc });
+      if (at !== undefined) entries.push({ at, id });
     }
     this.#expiries.rebuild(entries);
   }

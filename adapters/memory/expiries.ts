@@ -1,23 +1,24 @@
 /**
- * When a collection's documents expire under its TTL indexes, earliest first: a binary min-heap of (time, document)
- * entries, so that a sweep touches only what is due instead of every document. A document replaced by a new version,
- * or removed, leaves its entry behind; the entry is skipped when it comes up, and the collection rebuilds the heap
- * from its live documents once such leftovers outnumber them.
+ * When a collection's documents expire under its TTL indexes, earliest first: a binary min-heap of (time, document id)
+ * entries, so that a sweep touches only what is due instead of every document. An entry names no document version:
+ * it stands for whatever version of its document is stored when it comes up, if that version expires at its time.
+ * A document removed, or given another expiry, leaves its entry behind; the entry is skipped when it comes up, and the
+ * collection rebuilds the heap from its live documents once such leftovers outnumber them. Holding ids only, the heap
+ * keeps no replaced version alive.
  */
-export interface Expiry<D> {
+export interface Expiry {
   at: number;
   id: string;
-  doc: D;
 }
 
-export class Expiries<D> {
-  #heap: Expiry<D>[] = [];
+export class Expiries {
+  #heap: Expiry[] = [];
 
   get size(): number {
     return this.#heap.length;
   }
 
-  push(entry: Expiry<D>): void {
+  push(entry: Expiry): void {
     const heap = this.#heap;
     heap.push(entry);
     let i = heap.length - 1;
@@ -31,7 +32,7 @@ export class Expiries<D> {
   }
 
   /** Takes out, earliest first, every entry due at `now`. */
-  *due(now: number): Generator<Expiry<D>> {
+  *due(now: number): Generator<Expiry> {
     const heap = this.#heap;
     while (heap.length > 0 && heap[0]!.at <= now) {
       const top = heap[0]!;
@@ -42,13 +43,13 @@ export class Expiries<D> {
   }
 
   /** Replaces every entry by `entries` (the live documents' expiries), ordering them in linear time. */
-  rebuild(entries: Expiry<D>[]): void {
+  rebuild(entries: Expiry[]): void {
     this.#heap = entries;
     for (let i = (entries.length >> 1) - 1; i >= 0; i -= 1) this.#siftDown(entries[i]!, i);
   }
 
   /** Puts `entry` at `start` or below it, moving smaller children up. */
-  #siftDown(entry: Expiry<D>, start: number): void {
+  #siftDown(entry: Expiry, start: number): void {
     const heap = this.#heap;
     let i = start;
     for (;;) {

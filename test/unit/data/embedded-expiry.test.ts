@@ -70,6 +70,28 @@ describe('embedded store: TTL expiry', () => {
     expect(await remaining()).to.deep.equal(['undated']);
   });
 
+  it('goes at the date it holds now when updated without touching it, moved and moved back, or removed and stored again', async () => {
+    await c.insertMany([
+      { _id: 'same', expiresAt: at(100) }, { _id: 'back', expiresAt: at(100) },
+      { _id: 'again', expiresAt: at(100) }, { _id: 'twice', expiresAt: at(100) },
+    ]);
+    for (let i = 0; i < 50; i += 1) await c.updateOne({ _id: 'same' }, { $set: { n: i } });
+    await c.updateOne({ _id: 'back' }, { $set: { expiresAt: at(500) } });
+    await c.updateOne({ _id: 'back' }, { $set: { expiresAt: at(100) } });
+    await c.deleteOne({ _id: 'again' });
+    await c.insertOne({ _id: 'again', expiresAt: at(300) });
+    await c.deleteOne({ _id: 'twice' });
+    await c.insertOne({ _id: 'twice', expiresAt: at(100) });
+
+    clock.advance(99);
+    expect(await remaining()).to.deep.equal(['again', 'back', 'same', 'twice']);
+    expect((await c.findOne({ _id: 'same' }))?.n).to.equal(49);
+    clock.advance(1);
+    expect(await remaining()).to.deep.equal(['again']);
+    clock.advance(200);
+    expect(await remaining()).to.deep.equal([]);
+  });
+
   it('keeps a version a rolled-back transaction puts back, with the date it held', async () => {
     await c.insertOne({ _id: 'kept', expiresAt: at(100) });
     await store.transaction(async () => {
