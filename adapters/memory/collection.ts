@@ -250,7 +250,8 @@ export class MemoryCollection implements DocumentCollection<Doc>, Restorable {
     const expiry = this.#expiryOf(doc);
     if (expiry === undefined || expiry === previousExpiry) return;
     this.#expiries.push({ at: expiry, id });
-    // Versions replaced or removed before they expired leave entries behind: drop them once they are the many.
+    // Documents removed, or given another expiry, before they expired leave entries behind: drop them once they are
+    // the many.
     if (this.#expiries.size > 2 * this.#docs.size + 1024) this.#rebuildExpiries();
   }
 

@@ -1,7 +1,7 @@
 import type Koa from 'koa';
 import type { Context, Middleware } from 'koa';
 
-/** EventEmitter's own fields on the provider's context: cleared, a late `emit` on it would throw. */
+/** EventEmitter's own fields on the provider's context, kept: a late `emit` on it would throw without them. */
 const EMITTER_FIELDS = new Set(['_events', '_eventsCount', '_maxListeners']);
 
 /** Sets every own enumerable property of `target` to undefined, except those in `keep`. */
