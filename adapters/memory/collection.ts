@@ -16,7 +16,7 @@ import {
   type UpdateResult,
   type Update,
 } from '../../lib/ports/documents.ts';
-import { Expiries, type Expiry } from './expiries.ts';
+import { Expiries } from './expiries.ts';
 import { buildIndex, expiryOf, indexEntries, singleFieldEntry, type MemoryIndex } from './indexes.ts';
 import { compileFilter, compileProjection, compileSort, isOperatorObject } from './query.ts';
 import type { MemoryTransactions, Restorable } from './transactions.ts';
@@ -249,7 +249,7 @@ export class MemoryCollection implements DocumentCollection<Doc>, Restorable {
     }
     const expiry = this.#expiryOf(doc);
     if (expiry === undefined || expiry === previousExpiry) return;
-    this.#expiries.push({ at: expiry, id });
+    this.#expiries.push(expiry, id);
     // Documents removed, or given another expiry, before they expired leave entries behind: drop them once they are
     // the many.
     if (this.#expiries.size > 2 * this.#docs.size + 1024) this.#rebuildExpiries();
@@ -326,19 +326,22 @@ export class MemoryCollection implements DocumentCollection<Doc>, Restorable {
   }
 
   #sweepExpired(): void {
-    for (const { id, at } of this.#expiries.due(Date.now())) {
+    this.#expiries.takeDue(Date.now(), (id, at) => {
       // An entry whose document is gone, or now expires at another time (with an entry of its own), is stale.
       const doc = this.#docs.get(id);
       if (doc && this.#expiryOf(doc) === at) this.#remove(doc, true);
-    }
+    });
   }
 
   #rebuildExpiries(): void {
-    const entries: Expiry[] = [];
+    const ats: number[] = [];
+    const ids: string[] = [];
     for (const [id, doc] of this.#docs) {
       const at = this.#expiryOf(doc);
-      if (at !== undefined) entries.push({ at, id });
+      if (at === undefined) continue;
+      ats.push(at);
+      ids.push(id);
     }
-    this.#expiries.rebuild(entries);
+    this.#expiries.rebuild(ats, ids);
   }
 }

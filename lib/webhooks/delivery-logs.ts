@@ -91,8 +91,26 @@ export function createDeliveryLogs(store: DocumentStore, options: { retentionMs:
     },
     async record(log: AttemptLog): Promise<void> {
       const id = newId();
-      // `_id` first, where the store keeps it: the embedded store then stores its copy without reordering it.
-      await logs.insertOne({ _id: id, id, ...log, expiresAt: retainedUntil(log.createdAt, options.retentionMs) });
+      // `_id` first, where the store keeps it: the embedded store then stores its copy without reordering it. Every
+      // field is written out: a literal keeps them all in the object itself, where a spread would put most of them in
+      // a separate property array (32 more bytes a log on the embedded store, whose copy keeps the layout).
+      const record: LogRecord = {
+        _id: id,
+        id,
+        hookId: log.hookId,
+        deliveryId: log.deliveryId,
+        event: log.event,
+        attempt: log.attempt,
+        succeeded: log.succeeded,
+        responseStatus: log.responseStatus,
+        responseBody: log.responseBody,
+        error: log.error,
+        latencyMs: log.latencyMs,
+        nextRetryAt: log.nextRetryAt,
+        createdAt: log.createdAt,
+        expiresAt: retainedUntil(log.createdAt, options.retentionMs),
+      };
+      await logs.insertOne(record);
     },
     async recent(hookId: string, since: number, page: Page, event?: string): Promise<PageResult<LogEntry>> {
       const filter: Record<string, unknown> = { hookId, createdAt: { $gte: since }, ...unexpired() };

@@ -49,6 +49,28 @@ describe('embedded store: TTL expiry', () => {
     expect(await c.countDocuments({})).to.equal(30);
   });
 
+  it('keeps every date while thousands of documents come and go in waves', async () => {
+    const expiries = new Map<string, number>();
+    for (let wave = 0; wave < 4; wave += 1) {
+      const docs = Array.from({ length: 2500 }, (_, i): Doc => {
+        const id = `w${wave}-${String(i).padStart(4, '0')}`;
+        const offset = (i * 7919 + wave * 104_729) % 1000;
+        expiries.set(id, Date.now() + offset);
+        return { _id: id, expiresAt: at(offset) };
+      });
+      await c.insertMany(docs);
+      // A wave lands while most of the one before is still there, then all but the last wave's latest half go.
+      for (const step of [250, 500]) {
+        clock.advance(step);
+        const now = Date.now();
+        const alive = [...expiries].filter(([, when]) => when > now).map(([id]) => id).sort();
+        expect(await remaining(), `wave ${wave}, +${step} ms`).to.deep.equal(alive);
+      }
+    }
+    clock.advance(1000);
+    expect(await c.countDocuments({})).to.equal(0);
+  });
+
   it('follows a date an update moves later or earlier, however often a document changes', async () => {
     await c.insertMany([
       { _id: 'later', expiresAt: at(100) }, { _id: 'earlier', expiresAt: at(500) },
