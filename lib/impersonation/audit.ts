@@ -21,8 +21,24 @@ export function createImpersonationAudit(store: DocumentStore) {
     },
     async record(entry: AuditEntry): Promise<void> {
       const id = newId();
-      const record: ImpersonationRecord = { error: null, errorDescription: null, ...entry, id, createdAt: Date.now() };
-      await records.insertOne({ ...record, _id: id });
+      // Every field written out: a literal keeps them all in the object itself, where spreads would put most of them in
+      // a separate property array (24 more bytes a record on the embedded store, whose copy keeps the layout).
+      const record: Stored<ImpersonationRecord> = {
+        _id: id,
+        id,
+        type: entry.type,
+        subjectTokenRef: entry.subjectTokenRef,
+        userId: entry.userId,
+        createdBy: entry.createdBy,
+        applicationId: entry.applicationId,
+        actorUserId: entry.actorUserId,
+        resource: entry.resource,
+        scope: entry.scope,
+        error: entry.error ?? null,
+        errorDescription: entry.errorDescription ?? null,
+        createdAt: Date.now(),
+      };
+      await records.insertOne(record);
     },
     async list(page: Page, filter: { userId?: string; subjectTokenRef?: string; applicationId?: string }) {
       const query: Record<string, unknown> = {};

@@ -22,8 +22,11 @@ export interface PeekedSubjectToken {
 }
 
 const key = (tokenDigest: string) => `subject-token:${tokenDigest}`;
-/** The audit reference of a token: a digest prefix, which says nothing usable about the token itself. */
-const refOfDigest = (tokenDigest: string) => tokenDigest.slice(0, 16);
+/**
+ * The audit reference of a token: a digest prefix, which says nothing usable about the token itself. A copy of its own,
+ * where a slice would keep the whole digest alive for as long as the audit record that holds it.
+ */
+const refOfDigest = (tokenDigest: string) => Buffer.from(tokenDigest.slice(0, 16), 'latin1').toString('latin1');
 
 function parse(text: string | null): SubjectTokenRecord | null {
   return text === null ? null : (JSON.parse(text) as SubjectTokenRecord);
