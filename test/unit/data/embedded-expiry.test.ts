@@ -59,7 +59,8 @@ describe('embedded store: TTL expiry', () => {
         return { _id: id, expiresAt: at(offset) };
       });
       await c.insertMany(docs);
-      // A wave lands while most of the one before is still there, then all but the last wave's latest half go.
+      // A wave lands while about a quarter of the one before is still there; 250 ms later that one is gone and about
+      // three quarters of the new one are left, 500 ms after that about a quarter.
       for (const step of [250, 500]) {
         clock.advance(step);
         const now = Date.now();
