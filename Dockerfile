@@ -11,6 +11,8 @@ RUN npm install --no-audit --no-fund
 
 FROM node:24-bookworm-slim
 ENV NODE_ENV=production
+# Every interface: the container's port is reachable only where it is published (`npm start` listens on loopback).
+ENV HOST=0.0.0.0
 # A young generation of at most 16 MiB per semi-space: V8's default lets it grow far larger under load, which
 # costs about 100 MB of peak RSS and no throughput (docs/performance.md). `npm start` passes the same flag.
 ENV NODE_OPTIONS=--max-semi-space-size=16

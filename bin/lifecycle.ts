@@ -26,12 +26,15 @@ export function settingsOrExit(env: Record<string, string | undefined>): Setting
   }
 }
 
-/** Listens on `port`, or exits with code 1 and one line saying why (a port in use, a privileged port). */
-export async function listenOrExit(server: Server, port: number): Promise<void> {
+/**
+ * Listens on `host`:`port`, or exits with code 1 and one line saying why (a port in use, a privileged port, an
+ * address this machine does not have).
+ */
+export async function listenOrExit(server: Server, host: string, port: number): Promise<void> {
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen(port, () => {
+      server.listen(port, host, () => {
         server.off('error', reject);
         resolve();
       });
@@ -39,9 +42,15 @@ export async function listenOrExit(server: Server, port: number): Promise<void> 
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     const why = code === 'EADDRINUSE' ? 'the address is already in use'
-      : code === 'EACCES' ? 'permission denied' : (error as Error).message;
-    refuse(`cannot listen on port ${port}: ${why}${code ? ` (${code})` : ''}`, EXIT_LISTEN);
+      : code === 'EACCES' ? 'permission denied'
+        : code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' ? 'no such address on this machine' : (error as Error).message;
+    refuse(`cannot listen on ${hostPort(host, port)}: ${why}${code ? ` (${code})` : ''}`, EXIT_LISTEN);
   }
+}
+
+/** `127.0.0.1:3000`, `[::1]:3000`. */
+export function hostPort(host: string, port: number): string {
+  return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
 }
 
 /**

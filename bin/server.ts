@@ -1,8 +1,9 @@
 import { createServer, type RequestListener } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { createIdentityService } from '../lib/index.ts';
 import { createLogger } from '../lib/logger.ts';
 import { settleStartup } from '../lib/startup.ts';
-import { listenOrExit, runUntilSignalled, settingsOrExit } from './lifecycle.ts';
+import { hostPort, listenOrExit, runUntilSignalled, settingsOrExit } from './lifecycle.ts';
 
 /** What the port answers while the service is being built: not ready yet, come back shortly. */
 const starting: RequestListener = (_request, response) => {
@@ -20,7 +21,9 @@ async function main(): Promise<void> {
   const logger = createLogger(settings.LOG_LEVEL);
   const server = createServer(starting);
   server.keepAliveTimeout = 65_000;
-  await listenOrExit(server, settings.PORT);
+  await listenOrExit(server, settings.HOST, settings.PORT);
+  // The port the system chose when PORT=0.
+  const listening = server.address() as AddressInfo;
   const service = await runUntilSignalled(logger, () => createIdentityService({ logger }), async (running) => {
     server.close();
     server.closeIdleConnections();
@@ -31,8 +34,8 @@ async function main(): Promise<void> {
   server.off('request', starting);
   server.on('request', service.app.callback());
   logger.info(
-    { port: settings.PORT, issuer: service.settings.issuer, storage: service.core.store.kind },
-    `ready: ${service.settings.baseUrl} (issuer ${service.settings.issuer})`,
+    { host: settings.HOST, port: listening.port, issuer: service.settings.issuer, storage: service.core.store.kind },
+    `ready: listening on ${hostPort(settings.HOST, listening.port)}, serving ${service.settings.baseUrl} (issuer ${service.settings.issuer})`,
   );
 }
 

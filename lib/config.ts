@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import { parseNetworks } from './webhooks/destinations.ts';
@@ -24,6 +25,11 @@ const cidrList = z.string().transform((text, ctx) => {
     return z.NEVER;
   }
 });
+/** An address to listen on: an IP literal (`0.0.0.0` and `::` mean every interface) or a name that resolves to one. */
+const listenAddress = z.string().refine(
+  (text) => isIP(text) !== 0 || z.hostname().safeParse(text).success,
+  'an IP address (127.0.0.1, 0.0.0.0, ::1, ::) or a host name',
+);
 const booleanFlag = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 /** `smtp://user:pass@host:587` or `smtps://…`: the URL carries the whole connection, nothing else is read from it. */
 const smtpUrl = z.url({ protocol: /^smtps?$/, error: 'an smtp:// or smtps:// URL' }).refine((text) => {
@@ -45,6 +51,11 @@ export const environmentSchema = z.object({
   NODE_ENV: z.string().default('development'),
   /** Port of the standalone server. */
   PORT: integer(0).max(65535).default(3000),
+  /**
+   * Address the standalone server listens on. Loopback by default, so a development start is not reachable from the
+   * network; the container image sets `0.0.0.0`, since its port is published on purpose.
+   */
+  HOST: listenAddress.default('127.0.0.1'),
   /** Public base URL, including any mount prefix; the issuer is `${BASE_URL}/oidc`. */
   BASE_URL: z.url().optional(),
   /** MongoDB connection string; unset = embedded in-memory documents. */

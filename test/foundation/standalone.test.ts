@@ -1,5 +1,7 @@
 import { expect } from 'chai';
 import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { connect } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { readEnvironment, ConfigurationError } from '../../lib/config.ts';
 import { resolveSettings } from '../../lib/settings.ts';
@@ -11,7 +13,7 @@ const SERVER = fileURLToPath(new URL('../../bin/server.ts', import.meta.url));
 /** Starts `node bin/server.ts` as `npm start` does and collects its output. */
 function start(env: Record<string, string>) {
   const clean = Object.fromEntries(Object.entries(process.env).filter(([key]) =>
-    !['MONGODB_URI', 'REDIS_URL', 'ADMIN_CLIENT_ID', 'ADMIN_CLIENT_SECRET', 'NODE_ENV', 'BASE_URL'].includes(key)));
+    !['MONGODB_URI', 'REDIS_URL', 'ADMIN_CLIENT_ID', 'ADMIN_CLIENT_SECRET', 'NODE_ENV', 'BASE_URL', 'HOST'].includes(key)));
   const child = spawn(process.execPath, [SERVER], { env: { ...clean, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   const output = { stdout: '', stderr: '' };
   child.stdout!.on('data', (chunk) => (output.stdout += chunk));
@@ -65,6 +67,48 @@ describe('standalone server (npm start)', () => {
     running.child.kill('SIGTERM');
     expect(await running.exited).to.equal(0);
     expect(running.output.stdout).not.to.match(/"level":50/);
+  });
+
+  /** Whether a TCP connection to `host`:`port` is accepted. */
+  async function accepts(host: string, port: number): Promise<boolean> {
+    const socket = connect({ host, port });
+    const [outcome] = await Promise.race([once(socket, 'connect').then(() => ['connected']), once(socket, 'error')]);
+    socket.destroy();
+    return outcome === 'connected';
+  }
+
+  it('listens on 127.0.0.1 only by default, and only on the address HOST names', async () => {
+    const port = await freePort();
+    running = start({ PORT: String(port), LOG_LEVEL: 'info' });
+    await until(() => /"msg":"ready/.test(running!.output.stdout), 'the ready line');
+    expect(running.output.stdout).to.include(`"msg":"ready: listening on 127.0.0.1:${port}, serving http://localhost:${port}`);
+    // Every other address of the machine, loopback ones included, is refused: 127.0.0.2 is as local as it gets.
+    expect(await accepts('127.0.0.1', port)).to.equal(true);
+    expect(await accepts('127.0.0.2', port)).to.equal(false);
+    expect(await accepts('::1', port)).to.equal(false);
+    running.child.kill('SIGTERM');
+    expect(await running.exited).to.equal(0);
+
+    const other = await freePort();
+    running = start({ PORT: String(other), HOST: '127.0.0.2', LOG_LEVEL: 'info' });
+    await until(() => /"msg":"ready/.test(running!.output.stdout), 'the ready line');
+    expect(running.output.stdout).to.include(`"msg":"ready: listening on 127.0.0.2:${other}`);
+    expect(await accepts('127.0.0.2', other)).to.equal(true);
+    expect(await accepts('127.0.0.1', other)).to.equal(false);
+  });
+
+  it('refuses a HOST that is no address, and one this machine does not have, each in one line', async () => {
+    running = start({ HOST: 'not an address', PORT: String(await freePort()) });
+    expect(await running.exited).to.equal(2);
+    expect(running.output.stderr).to.match(/^ {2}HOST: an IP address/m);
+    // TEST-NET-1 (RFC 5737) is never assigned to a local interface.
+    const port = await freePort();
+    running = start({ HOST: '192.0.2.1', PORT: String(port) });
+    expect(await running.exited).to.equal(1);
+    expect(running.output.stderr.trim().split('\n')).to.deep.equal([
+      `cannot listen on 192.0.2.1:${port}: no such address on this machine (EADDRNOTAVAIL)`,
+    ]);
+    expect(running.output.stdout).not.to.match(/ADMIN_CLIENT_SECRET/);
   });
 
   it('refuses production on embedded storage with a clear message', async () => {

@@ -15,7 +15,7 @@ const run = promisify(execFile);
 const ADMIN = { id: 'image-admin', secret: 'image-admin-secret-0123456789' };
 
 /** Variables of the developer's shell that would change what the service under test does. */
-const SERVICE_VARIABLES = ['MONGODB_URI', 'REDIS_URL', 'ADMIN_CLIENT_ID', 'ADMIN_CLIENT_SECRET', 'NODE_ENV', 'BASE_URL', 'PORT', 'LOG_LEVEL'];
+const SERVICE_VARIABLES = ['MONGODB_URI', 'REDIS_URL', 'ADMIN_CLIENT_ID', 'ADMIN_CLIENT_SECRET', 'NODE_ENV', 'BASE_URL', 'PORT', 'HOST', 'LOG_LEVEL'];
 const baseEnv = () => Object.fromEntries(Object.entries(process.env).filter(([key]) => !SERVICE_VARIABLES.includes(key)));
 
 /** Runs an image command (`node …`) with this Node. */
@@ -102,6 +102,9 @@ describe('the container image, rebuilt from the Dockerfile without a container r
 
     const base = `http://127.0.0.1:${port}`;
     expect((await fetch(`${base}/readyz`)).status).to.equal(200);
+    // HOST=0.0.0.0: every interface, so another loopback address too (`npm start` alone answers only on 127.0.0.1).
+    expect(environment(instructions).HOST).to.equal('0.0.0.0');
+    expect((await fetch(`http://127.0.0.2:${port}/healthz`)).status).to.equal(200);
     // The console's bundle, built in the image's first stage, is there: the page names hashed assets it serves.
     const consolePage = await (await fetch(`${base}/console`)).text();
     const script = /<script type="module" src="([^"]+)"/.exec(consolePage)?.[1];

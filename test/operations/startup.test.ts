@@ -9,7 +9,7 @@ const LIMIT_MS = 20_000;
 /** Runs a script of the project with a clean environment plus `env`, until it exits (killed past LIMIT_MS). */
 function run(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const clean = Object.fromEntries(Object.entries(process.env).filter(([key]) =>
-    !['MONGODB_URI', 'REDIS_URL', 'ADMIN_CLIENT_ID', 'ADMIN_CLIENT_SECRET', 'NODE_ENV', 'BASE_URL', 'PORT', 'LOG_LEVEL'].includes(key)));
+    !['MONGODB_URI', 'REDIS_URL', 'ADMIN_CLIENT_ID', 'ADMIN_CLIENT_SECRET', 'NODE_ENV', 'BASE_URL', 'PORT', 'HOST', 'LOG_LEVEL'].includes(key)));
   const child = spawn(process.execPath, args, { cwd: root, env: { ...clean, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   const output = { stdout: '', stderr: '' };
   child.stdout.on('data', (chunk) => (output.stdout += chunk));
@@ -34,7 +34,7 @@ describe('starting the service', () => {
     const { port } = holder.address() as { port: number };
     const { code, stdout, stderr } = await run(['bin/server.ts'], { PORT: String(port), LOG_LEVEL: 'info' });
     expect(code).to.equal(1);
-    expect(stderr.trim().split('\n')).to.deep.equal([`cannot listen on port ${port}: the address is already in use (EADDRINUSE)`]);
+    expect(stderr.trim().split('\n')).to.deep.equal([`cannot listen on 127.0.0.1:${port}: the address is already in use (EADDRINUSE)`]);
     expect(stdout).not.to.match(/ADMIN_CLIENT_SECRET|credentials/);
   });
 
