@@ -1,12 +1,16 @@
 import type { Server } from 'node:http';
 import { ConfigurationError } from '../lib/config.ts';
 import type { Logger } from '../lib/logger.ts';
+import { StoreUnavailableError } from '../lib/store-unavailable.ts';
 import { resolveSettings, type Settings } from '../lib/settings.ts';
 
 const FORCED_EXIT_MS = 15_000;
-/** Exit codes: the configuration is wrong (fix a variable), or the port cannot be had (fix the host). */
+/**
+ * Exit codes: the configuration is wrong (fix a variable), or the environment is (the port cannot be had, a store
+ * does not answer).
+ */
 const EXIT_CONFIGURATION = 2;
-const EXIT_LISTEN = 1;
+const EXIT_ENVIRONMENT = 1;
 
 function refuse(message: string, code: number): never {
   process.stderr.write(`${message}\n`);
@@ -44,7 +48,7 @@ export async function listenOrExit(server: Server, host: string, port: number): 
     const why = code === 'EADDRINUSE' ? 'the address is already in use'
       : code === 'EACCES' ? 'permission denied'
         : code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' ? 'no such address on this machine' : (error as Error).message;
-    refuse(`cannot listen on ${hostPort(host, port)}: ${why}${code ? ` (${code})` : ''}`, EXIT_LISTEN);
+    refuse(`cannot listen on ${hostPort(host, port)}: ${why}${code ? ` (${code})` : ''}`, EXIT_ENVIRONMENT);
   }
 }
 
@@ -54,8 +58,9 @@ export function hostPort(host: string, port: number): string {
 }
 
 /**
- * Runs an entry point's main component: a configuration error exits with code 2 and its message (no stack);
- * SIGINT/SIGTERM stop it gracefully (exit 0), or forcibly once FORCED_EXIT_MS has passed (exit 1).
+ * Runs an entry point's main component: a configuration error exits with code 2 and its message, a store that does
+ * not answer with code 1 and one line naming it (no stack either); SIGINT/SIGTERM stop it gracefully (exit 0),
+ * or forcibly once FORCED_EXIT_MS has passed (exit 1).
  */
 export async function runUntilSignalled<T>(
   logger: Logger,
@@ -67,6 +72,7 @@ export async function runUntilSignalled<T>(
     running = await start();
   } catch (error) {
     if (error instanceof ConfigurationError) refuse(error.message, EXIT_CONFIGURATION);
+    if (error instanceof StoreUnavailableError) refuse(`cannot start: ${error.message}`, EXIT_ENVIRONMENT);
     throw error;
   }
   let stopping = false;

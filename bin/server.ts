@@ -14,7 +14,8 @@ const starting: RequestListener = (_request, response) => {
 /**
  * Standalone server: everything on one port, with the webhook worker in-process unless disabled. The port is
  * taken before the service is built, so a port in use stops the start before generated admin credentials
- * are created (and stored) and printed: they are only ever shown by a server that serves.
+ * are created (and stored) and printed: they are only ever shown by a server that serves. So does a store that
+ * does not answer (`requireStores`): a server is never "ready" on a dead dependency.
  */
 async function main(): Promise<void> {
   const settings = settingsOrExit(process.env);
@@ -24,7 +25,7 @@ async function main(): Promise<void> {
   await listenOrExit(server, settings.HOST, settings.PORT);
   // The port the system chose when PORT=0.
   const listening = server.address() as AddressInfo;
-  const service = await runUntilSignalled(logger, () => createIdentityService({ logger }), async (running) => {
+  const service = await runUntilSignalled(logger, () => createIdentityService({ logger, requireStores: true }), async (running) => {
     server.close();
     server.closeIdleConnections();
     await running.close();

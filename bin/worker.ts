@@ -45,7 +45,8 @@ export async function startWebhookWorker(options: WebhookWorkerOptions = {}): Pr
     throw new ConfigurationError('set WEBHOOK_QUEUE_NAME to the queue the web process fills');
   }
   const logger = options.logger ?? createLogger(settings.LOG_LEVEL);
-  const stores = await openStores(settings, logger, options.stores);
+  // A worker that cannot reach its queue would do nothing: it does not start.
+  const stores = await openStores(settings, logger, options.stores, { requireReachable: true });
   const webhooks = createWebhooks({ settings, logger, store: stores.documents, kv: stores.kv, queue: stores.queue });
   const outbox = createOutboxRepository(stores.documents);
   const relay = createOutboxRelay({ store: stores.documents, outbox, forward: webhooks.fanOut, logger });

@@ -39,6 +39,23 @@ const smtpUrl = z.url({ protocol: /^smtps?$/, error: 'an smtp:// or smtps:// URL
 /** A bare address (`no-reply@example.com`) or one with a display name (`Example <no-reply@example.com>`). */
 const emailFrom = z.string().max(320).regex(/^(?:[^<>\r\n]*<[^\s@<>]+@[^\s@<>]+>|[^\s@<>]+@[^\s@<>]+)$/, 'an email address, optionally as "Name <address>"');
 
+/** Everything after the base is derived from it (`/oidc`, `/api`), so a query or fragment would end up mid-URL. */
+const baseUrl = z.url({ protocol: /^https?$/, hostname: /./, error: 'an http:// or https:// URL' }).refine((text) => {
+  if (!URL.canParse(text)) return true;
+  const url = new URL(text);
+  return url.search === '' && url.hash === '' && url.username === '' && url.password === '';
+}, 'http[s]://host[:port][/prefix] with no credentials, query or fragment');
+/** `redis://[user:password@]host[:port][/db]`, or `rediss://` for TLS: what ioredis accepts as a URL. */
+const redisUrl = z.url({ protocol: /^rediss?$/, hostname: /./, error: 'a redis:// or rediss:// URL naming a host (redis://host:6379)' });
+/**
+ * A MongoDB connection string naming a database. Several hosts (`a:27017,b:27017`) are no URL for WHATWG, so the
+ * shape is checked here and the driver parses the rest; without a database the driver would quietly use `test`.
+ */
+const mongodbUri = z.string().regex(
+  /^mongodb(?:\+srv)?:\/\/(?:[^@/?#]*@)?[^@/?#]+\/[^/?#]+(?:\?[^#]*)?$/,
+  'a mongodb:// or mongodb+srv:// connection string naming a database (mongodb://host:27017/identity?replicaSet=rs0)',
+);
+
 /** The signal path is appended to it, so a query or fragment would end up in the middle of the URL. */
 const otlpEndpoint = z.url({ protocol: /^https?$/, error: 'an http:// or https:// URL' }).refine((text) => {
   // Refinements run after a failed check too; that one already says what is wrong.
@@ -57,11 +74,17 @@ export const environmentSchema = z.object({
    */
   HOST: listenAddress.default('127.0.0.1'),
   /** Public base URL, including any mount prefix; the issuer is `${BASE_URL}/oidc`. */
-  BASE_URL: z.url().optional(),
-  /** MongoDB connection string; unset = embedded in-memory documents. */
-  MONGODB_URI: z.string().min(1).optional(),
-  /** Redis connection string; unset = in-memory counters, tokens and delivery queue. */
-  REDIS_URL: z.string().min(1).optional(),
+  BASE_URL: baseUrl.optional(),
+  /**
+   * MongoDB connection string naming a database; unset = embedded in-memory documents. A MongoDB that cannot be reached
+   * at start stops the start with one line.
+   */
+  MONGODB_URI: mongodbUri.optional(),
+  /**
+   * Redis URL; unset = in-memory counters, tokens and delivery queue. `npm start` and `npm run worker` do not start
+   * without it answering; a library instance starts and reports it on `/readyz`.
+   */
+  REDIS_URL: redisUrl.optional(),
   /**
    * Believe `X-Forwarded-For`, `-Proto` and `-Host`: only behind a reverse proxy that sets them, since
    * anyone can send them otherwise (the client address reaches webhook payloads).

@@ -84,6 +84,11 @@ export interface IdentityServiceOptions {
   logger?: Logger;
   /** Pre-built stores (tests, or hosts that share connections); the service does not close them. */
   stores?: InjectedStores;
+  /**
+   * Refuse to start (StoreUnavailableError) while Redis does not answer, as `npm start` does. Default: start anyway and
+   * answer 503 on `/readyz` (and on what needs Redis) until it is back. An unreachable MongoDB always refuses.
+   */
+  requireStores?: boolean;
   /** Where generated admin credentials are printed (once); defaults to stdout. */
   print?: (text: string) => void;
   /**
@@ -142,7 +147,7 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
   const settings = resolveSettings(options.env ?? process.env, options.config);
   const requestScope = createRequestScope(options.logger ?? createLogger(settings.LOG_LEVEL));
   const { logger } = requestScope;
-  const stores = await openStores(settings, logger, options.stores);
+  const stores = await openStores(settings, logger, options.stores, { requireReachable: options.requireStores });
   let messaging: MessagingService | undefined;
   let relay: OutboxRelay | undefined;
   let traces: Traces | undefined;

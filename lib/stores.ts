@@ -5,6 +5,8 @@ import type { KeyValueStore } from './ports/kv.ts';
 import type { DeliveryQueue } from './ports/queue.ts';
 import type { Settings } from './settings.ts';
 import { within } from './deadline.ts';
+import { isDependencyFailure } from './http/dependency-errors.ts';
+import { addressOf, reasonOf, StoreUnavailableError } from './store-unavailable.ts';
 import { createMemoryDocumentStore } from '../adapters/memory/documents.ts';
 import { createMemoryKeyValueStore } from '../adapters/memory/kv.ts';
 import { createMemoryDeliveryQueue } from '../adapters/memory/delivery-queue.ts';
@@ -23,21 +25,42 @@ export interface InjectedStores {
   queue?: DeliveryQueue;
 }
 
+export interface OpenStoresOptions {
+  /**
+   * Refuse to open while Redis does not answer within REQUIRED_WAIT_MS (a StoreUnavailableError), rather than open
+   * and let `/readyz` report it until it is back. MongoDB is always required: nothing can start without documents.
+   */
+  requireReachable?: boolean;
+}
+
+/** How long a start that requires its stores waits for Redis (a container started beside it may take a moment). */
+const REQUIRED_WAIT_MS = 5000;
+
 /**
  * Chooses the backends (part of the composition root): MongoDB when `MONGODB_URI` is set, Redis and
  * BullMQ when `REDIS_URL` is set, in-process otherwise. Injected stores take precedence. The drivers are
  * imported only for the backends chosen: each weighs tens of megabytes of resident memory.
  */
-export async function openStores(settings: Settings, logger: Logger, injected: InjectedStores = {}): Promise<Stores> {
+export async function openStores(
+  settings: Settings, logger: Logger, injected: InjectedStores = {}, options: OpenStoresOptions = {},
+): Promise<Stores> {
   const closers: Array<() => Promise<unknown>> = [];
+  const closeOpened = async () => {
+    for (const close of closers) await within(close().catch(() => undefined), CLOSE_TIMEOUT_MS, undefined);
+  };
   let redis: Redis | undefined;
   let kvRedis: Redis | undefined;
   if (settings.REDIS_URL && (!injected.kv || !injected.queue)) {
-    const { CONNECT_TIMEOUT_MS, createRedisConnection, untilReady } = await import('../adapters/redis/connection.ts');
-    // One line per outage, from one of the connections.
+    const { CONNECT_TIMEOUT_MS, createRedisConnection, readyWithin, untilReady } = await import('../adapters/redis/connection.ts');
+    const address = addressOf(settings.REDIS_URL);
+    // One line per outage, from one of the connections, without a stack: an outage is no bug. A start that requires
+    // Redis says once whether it came up, so attempts that fail before that are not an outage yet.
+    let starting = options.requireReachable === true;
     const outages = {
-      onDown: (error: Error) => logger.warn({ err: error }, 'redis is unavailable: commands fail until it is back'),
-      onUp: () => logger.info('redis is available again'),
+      onDown: (error: Error) => starting || logger.warn(
+        { store: 'redis', address, reason: reasonOf(error) }, 'redis is unavailable: commands fail until it is back',
+      ),
+      onUp: () => starting || logger.info({ store: 'redis', address }, 'redis is available again'),
     };
     if (!injected.queue) redis = createRedisConnection(settings.REDIS_URL, outages);
     // The key-value store's commands (counters, one-time values, caches) are short and independent: on a connection
@@ -51,14 +74,25 @@ export async function openStores(settings: Settings, logger: Logger, injected: I
         else connection.disconnect();
       });
     }
-    // Commands fail rather than wait while the connection is not up, so give the first one a moment to complete.
-    await Promise.all(connections.map((connection) => untilReady(connection, 2 * CONNECT_TIMEOUT_MS)));
+    if (options.requireReachable) {
+      const waits = await Promise.all(connections.map((connection) => readyWithin(connection, REQUIRED_WAIT_MS)));
+      const failed = waits.find((wait) => !wait.ready);
+      if (failed) {
+        await closeOpened();
+        throw new StoreUnavailableError(
+          `Redis at ${address} did not answer within ${REQUIRED_WAIT_MS / 1000} s`
+          + `${failed.lastError ? ` (${reasonOf(failed.lastError)})` : ''}: start it, or correct REDIS_URL`,
+        );
+      }
+      starting = false;
+    } else {
+      // Commands fail rather than wait while the connection is not up, so give the first one a moment to complete.
+      await Promise.all(connections.map((connection) => untilReady(connection, 2 * CONNECT_TIMEOUT_MS)));
+    }
   }
   let documents = injected.documents;
   if (!documents) {
-    documents = settings.MONGODB_URI
-      ? await (await import('../adapters/mongodb/documents.ts')).createMongoDocumentStore(settings.MONGODB_URI)
-      : createMemoryDocumentStore();
+    documents = settings.MONGODB_URI ? await openMongo(settings.MONGODB_URI, closeOpened) : createMemoryDocumentStore();
     const owned = documents;
     closers.push(() => owned.close());
   }
@@ -72,7 +106,11 @@ export async function openStores(settings: Settings, logger: Logger, injected: I
   }
   let queue = injected.queue;
   if (!queue) {
-    const onError = (error: unknown, deliveryId?: string) => logger.warn({ err: error, deliveryId }, 'webhook queue error');
+    const onError = (error: unknown, deliveryId?: string) => {
+      // Redis being down reaches the queue's connections on every reconnection attempt: the outage line says it once.
+      if (isDependencyFailure(error)) logger.debug({ reason: reasonOf(error), deliveryId }, 'webhook queue: redis unavailable');
+      else logger.warn({ err: error, deliveryId }, 'webhook queue error');
+    };
     queue = redis
       ? (await import('../adapters/bullmq/delivery-queue.ts')).createBullmqDeliveryQueue({
         connection: redis,
@@ -89,11 +127,21 @@ export async function openStores(settings: Settings, logger: Logger, injected: I
   }
   return {
     documents, kv, queue,
-    async close() {
-      // A store that does not answer must not keep the process from stopping.
-      for (const close of closers) await within(close().catch(() => undefined), CLOSE_TIMEOUT_MS, undefined);
-    },
+    // A store that does not answer must not keep the process from stopping.
+    close: closeOpened,
   };
+}
+
+/** MongoDB, connected: one that cannot be reached within the URI's server selection timeout is a StoreUnavailableError. */
+async function openMongo(uri: string, closeOpened: () => Promise<void>): Promise<DocumentStore> {
+  const { createMongoDocumentStore } = await import('../adapters/mongodb/documents.ts');
+  try {
+    return await createMongoDocumentStore(uri);
+  } catch (error) {
+    await closeOpened();
+    if (!isDependencyFailure(error)) throw error;
+    throw new StoreUnavailableError(`MongoDB at ${addressOf(uri)} is unreachable (${reasonOf(error)}): start it, or correct MONGODB_URI`);
+  }
 }
 
 const CLOSE_TIMEOUT_MS = 5000;

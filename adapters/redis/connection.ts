@@ -70,3 +70,27 @@ export function untilReady(redis: Redis, ms: number): Promise<boolean> {
     redis.on('error', onError);
   });
 }
+
+/**
+ * Resolves once the connection is ready (`ready: true`), or after `ms` without it, with the reason of the latest
+ * failed attempt: unlike `untilReady`, failed attempts in between do not end the wait (the connection retries them).
+ */
+export function readyWithin(redis: Redis, ms: number): Promise<{ ready: boolean; lastError?: Error }> {
+  if (redis.status === 'ready') return Promise.resolve({ ready: true });
+  let lastError: Error | undefined;
+  return new Promise((resolve) => {
+    const done = (ready: boolean) => {
+      clearTimeout(timer);
+      redis.off('ready', onReady);
+      redis.off('error', onError);
+      resolve(lastError && !ready ? { ready, lastError } : { ready });
+    };
+    const onReady = () => done(true);
+    const onError = (error: Error) => {
+      lastError = error;
+    };
+    const timer = setTimeout(() => done(false), ms);
+    redis.on('ready', onReady);
+    redis.on('error', onError);
+  });
+}

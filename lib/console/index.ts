@@ -7,6 +7,8 @@ import type { Settings } from '../settings.ts';
 import { CONSOLE_APPLICATION_ID, consoleUrls } from './application.ts';
 import { bundlePage, serveAssets, setBundlePageHeaders, unbuiltPage, type ConsoleBundle } from './assets.ts';
 import type { ConsoleAdmins } from './admins.ts';
+import { isDependencyFailure } from '../http/dependency-errors.ts';
+import { reasonOf } from '../store-unavailable.ts';
 
 const CONSOLE_PATH = '/console';
 /** The API reference page: the OpenAPI document (`/api/swagger.json`) rendered by Redoc. */
@@ -29,7 +31,8 @@ export async function prepareConsoleAdmins(options: {
     token = await admins.openSetup();
   } catch (error) {
     // The service starts with its key-value store down (and answers 503 until it is back); the link waits for a restart.
-    options.logger.warn({ err: error }, 'no console setup link: the key-value store is unavailable; restart once it is back');
+    const detail = isDependencyFailure(error) ? { reason: reasonOf(error) } : { err: error };
+    options.logger.warn(detail, 'no console setup link: the key-value store is unavailable; restart once it is back');
     return;
   }
   if (!token) return;
