@@ -196,7 +196,7 @@ export const environmentSchema = z.object({
   TOKEN_RATE_LIMIT_PER_CLIENT: integer(0).max(1_000_000).default(0),
   /** The per-client token-request window, seconds; it starts with the client's first counted request. */
   TOKEN_RATE_LIMIT_WINDOW_SECONDS: integer(1).max(86_400).default(60),
-  /** Bearer token `GET /metrics` requires; unset = the endpoint is open (keep it off the public network then). */
+  /** Bearer token `GET /metrics` requires; unset = the endpoint is open (keep it off the public network then; a warning at start says so). */
   METRICS_TOKEN: z.string().min(16, 'at least 16 characters').max(256).optional(),
   /**
    * OTLP/HTTP collector base URL: each request's span is exported to `<endpoint>/v1/traces`. Unset = no tracing

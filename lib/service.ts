@@ -159,6 +159,9 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
       });
     }
     const metrics = createMetrics({ queueDepth: () => stores.queue.pendingCount() });
+    if (!settings.METRICS_TOKEN) {
+      logger.warn('GET /metrics is open to anyone who reaches this service: set METRICS_TOKEN, or keep it off the public network');
+    }
     const rateLimits = createRateLimits({ kv: stores.kv, settings, metrics });
     const repositories = createRepositories(stores.documents);
     await prepareRepositories(repositories);
@@ -320,7 +323,7 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
     // First, so every request has its id and its access-log line whatever answers it.
     app.use(accessLog(requestScope, metrics));
     if (traces) app.use(traces.middleware);
-    app.use(metricsEndpoint(metrics.registry, settings.METRICS_TOKEN));
+    app.use(metricsEndpoint(metrics, settings.METRICS_TOKEN));
     app.use(ownCookieKeys(settings.cookieKeys));
     app.use(healthMiddleware([
       { name: 'documents', check: () => stores.documents.ping() },

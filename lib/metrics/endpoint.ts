@@ -1,7 +1,7 @@
 import { timingSafeEqual, createHash } from 'node:crypto';
 import type { Middleware } from 'koa';
 import { when } from '../http/when.ts';
-import type { Registry } from 'prom-client';
+import type { Metrics } from './registry.ts';
 
 export const METRICS_PATH = '/metrics';
 
@@ -16,7 +16,7 @@ function sameToken(presented: string, expected: string): boolean {
  * `GET /metrics` in Prometheus text format. With a token configured, only `Authorization: Bearer <token>` may
  * read it (401 with `WWW-Authenticate` otherwise); without one it is open, for scrapers on a private network.
  */
-export function metricsEndpoint(registry: Registry, token: string | undefined): Middleware {
+export function metricsEndpoint(metrics: Pick<Metrics, 'registry' | 'scrape'>, token: string | undefined): Middleware {
   const serve: Middleware = async (ctx) => {
     ctx.state.route = METRICS_PATH;
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {
@@ -35,8 +35,8 @@ export function metricsEndpoint(registry: Registry, token: string | undefined): 
       }
     }
     ctx.set('Cache-Control', 'no-store');
-    ctx.type = registry.contentType;
-    ctx.body = await registry.metrics();
+    ctx.type = metrics.registry.contentType;
+    ctx.body = await metrics.scrape();
   };
   return when((ctx) => ctx.path === METRICS_PATH, serve);
 }

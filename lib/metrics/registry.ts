@@ -1,4 +1,4 @@
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 /**
  * The service instance's metrics, in a registry of its own (never prom-client's global one), so two instances in
@@ -8,6 +8,7 @@ import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 export function createMetrics(sources: { queueDepth: () => Promise<number> }) {
   const registry = new Registry();
   const registers = [registry];
+  let runtime = false;
   new Gauge({
     name: 'webhook_queue_depth', help: 'Webhook delivery jobs waiting, delayed or running in the queue (on Redis, one job may hold the deliveries of one outbox entry)', registers,
     async collect() {
@@ -18,6 +19,19 @@ export function createMetrics(sources: { queueDepth: () => Promise<number> }) {
   });
   return {
     registry,
+    /**
+     * The registry in the Prometheus text format, with prom-client's process and runtime metrics (CPU, resident and heap
+     * memory, heap spaces, event-loop lag, GC durations, handles, file descriptors, Node version) joining it at the
+     * first scrape: their event-loop monitor and GC observer cannot be stopped, so an instance nobody scrapes (a test,
+     * a host without Prometheus) never starts them. They describe the process, which instances in it share.
+     */
+    async scrape(): Promise<string> {
+      if (!runtime) {
+        runtime = true;
+        collectDefaultMetrics({ register: registry });
+      }
+      return registry.metrics();
+    },
     httpRequests: new Counter({
       name: 'http_requests_total', help: 'HTTP requests answered, by method, route pattern and status',
       labelNames: ['method', 'route', 'status'] as const, registers,

@@ -155,6 +155,7 @@ describe('a library instance whose Redis does not answer', () => {
     }
     // The outage's one line, and what the start could not do because of it (no console setup link without Redis).
     expect(logs.lines.filter((line) => line.level >= 40).map((line) => line.msg).sort()).to.deep.equal([
+      'GET /metrics is open to anyone who reaches this service: set METRICS_TOKEN, or keep it off the public network',
       'messages without a configured connector are only logged (development connector)',
       'no console setup link: the key-value store is unavailable; restart once it is back',
       'redis is unavailable: commands fail until it is back',

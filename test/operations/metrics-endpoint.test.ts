@@ -1,6 +1,8 @@
 import { randomInt } from 'node:crypto';
 import { expect } from 'chai';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
+import { register as globalRegistry } from 'prom-client';
+import { capturingLogger } from '../support/logs.ts';
 import { ADMIN, startService, type RunningService } from '../support/service.ts';
 import { createApplication } from '../support/fixtures.ts';
 import { eventually } from '../support/wait.ts';
@@ -107,4 +109,48 @@ describe('GET /metrics', () => {
     await running.service.core.bus.emit('Identifier.Lockout', { type: 'username', value: 'someone' });
     await eventually(async () => (await valueOf(running, 'sign_in_lockouts_total')) === lockouts + 1);
   });
+
+  it('reports process and runtime metrics in each instance\'s own registry, never the global one', async () => {
+    const runtimeFamilies = {
+      process_cpu_user_seconds_total: 'COUNTER', process_resident_memory_bytes: 'GAUGE', process_open_fds: 'GAUGE',
+      nodejs_heap_size_used_bytes: 'GAUGE', nodejs_eventloop_lag_p99_seconds: 'GAUGE', nodejs_gc_duration_seconds: 'HISTOGRAM',
+      nodejs_active_handles_total: 'GAUGE', nodejs_version_info: 'GAUGE',
+    };
+    // Both instances, scraped at once: each registers the runtime metrics in its own registry, neither clashes.
+    const [mine, theirs] = await Promise.all([scrape(running), scrape(other, undefined)]);
+    for (const families of [mine, theirs]) {
+      const names = families.map((family) => family.name);
+      expect(new Set(names).size, 'no family twice').to.equal(names.length);
+      for (const [name, type] of Object.entries(runtimeFamilies)) {
+        expect(families.find((family) => family.name === name)?.type, name).to.equal(type);
+      }
+      expect(Number(families.find((family) => family.name === 'process_resident_memory_bytes')!.metrics[0]!.value)).to.be.greaterThan(0);
+      expect(families.find((family) => family.name === 'nodejs_version_info')!.metrics[0]!.labels).to.include({ version: process.version });
+    }
+    // A second scrape adds nothing twice either, and the global registry a host may use stays empty.
+    const again = (await scrape(running)).map((family) => family.name);
+    expect(new Set(again).size).to.equal(again.length);
+    expect(await globalRegistry.getMetricsAsJSON()).to.deep.equal([]);
+  });
+});
+
+describe('the start-up warning about an open /metrics', () => {
+  for (const [label, env, expected] of [
+    ['without METRICS_TOKEN', {}, 1],
+    ['with METRICS_TOKEN', { METRICS_TOKEN }, 0],
+  ] as const) {
+    it(`is logged ${expected ? 'once' : 'never'} ${label}`, async () => {
+      const logs = capturingLogger();
+      const running = await startService({ env, logger: logs.logger });
+      try {
+        const warnings = logs.lines.filter((line) => line.level === 40 && line.msg.includes('/metrics'));
+        expect(warnings.map((line) => line.msg)).to.deep.equal(expected
+          ? ['GET /metrics is open to anyone who reaches this service: set METRICS_TOKEN, or keep it off the public network']
+          : []);
+        expect((await fetch(`${running.baseUrl}/metrics`)).status).to.equal(expected ? 200 : 401);
+      } finally {
+        await running.close();
+      }
+    });
+  }
 });
