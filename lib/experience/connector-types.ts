@@ -27,6 +27,8 @@ export type ConnectorVerification = z.infer<typeof connectorVerification>;
 /** Where a connector sign-in stands: the verification that identified the account, and whether its identity is new to it. */
 export const connectorSignIn = z.object({
   verificationId: z.string(),
+  /** The account it identified. */
+  userId: z.string(),
   /** The identity is linked to the account at submit (sign-in by a related email: Logto's `linkSocialIdentity`, or SSO). */
   link: z.boolean(),
 });

@@ -8,7 +8,7 @@ import type { ConnectorVerification } from './connector-types.ts';
 import type { ExperienceDeps } from './deps.ts';
 import { assertEventAllowed } from './rules.ts';
 import type { Submission } from './submission.ts';
-import type { ExperienceRecord } from './types.ts';
+import { identifyAs, type ExperienceRecord } from './types.ts';
 import { findUserBy } from './verification.ts';
 
 export type ConnectorType = ConnectorVerification['type'];
@@ -18,8 +18,14 @@ export type ConnectorType = ConnectorVerification['type'];
  * included, so no second factor is asked for here (as Logto does); social sign-ins still are.
  */
 export function signedInByEnterpriseSso(record: ExperienceRecord): boolean {
-  const signIn = record.connectorSignIn;
+  const signIn = connectorSignInOf(record);
   return Boolean(signIn) && record.connectorVerifications?.find((item) => item.id === signIn!.verificationId)?.type === 'EnterpriseSso';
+}
+
+/** The connector sign-in of the identified account; one recorded for another account counts for nothing. */
+export function connectorSignInOf(record: ExperienceRecord): ExperienceRecord['connectorSignIn'] {
+  const signIn = record.connectorSignIn;
+  return signIn && record.userId !== undefined && signIn.userId === record.userId ? signIn : undefined;
 }
 
 type Deps = Pick<ExperienceDeps, 'repositories' | 'users' | 'organizationJit' | 'signInExperience' | 'connectors' | 'identities' | 'upstreams'>;
@@ -148,8 +154,8 @@ export function createConnectorVerifications(deps: Deps) {
       if (record.userId && record.userId !== user.id) {
         throw errors.experience('session.identity_conflict', 'this sign-in already identified another account');
       }
-      record.userId = user.id;
-      record.connectorSignIn = { verificationId, link: linking };
+      identifyAs(record, user.id);
+      record.connectorSignIn = { verificationId, userId: user.id, link: linking };
     },
 
     /**
@@ -176,19 +182,20 @@ export function createConnectorVerifications(deps: Deps) {
         ...(verification.type === 'EnterpriseSso' ? await deps.organizationJit.provisionBySsoConnector(user.id, verification.connectorId) : []),
         ...(email ? await deps.organizationJit.provisionByVerifiedEmail(user.id, email) : []),
       ];
-      record.userId = user.id;
+      identifyAs(record, user.id);
       record.userCreated = true;
-      record.connectorSignIn = { verificationId, link: false };
+      record.connectorSignIn = { verificationId, userId: user.id, link: false };
       return { user, memberships };
     },
 
     /** At submit: links the identity the sign-in was identified by, syncs name and picture when the connector says so. */
     async commit(record: ExperienceRecord, submitted: Submission): Promise<Submission> {
-      if (!record.connectorSignIn) return submitted;
-      const verification = verified(record, record.connectorSignIn.verificationId);
+      const signIn = connectorSignInOf(record);
+      if (!signIn || signIn.userId !== submitted.user.id) return submitted;
+      const verification = verified(record, signIn.verificationId);
       let { user, userChanged } = submitted;
       const memberships = [...submitted.memberships];
-      if (record.connectorSignIn.link) {
+      if (signIn.link) {
         user = await link(user, verification);
         userChanged = true;
         if (verification.type === 'EnterpriseSso') {

@@ -4,7 +4,7 @@ import type { User } from '../users/repository.ts';
 import type { ExperienceDeps } from './deps.ts';
 import { asIdentifierConflict, assertAvailable } from './profile.ts';
 import { assertEventAllowed, assertForgotPasswordMethod, assertProfileComplete, assertSignInMethod } from './rules.ts';
-import type { ExperienceRecord } from './types.ts';
+import { identifyAs, type ExperienceRecord } from './types.ts';
 import { findUserBy, verificationOf } from './verification.ts';
 
 /** Whether this experience verified the email address with a code: only then may it join organizations by domain. */
@@ -57,7 +57,7 @@ export function createIdentification(deps: Pick<ExperienceDeps, 'repositories' |
       if (record.interactionEvent === 'Register') {
         throw errors.experience('session.invalid_interaction_type', 'registration identifies a new account: use register');
       }
-      record.userId = (await existingUser(record, verificationId)).id;
+      identifyAs(record, (await existingUser(record, verificationId)).id);
     },
 
     /**
@@ -89,7 +89,7 @@ export function createIdentification(deps: Pick<ExperienceDeps, 'repositories' |
       const memberships = emailVerifiedIn(record, user.primaryEmail)
         ? await deps.organizationJit.provisionByVerifiedEmail(user.id, user.primaryEmail)
         : [];
-      record.userId = user.id;
+      identifyAs(record, user.id);
       record.userCreated = true;
       record.profile = {};
       return { user, memberships };

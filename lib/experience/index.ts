@@ -12,7 +12,7 @@ import { assertEventAllowed, assertEventSwitch } from './rules.ts';
 import { createExperienceStore } from './store.ts';
 import { createSubmission } from './submission.ts';
 import {
-  publicProfile, type ExperienceIdentifier, type ExperienceRecord, type ExperienceRequest, type InteractionEvent,
+  dropAccountState, identifyAs, publicProfile, type ExperienceIdentifier, type ExperienceRecord, type ExperienceRequest, type InteractionEvent,
 } from './types.ts';
 import { createVerifications } from './verification.ts';
 import { createConnectorVerifications, type ConnectorType } from './connectors.ts';
@@ -111,15 +111,18 @@ export function createExperience(deps: ExperienceDeps) {
     },
 
     /**
-     * `PUT /api/experience/interaction-event`: sign-in ↔ registration. Verifications carry over; the profile being
-     * built does not, nor an existing account identified for sign-in (a registration must not submit as it).
+     * `PUT /api/experience/interaction-event`: sign-in ↔ registration. Verifications of identifiers and
+     * connectors carry over; the profile being built does not, nor an existing account identified for sign-in (a
+     * registration must not submit as it), nor anything recorded for the identified account: second-factor
+     * proofs, new factors, a skipped enrolment and a connector sign-in belong to the event they were made in.
      */
     setEvent: (request: ExperienceRequest, interactionEvent: InteractionEvent) => requireRecord(request, async ({ record }) => {
       assertEventAllowed(await deps.signInExperience.get(), interactionEvent);
       assertEventSwitch(record.interactionEvent, interactionEvent);
       if (record.interactionEvent === interactionEvent) return;
       record.profile = {};
-      if (interactionEvent === 'Register' && !record.userCreated) delete record.userId;
+      dropAccountState(record);
+      if (interactionEvent === 'Register' && !record.userCreated) identifyAs(record, undefined);
       record.interactionEvent = interactionEvent;
     }),
 
@@ -238,7 +241,7 @@ export function createExperience(deps: ExperienceDeps) {
     })),
 
     /** `POST /verification/backup-code/generate`: ten new backup codes, shown once. */
-    newBackupCodes: (request: ExperienceRequest) => withUser(request, (record) => mfaStep.newBackupCodes(record)),
+    newBackupCodes: (request: ExperienceRequest) => withUser(request, (record, user) => mfaStep.newBackupCodes(record, user)),
 
     /** `POST /verification/backup-code/verify`: spends one of the account's backup codes. */
     verifyBackupCode: (request: ExperienceRequest, code: string) => withUser(request, async (record, user) => ({

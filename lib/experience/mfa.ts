@@ -10,6 +10,8 @@ import type { User } from '../users/repository.ts';
 import type { ExperienceDeps } from './deps.ts';
 import type { ExperienceRecord, MfaVerificationRecord } from './types.ts';
 import type { AuthenticationPayload, RegistrationPayload } from '../mfa/webauthn-payloads.ts';
+import type { HashedCodes } from '../mfa/backup-codes.ts';
+import type { NewCredential } from '../mfa/webauthn.ts';
 
 type BindableType = MfaVerificationRecord['type'];
 
@@ -30,7 +32,12 @@ function identifierOf(user: User): Identifier {
  */
 const secondFactorBudget = (user: User) => `${user.id}:mfa`;
 
-const pendingContext = (user: User, verificationId: string) => `experience:${user.id}:${verificationId}`;
+/** What a new factor in an experience record is sealed to: its account and its verification (TOTP keeps its own form). */
+const pendingContext = (user: User, verificationId: string, type: BindableType = 'Totp') =>
+  type === 'Totp' ? `experience:${user.id}:${verificationId}` : `experience:${type}:${user.id}:${verificationId}`;
+
+/** A passkey whose registration verified, as sealed in an experience record. */
+type PendingCredential = NewCredential & { agent?: string };
 
 /** Factor types that prove the user at sign-in, most convenient first (backup codes last, as Logto sorts them). */
 function availableTypes(factors: Awaited<ReturnType<MfaLibrary['factorsOf']>>): MfaFactorType[] {
@@ -49,21 +56,37 @@ function availableTypes(factors: Awaited<ReturnType<MfaLibrary['factorsOf']>>): 
 export function createMfaStep(deps: Pick<ExperienceDeps, 'signInExperience' | 'passkeys'> & { mfa: MfaLibrary; lockout: Lockout }) {
   const { mfa, passkeys } = deps;
 
-  function verificationsOf(record: ExperienceRecord): MfaVerificationRecord[] {
-    return (record.mfaVerifications ??= []);
+  /** The verifications made for this account; one made for another account is none of its business. */
+  function verificationsOf(record: ExperienceRecord, user: User): MfaVerificationRecord[] {
+    return (record.mfaVerifications ?? []).filter((item) => item.userId === user.id);
   }
 
   /** A new verification replaces one of the same type, as in Logto. */
   function put(record: ExperienceRecord, verification: MfaVerificationRecord): MfaVerificationRecord {
-    record.mfaVerifications = [...verificationsOf(record).filter((item) => item.type !== verification.type), verification];
+    record.mfaVerifications = [
+      ...(record.mfaVerifications ?? []).filter((item) => item.type !== verification.type && item.userId === verification.userId), verification,
+    ];
     return verification;
   }
 
-  function find(record: ExperienceRecord, id: string, type: BindableType): MfaVerificationRecord {
-    const found = verificationsOf(record).find((item) => item.id === id && item.type === type);
+  function find(record: ExperienceRecord, user: User, id: string, type: BindableType): MfaVerificationRecord {
+    const found = verificationsOf(record, user).find((item) => item.id === id && item.type === type);
     if (!found) throw errors.experience('session.verification_session_not_found', `no ${type} verification ${id.slice(0, 64)} in this sign-in`);
     return found;
   }
+
+  /** Seals what a new factor carries to its account and verification. */
+  const sealFor = (user: User, verification: Pick<MfaVerificationRecord, 'id' | 'type'>, value: unknown) =>
+    mfa.seal(JSON.stringify(value), pendingContext(user, verification.id, verification.type));
+
+  /** What a verification's new factor carries, opened for this account only; undefined when it has none or it is another's. */
+  function opened<T>(user: User, verification: MfaVerificationRecord, sealed: string | undefined): T | undefined {
+    const text = sealed === undefined ? undefined : mfa.open(sealed, pendingContext(user, verification.id, verification.type));
+    return text === undefined ? undefined : JSON.parse(text) as T;
+  }
+
+  /** The bindings of new factors made for this account. */
+  const bindingsOf = (record: ExperienceRecord, user: User) => (record.mfaBind?.userId === user.id ? record.mfaBind : undefined);
 
   async function assertFactorEnabled(type: BindableType): Promise<SignInExperience> {
     const settings = await deps.signInExperience.get();
@@ -92,7 +115,7 @@ export function createMfaStep(deps: Pick<ExperienceDeps, 'signInExperience' | 'p
       }
       const id = newId();
       const secret = newTotpSecret();
-      put(record, { id, type: 'Totp', verified: false, newSecret: mfa.seal(secret, pendingContext(user, id)) });
+      put(record, { id, type: 'Totp', userId: user.id, verified: false, newSecret: mfa.seal(secret, pendingContext(user, id)) });
       const { keyUri, secretQrCode } = await mfa.enrolmentOf(user, secret);
       return { verificationId: id, secret, secretQrCode, keyUri };
     },
@@ -103,7 +126,7 @@ export function createMfaStep(deps: Pick<ExperienceDeps, 'signInExperience' | 'p
      */
     async verifyTotp(record: ExperienceRecord, user: User, code: string, verificationId?: string): Promise<string> {
       if (verificationId) {
-        const pending = find(record, verificationId, 'Totp');
+        const pending = find(record, user, verificationId, 'Totp');
         const secret = pending.newSecret === undefined ? undefined : mfa.open(pending.newSecret, pendingContext(user, pending.id));
         if (secret === undefined) throw errors.experience('session.mfa.pending_info_not_found', 'this verification sets up no new authenticator');
         let step: number | undefined;
@@ -113,22 +136,22 @@ export function createMfaStep(deps: Pick<ExperienceDeps, 'signInExperience' | 'p
         return pending.id;
       }
       await counted(user, () => mfa.verifyTotp(user.id, code), invalidTotp);
-      return put(record, { id: newId(), type: 'Totp', verified: true }).id;
+      return put(record, { id: newId(), type: 'Totp', userId: user.id, verified: true }).id;
     },
 
     /** `POST /verification/backup-code/generate`: ten new codes, shown once, stored at submit once bound. */
-    async newBackupCodes(record: ExperienceRecord) {
+    async newBackupCodes(record: ExperienceRecord, user: User) {
       await assertFactorEnabled('BackupCode');
       const { codes, hashed } = newBackupCodes();
       const id = newId();
-      put(record, { id, type: 'BackupCode', verified: true, newCodes: hashed });
+      put(record, { id, type: 'BackupCode', userId: user.id, verified: true, newCodes: sealFor(user, { id, type: 'BackupCode' }, hashed) });
       return { verificationId: id, codes };
     },
 
     /** `POST /verification/backup-code/verify`: spends one of the account's backup codes. */
     async verifyBackupCode(record: ExperienceRecord, user: User, code: string): Promise<string> {
       await counted(user, () => mfa.consumeBackupCode(user.id, code), invalidBackupCode);
-      return put(record, { id: newId(), type: 'BackupCode', verified: true }).id;
+      return put(record, { id: newId(), type: 'BackupCode', userId: user.id, verified: true }).id;
     },
 
     /** `POST /verification/web-authn/registration`: options to create a passkey for this account. */
@@ -136,16 +159,16 @@ export function createMfaStep(deps: Pick<ExperienceDeps, 'signInExperience' | 'p
       await assertFactorEnabled('WebAuthn');
       const id = newId();
       const registrationOptions = await passkeys.registrationOptions(id, user);
-      put(record, { id, type: 'WebAuthn', verified: false });
+      put(record, { id, type: 'WebAuthn', userId: user.id, verified: false });
       return { verificationId: id, registrationOptions };
     },
 
     /** `POST /verification/web-authn/registration/verify`: the browser's new passkey, stored at submit once bound. */
     async verifyWebAuthnRegistration(record: ExperienceRecord, user: User, verificationId: string, payload: RegistrationPayload, agent?: string) {
-      const pending = find(record, verificationId, 'WebAuthn');
+      const pending = find(record, user, verificationId, 'WebAuthn');
       const credential = await passkeys.verifyRegistration(pending.id, user.id, { ...payload, type: 'public-key' });
       pending.verified = true;
-      pending.newCredential = { ...credential, ...(agent && { agent }) };
+      pending.newCredential = sealFor(user, pending, { ...credential, ...(agent && { agent }) } satisfies PendingCredential);
       return pending.id;
     },
 
@@ -153,7 +176,7 @@ export function createMfaStep(deps: Pick<ExperienceDeps, 'signInExperience' | 'p
     async webAuthnAuthentication(record: ExperienceRecord, user: User) {
       const id = newId();
       const authenticationOptions = await passkeys.authenticationOptions(id, user.id);
-      put(record, { id, type: 'WebAuthn', verified: false });
+      put(record, { id, type: 'WebAuthn', userId: user.id, verified: false });
       return { verificationId: id, authenticationOptions };
     },
 
@@ -162,7 +185,7 @@ export function createMfaStep(deps: Pick<ExperienceDeps, 'signInExperience' | 'p
      * challenge; a failed one counts toward the account's lockout like a wrong code.
      */
     async verifyWebAuthnAuthentication(record: ExperienceRecord, user: User, verificationId: string, payload: AuthenticationPayload) {
-      const pending = find(record, verificationId, 'WebAuthn');
+      const pending = find(record, user, verificationId, 'WebAuthn');
       if (pending.newCredential) throw errors.experience('session.verification_session_not_found', 'this verification registers a passkey');
       // Before the lockout: an answer to a challenge that is gone (a replay, a double submit) checks no secret.
       const challenge = await passkeys.takeAuthenticationChallenge(pending.id, user.id);
@@ -185,7 +208,7 @@ export function createMfaStep(deps: Pick<ExperienceDeps, 'signInExperience' | 'p
 
     /** `POST /profile/mfa`: a confirmed new factor is stored at submit. */
     async bind(record: ExperienceRecord, user: User, type: BindableType, verificationId: string): Promise<void> {
-      const verification = find(record, verificationId, type);
+      const verification = find(record, user, verificationId, type);
       await assertFactorEnabled(type);
       if (type === 'Totp') {
         if (!verification.newSecret) throw errors.experience('session.mfa.pending_info_not_found', 'this verification sets up no new authenticator');
@@ -194,13 +217,18 @@ export function createMfaStep(deps: Pick<ExperienceDeps, 'signInExperience' | 'p
           throw errors.experience('user.totp_already_in_use', 'this account already has an authenticator app');
         }
       } else if (type === 'WebAuthn') {
-        if (!verification.newCredential) throw errors.experience('session.mfa.pending_info_not_found', 'this verification registered no new passkey');
+        if (!opened(user, verification, verification.newCredential)) {
+          throw errors.experience('session.mfa.pending_info_not_found', 'this verification registered no new passkey');
+        }
       } else {
-        if (!verification.newCodes) throw errors.experience('session.mfa.pending_info_not_found', 'this verification made no new backup codes');
-        const others = (await mfa.factorsOf(user.id)).some((factor) => factor.type !== 'BackupCode') || record.mfaBind?.Totp || record.mfaBind?.WebAuthn;
+        if (!opened(user, verification, verification.newCodes)) {
+          throw errors.experience('session.mfa.pending_info_not_found', 'this verification made no new backup codes');
+        }
+        const bound = bindingsOf(record, user);
+        const others = (await mfa.factorsOf(user.id)).some((factor) => factor.type !== 'BackupCode') || bound?.Totp || bound?.WebAuthn;
         if (!others) throw errors.experience('session.mfa.backup_code_can_not_be_alone', 'backup codes only back up another factor: add one first');
       }
-      record.mfaBind = { ...record.mfaBind, [type]: verificationId };
+      record.mfaBind = { ...bindingsOf(record, user), userId: user.id, [type]: verificationId };
     },
 
     /** What the sign-in pages show: the factors the account can prove, and whether enrolment may be skipped. */
@@ -216,7 +244,7 @@ export function createMfaStep(deps: Pick<ExperienceDeps, 'signInExperience' | 'p
       if (settings.mfa.policy === 'Mandatory' || await requiredByOrganization(settings, user)) {
         throw errors.experience('session.mfa.mfa_policy_not_user_controlled', 'a second factor is required here: it cannot be skipped');
       }
-      record.mfaSkipped = true;
+      record.mfaSkipped = { userId: user.id };
     },
 
     /**
@@ -228,7 +256,7 @@ export function createMfaStep(deps: Pick<ExperienceDeps, 'signInExperience' | 'p
       const held = await mfa.factorsOf(user.id);
       const usable = availableTypes(held);
       if (record.interactionEvent === 'SignIn' && usable.length > 0) {
-        const proved = verificationsOf(record).some((item) => item.verified && !item.newSecret && !item.newCodes && !item.newCredential);
+        const proved = verificationsOf(record, user).some((item) => item.verified && !item.newSecret && !item.newCodes && !item.newCredential);
         if (!proved) {
           throw errors.experience('session.mfa.require_mfa_verification', 'verify a second factor of this account first', {
             availableFactors: usable,
@@ -240,10 +268,11 @@ export function createMfaStep(deps: Pick<ExperienceDeps, 'signInExperience' | 'p
       if (factors.length === 0) return;
       const byOrganization = await requiredByOrganization(settings, user);
       if (policy === 'NoPrompt' && !byOrganization) return;
-      const skipped = record.mfaSkipped ?? await mfa.skipped(user.id);
+      const skipped = record.mfaSkipped?.userId === user.id || await mfa.skipped(user.id);
       if (policy !== 'Mandatory' && skipped && !byOrganization) return;
       if (record.interactionEvent === 'Register' && policy === 'PromptOnlyAtSignIn') return;
-      const linked = new Set<MfaFactorType>([...usable, ...(Object.keys(record.mfaBind ?? {}) as BindableType[])]);
+      const { userId: _bound, ...bound } = bindingsOf(record, user) ?? {};
+      const linked = new Set<MfaFactorType>([...usable, ...(Object.keys(bound) as BindableType[])]);
       const enrolable = factors.filter((type) => type !== 'BackupCode');
       if (!enrolable.some((type) => linked.has(type))) {
         throw errors.experience('user.missing_mfa', 'this account must add a second factor', {
@@ -257,29 +286,31 @@ export function createMfaStep(deps: Pick<ExperienceDeps, 'signInExperience' | 'p
 
     /** At submit: stores the bound factors and the user's choice to skip; true when a factor was added. */
     async commit(record: ExperienceRecord, user: User): Promise<boolean> {
-      const bind = record.mfaBind ?? {};
+      const bind: Partial<Record<BindableType, string>> = bindingsOf(record, user) ?? {};
       let added = false;
       if (bind.Totp) {
-        const verification = find(record, bind.Totp, 'Totp');
+        const verification = find(record, user, bind.Totp, 'Totp');
         const secret = verification.newSecret && mfa.open(verification.newSecret, pendingContext(user, verification.id));
         if (!secret) throw errors.experience('session.mfa.pending_info_not_found', 'the new authenticator could not be read back');
         await mfa.addTotp(user.id, secret, verification.acceptedStep ?? 0);
         added = true;
       }
       if (bind.WebAuthn) {
-        const { newCredential } = find(record, bind.WebAuthn, 'WebAuthn');
-        if (!newCredential) throw errors.experience('session.mfa.pending_info_not_found', 'no new passkey to store');
-        const { agent, ...credential } = newCredential;
+        const verification = find(record, user, bind.WebAuthn, 'WebAuthn');
+        const pending = opened<PendingCredential>(user, verification, verification.newCredential);
+        if (!pending) throw errors.experience('session.mfa.pending_info_not_found', 'no new passkey to store');
+        const { agent, ...credential } = pending;
         await passkeys.add(user.id, credential, { agent });
         added = true;
       }
       if (bind.BackupCode) {
-        const { newCodes } = find(record, bind.BackupCode, 'BackupCode');
+        const verification = find(record, user, bind.BackupCode, 'BackupCode');
+        const newCodes = opened<HashedCodes>(user, verification, verification.newCodes);
         if (!newCodes) throw errors.experience('session.mfa.pending_info_not_found', 'no new backup codes to store');
         await mfa.addBackupCodes(user.id, newCodes, { replace: true });
         added = true;
       }
-      if (record.mfaSkipped && !added) await mfa.rememberSkipped(user.id);
+      if (record.mfaSkipped?.userId === user.id && !added) await mfa.rememberSkipped(user.id);
       return added;
     },
   };

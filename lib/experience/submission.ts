@@ -6,8 +6,8 @@ import type { ExperienceDeps } from './deps.ts';
 import { emailVerifiedIn } from './identification.ts';
 import { asIdentifierConflict, assertAvailable } from './profile.ts';
 import { assertProfileComplete } from './rules.ts';
-import type { ExperienceRecord } from './types.ts';
-import { signedInByEnterpriseSso } from './connectors.ts';
+import { accountStateBelongsTo, type ExperienceRecord } from './types.ts';
+import { connectorSignInOf, signedInByEnterpriseSso } from './connectors.ts';
 import type { MfaStep } from './mfa.ts';
 
 export interface Submission {
@@ -46,6 +46,10 @@ export function createSubmission(
 
     async commit(record: ExperienceRecord): Promise<Submission> {
       const user = await identifiedUser(record);
+      // Identifying another account drops what was recorded for the previous one; a record that still has some is refused whole.
+      if (!accountStateBelongsTo(record, user.id)) {
+        throw errors.experience('session.identity_conflict', 'this sign-in recorded proofs for another account: start again');
+      }
       const { username, primaryEmail, primaryPhone, passwordDigest } = record.profile;
       if (record.interactionEvent === 'ForgotPassword') {
         if (!passwordDigest) {
@@ -56,7 +60,7 @@ export function createSubmission(
       const settings = await deps.signInExperience.get();
       await assertAvailable(deps.repositories, record.profile, user.id);
       // An account signing in through a connector has the provider's identity in place of a password or identifier.
-      if (!record.connectorSignIn) assertProfileComplete(settings, record.profile, user);
+      if (!connectorSignInOf(record)) assertProfileComplete(settings, record.profile, user);
       if (!signedInByEnterpriseSso(record)) await deps.mfaStep.assertSatisfied(record, user);
       const changes: ExperienceChanges = {
         ...(username !== undefined && { username }),

@@ -50,25 +50,26 @@ const profile = z.object({
 export type ExperienceProfile = z.infer<typeof profile>;
 
 /**
- * A second-factor verification of this experience (Logto's TOTP and BackupCode verification records). It either
- * proves one of the account's factors (`verified`, no `newSecret`/`newCodes`), or sets up a new factor that
- * `POST /profile/mfa` binds and submit stores. A passkey's challenge is not kept here but in the key-value store,
+ * A second-factor verification of this experience (Logto's TOTP and BackupCode verification records), made for
+ * one account (`userId`): it either proves one of that account's factors (`verified`, nothing new), or sets up a
+ * new factor that `POST /profile/mfa` binds and submit stores. What a new factor carries is sealed to its account
+ * and verification, so it opens for no other. A passkey's challenge is not kept here but in the key-value store,
  * where its answer takes it (once).
  */
 const mfaVerification = z.object({
   id: z.string(),
   type: z.enum(['Totp', 'BackupCode', 'WebAuthn']),
+  /** The account this verification was made for. */
+  userId: z.string(),
   verified: z.boolean(),
   /** A TOTP secret being set up, sealed (it is in clear nowhere but the answer that showed it). */
   newSecret: z.string().optional(),
   /** The time step of the code that confirmed the new secret: it cannot be used again. */
   acceptedStep: z.number().optional(),
-  /** New backup codes, hashed as they will be stored. */
-  newCodes: z.object({ salt: z.string(), digests: z.array(z.string()) }).optional(),
-  /** A passkey whose registration verified (its public key, never a secret), with the agent it came from. */
-  newCredential: z.object({
-    credentialId: z.string(), publicKey: z.string(), counter: z.number(), transports: z.array(z.string()), agent: z.string().optional(),
-  }).optional(),
+  /** New backup codes, hashed as they will be stored, then sealed. */
+  newCodes: z.string().optional(),
+  /** A passkey whose registration verified (its public key and the agent it came from), sealed. */
+  newCredential: z.string().optional(),
 });
 export type MfaVerificationRecord = z.infer<typeof mfaVerification>;
 
@@ -82,15 +83,47 @@ export const experienceRecord = z.object({
   profile,
   /** Verifications through social and enterprise connectors (one per type, a new one replaces the old). */
   connectorVerifications: z.array(connectorVerification).optional(),
+  /**
+   * What follows is about the identified account only, and names it: a new account or a new interaction event
+   * drops it all (`dropAccountState`), and submit uses none made for another account.
+   */
   /** The account was identified (or created) through a connector. */
   connectorSignIn: connectorSignIn.optional(),
   mfaVerifications: z.array(mfaVerification).optional(),
-  /** Verifications of new factors to store at submit (`POST /profile/mfa`), one per type. */
-  mfaBind: z.object({ Totp: z.string().optional(), BackupCode: z.string().optional(), WebAuthn: z.string().optional() }).optional(),
-  /** The user chose not to enrol now (`POST /profile/mfa/mfa-skipped`); stored on the account at submit. */
-  mfaSkipped: z.boolean().optional(),
+  /** Verifications of new factors to store at submit (`POST /profile/mfa`), one per type, for the account `userId`. */
+  mfaBind: z.object({
+    userId: z.string(), Totp: z.string().optional(), BackupCode: z.string().optional(), WebAuthn: z.string().optional(),
+  }).optional(),
+  /** The account `userId` chose not to enrol now (`POST /profile/mfa/mfa-skipped`); stored on it at submit. */
+  mfaSkipped: z.object({ userId: z.string() }).optional(),
 });
 export type ExperienceRecord = z.infer<typeof experienceRecord>;
+
+/** Drops everything recorded for the identified account: its proofs, new factors, choices and connector sign-in. */
+export function dropAccountState(record: ExperienceRecord): void {
+  delete record.connectorSignIn;
+  delete record.mfaVerifications;
+  delete record.mfaBind;
+  delete record.mfaSkipped;
+}
+
+/** Whether everything recorded for an account in this experience was recorded for `userId`. */
+export function accountStateBelongsTo(record: ExperienceRecord, userId: string): boolean {
+  const owners = [
+    record.connectorSignIn?.userId, record.mfaBind?.userId, record.mfaSkipped?.userId, ...(record.mfaVerifications ?? []).map((item) => item.userId),
+  ];
+  return owners.every((owner) => owner === undefined || owner === userId);
+}
+
+/**
+ * The account the experience is about from now on. A different one (or none) drops what was recorded for the
+ * previous one, so no proof, factor or choice made for one account reaches another.
+ */
+export function identifyAs(record: ExperienceRecord, userId: string | undefined): void {
+  if (record.userId !== userId) dropAccountState(record);
+  if (userId === undefined) delete record.userId;
+  else record.userId = userId;
+}
 
 /** Who is asking, for event payloads: the OIDC interaction and the HTTP request it arrived in. */
 export interface ExperienceRequest {

@@ -36,9 +36,10 @@ export interface Federation {
   close(): Promise<void>;
 }
 
-export async function startFederation(): Promise<Federation> {
+/** `env` configures the downstream (the service under test); the upstream runs with the defaults. */
+export async function startFederation(env: Record<string, string | undefined> = {}): Promise<Federation> {
   const upstream = await startService();
-  const h = await startExperienceHarness();
+  const h = await startExperienceHarness(env);
   const base = h.running.baseUrl;
   const app = await createApplication(upstream, {
     type: 'Traditional', name: 'Downstream',

@@ -111,7 +111,7 @@ export interface ExperienceHarness {
   close(): Promise<void>;
 }
 
-export async function startExperienceHarness(env: Record<string, string> = {}): Promise<ExperienceHarness> {
+export async function startExperienceHarness(env: Record<string, string | undefined> = {}): Promise<ExperienceHarness> {
   const mailbox = await startMailbox();
   const receiver = await Receiver.start();
   const running = await startService({ env: { SMTP_URL: mailbox.url, WEBHOOK_RETRY_DELAYS_MS: '50,100', ...env } });
