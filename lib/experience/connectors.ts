@@ -40,8 +40,11 @@ const detailsOf = (profile: UpstreamProfile) => {
  * Sign-in, registration and account linking through social and enterprise connectors (Logto's `Social` and
  * `EnterpriseSso` verifications). A social identity signs in the account holding it; without one, an account
  * with the provider's verified email is returned as `relatedUser` and linked only on request
- * (`linkSocialIdentity`). An enterprise identity is trusted for its domain: the account with its verified
- * email is linked automatically, as Logto does.
+ * (`linkSocialIdentity`). An enterprise identity is trusted for its connector's domains only: the account with
+ * its verified email is linked automatically, as Logto does, when that email is of one of those domains; an email
+ * of any other domain is never linked, set as an account's email or used to join organizations (whichever IdP
+ * asserts it, it cannot vouch for addresses it does not serve), though the identity still signs in the account it
+ * is linked to.
  */
 export function createConnectorVerifications(deps: Deps) {
   async function usable(type: ConnectorType, connectorId: string) {
@@ -68,9 +71,22 @@ export function createConnectorVerifications(deps: Deps) {
     return deps.identities.userBySso(verification.profile.issuer ?? '', verification.profile.id);
   }
 
-  /** The account with the provider's verified email, if any. */
-  async function related(profile: UpstreamProfile): Promise<User | undefined> {
-    return profile.email && profile.emailVerified ? findUserBy(deps.repositories, { type: 'email', value: profile.email }) : undefined;
+  /**
+   * The email the provider vouches for: verified, and for an enterprise connector of one of its domains (the
+   * domains it was set up for, an exact match); undefined otherwise.
+   */
+  async function vouchedEmail(verification: ConnectorVerification & { profile: UpstreamProfile }): Promise<string | undefined> {
+    const { email, emailVerified } = verification.profile;
+    if (!email || !emailVerified) return undefined;
+    if (verification.type === 'Social') return email;
+    const { domains } = await deps.connectors.mustFindSso(verification.connectorId);
+    return domains.includes(email.slice(email.lastIndexOf('@') + 1)) ? email : undefined;
+  }
+
+  /** The account with the email the provider vouches for, if any. */
+  async function related(verification: ConnectorVerification & { profile: UpstreamProfile }): Promise<User | undefined> {
+    const email = await vouchedEmail(verification);
+    return email ? findUserBy(deps.repositories, { type: 'email', value: email }) : undefined;
   }
 
   async function link(user: User, verification: ConnectorVerification & { profile: UpstreamProfile }): Promise<User> {
@@ -142,7 +158,7 @@ export function createConnectorVerifications(deps: Deps) {
       let user = await holder(verification);
       let linking = false;
       if (!user) {
-        const candidate = await related(verification.profile);
+        const candidate = await related(verification);
         const relatedUser = candidate ? { relatedUser: verification.profile.email } : {};
         if (!candidate || (verification.type === 'Social' && !linkSocialIdentity)) {
           throw errors.experience('user.identity_not_exist', 'no account has this identity yet', relatedUser);
@@ -168,8 +184,8 @@ export function createConnectorVerifications(deps: Deps) {
       const verification = verified(record, verificationId);
       if (await holder(verification)) throw errors.conflict('user.identity_already_in_use', 'an account already has this identity: sign in instead');
       const { profile } = verification;
-      const email = profile.email && profile.emailVerified && !(await findUserBy(deps.repositories, { type: 'email', value: profile.email }))
-        ? profile.email : undefined;
+      const vouched = await vouchedEmail(verification);
+      const email = vouched && !(await findUserBy(deps.repositories, { type: 'email', value: vouched })) ? vouched : undefined;
       const created = await deps.users.create({ primaryEmail: email, name: profile.name?.slice(0, 256), avatar: profile.avatar });
       let user: User;
       try {
