@@ -29,14 +29,18 @@ async function ignoreDuplicate(write: () => Promise<unknown>): Promise<void> {
 
 /**
  * Idempotent first-start setup: the management API resource with its scopes, an M2M role holding `all`,
- * the console-admin user role holding `all`, and the admin application. Configured admin credentials are the source of truth on every start; generated
- * ones are printed once, when they are created.
+ * the console-admin user role holding `all`, and the admin application. Configured admin credentials are the source
+ * of truth on every start; generated ones are printed when they are created, which is once per store: a store that
+ * keeps nothing past the process (`keptUntilExit`) gets new ones at every start, and says so. A later start on a store
+ * that has them says they exist and how to replace them, never the secret (only its digest is stored).
  */
 export async function bootstrap(options: {
   repositories: Repositories;
   managementIndicator: string;
   adminClientId?: string;
   adminClientSecret?: string;
+  /** The store forgets everything when the process exits (embedded in-memory documents). */
+  keptUntilExit?: boolean;
   logger: Logger;
   print: (text: string) => void;
 }): Promise<{ adminClientId: string }> {
@@ -91,11 +95,18 @@ export async function bootstrap(options: {
       customClientMetadata: {}, isThirdParty: false, createdAt: now,
     }, { secretDigest: digest(secret), builtIn: true }));
     if (!options.adminClientSecret) {
-      options.print(
-        `Management API credentials (shown once, store them now):\n  ADMIN_CLIENT_ID=${adminClientId}\n  ADMIN_CLIENT_SECRET=${secret}\n`,
-      );
+      const lifetime = options.keptUntilExit
+        ? 'created now; embedded storage keeps them only until this process exits, so each start creates new ones: set '
+          + 'ADMIN_CLIENT_ID and ADMIN_CLIENT_SECRET to keep the same'
+        : 'created now and shown only this once: store them now';
+      options.print(`Management API credentials (${lifetime}):\n  ADMIN_CLIENT_ID=${adminClientId}\n  ADMIN_CLIENT_SECRET=${secret}\n`);
     }
     options.logger.info({ clientId: adminClientId }, 'bootstrap admin application created');
+  } else if (!options.adminClientSecret) {
+    options.print(
+      `Management API credentials: the application ${adminClientId} exists; its secret was shown when it was created. To `
+      + `replace it: POST /api/applications/${adminClientId}/secret, or set ADMIN_CLIENT_SECRET (applied at every start).\n`,
+    );
   }
   await repositories.roles.assignToApplication(adminClientId, [MANAGEMENT_ROLE_ID]);
   return { adminClientId };

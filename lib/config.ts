@@ -92,7 +92,10 @@ export const environmentSchema = z.object({
   TRUST_PROXY: booleanFlag.default(false),
   /** Lets `NODE_ENV=production` run on embedded storage (a demo, never real users). */
   ALLOW_EMBEDDED_IN_PRODUCTION: booleanFlag.default(false),
-  /** Credentials of the bootstrap management application; generated and printed once when unset. */
+  /**
+   * Credentials of the bootstrap management application; unset = generated and printed when the application is created:
+   * once per store, so at every start with embedded documents (later starts on a durable store say they exist).
+   */
   ADMIN_CLIENT_ID: z.string().regex(/^[\w.-]{3,64}$/, '3-64 letters, digits, "_", "." or "-"').optional(),
   ADMIN_CLIENT_SECRET: z.string().min(16, 'at least 16 characters').optional(),
   /**

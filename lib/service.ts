@@ -173,6 +173,7 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
       managementIndicator: settings.managementIndicator,
       adminClientId: settings.ADMIN_CLIENT_ID,
       adminClientSecret: settings.ADMIN_CLIENT_SECRET,
+      keptUntilExit: stores.documents.kind === 'memory',
       logger,
       print,
     });
