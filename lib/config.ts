@@ -156,6 +156,18 @@ export const environmentSchema = z.object({
   WEBHOOK_BREAKER_OPEN_MS: integer(100).max(3_600_000).default(30_000),
   /** A hook whose every attempt failed for this long is disabled (as Svix does after 5 days); 0 = never, ms. */
   WEBHOOK_AUTO_DISABLE_AFTER_MS: integer(0).max(90 * 86_400_000).default(5 * 86_400_000),
+  /**
+   * Networks (comma-separated CIDR blocks) on which the endpoints a non-public issuer's discovery document names
+   * may be, besides the issuer's own origin: an internal identity provider whose token endpoint is on another host.
+   * Unset = that origin only. An issuer on a public address may name endpoints on public addresses only, whatever
+   * this lists.
+   */
+  CONNECTOR_ENDPOINT_NETWORKS: cidrList.optional(),
+  /**
+   * Total time one request to an identity provider (discovery, keys, token, userinfo) or to the SMS webhook may take,
+   * from resolving its host to the last byte of its answer, ms: an upstream trickling its answer is cut off at it.
+   */
+  OUTBOUND_TIMEOUT_MS: integer(100).max(60_000).default(10_000),
   /** Wall-clock limit of a stored JWT customizer script, ms. */
   JWT_CUSTOMIZER_TIMEOUT_MS: integer(10).max(30_000).default(3000),
   /** Memory limit of a stored JWT customizer script, MiB. */

@@ -10,7 +10,7 @@ import { createRolesLibrary } from './roles/library.ts';
 import { createResourcesLibrary } from './resources/library.ts';
 import { createConnectorsLibrary } from './connectors/library.ts';
 import { createIdentitiesLibrary } from './connectors/identities.ts';
-import { createOutboundFetch } from './connectors/outbound.ts';
+import { createOutbound } from './connectors/outbound.ts';
 import { createUpstreams } from './connectors/upstream.ts';
 import type { Network } from './webhooks/destinations.ts';
 import { createMfaLibrary } from './mfa/library.ts';
@@ -29,11 +29,17 @@ export function createLibraries(repositories: Repositories, options: {
   kv: KeyValueStore;
   /** Connector client secrets are encrypted under keys derived from these. */
   cookieKeys: readonly string[];
-  /** Non-public networks connector upstreams may be reached on (beyond loopback). */
+  /** Non-public networks the connector upstreams an operator configures may be reached on (beyond loopback). */
   allowedNetworks?: readonly Network[];
+  /** Networks a non-public issuer's discovery document may name endpoints on, beyond its own origin. */
+  endpointNetworks?: readonly Network[];
+  /** The total deadline of one request to an upstream, ms. */
+  outboundDeadlineMs: number;
 }) {
   const signInExperience = createSignInExperienceLibrary(repositories.signInExperience);
-  const upstreams = createUpstreams(createOutboundFetch({ allowedNetworks: options.allowedNetworks }));
+  const upstreams = createUpstreams(createOutbound({
+    allowedNetworks: options.allowedNetworks, endpointNetworks: options.endpointNetworks, deadlineMs: options.outboundDeadlineMs,
+  }));
   return {
     applications: createApplicationsLibrary(repositories),
     users: createUsersLibrary(repositories, signInExperience),

@@ -185,7 +185,7 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
     const libraries = createLibraries(repositories, {
       defaultAccessTokenTtl: settings.ACCESS_TOKEN_TTL_SECONDS, cookieKeys: settings.cookieKeys,
       allowedNetworks: settings.WEBHOOK_ALLOWED_NETWORKS, mfaSecretKeys: settings.mfaSecretKeys, baseUrl: settings.baseUrl,
-      kv: stores.kv,
+      kv: stores.kv, endpointNetworks: settings.CONNECTOR_ENDPOINT_NETWORKS, outboundDeadlineMs: settings.OUTBOUND_TIMEOUT_MS,
     });
     const consoleAdmins = createConsoleAdmins({
       repositories, users: libraries.users, signInExperience: libraries.signInExperience, kv: stores.kv, logger,

@@ -4,7 +4,7 @@ import { DomainError, errors } from '../errors.ts';
 import {
   OAUTH2_PROFILE_DEFAULTS, OIDC_PROFILE_DEFAULTS, type OAuth2Config, type OidcConfig, type ProfileMap, type SsoOidcConfig,
 } from './configs.ts';
-import type { OutboundFetch } from './outbound.ts';
+import type { Outbound, OutboundFetch } from './outbound.ts';
 
 /** A connector ready to use: its parsed config and its decrypted client secret. */
 export type UsableConnector =
@@ -43,13 +43,27 @@ const sameState = (a: string, b: string) => timingSafeEqual(sha256(a), sha256(b)
 /**
  * The authorization-code flow against an upstream provider, with PKCE always: OIDC (and enterprise OIDC) through
  * openid-client, which verifies the ID token, its nonce and the state; plain OAuth 2.0 by hand, since such
- * providers answer in many shapes (no ID token, no issuer). Every request goes through the outbound policy.
- * Failures are Logto's connector codes, 4xx, never a 500.
+ * providers answer in many shapes (no ID token, no issuer). Every request goes through the outbound policy,
+ * those to endpoints a discovery document named under its issuer's rule; a discovery document naming an endpoint
+ * its issuer may not send to is refused as a whole. Failures are Logto's connector codes, 4xx (502 for an upstream
+ * that cannot be reached), never a 500.
  */
-export function createUpstreams(fetch: OutboundFetch) {
-  const customFetch = (url: string, options: client.CustomFetchOptions) => fetch(url, {
+export function createUpstreams(outbound: Outbound) {
+  const customFetchOf = (fetch: OutboundFetch) => (url: string, options: client.CustomFetchOptions) => fetch(url, {
     method: options.method, headers: options.headers, body: options.body, signal: options.signal,
   });
+  /** Discovered endpoints are reached under their issuer's rule; explicitly configured ones under the operator's. */
+  const fetchOf = (issuer: string | undefined) => (issuer ? outbound.forIssuer(issuer) : outbound.fetch);
+
+  /** 400 `connector.invalid_config` when the discovery document names an endpoint its issuer may not send requests to. */
+  async function assertEndpointsAllowed(issuer: string, metadata: client.ServerMetadata): Promise<void> {
+    for (const name of ['token_endpoint', 'userinfo_endpoint', 'jwks_uri'] as const) {
+      const endpoint = metadata[name];
+      if (typeof endpoint !== 'string') continue;
+      const problem = await outbound.endpointProblem(issuer, endpoint);
+      if (problem) throw errors.connector('connector.invalid_config', `the discovery document's ${name} is refused: ${problem}`);
+    }
+  }
 
   /**
    * Discovery documents and the keys fetched through a configuration are reused for a few minutes (per connector
@@ -80,13 +94,16 @@ export function createUpstreams(fetch: OutboundFetch) {
     const auth = method === 'client_secret_post' ? client.ClientSecretPost(clientSecret) : client.ClientSecretBasic(clientSecret);
     if (config.issuer) {
       const insecure = config.issuer.startsWith('http:');
+      let discovered: client.Configuration;
       try {
-        return await client.discovery(new URL(config.issuer), config.clientId, undefined, auth, {
-          [client.customFetch]: customFetch, execute: insecure ? [client.allowInsecureRequests] : [],
+        discovered = await client.discovery(new URL(config.issuer), config.clientId, undefined, auth, {
+          [client.customFetch]: customFetchOf(fetchOf(config.issuer)), execute: insecure ? [client.allowInsecureRequests] : [],
         });
       } catch (error) {
         throw ownFailure(error) ?? errors.connector('connector.invalid_config', `the discovery document of ${config.issuer} could not be used: ${describe(error)}`);
       }
+      await assertEndpointsAllowed(config.issuer, discovered.serverMetadata());
+      return discovered;
     }
     const explicit = config as OidcConfig;
     const configuration = new client.Configuration({
@@ -96,7 +113,7 @@ export function createUpstreams(fetch: OutboundFetch) {
       jwks_uri: explicit.idTokenConfig!.jwksUri,
       ...(explicit.userInfoEndpoint && { userinfo_endpoint: explicit.userInfoEndpoint }),
     }, config.clientId, undefined, auth);
-    configuration[client.customFetch] = customFetch;
+    configuration[client.customFetch] = customFetchOf(outbound.fetch);
     const urls = [explicit.authorizationEndpoint, explicit.tokenEndpoint, explicit.idTokenConfig!.jwksUri, explicit.userInfoEndpoint];
     if (urls.some((url) => url?.startsWith('http:'))) client.allowInsecureRequests(configuration);
     return configuration;
@@ -157,7 +174,9 @@ export function createUpstreams(fetch: OutboundFetch) {
           { error: params.error.slice(0, 64), ...(params.error_description && { errorDescription: params.error_description.slice(0, 256) }) });
       }
       if (typeof params.code !== 'string' || !params.code) throw errors.connector('connector.invalid_response', 'the callback carries no code');
-      if (connector.kind === 'oauth2') return oauth2Callback(fetch, connector, await oauth2Endpoints(connector.config), pending, params.code);
+      if (connector.kind === 'oauth2') {
+        return oauth2Callback(fetchOf(connector.config.issuer), connector, await oauth2Endpoints(connector.config), pending, params.code);
+      }
       const configuration = await oidcConfiguration(connector);
       const callbackUrl = new URL(pending.redirectUri);
       for (const [name, value] of Object.entries(params)) callbackUrl.searchParams.set(name, value);

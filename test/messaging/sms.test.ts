@@ -99,6 +99,20 @@ describe('SMS verification codes through the HTTP SMS connector', () => {
       await failing.close();
     }
   });
+
+  it('gives up on an endpoint that never answers at OUTBOUND_TIMEOUT_MS (503 service.dependency_unavailable)', async () => {
+    receiver.script('/hang', () => 'hang');
+    const hanging = await startService({
+      env: { SMS_WEBHOOK_URL: receiver.url('/hang'), SMS_WEBHOOK_SIGNING_KEY: signingKey, OUTBOUND_TIMEOUT_MS: '300' },
+    });
+    try {
+      const error = await failure(hanging.service.core.messaging.sendCode({ purpose: 'SignIn', to: { type: 'phone', value: phone() } }));
+      expect(error.code).to.equal('service.dependency_unavailable');
+      expect(receiver.requests('/hang'), 'the request was sent, then abandoned').to.have.length(1);
+    } finally {
+      await hanging.close();
+    }
+  });
 });
 
 describe('SMS without SMS_WEBHOOK_URL', () => {

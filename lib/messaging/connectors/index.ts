@@ -49,7 +49,9 @@ export function createConnectors(settings: Settings, logger: Logger): Connectors
     ? createSmtpConnector({ url: settings.SMTP_URL, from: settings.emailFrom, logger })
     : fallback('SMTP_URL');
   const phone = settings.SMS_WEBHOOK_URL && settings.SMS_WEBHOOK_SIGNING_KEY
-    ? createSmsWebhookConnector({ url: settings.SMS_WEBHOOK_URL, signingKey: settings.SMS_WEBHOOK_SIGNING_KEY, logger })
+    ? createSmsWebhookConnector({
+      url: settings.SMS_WEBHOOK_URL, signingKey: settings.SMS_WEBHOOK_SIGNING_KEY, timeoutMs: settings.OUTBOUND_TIMEOUT_MS, logger,
+    })
     : fallback('SMS_WEBHOOK_URL and SMS_WEBHOOK_SIGNING_KEY');
   const unsent = [email, phone].filter((connector) => connector.name === 'development' || connector.name === 'none');
   if (unsent.length) {

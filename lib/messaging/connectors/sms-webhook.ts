@@ -5,14 +5,13 @@ import { signatureHeaders } from '../../webhooks/signing.ts';
 import type { MessageConnector } from './index.ts';
 import { providerRefused, providerUnreachable } from './failures.ts';
 
-const TIMEOUT_MS = 10_000;
-
 /**
  * SMS through an HTTP endpoint of the operator's: a JSON POST `{ to, text, type }` signed like webhook
  * deliveries (Standard Webhooks headers, `webhook-id` = `msg_…` per message), so the receiver verifies it with any
- * Standard Webhooks library and the SMS_WEBHOOK_SIGNING_KEY. Any 2xx is success; redirects are not followed.
+ * Standard Webhooks library and the SMS_WEBHOOK_SIGNING_KEY. Any 2xx is success; redirects are not followed; a
+ * request not answered within `timeoutMs` (OUTBOUND_TIMEOUT_MS, from the start) is abandoned as unreachable.
  */
-export function createSmsWebhookConnector(options: { url: string; signingKey: string; logger: Logger }): MessageConnector {
+export function createSmsWebhookConnector(options: { url: string; signingKey: string; timeoutMs: number; logger: Logger }): MessageConnector {
   return {
     name: 'sms-webhook',
     async send(message) {
@@ -23,7 +22,7 @@ export function createSmsWebhookConnector(options: { url: string; signingKey: st
       let response: Response;
       try {
         response = await fetch(options.url, {
-          method: 'POST', body, redirect: 'manual', signal: AbortSignal.timeout(TIMEOUT_MS),
+          method: 'POST', body, redirect: 'manual', signal: AbortSignal.timeout(options.timeoutMs),
           headers: { 'content-type': 'application/json', 'user-agent': `identity-service-sms/${VERSION}`, ...headers },
         });
       } catch (error) {
