@@ -77,6 +77,8 @@ const ERROR_CODES = {
   'session.verification_failed': 'invalid',
   'session.identifier_not_found': 'not_found',
   'session.identity_conflict': 'conflict',
+  /** Another request changed this interaction's experience while this one worked on it: nothing of this one was kept. */
+  'session.concurrent_update': 'conflict',
   'session.invalid_interaction_type': 'invalid',
   'session.not_supported_for_forgot_password': 'invalid',
   'session.verification_blocked_too_many_attempts': 'rate_limited',

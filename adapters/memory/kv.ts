@@ -65,6 +65,14 @@ class MemoryKeyValueStore implements KeyValueStore {
     return true;
   }
 
+  async compareAndSet(key: string, expected: string | null, next: string, ttlMs: number): Promise<boolean> {
+    const expiresAt = expiryFrom(ttlMs);
+    this.#sweep();
+    if ((this.#live(key)?.value ?? null) !== expected) return false;
+    this.#entries.set(key, { value: next, expiresAt });
+    return true;
+  }
+
   async getDel(key: string): Promise<string | null> {
     const entry = this.#live(key);
     if (!entry) return null;

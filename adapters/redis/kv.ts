@@ -14,6 +14,18 @@ if value == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
 return value
 `;
 
+/** Sets the key only while it holds ARGV[2] (or is missing, when ARGV[1] is '1'): GET and SET as one step. */
+const COMPARE_AND_SET = `
+local current = redis.call('GET', KEYS[1])
+if ARGV[1] == '1' then
+  if current then return 0 end
+elseif current ~= ARGV[2] then
+  return 0
+end
+redis.call('SET', KEYS[1], ARGV[3], 'PX', ARGV[4])
+return 1
+`;
+
 function ttlArgument(ttlMs: number): number {
   if (!Number.isFinite(ttlMs) || ttlMs <= 0) throw new RangeError(`invalid TTL: ${ttlMs}`);
   return Math.ceil(ttlMs);
@@ -50,6 +62,12 @@ class RedisKeyValueStore implements KeyValueStore {
   async setIfAbsent(key: string, value: string, ttlMs: number): Promise<boolean> {
     const reply = await this.#redis.set(this.#key(key), value, 'PX', ttlArgument(ttlMs), 'NX');
     return reply === 'OK';
+  }
+
+  async compareAndSet(key: string, expected: string | null, next: string, ttlMs: number): Promise<boolean> {
+    const ttl = ttlArgument(ttlMs);
+    const reply = await this.#redis.eval(COMPARE_AND_SET, 1, this.#key(key), expected === null ? '1' : '0', expected ?? '', next, ttl);
+    return Number(reply) === 1;
   }
 
   async getDel(key: string): Promise<string | null> {

@@ -1,12 +1,20 @@
+import { errors } from '../errors.ts';
 import type { KeyValueStore } from '../ports/kv.ts';
 import { experienceRecord, type ExperienceRecord } from './types.ts';
 
 /**
  * One experience record per OIDC interaction, in the key-value store (Redis when shared, so every process
  * sees it), living exactly as long as the interaction.
+ *
+ * A request loads the record, changes it and saves it. Two requests on one interaction at once would each save their
+ * own copy and the last would silently drop what the first added (a verification, a profile field), so a loaded
+ * record is saved only while the stored one is still the text it was loaded from (compare-and-set); otherwise the
+ * save is refused with 409 `session.concurrent_update`, and the request's transaction keeps nothing of it.
  */
 export function createExperienceStore(kv: KeyValueStore) {
   const keyOf = (uid: string) => `experience:${uid}`;
+  /** The stored text each record object was loaded from or last saved as: what a save expects to replace. */
+  const storedAs = new WeakMap<ExperienceRecord, string>();
 
   return {
     /** The record, or undefined when none was started or it cannot be read back. */
@@ -20,14 +28,23 @@ export function createExperienceStore(kv: KeyValueStore) {
         return undefined;
       }
       const result = experienceRecord.safeParse(parsed);
-      return result.success ? result.data : undefined;
+      if (!result.success) return undefined;
+      storedAs.set(result.data, stored);
+      return result.data;
     },
+    /** Stores a new record as it is; a loaded one only over the version it was loaded from. */
     async save(uid: string, record: ExperienceRecord, ttlSeconds: number): Promise<void> {
-      await kv.set(keyOf(uid), JSON.stringify(record), ttlSeconds * 1000);
+      const text = JSON.stringify(record);
+      const expected = storedAs.get(record);
+      if (expected === undefined) {
+        await kv.set(keyOf(uid), text, ttlSeconds * 1000);
+      } else if (!await kv.compareAndSet(keyOf(uid), expected, text, ttlSeconds * 1000)) {
+        throw errors.experience('session.concurrent_update', 'another request changed this sign-in at the same time: send this one again');
+      }
+      storedAs.set(record, text);
     },
     async remove(uid: string): Promise<void> {
       await kv.del(keyOf(uid));
     },
   };
 }
-

@@ -12,6 +12,12 @@ export interface KeyValueStore {
   set(key: string, value: string, ttlMs?: number): Promise<void>;
   /** Sets only when the key does not exist; true when it was set. */
   setIfAbsent(key: string, value: string, ttlMs: number): Promise<boolean>;
+  /**
+   * Sets `next` (expiring after `ttlMs`) only while the stored value is `expected`, or while the key is missing when
+   * `expected` is null, in one atomic step: of concurrent callers expecting the same value at most one succeeds.
+   * True when it was set.
+   */
+  compareAndSet(key: string, expected: string | null, next: string, ttlMs: number): Promise<boolean>;
   /** Atomically returns and deletes the value: of N concurrent callers at most one gets it. */
   getDel(key: string): Promise<string | null>;
   del(key: string): Promise<void>;

@@ -197,6 +197,29 @@ function keyValueContract(backend: Backend): void {
       expect(results.filter(Boolean)).to.have.length(1);
     });
 
+    it('compareAndSet sets only while the value is the one expected, or the key missing when null is expected', async () => {
+      const k = key();
+      expect(await kv.compareAndSet(k, 'anything', 'x', 1_000)).to.equal(false);
+      expect(await kv.get(k)).to.equal(null);
+      expect(await kv.compareAndSet(k, null, 'first', 1_000)).to.equal(true);
+      expect(await kv.compareAndSet(k, null, 'again', 1_000)).to.equal(false);
+      expect(await kv.compareAndSet(k, 'stale', 'second', 1_000)).to.equal(false);
+      expect(await kv.compareAndSet(k, 'first', 'second', 60)).to.equal(true);
+      expect(await kv.get(k)).to.equal('second');
+      expect(await kv.ttl(k)).to.be.within(1, 60);
+      await passes(60, gone(k));
+      expect(await kv.compareAndSet(k, 'second', 'third', 1_000), 'an expired value is no longer there').to.equal(false);
+      await rejects(kv.compareAndSet(k, null, 'v', 0));
+    });
+
+    it('lets exactly one of 100 concurrent compareAndSet calls expecting one value win', async () => {
+      const k = key();
+      await kv.set(k, 'v0', 10_000);
+      const results = await Promise.all(Array.from({ length: 100 }, (_, i) => kv.compareAndSet(k, 'v0', `v${i + 1}`, 10_000)));
+      expect(results.filter(Boolean)).to.have.length(1);
+      expect(await kv.get(k)).to.equal(`v${results.indexOf(true) + 1}`);
+    });
+
     it('incr counts within a window started by the first increment', async () => {
       const k = key();
       expect(await kv.incr(k, 300)).to.equal(1);
