@@ -4,7 +4,6 @@ import type { Logger } from '../lib/logger.ts';
 import { StoreUnavailableError } from '../lib/store-unavailable.ts';
 import { resolveSettings, type Settings } from '../lib/settings.ts';
 
-const FORCED_EXIT_MS = 15_000;
 /**
  * Exit codes: the configuration is wrong (fix a variable), or the environment is (the port cannot be had, a store
  * does not answer).
@@ -59,13 +58,14 @@ export function hostPort(host: string, port: number): string {
 
 /**
  * Runs an entry point's main component: a configuration error exits with code 2 and its message, a store that does
- * not answer with code 1 and one line naming it (no stack either); SIGINT/SIGTERM stop it gracefully (exit 0),
- * or forcibly once FORCED_EXIT_MS has passed (exit 1).
+ * not answer with code 1 and one line naming it (no stack either). SIGINT/SIGTERM stop it gracefully (exit 0), or
+ * by force once `forcedExitMs` has passed, or at once on a second signal (exit 1 both).
  */
 export async function runUntilSignalled<T>(
   logger: Logger,
   start: () => Promise<T>,
   stop: (running: T) => Promise<void>,
+  forcedExitMs: number,
 ): Promise<T> {
   let running: T;
   try {
@@ -77,10 +77,16 @@ export async function runUntilSignalled<T>(
   }
   let stopping = false;
   const onSignal = async (signal: string) => {
-    if (stopping) return;
+    if (stopping) {
+      logger.warn({ signal }, 'second signal: exiting without waiting for the shutdown to finish');
+      process.exit(1);
+    }
     stopping = true;
-    logger.info({ signal }, 'shutting down');
-    setTimeout(() => process.exit(1), FORCED_EXIT_MS).unref();
+    logger.info({ signal, forcedExitMs }, 'shutting down');
+    setTimeout(() => {
+      logger.warn({ forcedExitMs }, 'shutdown did not finish in time: exiting');
+      process.exit(1);
+    }, forcedExitMs).unref();
     await stop(running);
     process.exit(0);
   };

@@ -1,6 +1,7 @@
 import { createServer, type RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createIdentityService } from '../lib/index.ts';
+import { shutdownBoundMs } from '../lib/shutdown.ts';
 import { createLogger } from '../lib/logger.ts';
 import { settleStartup } from '../lib/startup.ts';
 import { hostPort, listenOrExit, runUntilSignalled, settingsOrExit } from './lifecycle.ts';
@@ -29,7 +30,7 @@ async function main(): Promise<void> {
     server.close();
     server.closeIdleConnections();
     await running.close();
-  });
+  }, shutdownBoundMs(settings));
   // While the port still answers "starting": the collection pauses the process for about 100 ms.
   settleStartup();
   server.off('request', starting);

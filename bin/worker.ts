@@ -3,6 +3,7 @@ import { ConfigurationError, type Environment } from '../lib/config.ts';
 import { createLogger } from '../lib/logger.ts';
 import { runUntilSignalled, settingsOrExit } from './lifecycle.ts';
 import { resolveSettings } from '../lib/settings.ts';
+import { shutdownBoundMs } from '../lib/shutdown.ts';
 import { openStores, type InjectedStores } from '../lib/stores.ts';
 import { createWebhooks } from '../lib/webhooks/index.ts';
 import { createOutboxRepository } from '../lib/outbox/repository.ts';
@@ -73,8 +74,9 @@ export async function startWebhookWorker(options: WebhookWorkerOptions = {}): Pr
 
 /** `npm run worker`: one ready line, graceful stop on SIGTERM/SIGINT. */
 async function main(): Promise<void> {
-  const logger = createLogger(settingsOrExit(process.env).LOG_LEVEL);
-  const worker = await runUntilSignalled(logger, () => startWebhookWorker({ logger }), (running) => running.close());
+  const settings = settingsOrExit(process.env);
+  const logger = createLogger(settings.LOG_LEVEL);
+  const worker = await runUntilSignalled(logger, () => startWebhookWorker({ logger }), (running) => running.close(), shutdownBoundMs(settings));
   logger.info(
     { queue: worker.queueName, concurrency: worker.concurrency },
     `ready: webhook worker consuming ${worker.queueName}`,

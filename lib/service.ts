@@ -70,6 +70,7 @@ import { createOutboxRelay, type OutboxRelay } from './outbox/relay.ts';
 import { transactionalRequests } from './outbox/middleware.ts';
 import { releaseContexts } from './http/release-context.ts';
 import { createInFlight } from './http/in-flight.ts';
+import { DRAIN_MS } from './shutdown.ts';
 import { ensureConsoleApplication } from './console/application.ts';
 import { createConsoleAdmins } from './console/admins.ts';
 import { consoleMiddleware, prepareConsoleAdmins } from './console/index.ts';
@@ -127,8 +128,6 @@ const API_PREFIX = '/api';
  * the browser could follow it before the commit. They publish no events.
  */
 const SELF_ANSWERING_PAGES = /^\/interaction\/[^/]+\/(consent|abort)$/;
-/** How long closing waits for the requests in flight (below the entry points' forced exit). */
-const DRAIN_MS = 10_000;
 
 /**
  * Answers an API request no route handled: `route.method_not_allowed` when the router found its path served with

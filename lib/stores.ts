@@ -45,7 +45,10 @@ export async function openStores(
   settings: Settings, logger: Logger, injected: InjectedStores = {}, options: OpenStoresOptions = {},
 ): Promise<Stores> {
   const closers: Array<() => Promise<unknown>> = [];
+  /** The queue stops first: its consumer lets the attempts in flight finish or time out while the stores are open. */
+  let closeQueue: (() => Promise<unknown>) | undefined;
   const closeOpened = async () => {
+    if (closeQueue) await within(closeQueue().catch(() => undefined), settings.WEBHOOK_TIMEOUT_MS + CLOSE_TIMEOUT_MS, undefined);
     for (const close of closers) await within(close().catch(() => undefined), CLOSE_TIMEOUT_MS, undefined);
   };
   let redis: Redis | undefined;
@@ -122,8 +125,8 @@ export async function openStores(
       })
       : createMemoryDeliveryQueue({ onError });
     const owned = queue;
-    // The queue must stop before the connection it shares is quit.
-    closers.unshift(() => owned.close());
+    // Before the connection it shares is quit.
+    closeQueue = () => owned.close();
   }
   return {
     documents, kv, queue,

@@ -75,6 +75,8 @@ class BullmqDeliveryQueue implements DeliveryQueue {
   /** `enqueue` calls of this turn of the event loop, stored together when it ends. */
   readonly #pending: Array<{ jobs: DeliveryJob[]; resolve: () => void; reject: (error: unknown) => void }> = [];
   #workerConnection: Redis | undefined;
+  /** Set once `close` began: attempts that have not started stay in the queue for the next consumer. */
+  #closing = false;
 
   constructor(options: BullmqDeliveryQueueOptions) {
     this.#options = options;
@@ -160,8 +162,14 @@ class BullmqDeliveryQueue implements DeliveryQueue {
     // BullMQ requires maxRetriesPerRequest: null on worker connections; the shared one keeps failing fast.
     this.#workerConnection = this.#options.connection.duplicate({ maxRetriesPerRequest: null });
     const slots = new Slots(concurrency);
-    const attempt = async (delivery: DeliveryJob, number: number) => {
+    const attempt = async (delivery: DeliveryJob, number: number): Promise<AttemptResult> => {
       await slots.acquire();
+      if (this.#closing) {
+        // Closing waits for the jobs in flight, and a batch's deliveries may still be waiting for a slot: those are
+        // deferred (nothing was sent, no attempt used), so closing takes one attempt's time at most.
+        slots.release();
+        return { deferInMs: 0 };
+      }
       try {
         return await processor(delivery, number);
       } finally {
@@ -238,6 +246,7 @@ class BullmqDeliveryQueue implements DeliveryQueue {
   }
 
   async close(): Promise<void> {
+    this.#closing = true;
     // Against a Redis that is not up, every command would wait for it: nothing can be running, so do not wait.
     const up = this.#options.connection.status === 'ready';
     await this.#worker?.close(!up);
