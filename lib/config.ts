@@ -190,8 +190,17 @@ export const environmentSchema = z.object({
   VERIFICATION_CODE_TTL_SECONDS: integer(1).max(86_400).default(600),
   /** Messages one recipient (email address or phone number) may be sent per window; protects inboxes and SMS budgets. */
   MESSAGE_RATE_LIMIT_COUNT: integer(1).max(10_000).default(10),
-  /** The rate limit's window, seconds; it starts with the first message to a recipient. */
+  /** The rate limits' window, seconds; it starts with the first message to a recipient (or from a sender). */
   MESSAGE_RATE_LIMIT_WINDOW_SECONDS: integer(1).max(86_400).default(600),
+  /**
+   * Messages the Experience API, the sign-in pages and the Account API may send for one client address per window
+   * (the recipients' window), whatever the recipients; 0 = no such budget. Raise it when many users share an address.
+   */
+  MESSAGE_RATE_LIMIT_PER_IP: integer(0).max(1_000_000).default(100),
+  /** Messages one sign-in, registration or password reset (OIDC interaction) may send per window, whatever the recipients; 0 = none. */
+  MESSAGE_RATE_LIMIT_PER_INTERACTION: integer(0).max(10_000).default(10),
+  /** Verification codes one signed-in user may have sent through the Account API per window, whatever the recipients; 0 = none. */
+  MESSAGE_RATE_LIMIT_PER_USER: integer(0).max(10_000).default(10),
   /** Directory of message templates (`<Purpose>.subject.txt`, `.txt`, `.html`, `.sms.txt`) read at start-up. */
   MESSAGE_TEMPLATES_DIR: z.string().min(1).optional(),
   /**

@@ -110,12 +110,13 @@ export function createAccountVerifications(deps: {
     },
 
     /**
-     * `POST /api/verifications/verification-code`: sends a code (per-recipient limit applies) and records it.
-     * `applicationName` is the application the user is in, named in the message.
+     * `POST /api/verifications/verification-code`: sends a code and records it. The recipient's budget applies, and
+     * the user's and their address's: a signed-in user cannot spray codes over many addresses. `applicationName`
+     * is the application the user is in, named in the message.
      */
     async sendCode(userId: string, identifier: Recipient, context: MessageEventContext, applicationName?: string): Promise<IssuedRecord> {
       const to = normalizedRecipient(identifier);
-      await deps.messaging.sendCode({ purpose: 'Generic', to, context, applicationName });
+      await deps.messaging.sendCode({ purpose: 'Generic', to, context, applicationName, senders: { user: userId, ip: context.ip } });
       return create({ userId, type: codeType(to), identifier: to, verified: false });
     },
 

@@ -139,6 +139,7 @@ export function createExperience(deps: ExperienceDeps) {
         const registrationOff = (await deps.signInExperience.get()).signInMode === 'SignIn';
         const verification = await verifications.sendCode(record, identifier, interactionEvent, {
           registrationOff, applicationName: await applicationName(interaction), context: messageContext(interaction, record, request),
+          senders: { ip: request.ip, interaction: interaction.uid },
         });
         return { verificationId: verification.id };
       }),

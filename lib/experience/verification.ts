@@ -1,7 +1,7 @@
 import { DomainError, errors } from '../errors.ts';
 import { newId } from '../ids.ts';
 import type { Repositories } from '../repositories.ts';
-import type { MessageEventContext, Recipient } from '../messaging/index.ts';
+import type { MessageEventContext, MessageSenders, Recipient } from '../messaging/index.ts';
 import type { Lockout } from '../sign-in/lockout.ts';
 import { createPasswordVerification, userLookup } from '../sign-in/password.ts';
 import type { User } from '../users/repository.ts';
@@ -71,18 +71,20 @@ export function createVerifications(deps: Pick<ExperienceDeps, 'repositories' | 
     /**
      * Sends a code and records the verification. A forgotten password of an address no account has, or a
      * sign-in code to one while registration is off, is recorded but not delivered (nothing could come of
-     * it but spam and a way to learn which addresses have accounts); it still answers the same and can never
-     * be verified.
+     * it but spam and a way to learn which addresses have accounts); it still answers the same, in the same time
+     * (every code goes out after the answer), and can never be verified. The client's address and the
+     * interaction each spend one message of their budgets.
      */
     async sendCode(
       record: ExperienceRecord, identifier: Recipient, event: InteractionEvent,
-      options: { registrationOff: boolean; applicationName?: string; context: MessageEventContext },
+      options: { registrationOff: boolean; applicationName?: string; context: MessageEventContext; senders: MessageSenders },
     ): Promise<VerificationRecord> {
       const to = normalized(identifier);
       const silent = (event === 'ForgotPassword' || (event === 'SignIn' && options.registrationOff))
         && !(await findUserBy(deps.repositories, to));
       await deps.messaging.sendCode({
         purpose: event, to, applicationName: options.applicationName, context: options.context, deliver: !silent,
+        senders: options.senders, inBackground: true,
       });
       const verification: VerificationRecord = {
         id: newId(), type: codeType(to), identifier: to, verified: false, purpose: event, ...(silent ? { undelivered: true } : {}),

@@ -62,15 +62,17 @@ export function createVerificationCodes(deps: { kv: KeyValueStore; ttlSeconds: n
   return {
     ttlSeconds: deps.ttlSeconds,
 
+    /** A new code; its lifetime counts from now, when it was asked for, however long it then takes to go out. */
     issue(purpose: CodePurpose, to: Recipient): IssuedCode {
       const code = String(randomInt(0, 10 ** CODE_DIGITS)).padStart(CODE_DIGITS, '0');
+      const expiresAt = Date.now() + ttlMs;
       return {
         code,
         async commit() {
           const salt = randomBytes(16);
           const stored: StoredCode = {
             id: randomBytes(12).toString('base64url'), salt: salt.toString('base64'),
-            digest: codeDigest(salt, code).toString('base64'), expiresAt: Date.now() + ttlMs,
+            digest: codeDigest(salt, code).toString('base64'), expiresAt,
           };
           await kv.set(keyOf(purpose, to), JSON.stringify(stored), 2 * ttlMs);
         },

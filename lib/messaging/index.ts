@@ -4,11 +4,12 @@ import type { KeyValueStore } from '../ports/kv.ts';
 import type { Settings } from '../settings.ts';
 import { createVerificationCodes, type Recipient } from './codes.ts';
 import { createConnectors } from './connectors/index.ts';
-import { createMessageRateLimit, type MessageEventContext } from './rate-limit.ts';
+import { createBackgroundSends } from './background.ts';
+import { createMessageRateLimit, createSenderBudgets, type MessageEventContext, type MessageSenders } from './rate-limit.ts';
 import { readTemplatesDir, render, resolveTemplates, type CodePurpose, type MessagePurpose, type MessageTemplates } from './templates.ts';
 
 export type { Recipient } from './codes.ts';
-export type { MessageEventContext } from './rate-limit.ts';
+export type { MessageEventContext, MessageSenders } from './rate-limit.ts';
 export { MESSAGE_PURPOSES, type MessagePurpose, type MessageTemplate, type MessageTemplates } from './templates.ts';
 
 interface SendCodeInput {
@@ -19,10 +20,17 @@ interface SendCodeInput {
   /** Request context for Message.RateLimited. */
   context?: MessageEventContext;
   /**
-   * `false` spends the recipient's budget exactly as a send would (same 429s, same event) but sends and stores
-   * nothing: for requests that must not reveal whether an account exists. Default `true`.
+   * `false` spends the budgets exactly as a send would (same 429s, same event) but sends and stores nothing: for
+   * requests that must not reveal whether an account exists. Default `true`.
    */
   deliver?: boolean;
+  /** Who asked: each named sender spends one message of its own budget first. */
+  senders?: MessageSenders;
+  /**
+   * Answer once the budgets are spent and send afterwards, so that the answer takes the same time whether or not
+   * the message is delivered; a failure is then logged instead of thrown. Default `false`.
+   */
+  inBackground?: boolean;
 }
 
 interface VerifyCodeInput {
@@ -43,9 +51,10 @@ interface SendInvitationInput {
 }
 
 /**
- * Verification codes and messages to end users. Every send takes one message from the recipient's budget
- * first (429 `request.message_rate_limited`, after publishing Message.RateLimited once per window); connector
- * failures are 502 `connector.general` or 503 `service.dependency_unavailable`, never 500.
+ * Verification codes and messages to end users. Every send takes one message from the recipient's budget and
+ * its senders' first (429 `request.message_rate_limited`; for the recipient's, after publishing
+ * Message.RateLimited once per window); connector failures are 502 `connector.general` or 503
+ * `service.dependency_unavailable`, never 500 (or, sent in the background, a warning in the log).
  */
 export interface Messaging {
   /** Sends a fresh code, which replaces any earlier one for the same purpose and recipient once it has gone out. */
@@ -94,31 +103,54 @@ export async function createMessaging(deps: {
     kv: deps.kv, bus: deps.bus,
     policy: { count: settings.MESSAGE_RATE_LIMIT_COUNT, windowSeconds: settings.MESSAGE_RATE_LIMIT_WINDOW_SECONDS },
   });
+  const senderBudgets = createSenderBudgets({
+    kv: deps.kv,
+    policy: {
+      perIp: settings.MESSAGE_RATE_LIMIT_PER_IP, perInteraction: settings.MESSAGE_RATE_LIMIT_PER_INTERACTION,
+      perUser: settings.MESSAGE_RATE_LIMIT_PER_USER, windowSeconds: settings.MESSAGE_RATE_LIMIT_WINDOW_SECONDS,
+    },
+  });
+  const background = createBackgroundSends(logger);
   const serviceName = new URL(settings.baseUrl).host;
+  const sendKey = (purpose: CodePurpose, to: Recipient) => `${purpose}:${to.type}:${to.value}`;
+
+  /** Sends a new code; it replaces the previous one only once it has gone out. */
+  async function deliverCode(purpose: CodePurpose, to: Recipient, applicationName: string | undefined): Promise<void> {
+    const issued = codes.issue(purpose, to);
+    const template = templates[purpose];
+    const values = {
+      code: issued.code, applicationName: applicationName ?? serviceName, recipient: to.value,
+      expiresInMinutes: String(Math.ceil(codes.ttlSeconds / 60)),
+    };
+    const connector = to.type === 'email' ? connectors.email : connectors.phone;
+    await connector.send({
+      channel: to.type, to: to.value, purpose,
+      subject: oneLine(render(template.subject, values)),
+      text: render(to.type === 'email' ? template.text : template.sms, values),
+      html: render(template.html, values, 'html'),
+    });
+    await issued.commit();
+  }
 
   return {
-    async sendCode({ purpose, to, applicationName, context, deliver = true }) {
+    async sendCode({ purpose, to, applicationName, context, deliver = true, senders, inBackground = false }) {
       const codePurpose = asCodePurpose(purpose);
+      // The recipient's budget first, so that the 11th message to one address is refused (and announced) for it.
       await rateLimit.consume(purpose, to, context);
+      await senderBudgets.consume(senders);
       if (!deliver) return;
-      const issued = codes.issue(codePurpose, to);
-      const template = templates[codePurpose];
-      const values = {
-        code: issued.code, applicationName: applicationName ?? serviceName, recipient: to.value,
-        expiresInMinutes: String(Math.ceil(codes.ttlSeconds / 60)),
-      };
-      const connector = to.type === 'email' ? connectors.email : connectors.phone;
-      await connector.send({
-        channel: to.type, to: to.value, purpose,
-        subject: oneLine(render(template.subject, values)),
-        text: render(to.type === 'email' ? template.text : template.sms, values),
-        html: render(template.html, values, 'html'),
-      });
-      await issued.commit();
+      if (!inBackground) {
+        await deliverCode(codePurpose, to, applicationName);
+        return;
+      }
+      background.run(sendKey(codePurpose, to), () => deliverCode(codePurpose, to, applicationName), { purpose, channel: to.type });
     },
 
     async verifyCode({ purpose, to, code }) {
-      await codes.verify(asCodePurpose(purpose), to, code);
+      const codePurpose = asCodePurpose(purpose);
+      // A code still on its way (sent in the background) is in force as soon as it has gone out.
+      await background.settled(sendKey(codePurpose, to));
+      await codes.verify(codePurpose, to, code);
     },
 
     async sendInvitation({ to, link, organizationName, inviterName, variables, context }) {
@@ -137,6 +169,9 @@ export async function createMessaging(deps: {
       });
     },
 
-    close: () => connectors.close(),
+    async close() {
+      await background.idle();
+      await connectors.close();
+    },
   };
 }

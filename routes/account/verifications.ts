@@ -26,7 +26,8 @@ export function verificationRoutes(user: ApiRouterDeps, core: ServiceCore): void
   declare(user, {
     method: 'post', path: '/verifications/verification-code', tag, scope: 'openid', status: 201, body: sendCodeBody,
     response: issuedRecord,
-    summary: 'Send a code to an email address or phone number (per-recipient limit: 429 request.message_rate_limited)',
+    summary: 'Send a code to an email address or phone number (429 request.message_rate_limited past the budget of the recipient, '
+      + 'the user or the client address)',
     async handler({ koa, body }) {
       const { principal } = await account.authorize(koa, { access: 'edit' });
       const application = await core.repositories.applications.findById(principal.clientId);

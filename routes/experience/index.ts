@@ -52,7 +52,8 @@ export function experienceRoutes(api: ApiRouterDeps, core: ServiceCore): void {
   declare(api, {
     method: 'post', path: '/experience/verification/verification-code', tag, scope: null,
     body: sendCodeBody, response: verificationResponse,
-    summary: 'Send a verification code to an email address or phone number (rate-limited per recipient)',
+    summary: 'Send a verification code to an email address or phone number, after the answer (429 request.message_rate_limited past the '
+      + 'budget of the recipient, the sign-in or the client address)',
     handler: ({ koa, body }) => experience.sendCode(requestOf(koa), body.identifier, body.interactionEvent),
   });
 

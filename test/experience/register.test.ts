@@ -201,16 +201,18 @@ describe('Experience API: registration and sign-in with a phone number', () => {
     await sms.close();
   });
 
-  /** The code of the latest text message to `phone`, verified as the operator's SMS endpoint would. */
-  const codeSentTo = (phone: string) => eventually(() => {
-    const texts = sms.requests('/sms').map((request) => verifyDelivery(request, smsKey)).filter((text) => text.to === phone);
-    return texts.length ? codeFrom(texts.at(-1) as { text: string }) : undefined;
+  const textsTo = (phone: string) => sms.requests('/sms').map((request) => verifyDelivery(request, smsKey)).filter((text) => text.to === phone);
+  /** The code of the text message to `phone` after the first `earlier`, verified as the operator's SMS endpoint would. */
+  const codeSentTo = (phone: string, earlier: number) => eventually(() => {
+    const text = textsTo(phone)[earlier];
+    return text ? codeFrom(text as { text: string }) : undefined;
   }, { what: `a text to ${phone}` });
 
   async function verifiedPhone(client: ReturnType<ExperienceHarness['client']>, phone: string, interactionEvent: string) {
     const identifier = { type: 'phone', value: phone };
+    const earlier = textsTo(phone).length;
     const verificationId = await client.sendCode({ type: 'phone', value: phone }, interactionEvent);
-    await client.ok('POST', '/verification/verification-code/verify', { identifier, verificationId, code: await codeSentTo(phone) });
+    await client.ok('POST', '/verification/verification-code/verify', { identifier, verificationId, code: await codeSentTo(phone, earlier) });
     return verificationId;
   }
 

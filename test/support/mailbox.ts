@@ -26,6 +26,8 @@ export interface MailboxOptions {
   credentials?: { user: string; pass: string };
   /** Refuse these recipients with a permanent 550, as a server does for an unknown mailbox. */
   rejects?: (address: string) => boolean;
+  /** Hold a message for these recipients until the promise settles before accepting it, as a slow server does. */
+  holds?: (address: string) => Promise<void> | undefined;
 }
 
 export interface Mailbox {
@@ -69,7 +71,8 @@ export async function startMailbox(options: MailboxOptions = {}): Promise<Mailbo
       callback();
     },
     onData(stream, session, callback) {
-      simpleParser(stream).then((parsed) => {
+      const held = session.envelope.rcptTo.map((rcpt) => options.holds?.(rcpt.address.toLowerCase()));
+      Promise.all([simpleParser(stream), ...held]).then(([parsed]) => {
         const mailFrom = session.envelope.mailFrom;
         received.push({
           from: mailFrom ? mailFrom.address : '',

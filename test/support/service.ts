@@ -44,6 +44,7 @@ export async function startService(
       // test of those limits sets its own.
       AUTH_FAILURE_RATE_LIMIT: '0',
       SUBJECT_TOKEN_RATE_LIMIT: '0',
+      MESSAGE_RATE_LIMIT_PER_IP: '0',
       ...options.env,
     },
   });
