@@ -3,8 +3,8 @@
  * assets/ and manifest.json naming each entry's script and stylesheet, which the service reads at start.
  * `npm install` runs it (the `prepare` script); `npm run build:console` runs it alone.
  */
-import { build } from 'esbuild';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { build, type Plugin } from 'esbuild';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -13,6 +13,28 @@ const outdir = join(here, 'dist');
 const ENTRIES: Record<string, string> = {
   console: join(here, 'src', 'main.tsx'),
   'api-docs': join(here, 'src', 'api-docs.tsx'),
+};
+
+/**
+ * The logo Redoc's menu shows beside "API docs by Redocly": an image it fetches from its CDN, with no option to drop
+ * it. The element that loads it, as Redoc's bundle writes it.
+ */
+const REDOC_REMOTE_LOGO = /\w+\.createElement\("img",\{alt:"redocly logo",onError:\(\)=>\w+\(!1\),src:"https:\/\/cdn\.redoc\.ly\/redoc\/logo-mini\.svg"\}\)/;
+
+/**
+ * The API reference page asks nothing of another origin (its CSP would refuse it anyway), so Redoc's bundle is loaded
+ * without that image: the attribution stays, as text. A Redoc that no longer loads it that way stops the build, to be
+ * looked at again.
+ */
+const redocWithoutRemoteLogo: Plugin = {
+  name: 'redoc-without-remote-logo',
+  setup(context) {
+    context.onLoad({ filter: /[\\/]redoc[\\/]bundles[\\/]redoc(?:\.browser)?\.lib\.js$/ }, async (args) => {
+      const source = await readFile(args.path, 'utf8');
+      if (!REDOC_REMOTE_LOGO.test(source)) throw new Error(`${args.path} no longer loads its logo as expected: check what it fetches now`);
+      return { contents: source.replace(REDOC_REMOTE_LOGO, 'null'), loader: 'js' };
+    });
+  },
 };
 
 await rm(outdir, { recursive: true, force: true });
@@ -34,6 +56,7 @@ const result = await build({
   legalComments: 'linked',
   logLevel: 'warning',
   define: { 'process.env.NODE_ENV': '"production"' },
+  plugins: [redocWithoutRemoteLogo],
 });
 
 const toDist = (path: string) => relative(outdir, join(process.cwd(), path)).split('\\').join('/');
