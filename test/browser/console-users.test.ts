@@ -153,6 +153,50 @@ describe('browser: the console\'s users, impersonation and its log (Chromium)', 
     }
   });
 
+  it('chooses no role until the admin does, and grants Console admin only once that is confirmed', async () => {
+    const user = await createUser(running, [], { username: 'picker_carol', name: 'Carol Picker' });
+    const role = await createRole(running, []);
+    const roleName = (await running.read<{ name: string }>(`/api/roles/${role.id}`)).name;
+    const held = async () => (await running.read<Array<{ id: string }>>(`/api/users/${user.id}/roles`)).map((each) => each.id).sort();
+    const { page, context } = await freshPage(chromium.browser());
+    try {
+      await signInToConsole(page, running.consoleUrl());
+      await openUser(page, 'Carol Picker');
+      const picker = page.getByRole('combobox', { name: 'Role to assign' });
+      const assign = page.getByRole('button', { name: 'Assign role' });
+      expect(await picker.inputValue(), 'nothing chosen').to.equal('');
+      expect(await picker.locator('option:checked').innerText()).to.equal('Choose a role…');
+      expect(await assign.isDisabled()).to.equal(true);
+
+      // Console admin: a dialog says what it grants; cancelling it grants nothing.
+      await picker.selectOption({ label: 'Console admin' });
+      await assign.click();
+      const confirm = page.getByRole('dialog', { name: 'Make this user a console admin?' });
+      await confirm.waitFor();
+      expect(await confirm.innerText()).to.include('full access to the management API');
+      await screenshot(page, 'console-role-picker-confirm-admin');
+      await confirm.getByRole('button', { name: 'Cancel' }).click();
+      await confirm.waitFor({ state: 'hidden' });
+      expect(await held()).to.deep.equal([]);
+
+      await assign.click();
+      await confirm.getByRole('button', { name: 'Grant Console admin' }).click();
+      await page.getByRole('button', { name: 'Remove role Console admin' }).waitFor();
+      expect(await held()).to.deep.equal(['console-admin']);
+      expect(await picker.inputValue(), 'the choice is cleared once granted').to.equal('');
+
+      // Any other role is assigned as chosen, without a dialog.
+      await picker.selectOption({ label: roleName });
+      await assign.click();
+      await page.getByRole('button', { name: `Remove role ${roleName}` }).waitFor();
+      expect(await page.getByRole('dialog').count()).to.equal(0);
+      expect(await held()).to.deep.equal(['console-admin', role.id].sort());
+    } finally {
+      await screenshot(page, 'console-role-picker');
+      await context.close();
+    }
+  });
+
   it('puts a taken username under the username field when creating a user', async () => {
     const { page, context } = await freshPage(chromium.browser());
     try {
