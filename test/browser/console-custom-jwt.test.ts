@@ -92,4 +92,62 @@ describe('browser: the console\'s custom JWT script editor and its test panel (C
       await context.close();
     }
   });
+
+  it('takes typing at full speed, select-all and Delete, and a paste, without a render loop; what is saved is what was typed', async () => {
+    const { page, context } = await freshPage(chromium.browser());
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: running.baseUrl });
+    const typed = 'const getCustomJwtClaims = async ({ token }) => ({ fast: true, sub: token.sub });';
+    const pasted = 'const getCustomJwtClaims = async () => ({ pasted: "from the clipboard" });';
+    const editor = page.getByRole('textbox', { name: 'Script' });
+    /** The editor's text, as CodeMirror holds it (one element per line). */
+    const text = () => editor.evaluate((content) => [...content.querySelectorAll('.cm-line')].map((line) => line.textContent).join('\n'));
+    /**
+     * Counts the editor's DOM changes over 30 animation frames: a render loop writes an older and a newer text back in
+     * turn, every frame, so it would show here (and keep the page from answering at all).
+     */
+    const changesWhileIdle = () => editor.evaluate((content) => new Promise<number>((resolve) => {
+      let changes = 0;
+      const observer = new MutationObserver((records) => {
+        changes += records.length;
+      });
+      observer.observe(content, { childList: true, subtree: true, characterData: true });
+      let frames = 0;
+      const frame = () => {
+        frames += 1;
+        if (frames < 30) requestAnimationFrame(frame);
+        else {
+          observer.disconnect();
+          resolve(changes);
+        }
+      };
+      requestAnimationFrame(frame);
+    }));
+    try {
+      await signInToConsole(page, running.consoleUrl('/custom-jwt'));
+      await editor.click();
+      // Select everything, delete it, and type without any pause between keys.
+      await page.keyboard.press('Control+A');
+      await page.keyboard.press('Delete');
+      await page.keyboard.type(typed, { delay: 0 });
+      expect(await changesWhileIdle(), 'the editor is still when typing stops').to.equal(0);
+      expect(await text()).to.equal(typed);
+
+      await page.keyboard.press('Control+A');
+      await page.keyboard.press('Delete');
+      await page.evaluate((clip) => navigator.clipboard.writeText(clip), pasted);
+      await page.keyboard.press('Control+V');
+      await page.keyboard.type(' ', { delay: 0 });
+      await page.keyboard.press('Backspace');
+      expect(await changesWhileIdle(), 'the editor is still after the paste').to.equal(0);
+      expect(await text()).to.equal(pasted);
+
+      await page.getByRole('button', { name: 'Save script' }).click();
+      await page.getByRole('status').filter({ hasText: 'Saved' }).waitFor();
+      const stored = await (await running.request('/api/configs/jwt-customizer/access-token')).json() as { script: string };
+      expect(stored.script).to.equal(pasted);
+      await screenshot(page, 'console-custom-jwt-fast-typing');
+    } finally {
+      await context.close();
+    }
+  });
 });

@@ -3,8 +3,16 @@ import type { EditorView } from '@codemirror/view';
 import { ErrorText } from '../../components/feedback.tsx';
 import './editor.css';
 
-/** A labelled code editor with the API's error under it. The editor arrives in its own chunk, loaded on first use. */
-export function CodeField(props: { label: string; value: string; onChange: (value: string) => void; error?: string | undefined; hint?: string }) {
+/**
+ * A labelled code editor with the API's error under it. The editor arrives in its own chunk, loaded on first use.
+ * It owns its text while mounted: `initialValue` is read once, and every change is reported through `onChange`,
+ * never written back. (Writing the parent's value back raced the editor: an effect still holding an older value
+ * replaced newer text, which was reported, re-rendered and written back in turn, without end.) A parent that must
+ * replace the text gives the field a new `key`.
+ */
+export function CodeField(props: {
+  label: string; initialValue: string; onChange: (value: string) => void; error?: string | undefined; hint?: string;
+}) {
   const id = useId();
   const host = useRef<HTMLDivElement>(null);
   const view = useRef<EditorView | undefined>(undefined);
@@ -19,7 +27,7 @@ export function CodeField(props: { label: string; value: string; onChange: (valu
     void import('./editor.ts').then(({ createEditor }) => {
       if (cancelled || !host.current) return;
       view.current = createEditor({
-        parent: host.current, doc: props.value, label: props.label, describedBy, onChange: (text) => latest.current(text),
+        parent: host.current, doc: props.initialValue, label: props.label, describedBy, onChange: (text) => latest.current(text),
       });
       setReady(true);
     }, setFailed);
@@ -28,14 +36,6 @@ export function CodeField(props: { label: string; value: string; onChange: (valu
       view.current?.destroy();
     };
   }, []);
-
-  // A value set from outside (a reload) replaces the editor's text.
-  useEffect(() => {
-    const current = view.current;
-    if (current && current.state.doc.toString() !== props.value) {
-      current.dispatch({ changes: { from: 0, to: current.state.doc.length, insert: props.value } });
-    }
-  }, [props.value]);
 
   useEffect(() => {
     const content = view.current?.contentDOM;

@@ -115,7 +115,7 @@ function Editor(props: { stored: CustomizerConfig | null; onStored: (config: Cus
       >
         <Section title="Script">
           <CodeField
-            label="Script" value={script} onChange={setScript} error={scriptProblem}
+            label="Script" initialValue={script} onChange={setScript} error={scriptProblem}
             hint="Defines getCustomJwtClaims({ token, context, environmentVariables, api }). No network, files or timers."
           />
           <LinesField
