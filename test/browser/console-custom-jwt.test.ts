@@ -103,25 +103,22 @@ describe('browser: the console\'s custom JWT script editor and its test panel (C
     const text = () => editor.evaluate((content) => [...content.querySelectorAll('.cm-line')].map((line) => line.textContent).join('\n'));
     /**
      * Counts the editor's DOM changes over 30 animation frames: a render loop writes an older and a newer text back in
-     * turn, every frame, so it would show here (and keep the page from answering at all).
+     * turn, every frame, so it would show here (and keep the page from answering at all). Run in the page as it is.
      */
-    const changesWhileIdle = () => editor.evaluate((content) => new Promise<number>((resolve) => {
+    const changesWhileIdle = () => page.evaluate<number>(`new Promise((resolve) => {
+      const content = document.querySelector('.cm-content[aria-label="Script"]');
       let changes = 0;
-      const observer = new MutationObserver((records) => {
-        changes += records.length;
-      });
+      const observer = new MutationObserver((records) => { changes += records.length; });
       observer.observe(content, { childList: true, subtree: true, characterData: true });
       let frames = 0;
       const frame = () => {
         frames += 1;
-        if (frames < 30) requestAnimationFrame(frame);
-        else {
-          observer.disconnect();
-          resolve(changes);
-        }
+        if (frames < 30) return requestAnimationFrame(frame);
+        observer.disconnect();
+        resolve(changes);
       };
       requestAnimationFrame(frame);
-    }));
+    })`);
     try {
       await signInToConsole(page, running.consoleUrl('/custom-jwt'));
       await editor.click();
@@ -134,7 +131,7 @@ describe('browser: the console\'s custom JWT script editor and its test panel (C
 
       await page.keyboard.press('Control+A');
       await page.keyboard.press('Delete');
-      await page.evaluate((clip) => navigator.clipboard.writeText(clip), pasted);
+      await page.evaluate(`navigator.clipboard.writeText(${JSON.stringify(pasted)})`);
       await page.keyboard.press('Control+V');
       await page.keyboard.type(' ', { delay: 0 });
       await page.keyboard.press('Backspace');
