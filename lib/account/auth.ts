@@ -8,6 +8,8 @@ export interface AccountPrincipal {
   userId: string;
   /** The application the token was issued to. */
   clientId: string;
+  /** The grant the token was issued under: the device and application the request comes from. */
+  grantId: string;
   /** The token's OIDC scopes: they decide which fields the user may read and change (`profile`, `email`, …). */
   scopes: ReadonlySet<string>;
   /**
@@ -44,7 +46,7 @@ export function createAccountAuth(deps: { provider: Provider; users: Pick<Reposi
     const user = await deps.users.findById(token.accountId);
     if (!user || user.isSuspended) throw invalidToken();
     return {
-      userId: user.id, clientId: token.clientId, scopes: token.scopes, impersonated: token.gty === TOKEN_EXCHANGE_GTY,
+      userId: user.id, clientId: token.clientId, grantId: grant.jti, scopes: token.scopes, impersonated: token.gty === TOKEN_EXCHANGE_GTY,
     };
   }
 

@@ -139,11 +139,15 @@ export function createAccount(deps: AccountDeps) {
     /**
      * `POST /api/my-account/password`: behind the gate whenever the user has a way to prove who they are (a
      * password, email or phone), as in Logto; the sign-in experience's password policy applies (422 `password.rejected`).
+     * Then every other session of the user ends, with its grants and tokens: only the device and application that
+     * made the change stay signed in.
      */
     async setPassword(ctx: Context, request: AccountRequest, password: string): Promise<User> {
-      const { user } = request;
+      const { user, principal } = request;
       if (user.hasPassword || user.primaryEmail || user.primaryPhone) await assertIdentity(ctx, user);
-      return deps.users.setPassword(user.id, password);
+      const updated = await deps.users.setPassword(user.id, password);
+      await deps.users.endOtherSessions(user.id, principal.grantId);
+      return updated;
     },
 
     /**

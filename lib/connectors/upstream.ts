@@ -5,6 +5,7 @@ import {
   OAUTH2_PROFILE_DEFAULTS, OIDC_PROFILE_DEFAULTS, type OAuth2Config, type OidcConfig, type ProfileMap, type SsoOidcConfig,
 } from './configs.ts';
 import type { Outbound, OutboundFetch } from './outbound.ts';
+import { isPictureUrl } from '../users/picture.ts';
 
 /** A connector ready to use: its parsed config and its decrypted client secret. */
 export type UsableConnector =
@@ -245,11 +246,14 @@ function profileOf(claims: Record<string, unknown>, map: ProfileMap): UpstreamPr
   const id = text(map.id);
   if (!id) throw errors.connector('connector.invalid_response', `the provider's profile has no ${map.id ?? 'id'} to identify the user by`);
   const email = text(map.email)?.toLowerCase();
+  // A picture that is no http(s) URL is the provider's mistake (or worse): the account gets none from it.
+  const avatar = text(map.avatar);
+  const picture = avatar !== undefined && isPictureUrl(avatar) ? avatar : undefined;
   const verified = map.emailVerified === undefined ? undefined : claims[map.emailVerified];
   return {
     id, ...(email && { email }), emailVerified: Boolean(email) && (verified === true || verified === 'true'),
     ...(text(map.phone) && { phone: text(map.phone)!.replace(/\D/g, '') }),
-    ...(text(map.name) && { name: text(map.name) }), ...(text(map.avatar) && { avatar: text(map.avatar) }),
+    ...(text(map.name) && { name: text(map.name) }), ...(picture && { avatar: picture }),
     rawData: Object.fromEntries(Object.entries(claims).filter(([claim]) => !PROTOCOL_CLAIMS.has(claim))),
   };
 }

@@ -6,6 +6,7 @@ import type { User } from '../users/repository.ts';
 import { backupCodeDigest, newBackupCodes, type HashedCodes } from './backup-codes.ts';
 import { slotOf, type BackupCodeFactor, type MfaFactor, type MfaFactorType, type TotpFactor } from './repository.ts';
 import type { SecretBox } from '../secret-box.ts';
+import type { SignInExperience } from '../sign-in-experience/schema.ts';
 import { totpEnrolment, totpStepOf } from './totp.ts';
 
 /** A factor as the APIs show it (Logto's `mfaVerifications` item): never a secret, a digest or a key. */
@@ -38,6 +39,9 @@ export const isUsable = (factor: MfaFactor) => factor.type !== 'BackupCode' || f
 export function accountLabel(user: User): string {
   return user.primaryEmail ?? user.username ?? user.primaryPhone ?? user.name ?? user.id;
 }
+
+/** The sign-in experience's MFA settings, which decide whether a user may go without a second factor. */
+type MfaPolicy = Pick<SignInExperience['mfa'], 'policy' | 'organizationRequiredMfaPolicy'>;
 
 const sealingContext = (factor: { id: string; userId: string }) => `totp:${factor.userId}:${factor.id}`;
 
@@ -162,6 +166,36 @@ export function createMfaLibrary(deps: { repositories: Pick<Repositories, 'users
       await mustFindUser(userId);
       const factor = await factors.delete(userId, id);
       if (!factor) throw errors.notFound('mfa verification', id);
+      return { factor, user: await touched(userId) };
+    },
+
+    /**
+     * Removes one factor at the user's own request (Account API). Where the settings make a second factor
+     * mandatory for this user (for everyone, or for members of an organization requiring it), the user's last
+     * authenticator app or passkey stays: 422 `session.mfa.mfa_policy_not_user_controlled`, so that nobody locks
+     * themselves (or, with a stolen session, the owner) out of the second factor. Checked again after the removal:
+     * of removals racing for the last factors, those that would leave none put their factor back.
+     */
+    async removeOwn(userId: string, id: string, policy: MfaPolicy): Promise<{ factor: MfaFactor; user: User }> {
+      await mustFindUser(userId);
+      const mandatory = policy.policy === 'Mandatory'
+        || (policy.organizationRequiredMfaPolicy === 'Mandatory' && await this.requiredByOrganization(userId));
+      const refused = () => errors.experience('session.mfa.mfa_policy_not_user_controlled',
+        'a second factor is mandatory here: the last authenticator app or passkey cannot be removed; add another first');
+      const proving = async () => (await factors.listOf(userId)).filter((factor) => factor.type !== 'BackupCode');
+      if (mandatory) {
+        const held = await proving();
+        if (held.length === 1 && held[0]!.id === id) throw refused();
+      }
+      const factor = await factors.delete(userId, id);
+      if (!factor) throw errors.notFound('mfa verification', id);
+      if (mandatory && factor.type !== 'BackupCode' && (await proving()).length === 0) {
+        await factors.insert(factor).catch((error: unknown) => {
+          // The slot was taken again meanwhile (a new authenticator app): the user has a factor, which is the point.
+          if (!(error instanceof DuplicateKeyError)) throw error;
+        });
+        throw refused();
+      }
       return { factor, user: await touched(userId) };
     },
 

@@ -11,10 +11,17 @@ interface OidcDoc {
   expiresAt?: Date;
 }
 
+/** The grants a session gave its clients (node-oidc-provider's `authorizations`, one per client). */
+function grantsOfSession(session: OidcDoc): string[] {
+  const authorizations = (session.payload as { authorizations?: Record<string, { grantId?: string }> }).authorizations ?? {};
+  return Object.values(authorizations).map((authorization) => authorization.grantId).filter((id) => id !== undefined);
+}
+
 /**
  * Ends what node-oidc-provider holds for a user, straight on its collections (see `adapter.ts`): sessions,
  * grants, and every token issued under those grants. Used when a user is suspended or deleted, so that
- * neither a browser session nor a refresh token outlives the decision.
+ * neither a browser session nor a refresh token outlives the decision, and (all but the asking device's) when a
+ * user changes their password.
  */
 export function createOidcRevocation(store: DocumentStore) {
   const model = (name: string) => store.collection<OidcDoc>(collectionName(name));
@@ -37,15 +44,24 @@ export function createOidcRevocation(store: DocumentStore) {
       await model('AccessToken').createIndex({ keys: { 'payload.clientId': 1 } });
     },
     revokeGrants,
-    /** Deletes the user's sessions, grants and their tokens; returns how many sessions and grants ended. */
-    async revokeUser(accountId: string): Promise<{ sessions: number; grants: number }> {
+    /**
+     * Deletes the user's sessions, grants and their tokens; returns how many sessions and grants ended. With
+     * `keepGrantId`, that grant, its tokens and the session it was given in stay (the device asking for the change).
+     */
+    async revokeUser(accountId: string, options: { keepGrantId?: string } = {}): Promise<{ sessions: number; grants: number }> {
       const now = Date.now();
-      const grants = await model('Grant').find({ 'payload.accountId': accountId }, { projection: { _id: 1, expiresAt: 1 } });
-      const sessions = await model('Session').find({ 'payload.accountId': accountId }, { projection: { _id: 1, expiresAt: 1 } });
-      await model('Session').deleteMany({ 'payload.accountId': accountId });
+      const keep = options.keepGrantId;
+      const grants = (await model('Grant').find({ 'payload.accountId': accountId }, { projection: { _id: 1, expiresAt: 1 } }))
+        .filter((grant) => grant._id !== keep);
+      const sessions = (await model('Session').find({ 'payload.accountId': accountId }))
+        .filter((session) => keep === undefined || !grantsOfSession(session).includes(keep));
+      await model('Session').deleteMany({ _id: { $in: sessions.map((session) => session._id) } });
       await revokeGrants(grants.map((grant) => grant._id));
       // Opaque access tokens issued outside a grant (e.g. token exchange) still name the account.
-      await model('AccessToken').deleteMany({ 'payload.accountId': accountId });
+      const tokens = keep === undefined ? [] : await model('AccessToken').find({ 'payload.accountId': accountId }, { projection: { _id: 1, grantId: 1 } });
+      await model('AccessToken').deleteMany(keep === undefined
+        ? { 'payload.accountId': accountId }
+        : { _id: { $in: tokens.filter((token) => token.grantId !== keep).map((token) => token._id) } });
       return {
         sessions: sessions.filter((doc) => isLive(doc, now)).length,
         grants: grants.filter((doc) => isLive(doc, now)).length,

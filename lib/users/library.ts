@@ -6,6 +6,7 @@ import type { Repositories } from '../repositories.ts';
 import type { Role } from '../roles/repository.ts';
 import type { User } from './repository.ts';
 import type { SignInExperienceLibrary } from '../sign-in-experience/library.ts';
+import { isPictureUrl } from './picture.ts';
 
 /** Fields an operator sets on a user; `null` clears an identifier. */
 export type UserChanges = {
@@ -52,7 +53,16 @@ export function createUsersLibrary(deps: UsersDeps, passwordPolicy: PasswordPoli
     return user;
   }
 
+  /** Every way a picture is set (management API, Account API, a provider's profile) ends here. */
+  function assertPicture(avatar: string | null | undefined): void {
+    if (typeof avatar === 'string' && !isPictureUrl(avatar)) {
+      const issue = { path: 'body.avatar', message: 'must be an absolute http(s) URL' };
+      throw errors.invalidInput(`invalid body: ${issue.path}: ${issue.message}`, { issues: [issue] });
+    }
+  }
+
   async function update(id: string, changes: Parameters<typeof users.update>[1]): Promise<User> {
+    assertPicture(changes.avatar);
     const updated = await unique('user', null, () => users.update(id, changes));
     if (!updated) throw errors.notFound('user', id);
     return updated;
@@ -70,6 +80,7 @@ export function createUsersLibrary(deps: UsersDeps, passwordPolicy: PasswordPoli
   return {
     mustFind,
     async create(input: NewUser): Promise<User> {
+      assertPicture(input.avatar);
       if (input.password !== undefined) await passwordPolicy.assertPassword(input.password, input);
       const imported = input.importedPassword && importedDigest(input.importedPassword.algorithm, input.importedPassword.digest);
       if (input.importedPassword && !imported) {
@@ -127,6 +138,13 @@ export function createUsersLibrary(deps: UsersDeps, passwordPolicy: PasswordPoli
       if (!(await verifyPassword(password, found.secrets.passwordDigest))) {
         throw errors.unprocessable('session.invalid_credentials', 'the password does not match');
       }
+    },
+    /**
+     * Ends the user's sessions, grants and tokens except `keepGrantId`'s and the session it belongs to: after a
+     * password change by the user, whoever else was signed in (with the old password, or a stolen session) is out.
+     */
+    async endOtherSessions(id: string, keepGrantId: string | undefined): Promise<void> {
+      await oidcRevocation.revokeUser(id, keepGrantId === undefined ? {} : { keepGrantId });
     },
     /** Suspending also ends every session and grant, so access stops now rather than at token expiry. */
     async setSuspended(id: string, isSuspended: boolean): Promise<User> {

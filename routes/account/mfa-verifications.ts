@@ -115,10 +115,11 @@ export function accountMfaRoutes(user: ApiRouterDeps, core: ServiceCore): void {
 
   declare(user, {
     method: 'delete', path: '/my-account/mfa-verifications/:verificationId', tag, scope: 'identities', params: byFactor, status: 204,
-    summary: 'Remove one of the user\'s second factors (identity gate)',
+    summary: 'Remove one of the user\'s second factors (identity gate); where a second factor is mandatory, never the last '
+      + 'authenticator app or passkey (422 session.mfa.mfa_policy_not_user_controlled)',
     async handler({ koa, params, events }) {
       const { user: me } = await account.authorize(koa, { field: 'mfa', access: 'edit', identity: true });
-      const { user: updated } = await mfa.remove(me.id, params.verificationId);
+      const { user: updated } = await mfa.removeOwn(me.id, params.verificationId, (await signInExperience.get()).mfa);
       announceUserChange(events, updated);
     },
   });

@@ -3,6 +3,7 @@ import { pagination } from '../../lib/http/api.ts';
 import { PASSWORD_POLICY } from '../../lib/users/passwords.ts';
 import { IMPORTED_PASSWORD_ALGORITHMS } from '../../lib/users/imported-passwords.ts';
 import { jsonObject } from '../../lib/http/schemas.ts';
+import { isPictureUrl } from '../../lib/users/picture.ts';
 
 const text = z.string().max(256);
 
@@ -19,7 +20,7 @@ export const username = z.string().min(1).max(128)
 /** Stored lower-cased: sign-in and invitations compare email addresses case-insensitively. */
 export const email = z.string().max(320).toLowerCase().regex(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, 'must be an email address');
 export const phone = z.string().min(1).max(32).regex(/^\d+$/, 'must be digits only (E.164 without the +)');
-export const avatar = z.string().max(2048).refine((value) => URL.canParse(value), 'must be an absolute URL');
+export const avatar = z.string().max(2048).refine(isPictureUrl, 'must be an absolute http(s) URL');
 /** Any length the hashing accepts: the sign-in experience's password policy decides the rest (422 `password.rejected`). */
 export const password = z.string().min(1).max(PASSWORD_POLICY.maxLength);
 

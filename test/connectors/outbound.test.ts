@@ -1,40 +1,9 @@
 import { expect } from 'chai';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { ServerResponse } from 'node:http';
 import { createOutbound } from '../../lib/connectors/outbound.ts';
 import { parseNetworks, type Resolver } from '../../lib/webhooks/destinations.ts';
 import { json, startExperienceHarness, uniqueName, type ExperienceHarness } from '../experience/support.ts';
-import { API_CALLBACK } from './support.ts';
-
-interface Recorded {
-  method: string;
-  path: string;
-  body: string;
-  headers: IncomingMessage['headers'];
-}
-
-/** A loopback HTTP server answering with `handle`; every request it got is recorded. */
-async function listen(handle: (req: IncomingMessage, res: ServerResponse, body: string) => void) {
-  const requests: Recorded[] = [];
-  const server: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const body = Buffer.concat(chunks).toString('utf8');
-      requests.push({ method: req.method ?? '', path: req.url ?? '/', body, headers: req.headers });
-      handle(req, res, body);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return {
-    origin, requests,
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
-  };
-}
+import { API_CALLBACK, listen } from './support.ts';
 
 /** An identity provider on loopback whose discovery document names its token endpoint at `tokenEndpoint`. */
 async function identityProvider(tokenEndpoint: (origin: string) => string) {

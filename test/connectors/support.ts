@@ -4,6 +4,8 @@
  * a browser does; the downstream signs in through a social or enterprise connector pointing at it.
  */
 import { expect } from 'chai';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Browser } from '../support/browser.ts';
 import { createApplication } from '../support/fixtures.ts';
 import { startService, type RunningService } from '../support/service.ts';
@@ -91,3 +93,33 @@ export async function startFederation(env: Record<string, string | undefined> = 
 
 /** The callback's query parameters, as a client hands them to `/verify`. */
 export const paramsOf = (url: URL) => Object.fromEntries(url.searchParams);
+
+interface Recorded {
+  method: string;
+  path: string;
+  body: string;
+  headers: IncomingMessage['headers'];
+}
+
+/** A loopback HTTP server answering with `handle`; every request it got is recorded. */
+export async function listen(handle: (req: IncomingMessage, res: ServerResponse, body: string) => void) {
+  const requests: Recorded[] = [];
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks).toString('utf8');
+      requests.push({ method: req.method ?? '', path: req.url ?? '/', body, headers: req.headers });
+      handle(req, res, body);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    origin, requests,
+    close: () => new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    }),
+  };
+}
