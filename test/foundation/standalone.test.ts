@@ -5,16 +5,14 @@ import { connect } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { readEnvironment, ConfigurationError } from '../../lib/config.ts';
 import { resolveSettings } from '../../lib/settings.ts';
-import { freePort } from '../support/processes.ts';
+import { freePort, serviceFreeEnv } from '../support/processes.ts';
 
 const SERVER = fileURLToPath(new URL('../../bin/server.ts', import.meta.url));
 
 
 /** Starts `node bin/server.ts` as `npm start` does and collects its output. */
 function start(env: Record<string, string>) {
-  const clean = Object.fromEntries(Object.entries(process.env).filter(([key]) =>
-    !['MONGODB_URI', 'REDIS_URL', 'ADMIN_CLIENT_ID', 'ADMIN_CLIENT_SECRET', 'NODE_ENV', 'BASE_URL', 'HOST'].includes(key)));
-  const child = spawn(process.execPath, [SERVER], { env: { ...clean, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [SERVER], { env: { ...serviceFreeEnv(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   const output = { stdout: '', stderr: '' };
   child.stdout!.on('data', (chunk) => (output.stdout += chunk));
   child.stderr!.on('data', (chunk) => (output.stderr += chunk));

@@ -3,7 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { startService, type RunningService } from '../support/service.ts';
 import { capturingLogger } from '../support/logs.ts';
-import { freePort } from '../support/processes.ts';
+import { freePort, serviceFreeEnv } from '../support/processes.ts';
 import { eventually } from '../support/wait.ts';
 import { PrivateRedis, redisServerInstalled } from '../outbox/support/redis-server.ts';
 
@@ -12,15 +12,11 @@ const LIMIT_MS = 30_000;
 /** Long enough for every Redis connection to go through several reconnection attempts (at most a second apart). */
 const OUTAGE_MS = 4000;
 
-/** Variables of the developer's shell that would change what the process under test does. */
-const SERVICE_VARIABLES = ['MONGODB_URI', 'REDIS_URL', 'ADMIN_CLIENT_ID', 'ADMIN_CLIENT_SECRET', 'NODE_ENV', 'BASE_URL', 'PORT', 'HOST', 'LOG_LEVEL'];
-
 interface Started { child: ChildProcess; output: { stdout: string; stderr: string }; exited: Promise<number | null> }
 
 /** Starts an entry point with a clean environment plus `env`; killed past LIMIT_MS. */
 function start(script: string, env: Record<string, string>): Started {
-  const clean = Object.fromEntries(Object.entries(process.env).filter(([key]) => !SERVICE_VARIABLES.includes(key)));
-  const child = spawn(process.execPath, [script], { cwd: root, env: { ...clean, LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [script], { cwd: root, env: { ...serviceFreeEnv(), LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   const output = { stdout: '', stderr: '' };
   child.stdout!.on('data', (chunk) => (output.stdout += chunk));
   child.stderr!.on('data', (chunk) => (output.stderr += chunk));

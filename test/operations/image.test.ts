@@ -7,16 +7,12 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { eventually } from '../support/wait.ts';
 import { environment, execForm, installCommand, readDockerfile, sourceCopies } from './dockerfile.ts';
-import { freePort } from '../support/processes.ts';
+import { freePort, serviceFreeEnv } from '../support/processes.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const instructions = readDockerfile(join(root, 'Dockerfile'));
 const run = promisify(execFile);
 const ADMIN = { id: 'image-admin', secret: 'image-admin-secret-0123456789' };
-
-/** Variables of the developer's shell that would change what the service under test does. */
-const SERVICE_VARIABLES = ['MONGODB_URI', 'REDIS_URL', 'ADMIN_CLIENT_ID', 'ADMIN_CLIENT_SECRET', 'NODE_ENV', 'BASE_URL', 'PORT', 'HOST', 'LOG_LEVEL'];
-const baseEnv = () => Object.fromEntries(Object.entries(process.env).filter(([key]) => !SERVICE_VARIABLES.includes(key)));
 
 /** Runs an image command (`node …`) with this Node. */
 function imageProcess(command: string[], cwd: string, env: Record<string, string>): ChildProcess {
@@ -24,7 +20,7 @@ function imageProcess(command: string[], cwd: string, env: Record<string, string
   expect(program).to.equal('node');
   // The image's compile cache lives in its user's home; here it stays inside the rebuilt image's directory.
   const image = { ...environment(instructions), NODE_COMPILE_CACHE: join(cwd, '.node-compile-cache') };
-  return spawn(process.execPath, args, { cwd, env: { ...baseEnv(), ...image, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  return spawn(process.execPath, args, { cwd, env: { ...serviceFreeEnv(), ...image, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
 }
 
 
@@ -47,7 +43,7 @@ describe('the container image, rebuilt from the Dockerfile without a container r
     dir = mkdtempSync(join(tmpdir(), 'identity-image-'));
     for (const file of ['package.json', 'package-lock.json']) cpSync(join(root, file), join(dir, file));
     // Exactly the Dockerfile's command, in a directory holding nothing but the manifest and the lock.
-    await run('sh', ['-c', installCommand(instructions)], { cwd: dir, env: baseEnv(), maxBuffer: 16 * 1024 * 1024 });
+    await run('sh', ['-c', installCommand(instructions)], { cwd: dir, env: serviceFreeEnv(), maxBuffer: 16 * 1024 * 1024 });
   });
   after(async () => {
     if (server?.pid && server.exitCode === null && server.signalCode === null) {

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { shutdownBoundMs } from '../../lib/shutdown.ts';
-import { freePort } from '../support/processes.ts';
+import { freePort, serviceFreeEnv } from '../support/processes.ts';
 import { clientCredentialsToken, LOOPBACK_NETWORKS } from '../support/service.ts';
 import { eventually } from '../support/wait.ts';
 import { REDIS_URL, uniqueQueueName } from '../webhooks-delivery/support/hooks.ts';
@@ -14,7 +14,6 @@ import { REDIS_URL, uniqueQueueName } from '../webhooks-delivery/support/hooks.t
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const ADMIN = { id: 'shutdown-admin', secret: 'shutdown-admin-secret-0123' };
 const WEBHOOK_TIMEOUT_MS = 5000;
-const SERVICE_VARIABLES = ['MONGODB_URI', 'REDIS_URL', 'ADMIN_CLIENT_ID', 'ADMIN_CLIENT_SECRET', 'NODE_ENV', 'BASE_URL', 'PORT', 'HOST', 'LOG_LEVEL'];
 
 /** A loopback endpoint that accepts every connection and never answers. */
 class DeadEndpoint {
@@ -60,11 +59,10 @@ class StartedServer {
 
   static async start(env: Record<string, string>): Promise<StartedServer> {
     const port = await freePort();
-    const clean = Object.fromEntries(Object.entries(process.env).filter(([key]) => !SERVICE_VARIABLES.includes(key)));
     const child = spawn(process.execPath, ['bin/server.ts'], {
       cwd: root, stdio: ['ignore', 'pipe', 'pipe'],
       env: {
-        ...clean, PORT: String(port), BASE_URL: `http://127.0.0.1:${port}`, LOG_LEVEL: 'info', ADMIN_CLIENT_ID: ADMIN.id, ADMIN_CLIENT_SECRET: ADMIN.secret,
+        ...serviceFreeEnv(), PORT: String(port), BASE_URL: `http://127.0.0.1:${port}`, LOG_LEVEL: 'info', ADMIN_CLIENT_ID: ADMIN.id, ADMIN_CLIENT_SECRET: ADMIN.secret,
         WEBHOOK_ALLOWED_NETWORKS: LOOPBACK_NETWORKS, WEBHOOK_TIMEOUT_MS: String(WEBHOOK_TIMEOUT_MS),
         // Every delivery tried at once, none deferred by the endpoint's circuit, and a failed one retried much later.
         WEBHOOK_CONCURRENCY: '200', WEBHOOK_ENDPOINT_CONCURRENCY: '200', WEBHOOK_BREAKER_FAILURES: '10000',

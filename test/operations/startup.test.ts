@@ -2,15 +2,14 @@ import { expect } from 'chai';
 import { spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { serviceFreeEnv } from '../support/processes.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const LIMIT_MS = 20_000;
 
 /** Runs a script of the project with a clean environment plus `env`, until it exits (killed past LIMIT_MS). */
 function run(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const clean = Object.fromEntries(Object.entries(process.env).filter(([key]) =>
-    !['MONGODB_URI', 'REDIS_URL', 'ADMIN_CLIENT_ID', 'ADMIN_CLIENT_SECRET', 'NODE_ENV', 'BASE_URL', 'PORT', 'HOST', 'LOG_LEVEL'].includes(key)));
-  const child = spawn(process.execPath, args, { cwd: root, env: { ...clean, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, args, { cwd: root, env: { ...serviceFreeEnv(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   const output = { stdout: '', stderr: '' };
   child.stdout.on('data', (chunk) => (output.stdout += chunk));
   child.stderr.on('data', (chunk) => (output.stderr += chunk));

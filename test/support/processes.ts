@@ -3,6 +3,16 @@ import { once } from 'node:events';
 import { createServer } from 'node:net';
 import { eventually } from './wait.ts';
 
+/** Variables of the developer's shell that would change what a service started by a test does. */
+const SERVICE_VARIABLES = new Set([
+  'MONGODB_URI', 'REDIS_URL', 'ADMIN_CLIENT_ID', 'ADMIN_CLIENT_SECRET', 'NODE_ENV', 'BASE_URL', 'PORT', 'HOST', 'LOG_LEVEL',
+]);
+
+/** This process's environment without the variables that configure the service: a started one sees only the test's. */
+export function serviceFreeEnv(): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(process.env).filter(([key]) => !SERVICE_VARIABLES.has(key)));
+}
+
 /** A loopback port nobody listens on right now. */
 export async function freePort(): Promise<number> {
   const server = createServer();
