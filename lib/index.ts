@@ -4,3 +4,4 @@ export { ALL_EVENTS, type EventName } from './events/catalogue.ts';
 export type { EventPayloads, IdentityEvent } from './events/payloads.ts';
 export { MESSAGE_PURPOSES, type Messaging, type MessagePurpose, type MessageTemplate, type MessageTemplates, type Recipient } from './messaging/index.ts';
 export { StoreUnavailableError } from './store-unavailable.ts';
+export type { CustomizerContext, CustomizerInput, CustomizerToken, FunctionCustomizer } from './jwt-customizer/claims.ts';

@@ -1,5 +1,5 @@
 import { errors as oidcErrors, type KoaContextWithOIDC } from 'oidc-provider';
-import type { ClaimsCustomizer } from '../../lib/jwt-customizer/claims.ts';
+import type { ClaimsCustomizer, CustomizerContext, CustomizerToken } from '../../lib/jwt-customizer/claims.ts';
 import type { Repositories } from '../../lib/repositories.ts';
 import type { Libraries } from '../../lib/libraries.ts';
 import { actClaim, type ExchangeRegistry } from '../token-exchange/registry.ts';
@@ -47,12 +47,12 @@ export function createExtraTokenClaims(deps: {
     if (await deps.customizer.appliesTo(token.resourceServer?.audience ?? token.aud)) {
       const grantType = String(ctx.oidc.params?.grant_type ?? 'authorization_code');
       const application = token.clientId ? await deps.applicationOf(token.clientId) : null;
-      const context: Record<string, unknown> = {
+      const context: CustomizerContext = {
         grant: exchange ? { type: grantType, subjectTokenContext: exchange.subjectTokenContext } : { type: grantType },
         application,
       };
       if (token.accountId) context.user = await userContext(token.accountId);
-      const tokenInput = {
+      const tokenInput: CustomizerToken = {
         jti: token.jti, kind: token.kind, accountId: token.accountId, clientId: token.clientId, scope: token.scope,
         gty: token.gty, aud: token.resourceServer?.audience ?? token.aud, grantId: token.grantId,
       };

@@ -2,6 +2,10 @@ import type { Logger } from 'pino';
 import type { ScriptRunner, SandboxOutcome } from './sandbox.ts';
 import type { JwtCustomizerConfigs } from './config.ts';
 import { isPlainObject } from '../plain-object.ts';
+import type { Application } from '../applications/repository.ts';
+import type { RoleSummary } from '../organizations/library.ts';
+import type { Role } from '../roles/repository.ts';
+import type { User } from '../users/repository.ts';
 
 /** Claims a customizer can never set or override. */
 export const RESERVED_CLAIMS = new Set(['iss', 'sub', 'aud', 'exp', 'iat', 'nbf', 'jti', 'scope', 'client_id', 'act', 'cnf']);
@@ -16,9 +20,37 @@ export interface CustomizerApi {
   denyAccess(message?: string): never;
 }
 
+/** The access token being issued, as a customizer sees it (`token`). */
+export type CustomizerToken = {
+  jti?: string | undefined;
+  /** `AccessToken` or `ClientCredentials`. */
+  kind?: string | undefined;
+  /** The user's id; absent for a client-credentials token. */
+  accountId?: string | undefined;
+  clientId?: string | undefined;
+  scope?: string | undefined;
+  /** The grant that issued it, e.g. `urn:ietf:params:oauth:grant-type:token-exchange`. */
+  gty?: string | undefined;
+  aud?: string | string[] | undefined;
+  grantId?: string | undefined;
+};
+
+/** What a customizer is told about the token's issuance (`context`). */
+export type CustomizerContext = {
+  /** How the token is issued; an exchanged token's grant also carries its subject token's `context`. */
+  grant: { type: string; subjectTokenContext?: Record<string, unknown> | undefined };
+  /** The application the token is issued to, or null. */
+  application: Application | null;
+  /** The user behind the token, with the roles and organizations they hold; absent for client credentials. */
+  user?: (User & {
+    roles: Array<Pick<Role, 'id' | 'name' | 'description'>>;
+    organizations: Array<{ id: string; name: string; organizationRoles: RoleSummary[] }>;
+  }) | undefined;
+};
+
 export interface CustomizerInput {
-  token: Record<string, unknown>;
-  context: Record<string, unknown>;
+  token: CustomizerToken;
+  context: CustomizerContext;
   environmentVariables: Record<string, string>;
   api: CustomizerApi;
 }
@@ -47,7 +79,7 @@ export function withoutReserved(claims: Record<string, unknown>): Record<string,
   return kept;
 }
 
-async function runFunction(customizer: FunctionCustomizer, token: Record<string, unknown>, context: Record<string, unknown>): Promise<SandboxOutcome> {
+async function runFunction(customizer: FunctionCustomizer, token: CustomizerToken, context: CustomizerContext): Promise<SandboxOutcome> {
   const api: CustomizerApi = {
     denyAccess(message = 'access denied by the token customizer') {
       throw new Denied(message);
@@ -90,7 +122,7 @@ export function createClaimsCustomizer(deps: {
       if (deps.fn) return true;
       return !exempt(audience) && (await deps.configs.get()) !== null;
     },
-    async run(token: Record<string, unknown>, context: Record<string, unknown>): Promise<CustomizerResult> {
+    async run(token: CustomizerToken, context: CustomizerContext): Promise<CustomizerResult> {
       let outcome: SandboxOutcome;
       let blockIssuance: boolean;
       if (deps.fn) {

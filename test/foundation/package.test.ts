@@ -1,11 +1,25 @@
 import { expect } from 'chai';
 import { execFile } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
 import request from 'supertest';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
+const run = promisify(execFile);
+const tsc = fileURLToPath(new URL('../../node_modules/.bin/tsc', import.meta.url));
+
+/** The README's example of mounting the service into a Koa app, as it is printed there. */
+function readmeExample(): string {
+  const readme = readFileSync(join(root, 'README.md'), 'utf8');
+  const section = readme.slice(readme.indexOf('## Mounting into a Koa app'));
+  const example = /```ts\n([\s\S]*?)```/.exec(section)?.[1];
+  if (!example) throw new Error('the README has no TypeScript example under "Mounting into a Koa app"');
+  return example;
+}
 
 /**
  * What library users get from the package: compiled JavaScript in dist/ (Node does not strip types inside
@@ -15,8 +29,7 @@ describe('the published build', function () {
   this.timeout(120_000);
 
   it('compiles to dist/ and serves the console, exchanges tokens and runs customizer scripts from JavaScript', async () => {
-    const tsc = fileURLToPath(new URL('../../node_modules/.bin/tsc', import.meta.url));
-    await promisify(execFile)(tsc, ['-p', 'tsconfig.build.json'], { cwd: root });
+    await run(tsc, ['-p', 'tsconfig.build.json'], { cwd: root });
     const entry = new URL('../../dist/lib/index.js', import.meta.url).href;
     const { createIdentityService } = await import(entry) as typeof import('../../lib/index.ts');
     const service = await createIdentityService({
@@ -42,6 +55,44 @@ describe('the published build', function () {
       expect(claims.body).to.deep.equal({ compiled: true });
     } finally {
       await service.close();
+    }
+  });
+
+  it('packs into a package whose types a strict TypeScript host compiles the README\'s example against', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'identity-host-'));
+    try {
+      // `npm pack` builds first (prepack) and reads nothing from the registry; this Node runs the build.
+      await run('npm', ['pack', '--pack-destination', dir], {
+        cwd: root, env: { ...process.env, PATH: `${dirname(process.execPath)}:${process.env.PATH}` }, maxBuffer: 16 * 1024 * 1024,
+      });
+      const tarball = readdirSync(dir).find((name) => name.endsWith('.tgz'));
+      expect(tarball, 'the packed package').to.be.a('string');
+      const host = join(dir, 'host');
+      const installed = join(host, 'node_modules', 'identity-service');
+      mkdirSync(installed, { recursive: true });
+      await run('tar', ['-xzf', join(dir, tarball!), '-C', installed, '--strip-components=1']);
+
+      // Offline, what `npm install` would put beside it: its dependencies, and the host's own (Koa, koa-mount, Node's
+      // types), each linked from this checkout. Nothing else of the checkout is reachable from the package.
+      const manifest = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+      for (const name of [...Object.keys(manifest.dependencies), 'koa-mount', '@types/koa-mount', '@types/node']) {
+        mkdirSync(dirname(join(host, 'node_modules', name)), { recursive: true });
+        symlinkSync(join(root, 'node_modules', name), join(host, 'node_modules', name));
+      }
+      writeFileSync(join(host, 'package.json'), JSON.stringify({ name: 'host', private: true, type: 'module' }));
+      // Strict, and checking the package's declarations too: a missing type package would otherwise pass as `any`.
+      writeFileSync(join(host, 'tsconfig.json'), JSON.stringify({
+        compilerOptions: {
+          target: 'es2022', module: 'nodenext', moduleResolution: 'nodenext', strict: true, noEmit: true, skipLibCheck: false,
+          types: ['node'],
+        },
+        include: ['app.ts'],
+      }));
+      writeFileSync(join(host, 'app.ts'), readmeExample());
+      const errors = await run(tsc, ['-p', host], { cwd: host }).then(({ stdout }) => stdout, (error: { stdout?: string }) => error.stdout ?? String(error));
+      expect(errors).to.equal('');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });
