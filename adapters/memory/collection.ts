@@ -1,8 +1,12 @@
 /**
- * One collection of the in-memory document store: MongoDB's semantics for filters, update operators, unique
- * and TTL indexes (query.ts, update.ts, indexes.ts). Every operation runs synchronously inside its promise,
- * so each one is atomic; expired TTL documents are swept lazily at the start of each operation, without timers.
- * Every change of a stored document is reported to the store's transactions (transactions.ts).
+ * One collection of the in-memory document store: MongoDB's semantics for filters, update operators, unique and TTL
+ * indexes (query.ts, update.ts, indexes.ts) over the committed documents (committed.ts), with the isolation of
+ * transactions.ts: a transaction reads the committed documents under its own overlay, and every write locks the
+ * documents it changes and reserves the unique keys of their new versions until the transaction ends.
+ *
+ * A write is planned (what to store under which key), checked against what other transactions hold (MustWait makes
+ * it wait and plan again), then applied in order: to the overlay inside a transaction, to the committed documents
+ * outside one. Expired TTL documents are swept lazily at the start of each operation, without timers.
  */
 import {
   DuplicateKeyError,
@@ -16,57 +20,64 @@ import {
   type UpdateResult,
   type Update,
 } from '../../lib/ports/documents.ts';
-import { Expiries } from './expiries.ts';
-import { buildIndex, expiryOf, indexEntries, singleFieldEntry, type MemoryIndex } from './indexes.ts';
-import { compileFilter, compileProjection, compileSort, isOperatorObject } from './query.ts';
-import type { MemoryTransactions, Restorable } from './transactions.ts';
+import { CommittedDocuments, idKeyOfFilter, matchesNeeded, pageOf, type CommittedState } from './committed.ts';
+import { indexEntries, type MemoryIndex } from './indexes.ts';
+import { compileFilter, compileProjection, compileSort, type Predicate } from './query.ts';
+import { MemoryTransaction, MustWait, type CommittedChange, type MemoryTransactions, type Participant } from './transactions.ts';
 import { applyUpdate, seedFromFilter, validateUpdate } from './update.ts';
 import { copyIn, idKey, copyOut, immutableIdError, isPlainObject, newId, valuesEqual, withIdFirst } from './values.ts';
 
-export class MemoryCollection implements DocumentCollection<Doc>, Restorable {
+/** One document a write stores (`after`) or removes (null) under its key. */
+interface Write {
+  id: string;
+  after: Doc | null;
+  /** `change`: of a document the plan found; `insert`/`upsert`: of a new one (an upsert waits where an insert fails). */
+  kind: 'change' | 'insert' | 'upsert';
+}
+
+/** A unique-index entry held by an uncommitted version. */
+interface Reservation {
+  transaction: MemoryTransaction;
+  id: string;
+}
+
+type Reserved = Map<string, Reservation>;
+
+export class EmbeddedCollection implements DocumentCollection<Doc>, Participant {
   readonly name: string;
   readonly #transactions: MemoryTransactions;
-  /** `idKey(_id)` → stored document, in natural (insertion) order. */
-  readonly #docs = new Map<string, Doc>();
-  readonly #indexes = new Map<string, MemoryIndex>();
-  /** When stored documents expire under the TTL indexes, so that a sweep visits only those due. */
-  readonly #expiries = new Expiries();
-  /** How many times a document was inserted, replaced or removed (expiry included). */
-  #changes = 0;
+  readonly #committed: CommittedState;
+  /** Document key → the transaction that wrote it, until that one ends. */
+  readonly #locks = new Map<string, MemoryTransaction>();
+  /** Per unique index, the entries uncommitted versions hold. */
+  readonly #reserved = new Map<MemoryIndex, Reserved>();
+  /** Per transaction and document key, the entries its version of that document reserved. */
+  readonly #reservations = new Map<MemoryTransaction, Map<string, Array<[Reserved, string]>>>();
 
-  constructor(name: string, transactions: MemoryTransactions) {
+  /** `committed`: where the committed documents are kept; in memory unless given. */
+  constructor(name: string, transactions: MemoryTransactions, committed: CommittedState = new CommittedDocuments(name)) {
     this.name = name;
     this.#transactions = transactions;
-  }
-
-  restore(id: string, expected: Doc | undefined, previous: Doc | undefined): void {
-    const current = this.#docs.get(id);
-    if (current !== expected) return;
-    try {
-      if (current && previous) this.#replace(current, previous);
-      else if (current) this.#remove(current);
-      else if (previous) this.#insert(previous);
-    } catch {
-      // Someone outside the transaction took a unique key meanwhile: their document stands.
-    }
+    this.#committed = committed;
   }
 
   /** Changes so far; documents due to expire are removed first, so their expiry counts as soon as it is due. */
-  changeCount(): number {
-    this.#sweepExpired();
-    return this.#changes;
+  changeCount(): number | undefined {
+    this.#sweep();
+    return this.#committed.changeCount();
   }
 
   async insertOne(doc: Doc): Promise<void> {
-    this.#sweepExpired();
-    this.#insert(this.#prepareInsert(doc));
+    const prepared = this.#prepareInsert(doc);
+    await this.#write(() => ({ writes: [{ id: idKey(prepared._id), after: prepared, kind: 'insert' }], result: undefined }));
   }
 
   async insertMany(docs: Doc[]): Promise<void> {
-    this.#sweepExpired();
     // Like the driver: ids are assigned up front, then documents go in order until the first failure.
     const prepared = docs.map((doc) => this.#prepareInsert(doc));
-    for (const doc of prepared) this.#insert(doc);
+    await this.#write(() => ({
+      writes: prepared.map((doc): Write => ({ id: idKey(doc._id), after: doc, kind: 'insert' })), result: undefined,
+    }));
   }
 
   async findOne(filter: Filter, options: Omit<FindOptions, 'limit' | 'skip'> = {}): Promise<Doc | null> {
@@ -78,270 +89,361 @@ export class MemoryCollection implements DocumentCollection<Doc>, Restorable {
   }
 
   async countDocuments(filter: Filter): Promise<number> {
-    return this.#matching(filter).length;
+    const predicate = compileFilter(filter);
+    const transaction = this.#transactions.current();
+    if (!transaction?.writes.has(this)) {
+      this.#sweep();
+      return this.#committed.count(filter, predicate);
+    }
+    return this.#matching(filter, predicate, Number.POSITIVE_INFINITY, transaction).length;
   }
 
   async updateOne(filter: Filter, update: Update, options: UpdateOptions = {}): Promise<UpdateResult> {
     validateUpdate(update);
-    const target = this.#matching(filter, 1)[0];
-    if (target) {
-      const modified = this.#applyUpdate(target, update) !== target;
-      return { matchedCount: 1, modifiedCount: modified ? 1 : 0, upsertedId: null };
-    }
-    if (!options.upsert) return { matchedCount: 0, modifiedCount: 0, upsertedId: null };
-    const inserted = this.#upsert(filter, update);
-    return { matchedCount: 0, modifiedCount: 0, upsertedId: copyOut(inserted._id) };
+    const predicate = compileFilter(filter);
+    return this.#write((transaction) => {
+      const target = this.#matching(filter, predicate, 1, transaction)[0];
+      if (target) {
+        const next = this.#updated(target, update);
+        return { writes: [this.#change(target, next)], result: { matchedCount: 1, modifiedCount: next === target ? 0 : 1, upsertedId: null } };
+      }
+      if (!options.upsert) return { writes: [], result: { matchedCount: 0, modifiedCount: 0, upsertedId: null } };
+      const inserted = this.#upserted(filter, update);
+      return { writes: [this.#upsert(inserted)], result: { matchedCount: 0, modifiedCount: 0, upsertedId: copyOut(inserted._id) } };
+    });
   }
 
   async updateMany(filter: Filter, update: Update): Promise<UpdateResult> {
     validateUpdate(update);
-    const targets = this.#matching(filter);
-    let modifiedCount = 0;
-    for (const target of targets) {
-      if (this.#applyUpdate(target, update) !== target) modifiedCount++;
-    }
-    return { matchedCount: targets.length, modifiedCount, upsertedId: null };
+    const predicate = compileFilter(filter);
+    return this.#write((transaction) => {
+      const targets = this.#matching(filter, predicate, Number.POSITIVE_INFINITY, transaction);
+      const writes = targets.map((target) => this.#change(target, this.#updated(target, update)));
+      const modifiedCount = writes.filter((write, i) => write.after !== targets[i]).length;
+      return { writes, result: { matchedCount: targets.length, modifiedCount, upsertedId: null } };
+    });
   }
 
   async replaceOne(filter: Filter, doc: Doc, options: UpdateOptions = {}): Promise<UpdateResult> {
     if (!isPlainObject(doc) || Object.keys(doc).some((key) => key.startsWith('$'))) {
       throw new Error('replacement document must not contain update operators');
     }
-    const target = this.#matching(filter, 1)[0];
-    if (target) {
-      const next = copyIn(doc);
-      if (next._id !== undefined && !valuesEqual(next._id, target._id)) throw immutableIdError();
-      const replacement = withIdFirst({ ...next, _id: target._id });
-      if (valuesEqual(replacement, target)) return { matchedCount: 1, modifiedCount: 0, upsertedId: null };
-      this.#replace(target, replacement);
-      return { matchedCount: 1, modifiedCount: 1, upsertedId: null };
-    }
-    if (!options.upsert) return { matchedCount: 0, modifiedCount: 0, upsertedId: null };
-    // A replacement upsert takes only `_id` from the filter, never the other equality fields.
-    const inserted = copyIn(doc);
-    inserted._id ??= seedFromFilter(filter)._id ?? newId();
-    this.#insert(withIdFirst(inserted));
-    return { matchedCount: 0, modifiedCount: 0, upsertedId: copyOut(inserted._id) };
+    const predicate = compileFilter(filter);
+    return this.#write((transaction) => {
+      const target = this.#matching(filter, predicate, 1, transaction)[0];
+      if (target) {
+        const next = copyIn(doc);
+        if (next._id !== undefined && !valuesEqual(next._id, target._id)) throw immutableIdError();
+        const replacement = withIdFirst({ ...next, _id: target._id });
+        const unchanged = valuesEqual(replacement, target);
+        return {
+          writes: [this.#change(target, unchanged ? target : replacement)],
+          result: { matchedCount: 1, modifiedCount: unchanged ? 0 : 1, upsertedId: null },
+        };
+      }
+      if (!options.upsert) return { writes: [], result: { matchedCount: 0, modifiedCount: 0, upsertedId: null } };
+      // A replacement upsert takes only `_id` from the filter, never the other equality fields.
+      const inserted = copyIn(doc);
+      inserted._id ??= seedFromFilter(filter)._id ?? newId();
+      if (Array.isArray(inserted._id)) throw new Error("the '_id' value cannot be an array");
+      const stored = withIdFirst(inserted);
+      return { writes: [this.#upsert(stored)], result: { matchedCount: 0, modifiedCount: 0, upsertedId: copyOut(stored._id) } };
+    });
   }
 
   async findOneAndUpdate(filter: Filter, update: Update, options: FindOneAndUpdateOptions = {}): Promise<Doc | null> {
     validateUpdate(update);
+    const predicate = compileFilter(filter);
     const project = compileProjection(options.projection);
+    const sort = compileSort(options.sort);
     const after = options.returnDocument === 'after';
-    const target = compileSort(options.sort)(this.#matching(filter), 1)[0];
-    let result: Doc | null;
-    if (target) {
-      const updated = this.#applyUpdate(target, update);
-      result = after ? updated : target;
-    } else {
-      const inserted = options.upsert ? this.#upsert(filter, update) : null;
-      result = after ? inserted : null;
-    }
+    const result = await this.#write((transaction) => {
+      const target = sort(this.#matching(filter, predicate, Number.POSITIVE_INFINITY, transaction), 1)[0];
+      if (target) {
+        const updated = this.#updated(target, update);
+        return { writes: [this.#change(target, updated)], result: after ? updated : target };
+      }
+      if (!options.upsert) return { writes: [], result: null };
+      const inserted = this.#upserted(filter, update);
+      return { writes: [this.#upsert(inserted)], result: after ? inserted : null };
+    });
     return result && copyOut(project(result));
   }
 
   async findOneAndDelete(filter: Filter): Promise<Doc | null> {
-    const target = this.#matching(filter, 1)[0];
-    if (!target) return null;
-    this.#remove(target);
-    return copyOut(target);
+    const predicate = compileFilter(filter);
+    const removed = await this.#write((transaction) => {
+      const target = this.#matching(filter, predicate, 1, transaction)[0];
+      return { writes: target ? [this.#removal(target)] : [], result: target ?? null };
+    });
+    return removed && copyOut(removed);
   }
 
   async deleteOne(filter: Filter): Promise<number> {
-    const target = this.#matching(filter, 1)[0];
-    if (!target) return 0;
-    this.#remove(target);
-    return 1;
+    const predicate = compileFilter(filter);
+    return this.#write((transaction) => {
+      const target = this.#matching(filter, predicate, 1, transaction)[0];
+      return { writes: target ? [this.#removal(target)] : [], result: target ? 1 : 0 };
+    });
   }
 
   async deleteMany(filter: Filter): Promise<number> {
-    const targets = this.#matching(filter);
-    for (const target of targets) this.#remove(target);
-    return targets.length;
+    const predicate = compileFilter(filter);
+    return this.#write((transaction) => {
+      const targets = this.#matching(filter, predicate, Number.POSITIVE_INFINITY, transaction);
+      return { writes: targets.map((target) => this.#removal(target)), result: targets.length };
+    });
   }
 
   async createIndex(spec: IndexSpec): Promise<void> {
-    this.#sweepExpired();
-    const index = buildIndex(this.name, spec, this.#indexes, this.#docs);
-    if (!index) return;
-    this.#indexes.set(index.name, index);
-    // Existing documents expire under a new TTL index too, and may already be due.
-    if (index.spec.expireAfterSeconds !== undefined) this.#rebuildExpiries();
+    this.#sweep();
+    this.#committed.createIndex(spec);
+  }
+
+  commitWrites(transaction: MemoryTransaction, changes: CommittedChange[]): void {
+    const overlay = transaction.writes.get(this);
+    if (!overlay) return;
+    const written = this.#committed.writesThrough;
+    this.#committed.applyAll(overlay, (id, before, after) => changes.push({ collection: this, id, before, after, written }));
+  }
+
+  release(transaction: MemoryTransaction): void {
+    const overlay = transaction.writes.get(this);
+    if (overlay) {
+      for (const id of overlay.keys()) if (this.#locks.get(id) === transaction) this.#locks.delete(id);
+    }
+    const mine = this.#reservations.get(transaction);
+    if (!mine) return;
+    for (const held of mine.values()) this.#unreserve(transaction, held);
+    this.#reservations.delete(transaction);
+  }
+
+  restore(id: string, expected: Doc | undefined, previous: Doc | undefined): void {
+    const current = this.#committed.get(id);
+    if (current !== expected) return;
+    if (current && previous) this.#committed.replace(id, current, previous);
+    else if (current) this.#committed.remove(id, current);
+    else if (previous) this.#committed.insert(id, previous);
   }
 
   #find(filter: Filter, options: FindOptions): Doc[] {
     const { skip = 0, limit = 0 } = options;
     if (!Number.isInteger(skip) || skip < 0) throw new Error('skip must be a non-negative integer');
     if (!Number.isInteger(limit)) throw new Error('limit must be an integer');
-    const sort = compileSort(options.sort);
+    const predicate = compileFilter(filter);
+    compileSort(options.sort);
     const project = compileProjection(options.projection);
-    // Without a sort the first matches in natural order are the page: the scan stops once it has them.
-    const enough = options.sort === undefined || Object.keys(options.sort).length === 0
-      ? (limit === 0 ? undefined : skip + Math.abs(limit))
-      : undefined;
-    // As in MongoDB, limit 0 means no limit and a negative limit means its absolute value.
-    const end = limit === 0 ? undefined : skip + Math.abs(limit);
-    const page = sort(this.#matching(filter, enough), end).slice(skip, end);
+    const transaction = this.#transactions.current();
+    let page: Doc[];
+    if (transaction?.writes.has(this)) {
+      page = pageOf(this.#matching(filter, predicate, matchesNeeded(options), transaction), options);
+    } else {
+      this.#sweep();
+      page = this.#committed.page(filter, predicate, options);
+    }
     return page.map((doc) => copyOut(project(doc)));
   }
 
-  /** Live (unexpired) stored documents matching the filter, in natural order, the first `atMost` of them. Not copies. */
-  #matching(filter: Filter, atMost = Number.POSITIVE_INFINITY): Doc[] {
-    const predicate = compileFilter(filter);
-    this.#sweepExpired();
-    const id = filter._id;
-    const byId = id !== undefined && !Array.isArray(id) && !(id instanceof RegExp) && !isOperatorObject(id);
-    if (byId) {
-      const doc = this.#docs.get(idKey(id));
-      return doc !== undefined && atMost > 0 && predicate(doc) ? [doc] : [];
+  /** Documents the transaction (or, without one, everyone) sees matching, in natural order, the first `atMost`. Not copies. */
+  #matching(filter: Filter, predicate: Predicate, atMost: number, transaction: MemoryTransaction | undefined): Doc[] {
+    this.#sweep();
+    const overlay = transaction?.writes.get(this);
+    if (!overlay) return this.#committed.matching(filter, predicate, atMost);
+    if (atMost <= 0) return [];
+    const now = Date.now();
+    const committed = this.#committed;
+    const version = (id: string): Doc | undefined => {
+      if (!overlay.has(id)) return committed.get(id);
+      const mine = overlay.get(id);
+      return mine && this.#committed.live(mine, now) ? mine : undefined;
+    };
+    const single = (doc: Doc | undefined): Doc[] => (doc !== undefined && predicate(doc) ? [doc] : []);
+    const id = idKeyOfFilter(filter);
+    if (id !== undefined) return single(version(id));
+    const owner = this.#committed.uniqueOwner(filter);
+    if (owner !== undefined) {
+      const reservation = this.#reserved.get(owner.index)?.get(owner.entry);
+      if (reservation && reservation.transaction === transaction) return single(version(reservation.id));
+      return single(owner.id === null ? undefined : version(owner.id));
     }
-    const owner = this.#uniqueOwner(filter);
-    if (owner !== undefined) return owner !== null && atMost > 0 && predicate(owner) ? [owner] : [];
     const matches: Doc[] = [];
-    if (atMost <= 0) return matches;
-    for (const doc of this.#docs.values()) {
-      if (!predicate(doc)) continue;
+    for (const [key, stored] of committed.scan(filter)) {
+      const doc = overlay.has(key) ? version(key) : stored;
+      if (doc === undefined || !predicate(doc)) continue;
       matches.push(doc);
-      if (matches.length >= atMost) break;
+      if (matches.length >= atMost) return matches;
+    }
+    for (const [key, mine] of overlay) {
+      if (!mine || committed.has(key) || !committed.live(mine, now) || !predicate(mine)) continue;
+      matches.push(mine);
+      if (matches.length >= atMost) return matches;
     }
     return matches;
   }
 
+  /** Plans, checks and applies one write operation (see the module comment). */
+  #write<R>(plan: (transaction: MemoryTransaction | undefined) => { writes: Write[]; result: R }): Promise<R> {
+    return this.#transactions.write((transaction, changes) => {
+      this.#sweep();
+      const { writes, result } = plan(transaction);
+      for (const write of writes) this.#waitIfHeld(transaction, write);
+      for (const write of writes) this.#apply(transaction, changes, write);
+      return result;
+    });
+  }
+
+  /** Throws MustWait when another transaction holds the document, or a unique key it needs in a way worth waiting for. */
+  #waitIfHeld(transaction: MemoryTransaction | undefined, write: Write): void {
+    const holder = this.#locks.get(write.id);
+    if (holder && holder !== transaction) {
+      // A document it changes or removes: see what it leaves. A new one it inserts: an upsert waits to find it, an
+      // insert fails as a duplicate (below).
+      if (write.kind !== 'insert' || this.#committed.has(write.id)) throw new MustWait(holder);
+      return;
+    }
+    if (!write.after) return;
+    const obstacle = this.#keyObstacle(transaction, write.id, write.after, write.kind === 'upsert');
+    if (obstacle instanceof MemoryTransaction) throw new MustWait(obstacle);
+  }
+
+  #apply(transaction: MemoryTransaction | undefined, changes: CommittedChange[], write: Write): void {
+    const { id, after } = write;
+    if (write.kind !== 'change') {
+      const holder = this.#locks.get(id);
+      if ((holder && holder !== transaction) || this.#visible(transaction, id)) throw new DuplicateKeyError(this.name, { _id: 1 });
+    } else if (after === this.#visible(transaction, id)) {
+      return;
+    }
+    if (after) {
+      const obstacle = this.#keyObstacle(transaction, id, after, false);
+      if (obstacle) throw new DuplicateKeyError(this.name, { ...(obstacle instanceof MemoryTransaction ? {} : obstacle.spec.keys) });
+    }
+    if (transaction) {
+      this.#stage(transaction, id, after);
+      return;
+    }
+    const current = this.#committed.get(id);
+    if (after && current) this.#committed.replace(id, current, after);
+    else if (after) this.#committed.insert(id, after);
+    else if (current) this.#committed.remove(id, current);
+    else return;
+    changes.push({ collection: this, id, before: current, after: after ?? undefined, written: this.#committed.writesThrough });
+  }
+
+  /** The version of `id` the transaction (or everyone) sees. */
+  #visible(transaction: MemoryTransaction | undefined, id: string): Doc | undefined {
+    const overlay = transaction?.writes.get(this);
+    if (overlay?.has(id)) return overlay.get(id) ?? undefined;
+    return this.#committed.get(id);
+  }
+
   /**
-   * The one document a unique single-field index names for the filter's string on that field (a session's uid, a
-   * user's email), null when it names none, undefined when no such index serves the filter. The filter's other
-   * conditions are still to be tested.
+   * What keeps `transaction` from storing `doc` as `id` under the unique indexes: the index it would duplicate, another
+   * transaction to wait for (one changing the document that holds the key, or, with `waitOnReserved`, one whose
+   * uncommitted version holds it), or nothing.
    */
-  #uniqueOwner(filter: Filter): Doc | null | undefined {
-    for (const { owners, uniqueField } of this.#indexes.values()) {
-      if (!owners || uniqueField === null || !Object.hasOwn(filter, uniqueField)) continue;
-      const value = filter[uniqueField];
-      // A string matches the field equal to it or an array holding it, both indexed under it; nothing else is.
-      if (typeof value !== 'string') continue;
-      const id = owners.get(singleFieldEntry(value));
-      return id === undefined ? null : this.#docs.get(id) ?? null;
+  #keyObstacle(
+    transaction: MemoryTransaction | undefined, id: string, doc: Doc, waitOnReserved: boolean,
+  ): MemoryIndex | MemoryTransaction | undefined {
+    const overlay = transaction?.writes.get(this);
+    for (const index of this.#committed.indexes.values()) {
+      if (!index.owners) continue;
+      const reserved = this.#reserved.get(index);
+      for (const entry of indexEntries(doc, index.spec)) {
+        const reservation = reserved?.get(entry);
+        if (reservation && reservation.id !== id) {
+          return reservation.transaction !== transaction && waitOnReserved ? reservation.transaction : index;
+        }
+        const owner = this.#committed.otherOwner(index, entry, id);
+        // A document this transaction changed or removed: if its new version still holds the key, it reserved it.
+        if (owner === undefined || overlay?.has(owner)) continue;
+        const holder = this.#locks.get(owner);
+        return holder && holder !== transaction ? holder : index;
+      }
     }
     return undefined;
+  }
+
+  /** Puts a version in the transaction's overlay: the document is locked and its unique keys reserved. */
+  #stage(transaction: MemoryTransaction, id: string, after: Doc | null): void {
+    transaction.overlay(this).set(id, after);
+    this.#locks.set(id, transaction);
+    let mine = this.#reservations.get(transaction);
+    if (!mine) {
+      mine = new Map();
+      this.#reservations.set(transaction, mine);
+    }
+    const previous = mine.get(id);
+    if (previous) this.#unreserve(transaction, previous);
+    if (!after) {
+      mine.delete(id);
+      return;
+    }
+    const held: Array<[Reserved, string]> = [];
+    for (const index of this.#committed.indexes.values()) {
+      if (!index.owners) continue;
+      let reserved = this.#reserved.get(index);
+      if (!reserved) {
+        reserved = new Map();
+        this.#reserved.set(index, reserved);
+      }
+      for (const entry of indexEntries(after, index.spec)) {
+        reserved.set(entry, { transaction, id });
+        held.push([reserved, entry]);
+      }
+    }
+    mine.set(id, held);
+  }
+
+  #unreserve(transaction: MemoryTransaction, held: Array<[Reserved, string]>): void {
+    for (const [reserved, entry] of held) {
+      if (reserved.get(entry)?.transaction === transaction) reserved.delete(entry);
+    }
+  }
+
+  #change(target: Doc, after: Doc): Write {
+    return { id: idKey(target._id), after, kind: 'change' };
+  }
+
+  #removal(target: Doc): Write {
+    return { id: idKey(target._id), after: null, kind: 'change' };
+  }
+
+  #upsert(doc: Doc): Write {
+    return { id: idKey(doc._id), after: doc, kind: 'upsert' };
   }
 
   #prepareInsert(doc: Doc): Doc {
     if (!isPlainObject(doc)) throw new Error('a document must be a plain object');
     // The driver assigns a generated `_id` to the caller's object; mirror that so callers can read it.
     if (doc._id === undefined || doc._id === null) doc._id = newId();
-    return withIdFirst(copyIn(doc));
+    const prepared = withIdFirst(copyIn(doc));
+    if (Array.isArray(prepared._id)) throw new Error("the '_id' value cannot be an array");
+    return prepared;
   }
 
-  #checkUnique(doc: Doc, ownId: string | null): void {
-    for (const index of this.#indexes.values()) {
-      if (!index.owners) continue;
-      for (const entry of indexEntries(doc, index.spec)) {
-        const owner = index.owners.get(entry);
-        if (owner !== undefined && owner !== ownId) throw new DuplicateKeyError(this.name, { ...index.spec.keys });
-      }
-    }
-  }
-
-  /** `previousExpiry`: when the version this one replaces expires, whose heap entry then stands for this one too. */
-  #addEntries(doc: Doc, id: string, previousExpiry?: number): void {
-    for (const index of this.#indexes.values()) {
-      if (!index.owners) continue;
-      for (const entry of indexEntries(doc, index.spec)) index.owners.set(entry, id);
-    }
-    const expiry = this.#expiryOf(doc);
-    if (expiry === undefined || expiry === previousExpiry) return;
-    this.#expiries.push(expiry, id);
-    // Documents removed, or given another expiry, before they expired leave entries behind: drop them once they are
-    // the many.
-    if (this.#expiries.size > 2 * this.#docs.size + 1024) this.#rebuildExpiries();
-  }
-
-  #removeEntries(doc: Doc, id: string): void {
-    for (const index of this.#indexes.values()) {
-      if (!index.owners) continue;
-      for (const entry of indexEntries(doc, index.spec)) {
-        if (index.owners.get(entry) === id) index.owners.delete(entry);
-      }
-    }
-  }
-
-  /** Checks every constraint before changing anything, so a failed write leaves the collection as it was. */
-  #insert(doc: Doc): void {
-    if (Array.isArray(doc._id)) throw new Error("the '_id' value cannot be an array");
-    const id = idKey(doc._id);
-    if (this.#docs.has(id)) throw new DuplicateKeyError(this.name, { _id: 1 });
-    this.#checkUnique(doc, null);
-    this.#addEntries(doc, id);
-    this.#docs.set(id, doc);
-    this.#changes += 1;
-    this.#transactions.record(this, id, undefined, doc);
-  }
-
-  /** Replaces a stored document by a new object with the same `_id` (stored objects are never mutated). */
-  #replace(current: Doc, next: Doc): void {
-    const id = idKey(current._id);
-    this.#checkUnique(next, id);
-    this.#removeEntries(current, id);
-    this.#addEntries(next, id, this.#expiryOf(current));
-    this.#docs.set(id, next);
-    this.#changes += 1;
-    this.#transactions.record(this, id, current, next);
-  }
-
-  #remove(doc: Doc, expired = false): void {
-    const id = idKey(doc._id);
-    this.#removeEntries(doc, id);
-    this.#docs.delete(id);
-    this.#changes += 1;
-    if (!expired) this.#transactions.record(this, id, doc, undefined);
-  }
-
-  /** Returns the stored document after the update: `target` itself when nothing changed. */
-  #applyUpdate(target: Doc, update: Update): Doc {
+  /** The document after the update: `target` itself when nothing changed. */
+  #updated(target: Doc, update: Update): Doc {
     const next = copyIn(target);
     applyUpdate(next, update, false);
     if (!valuesEqual(next._id, target._id)) throw immutableIdError();
-    if (valuesEqual(next, target)) return target;
-    this.#replace(target, next);
-    return next;
+    return valuesEqual(next, target) ? target : next;
   }
 
-  #upsert(filter: Filter, update: Update): Doc {
+  #upserted(filter: Filter, update: Update): Doc {
     const doc = seedFromFilter(filter);
     const seededId = doc._id;
     applyUpdate(doc, update, true);
     if (seededId !== undefined && !valuesEqual(doc._id, seededId)) throw immutableIdError();
     doc._id ??= newId();
-    const inserted = withIdFirst(doc);
-    this.#insert(inserted);
-    return inserted;
+    if (Array.isArray(doc._id)) throw new Error("the '_id' value cannot be an array");
+    return withIdFirst(doc);
   }
 
-  #expiryOf(doc: Doc): number | undefined {
-    let earliest: number | undefined;
-    for (const index of this.#indexes.values()) {
-      const expiry = expiryOf(doc, index.spec);
-      if (expiry !== undefined && (earliest === undefined || expiry < earliest)) earliest = expiry;
-    }
-    return earliest;
-  }
-
-  #sweepExpired(): void {
-    this.#expiries.takeDue(Date.now(), (id, at) => {
-      // An entry whose document is gone, or now expires at another time (with an entry of its own), is stale.
-      const doc = this.#docs.get(id);
-      if (doc && this.#expiryOf(doc) === at) this.#remove(doc, true);
-    });
-  }
-
-  #rebuildExpiries(): void {
-    const ats: number[] = [];
-    const ids: string[] = [];
-    for (const [id, doc] of this.#docs) {
-      const at = this.#expiryOf(doc);
-      if (at === undefined) continue;
-      ats.push(at);
-      ids.push(id);
-    }
-    this.#expiries.rebuild(ats, ids);
+  #sweep(): void {
+    const removed: CommittedChange[] = [];
+    const written = this.#committed.writesThrough;
+    this.#committed.sweep(Date.now(), (id, doc) => removed.push({ collection: this, id, before: doc, after: undefined, written }));
+    if (removed.length > 0) this.#transactions.expired(removed);
   }
 }

@@ -1,20 +1,42 @@
 /**
  * In-process implementation of the document-store port with MongoDB semantics (collection.ts), including
- * all-or-nothing transactions (transactions.ts).
+ * isolated, all-or-nothing transactions (transactions.ts). The same engine serves the SQLite store, which adds
+ * durability (every committed change written through to the file) and collections kept on disk.
  */
 import type { Doc, DocumentCollection, DocumentStore, TransactionScope } from '../../lib/ports/documents.ts';
-import { MemoryCollection } from './collection.ts';
-import { MemoryTransactions } from './transactions.ts';
+import { EmbeddedCollection } from './collection.ts';
+import { CommittedDocuments, type CommittedState } from './committed.ts';
+import { MemoryTransactions, type Durability } from './transactions.ts';
 
-class MemoryDocumentStore implements DocumentStore {
-  readonly kind = 'memory' as const;
-  readonly #collections = new Map<string, MemoryCollection>();
-  readonly #transactions = new MemoryTransactions();
+export interface EmbeddedStoreOptions {
+  kind: DocumentStore['kind'];
+  durability?: Durability;
+  /**
+   * Where the committed documents of a collection are kept, asked once per collection on first use: in memory unless
+   * this says otherwise (the SQLite store's disk-resident collections, and in-memory ones it fills from the file).
+   */
+  committed?: (name: string) => CommittedState;
+  ping?: () => Promise<void>;
+  close?: () => Promise<void>;
+}
+
+export class EmbeddedDocumentStore implements DocumentStore {
+  readonly kind: DocumentStore['kind'];
+  readonly #collections = new Map<string, EmbeddedCollection>();
+  readonly #transactions: MemoryTransactions;
+  readonly #options: EmbeddedStoreOptions;
+
+  constructor(options: EmbeddedStoreOptions) {
+    this.kind = options.kind;
+    this.#options = options;
+    this.#transactions = new MemoryTransactions(options.durability);
+  }
 
   collection<T extends object = Doc>(name: string): DocumentCollection<T> {
     let collection = this.#collections.get(name);
     if (!collection) {
-      collection = new MemoryCollection(name, this.#transactions);
+      const committed = this.#options.committed?.(name) ?? new CommittedDocuments(name);
+      collection = new EmbeddedCollection(name, this.#transactions, committed);
       this.#collections.set(name, collection);
     }
     // Documents are untyped at runtime; T only describes what the caller stores.
@@ -33,20 +55,32 @@ class MemoryDocumentStore implements DocumentStore {
     return this.#transactions.outside(work);
   }
 
-  changeCount(collections: readonly string[]): number {
-    // A sum of counters that only grow grows whenever any of them does.
+  changeCount(collections: readonly string[]): number | undefined {
+    const transaction = this.#transactions.current();
     let count = 0;
-    for (const name of collections) count += this.#collections.get(name)?.changeCount() ?? 0;
+    for (const name of collections) {
+      const collection = this.#collections.get(name);
+      if (!collection) continue;
+      // A read inside a transaction that changed the collection sees what nobody else does: it must not be shared.
+      if (transaction?.writes.has(collection)) return undefined;
+      // A sum of counters that only grow grows whenever any of them does.
+      const changes = collection.changeCount();
+      if (changes === undefined) return undefined;
+      count += changes;
+    }
     return count;
   }
 
-  async ping(): Promise<void> {}
+  async ping(): Promise<void> {
+    await this.#options.ping?.();
+  }
 
   async close(): Promise<void> {
     this.#collections.clear();
+    await this.#options.close?.();
   }
 }
 
 export function createMemoryDocumentStore(): DocumentStore {
-  return new MemoryDocumentStore();
+  return new EmbeddedDocumentStore({ kind: 'memory' });
 }

@@ -17,13 +17,13 @@ export interface MemoryIndex {
 /** An index entry: the canonical keys of one tuple of field values. */
 const entryOf = (tuple: string[]): string => JSON.stringify(tuple);
 
-function defaultIndexName(keys: IndexSpec['keys']): string {
+export function defaultIndexName(keys: IndexSpec['keys']): string {
   return Object.entries(keys)
     .map(([field, direction]) => `${field}_${direction}`)
     .join('_');
 }
 
-function sameIndex(a: IndexSpec, b: IndexSpec): boolean {
+export function sameIndex(a: IndexSpec, b: IndexSpec): boolean {
   return (
     canonicalKey(a.keys) === canonicalKey(b.keys) &&
     Boolean(a.unique) === Boolean(b.unique) &&
@@ -32,7 +32,7 @@ function sameIndex(a: IndexSpec, b: IndexSpec): boolean {
   );
 }
 
-function validateIndexSpec(spec: IndexSpec): void {
+export function validateIndexSpec(spec: IndexSpec): void {
   const fields = Object.entries(spec.keys ?? {});
   if (fields.length === 0) throw new Error('index keys must not be empty');
   for (const [field, direction] of fields) {

@@ -66,11 +66,13 @@ export function createExperience(deps: ExperienceDeps) {
     return { interaction, record, save: () => store.save(interaction.uid, record, remainingSeconds(interaction)) };
   }
 
-  async function requireRecord<T>(request: ExperienceRequest, change: (opened: Open) => Promise<T>): Promise<T> {
-    const opened = await open(request);
-    const result = await change(opened);
-    await opened.save();
-    return result;
+  function requireRecord<T>(request: ExperienceRequest, change: (opened: Open) => Promise<T>): Promise<T> {
+    return store.serialized(request.uid, async () => {
+      const opened = await open(request);
+      const result = await change(opened);
+      await opened.save();
+      return result;
+    });
   }
 
   /** A change to the experience of an identified account (sign-in or registration; forgot password has no MFA step). */
@@ -153,7 +155,7 @@ export function createExperience(deps: ExperienceDeps) {
      * `POST /api/experience/identification`: `created` when a registration created the account (User.Created
      * and the organizations it joined just in time are published once it is stored).
      */
-    async identify(request: ExperienceRequest, verificationId?: string, options: { linkSocialIdentity?: boolean } = {}): Promise<{ created: boolean }> {
+    identify: (request: ExperienceRequest, verificationId?: string, options: { linkSocialIdentity?: boolean } = {}) => store.serialized(request.uid, async (): Promise<{ created: boolean }> => {
       const { interaction, record, save } = await open(request);
       if (connectorFlows.owns(record, verificationId) && record.interactionEvent !== 'Register') {
         await connectorFlows.identify(record, verificationId!, options.linkSocialIdentity);
@@ -175,7 +177,7 @@ export function createExperience(deps: ExperienceDeps) {
       await save();
       await events.userCreated(interaction, request, user, memberships);
       return { created: true };
-    },
+    }),
 
     /** `POST /api/experience/profile`; during sign-in it completes the identified account. */
     addProfile: (request: ExperienceRequest, input: ProfileInput) => requireRecord(request, async ({ record }) => {
@@ -199,7 +201,7 @@ export function createExperience(deps: ExperienceDeps) {
      * `provider.interactionResult` does) and answers where the browser goes next: back into the authorization
      * flow, or, after a password reset, to the sign-in page of the same interaction.
      */
-    async submit(request: ExperienceRequest): Promise<{ redirectTo: string }> {
+    submit: (request: ExperienceRequest) => store.serialized(request.uid, async (): Promise<{ redirectTo: string }> => {
       const { interaction, record } = await open(request);
       const outcome = await connectorFlows.commit(record, await submission.commit(record));
       let redirectTo = `${deps.baseUrl}/interaction/${interaction.uid}`;
@@ -211,7 +213,7 @@ export function createExperience(deps: ExperienceDeps) {
       await store.remove(interaction.uid);
       await events.submitted(interaction, request, record.interactionEvent, outcome);
       return { redirectTo };
-    },
+    }),
 
     /** Starts a sign-in through a social or enterprise connector: where to send the browser, and the verification. */
     connectorAuthorization: (request: ExperienceRequest, type: ConnectorType, connectorId: string, target: { state?: string; redirectUri: string }) =>

@@ -9,6 +9,8 @@ const DEPENDENCY_ERROR_NAMES = new Set([
   'MongoTopologyClosedError', 'MongoClientClosedError', 'MongoServerClosedError', 'MongoPoolClearedError',
   'MongoOperationTimeoutError',
   'MaxRetriesPerRequestError',
+  // The embedded SQLite store: a write that could not be made durable (disk full, read-only, I/O error).
+  'StorageUnavailableError',
 ]);
 
 /** Server errors that mean "no usable primary right now" (elections, shutdowns, unreachable members). */

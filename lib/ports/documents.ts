@@ -1,7 +1,8 @@
 /**
  * The document-store port. Repositories are written once against this subset of the MongoDB collection
  * API; `adapters/mongodb` delegates to the official driver and `adapters/memory` reimplements the same
- * semantics in process (filters, update operators, unique indexes, duplicate-key errors, TTL indexes).
+ * semantics in process (filters, update operators, unique indexes, duplicate-key errors, TTL indexes), which
+ * `adapters/sqlite` makes durable in one SQLite file.
  */
 
 export type Doc = Record<string, unknown>;
@@ -77,12 +78,15 @@ export interface TransactionScope {
 }
 
 export interface DocumentStore {
-  readonly kind: 'memory' | 'mongodb';
+  readonly kind: 'memory' | 'sqlite' | 'mongodb';
   collection<T extends object = Doc>(name: string): DocumentCollection<T>;
   /**
    * Runs `work` as one transaction: every write through this store's collections in its asynchronous
    * context commits with the others or not at all (the context carries the transaction, so repositories
    * take no extra parameter). A call made inside a transaction joins it. MongoDB needs a replica set.
+   * A transaction's writes are invisible to others until it commits, and a document it wrote cannot be written by
+   * another before then: the embedded stores (read committed) make that writer wait; MongoDB (snapshot) fails it with
+   * a transient write conflict.
    */
   transaction<T>(work: () => Promise<T>): Promise<T>;
   /** The transaction the calling code runs in, if any. */
@@ -91,8 +95,9 @@ export interface DocumentStore {
   outsideTransaction<T>(work: () => Promise<T>): Promise<T>;
   /**
    * A number that grows whenever a document of any of these collections is inserted, changed, removed or expires,
-   * when the backend can tell that exactly and without a round trip: the embedded store, whose only writer is this
-   * process. `undefined` when it cannot (MongoDB, which other processes write): then no read may be remembered.
+   * when the backend can tell that exactly and without a round trip: the embedded stores, whose only writer is this
+   * process. `undefined` when it cannot (MongoDB, which other processes write; or inside a transaction that changed
+   * one of them, whose reads nobody else sees): then no read may be remembered.
    */
   changeCount(collections: readonly string[]): number | undefined;
   /** Resolves when the backend answers; rejects otherwise (readiness). */
@@ -112,3 +117,17 @@ export class DuplicateKeyError extends Error {
     this.keyPattern = keyPattern;
   }
 }
+
+/**
+ * Thrown by the embedded store when a write cannot wait for another transaction's lock (a deadlock, or a wait past
+ * its bound). Labelled as MongoDB labels its own write conflicts, so that the HTTP layer answers 503, which a client
+ * may retry.
+ */
+export class TransactionConflictError extends Error {
+  override readonly name = 'TransactionConflictError';
+
+  hasErrorLabel(label: string): boolean {
+    return label === 'TransientTransactionError';
+  }
+}
+
