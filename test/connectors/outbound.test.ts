@@ -5,8 +5,11 @@ import { parseNetworks, type Resolver } from '../../lib/webhooks/destinations.ts
 import { json, startExperienceHarness, uniqueName, type ExperienceHarness } from '../experience/support.ts';
 import { API_CALLBACK, listen } from './support.ts';
 
-/** An identity provider on loopback whose discovery document names its token endpoint at `tokenEndpoint`. */
-async function identityProvider(tokenEndpoint: (origin: string) => string) {
+/**
+ * An identity provider on loopback whose discovery document names its token endpoint at `tokenEndpoint` (its own
+ * `/token` unless given), answered by `token`.
+ */
+async function identityProvider(options: { tokenEndpoint?: (origin: string) => string; token?: (res: ServerResponse) => void } = {}) {
   const idp = await listen((req, res) => {
     const answer = (body: unknown) => {
       res.setHeader('content-type', 'application/json');
@@ -14,18 +17,42 @@ async function identityProvider(tokenEndpoint: (origin: string) => string) {
     };
     if (req.url === '/.well-known/openid-configuration') {
       answer({
-        issuer: idp.origin, authorization_endpoint: `${idp.origin}/auth`, token_endpoint: tokenEndpoint(idp.origin),
+        issuer: idp.origin, authorization_endpoint: `${idp.origin}/auth`, token_endpoint: options.tokenEndpoint?.(idp.origin) ?? `${idp.origin}/token`,
         jwks_uri: `${idp.origin}/jwks`, response_types_supported: ['code'], subject_types_supported: ['public'],
         id_token_signing_alg_values_supported: ['RS256'],
       });
     } else if (req.url === '/jwks') {
       answer({ keys: [] });
+    } else if (req.url === '/token' && options.token) {
+      options.token(res);
     } else {
       res.statusCode = 404;
       res.end();
     }
   });
   return idp;
+}
+
+/** A social OIDC connector on `issuer`, and a sign-in through it up to the provider's callback (`state` as sent). */
+async function signInThrough(h: ExperienceHarness, issuer: string, state: string) {
+  const created = await h.running.request('/api/connectors', {
+    method: 'POST', json: {
+      connectorId: 'oidc', metadata: { target: uniqueName('idp'), name: { en: 'Identity provider' } },
+      config: { clientId: 'downstream', clientSecret: 'connector-secret-1', issuer },
+    },
+  });
+  const connector = await json(created);
+  expect(created.status, JSON.stringify(connector)).to.equal(201);
+  const client = h.client();
+  await client.open(h.app);
+  await client.ok('PUT', '', { interactionEvent: 'SignIn' });
+  const { authorizationUri, verificationId } = await client.ok('POST', `/verification/social/${connector.id}/authorization-uri`, {
+    state, redirectUri: API_CALLBACK,
+  });
+  const callback = (code: string) => client.api('POST', `/verification/social/${connector.id}/verify`, {
+    verificationId, connectorData: { code, state },
+  });
+  return { authorizationUri: authorizationUri as string, callback };
 }
 
 /** Stands for an internal service: it answers a token request as a token endpoint would refuse a code. */
@@ -45,7 +72,7 @@ describe('Connectors: endpoints a discovery document names reach no further than
 
     it('refuses an issuer on loopback whose token endpoint is on another origin (400 connector.invalid_config), sending it nothing', async () => {
       const internal = await internalService();
-      const idp = await identityProvider(() => `${internal.origin}/token`);
+      const idp = await identityProvider({ tokenEndpoint: () => `${internal.origin}/token` });
       try {
         const sso = await h.running.request('/api/sso-connectors', {
           method: 'POST', json: {
@@ -84,26 +111,11 @@ describe('Connectors: endpoints a discovery document names reach no further than
 
     it('accepts the document and redeems the code at that endpoint', async () => {
       const tokenService = await internalService();
-      const idp = await identityProvider(() => `${tokenService.origin}/token`);
+      const idp = await identityProvider({ tokenEndpoint: () => `${tokenService.origin}/token` });
       try {
-        const created = await h.running.request('/api/connectors', {
-          method: 'POST', json: {
-            connectorId: 'oidc', metadata: { target: uniqueName('internal'), name: { en: 'Internal' } },
-            config: { clientId: 'downstream', clientSecret: 'connector-secret-1', issuer: idp.origin },
-          },
-        });
-        const connector = await json(created);
-        expect(created.status, JSON.stringify(connector)).to.equal(201);
-        const client = h.client();
-        await client.open(h.app);
-        await client.ok('PUT', '', { interactionEvent: 'SignIn' });
-        const { authorizationUri, verificationId } = await client.ok('POST', `/verification/social/${connector.id}/authorization-uri`, {
-          state: 'listed-network-state', redirectUri: API_CALLBACK,
-        });
+        const { authorizationUri, callback } = await signInThrough(h, idp.origin, 'listed-network-state');
         expect(authorizationUri.startsWith(`${idp.origin}/auth`)).to.equal(true);
-        const verified = await client.api('POST', `/verification/social/${connector.id}/verify`, {
-          verificationId, connectorData: { code: 'code-from-the-idp', state: 'listed-network-state' },
-        });
+        const verified = await callback('code-from-the-idp');
         expect(verified.status, JSON.stringify(verified.body)).to.equal(401);
         expect(verified.body.code).to.equal('connector.social_auth_code_invalid');
         expect(tokenService.requests).to.have.length(1);
@@ -214,35 +226,13 @@ describe('Connectors: every request to an upstream has a total deadline (OUTBOUN
 
   it('cuts off a token endpoint trickling its answer: the sign-in answers 502 instead of waiting', async () => {
     let closedEarly: Promise<boolean> = Promise.resolve(false);
-    const idp = await listen((req, res) => {
-      if (req.url === '/token') {
+    const idp = await identityProvider({
+      token: (res) => {
         closedEarly = trickle(res);
-        return;
-      }
-      res.setHeader('content-type', 'application/json');
-      res.end(JSON.stringify(req.url === '/jwks' ? { keys: [] } : {
-        issuer: idp.origin, authorization_endpoint: `${idp.origin}/auth`, token_endpoint: `${idp.origin}/token`,
-        jwks_uri: `${idp.origin}/jwks`, response_types_supported: ['code'],
-      }));
+      },
     });
     try {
-      const created = await h.running.request('/api/connectors', {
-        method: 'POST', json: {
-          connectorId: 'oidc', metadata: { target: uniqueName('slow'), name: { en: 'Slow' } },
-          config: { clientId: 'downstream', clientSecret: 'connector-secret-1', issuer: idp.origin },
-        },
-      });
-      const connector = await json(created);
-      expect(created.status, JSON.stringify(connector)).to.equal(201);
-      const client = h.client();
-      await client.open(h.app);
-      await client.ok('PUT', '', { interactionEvent: 'SignIn' });
-      const { verificationId } = await client.ok('POST', `/verification/social/${connector.id}/authorization-uri`, {
-        state: 'slow-token-state', redirectUri: API_CALLBACK,
-      });
-      const verified = await client.api('POST', `/verification/social/${connector.id}/verify`, {
-        verificationId, connectorData: { code: 'a-code', state: 'slow-token-state' },
-      });
+      const verified = await (await signInThrough(h, idp.origin, 'slow-token-state')).callback('a-code');
       expect(verified.status, JSON.stringify(verified.body)).to.equal(502);
       expect(verified.body.code).to.equal('connector.upstream_unreachable');
       expect(await closedEarly, 'the service hung up before the token endpoint finished its answer').to.equal(true);

@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { Browser } from '../support/browser.ts';
 import { createApplication } from '../support/fixtures.ts';
 import { startService, type RunningService } from '../support/service.ts';
-import { json, startExperienceHarness, uniqueName, type ExperienceHarness } from '../experience/support.ts';
+import { json, startExperienceHarness, uniqueName, type ExperienceClient, type ExperienceHarness } from '../experience/support.ts';
 
 /** Where an Experience API client of one's own has the provider send the browser back (nothing listens there). */
 export const API_CALLBACK = 'http://127.0.0.1:9/connector-callback';
@@ -33,6 +33,11 @@ export interface Federation {
    * the upstream sent the browser to.
    */
   signInUpstream(authorizationUri: string, user: UpstreamUser, callbackBase?: string, browser?: Browser): Promise<URL>;
+  /**
+   * A downstream sign-in (a fresh Experience API client, event SignIn) through the connector, with `user` signed in at
+   * the upstream and the callback verified: what is left is the identification.
+   */
+  verifiedThrough(type: 'social' | 'sso', connectorId: string, user: UpstreamUser): Promise<{ client: ExperienceClient; verificationId: string }>;
   /** A social connector at the downstream pointing at the upstream. */
   socialConnector(kind: 'oidc' | 'oauth2', target: string, extra?: Record<string, unknown>): Promise<{ id: string }>;
   close(): Promise<void>;
@@ -50,6 +55,16 @@ export async function startFederation(env: Record<string, string | undefined> = 
   const client = { id: app.id, secret: app.secret! };
   const issuer = `${upstream.baseUrl}/oidc`;
 
+  const signInUpstream: Federation['signInUpstream'] = async (authorizationUri, user, callbackBase = API_CALLBACK, browser = new Browser()) => {
+    const page = await browser.follow(authorizationUri, callbackBase);
+    expect(page.res.status, `the upstream's sign-in page (${page.url})`).to.equal(200);
+    const action = new URL(page.url);
+    action.pathname += '/login';
+    const done = await browser.submit(action.href, { identifier: user.username, password: user.password }, callbackBase);
+    expect(done.url.startsWith(callbackBase), `ended at ${done.url} (${done.res.status})`).to.equal(true);
+    return new URL(done.url);
+  };
+
   return {
     upstream, h, client,
     async upstreamUser(email = `${uniqueName('up')}@upstream.example.com`, name = 'Upstream Person') {
@@ -60,14 +75,18 @@ export async function startFederation(env: Record<string, string | undefined> = 
       expect(res.status, JSON.stringify(body)).to.equal(201);
       return { id: body.id, username, password, email: body.primaryEmail };
     },
-    async signInUpstream(authorizationUri, user, callbackBase = API_CALLBACK, browser = new Browser()) {
-      const page = await browser.follow(authorizationUri, callbackBase);
-      expect(page.res.status, `the upstream's sign-in page (${page.url})`).to.equal(200);
-      const action = new URL(page.url);
-      action.pathname += '/login';
-      const done = await browser.submit(action.href, { identifier: user.username, password: user.password }, callbackBase);
-      expect(done.url.startsWith(callbackBase), `ended at ${done.url} (${done.res.status})`).to.equal(true);
-      return new URL(done.url);
+    signInUpstream,
+    async verifiedThrough(type, connectorId, user) {
+      const client = h.client();
+      await client.open(h.app);
+      await client.ok('PUT', '', { interactionEvent: 'SignIn' });
+      const { authorizationUri, verificationId } = await client.ok('POST', `/verification/${type}/${connectorId}/authorization-uri`, {
+        state: `state-${uniqueName(type)}`, redirectUri: API_CALLBACK,
+      });
+      await client.ok('POST', `/verification/${type}/${connectorId}/verify`, {
+        verificationId, connectorData: paramsOf(await signInUpstream(authorizationUri, user)),
+      });
+      return { client, verificationId };
     },
     async socialConnector(kind, target, extra = {}) {
       const config = kind === 'oidc'

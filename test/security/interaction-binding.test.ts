@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { json, uniqueName, type ExperienceClient } from '../experience/support.ts';
-import { API_CALLBACK, paramsOf, startFederation, type Federation } from '../connectors/support.ts';
+import { startFederation, type Federation } from '../connectors/support.ts';
 import { DEFAULT_MFA, enrolTotp, identifiedByPassword, mfaPolicy, passwordUser, PASSWORD, totpCode } from '../mfa/support.ts';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -99,16 +99,9 @@ for (const backend of ['embedded', 'redis'] as const) {
       // The attacker's own account has the employee's email, so the first sign-in through the connector links to it.
       const attacker = await json(f.h.running.request('/api/users', { method: 'POST', json: { primaryEmail: employee.email } }));
 
+      /** A sign-in through the connector as the employee, identified. */
       async function ssoSignIn(): Promise<ExperienceClient> {
-        const client = f.h.client();
-        await client.open(f.h.app);
-        await client.ok('PUT', '', { interactionEvent: 'SignIn' });
-        const { authorizationUri, verificationId } = await client.ok('POST', `/verification/sso/${connector.id}/authorization-uri`, {
-          state: 'sso-binding-state', redirectUri: API_CALLBACK,
-        });
-        await client.ok('POST', `/verification/sso/${connector.id}/verify`, {
-          verificationId, connectorData: paramsOf(await f.signInUpstream(authorizationUri, employee)),
-        });
+        const { client, verificationId } = await f.verifiedThrough('sso', connector.id, employee);
         await client.ok('POST', '/identification', { verificationId });
         return client;
       }

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { json, uniqueName, type ExperienceClient } from '../experience/support.ts';
-import { API_CALLBACK, paramsOf, startFederation, type Federation, type UpstreamUser } from '../connectors/support.ts';
+import { json, uniqueName } from '../experience/support.ts';
+import { startFederation, type Federation, type UpstreamUser } from '../connectors/support.ts';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const domainName = (label: string) => `${label}-${Math.random().toString(36).slice(2, 10)}.example`;
@@ -33,18 +33,7 @@ for (const backend of ['embedded', 'redis'] as const) {
     after(() => f.close());
 
     /** A sign-in through the Contoso connector, the upstream asserting `person`'s (verified) email. */
-    async function viaConnector(person: UpstreamUser): Promise<{ client: ExperienceClient; verificationId: string }> {
-      const client = f.h.client();
-      await client.open(f.h.app);
-      await client.ok('PUT', '', { interactionEvent: 'SignIn' });
-      const { authorizationUri, verificationId } = await client.ok('POST', `/verification/sso/${connectorId}/authorization-uri`, {
-        state: 'sso-domain-state', redirectUri: API_CALLBACK,
-      });
-      await client.ok('POST', `/verification/sso/${connectorId}/verify`, {
-        verificationId, connectorData: paramsOf(await f.signInUpstream(authorizationUri, person)),
-      });
-      return { client, verificationId };
-    }
+    const viaConnector = (person: UpstreamUser) => f.verifiedThrough('sso', connectorId, person);
 
     it('does not link or sign in the existing account of an address outside its domains (404 user.identity_not_exist)', async () => {
       const boss = await f.upstreamUser(`${uniqueName('boss')}@${fabrikam}`);
