@@ -27,9 +27,22 @@ export function createBackgroundSends(logger: Logger) {
     },
     /** Settles once the sends of `key` under way now are over. */
     settled: (key: string): Promise<void> => pending.get(key) ?? Promise.resolve(),
-    /** Settles once every send under way now is over (each is bounded by its connector's timeouts). */
-    async idle(): Promise<void> {
-      while (all.size > 0) await Promise.all([...all]);
+    /**
+     * Settles once every send under way is over, or after `deadlineMs` (a mail server trickling its replies keeps
+     * a send going past its connector's idle timeouts): what is still going then is logged and left behind.
+     */
+    async idle(deadlineMs: number): Promise<void> {
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<'late'>((resolve) => {
+        timer = setTimeout(() => resolve('late'), deadlineMs);
+      });
+      const done = (async () => {
+        while (all.size > 0) await Promise.all([...all]);
+      })();
+      if ((await Promise.race([done, late])) === 'late') {
+        logger.warn({ pending: all.size }, 'messages still being sent in the background at shutdown were left behind');
+      }
+      clearTimeout(timer);
     },
   };
 }

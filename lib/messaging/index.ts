@@ -72,6 +72,9 @@ export interface MessagingService extends Messaging {
   close(): Promise<void>;
 }
 
+/** How long closing waits for messages still being sent in the background. */
+const BACKGROUND_DRAIN_MS = 10_000;
+
 /** A value with a line break must not start a new header line. */
 const oneLine = (subject: string) => subject.replace(/[\r\n]+/g, ' ');
 
@@ -170,7 +173,7 @@ export async function createMessaging(deps: {
     },
 
     async close() {
-      await background.idle();
+      await background.idle(BACKGROUND_DRAIN_MS);
       await connectors.close();
     },
   };
