@@ -76,22 +76,33 @@ export const environmentSchema = z.object({
   /** Public base URL, including any mount prefix; the issuer is `${BASE_URL}/oidc`. */
   BASE_URL: baseUrl.optional(),
   /**
-   * MongoDB connection string naming a database; unset = embedded in-memory documents. A MongoDB that cannot be reached
-   * at start stops the start with one line.
+   * MongoDB connection string naming a database; unset = documents in the embedded store (STORAGE). A MongoDB that
+   * cannot be reached at start stops the start with one line.
    */
   MONGODB_URI: mongodbUri.optional(),
   /**
-   * Redis URL; unset = in-memory counters, tokens and delivery queue. `npm start` and `npm run worker` do not start
-   * without it answering; a library instance starts and reports it on `/readyz`.
+   * Redis URL; unset = counters, tokens and the delivery queue in the embedded store (STORAGE). `npm start` and
+   * `npm run worker` do not start without it answering; a library instance starts and reports it on `/readyz`.
    */
   REDIS_URL: redisUrl.optional(),
+  /**
+   * The embedded store, for whatever MONGODB_URI and REDIS_URL leave local: `sqlite` (default), one durable SQLite file
+   * under DATA_DIR; `memory`, kept in the process and lost with it (tests and demos; refused with NODE_ENV=production).
+   * Refused when both MONGODB_URI and REDIS_URL are set, since nothing is left local then.
+   */
+  STORAGE: z.enum(['sqlite', 'memory']).optional(),
+  /** Directory of the SQLite store (`identity.sqlite`), created 0700 with the file 0600; one process holds it at a time. */
+  DATA_DIR: z.string().min(1).default('./data'),
+  /**
+   * SQLite's durability: `FULL` (default) syncs every commit to the disk, so a write answered 2xx survives a power cut;
+   * `NORMAL` syncs less often, so it survives a crash of the process but the last commits may be lost to a power cut.
+   */
+  SQLITE_SYNCHRONOUS: z.enum(['FULL', 'NORMAL']).default('FULL'),
   /**
    * Believe `X-Forwarded-For`, `-Proto` and `-Host`: only behind a reverse proxy that sets them, since
    * anyone can send them otherwise (the client address reaches webhook payloads).
    */
   TRUST_PROXY: booleanFlag.default(false),
-  /** Lets `NODE_ENV=production` run on embedded storage (a demo, never real users). */
-  ALLOW_EMBEDDED_IN_PRODUCTION: booleanFlag.default(false),
   /**
    * Credentials of the bootstrap management application; unset = generated and printed when the application is created:
    * once per store, so at every start with embedded documents (later starts on a durable store say they exist).
@@ -104,7 +115,10 @@ export const environmentSchema = z.object({
    */
   ADMIN_USERNAME: z.string().max(128).regex(/^[A-Z_a-z]\w*$/, 'a username: a letter or underscore, then letters, digits or underscores').optional(),
   ADMIN_PASSWORD: z.string().min(1).max(256).optional(),
-  /** Comma-separated cookie signing keys (first signs, all verify); generated per process when unset. */
+  /**
+   * Comma-separated cookie signing keys (first signs, all verify); unset = one generated at the first start and kept in
+   * the document store (so sessions outlive a restart on a durable store).
+   */
   COOKIE_KEYS: z.string().min(1).optional(),
   /**
    * Comma-separated keys that encrypt MFA secrets at rest (TOTP secrets, AES-256-GCM): the first encrypts, all

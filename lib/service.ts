@@ -6,6 +6,7 @@ import type { Environment } from './config.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { resolveSettings, type Settings } from './settings.ts';
 import { openStores, type InjectedStores } from './stores.ts';
+import { settleGeneratedKeys } from './generated-keys.ts';
 import { createRepositories, prepareRepositories } from './repositories.ts';
 import { createAuthorization } from './roles/authorization.ts';
 import { loadSigningKeys } from './oidc/keys.ts';
@@ -151,6 +152,7 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
   let relay: OutboxRelay | undefined;
   let traces: Traces | undefined;
   try {
+    await settleGeneratedKeys(settings, stores.documents);
     if (settings.OTEL_EXPORTER_OTLP_ENDPOINT) {
       traces = await createTraces({
         endpoint: settings.OTEL_EXPORTER_OTLP_ENDPOINT, serviceName: settings.OTEL_SERVICE_NAME,

@@ -10,7 +10,9 @@ export interface Settings extends Environment {
   cookieKeys: string[];
   /** Keys sealing MFA secrets at rest: MFA_SECRET_KEYS, else the cookie keys. */
   mfaSecretKeys: string[];
+  /** Which stores are local to this process (not MongoDB, not Redis), and the embedded store that keeps them. */
   embedded: { documents: boolean; keyValue: boolean };
+  storage: 'sqlite' | 'memory';
   /** The delivery queue's name; `private` when no other process could consume it (see WEBHOOK_QUEUE_NAME). */
   webhookQueue: { name: string; private: boolean };
   /** WEBHOOK_ENDPOINT_CONCURRENCY, or a fifth of WEBHOOK_CONCURRENCY (at least 1). */
@@ -27,14 +29,16 @@ export function resolveSettings(env: Record<string, string | undefined>, overrid
   const environment = { ...readEnvironment(env), ...overrides };
   const baseUrl = (environment.BASE_URL ?? `http://localhost:${environment.PORT}`).replace(/\/+$/, '');
   const embedded = { documents: !environment.MONGODB_URI, keyValue: !environment.REDIS_URL };
-  if (
-    environment.NODE_ENV === 'production'
-    && (embedded.documents || embedded.keyValue)
-    && !environment.ALLOW_EMBEDDED_IN_PRODUCTION
-  ) {
+  if (environment.STORAGE && !embedded.documents && !embedded.keyValue) {
     throw new ConfigurationError(
-      'NODE_ENV=production needs MONGODB_URI and REDIS_URL: embedded storage keeps everything in memory and '
-      + 'loses it on restart. Set ALLOW_EMBEDDED_IN_PRODUCTION=true to run a throwaway demo anyway.',
+      `STORAGE=${environment.STORAGE} has no effect with both MONGODB_URI and REDIS_URL set: nothing is kept locally; unset it`,
+    );
+  }
+  const storage = environment.STORAGE ?? 'sqlite';
+  if (environment.NODE_ENV === 'production' && storage === 'memory') {
+    throw new ConfigurationError(
+      'STORAGE=memory is refused with NODE_ENV=production: it loses everything on restart. Unset it to keep the data '
+      + 'in one SQLite file under DATA_DIR (single node), or set MONGODB_URI and REDIS_URL (scale-out).',
     );
   }
   if (Boolean(environment.SMS_WEBHOOK_URL) !== Boolean(environment.SMS_WEBHOOK_SIGNING_KEY)) {
@@ -69,6 +73,7 @@ export function resolveSettings(env: Record<string, string | undefined>, overrid
     cookieKeys,
     mfaSecretKeys: environment.MFA_SECRET_KEYS ? splitKeys(environment.MFA_SECRET_KEYS) : cookieKeys,
     embedded,
+    storage,
     webhookQueue: webhookQueue(environment.WEBHOOK_QUEUE_NAME, embedded.documents),
     webhookEndpointConcurrency: environment.WEBHOOK_ENDPOINT_CONCURRENCY ?? Math.max(1, Math.floor(environment.WEBHOOK_CONCURRENCY / 5)),
     emailFrom: environment.EMAIL_FROM ?? defaultSender(baseUrl),

@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { DocumentStore } from './ports/documents.ts';
@@ -10,11 +11,14 @@ import { addressOf, reasonOf, StoreUnavailableError } from './store-unavailable.
 import { createMemoryDocumentStore } from '../adapters/memory/documents.ts';
 import { createMemoryKeyValueStore } from '../adapters/memory/kv.ts';
 import { createMemoryDeliveryQueue } from '../adapters/memory/delivery-queue.ts';
+import type { SqliteDatabase } from '../adapters/sqlite/database.ts';
 
 export interface Stores {
   documents: DocumentStore;
   kv: KeyValueStore;
   queue: DeliveryQueue;
+  /** The SQLite file, when a store opened here keeps its data in it (imports write queue rows there directly). */
+  sqlite?: SqliteDatabase;
   /** Closes what this module opened (injected stores stay open: their owner closes them). */
   close(): Promise<void>;
 }
@@ -37,9 +41,16 @@ export interface OpenStoresOptions {
 const REQUIRED_WAIT_MS = 5000;
 
 /**
+ * The large, append-mostly collections the SQLite store keeps on disk rather than in memory (they grow with traffic,
+ * not with the number of users): attempt logs, delivery records, the impersonation audit.
+ */
+const DISK_RESIDENT_COLLECTIONS = ['webhook_logs', 'webhook_deliveries', 'impersonation_audit'];
+
+/**
  * Chooses the backends (part of the composition root): MongoDB when `MONGODB_URI` is set, Redis and
- * BullMQ when `REDIS_URL` is set, in-process otherwise. Injected stores take precedence. The drivers are
- * imported only for the backends chosen: each weighs tens of megabytes of resident memory.
+ * BullMQ when `REDIS_URL` is set, the embedded store (`STORAGE`: one SQLite file under `DATA_DIR`, or memory) for
+ * whatever those leave local. Injected stores take precedence. The drivers are imported only for the backends
+ * chosen: each weighs tens of megabytes of resident memory.
  */
 export async function openStores(
   settings: Settings, logger: Logger, injected: InjectedStores = {}, options: OpenStoresOptions = {},
@@ -47,10 +58,29 @@ export async function openStores(
   const closers: Array<() => Promise<unknown>> = [];
   /** The queue stops first: its consumer lets the attempts in flight finish or time out while the stores are open. */
   let closeQueue: (() => Promise<unknown>) | undefined;
+  /** The SQLite file, when some store is kept in it: it closes last, once every store over it has. */
+  let database: SqliteDatabase | undefined;
   const closeOpened = async () => {
     if (closeQueue) await within(closeQueue().catch(() => undefined), settings.WEBHOOK_TIMEOUT_MS + CLOSE_TIMEOUT_MS, undefined);
     for (const close of closers) await within(close().catch(() => undefined), CLOSE_TIMEOUT_MS, undefined);
+    await database?.close().catch(() => undefined);
   };
+  const sqlite = async (): Promise<SqliteDatabase> => {
+    if (database) return database;
+    const { openSqliteDatabase } = await import('../adapters/sqlite/database.ts');
+    try {
+      database = openSqliteDatabase({
+        dataDir: settings.DATA_DIR,
+        synchronous: settings.SQLITE_SYNCHRONOUS,
+        onWriteFailure: (error) => logger.error({ store: 'sqlite', reason: reasonOf(error) }, 'sqlite write failed: the change was undone'),
+      });
+    } catch (error) {
+      await closeOpened();
+      throw error;
+    }
+    return database;
+  };
+  const local = settings.storage;
   let redis: Redis | undefined;
   let kvRedis: Redis | undefined;
   if (settings.REDIS_URL && (!injected.kv || !injected.queue)) {
@@ -95,15 +125,30 @@ export async function openStores(
   }
   let documents = injected.documents;
   if (!documents) {
-    documents = settings.MONGODB_URI ? await openMongo(settings.MONGODB_URI, closeOpened) : createMemoryDocumentStore();
+    if (settings.MONGODB_URI) {
+      documents = await openMongo(settings.MONGODB_URI, closeOpened);
+    } else if (local === 'sqlite') {
+      const file = await sqlite();
+      const shared = redis ?? kvRedis;
+      if (shared) await leaseOrRefuse(shared, settings.DATA_DIR, logger, closers, closeOpened);
+      documents = await openLoaded(file, closeOpened, async () => (await import('../adapters/sqlite/documents.ts'))
+        .createSqliteDocumentStore(file, { diskResident: DISK_RESIDENT_COLLECTIONS }));
+    } else {
+      documents = createMemoryDocumentStore();
+    }
     const owned = documents;
     closers.push(() => owned.close());
   }
   let kv = injected.kv;
   if (!kv) {
-    kv = kvRedis
-      ? (await import('../adapters/redis/kv.ts')).createRedisKeyValueStore(kvRedis, { prefix: 'ids:' })
-      : createMemoryKeyValueStore();
+    if (kvRedis) {
+      kv = (await import('../adapters/redis/kv.ts')).createRedisKeyValueStore(kvRedis, { prefix: 'ids:' });
+    } else if (local === 'sqlite') {
+      const file = await sqlite();
+      kv = await openLoaded(file, closeOpened, async () => (await import('../adapters/sqlite/kv.ts')).createSqliteKeyValueStore(file));
+    } else {
+      kv = createMemoryKeyValueStore();
+    }
     const owned = kv;
     closers.push(() => owned.close());
   }
@@ -114,22 +159,36 @@ export async function openStores(
       if (isDependencyFailure(error)) logger.debug({ reason: reasonOf(error), deliveryId }, 'webhook queue: redis unavailable');
       else logger.warn({ err: error, deliveryId }, 'webhook queue error');
     };
-    queue = redis
-      ? (await import('../adapters/bullmq/delivery-queue.ts')).createBullmqDeliveryQueue({
+    if (redis) {
+      queue = (await import('../adapters/bullmq/delivery-queue.ts')).createBullmqDeliveryQueue({
         connection: redis,
         queueName: settings.webhookQueue.name,
         removeOnClose: settings.webhookQueue.private,
         lockDurationMs: settings.WEBHOOK_LOCK_DURATION_MS,
         stalledIntervalMs: settings.WEBHOOK_STALLED_INTERVAL_MS,
         onError,
-      })
-      : createMemoryDeliveryQueue({ onError });
+      });
+    } else if (local === 'sqlite') {
+      const file = await sqlite();
+      queue = await openLoaded(file, closeOpened, async () => (await import('../adapters/sqlite/delivery-queue.ts'))
+        .createSqliteDeliveryQueue(file, { onError }));
+    } else {
+      queue = createMemoryDeliveryQueue({ onError });
+    }
     const owned = queue;
     // Before the connection it shares is quit.
     closeQueue = () => owned.close();
   }
+  if (database) {
+    try {
+      await database.checkWritable();
+    } catch (error) {
+      await closeOpened();
+      throw error;
+    }
+  }
   return {
-    documents, kv, queue,
+    documents, kv, queue, ...(database && { sqlite: database }),
     // A store that does not answer must not keep the process from stopping.
     close: closeOpened,
   };
@@ -144,6 +203,40 @@ async function openMongo(uri: string, closeOpened: () => Promise<void>): Promise
     await closeOpened();
     if (!isDependencyFailure(error)) throw error;
     throw new StoreUnavailableError(`MongoDB at ${addressOf(uri)} is unreachable (${reasonOf(error)}): start it, or correct MONGODB_URI`);
+  }
+}
+
+/**
+ * A store over the SQLite file, read back from it: a file that cannot be read (corrupt) stops the start with one line
+ * naming it, and nothing of it is overwritten.
+ */
+async function openLoaded<T>(database: SqliteDatabase, closeOpened: () => Promise<void>, open: () => Promise<T>): Promise<T> {
+  try {
+    return await open();
+  } catch (error) {
+    await closeOpened();
+    throw new StoreUnavailableError(`cannot read the database ${database.path}: ${reasonOf(error)} (restore it from a backup)`);
+  }
+}
+
+/** Documents kept in this process's file, beside a Redis: no other such process may use that Redis (see lease.ts). */
+async function leaseOrRefuse(
+  redis: Redis, dataDir: string, logger: Logger,
+  closers: Array<() => Promise<unknown>>, closeOpened: () => Promise<void>,
+): Promise<void> {
+  const { leaseLocalDocuments } = await import('../adapters/redis/lease.ts');
+  try {
+    const lease = await leaseLocalDocuments(redis, {
+      key: 'ids:lease:local-documents',
+      dataDir: resolve(dataDir),
+      onLost: (holder) => logger.error({ holder, dataDir }, 'another process with local documents took this Redis over: stop one of them'),
+    });
+    // Before the connections are quit.
+    closers.unshift(() => lease.release());
+  } catch (error) {
+    await closeOpened();
+    if (error instanceof StoreUnavailableError) throw error;
+    throw new StoreUnavailableError(`cannot check that no other process with local documents uses this Redis: ${reasonOf(error)}`);
   }
 }
 

@@ -267,14 +267,21 @@ export class EmbeddedCollection implements DocumentCollection<Doc>, Participant 
       return single(owner.id === null ? undefined : version(owner.id));
     }
     const matches: Doc[] = [];
+    // The transaction's versions of the documents the scan visits take their place; the others (new documents, and
+    // on disk those whose committed version the scan's SQL left out) come after.
+    const visited = new Set<string>();
     for (const [key, stored] of committed.scan(filter)) {
-      const doc = overlay.has(key) ? version(key) : stored;
+      let doc: Doc | undefined = stored;
+      if (overlay.has(key)) {
+        visited.add(key);
+        doc = version(key);
+      }
       if (doc === undefined || !predicate(doc)) continue;
       matches.push(doc);
       if (matches.length >= atMost) return matches;
     }
     for (const [key, mine] of overlay) {
-      if (!mine || committed.has(key) || !committed.live(mine, now) || !predicate(mine)) continue;
+      if (!mine || visited.has(key) || !committed.live(mine, now) || !predicate(mine)) continue;
       matches.push(mine);
       if (matches.length >= atMost) return matches;
     }

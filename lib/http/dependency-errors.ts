@@ -10,7 +10,7 @@ const DEPENDENCY_ERROR_NAMES = new Set([
   'MongoOperationTimeoutError',
   'MaxRetriesPerRequestError',
   // The embedded SQLite store: a write that could not be made durable (disk full, read-only, I/O error).
-  'StorageUnavailableError',
+  'DurableWriteError',
 ]);
 
 /** Server errors that mean "no usable primary right now" (elections, shutdowns, unreachable members). */

@@ -131,3 +131,10 @@ export class TransactionConflictError extends Error {
   }
 }
 
+/**
+ * Thrown by a durable embedded store when a write could not be made durable (disk full, read-only, I/O error): the
+ * change was undone. The HTTP layer answers 503 `service.dependency_unavailable`.
+ */
+export class DurableWriteError extends Error {
+  override readonly name = 'DurableWriteError';
+}

@@ -1,10 +1,10 @@
 /**
- * The ephemeral key-value port: subject tokens, lockout and rate-limit counters, caches. Redis in
- * production (`adapters/redis`), a process-local map in embedded mode (`adapters/memory`). Values are
- * strings; every TTL is in milliseconds.
+ * The key-value port: subject tokens, lockout and rate-limit counters, experience records, caches. Redis when
+ * shared (`adapters/redis`), the SQLite file on a single node (`adapters/sqlite`), a process-local map in memory
+ * mode (`adapters/memory`). Values are strings; every TTL is in milliseconds.
  */
 export interface KeyValueStore {
-  readonly kind: 'memory' | 'redis';
+  readonly kind: 'memory' | 'sqlite' | 'redis';
   get(key: string): Promise<string | null>;
   /** The values of several keys in one call (one round trip), in the order asked; null for each missing key. */
   getMany(keys: readonly string[]): Promise<Array<string | null>>;

@@ -1,6 +1,6 @@
 /**
- * The webhook delivery queue port. BullMQ on Redis in production (`adapters/bullmq`), an in-process queue
- * in embedded mode (`adapters/memory`). The queue only stores and schedules: whether and when to retry is
+ * The webhook delivery queue port. BullMQ on Redis when shared (`adapters/bullmq`), the SQLite file on a single node
+ * (`adapters/sqlite`), an in-process queue in memory mode (`adapters/memory`). The queue only stores and schedules: whether and when to retry is
  * decided by the processor (`lib/webhooks`), so both backends follow the same retry policy.
  */
 export interface DeliveryJob {
@@ -29,9 +29,9 @@ export interface AttemptResult {
 export type DeliveryProcessor = (job: DeliveryJob, attempt: number) => Promise<AttemptResult>;
 
 export interface DeliveryQueue {
-  readonly kind: 'memory' | 'bullmq';
+  readonly kind: 'memory' | 'sqlite' | 'bullmq';
   /**
-   * Resolves only once every job is stored (durably, for BullMQ). Re-adding a job the queue holds is a no-op, when
+   * Resolves only once every job is stored (durably, for BullMQ and SQLite). Re-adding a job the queue holds is a no-op, when
    * it is re-added as it was added: alone, or with the same others (BullMQ stores the jobs of one call, and of the
    * calls made in one turn of the event loop, together).
    */

@@ -22,7 +22,7 @@ for (const backend of ['embedded', 'redis'] as const) {
       running = await startService({
         env: { SMTP_URL: mailbox.url, REDIS_URL: backend === 'redis' ? REDIS_URL : undefined, LOCKOUT_THRESHOLD: '3' },
       });
-      expect(running.service.core.kv.kind).to.equal(backend === 'redis' ? 'redis' : 'memory');
+      expect(running.service.core.kv.kind).to.equal(backend === 'redis' ? 'redis' : 'sqlite');
       running.service.core.bus.subscribe(async (published) => {
         events.push(...published);
       });

@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { MongoClient } from 'mongodb';
 import { createMemoryDocumentStore } from '../../adapters/memory/documents.ts';
 import { createMongoDocumentStore } from '../../adapters/mongodb/documents.ts';
+import { sqliteBackend as sqliteStores } from './support/backends.ts';
 import { DuplicateKeyError, type Doc, type DocumentCollection, type DocumentStore } from '../../lib/ports/documents.ts';
 import { eventually } from '../support/wait.ts';
 
@@ -32,6 +33,18 @@ function memoryBackend(): Backend {
       return createMemoryDocumentStore();
     },
     async tearDown() {},
+  };
+}
+
+function sqliteBackend(): Backend {
+  const stores = sqliteStores();
+  return {
+    kind: 'sqlite',
+    unavailable: null,
+    ttlDelayMs: 0,
+    async setUp() {},
+    open: () => stores.open(),
+    tearDown: () => stores.tearDown(),
   };
 }
 
@@ -836,4 +849,5 @@ function documentStoreContract(backend: Backend): void {
 }
 
 documentStoreContract(memoryBackend());
+documentStoreContract(sqliteBackend());
 documentStoreContract(mongoBackend(process.env.MONGODB_URI));

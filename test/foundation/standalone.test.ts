@@ -1,18 +1,26 @@
 import { expect } from 'chai';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { readEnvironment, ConfigurationError } from '../../lib/config.ts';
 import { resolveSettings } from '../../lib/settings.ts';
 import { freePort, serviceFreeEnv } from '../support/processes.ts';
+import { tempDataDir } from '../support/sqlite.ts';
 
 const SERVER = fileURLToPath(new URL('../../bin/server.ts', import.meta.url));
+const dataDirs: string[] = [];
+after(() => {
+  for (const dataDir of dataDirs) rmSync(dataDir, { recursive: true, force: true });
+});
 
 
-/** Starts `node bin/server.ts` as `npm start` does and collects its output. */
+/** Starts `node bin/server.ts` as `npm start` does (on a data directory of its own) and collects its output. */
 function start(env: Record<string, string>) {
-  const child = spawn(process.execPath, [SERVER], { env: { ...serviceFreeEnv(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const dataDir = tempDataDir();
+  dataDirs.push(dataDir);
+  const child = spawn(process.execPath, [SERVER], { env: { ...serviceFreeEnv(), DATA_DIR: dataDir, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   const output = { stdout: '', stderr: '' };
   child.stdout!.on('data', (chunk) => (output.stdout += chunk));
   child.stderr!.on('data', (chunk) => (output.stderr += chunk));
@@ -123,11 +131,10 @@ describe('standalone server (npm start)', () => {
     expect(running.output.stdout).not.to.match(/ADMIN_CLIENT_SECRET/);
   });
 
-  it('refuses production on embedded storage with a clear message', async () => {
-    running = start({ NODE_ENV: 'production', PORT: String(await freePort()) });
+  it('refuses production in memory with a clear message', async () => {
+    running = start({ NODE_ENV: 'production', STORAGE: 'memory', PORT: String(await freePort()) });
     expect(await running.exited).to.equal(2);
-    expect(running.output.stderr).to.match(/NODE_ENV=production needs MONGODB_URI and REDIS_URL/);
-    expect(running.output.stderr).to.match(/ALLOW_EMBEDDED_IN_PRODUCTION/);
+    expect(running.output.stderr).to.match(/^STORAGE=memory is refused with NODE_ENV=production: it loses everything on restart/);
   });
 });
 
@@ -144,13 +151,16 @@ describe('configuration', () => {
     for (const name of ['PORT', 'WEBHOOK_RETRY_DELAYS_MS', 'ADMIN_CLIENT_SECRET', 'BASE_URL']) expect(message).to.include(name);
   });
 
-  it('derives the issuer and management resource from BASE_URL, and allows embedded production only when asked', () => {
+  it('derives the issuer and management resource from BASE_URL, runs production on SQLite, and refuses it in memory', () => {
     const settings = resolveSettings({ BASE_URL: 'https://id.example.com/auth/', PORT: '8080' });
     expect(settings.issuer).to.equal('https://id.example.com/auth/oidc');
     expect(settings.managementIndicator).to.equal('https://id.example.com/auth/api');
     expect(resolveSettings({ PORT: '8080' }).baseUrl).to.equal('http://localhost:8080');
-    expect(() => resolveSettings({ NODE_ENV: 'production' })).to.throw(ConfigurationError);
-    expect(resolveSettings({ NODE_ENV: 'production', ALLOW_EMBEDDED_IN_PRODUCTION: 'true' }).embedded.documents).to.equal(true);
+    expect(resolveSettings({ NODE_ENV: 'production' })).to.deep.include({ storage: 'sqlite', embedded: { documents: true, keyValue: true } });
+    expect(() => resolveSettings({ NODE_ENV: 'production', STORAGE: 'memory' })).to.throw(ConfigurationError, /STORAGE=memory is refused/);
+    expect(() => resolveSettings({ STORAGE: 'sqlite', MONGODB_URI: 'mongodb://db:27017/x', REDIS_URL: 'redis://r:6379' }))
+      .to.throw(ConfigurationError, /STORAGE=sqlite has no effect/);
+    expect(() => resolveSettings({ SQLITE_SYNCHRONOUS: 'OFF' })).to.throw(ConfigurationError, /SQLITE_SYNCHRONOUS/);
     expect(() => resolveSettings({ ADMIN_CLIENT_ID: 'only-id' })).to.throw(/set together/);
   });
 });

@@ -11,7 +11,7 @@ for (const backend of ['embedded', 'redis'] as const) {
     let running: RunningService;
     before(async () => {
       running = await startService({ env: { REDIS_URL: backend === 'redis' ? REDIS_URL : undefined } });
-      expect(running.service.core.kv.kind).to.equal(backend === 'redis' ? 'redis' : 'memory');
+      expect(running.service.core.kv.kind).to.equal(backend === 'redis' ? 'redis' : 'sqlite');
     });
     after(() => running.close());
 

@@ -5,8 +5,8 @@ import { startService, type RunningService } from '../support/service.ts';
 import { generateSigningKey } from '../../lib/webhooks/signing.ts';
 import { startMailbox, type Mailbox } from '../support/mailbox.ts';
 
-/** Production on embedded storage (allowed explicitly), so that only the connectors decide. */
-const PRODUCTION = { NODE_ENV: 'production', ALLOW_EMBEDDED_IN_PRODUCTION: 'true' };
+/** Production on the embedded SQLite store, so that only the connectors decide. */
+const PRODUCTION = { NODE_ENV: 'production' };
 const inAWeek = () => Date.now() + 7 * 86_400_000;
 
 describe('connectors in production', () => {

@@ -89,7 +89,7 @@ describe('the container image, rebuilt from the Dockerfile without a container r
 
     const port = await freePort();
     server = imageProcess(execForm(instructions, 'CMD'), dir, {
-      PORT: String(port), ALLOW_EMBEDDED_IN_PRODUCTION: 'true', ADMIN_CLIENT_ID: ADMIN.id, ADMIN_CLIENT_SECRET: ADMIN.secret,
+      PORT: String(port), DATA_DIR: join(dir, 'data'), ADMIN_CLIENT_ID: ADMIN.id, ADMIN_CLIENT_SECRET: ADMIN.secret,
       LOG_LEVEL: 'info',
     });
     let output = '';

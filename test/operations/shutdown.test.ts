@@ -66,7 +66,10 @@ class StartedServer {
         WEBHOOK_ALLOWED_NETWORKS: LOOPBACK_NETWORKS, WEBHOOK_TIMEOUT_MS: String(WEBHOOK_TIMEOUT_MS),
         // Every delivery tried at once, none deferred by the endpoint's circuit, and a failed one retried much later.
         WEBHOOK_CONCURRENCY: '200', WEBHOOK_ENDPOINT_CONCURRENCY: '200', WEBHOOK_BREAKER_FAILURES: '10000',
-        WEBHOOK_RETRY_DELAYS_MS: '600000', ...env,
+        WEBHOOK_RETRY_DELAYS_MS: '600000',
+        // What is kept across restarts is not what these tests look at; and SQLite documents beside the shared Redis
+        // would hold its lease for local documents, which test runs sharing that Redis would dispute.
+        STORAGE: 'memory', ...env,
       },
     });
     const server = new StartedServer(child, port);

@@ -54,7 +54,7 @@ for (const backend of ['embedded', 'redis'] as const) {
           MESSAGE_RATE_LIMIT_PER_IP: String(PER_IP),
         },
       });
-      expect(running.service.core.kv.kind).to.equal(backend === 'redis' ? 'redis' : 'memory');
+      expect(running.service.core.kv.kind).to.equal(backend === 'redis' ? 'redis' : 'sqlite');
       running.service.core.bus.subscribe(async (published) => {
         events.push(...published);
       });

@@ -17,7 +17,7 @@ for (const backend of ['embedded', 'redis'] as const) {
 
     before(async () => {
       f = await startFederation({ REDIS_URL: backend === 'redis' ? REDIS_URL : undefined });
-      expect(f.h.running.service.core.kv.kind).to.equal(backend === 'redis' ? 'redis' : 'memory');
+      expect(f.h.running.service.core.kv.kind).to.equal(backend === 'redis' ? 'redis' : 'sqlite');
     });
     afterEach(() => mfaPolicy(f.h, DEFAULT_MFA));
     after(() => f.close());

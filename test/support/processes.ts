@@ -6,6 +6,7 @@ import { eventually } from './wait.ts';
 /** Variables of the developer's shell that would change what a service started by a test does. */
 const SERVICE_VARIABLES = new Set([
   'MONGODB_URI', 'REDIS_URL', 'ADMIN_CLIENT_ID', 'ADMIN_CLIENT_SECRET', 'NODE_ENV', 'BASE_URL', 'PORT', 'HOST', 'LOG_LEVEL',
+  'STORAGE', 'DATA_DIR', 'SQLITE_SYNCHRONOUS',
 ]);
 
 /** This process's environment without the variables that configure the service: a started one sees only the test's. */

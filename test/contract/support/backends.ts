@@ -2,9 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { MongoClient } from 'mongodb';
 import { createMemoryDocumentStore } from '../../../adapters/memory/documents.ts';
 import { createMongoDocumentStore } from '../../../adapters/mongodb/documents.ts';
+import { createSqliteDocumentStore } from '../../../adapters/sqlite/documents.ts';
 import type { DocumentStore } from '../../../lib/ports/documents.ts';
+import { openTempDatabase } from '../../support/sqlite.ts';
 
-/** A document-store backend the contract suites run on: memory always, MongoDB when MONGODB_URI is set. */
+/** A document-store backend the contract suites run on: memory and SQLite always, MongoDB when MONGODB_URI is set. */
 export interface StoreBackend {
   readonly kind: DocumentStore['kind'];
   /** Why this backend cannot run here, or null (then the suite is reported pending). */
@@ -27,6 +29,27 @@ export function memoryBackend(): StoreBackend {
     },
     async tearDown() {
       for (const store of opened) await store.close();
+    },
+  };
+}
+
+/** The SQLite store in a temporary data directory per store, written with `synchronous = FULL` as in production. */
+export function sqliteBackend(): StoreBackend {
+  const opened: Array<{ store: DocumentStore; remove(): Promise<void> }> = [];
+  return {
+    kind: 'sqlite',
+    unavailable: null,
+    async open() {
+      const { database, remove } = openTempDatabase();
+      const store = createSqliteDocumentStore(database, { diskResident: [] });
+      opened.push({ store, remove });
+      return store;
+    },
+    async tearDown() {
+      for (const { store, remove } of opened) {
+        await store.close();
+        await remove();
+      }
     },
   };
 }
@@ -57,7 +80,7 @@ export function mongoBackend(uri: string | undefined = process.env.MONGODB_URI):
 
 /** One `describe` per backend; an unavailable backend's suite is pending, never passed. */
 export function forEachBackend(title: string, suite: (backend: StoreBackend) => void): void {
-  for (const backend of [memoryBackend(), mongoBackend()]) {
+  for (const backend of [memoryBackend(), sqliteBackend(), mongoBackend()]) {
     describe(`${title}: ${backend.kind}`, function () {
       before(function () {
         if (backend.unavailable) this.skip();
