@@ -39,6 +39,10 @@ COPY extensions ./extensions
 COPY routes ./routes
 COPY bin ./bin
 COPY --from=console /build/console/dist ./console/dist
+# The SQLite store, when MONGODB_URI and REDIS_URL leave anything local: a volume the service's user owns.
+ENV DATA_DIR=/data
+RUN mkdir -m 0700 /data && chown node:node /data
+VOLUME /data
 USER node
 EXPOSE 3000
 # Ready means every store answers (/readyz); the worker serves no HTTP, so compose turns this off for it.

@@ -19,6 +19,9 @@ const starting: RequestListener = (_request, response) => {
  * does not answer (`requireStores`): a server is never "ready" on a dead dependency.
  */
 async function main(): Promise<void> {
+  // A file-size limit (ulimit -f) is enforced with SIGXFSZ, which would kill the process: ignored, the write that
+  // went past the limit fails instead (EFBIG), and the store answers it with 503 as it does a full disk.
+  process.on('SIGXFSZ', () => {});
   const settings = settingsOrExit(process.env);
   const logger = createLogger(settings.LOG_LEVEL);
   const server = createServer(starting);
