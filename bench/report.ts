@@ -1,4 +1,5 @@
 import { readFileSync, writeFileSync } from 'node:fs';
+import type { StartupBenchResult } from './startup.ts';
 import type { TokenBenchResult } from './tokens.ts';
 import { namesPath, serviceStartup } from './service-process.ts';
 
@@ -13,6 +14,9 @@ interface WebhookResult {
 export interface BenchResults {
   tokens: TokenBenchResult;
   webhooks: Record<string, number | string>;
+  /** The same on the SQLite store with its own queue. */
+  sqliteWebhooks: Record<string, number | string>;
+  startup: StartupBenchResult;
   startedAt: string;
   durationSeconds: number;
   /** Share of the machine's CPU time the hypervisor took during the token rounds and the webhook phases, or -1. */
@@ -80,6 +84,22 @@ export function renderTable(results: BenchResults): string {
       `${webhooks.latencyP50Ms} ms / ${webhooks.latencyP99Ms} ms`, '—', verdict(webhooks.latencyP99Ms < 50, 'p99 < 50 ms')],
     ['RSS idle: service / baseline', `${rssMb.service.idle} MB / ${rssMb.baseline.idle} MB`, ratio(rssMb.service.idle, rssMb.baseline.idle),
       verdict(rssMb.service.idle <= 110, '≤ 110 MB')],
+  );
+  const sqliteWebhooks = results.sqliteWebhooks as unknown as WebhookResult;
+  const { startup } = results;
+  /** The SQLite store against the in-memory one, both ratios as above. */
+  const sqlite = (name: keyof Ratios) => `${both(name)} of the in-memory store`;
+  rows.push(
+    ['SQLite store (the default, SQLITE_SYNCHRONOUS=FULL), client credentials', rate('clientCredentialsSqlite'), sqlite('sqliteClientCredentials'),
+      verdict(atLeast('sqliteClientCredentials', 0.85), '≥ 0.85× in-memory')],
+    ['SQLite store, impersonation (subject token + exchange)', rate('impersonationSqlite'), sqlite('sqliteImpersonation'),
+      verdict(atLeast('sqliteImpersonation', 0.85), '≥ 0.85× in-memory')],
+    ['webhook deliveries end to end on the SQLite store (outbox → its queue → signed POST), FULL', `${int(sqliteWebhooks.deliveriesPerSecond)}/s`,
+      ratio(sqliteWebhooks.deliveriesPerSecond, base), verdict(sqliteWebhooks.deliveriesPerSecond >= 2000, '≥ 2,000/s')],
+    [`start-up to ready, ${int(startup.users)} users and ${int(startup.logs)} delivery logs in the file (${startup.fileMb} MB)`,
+      `${startup.readySeconds} s`, '—', verdict(startup.readySeconds <= 10, '≤ 10 s')],
+    ['RSS once ready, the same file', `${startup.rssMbAtReady} MB (peak ${startup.peakRssMbAtReady} MB)`, '—',
+      verdict(startup.peakRssMbAtReady <= 400, '≤ 400 MB')],
   );
   const peak = Math.max(rssMb.service.peak, webhooks.serverPeakRssMb);
   rows.push(['RSS peak under the benchmark: service (token load / webhook load) / baseline',

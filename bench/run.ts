@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { stealSince } from './load.ts';
 import { runTokenBench } from './tokens.ts';
 import { runWebhookBench } from './webhooks.ts';
+import { runStartupBench } from './startup.ts';
 import { renderTable, updateReadme, type BenchResults } from './report.ts';
 
 /**
@@ -23,13 +24,20 @@ console.log(JSON.stringify(tokens, null, 2));
 console.log('webhook deliveries end to end …');
 const webhookSteal = stealSince();
 const webhooks = await runWebhookBench({ redisUrl });
-const webhookStealPercent = webhookSteal.percent();
 console.log(JSON.stringify(webhooks, null, 2));
+console.log('webhook deliveries end to end on the SQLite store (its own queue, no Redis) …');
+const sqliteWebhooks = await runWebhookBench({ redisUrl: null, storage: 'sqlite' });
+const webhookStealPercent = webhookSteal.percent();
+console.log(JSON.stringify(sqliteWebhooks, null, 2));
+
+console.log('start-up of the SQLite store with 100,000 users and 1,000,000 delivery logs in its file …');
+const startup = await runStartupBench();
+console.log(JSON.stringify(startup, null, 2));
 
 console.log(JSON.stringify({ stealPercent: { tokens: tokenStealPercent, webhooks: webhookStealPercent } }));
 
 const results: BenchResults = {
-  tokens, webhooks, startedAt, durationSeconds: Math.round((performance.now() - started) / 1000),
+  tokens, webhooks, sqliteWebhooks, startup, startedAt, durationSeconds: Math.round((performance.now() - started) / 1000),
   stealPercent: { tokens: tokenStealPercent, webhooks: webhookStealPercent },
 };
 const table = renderTable(results);

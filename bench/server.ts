@@ -26,4 +26,4 @@ process.on('SIGTERM', async () => {
   await service.close();
   process.exit(0);
 });
-process.stdout.write(`${JSON.stringify({ baseUrl, storage: service.core.kv.kind })}\n`);
+process.stdout.write(`${JSON.stringify({ baseUrl, storage: service.core.store.kind })}\n`);

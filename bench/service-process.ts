@@ -1,5 +1,7 @@
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
@@ -71,10 +73,18 @@ export function serviceStartup(): { env: Record<string, string>; nodeFlags: stri
  */
 export async function startBenchService(env: Record<string, string>) {
   const startup = serviceStartup();
+  // Each on a data directory of its own (several run side by side), removed when it stops.
+  const dataDir = mkdtempSync(join(tmpdir(), 'identity-bench-'));
   const child = await startProcess<{ baseUrl: string; storage: string }>('./server.ts', {
-    ...startup.env, ...env, ADMIN_CLIENT_ID: BENCH_ADMIN.id, ADMIN_CLIENT_SECRET: BENCH_ADMIN.secret, LOG_LEVEL: 'silent',
+    ...startup.env, DATA_DIR: dataDir, ...env, ADMIN_CLIENT_ID: BENCH_ADMIN.id, ADMIN_CLIENT_SECRET: BENCH_ADMIN.secret, LOG_LEVEL: 'silent',
   }, startup.nodeFlags);
-  return { ...child.info, pid: child.pid, stop: child.stop };
+  return {
+    ...child.info, pid: child.pid,
+    async stop() {
+      await child.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
 }
 
 /** Starts the plain node-oidc-provider of bench/baseline-server.ts in its own process, with Node's defaults. */

@@ -18,6 +18,8 @@ export interface WebhookBenchOptions {
   paceMs?: number;
   /** Hooks subscribed in the throughput phase: each event becomes this many deliveries. One in the latency phase. */
   hooks?: number;
+  /** The embedded store for what Redis leaves local (`STORAGE`): documents, and without Redis the queue too. */
+  storage?: 'memory' | 'sqlite';
 }
 
 /**
@@ -95,7 +97,8 @@ export async function runWebhookBench(options: WebhookBenchOptions = {}): Promis
   const { burstMs = 5000, concurrency = 32, rate = 500, paceMs = 5000, hooks = 4 } = options;
   const receiver = await startReceiver();
   // The receiver is on loopback, which webhooks reach only when allowed.
-  const env = { WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8', ...(redisUrl ? { REDIS_URL: redisUrl } : {}) };
+  const storage = options.storage ?? 'memory';
+  const env = { WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8', STORAGE: storage, ...(redisUrl ? { REDIS_URL: redisUrl } : {}) };
   // A first start fills Node's compile cache with the modules of these backends too, as any earlier start of a
   // deployment has (see the token bench): the process measured is a restart.
   await (await startBenchService(env)).stop();
@@ -162,7 +165,8 @@ export async function runWebhookBench(options: WebhookBenchOptions = {}): Promis
       .sort((a, b) => a - b);
 
     return {
-      queue: redisUrl ? 'bullmq' : 'memory',
+      queue: redisUrl ? 'bullmq' : storage,
+      documents: storage,
       burstHooksPerEvent: hooks,
       burstEvents: burst.length,
       burstEventsPerSecond: Math.round(burst.length / (triggeredIn / 1000)),
@@ -194,6 +198,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const hooksArgument = process.argv.find((arg) => arg.startsWith('--hooks='));
   console.log(await runWebhookBench({
     ...(process.argv.includes('--embedded') ? { redisUrl: null } : {}),
+    ...(process.argv.includes('--sqlite') ? { redisUrl: null, storage: 'sqlite' as const } : {}),
     ...(hooksArgument ? { hooks: Number(hooksArgument.slice('--hooks='.length)) } : {}),
   }));
 }
