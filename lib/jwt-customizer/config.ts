@@ -14,6 +14,14 @@ export function createJwtCustomizerConfigs(store: DocumentStore) {
   const configs = store.collection<JwtCustomizerConfig & { _id: string }>('configs');
   let cached: { value: JwtCustomizerConfig | null; until: number } | undefined;
 
+  /** Drops the cached copy, and again once the caller's transaction committed: a read before would cache the old one. */
+  const forget = () => {
+    cached = undefined;
+    store.currentTransaction()?.afterCommit(() => {
+      cached = undefined;
+    });
+  };
+
   const strip = (doc: (JwtCustomizerConfig & { _id: string }) | null): JwtCustomizerConfig | null => {
     if (!doc) return null;
     const { _id, ...config } = doc;
@@ -33,11 +41,11 @@ export function createJwtCustomizerConfigs(store: DocumentStore) {
         ...rest, ...(tokenSample && { tokenSample }), ...(contextSample && { contextSample }), updatedAt: Date.now(),
       };
       await configs.replaceOne({ _id: ID }, { ...value, _id: ID }, { upsert: true });
-      cached = undefined;
+      forget();
       return value;
     },
     async delete(): Promise<boolean> {
-      cached = undefined;
+      forget();
       return (await configs.deleteOne({ _id: ID })) === 1;
     },
   };

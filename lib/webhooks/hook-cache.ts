@@ -1,3 +1,4 @@
+import type { DocumentStore } from '../ports/documents.ts';
 import type { KeyValueStore } from '../ports/kv.ts';
 import { newId } from '../ids.ts';
 import { within } from '../deadline.ts';
@@ -24,7 +25,7 @@ const VERSION_KEY = 'webhooks:hooks-version';
  * key-value store (Redis when shared), and a snapshot is reused only while that version is unchanged. The
  * version is read before loading, so a change that lands during a load is picked up on the next lookup.
  */
-export function createHookCache(deps: { hooks: HooksRepository; kv: KeyValueStore }): HookCache {
+export function createHookCache(deps: { hooks: HooksRepository; kv: KeyValueStore; store?: DocumentStore }): HookCache {
   let cached: { version: string | null; snapshot: HookSnapshot } | undefined;
   // Concurrent lookups share one version read, and one load per version; a local change starts a new read, so this
   // process always sees its own changes at once.
@@ -49,8 +50,14 @@ export function createHookCache(deps: { hooks: HooksRepository; kv: KeyValueStor
       return loads.read(version ?? '', () => load(version));
     },
     async invalidate() {
-      await deps.kv.set(VERSION_KEY, newId());
-      versions.forget(VERSION_KEY);
+      const bump = async () => {
+        await deps.kv.set(VERSION_KEY, newId());
+        versions.forget(VERSION_KEY);
+      };
+      // Inside a transaction the change is not visible yet: a load before the commit would cache the hooks without it
+      // under the new version, so the version changes again once it committed.
+      deps.store?.currentTransaction()?.afterCommit(bump);
+      await bump();
     },
   };
 }

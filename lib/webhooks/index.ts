@@ -43,7 +43,7 @@ export function createWebhooks(deps: WebhooksDeps) {
   const { settings, store, queue } = deps;
   const retentionMs = settings.WEBHOOK_LOG_RETENTION_DAYS * DAY_MS;
   const hooks = createHooksRepository(store);
-  const cache = createHookCache({ hooks, kv: deps.kv });
+  const cache = createHookCache({ hooks, kv: deps.kv, store });
   const deliveries = createDeliveriesRepository(store, { retentionMs });
   const logs = createDeliveryLogs(store, { retentionMs });
   const destinations = createDestinationPolicy({

@@ -22,7 +22,7 @@ describe('browser: the first admin through the one-time setup link, with the ser
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     service = await createIdentityService({
-      env: { BASE_URL: `${origin}/auth`, ADMIN_CLIENT_ID: 'mounted-admin', ADMIN_CLIENT_SECRET: 'mounted-admin-secret-123' },
+      env: { STORAGE: 'memory', BASE_URL: `${origin}/auth`, ADMIN_CLIENT_ID: 'mounted-admin', ADMIN_CLIENT_SECRET: 'mounted-admin-secret-123' },
       logger: pino({ level: 'silent' }), print: (text) => printed.push(text),
     });
     const host = new Koa();

@@ -79,7 +79,7 @@ describe('console admins: the one-time setup link', () => {
     const documents = createMemoryDocumentStore();
     const lines: string[] = [];
     const quiet = { logger: pino({ level: 'silent' }), print: (text: string) => lines.push(text) };
-    const env = { BASE_URL: 'http://127.0.0.1:1', ADMIN_CLIENT_ID: 'setup-admin', ADMIN_CLIENT_SECRET: 'setup-admin-secret-0123' };
+    const env = { STORAGE: 'memory', BASE_URL: 'http://127.0.0.1:1', ADMIN_CLIENT_ID: 'setup-admin', ADMIN_CLIENT_SECRET: 'setup-admin-secret-0123' };
     const first = await createIdentityService({ env, stores: { documents }, ...quiet });
     await first.close();
     expect(lines.join('')).to.include('/console/setup#token=');
@@ -98,7 +98,7 @@ describe('console admins: ADMIN_USERNAME and ADMIN_PASSWORD', () => {
     const documents = createMemoryDocumentStore();
     const quiet = { logger: pino({ level: 'silent' }), print: () => {} };
     const env = (password: string) => ({
-      BASE_URL: 'http://127.0.0.1:1', ADMIN_CLIENT_ID: 'env-admin', ADMIN_CLIENT_SECRET: 'env-admin-secret-0123',
+      STORAGE: 'memory', BASE_URL: 'http://127.0.0.1:1', ADMIN_CLIENT_ID: 'env-admin', ADMIN_CLIENT_SECRET: 'env-admin-secret-0123',
       ADMIN_USERNAME: 'ops', ADMIN_PASSWORD: password,
     });
     const first = await createIdentityService({ env: env(PASSWORD), stores: { documents }, ...quiet });

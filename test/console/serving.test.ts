@@ -95,7 +95,7 @@ describe('console: under a mount prefix', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     const service = await createIdentityService({
-      env: { BASE_URL: `${origin}/auth`, ADMIN_CLIENT_ID: 'mounted-admin', ADMIN_CLIENT_SECRET: 'mounted-admin-secret-123' },
+      env: { STORAGE: 'memory', BASE_URL: `${origin}/auth`, ADMIN_CLIENT_ID: 'mounted-admin', ADMIN_CLIENT_SECRET: 'mounted-admin-secret-123' },
       logger: pino({ level: 'silent' }), print: () => {},
     });
     const host = new Koa();

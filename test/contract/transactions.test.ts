@@ -123,22 +123,17 @@ forEachBackend('DocumentStore transaction isolation', (backend) => {
     await store.collection('iso_people').createIndex({ keys: { email: 1 }, unique: true });
   });
 
-  /** A transaction that does `work`, then holds until `release` is called, then commits. */
-  function held(work: () => Promise<void>) {
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    let ready!: () => void;
-    const started = new Promise<void>((resolve) => {
-      ready = resolve;
-    });
+  /** A transaction that does `work`, then holds until `release` is called, then commits (or fails, if told to). */
+  function held(work: () => Promise<void>, outcome: () => void = () => {}) {
+    const gate = Promise.withResolvers<void>();
+    const written = Promise.withResolvers<void>();
     const done = store.transaction(async () => {
       await work();
-      ready();
-      await gate;
+      written.resolve();
+      await gate.promise;
+      outcome();
     });
-    return { started, release, done };
+    return { started: written.promise, release: () => gate.resolve(), done };
   }
 
   it('shows nothing of an open transaction to anyone else, and everything once it committed', async () => {
@@ -186,24 +181,16 @@ forEachBackend('DocumentStore transaction isolation', (backend) => {
   it('leaves nothing of an aborted transaction, and showed nothing of it while it ran', async () => {
     const people = store.collection('iso_people');
     await people.insertOne({ _id: 'a1', email: 'a1@example.com', n: 1 });
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    let written!: () => void;
-    const started = new Promise<void>((resolve) => {
-      written = resolve;
-    });
-    const aborted = store.transaction(async () => {
+    const open = held(async () => {
       await people.insertOne({ _id: 'a2', email: 'a2@example.com' });
       await people.deleteOne({ _id: 'a1' });
-      written();
-      await gate;
+    }, () => {
       throw new Error('aborted on purpose');
-    }).then(() => 'committed', (error: Error) => error.message);
-    await started;
+    });
+    const aborted = open.done.then(() => 'committed', (error: Error) => error.message);
+    await open.started;
     expect(await people.findOne({ _id: 'a1' }), 'the delete is not visible').to.deep.include({ n: 1 });
-    release();
+    open.release();
     expect(await aborted).to.equal('aborted on purpose');
     expect(await people.findOne({ _id: 'a2' })).to.equal(null);
     expect(await people.findOne({ _id: 'a1' })).to.deep.include({ n: 1 });

@@ -17,7 +17,7 @@ describe('mounting into a host Koa app', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     const service = await createIdentityService({
-      env: { BASE_URL: `${origin}/auth`, ADMIN_CLIENT_ID: 'mounted-admin', ADMIN_CLIENT_SECRET: 'mounted-admin-secret-123' },
+      env: { STORAGE: 'memory', BASE_URL: `${origin}/auth`, ADMIN_CLIENT_ID: 'mounted-admin', ADMIN_CLIENT_SECRET: 'mounted-admin-secret-123' },
       logger: pino({ level: 'silent' }),
       print: () => {},
     });
@@ -87,7 +87,7 @@ describe('mounting into a host Koa app', () => {
 
   it('keeps two instances in one process fully apart', async () => {
     const make = (id: string) => createIdentityService({
-      env: { BASE_URL: `http://127.0.0.1:1/${id}`, ADMIN_CLIENT_ID: id, ADMIN_CLIENT_SECRET: `${id}-secret-0123456789` },
+      env: { STORAGE: 'memory', BASE_URL: `http://127.0.0.1:1/${id}`, ADMIN_CLIENT_ID: id, ADMIN_CLIENT_SECRET: `${id}-secret-0123456789` },
       logger: pino({ level: 'silent' }), print: () => {},
     });
     const [a, b] = await Promise.all([make('first'), make('second')]);

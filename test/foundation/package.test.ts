@@ -33,7 +33,7 @@ describe('the published build', function () {
     const entry = new URL('../../dist/lib/index.js', import.meta.url).href;
     const { createIdentityService } = await import(entry) as typeof import('../../lib/index.ts');
     const service = await createIdentityService({
-      env: { BASE_URL: 'http://127.0.0.1:1', ADMIN_CLIENT_ID: 'dist-admin', ADMIN_CLIENT_SECRET: 'dist-admin-secret-0123' },
+      env: { STORAGE: 'memory', BASE_URL: 'http://127.0.0.1:1', ADMIN_CLIENT_ID: 'dist-admin', ADMIN_CLIENT_SECRET: 'dist-admin-secret-0123' },
       logger: pino({ level: 'silent' }), print: () => {},
     });
     try {

@@ -16,7 +16,7 @@ async function publicKeys(service: Awaited<ReturnType<typeof createIdentityServi
 async function serviceWithKey(jwk: object) {
   const service = await createIdentityService({
     env: {
-      BASE_URL: 'http://127.0.0.1:1', SIGNING_KEYS: JSON.stringify({ keys: [jwk] }),
+      STORAGE: 'memory', BASE_URL: 'http://127.0.0.1:1', SIGNING_KEYS: JSON.stringify({ keys: [jwk] }),
       ADMIN_CLIENT_ID: 'configured-admin', ADMIN_CLIENT_SECRET: 'configured-admin-secret-0123',
     }, ...quiet,
   });
@@ -29,7 +29,7 @@ async function serviceWithKey(jwk: object) {
 describe('signing keys', () => {
   it('are generated once and shared by every instance on the same store', async () => {
     const documents = createMemoryDocumentStore();
-    const env = { BASE_URL: 'http://127.0.0.1:1' };
+    const env = { STORAGE: 'memory', BASE_URL: 'http://127.0.0.1:1' };
     const first = await createIdentityService({ env, stores: { documents }, ...quiet });
     const second = await createIdentityService({ env, stores: { documents }, ...quiet });
     try {
@@ -82,7 +82,7 @@ describe('signing keys', () => {
   it('reject a malformed SIGNING_KEYS value at start-up', async () => {
     let error: unknown;
     try {
-      await createIdentityService({ env: { SIGNING_KEYS: '{"keys":[{"kty":"RSA"}]}' }, ...quiet });
+      await createIdentityService({ env: { STORAGE: 'memory', SIGNING_KEYS: '{"keys":[{"kty":"RSA"}]}' }, ...quiet });
     } catch (caught) {
       error = caught;
     }

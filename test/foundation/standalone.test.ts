@@ -75,10 +75,10 @@ describe('standalone server (npm start)', () => {
     expect(running.output.stdout).not.to.match(/"level":50/);
   });
 
-  it('on embedded storage, creates and prints new admin credentials at every start, and says so', async () => {
+  it('in memory (STORAGE=memory), creates and prints new admin credentials at every start, and says so', async () => {
     const secrets: string[] = [];
     for (let round = 0; round < 2; round += 1) {
-      running = start({ PORT: String(await freePort()), LOG_LEVEL: 'info' });
+      running = start({ PORT: String(await freePort()), LOG_LEVEL: 'info', STORAGE: 'memory' });
       await until(() => /"msg":"ready/.test(running!.output.stdout), 'the ready line');
       expect(running.output.stdout).to.include('Management API credentials (created now; embedded storage keeps them only '
         + 'until this process exits, so each start creates new ones: set ADMIN_CLIENT_ID and ADMIN_CLIENT_SECRET to keep the same):');

@@ -134,7 +134,7 @@ describe('SMS without SMS_WEBHOOK_URL', () => {
 
   it('is refused with SMS_WEBHOOK_URL but no signing key, and the other way round', async () => {
     for (const env of [{ SMS_WEBHOOK_URL: 'http://127.0.0.1:9/sms' }, { SMS_WEBHOOK_SIGNING_KEY: generateSigningKey() }]) {
-      const error = await createIdentityService({ env, logger: pino({ level: 'silent' }) }).then(async (started) => {
+      const error = await createIdentityService({ env: { STORAGE: 'memory', ...env }, logger: pino({ level: 'silent' }) }).then(async (started) => {
         await started.close();
         return undefined;
       }, (caught: unknown) => caught);

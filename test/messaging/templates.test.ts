@@ -17,7 +17,7 @@ async function templatesDir(files: Record<string, string>): Promise<string> {
 
 async function startError(options: Pick<IdentityServiceOptions, 'messageTemplates'> & { env?: Record<string, string> }): Promise<unknown> {
   try {
-    const service = await createIdentityService({ ...options, logger: pino({ level: 'silent' }), print: () => {} });
+    const service = await createIdentityService({ ...options, env: { STORAGE: 'memory', ...options.env }, logger: pino({ level: 'silent' }), print: () => {} });
     await service.close();
     return undefined;
   } catch (error) {

@@ -16,7 +16,10 @@ interface Started { child: ChildProcess; output: { stdout: string; stderr: strin
 
 /** Starts an entry point with a clean environment plus `env`; killed past LIMIT_MS. */
 function start(script: string, env: Record<string, string>): Started {
-  const child = spawn(process.execPath, [script], { cwd: root, env: { ...serviceFreeEnv(), LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  // What is kept locally is not what these tests look at: in memory, no data directory is written (with both MongoDB
+  // and Redis nothing is local, and STORAGE is left unset).
+  const storage = env.MONGODB_URI && env.REDIS_URL ? '' : 'memory';
+  const child = spawn(process.execPath, [script], { cwd: root, env: { ...serviceFreeEnv(), LOG_LEVEL: 'info', STORAGE: storage, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   const output = { stdout: '', stderr: '' };
   child.stdout!.on('data', (chunk) => (output.stdout += chunk));
   child.stderr!.on('data', (chunk) => (output.stderr += chunk));

@@ -20,7 +20,7 @@ for (const backend of ['embedded', 'redis'] as const) {
 
     before(async () => {
       running = await startService({ env: { REDIS_URL: backend === 'redis' ? REDIS_URL : undefined } });
-      expect(running.service.core.kv.kind).to.equal(backend === 'redis' ? 'redis' : 'memory');
+      expect(running.service.core.kv.kind).to.equal(backend === 'redis' ? 'redis' : 'sqlite');
       apps = await accountClient(running);
     });
     afterEach(async () => {
