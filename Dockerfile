@@ -14,11 +14,11 @@ ENV NODE_ENV=production
 # Every interface: the container's port is reachable only where it is published (`npm start` listens on loopback).
 ENV HOST=0.0.0.0
 # A young generation of at most 16 MiB per semi-space: V8's default lets it grow far larger under load, which
-# costs about 100 MB of peak RSS and no throughput (docs/performance.md). `npm start` passes the same flag.
+# costs about 100 MB of peak RSS and no throughput (bench/README.md). `npm start` passes the same flag.
 ENV NODE_OPTIONS=--max-semi-space-size=16
 # At most two malloc arenas: glibc gives threads arenas of their own (up to eight per core), and the memory the
 # thread pool, V8's helper threads and the customizer's sandbox thread free stays resident in each. Two take about
-# 15-20 MB off the peak under load at no CPU cost the bench can see (docs/performance.md). `npm start` sets it too.
+# 15-20 MB off the peak under load at no CPU cost the bench can see (bench/README.md). `npm start` sets it too.
 ENV MALLOC_ARENA_MAX=2
 # Node keeps each module's stripped TypeScript and compiled code here, so a restart neither strips types again nor
 # loads the type stripper (about 25 MB of resident memory). In the home of the user the service runs as, which no
@@ -50,5 +50,5 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/readyz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # The old generation grows to 1.5 times what a collection leaves live (V8 otherwise lets it reach about four times),
 # which keeps far less garbage resident under load, for about 5 % more CPU; Node accepts this V8 flag only on the command line, not in NODE_OPTIONS.
-# `npm start` and `npm run worker` pass the same (docs/performance.md).
+# `npm start` and `npm run worker` pass the same (bench/README.md).
 CMD ["node", "--heap-growing-percent=50", "bin/server.ts"]

@@ -111,12 +111,27 @@ export function renderTable(results: BenchResults): string {
     '|---|---|---|---|',
     ...rows.map((row) => `| ${row.join(' | ')} |`),
     '',
-    `One run of ${results.durationSeconds} s started ${results.startedAt}; token figures are medians of ${results.tokens.rounds} interleaved `
+    wrap(`One run of ${results.durationSeconds} s started ${results.startedAt}; token figures are medians of ${results.tokens.rounds} interleaved `
       + `rounds of ${results.tokens.phaseMs / 1000} s (ratios: medians of the ratios within each round, of the rates and, in parentheses, of the CPU time per iteration; a target is met when both are) at ${results.tokens.concurrency} concurrent requests, every process on loopback; `
       + `the service runs as \`npm start\` runs it (${startupText()}), the baseline with Node's defaults; `
       + `failed requests: ${errors.length ? errors.map(([name, count]) => `${count} (${name})`).join(', ') : 'none'}. `
-      + stealText(results.stealPercent),
+      + stealText(results.stealPercent)),
   ].join('\n');
+}
+
+/** Greedy wrap at `width` columns; a code span is never broken, so it renders as written. */
+function wrap(text: string, width = 120): string {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.match(/(?:[^\s`]|`[^`]*`)+/g) ?? []) {
+    if (line && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = word;
+    } else {
+      line = line ? `${line} ${word}` : word;
+    }
+  }
+  return [...lines, line].join('\n');
 }
 
 /** Replaces the table between the README's markers with this run's. */

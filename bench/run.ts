@@ -9,7 +9,7 @@ import { renderTable, updateReadme, type BenchResults } from './report.ts';
  * `npm run bench`: every figure of the measured targets from one run on this machine, each also as a ratio to a
  * plain node-oidc-provider measured in the same run. Load goes only to loopback addresses, every loop is bounded
  * in time and count, and every process started is stopped by its pid.
- * `npm run bench -- --update-readme` also writes the table into README.md between its markers.
+ * `npm run bench -- --update-readme` also writes the table into bench/README.md between its markers.
  */
 const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const started = performance.now();
@@ -43,7 +43,7 @@ const results: BenchResults = {
 const table = renderTable(results);
 console.log(`\n${table}`);
 if (process.argv.includes('--update-readme')) {
-  const readme = fileURLToPath(new URL('../README.md', import.meta.url));
+  const readme = fileURLToPath(new URL('README.md', import.meta.url));
   updateReadme(readme, table);
   console.log(`\nwrote the table into ${readme}`);
 }

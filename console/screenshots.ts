@@ -1,7 +1,7 @@
 /**
  * `npm run screenshots`: starts the service on a free loopback port with some example data, signs in to the
- * console in headless Chromium (Debian's /usr/bin/chromium, driven by playwright-core) and writes the README's
- * images: docs/images/console-applications.png and docs/images/console-deliveries.png.
+ * console in headless Chromium (Debian's /usr/bin/chromium, driven by playwright-core) and writes the
+ * images of docs/console.md: docs/images/console-applications.png and docs/images/console-deliveries.png.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -13,7 +13,7 @@ const WEBCRYPTO = {
  * One of the service's private keys as the provider's signing key. The provider hands it the JWS signing input and
  * builds the token around the signature; the key signs with WebCrypto directly, which costs the event loop a third
  * less per token than the provider's own path through jose, which checks the header, the key and its algorithm on
- * every signature (docs/performance.md). The private half stays a non-extractable CryptoKey; the public half is the
+ * every signature (bench/README.md). The private half stays a non-extractable CryptoKey; the public half is the
  * KeyObject the provider publishes and verifies its own tokens with.
  */
 class ServiceSigningKey extends ExternalSigningKey {

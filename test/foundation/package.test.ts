@@ -12,12 +12,12 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
 const run = promisify(execFile);
 const tsc = fileURLToPath(new URL('../../node_modules/.bin/tsc', import.meta.url));
 
-/** The README's example of mounting the service into a Koa app, as it is printed there. */
-function readmeExample(): string {
-  const readme = readFileSync(join(root, 'README.md'), 'utf8');
+/** The example of mounting the service into a Koa app, as docs/operations.md prints it. */
+function documentedExample(): string {
+  const readme = readFileSync(join(root, 'docs/operations.md'), 'utf8');
   const section = readme.slice(readme.indexOf('## Mounting into a Koa app'));
   const example = /```ts\n([\s\S]*?)```/.exec(section)?.[1];
-  if (!example) throw new Error('the README has no TypeScript example under "Mounting into a Koa app"');
+  if (!example) throw new Error('docs/operations.md has no TypeScript example under "Mounting into a Koa app"');
   return example;
 }
 
@@ -58,7 +58,7 @@ describe('the published build', function () {
     }
   });
 
-  it('packs into a package whose types a strict TypeScript host compiles the README\'s example against', async () => {
+  it('packs into a package whose types a strict TypeScript host compiles the documented example against', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'identity-host-'));
     try {
       // `npm pack` builds first (prepack) and reads nothing from the registry; this Node runs the build.
@@ -88,7 +88,7 @@ describe('the published build', function () {
         },
         include: ['app.ts'],
       }));
-      writeFileSync(join(host, 'app.ts'), readmeExample());
+      writeFileSync(join(host, 'app.ts'), documentedExample());
       const errors = await run(tsc, ['-p', host], { cwd: host }).then(({ stdout }) => stdout, (error: { stdout?: string }) => error.stdout ?? String(error));
       expect(errors).to.equal('');
     } finally {

@@ -3,7 +3,7 @@ import { startService, type RunningService } from '../support/service.ts';
 import { createApplication, createUser, tokenRequest } from '../support/fixtures.ts';
 import { PASSWORD, createInteractiveApp, lifetimeOf, signIn } from './support.ts';
 
-/** What the README promises about ACCESS_TOKEN_TTL_SECONDS, and about each resource's own accessTokenTtl. */
+/** What docs/configuration.md promises about ACCESS_TOKEN_TTL_SECONDS, and about each resource's own accessTokenTtl. */
 describe('access token lifetimes', () => {
   let running: RunningService;
   let m2m: { id: string; secret?: string };
