@@ -56,6 +56,11 @@ describe('the documentation', () => {
     expect(broken, `broken links:\n  ${broken.join('\n  ')}`).to.deep.equal([]);
   });
 
+  it('keeps the README to one screen of reading: at most 200 lines, the reference being under docs/', () => {
+    const lines = readFileSync(join(root, 'README.md'), 'utf8').trimEnd().split('\n').length;
+    expect(lines, `README.md has ${lines} lines; move reference material to docs/ and link to it`).to.be.at.most(200);
+  });
+
   it('lists every variable of lib/config.ts in docs/configuration.md as the schema and its comments say', () => {
     const committed = readFileSync(CONFIGURATION_DOC, 'utf8');
     const current = renderConfiguration();
