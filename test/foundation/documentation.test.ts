@@ -61,6 +61,11 @@ describe('the documentation', () => {
     expect(lines, `README.md has ${lines} lines; move reference material to docs/ and link to it`).to.be.at.most(200);
   });
 
+  it('keeps the benchmarks\' README to the method, the current figures and what each change bought: at most 150 lines', () => {
+    const lines = readFileSync(join(root, 'bench/README.md'), 'utf8').trimEnd().split('\n').length;
+    expect(lines, `bench/README.md has ${lines} lines`).to.be.at.most(150);
+  });
+
   it('lists every variable of lib/config.ts in docs/configuration.md as the schema and its comments say', () => {
     const committed = readFileSync(CONFIGURATION_DOC, 'utf8');
     const current = renderConfiguration();
