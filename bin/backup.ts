@@ -2,7 +2,7 @@
  * `npm run backup -- <file>`: a consistent copy of the SQLite store (DATA_DIR/identity.sqlite), taken online while the
  * service serves: `VACUUM INTO` reads the database in one read transaction (WAL lets the service write meanwhile) and
  * writes a compact copy. The copy is a complete database: to restore, stop the service and put it in place of
- * `identity.sqlite` (README, "Backup and restore").
+ * `identity.sqlite` (docs/storage.md, "Backup and restore").
  */
 import { closeSync, existsSync, openSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
