@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { createHttpClient, peakRssMb } from './load.ts';
+import { cpuMs, createHttpClient, peakRssMb } from './load.ts';
 import { BENCH_ADMIN, basicAuth, startBenchService } from './service-process.ts';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -128,6 +128,7 @@ export async function runWebhookBench(options: WebhookBenchOptions = {}): Promis
 
     // Throughput.
     const burst: string[] = [];
+    const cpuBefore = cpuMs(server.pid);
     const started = performance.now();
     await Promise.all(Array.from({ length: concurrency }, async () => {
       while (performance.now() - started < burstMs && burst.length < 1_000_000) {
@@ -139,6 +140,8 @@ export async function runWebhookBench(options: WebhookBenchOptions = {}): Promis
     const triggeredIn = performance.now() - started;
     await awaitArrivals(burst, hooks);
     const deliveriesPerSecond = (burst.length * hooks) / ((receiver.lastArrival() - started) / 1000);
+    // The serving process's CPU time per delivery (its trigger's share included): what machine load disturbs least.
+    const cpuUsPerDelivery = ((cpuMs(server.pid) - cpuBefore) * 1000) / (burst.length * hooks);
 
     // Latency with one hook at a steady rate, paced by the clock so that slow responses do not lower it.
     for (const id of hookIds.slice(1)) {
@@ -171,6 +174,7 @@ export async function runWebhookBench(options: WebhookBenchOptions = {}): Promis
       burstEvents: burst.length,
       burstEventsPerSecond: Math.round(burst.length / (triggeredIn / 1000)),
       deliveriesPerSecond: Math.round(deliveriesPerSecond),
+      cpuUsPerDelivery: Math.round(cpuUsPerDelivery),
       latencyEventsPerSecond: rate,
       latencyDeliveries: latencies.length,
       latencyP50Ms: round(percentile(latencies, 50)),

@@ -317,7 +317,7 @@ export class EmbeddedCollection implements DocumentCollection<Doc>, Participant 
     const { id, after } = write;
     if (write.kind !== 'change') {
       const holder = this.#locks.get(id);
-      if ((holder && holder !== transaction) || this.#visible(transaction, id)) throw new DuplicateKeyError(this.name, { _id: 1 });
+      if ((holder && holder !== transaction) || this.#exists(transaction, id)) throw new DuplicateKeyError(this.name, { _id: 1 });
     } else if (after === this.#visible(transaction, id)) {
       return;
     }
@@ -335,6 +335,13 @@ export class EmbeddedCollection implements DocumentCollection<Doc>, Participant 
     else if (current) this.#committed.remove(id, current);
     else return;
     changes.push({ collection: this, id, before: current, after: after ?? undefined, written: this.#committed.writesThrough });
+  }
+
+  /** Whether the transaction (or everyone) sees a document `id` (without reading it from disk). */
+  #exists(transaction: MemoryTransaction | undefined, id: string): boolean {
+    const overlay = transaction?.writes.get(this);
+    if (overlay?.has(id)) return overlay.get(id) !== null;
+    return this.#committed.has(id);
   }
 
   /** The version of `id` the transaction (or everyone) sees. */

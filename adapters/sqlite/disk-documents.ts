@@ -288,7 +288,11 @@ export class DiskDocuments implements CommittedState {
         database.db.exec(`ALTER TABLE ${this.#table} ADD COLUMN ${rankColumn(field)} INTEGER`);
         database.db.exec(`ALTER TABLE ${this.#table} ADD COLUMN ${valueColumn(field)}`);
       }
-      database.db.exec(`CREATE INDEX IF NOT EXISTS ${quote(`collection:${this.name}:${normalized.name}`)} ON ${this.#table} (${columns.join(', ')})`);
+      // A TTL index needs no SQL index of its own: the expiry column's serves the deletions, and queries only ever
+      // leave expired rows out (every index written costs every write).
+      if (normalized.expireAfterSeconds === undefined) {
+        database.db.exec(`CREATE INDEX IF NOT EXISTS ${quote(`collection:${this.name}:${normalized.name}`)} ON ${this.#table} (${columns.join(', ')})`);
+      }
       database.statement("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value")
         .run(this.#metaKey(), JSON.stringify(specs));
       this.#specs = specs;

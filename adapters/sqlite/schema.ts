@@ -15,12 +15,8 @@ export const MIGRATIONS: ReadonlyArray<(db: DatabaseSync) => void> = [
       delivery_id TEXT PRIMARY KEY, job TEXT NOT NULL, attempt INTEGER NOT NULL, errors INTEGER NOT NULL, run_at INTEGER NOT NULL
     ) WITHOUT ROWID;
   `),
-  // 2: a collection's documents read back in the order they were first stored (rowid), and expired keys found
-  // without reading every key.
-  (db) => db.exec(`
-    CREATE INDEX documents_in_order ON documents (collection);
-    CREATE INDEX kv_expiry ON kv (expires_at) WHERE expires_at IS NOT NULL;
-  `),
+  // 2: expired keys found without reading every key.
+  (db) => db.exec('CREATE INDEX kv_expiry ON kv (expires_at) WHERE expires_at IS NOT NULL'),
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
