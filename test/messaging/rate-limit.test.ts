@@ -47,7 +47,18 @@ for (const backend of ['embedded', 'redis'] as const) {
     });
 
     /** The Message.RateLimited deliveries the hook has for a recipient: enqueued before the refusing response. */
-    async function rateLimitedDeliveries(recipient: string) {
+    /**
+     * The Message.RateLimited deliveries of `recipient`, once at least `expected` of them are recorded: the outbox relay
+     * records them after the request that published the events has answered.
+     */
+    async function rateLimitedDeliveries(recipient: string, expected: number) {
+      return eventually(async () => {
+        const found = await rateLimitedDeliveriesNow(recipient);
+        return found.length >= expected && found;
+      }, { what: `${expected} Message.RateLimited deliveries` });
+    }
+
+    async function rateLimitedDeliveriesNow(recipient: string) {
       const deliveries = await getJson<Array<{ id: string; event: string }>>(running, `/api/hooks/${hook.id}/deliveries?page_size=100`);
       const mine: string[] = [];
       for (const delivery of deliveries.filter((d) => d.event === 'Message.RateLimited')) {
@@ -80,7 +91,7 @@ for (const backend of ['embedded', 'redis'] as const) {
       }
       expect(mailbox.messages(to), 'nothing sent past the limit').to.have.length(10);
 
-      expect(await rateLimitedDeliveries(to), 'one event for three refusals').to.have.length(1);
+      expect(await rateLimitedDeliveries(to, 1), 'one event for three refusals').to.have.length(1);
       const [request] = await eventually(() => {
         const arrived = receiver.requests('/hook').filter((r) => JSON.parse(r.body).recipient === to);
         return arrived.length > 0 && arrived;
@@ -103,7 +114,7 @@ for (const backend of ['embedded', 'redis'] as const) {
         expect((refusal as RateLimitedError).retryAfterSeconds).to.be.within(1, 600);
       }
       expect(mailbox.messages(to)).to.have.length(10);
-      const deliveries = await rateLimitedDeliveries(to);
+      const deliveries = await rateLimitedDeliveries(to, 1);
       expect(deliveries).to.have.length(1);
       const detail = await getJson<{ payload: Record<string, unknown> }>(running, `/api/hooks/${hook.id}/deliveries/${deliveries[0]}`);
       expect(detail.payload).to.include({ action: 'SignIn', recipient: to });
@@ -125,7 +136,7 @@ for (const backend of ['embedded', 'redis'] as const) {
         for (let sent = 1; sent <= 10; sent += 1) expect(await send(), `new window, message ${sent}`).to.equal('sent');
         expect(await send()).to.have.property('code', 'request.message_rate_limited');
         expect(mailbox.messages(to)).to.have.length(20);
-        expect(await rateLimitedDeliveries(to), 'one event per window').to.have.length(2);
+        expect(await rateLimitedDeliveries(to, 2), 'one event per window').to.have.length(2);
       });
     }
   });
