@@ -33,6 +33,7 @@ COPY package.json package-lock.json ./
 # No scripts: `prepare` bundles the console, which the stage above did.
 RUN npm install --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
 # Everything the service loads at run time; test/operations/image.test.ts starts the server from exactly these.
+COPY app ./app
 COPY lib ./lib
 COPY adapters ./adapters
 COPY extensions ./extensions
@@ -45,7 +46,7 @@ RUN mkdir -m 0700 /data && chown node:node /data
 VOLUME /data
 USER node
 EXPOSE 3000
-# Ready means every store answers (/readyz); the worker serves no HTTP, so compose turns this off for it.
+# Ready means every store answers (/readyz). The worker answers it on WORKER_PORT: compose asks it there.
 HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/readyz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # The old generation grows to 1.5 times what a collection leaves live (V8 otherwise lets it reach about four times),

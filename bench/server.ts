@@ -1,6 +1,6 @@
 import { createServer } from 'node:http';
 import { pino } from 'pino';
-import { createIdentityService } from '../lib/index.ts';
+import { createIdentityService } from '../app/index.ts';
 import { settleStartup } from '../lib/startup.ts';
 
 /**

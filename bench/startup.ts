@@ -17,7 +17,7 @@ export interface StartupBenchOptions {
 }
 
 const DAY_MS = 86_400_000;
-/** Collections the service keeps on disk (lib/stores.ts). */
+/** Collections the service keeps on disk (app/stores.ts). */
 const DISK_RESIDENT = ['webhook_logs', 'webhook_deliveries', 'impersonation_audit'];
 
 /**

@@ -5,7 +5,7 @@
 import { resolve } from 'node:path';
 import { createLogger } from '../lib/logger.ts';
 import { StoreUnavailableError } from '../lib/store-unavailable.ts';
-import { openStores } from '../lib/stores.ts';
+import { openStores } from '../app/stores.ts';
 import { settingsOrExit } from './lifecycle.ts';
 import { importFrom } from './transfer.ts';
 

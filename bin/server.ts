@@ -1,6 +1,6 @@
 import { createServer, type RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createIdentityService } from '../lib/index.ts';
+import { createIdentityService } from '../app/index.ts';
 import { shutdownBoundMs } from '../lib/shutdown.ts';
 import { createLogger } from '../lib/logger.ts';
 import { settleStartup } from '../lib/startup.ts';

@@ -18,12 +18,12 @@ import { Redis } from 'ioredis';
 import { decodeDocument, encodeDocument } from '../adapters/sqlite/codec.ts';
 import type { DeliveryJob } from '../lib/ports/queue.ts';
 import type { Settings } from '../lib/settings.ts';
-import type { Stores } from '../lib/stores.ts';
+import type { Stores } from '../app/stores.ts';
 
 export const FORMAT = 'identity-service-export';
 export const FORMAT_VERSION = 1;
 
-/** The key-value store's namespace on Redis (lib/stores.ts). */
+/** The key-value store's namespace on Redis (app/stores.ts). */
 const REDIS_PREFIX = 'ids:';
 const BATCH = 500;
 

@@ -30,6 +30,6 @@ if (!runtime) {
 }
 const { dependencies } = JSON.parse(readFileSync(new URL('package.json', root), 'utf8')) as { dependencies: Record<string, string> };
 step(runtime, ['build', '--tag', TAG, '.']);
-const load = `for (const name of ${JSON.stringify(Object.keys(dependencies))}) await import(name); await import('./lib/index.ts');`;
+const load = `for (const name of ${JSON.stringify(Object.keys(dependencies))}) await import(name); await import('./app/index.ts');`;
 step(runtime, ['run', '--rm', TAG, 'node', '--input-type=module', '-e', load]);
 console.log(`verify:image: ${TAG} builds and loads the service with ${runtime}`);

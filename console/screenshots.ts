@@ -10,7 +10,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
 import { chromium } from 'playwright-core';
-import { createIdentityService } from '../lib/index.ts';
+import { createIdentityService } from '../app/index.ts';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const IMAGES = join(ROOT, 'docs', 'images');

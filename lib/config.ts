@@ -79,6 +79,8 @@ export const environmentSchema = z.object({
    * @default `127.0.0.1` (the image: `0.0.0.0`)
    */
   HOST: listenAddress.default('127.0.0.1'),
+  /** Port on which `npm run worker` serves `/healthz`, `/readyz` and `/metrics` (on HOST); 0 = one the system picks. */
+  WORKER_PORT: integer(0).max(65535).default(3001),
   /**
    * Public `http://` or `https://` URL, including any mount prefix (no credentials, query or fragment: everything
    * after it is derived from it). The issuer is `$BASE_URL/oidc`, the management API resource `$BASE_URL/api`; its

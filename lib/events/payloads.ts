@@ -1,12 +1,10 @@
 import type { Application } from '../applications/repository.ts';
 import type { MessagePurpose } from '../messaging/templates.ts';
-import type { MembershipChanges } from '../organizations/library.ts';
 import type { Organization } from '../organizations/repository.ts';
 import type { OrganizationRole } from '../organizations/roles-repository.ts';
 import type { OrganizationScope } from '../organizations/scopes-repository.ts';
 import type { Scope } from '../resources/repository.ts';
 import type { Role } from '../roles/repository.ts';
-import type { Identifier } from '../sign-in/lockout.ts';
 import type { User } from '../users/repository.ts';
 import type { DataEventName, EventName, InteractionEventName } from './catalogue.ts';
 
@@ -73,6 +71,21 @@ export type InteractionPayload = {
   user: User;
   application: ApplicationSummary | undefined;
 };
+
+/** What a membership change did; empty lists mean nothing of that kind changed. */
+export interface MembershipChanges {
+  addedUserIds: string[];
+  removedUserIds: string[];
+  addedApplicationIds: string[];
+  removedApplicationIds: string[];
+}
+
+/** What an end user typed to identify themselves, or the signed-in user's id (`userId`) for their own attempts. */
+export interface Identifier {
+  /** `userId`: an attempt by a signed-in user (Account API), who typed no identifier. */
+  type: 'email' | 'phone' | 'username' | 'userId';
+  value: string;
+}
 
 /** The membership delta: only the lists that are not empty. */
 export type MembershipPayload = DataEventPayload<Organization> & { organizationId: string } & Partial<MembershipChanges>;

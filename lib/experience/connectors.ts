@@ -8,25 +8,10 @@ import type { ConnectorVerification } from './connector-types.ts';
 import type { ExperienceDeps } from './deps.ts';
 import { assertEventAllowed } from './rules.ts';
 import type { Submission } from './submission.ts';
-import { identifyAs, type ExperienceRecord } from './types.ts';
+import { connectorSignInOf, identifyAs, type ExperienceRecord } from './types.ts';
 import { findUserBy } from './verification.ts';
 
 export type ConnectorType = ConnectorVerification['type'];
-
-/**
- * The account was signed in through an enterprise SSO connector: its provider authenticated the user, second factor
- * included, so no second factor is asked for here (as Logto does); social sign-ins still are.
- */
-export function signedInByEnterpriseSso(record: ExperienceRecord): boolean {
-  const signIn = connectorSignInOf(record);
-  return Boolean(signIn) && record.connectorVerifications?.find((item) => item.id === signIn!.verificationId)?.type === 'EnterpriseSso';
-}
-
-/** The connector sign-in of the identified account; one recorded for another account counts for nothing. */
-export function connectorSignInOf(record: ExperienceRecord): ExperienceRecord['connectorSignIn'] {
-  const signIn = record.connectorSignIn;
-  return signIn && record.userId !== undefined && signIn.userId === record.userId ? signIn : undefined;
-}
 
 type Deps = Pick<ExperienceDeps, 'repositories' | 'users' | 'organizationJit' | 'signInExperience' | 'connectors' | 'identities' | 'upstreams'>;
 

@@ -6,8 +6,7 @@ import type { ExperienceDeps } from './deps.ts';
 import { emailVerifiedIn } from './identification.ts';
 import { asIdentifierConflict, assertAvailable } from './profile.ts';
 import { assertProfileComplete } from './rules.ts';
-import { accountStateBelongsTo, type ExperienceRecord } from './types.ts';
-import { connectorSignInOf, signedInByEnterpriseSso } from './connectors.ts';
+import { accountStateBelongsTo, connectorSignInOf, signedInByEnterpriseSso, type ExperienceRecord } from './types.ts';
 import type { MfaStep } from './mfa.ts';
 
 export interface Submission {

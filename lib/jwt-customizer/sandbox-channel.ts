@@ -15,7 +15,7 @@
  * A request too large for the block travels alone as a message, announced through the block; a reply too large
  * for what is left of the block travels as a message naming its request.
  */
-import type { RunRequest, SandboxOutcome } from './sandbox.ts';
+import type { RunRequest, SandboxOutcome } from './sandbox-protocol.ts';
 
 /** Int32 slots of the header. */
 const STATE = 0;

@@ -1,6 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import { HostSide, MAX_BATCH, type BatchReply } from './sandbox-channel.ts';
-import type { CheckOutcome, RunRequest, SandboxLimits, SandboxOutcome, ScriptInput, ScriptRunner, WorkerMessage } from './sandbox.ts';
+import type { CheckOutcome, RunRequest, SandboxLimits, SandboxOutcome, ScriptInput, ScriptRunner, WorkerMessage } from './sandbox-protocol.ts';
 
 /** `.ts` when run from source, `.js` from the published build: the worker file sits beside this one. */
 const MODULE_EXTENSION = import.meta.url.endsWith('.js') ? '.js' : '.ts';

@@ -7,7 +7,7 @@
 import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
 import { newQuickJSWASMModule, newVariant, RELEASE_SYNC } from 'quickjs-emscripten';
 import type { QuickJSContext, QuickJSHandle, QuickJSRuntime, QuickJSWASMModule } from 'quickjs-emscripten';
-import type { RunRequest, SandboxLimits, SandboxOutcome, WorkerMessage } from './sandbox.ts';
+import type { RunRequest, SandboxLimits, SandboxOutcome, WorkerMessage } from './sandbox-protocol.ts';
 import { isPlainObject } from '../plain-object.ts';
 import { WorkerSide } from './sandbox-channel.ts';
 

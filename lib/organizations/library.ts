@@ -7,6 +7,7 @@ import type { OrganizationRole } from './roles-repository.ts';
 import type { User } from '../users/repository.ts';
 import type { Application } from '../applications/repository.ts';
 import { createMemberAccess } from './member-access.ts';
+import type { MembershipChanges } from '../events/payloads.ts';
 
 export type OrganizationInput = {
   name?: string;
@@ -14,14 +15,6 @@ export type OrganizationInput = {
   customData?: Record<string, unknown>;
   isMfaRequired?: boolean;
 };
-
-/** What a membership change did; empty lists mean nothing of that kind changed. */
-export interface MembershipChanges {
-  addedUserIds: string[];
-  removedUserIds: string[];
-  addedApplicationIds: string[];
-  removedApplicationIds: string[];
-}
 
 export interface JitEmailDomain {
   organizationId: string;

@@ -1,11 +1,8 @@
 import type { EventBus } from '../events/bus.ts';
+import type { Identifier } from '../events/payloads.ts';
 import type { KeyValueStore } from '../ports/kv.ts';
 
-export interface Identifier {
-  /** `userId`: an attempt by a signed-in user (Account API), who typed no identifier. */
-  type: 'email' | 'phone' | 'username' | 'userId';
-  value: string;
-}
+export type { Identifier } from '../events/payloads.ts';
 
 export interface LockoutPolicy {
   /** Failed verifications that lock; also the most passwords evaluated per window. */

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
 import mount from 'koa-mount';
 import { pino } from 'pino';
-import { createIdentityService, type IdentityService } from '../../lib/index.ts';
+import { createIdentityService, type IdentityService } from '../../app/index.ts';
 import { accessibleDescription, freshPage, screenshot, useChromium } from '../support/chromium.ts';
 import { signInToConsole } from './support/console.ts';
 

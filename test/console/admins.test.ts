@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { pino } from 'pino';
-import { createIdentityService } from '../../lib/index.ts';
+import { createIdentityService } from '../../app/index.ts';
 import { createMemoryDocumentStore } from '../../adapters/memory/documents.ts';
 import { startService, type RunningService } from '../support/service.ts';
 

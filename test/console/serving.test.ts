@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
 import mount from 'koa-mount';
 import { pino } from 'pino';
-import { createIdentityService } from '../../lib/index.ts';
+import { createIdentityService } from '../../app/index.ts';
 import { startService, type RunningService } from '../support/service.ts';
 
 /** The hashed script and stylesheet URLs a console page names. */

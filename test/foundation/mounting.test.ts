@@ -5,7 +5,7 @@ import Koa from 'koa';
 import mount from 'koa-mount';
 import { pino } from 'pino';
 import * as client from 'openid-client';
-import { createIdentityService } from '../../lib/index.ts';
+import { createIdentityService } from '../../app/index.ts';
 import { hashPassword } from '../../lib/users/passwords.ts';
 import { Browser, formAction } from '../support/browser.ts';
 

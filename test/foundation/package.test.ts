@@ -30,8 +30,8 @@ describe('the published build', function () {
 
   it('compiles to dist/ and serves the console, exchanges tokens and runs customizer scripts from JavaScript', async () => {
     await run(tsc, ['-p', 'tsconfig.build.json'], { cwd: root });
-    const entry = new URL('../../dist/lib/index.js', import.meta.url).href;
-    const { createIdentityService } = await import(entry) as typeof import('../../lib/index.ts');
+    const entry = new URL('../../dist/app/index.js', import.meta.url).href;
+    const { createIdentityService } = await import(entry) as typeof import('../../app/index.ts');
     const service = await createIdentityService({
       env: { STORAGE: 'memory', BASE_URL: 'http://127.0.0.1:1', ADMIN_CLIENT_ID: 'dist-admin', ADMIN_CLIENT_SECRET: 'dist-admin-secret-0123' },
       logger: pino({ level: 'silent' }), print: () => {},

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { calculateJwkThumbprint, createLocalJWKSet, exportJWK, generateKeyPair, jwtVerify } from 'jose';
 import { pino } from 'pino';
 import request from 'supertest';
-import { createIdentityService } from '../../lib/index.ts';
+import { createIdentityService } from '../../app/index.ts';
 import { createMemoryDocumentStore } from '../../adapters/memory/documents.ts';
 
 const quiet = { logger: pino({ level: 'silent' }), print: () => {} };

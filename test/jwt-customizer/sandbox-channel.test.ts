@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { Worker } from 'node:worker_threads';
 import { once } from 'node:events';
 import { HostSide, MAX_BATCH, type BatchReply } from '../../lib/jwt-customizer/sandbox-channel.ts';
-import type { RunRequest, SandboxOutcome, WorkerMessage } from '../../lib/jwt-customizer/sandbox.ts';
+import type { RunRequest, SandboxOutcome, WorkerMessage } from '../../lib/jwt-customizer/sandbox-protocol.ts';
 
 const request = (inputJson: string, script = 'const getCustomJwtClaims = () => ({});'): RunRequest => ({
   script,

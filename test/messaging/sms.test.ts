@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { pino } from 'pino';
 import { Webhook } from 'standardwebhooks';
 import { ConfigurationError } from '../../lib/config.ts';
-import { createIdentityService } from '../../lib/index.ts';
+import { createIdentityService } from '../../app/index.ts';
 import { DomainError } from '../../lib/errors.ts';
 import { httpStatusOf } from '../../lib/http/errors.ts';
 import { generateSigningKey } from '../../lib/webhooks/signing.ts';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { ConfigurationError } from '../../lib/config.ts';
-import { createIdentityService, type IdentityServiceOptions } from '../../lib/index.ts';
+import { createIdentityService, type IdentityServiceOptions } from '../../app/index.ts';
 import type { MessageTemplates } from '../../lib/messaging/index.ts';
 import { startService, type RunningService } from '../support/service.ts';
 import { codeFrom, startMailbox, type Mailbox } from '../support/mailbox.ts';

@@ -190,7 +190,7 @@ describe('OpenTelemetry traces', () => {
         if (specifier.startsWith('@opentelemetry/') && specifier !== '@opentelemetry/api') loaded.add(specifier);
         return next(specifier, context);
       } });
-      const { createIdentityService } = await import(${JSON.stringify(pathToFileURL(`${root}lib/service.ts`).href)});
+      const { createIdentityService } = await import(${JSON.stringify(pathToFileURL(`${root}app/service.ts`).href)});
       const env = { STORAGE: 'memory', LOG_LEVEL: 'silent', ADMIN_CLIENT_ID: 'test-admin', ADMIN_CLIENT_SECRET: 'test-admin-secret-0123456789' };
       const plain = await createIdentityService({ env, print: () => {} });
       await plain.close();

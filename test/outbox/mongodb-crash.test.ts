@@ -38,7 +38,7 @@ describe('outbox with MongoDB: the web process killed mid-stream', function () {
     const port = await freePort();
     baseUrl = `http://127.0.0.1:${port}`;
     env = {
-      PATH: process.env.PATH ?? '', PORT: String(port), BASE_URL: baseUrl, LOG_LEVEL: 'info',
+      PATH: process.env.PATH ?? '', PORT: String(port), WORKER_PORT: '0', BASE_URL: baseUrl, LOG_LEVEL: 'info',
       MONGODB_URI: withDatabase(MONGODB_URI!, database), REDIS_URL, WEBHOOK_QUEUE_NAME: queueName,
       ADMIN_CLIENT_ID: ADMIN.id, ADMIN_CLIENT_SECRET: ADMIN.secret, COOKIE_KEYS: 'crash-test-cookie-key-0123456789',
       WEBHOOK_WORKER_IN_WEB: 'false', WEBHOOK_ALLOWED_NETWORKS: LOOPBACK_NETWORKS, WEBHOOK_RETRY_DELAYS_MS: '50,100,200',

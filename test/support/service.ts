@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as client from 'openid-client';
 import { pino } from 'pino';
-import { createIdentityService, type IdentityService, type IdentityServiceOptions } from '../../lib/index.ts';
+import { createIdentityService, type IdentityService, type IdentityServiceOptions } from '../../app/index.ts';
 import { tempDataDir } from './sqlite.ts';
 
 export const ADMIN = { id: 'test-admin', secret: 'test-admin-secret-0123456789' };

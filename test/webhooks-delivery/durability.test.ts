@@ -75,7 +75,7 @@ describe(`webhook durability: a worker process killed mid-stream (${MONGODB_URI 
     const script = MONGODB_URI ? 'bin/worker.ts' : 'test/webhooks-delivery/support/seeded-worker.ts';
     return startUntilReady(script, {
       cwd: ROOT,
-      env: { PATH: process.env.PATH, ...sharedEnv, LOG_LEVEL: 'info', SEEDED_HOOK: JSON.stringify(hookRecord) },
+      env: { PATH: process.env.PATH, ...sharedEnv, WORKER_PORT: '0', LOG_LEVEL: 'info', SEEDED_HOOK: JSON.stringify(hookRecord) },
       name: 'worker',
       spawned: (child) => workers.push(child),
     });

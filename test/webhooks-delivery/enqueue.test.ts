@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { createMemoryDeliveryQueue } from '../../adapters/memory/delivery-queue.ts';
-import { startWebhookWorker } from '../../bin/worker.ts';
+import { startWebhookWorker } from '../../app/worker.ts';
 import type { AttemptResult, DeliveryJob, DeliveryQueue } from '../../lib/ports/queue.ts';
 import { craftedEvent } from '../support/events.ts';
 import { startService, type RunningService } from '../support/service.ts';

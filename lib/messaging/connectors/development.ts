@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { MessageConnector } from './index.ts';
+import type { MessageConnector } from './connector.ts';
 
 /** Sends nothing: writes each message, code or link included, to the log at info, for development and tests. */
 export function createDevelopmentConnector(logger: Logger): MessageConnector {

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import { VERSION } from '../../version.ts';
 import { signatureHeaders } from '../../webhooks/signing.ts';
-import type { MessageConnector } from './index.ts';
+import type { MessageConnector } from './connector.ts';
 import { providerRefused, providerUnreachable } from './failures.ts';
 
 /**

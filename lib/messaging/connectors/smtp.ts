@@ -1,6 +1,6 @@
 import type { Transporter } from 'nodemailer';
 import type { Logger } from 'pino';
-import type { MessageConnector } from './index.ts';
+import type { MessageConnector } from './connector.ts';
 import { providerRefused, providerUnreachable } from './failures.ts';
 
 /** Bounds on one message, well below a browser's patience (nodemailer's own defaults run to minutes). */

@@ -6,7 +6,7 @@
  */
 import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
 import { WorkerSide } from '../../../lib/jwt-customizer/sandbox-channel.ts';
-import type { RunRequest, WorkerMessage } from '../../../lib/jwt-customizer/sandbox.ts';
+import type { RunRequest, WorkerMessage } from '../../../lib/jwt-customizer/sandbox-protocol.ts';
 
 const port = parentPort;
 if (!port) throw new Error('channel-worker must run in a worker thread');

@@ -2,80 +2,79 @@ import Koa, { type Middleware } from 'koa';
 import Router from '@koa/router';
 import compose from 'koa-compose';
 import type Provider from 'oidc-provider';
-import type { Environment } from './config.ts';
-import { createLogger, type Logger } from './logger.ts';
-import { resolveSettings, type Settings } from './settings.ts';
+import type { Environment } from '../lib/config.ts';
+import { createLogger, type Logger } from '../lib/logger.ts';
+import { resolveSettings, type Settings } from '../lib/settings.ts';
 import { openStores, type InjectedStores } from './stores.ts';
-import { settleGeneratedKeys } from './generated-keys.ts';
-import { createRepositories, prepareRepositories } from './repositories.ts';
-import { createAuthorization } from './roles/authorization.ts';
-import { loadSigningKeys } from './oidc/keys.ts';
-import { providerSigningKeys } from './oidc/signer.ts';
-import { OIDC_MODELS, prepareOidcCollections } from './oidc/adapter.ts';
-import { createProvider } from './oidc/provider.ts';
-import { mountProvider } from './oidc/mount.ts';
-import { bootstrap } from './bootstrap.ts';
-import { EventBus } from './events/bus.ts';
-import { routeEventsMiddleware } from './events/route-events.ts';
-import { MANAGEMENT_EVENTS } from './events/management-events.ts';
-import { createManagementAuth } from './management/auth.ts';
-import { RouteRegistry, rememberStaticMatches, type ApiRouterDeps } from './http/api.ts';
-import { remembered } from './data/remembered.ts';
-import { buildOpenApi } from './http/openapi.ts';
-import { jsonErrorMiddleware } from './http/errors.ts';
-import { parseJsonBody, refuseEncodedBodies } from './http/body.ts';
-import { providerPageSecurity } from './http/page-security.ts';
-import { errors } from './errors.ts';
-import { ownCookieKeys } from './http/cookies.ts';
-import { healthMiddleware } from './http/health.ts';
-import { when } from './http/when.ts';
-import { createLibraries } from './libraries.ts';
-import { composeMiddleware, extraTokenClaimsHook, registerGrantType } from './oidc/boundary.ts';
-import { VERSION } from './version.ts';
-import type { ServiceCore } from './core.ts';
+import { settleGeneratedKeys } from '../lib/generated-keys.ts';
+import { createRepositories, prepareRepositories } from '../lib/repositories.ts';
+import { createAuthorization } from '../lib/roles/authorization.ts';
+import { loadSigningKeys } from '../lib/oidc/keys.ts';
+import { providerSigningKeys } from '../lib/oidc/signer.ts';
+import { OIDC_MODELS, prepareOidcCollections } from '../lib/oidc/adapter.ts';
+import { createProvider } from '../lib/oidc/provider.ts';
+import { mountProvider } from '../lib/oidc/mount.ts';
+import { bootstrap } from '../lib/bootstrap.ts';
+import { EventBus } from '../lib/events/bus.ts';
+import { routeEventsMiddleware } from '../lib/events/route-events.ts';
+import { MANAGEMENT_EVENTS } from '../lib/events/management-events.ts';
+import { createManagementAuth } from '../lib/management/auth.ts';
+import { RouteRegistry, rememberStaticMatches, type ApiRouterDeps } from '../lib/http/api.ts';
+import { remembered } from '../lib/data/remembered.ts';
+import { buildOpenApi } from '../lib/http/openapi.ts';
+import { jsonErrorMiddleware } from '../lib/http/errors.ts';
+import { parseJsonBody, refuseEncodedBodies } from '../lib/http/body.ts';
+import { providerPageSecurity } from '../lib/http/page-security.ts';
+import { errors } from '../lib/errors.ts';
+import { ownCookieKeys } from '../lib/http/cookies.ts';
+import { healthMiddleware } from '../lib/http/health.ts';
+import { when } from '../lib/http/when.ts';
+import { createLibraries } from '../lib/libraries.ts';
+import { composeMiddleware, extraTokenClaimsHook, registerGrantType } from '../lib/oidc/boundary.ts';
+import { VERSION } from '../lib/version.ts';
+import type { ServiceCore } from '../lib/core.ts';
 import { managementRoutes } from '../routes/index.ts';
 import { interactionRoutes } from '../routes/interaction/index.ts';
 import { impersonationRoutes } from '../routes/impersonation/index.ts';
 import { jwtCustomizerRoutes } from '../routes/jwt-customizer/index.ts';
-import { createSubjectTokens } from './impersonation/subject-tokens.ts';
-import { createImpersonationAudit } from './impersonation/audit.ts';
-import { createImpersonation } from './impersonation/library.ts';
-import { createJwtCustomizerConfigs } from './jwt-customizer/config.ts';
-import { createClaimsCustomizer, type FunctionCustomizer } from './jwt-customizer/claims.ts';
-import { createSandboxes, type Sandboxes } from './jwt-customizer/sandbox.ts';
+import { createSubjectTokens } from '../lib/impersonation/subject-tokens.ts';
+import { createImpersonationAudit } from '../lib/impersonation/audit.ts';
+import { createImpersonation } from '../lib/impersonation/library.ts';
+import { createJwtCustomizerConfigs } from '../lib/jwt-customizer/config.ts';
+import { createClaimsCustomizer, type FunctionCustomizer } from '../lib/jwt-customizer/claims.ts';
+import { createSandboxes, type Sandboxes } from '../lib/jwt-customizer/sandbox.ts';
 import { ExchangeRegistry } from '../extensions/token-exchange/registry.ts';
 import { createActorVerifier } from '../extensions/token-exchange/actor.ts';
 import * as tokenExchange from '../extensions/token-exchange/grant.ts';
 import { createExchangedJwtCustomizer } from '../extensions/token-exchange/scope-claim.ts';
 import { createExtraTokenClaims } from '../extensions/custom-claims/index.ts';
 import { enforceGrantLimits } from '../extensions/grant-limit/index.ts';
-import { createWebhooks, type Webhooks } from './webhooks/index.ts';
+import type { Webhooks } from '../lib/webhooks/index.ts';
 import { hookRoutes } from '../routes/hooks/index.ts';
-import { createExperience } from './experience/index.ts';
+import { createExperience } from '../lib/experience/index.ts';
 import { experienceRoutes } from '../routes/experience/index.ts';
-import { createAccount } from './account/index.ts';
+import { createAccount } from '../lib/account/index.ts';
 import { accountRoutes } from '../routes/account/index.ts';
-import { createMessaging, type MessageTemplates, type MessagingService } from './messaging/index.ts';
-import { createMetrics } from './metrics/registry.ts';
-import { metricsEndpoint } from './metrics/endpoint.ts';
-import { countingTimeouts } from './metrics/sandbox.ts';
-import { observeTokenEvents } from './metrics/token-events.ts';
-import { accessLog } from './http/access-log.ts';
-import { createRequestScope } from './http/request-id.ts';
-import { createTraces, type Traces } from './http/traces.ts';
-import { createRateLimits } from './rate-limits/index.ts';
-import { clientAuthLimit, clientGate, tokenRequestGate } from './rate-limits/oidc.ts';
-import { createOutboxRepository } from './outbox/repository.ts';
-import { createOutboxRecorder } from './outbox/recorder.ts';
-import { createOutboxRelay, type OutboxRelay } from './outbox/relay.ts';
-import { transactionalRequests } from './outbox/middleware.ts';
-import { releaseContexts } from './http/release-context.ts';
-import { createInFlight } from './http/in-flight.ts';
-import { DRAIN_MS } from './shutdown.ts';
-import { ensureConsoleApplication } from './console/application.ts';
-import { createConsoleAdmins } from './console/admins.ts';
-import { consoleMiddleware, prepareConsoleAdmins } from './console/index.ts';
-import { loadConsoleBundle } from './console/assets.ts';
+import { createMessaging, type MessageTemplates, type MessagingService } from '../lib/messaging/index.ts';
+import { createMetrics } from '../lib/metrics/registry.ts';
+import { metricsEndpoint } from '../lib/metrics/endpoint.ts';
+import { countingTimeouts } from '../lib/metrics/sandbox.ts';
+import { observeTokenEvents } from '../lib/metrics/token-events.ts';
+import { accessLog } from '../lib/http/access-log.ts';
+import { createRequestScope } from '../lib/http/request-id.ts';
+import { createTraces, type Traces } from '../lib/http/traces.ts';
+import { createRateLimits } from '../lib/rate-limits/index.ts';
+import { clientAuthLimit, clientGate, tokenRequestGate } from '../lib/rate-limits/oidc.ts';
+import { createOutboxRecorder } from '../lib/outbox/recorder.ts';
+import { createWebhookRuntime, type WebhookRuntime } from './webhook-runtime.ts';
+import { transactionalRequests } from '../lib/outbox/middleware.ts';
+import { releaseContexts } from '../lib/http/release-context.ts';
+import { createInFlight } from '../lib/http/in-flight.ts';
+import { DRAIN_MS } from '../lib/shutdown.ts';
+import { ensureConsoleApplication } from '../lib/console/application.ts';
+import { createConsoleAdmins } from '../lib/console/admins.ts';
+import { consoleMiddleware, prepareConsoleAdmins } from '../lib/console/index.ts';
+import { loadConsoleBundle } from '../lib/console/assets.ts';
 import { consoleRoutes } from '../routes/console/index.ts';
 
 export interface IdentityServiceOptions {
@@ -149,7 +148,7 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
   const { logger } = requestScope;
   const stores = await openStores(settings, logger, options.stores, { requireReachable: options.requireStores });
   let messaging: MessagingService | undefined;
-  let relay: OutboxRelay | undefined;
+  let runtime: WebhookRuntime | undefined;
   let traces: Traces | undefined;
   try {
     await settleGeneratedKeys(settings, stores.documents);
@@ -235,18 +234,9 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
       applicationOf, impersonation, exchanges, signingAlg: signingKeys.alg,
       verifyActor: createActorVerifier({ issuer: settings.issuer, publicKeys: signingKeys.publicKeys, users: repositories.users }),
     }), tokenExchange.parameters);
-    const webhooks = createWebhooks({
-      settings, logger, store: stores.documents, kv: stores.kv, queue: stores.queue,
-      onAttempt: ({ outcome, latencyMs }) => {
-        metrics.webhookAttempts.inc({ outcome });
-        metrics.webhookAttemptSeconds.observe({ outcome }, latencyMs / 1000);
-      },
-    });
-    await webhooks.prepare();
-    const outbox = createOutboxRepository(stores.documents);
-    await outbox.prepare();
-    relay = createOutboxRelay({ store: stores.documents, outbox, forward: webhooks.fanOut, logger });
-    const bus = new EventBus(createOutboxRecorder({ store: stores.documents, outbox, wake: relay.wake }));
+    runtime = await createWebhookRuntime({ settings, logger, stores, metrics });
+    const { webhooks } = runtime;
+    const bus = new EventBus(createOutboxRecorder({ store: stores.documents, outbox: runtime.outbox, wake: runtime.wake }));
     enforceGrantLimits(provider, { repositories, bus });
     messaging = await createMessaging({ settings, logger, kv: stores.kv, bus, templates: options.messageTemplates });
     const core: ServiceCore = {
@@ -347,14 +337,15 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
       return next();
     });
 
-    relay.start();
+    runtime.relay();
     if (options.webhookWorker ?? settings.WEBHOOK_WORKER_IN_WEB) {
       // Not awaited: with Redis down the service still starts (and answers 503); delivery begins once it is up.
-      webhooks.startWorker().catch((error: unknown) => logger.error({ err: error }, 'webhook worker did not start'));
+      runtime.deliver().catch((error: unknown) => logger.error({ err: error }, 'webhook worker did not start'));
     } else if (stores.queue.kind === 'memory') {
       logger.warn('webhook worker disabled with the in-process queue: deliveries will wait for ever');
     }
 
+    const running = runtime;
     return {
       app, provider, settings, core, webhooks, adminClientId,
       async close() {
@@ -363,16 +354,16 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
         // After the drain, so the spans of the last requests are exported too.
         await traces?.close();
         stopCountingLockouts();
-        await relay?.stop();
+        await running.stop();
         await sandboxes?.close();
         await messaging?.close();
         // The queue closes first: its consumer finishes the attempts in flight while the stores are open.
         await stores.close();
-        webhooks.close();
+        running.close();
       },
     };
   } catch (error) {
-    await relay?.stop();
+    await runtime?.stop();
     await messaging?.close();
     await traces?.close();
     await stores.close();
