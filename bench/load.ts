@@ -1,9 +1,10 @@
 import { readFileSync } from 'node:fs';
-import { Agent, request } from 'node:http';
+import { Agent, request, type IncomingHttpHeaders } from 'node:http';
 
 export interface HttpResult {
   status: number;
   body: string;
+  headers: IncomingHttpHeaders;
 }
 
 /** A minimal keep-alive HTTP client for load generation (fetch costs more CPU per request). */
@@ -20,7 +21,7 @@ export function createHttpClient(baseUrl: string, sockets: number) {
         }, (res) => {
           const chunks: Buffer[] = [];
           res.on('data', (chunk: Buffer) => chunks.push(chunk));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8'), headers: res.headers }));
           res.on('error', reject);
         });
         req.on('error', reject);
@@ -58,6 +59,28 @@ export async function measure(
   await Promise.all(Array.from({ length: options.concurrency }, loop));
   const seconds = (performance.now() - started) / 1000;
   return { perSecond: iterations / seconds, iterations, errors };
+}
+
+/** The `p`th percentile of ascending `sorted` values (nearest rank); NaN when there are none. */
+export function percentile(sorted: readonly number[], p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+/**
+ * As `measure`, also keeping each completed iteration's duration (ms) in `latencies`, so that the caller can pool
+ * them over several phases before reading percentiles.
+ */
+export async function measureLatencies(
+  iteration: () => Promise<void>,
+  options: { concurrency: number; durationMs: number; maxIterations: number },
+  latencies: number[],
+): Promise<{ perSecond: number; iterations: number; errors: number }> {
+  return measure(async () => {
+    const started = performance.now();
+    await iteration();
+    latencies.push(performance.now() - started);
+  }, options);
 }
 
 function statusMb(pid: number, field: 'VmHWM' | 'VmRSS'): number {

@@ -4,16 +4,26 @@ import { runTokenBench } from './tokens.ts';
 import { runWebhookBench } from './webhooks.ts';
 import { runStartupBench } from './startup.ts';
 import { renderTable, updateReadme, type BenchResults } from './report.ts';
+import { runScaleBench } from './scale.ts';
+import { renderScaleTables } from './scale-report.ts';
 
 /**
  * `npm run bench`: every figure of the measured targets from one run on this machine, each also as a ratio to a
  * plain node-oidc-provider measured in the same run. Load goes only to loopback addresses, every loop is bounded
  * in time and count, and every process started is stopped by its pid.
  * `npm run bench -- --update-readme` also writes the table into bench/README.md between its markers.
+ * `npm run bench -- --scale` measures the service on stores holding a large tenant instead (bench/scale.ts).
  */
 const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const started = performance.now();
 const startedAt = new Date().toISOString().slice(0, 16).replace('T', ' ') + ' UTC';
+
+if (process.argv.includes('--scale')) {
+  const scale = await runScaleBench();
+  const tables = renderScaleTables(scale, startedAt, Math.round((performance.now() - started) / 1000));
+  console.log(`\n${tables}`);
+  process.exit(0);
+}
 
 console.log('client credentials, impersonation and customizer, interleaved with the plain provider …');
 const tokenSteal = stealSince();

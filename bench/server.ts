@@ -2,10 +2,12 @@ import { createServer } from 'node:http';
 import { pino } from 'pino';
 import { createIdentityService } from '../app/index.ts';
 import { settleStartup } from '../lib/startup.ts';
+import { seedStore, type ScaleCounts } from './seed.ts';
 
 /**
  * The service under measurement, in its own process so that the load generator does not share its
- * event loop. Prints one JSON line with the address once it listens.
+ * event loop. Prints one JSON line with the address once it listens. `BENCH_SEED` (the scale bench's counts, as
+ * JSON) has it write that data into its store first, within `BENCH_SEED_DEADLINE_MS`.
  */
 const server = createServer();
 await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -16,6 +18,9 @@ const service = await createIdentityService({
   logger: pino({ level: 'silent' }),
   print: () => {},
 });
+const seed = process.env.BENCH_SEED
+  ? await seedStore(service.core.store, JSON.parse(process.env.BENCH_SEED) as ScaleCounts, Number(process.env.BENCH_SEED_DEADLINE_MS ?? 300_000))
+  : undefined;
 // As bin/server.ts does once the service is built.
 settleStartup();
 server.on('request', service.app.callback());
@@ -26,4 +31,4 @@ process.on('SIGTERM', async () => {
   await service.close();
   process.exit(0);
 });
-process.stdout.write(`${JSON.stringify({ baseUrl, storage: service.core.store.kind })}\n`);
+process.stdout.write(`${JSON.stringify({ baseUrl, storage: service.core.store.kind, seed })}\n`);

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import type { SeedSummary } from './seed.ts';
 
 /** Credentials of the bootstrap admin of every bench service. */
 export const BENCH_ADMIN = { id: 'bench-admin', secret: 'bench-admin-secret-0123456789' };
@@ -75,7 +76,7 @@ export async function startBenchService(env: Record<string, string>) {
   const startup = serviceStartup();
   // Each on a data directory of its own (several run side by side), removed when it stops.
   const dataDir = mkdtempSync(join(tmpdir(), 'identity-bench-'));
-  const child = await startProcess<{ baseUrl: string; storage: string }>('./server.ts', {
+  const child = await startProcess<{ baseUrl: string; storage: string; seed?: SeedSummary }>('./server.ts', {
     ...startup.env, DATA_DIR: dataDir, ...env, ADMIN_CLIENT_ID: BENCH_ADMIN.id, ADMIN_CLIENT_SECRET: BENCH_ADMIN.secret, LOG_LEVEL: 'silent',
   }, startup.nodeFlags);
   return {

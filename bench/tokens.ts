@@ -32,7 +32,7 @@ async function clientCredentials(http: Http, id: string, secret: string): Promis
  * Creates on a bench service what the token workloads use: a resource with one scope, a machine-to-machine
  * application holding it, a user holding it and an application allowed to exchange subject tokens.
  */
-async function prepareService(baseUrl: string, http: Http) {
+export async function prepareService(baseUrl: string, http: Http) {
   const admin = await json<{ access_token: string }>(http.send('POST', '/oidc/token', tokenHeaders(basicAuth(BENCH_ADMIN.id, BENCH_ADMIN.secret)),
     form({ grant_type: 'client_credentials', resource: `${baseUrl}/api`, scope: 'all' })), 200);
   const adminHeaders = { 'content-type': 'application/json', authorization: `Bearer ${admin.access_token}` };
@@ -52,6 +52,10 @@ async function prepareService(baseUrl: string, http: Http) {
   }, 201);
 
   return {
+    /** A management API call as the bench admin, expecting `status`; answers the JSON body. */
+    api,
+    /** The bench admin's headers for the management API. */
+    adminHeaders,
     clientCredentials: () => clientCredentials(http, m2m.id, m2m.secret!),
     /** The whole impersonation round trip: create a subject token, exchange it (two requests). */
     async exchange() {

@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { cpuMs, createHttpClient, peakRssMb } from './load.ts';
+import { cpuMs, createHttpClient, peakRssMb, percentile } from './load.ts';
 import { BENCH_ADMIN, basicAuth, startBenchService } from './service-process.ts';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -27,7 +27,7 @@ export interface WebhookBenchOptions {
  * arrivals as they come, so that waiting for a set of roles costs nothing until its last delivery arrives (this
  * process shares the machine's cores with the service it measures).
  */
-async function startReceiver() {
+export async function startReceiver() {
   const arrivals = new Map<string, number>();
   const perName = new Map<string, number>();
   const waiters = new Set<(name: string) => void>();
@@ -74,11 +74,6 @@ async function startReceiver() {
     lastArrival: () => lastArrival,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
-}
-
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 
 const round = (value: number, digits = 1) => Number(value.toFixed(digits));
