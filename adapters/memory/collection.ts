@@ -158,7 +158,10 @@ export class EmbeddedCollection implements DocumentCollection<Doc>, Participant 
     const sort = compileSort(options.sort);
     const after = options.returnDocument === 'after';
     const result = await this.#write((transaction) => {
-      const target = sort(this.#matching(filter, predicate, Number.POSITIVE_INFINITY, transaction), 1)[0];
+      // Outside a transaction's own writes the committed documents plan the query (an index may serve the sort).
+      const target = transaction?.writes.has(this)
+        ? sort(this.#matching(filter, predicate, Number.POSITIVE_INFINITY, transaction), 1)[0]
+        : this.#committed.page(filter, predicate, { sort: options.sort, limit: 1 })[0];
       if (target) {
         const updated = this.#updated(target, update);
         return { writes: [this.#change(target, updated)], result: after ? updated : target };

@@ -7,8 +7,11 @@
 import type { Doc, Filter, FindOptions, IndexSpec } from '../../lib/ports/documents.ts';
 import { Expiries } from './expiries.ts';
 import { buildIndex, expiryOf, indexEntries, singleFieldEntry, type MemoryIndex } from './indexes.ts';
+import { OrderedIndex } from './ordered-index.ts';
+import { bestSource, exactCount, matchesEverything, planWalk, type Indexed, type Walk } from './planner.ts';
 import { compileSort, isOperatorObject, type Predicate } from './query.ts';
-import { idKey } from './values.ts';
+import { SubstringIndex } from './substring-index.ts';
+import { compareValues, idKey } from './values.ts';
 
 /** A filter's `_id` when it names one document by equality: its key, else undefined. */
 export function idKeyOfFilter(filter: Filter): string | undefined {
@@ -76,11 +79,28 @@ export function matchesNeeded(options: FindOptions): number {
   return unsorted && limit !== 0 ? skip + Math.abs(limit) : Number.POSITIVE_INFINITY;
 }
 
-export class CommittedDocuments implements CommittedState {
+/** Removed slots tolerated before they are compacted away: this many, and no fewer than the documents. */
+const HOLES_KEPT = 1024;
+
+/**
+ * The committed documents in memory. Each document has a slot, its place in natural order: a new document takes the
+ * next one, a replaced document keeps its own, a removed one leaves a hole until holes outnumber documents and the
+ * slots are compacted (order kept). Indexes name documents by slot (ordered-index.ts, substring-index.ts).
+ */
+export class CommittedDocuments implements CommittedState, Indexed {
   readonly name: string;
-  /** `idKey(_id)` → stored document, in natural (insertion) order. */
-  readonly docs = new Map<string, Doc>();
+  /** Slot → stored document (undefined: a hole). */
+  readonly #slots: Array<Doc | undefined> = [];
+  /** Slot → `idKey(_id)` of the document there. */
+  readonly #ids: Array<string | undefined> = [];
+  /** `idKey(_id)` → slot. */
+  readonly #positions = new Map<string, number>();
+  #holes = 0;
   readonly indexes = new Map<string, MemoryIndex>();
+  /** The non-unique indexes' postings. */
+  readonly ordered: OrderedIndex[] = [];
+  /** Substring indexes, by field. */
+  readonly substring = new Map<string, SubstringIndex>();
   /** When stored documents expire under the TTL indexes, so that a sweep visits only those due. */
   readonly #expiries = new Expiries();
   /** How many times a document was inserted, replaced or removed (expiry included). */
@@ -94,37 +114,78 @@ export class CommittedDocuments implements CommittedState {
     this.name = name;
   }
 
+  /** Stored documents. */
+  get size(): number {
+    return this.#positions.size;
+  }
+
   changeCount(): number {
     return this.changes;
   }
 
   get(id: string): Doc | undefined {
-    return this.docs.get(id);
+    const slot = this.#positions.get(id);
+    return slot === undefined ? undefined : this.#slots[slot];
   }
 
   has(id: string): boolean {
-    return this.docs.has(id);
+    return this.#positions.has(id);
   }
 
-  scan(): Iterable<[string, Doc]> {
-    return this.docs;
+  slotOf(id: string): number | undefined {
+    return this.#positions.get(id);
+  }
+
+  /** Every stored document with its key, in natural order. */
+  *entries(): Generator<[string, Doc]> {
+    const slots = this.#slots;
+    for (let slot = 0; slot < slots.length; slot += 1) {
+      const doc = slots[slot];
+      if (doc !== undefined) yield [this.#ids[slot]!, doc];
+    }
+  }
+
+  scan(filter: Filter): Iterable<[string, Doc]> {
+    const source = bestSource(filter, this);
+    if (!source) return this.entries();
+    return source.slots().map((slot): [string, Doc] => [this.#ids[slot]!, this.#slots[slot]!]);
   }
 
   page(filter: Filter, predicate: Predicate, options: FindOptions): Doc[] {
+    const sort = options.sort ?? {};
+    if (Object.keys(sort).length > 0) {
+      const walk = planWalk(filter, sort, this);
+      const source = walk && !walk.exact ? bestSource(filter, this) : undefined;
+      // A walk visits at most its range; narrower candidates are cheaper to sort than a walk is to test.
+      if (walk && (walk.exact || !source || source.size * 8 >= walk.to - walk.from)) return this.#walkPage(walk, predicate, options);
+    }
     return pageOf(this.matching(filter, predicate, matchesNeeded(options)), options);
   }
 
   count(filter: Filter, predicate: Predicate): number {
+    if (matchesEverything(filter)) return this.size;
+    const exact = exactCount(filter, this);
+    if (exact !== undefined) return exact;
     return this.matching(filter, predicate, Number.POSITIVE_INFINITY).length;
   }
 
   /** Adds an index over the stored documents (see `buildIndex`), unless it exists already. */
   createIndex(spec: IndexSpec): void {
-    const index = buildIndex(this.name, spec, this.indexes, this.docs);
+    const index = buildIndex(this.name, spec, this.indexes, this.entries());
     if (!index) return;
     this.indexes.set(index.name, index);
+    const { spec: normalized } = index;
+    if (normalized.substring) {
+      const substring = new SubstringIndex(index.name, Object.keys(normalized.keys)[0]!);
+      substring.rebuild(this.#slotEntries());
+      this.substring.set(substring.field, substring);
+    } else if (!normalized.unique && !normalized.sparse && normalized.expireAfterSeconds === undefined) {
+      const ordered = new OrderedIndex({ ...normalized, name: index.name }, (slot) => this.#slots[slot]!);
+      ordered.rebuild(this.#slotEntries());
+      this.ordered.push(ordered);
+    }
     // Existing documents expire under a new TTL index too, and may already be due.
-    if (index.spec.expireAfterSeconds !== undefined) {
+    if (normalized.expireAfterSeconds !== undefined) {
       this.#expiring = true;
       this.#rebuildExpiries();
     }
@@ -147,17 +208,27 @@ export class CommittedDocuments implements CommittedState {
     if (atMost <= 0) return [];
     const id = idKeyOfFilter(filter);
     if (id !== undefined) {
-      const doc = this.docs.get(id);
+      const doc = this.get(id);
       return doc !== undefined && predicate(doc) ? [doc] : [];
     }
     const owner = this.uniqueOwner(filter);
     if (owner !== undefined) {
-      const doc = owner.id === null ? undefined : this.docs.get(owner.id);
+      const doc = owner.id === null ? undefined : this.get(owner.id);
       return doc !== undefined && predicate(doc) ? [doc] : [];
     }
     const matches: Doc[] = [];
-    for (const doc of this.docs.values()) {
-      if (!predicate(doc)) continue;
+    const source = bestSource(filter, this);
+    if (source) {
+      for (const slot of source.slots()) {
+        const doc = this.#slots[slot]!;
+        if (!predicate(doc)) continue;
+        matches.push(doc);
+        if (matches.length >= atMost) break;
+      }
+      return matches;
+    }
+    for (const doc of this.#slots) {
+      if (doc === undefined || !predicate(doc)) continue;
       matches.push(doc);
       if (matches.length >= atMost) break;
     }
@@ -170,22 +241,24 @@ export class CommittedDocuments implements CommittedState {
   }
 
   insert(id: string, doc: Doc): void {
-    this.#addEntries(doc, id);
-    this.docs.set(id, doc);
+    this.#place(id, doc);
     this.changes += 1;
   }
 
   replace(id: string, current: Doc, next: Doc): void {
-    this.#removeEntries(current, id);
-    this.#addEntries(next, id, this.expiryOf(current));
-    this.docs.set(id, next);
+    const slot = this.#positions.get(id)!;
+    this.#removeEntries(current, id, slot, next);
+    this.#slots[slot] = next;
+    this.#addEntries(next, id, slot, this.expiryOf(current), current);
     this.changes += 1;
   }
 
   remove(id: string, doc: Doc): void {
-    this.#removeEntries(doc, id);
-    this.docs.delete(id);
+    const slot = this.#positions.get(id)!;
+    this.#removeEntries(doc, id, slot);
+    this.#vacate(id, slot);
     this.changes += 1;
+    this.#compactIfSparse();
   }
 
   /**
@@ -195,22 +268,26 @@ export class CommittedDocuments implements CommittedState {
   applyAll(writes: ReadonlyMap<string, Doc | null>, visit: (id: string, before: Doc | undefined, after: Doc | undefined) => void): void {
     const previous = new Map<string, Doc | undefined>();
     for (const id of writes.keys()) {
-      const current = this.docs.get(id);
+      const current = this.get(id);
       previous.set(id, current);
-      if (current) this.#removeEntries(current, id);
+      if (current) this.#removeEntries(current, id, this.#positions.get(id)!);
     }
     for (const [id, next] of writes) {
       const current = previous.get(id);
-      if (next) {
-        this.#addEntries(next, id, current && this.expiryOf(current));
-        this.docs.set(id, next);
-      } else {
-        this.docs.delete(id);
+      const slot = this.#positions.get(id);
+      if (next && slot !== undefined) {
+        this.#slots[slot] = next;
+        this.#addEntries(next, id, slot, current && this.expiryOf(current));
+      } else if (next) {
+        this.#place(id, next);
+      } else if (slot !== undefined) {
+        this.#vacate(id, slot);
       }
       if (current === undefined && next === null) continue;
       this.changes += 1;
       visit(id, current, next ?? undefined);
     }
+    this.#compactIfSparse();
   }
 
   expiryOf(doc: Doc): number | undefined {
@@ -231,40 +308,162 @@ export class CommittedDocuments implements CommittedState {
   sweep(now: number, removed: (id: string, doc: Doc) => void): void {
     this.#expiries.takeDue(now, (id, at) => {
       // An entry whose document is gone, or now expires at another time (with an entry of its own), is stale.
-      const doc = this.docs.get(id);
+      const doc = this.get(id);
       if (!doc || this.expiryOf(doc) !== at) return;
       this.remove(id, doc);
       removed(id, doc);
     });
   }
 
-  /** `previousExpiry`: when the version this one replaces expires, whose heap entry then stands for this one too. */
-  #addEntries(doc: Doc, id: string, previousExpiry?: number): void {
+  /** One sorted page read along an index (see `planWalk`): documents equal on the keys it serves are sorted together. */
+  #walkPage(walk: Walk, predicate: Predicate, options: FindOptions): Doc[] {
+    const { index, from, to, backwards, fixed, served, exact } = walk;
+    const { skip = 0, limit = 0 } = options;
+    const wanted = limit === 0 ? Number.POSITIVE_INFINITY : Math.abs(limit);
+    const sort = compileSort(options.sort);
+    const servedKey = (slot: number) => index.keyOf(this.#slots[slot]!)!.slice(fixed, fixed + served);
+    const same = (a: unknown[], b: unknown[]) => a.every((value, i) => compareValues(value, b[i]) === 0);
+    let [start, end] = [from, to];
+    let toSkip = skip;
+    if (exact && skip > 0) {
+      // Every entry matches: go straight to the group of equal served keys the page starts in.
+      if (skip >= to - from) return [];
+      const at = backwards ? to - 1 - skip : from + skip;
+      const key = index.keyAt(at);
+      const [groupFrom, groupTo] = index.range((other) => {
+        for (let i = fixed; i < fixed + served; i += 1) {
+          const order = compareValues(other[i], key[i]) * index.directions[i]!;
+          if (order !== 0) return order;
+        }
+        return 0;
+      });
+      const [first, last] = [Math.max(from, groupFrom), Math.min(to, groupTo)];
+      if (backwards) {
+        end = last;
+        toSkip = last - 1 - at;
+      } else {
+        start = first;
+        toSkip = at - first;
+      }
+    }
+    const page: Doc[] = [];
+    let group: number[] = [];
+    let groupKey: unknown[] | undefined;
+    const flush = () => {
+      // The index orders a group by its later fields, or backwards: the sort keeps ties in natural order, slot order.
+      group.sort((a, b) => a - b);
+      for (const doc of sort(group.map((slot) => this.#slots[slot]!))) {
+        if (toSkip > 0) {
+          toSkip -= 1;
+          continue;
+        }
+        page.push(doc);
+        if (page.length >= wanted) return;
+      }
+    };
+    for (const slot of index.slots(start, end, backwards)) {
+      const key = servedKey(slot);
+      if (groupKey && !same(key, groupKey)) {
+        flush();
+        if (page.length >= wanted) return page;
+        group = [];
+      }
+      groupKey = key;
+      if (exact || predicate(this.#slots[slot]!)) group.push(slot);
+    }
+    flush();
+    return page;
+  }
+
+  /** Every stored document with its slot, in natural order. */
+  *#slotEntries(): Generator<[number, Doc]> {
+    const slots = this.#slots;
+    for (let slot = 0; slot < slots.length; slot += 1) {
+      const doc = slots[slot];
+      if (doc !== undefined) yield [slot, doc];
+    }
+  }
+
+  /** Stores a new document in the next slot. */
+  #place(id: string, doc: Doc): void {
+    const slot = this.#slots.length;
+    this.#slots.push(doc);
+    this.#ids.push(id);
+    this.#positions.set(id, slot);
+    this.#addEntries(doc, id, slot);
+  }
+
+  #vacate(id: string, slot: number): void {
+    this.#slots[slot] = undefined;
+    this.#ids[slot] = undefined;
+    this.#positions.delete(id);
+    this.#holes += 1;
+  }
+
+  /**
+   * `previousExpiry`: when the version this one replaces expires, whose heap entry then stands for this one too.
+   * `replaced`: that version, whose postings stay where this one keys alike.
+   */
+  #addEntries(doc: Doc, id: string, slot: number, previousExpiry?: number, replaced?: Doc): void {
     for (const index of this.indexes.values()) {
       if (!index.owners) continue;
       for (const entry of indexEntries(doc, index.spec)) index.owners.set(entry, id);
     }
+    for (const index of this.ordered) if (!replaced || !this.#keysAlike(index, replaced, doc)) index.add(slot, doc);
+    for (const index of this.substring.values()) if (!replaced || !index.same(replaced, doc)) index.add(slot, doc);
     const expiry = this.expiryOf(doc);
     if (expiry === undefined || expiry === previousExpiry) return;
     this.#expiries.push(expiry, id);
     // Documents removed, or given another expiry, before they expired leave entries behind: drop them once they are
     // the many.
-    if (this.#expiries.size > 2 * this.docs.size + 1024) this.#rebuildExpiries();
+    if (this.#expiries.size > 2 * this.size + 1024) this.#rebuildExpiries();
   }
 
-  #removeEntries(doc: Doc, id: string): void {
+  /** `next`: the version about to replace `doc`, whose postings stay where it keys alike. */
+  #removeEntries(doc: Doc, id: string, slot: number, next?: Doc): void {
     for (const index of this.indexes.values()) {
       if (!index.owners) continue;
       for (const entry of indexEntries(doc, index.spec)) {
         if (index.owners.get(entry) === id) index.owners.delete(entry);
       }
     }
+    for (const index of this.ordered) if (!next || !this.#keysAlike(index, doc, next)) index.remove(slot, doc);
+    for (const index of this.substring.values()) if (!next || !index.same(doc, next)) index.remove(slot, doc);
+  }
+
+  /** Whether two versions of a document hold the same single key of an index (its entry then stays as it is). */
+  #keysAlike(index: OrderedIndex, a: Doc, b: Doc): boolean {
+    const [x, y] = [index.keyOf(a), index.keyOf(b)];
+    // Keys the index orders alike keep the entry in its place.
+    return x !== undefined && y !== undefined && x.every((value, i) => value === y[i] || compareValues(value, y[i]) === 0);
+  }
+
+  /** Compacts the slots once holes outnumber documents, keeping their order (indexes are renumbered alike). */
+  #compactIfSparse(): void {
+    if (this.#holes <= HOLES_KEPT || this.#holes <= this.size) return;
+    const renumbered = new Int32Array(this.#slots.length);
+    let next = 0;
+    for (let slot = 0; slot < this.#slots.length; slot += 1) {
+      const doc = this.#slots[slot];
+      if (doc === undefined) continue;
+      renumbered[slot] = next;
+      this.#slots[next] = doc;
+      this.#ids[next] = this.#ids[slot];
+      this.#positions.set(this.#ids[next]!, next);
+      next += 1;
+    }
+    this.#slots.length = next;
+    this.#ids.length = next;
+    this.#holes = 0;
+    const renumber = (slot: number) => renumbered[slot]!;
+    for (const index of this.ordered) index.renumber(renumber);
+    for (const index of this.substring.values()) index.renumber(renumber);
   }
 
   #rebuildExpiries(): void {
     const ats: number[] = [];
     const ids: string[] = [];
-    for (const [id, doc] of this.docs) {
+    for (const [id, doc] of this.entries()) {
       const at = this.expiryOf(doc);
       if (at === undefined) continue;
       ats.push(at);

@@ -28,6 +28,7 @@ export function sameIndex(a: IndexSpec, b: IndexSpec): boolean {
     canonicalKey(a.keys) === canonicalKey(b.keys) &&
     Boolean(a.unique) === Boolean(b.unique) &&
     Boolean(a.sparse) === Boolean(b.sparse) &&
+    Boolean(a.substring) === Boolean(b.substring) &&
     a.expireAfterSeconds === b.expireAfterSeconds
   );
 }
@@ -37,6 +38,9 @@ export function validateIndexSpec(spec: IndexSpec): void {
   if (fields.length === 0) throw new Error('index keys must not be empty');
   for (const [field, direction] of fields) {
     if (direction !== 1 && direction !== -1) throw new Error(`unsupported index direction for ${field}`);
+  }
+  if (spec.substring && (fields.length !== 1 || spec.unique || spec.sparse || spec.expireAfterSeconds !== undefined)) {
+    throw new Error('a substring index must have exactly one key and be neither unique, sparse nor TTL');
   }
   if (spec.expireAfterSeconds !== undefined) {
     if (fields.length !== 1) throw new Error('a TTL index must have exactly one key');
@@ -91,7 +95,7 @@ export function expiryOf(doc: Doc, spec: IndexSpec): number | undefined {
  * cannot be built over documents that already share a key.
  */
 export function buildIndex(
-  collection: string, spec: IndexSpec, indexes: ReadonlyMap<string, MemoryIndex>, docs: ReadonlyMap<string, Doc>,
+  collection: string, spec: IndexSpec, indexes: ReadonlyMap<string, MemoryIndex>, docs: Iterable<[string, Doc]>,
 ): MemoryIndex | null {
   validateIndexSpec(spec);
   const normalized: IndexSpec = { ...spec, keys: { ...spec.keys }, name: spec.name ?? defaultIndexName(spec.keys) };

@@ -274,6 +274,7 @@ export class DiskDocuments implements CommittedState {
   createIndex(spec: IndexSpec): void {
     validateIndexSpec(spec);
     if (spec.unique) throw new Error(`${this.name} is kept on disk, where unique indexes are not supported`);
+    if (spec.substring) throw new Error(`${this.name} is kept on disk, where substring indexes are not supported`);
     const normalized: IndexSpec = { ...spec, keys: { ...spec.keys }, name: spec.name ?? defaultIndexName(spec.keys) };
     const existing = this.#specs.find((known) => known.name === normalized.name);
     if (existing && sameIndex(existing, normalized)) return;

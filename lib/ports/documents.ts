@@ -49,6 +49,13 @@ export interface IndexSpec {
   /** TTL index on a single Date field: documents expire this many seconds after that date. MongoDB removes
    * them lazily (about once a minute), so readers that need exact expiry also compare the date. */
   expireAfterSeconds?: number;
+  /**
+   * A single-field index for substring searches (unanchored regular expressions: a Logto `%text%` search, a plain
+   * `q`). The embedded stores keep trigram postings, so a search reads only the documents holding its text's
+   * trigrams; MongoDB builds an ordinary index on the field, whose keys it scans for such a search instead of the
+   * documents.
+   */
+  substring?: boolean;
   name?: string;
 }
 
