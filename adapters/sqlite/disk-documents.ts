@@ -56,13 +56,21 @@ interface Narrowed {
 
 const RANGE_OPERATORS: Record<string, string> = { $gt: '>', $gte: '>=', $lt: '<', $lte: '<=' };
 
-function narrow(filter: Filter, fields: ReadonlySet<string>, into: Narrowed = { clauses: [], params: [], exact: true }): Narrowed {
+/** What narrowing may use: the indexed fields, and the one TTL index (field and delay, seconds) if there is one. */
+interface Columns {
+  fields: ReadonlySet<string>;
+  ttl: { field: string; seconds: number } | undefined;
+}
+
+function narrow(filter: Filter, columns: Columns, into: Narrowed = { clauses: [], params: [], exact: true }): Narrowed {
   for (const [key, condition] of Object.entries(filter)) {
     if (key === '$and' && Array.isArray(condition)) {
-      for (const clause of condition) narrow(clause as Filter, fields, into);
+      for (const clause of condition) narrow(clause as Filter, columns, into);
     } else if (key === '_id') {
       narrowId(condition, into);
-    } else if (fields.has(key) && !(condition instanceof RegExp)) {
+    } else if (key === columns.ttl?.field && narrowExpiry(condition, columns.ttl.seconds, into)) {
+      continue;
+    } else if (columns.fields.has(key) && !(condition instanceof RegExp)) {
       const operators = isOperatorObject(condition) ? condition : { $eq: condition };
       for (const [operator, operand] of Object.entries(operators)) narrowField(key, operator, operand, into);
     } else {
@@ -70,6 +78,25 @@ function narrow(filter: Filter, fields: ReadonlySet<string>, into: Narrowed = { 
     }
   }
   return into;
+}
+
+/**
+ * A date range on the TTL index's field, said with the expiry column: a row whose field holds one date expires that
+ * long after it, and a row whose field holds anything else has no expiry (when the collection has one TTL index), so
+ * `field > date` is `expires_at > date + delay`. The SQL indexes end with that column, so a count of a range of
+ * unexpired rows reads the index alone. False (nothing added) for any other condition.
+ */
+function narrowExpiry(condition: unknown, seconds: number, into: Narrowed): boolean {
+  if (!isOperatorObject(condition)) return false;
+  const operators = Object.entries(condition);
+  if (!operators.every(([operator, operand]) => RANGE_OPERATORS[operator] && operand instanceof Date && Number.isFinite(operand.getTime()))) {
+    return false;
+  }
+  for (const [operator, operand] of operators) {
+    into.clauses.push(`(expires_at IS NOT NULL AND expires_at ${RANGE_OPERATORS[operator]} ?)`);
+    into.params.push((operand as Date).getTime() + seconds * 1000);
+  }
+  return true;
 }
 
 function narrowId(condition: unknown, into: Narrowed): void {
@@ -185,7 +212,7 @@ export class DiskDocuments implements CommittedState {
   }
 
   *scan(filter: Filter): Iterable<[string, Doc]> {
-    for (const row of this.#select(narrow(filter, this.#fieldSet), 'rowid')) yield [row.id, decodeDocument(row.doc)];
+    for (const row of this.#select(narrow(filter, this.#columns()), 'rowid')) yield [row.id, decodeDocument(row.doc)];
   }
 
   matching(filter: Filter, predicate: Predicate, atMost: number): Doc[] {
@@ -202,7 +229,7 @@ export class DiskDocuments implements CommittedState {
   page(filter: Filter, predicate: Predicate, options: FindOptions): Doc[] {
     const order = this.#sqlOrder(options.sort);
     if (order === undefined) return pageOf(this.matching(filter, predicate, matchesNeeded(options)), options);
-    const narrowed = narrow(filter, this.#fieldSet);
+    const narrowed = narrow(filter, this.#columns());
     const { skip = 0, limit = 0 } = options;
     const wanted = limit === 0 ? Number.POSITIVE_INFINITY : Math.abs(limit);
     // Every candidate matches: SQL cuts the page itself.
@@ -223,7 +250,7 @@ export class DiskDocuments implements CommittedState {
   }
 
   count(filter: Filter, predicate: Predicate): number {
-    const narrowed = narrow(filter, this.#fieldSet);
+    const narrowed = narrow(filter, this.#columns());
     if (narrowed.exact && !this.#hasFlagged) {
       const { sql, params } = this.#query('count(*) AS n', narrowed);
       return Number(this.#database.statement(sql).get(...params)!.n);
@@ -277,13 +304,15 @@ export class DiskDocuments implements CommittedState {
     if (spec.substring) throw new Error(`${this.name} is kept on disk, where substring indexes are not supported`);
     const normalized: IndexSpec = { ...spec, keys: { ...spec.keys }, name: spec.name ?? defaultIndexName(spec.keys) };
     const existing = this.#specs.find((known) => known.name === normalized.name);
-    if (existing && sameIndex(existing, normalized)) return;
+    const database = this.#database;
+    if (existing && sameIndex(existing, normalized)) {
+      database.write(() => this.#ensureSqlIndex(existing)).catch(() => undefined);
+      return;
+    }
     if (existing) throw new Error(`an index named ${normalized.name} already exists with different options`);
     const fields = Object.keys(normalized.keys);
     const added = fields.filter((field) => !this.#fieldSet.has(field));
     const specs = [...this.#specs, normalized];
-    const columns = fields.flatMap((field) => [rankColumn(field), `${valueColumn(field)}${normalized.keys[field] === -1 ? ' DESC' : ''}`]);
-    const database = this.#database;
     const written = database.write(() => {
       for (const field of added) {
         database.db.exec(`ALTER TABLE ${this.#table} ADD COLUMN ${rankColumn(field)} INTEGER`);
@@ -291,9 +320,7 @@ export class DiskDocuments implements CommittedState {
       }
       // A TTL index needs no SQL index of its own: the expiry column's serves the deletions, and queries only ever
       // leave expired rows out (every index written costs every write).
-      if (normalized.expireAfterSeconds === undefined) {
-        database.db.exec(`CREATE INDEX IF NOT EXISTS ${quote(`collection:${this.name}:${normalized.name}`)} ON ${this.#table} (${columns.join(', ')})`);
-      }
+      this.#ensureSqlIndex(normalized);
       database.statement("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value")
         .run(this.#metaKey(), JSON.stringify(specs));
       this.#specs = specs;
@@ -306,6 +333,27 @@ export class DiskDocuments implements CommittedState {
 
   #metaKey(): string {
     return `indexes:${this.name}`;
+  }
+
+  #columns(): Columns {
+    const ttl = this.#specs.filter((spec) => spec.expireAfterSeconds !== undefined);
+    const [field] = ttl.length === 1 ? Object.keys(ttl[0]!.keys) : [];
+    return { fields: this.#fieldSet, ttl: field === undefined ? undefined : { field, seconds: ttl[0]!.expireAfterSeconds! } };
+  }
+
+  /**
+   * The SQL index of a (non-TTL) index: its fields' columns in its directions, then the expiry, so that leaving out
+   * expired rows needs no row. An index made by an older build with other columns is made again.
+   */
+  #ensureSqlIndex(spec: IndexSpec): void {
+    if (spec.expireAfterSeconds !== undefined) return;
+    const name = quote(`collection:${this.name}:${spec.name}`);
+    const columns = Object.keys(spec.keys).flatMap((field) => [rankColumn(field), `${valueColumn(field)}${spec.keys[field] === -1 ? ' DESC' : ''}`]);
+    const sql = `CREATE INDEX ${name} ON ${this.#table} (${[...columns, 'expires_at'].join(', ')})`;
+    const stored = this.#database.db.prepare("SELECT sql FROM sqlite_schema WHERE type = 'index' AND name = ?").get(`collection:${this.name}:${spec.name}`);
+    if (stored && String(stored.sql) === sql) return;
+    if (stored) this.#database.db.exec(`DROP INDEX ${name}`);
+    this.#database.db.exec(sql);
   }
 
   #setFields(fields: string[]): void {
