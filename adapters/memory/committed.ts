@@ -91,8 +91,6 @@ export class CommittedDocuments implements CommittedState, Indexed {
   readonly name: string;
   /** Slot → stored document (undefined: a hole). */
   readonly #slots: Array<Doc | undefined> = [];
-  /** Slot → `idKey(_id)` of the document there. */
-  readonly #ids: Array<string | undefined> = [];
   /** `idKey(_id)` → slot. */
   readonly #positions = new Map<string, number>();
   #holes = 0;
@@ -141,14 +139,17 @@ export class CommittedDocuments implements CommittedState, Indexed {
     const slots = this.#slots;
     for (let slot = 0; slot < slots.length; slot += 1) {
       const doc = slots[slot];
-      if (doc !== undefined) yield [this.#ids[slot]!, doc];
+      if (doc !== undefined) yield [idKey(doc._id), doc];
     }
   }
 
   scan(filter: Filter): Iterable<[string, Doc]> {
     const source = bestSource(filter, this);
     if (!source) return this.entries();
-    return source.slots().map((slot): [string, Doc] => [this.#ids[slot]!, this.#slots[slot]!]);
+    return source.slots().map((slot): [string, Doc] => {
+      const doc = this.#slots[slot]!;
+      return [idKey(doc._id), doc];
+    });
   }
 
   page(filter: Filter, predicate: Predicate, options: FindOptions): Doc[] {
@@ -388,14 +389,12 @@ export class CommittedDocuments implements CommittedState, Indexed {
   #place(id: string, doc: Doc): void {
     const slot = this.#slots.length;
     this.#slots.push(doc);
-    this.#ids.push(id);
     this.#positions.set(id, slot);
     this.#addEntries(doc, id, slot);
   }
 
   #vacate(id: string, slot: number): void {
     this.#slots[slot] = undefined;
-    this.#ids[slot] = undefined;
     this.#positions.delete(id);
     this.#holes += 1;
   }
@@ -448,12 +447,10 @@ export class CommittedDocuments implements CommittedState, Indexed {
       if (doc === undefined) continue;
       renumbered[slot] = next;
       this.#slots[next] = doc;
-      this.#ids[next] = this.#ids[slot];
-      this.#positions.set(this.#ids[next]!, next);
+      this.#positions.set(idKey(doc._id), next);
       next += 1;
     }
     this.#slots.length = next;
-    this.#ids.length = next;
     this.#holes = 0;
     const renumber = (slot: number) => renumbered[slot]!;
     for (const index of this.ordered) index.renumber(renumber);

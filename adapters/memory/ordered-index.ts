@@ -73,12 +73,16 @@ export class OrderedIndex {
       this.multikey.add(slot);
       return;
     }
-    const position = this.#search(key, slot);
-    if (this.#chunks.length === 0) this.#chunks.push([]);
-    const [chunkIndex, offset] = this.#locate(position, true);
+    this.#size += 1;
+    if (this.#chunks.length === 0) {
+      this.#chunks.push([slot]);
+      return;
+    }
+    let [chunkIndex, offset] = this.#seek(key, slot);
+    // Past the last entry: the end of the last chunk.
+    if (chunkIndex === this.#chunks.length) [chunkIndex, offset] = [chunkIndex - 1, this.#chunks[chunkIndex - 1]!.length];
     const chunk = this.#chunks[chunkIndex]!;
     chunk.splice(offset, 0, slot);
-    this.#size += 1;
     if (chunk.length > CHUNK_MAX) this.#chunks.splice(chunkIndex + 1, 0, chunk.splice(CHUNK_MAX >> 1));
   }
 
@@ -87,8 +91,7 @@ export class OrderedIndex {
     if (this.multikey.delete(slot)) return;
     const key = this.keyOf(doc);
     if (!key) return;
-    const position = this.#search(key, slot);
-    const [chunkIndex, offset] = this.#locate(position, false);
+    const [chunkIndex, offset] = this.#seek(key, slot);
     const chunk = this.#chunks[chunkIndex];
     if (chunk?.[offset] !== slot) throw new Error(`index ${this.name} lost the entry of slot ${slot}`);
     chunk.splice(offset, 1);
@@ -130,14 +133,14 @@ export class OrderedIndex {
   *slots(from: number, to: number, backwards = false): Generator<number> {
     if (from >= to) return;
     if (!backwards) {
-      let [chunkIndex, offset] = this.#locate(from, false);
+      let [chunkIndex, offset] = this.#locate(from);
       for (let position = from; position < to; chunkIndex += 1, offset = 0) {
         const chunk = this.#chunks[chunkIndex]!;
         for (; offset < chunk.length && position < to; offset += 1, position += 1) yield chunk[offset]!;
       }
       return;
     }
-    let [chunkIndex, offset] = this.#locate(to - 1, false);
+    let [chunkIndex, offset] = this.#locate(to - 1);
     for (let position = to - 1; position >= from; chunkIndex -= 1) {
       const chunk = this.#chunks[chunkIndex]!;
       for (; offset >= 0 && position >= from; offset -= 1, position -= 1) yield chunk[offset]!;
@@ -147,50 +150,70 @@ export class OrderedIndex {
 
   /** The key of the entry at `position`. */
   keyAt(position: number): unknown[] {
-    const [chunkIndex, offset] = this.#locate(position, false);
+    const [chunkIndex, offset] = this.#locate(position);
     return this.keyOf(this.#docAt(this.#chunks[chunkIndex]![offset]!))!;
   }
 
-  /** Where (key, slot) is or would go: the number of entries before it. */
-  #search(key: readonly unknown[], slot: number): number {
-    return this.#firstWhere((other, otherSlot) => (this.compareKeys(other, key) || otherSlot - slot) >= 0);
+  /** The chunk and offset where (key, slot) is or would go. */
+  #seek(key: readonly unknown[], slot: number): [number, number] {
+    return this.#boundary((other) => (this.#compareTo(other, key) || other - slot) >= 0);
+  }
+
+  /** The index order of the entry of `slot` against `key`, read from the stored document without building its key. */
+  #compareTo(slot: number, key: readonly unknown[]): number {
+    const doc = this.#docAt(slot);
+    const fields = this.fields;
+    for (let i = 0; i < fields.length; i += 1) {
+      const field = fields[i]!;
+      const value = field.includes('.') ? lookup(doc, field)[0] : doc[field];
+      const other = key[i];
+      // Two numbers (not NaN), or two equal strings, the usual keys: their order without the general comparison.
+      const order = (typeof value === 'number' && typeof other === 'number' && value === value && other === other
+        ? (value < other ? -1 : value > other ? 1 : 0)
+        : value === other ? 0 : compareValues(value, other)) * this.directions[i]!;
+      if (order !== 0) return order;
+    }
+    return 0;
   }
 
   /** The first position whose entry satisfies `after` (false for a prefix of the entries, true for the rest). */
   #firstWhere(after: (key: readonly unknown[], slot: number) => boolean): number {
+    const [chunkIndex, offset] = this.#boundary((slot) => after(this.keyOf(this.#docAt(slot))!, slot));
+    let position = offset;
+    for (let i = 0; i < chunkIndex; i += 1) position += this.#chunks[i]!.length;
+    return position;
+  }
+
+  /** The chunk and offset of the first entry satisfying `after`; the chunk count when none does. */
+  #boundary(after: (slot: number) => boolean): [number, number] {
     const chunks = this.#chunks;
-    const keyOfSlot = (slot: number) => this.keyOf(this.#docAt(slot))!;
     // The first chunk whose last entry is past the boundary holds it.
     let low = 0;
     let high = chunks.length;
     while (low < high) {
       const middle = (low + high) >>> 1;
       const chunk = chunks[middle]!;
-      const last = chunk[chunk.length - 1]!;
-      if (after(keyOfSlot(last), last)) high = middle;
+      if (after(chunk[chunk.length - 1]!)) high = middle;
       else low = middle + 1;
     }
-    let position = 0;
-    for (let i = 0; i < low; i += 1) position += chunks[i]!.length;
     const chunk = chunks[low];
-    if (!chunk) return position;
+    if (!chunk) return [chunks.length, 0];
     let from = 0;
     let to = chunk.length;
     while (from < to) {
       const middle = (from + to) >>> 1;
-      const slot = chunk[middle]!;
-      if (after(keyOfSlot(slot), slot)) to = middle;
+      if (after(chunk[middle]!)) to = middle;
       else from = middle + 1;
     }
-    return position + from;
+    return [low, from];
   }
 
-  /** The chunk and offset of a position; `appending` lets the position just past the last entry be in the last chunk. */
-  #locate(position: number, appending: boolean): [number, number] {
+  /** The chunk and offset of a position. */
+  #locate(position: number): [number, number] {
     let remaining = position;
     for (let i = 0; i < this.#chunks.length; i += 1) {
       const length = this.#chunks[i]!.length;
-      if (remaining < length || (appending && remaining === length && i === this.#chunks.length - 1)) return [i, remaining];
+      if (remaining < length) return [i, remaining];
       remaining -= length;
     }
     return [this.#chunks.length, 0];
