@@ -1,11 +1,13 @@
 # One image for the web process (the default command) and the webhook worker (`node bin/worker.ts`).
 
 # The console's bundle (esbuild, Preact) is built with the dev dependencies, in a stage of its own: the image keeps
-# only the hashed files it produces.
+# only the hashed files it produces. The console imports lib/ (the event catalogue, the types of what the API
+# answers), so the stage has it too.
 FROM node:24-bookworm-slim AS console
 WORKDIR /build
 COPY package.json package-lock.json ./
 COPY console ./console
+COPY lib ./lib
 # `npm install` runs the `prepare` script, which bundles the console into console/dist/.
 RUN npm install --no-audit --no-fund
 

@@ -30,15 +30,6 @@ export function finalStage(instructions: Instruction[]): Instruction[] {
   return instructions.slice(from);
 }
 
-/** The dependency installation of the image: the `npm ci`/`npm install` command of its last stage's RUN instructions. */
-export function installCommand(instructions: Instruction[]): string {
-  const commands = finalStage(instructions).filter((instruction) => instruction.keyword === 'RUN')
-    .flatMap((instruction) => instruction.args.split('&&').map((part) => part.trim()))
-    .filter((command) => /^npm\s+(ci|install|i)\b/.test(command));
-  if (commands.length !== 1) throw new Error(`expected one npm install command in the Dockerfile, found ${commands.length}`);
-  return commands[0]!;
-}
-
 /**
  * `COPY` instructions of the last stage after its installation, as [sources, destination], sources relative to the
  * repository. `COPY --from=<stage>` takes what a build stage made from the repository's files: its paths are made

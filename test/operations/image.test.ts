@@ -1,12 +1,13 @@
 import { expect } from 'chai';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, join } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { eventually } from '../support/wait.ts';
-import { environment, execForm, installCommand, readDockerfile, sourceCopies } from './dockerfile.ts';
+import { environment, execForm, readDockerfile, sourceCopies } from './dockerfile.ts';
+import { replayDockerfile, type ReplayedStage } from './dockerfile-replay.ts';
 import { freePort, serviceFreeEnv } from '../support/processes.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -33,17 +34,23 @@ function dockerignored(path: string): boolean {
   });
 }
 
+/**
+ * The image, rebuilt by replaying the Dockerfile (test/operations/dockerfile-replay.ts): every stage from exactly the
+ * files its COPY instructions bring, every RUN step run in order, offline from npm's cache. A step that fails (a file
+ * a stage needs and does not copy, say) fails the replay with that step's output.
+ */
 describe('the container image, rebuilt from the Dockerfile without a container runtime', function () {
-  // A fresh install from the registry (or npm's cache) comes first.
-  this.timeout(300_000);
+  // Two installs from npm's cache come first, each step bounded.
+  this.timeout(600_000);
+  let workspace: string;
+  let stages: ReplayedStage[];
   let dir: string;
   let server: ChildProcess | undefined;
 
   before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'identity-image-'));
-    for (const file of ['package.json', 'package-lock.json']) cpSync(join(root, file), join(dir, file));
-    // Exactly the Dockerfile's command, in a directory holding nothing but the manifest and the lock.
-    await run('sh', ['-c', installCommand(instructions)], { cwd: dir, env: serviceFreeEnv(), maxBuffer: 16 * 1024 * 1024 });
+    workspace = mkdtempSync(join(tmpdir(), 'identity-image-'));
+    stages = await replayDockerfile(instructions, { context: root, workspace, stepTimeoutMs: 240_000 });
+    dir = stages.at(-1)!.workdir;
   });
   after(async () => {
     if (server?.pid && server.exitCode === null && server.signalCode === null) {
@@ -51,7 +58,19 @@ describe('the container image, rebuilt from the Dockerfile without a container r
       process.kill(server.pid, 'SIGKILL');
       await exited;
     }
-    rmSync(dir, { recursive: true, force: true });
+    rmSync(workspace, { recursive: true, force: true });
+  });
+
+  it('runs every RUN step of every stage; the console stage builds the bundle the image copies', () => {
+    const runs = stages.flatMap((stage) => stage.runs.map((run) => run.command));
+    const written = instructions.filter((instruction) => instruction.keyword === 'RUN').map((instruction) => instruction.args);
+    expect(runs).to.deep.equal(written);
+    const consoleStage = stages.find((stage) => stage.name === 'console')!;
+    const manifest = readFileSync(join(consoleStage.workdir, 'console/dist/manifest.json'), 'utf8');
+    expect(JSON.parse(manifest)).to.have.nested.property('entries.console.script');
+    expect(readFileSync(join(dir, 'console/dist/manifest.json'), 'utf8')).to.equal(manifest);
+    // The data directory the image declares as a volume exists, for the service's user only.
+    expect(existsSync(join(stages.at(-1)!.root, environment(instructions).DATA_DIR!))).to.equal(true);
   });
 
   it('installs from the committed lock every runtime dependency, loadable, and no dev dependency', async () => {
@@ -79,11 +98,9 @@ describe('the container image, rebuilt from the Dockerfile without a container r
   it('copies everything the service loads: the server starts from those files, serves, runs the sandbox, and passes the HEALTHCHECK', async () => {
     const copies = sourceCopies(instructions);
     expect(copies.length).to.be.greaterThan(0);
-    for (const { sources, destination } of copies) {
+    for (const { sources } of copies) {
       for (const source of sources) {
         expect(dockerignored(source), `.dockerignore excludes ${source}, which the image copies`).to.equal(false);
-        const target = sources.length > 1 || destination.endsWith('/') ? join(dir, destination, basename(source)) : join(dir, destination);
-        cpSync(join(root, source), target, { recursive: true });
       }
     }
 
