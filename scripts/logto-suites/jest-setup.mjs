@@ -1,0 +1,47 @@
+// Loaded by Jest inside Logto's integration tests, before their own setup files (plain JavaScript: Jest runs
+// Logto's suites without a transform). Two things, both through `fetch`, which every client of theirs calls:
+// - Logto authenticates its test admin with the development-only `development-user-id` header; here the
+//   request carries the management token of this run instead.
+// - Every request is written to a log with the test that made it, so a failure can be reported with the
+//   status and error code the service actually answered.
+import { appendFileSync } from 'node:fs';
+
+const token = process.env.LOGTO_SUITES_TOKEN;
+const requestLog = process.env.LOGTO_SUITES_REQUEST_LOG;
+const sendWithoutTrace = globalThis.fetch;
+
+/** The error code of a JSON error answer, or undefined. */
+async function errorCode(response) {
+  if (!(response.headers.get('content-type') ?? '').includes('json')) return undefined;
+  try {
+    const body = await response.clone().json();
+    return typeof body?.code === 'string' ? body.code : typeof body?.error === 'string' ? body.error : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+globalThis.fetch = async (input, init) => {
+  let request = new Request(input, init);
+  if (request.headers.has('development-user-id')) {
+    const headers = new Headers(request.headers);
+    headers.delete('development-user-id');
+    headers.set('authorization', `Bearer ${token}`);
+    request = new Request(request, { headers });
+  }
+  // Undefined in beforeAll/afterAll hooks.
+  const test = expect.getState().currentTestName ?? null;
+  const url = new URL(request.url);
+  const entry = { test, method: request.method, path: url.pathname + url.search, at: Date.now() };
+  try {
+    const response = await sendWithoutTrace(request);
+    entry.status = response.status;
+    if (response.status >= 400) entry.code = await errorCode(response);
+    return response;
+  } catch (error) {
+    entry.error = String(error?.cause?.code ?? error?.message ?? error);
+    throw error;
+  } finally {
+    if (requestLog) appendFileSync(requestLog, `${JSON.stringify(entry)}\n`);
+  }
+};
