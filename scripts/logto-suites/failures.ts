@@ -30,12 +30,12 @@ const TEST_FRAME = /(src\/tests\/\S+?\.test\.ts):(\d+):\d+/;
 
 export function failuresOf(outcome: SuiteOutcome, testsRoot: string): Failure[] {
   if (outcome.status === 'timeout' || (outcome.suiteMessage && outcome.assertions.length === 0)) {
-    const requests = outcome.requests;
+    const last = outcome.requests.at(-1);
     return [{
       suite: outcome.name,
       test: '(suite)',
       message: firstLines(outcome.suiteMessage ?? 'failed', 6),
-      ...lastRequest(requests),
+      ...(last ? { request: pick(last) } : {}),
     }];
   }
   return outcome.assertions
@@ -45,8 +45,10 @@ export function failuresOf(outcome: SuiteOutcome, testsRoot: string): Failure[] 
 
 function describeFailure(outcome: SuiteOutcome, test: string, text: string, testsRoot: string): Failure {
   const own = outcome.requests.filter((request) => request.test === test);
-  // A test failed by a beforeAll/beforeEach hook made its requests outside any test.
-  const requests = own.length > 0 ? own : outcome.requests.filter((request) => request.test === null);
+  // A test failed by a beforeAll hook (or a step of one) made its requests outside any test.
+  const hooks = outcome.requests.filter((request) => request.test === null);
+  const find = (matches: (request: LoggedRequest) => boolean): LoggedRequest | undefined =>
+    own.findLast(matches) ?? hooks.findLast(matches);
   const frame = TEST_FRAME.exec(text);
   const location = frame ? `${frame[1]}:${frame[2]}` : undefined;
   const expectedValue = /^\s*Expected: (.*)$/m.exec(text)?.[1];
@@ -57,8 +59,7 @@ function describeFailure(outcome: SuiteOutcome, test: string, text: string, test
   if (httpError && !expectedValue) {
     // A request the test expected to succeed was refused.
     const status = Number(httpError[1]);
-    const refused = lastWith(requests, (request) => request.status === status)
-      ?? lastWith(outcome.requests, (request) => request.status === status && request.test === null);
+    const refused = find((request) => request.status === status);
     failure.expected = { value: '2xx' };
     failure.actual = { status, ...(refused?.code ? { code: refused.code } : {}) };
     if (refused) failure.request = pick(refused);
@@ -66,11 +67,11 @@ function describeFailure(outcome: SuiteOutcome, test: string, text: string, test
   }
 
   const rejection = frame ? expectedRejection(testsRoot, frame[1]!, Number(frame[2])) : undefined;
+  const refused = find((request) => (request.status ?? 0) >= 400 || request.error !== undefined);
+  const last = own.at(-1) ?? hooks.at(-1);
   if (rejection) {
     // `expectRejects(promise, { code, status })`: the code is compared first, then the status.
     failure.expected = rejection;
-    const refused = lastWith(requests, (request) => (request.status ?? 0) >= 400);
-    const last = requests.at(-1);
     if (!expectedValue && last && (last.status ?? 0) < 400) {
       // Jest's `fail()`: the request the test expected to be refused succeeded.
       failure.actual = { ...(last.status ? { status: last.status } : {}) };
@@ -84,7 +85,9 @@ function describeFailure(outcome: SuiteOutcome, test: string, text: string, test
 
   if (expectedValue !== undefined) failure.expected = asAnswer(expectedValue);
   if (receivedValue !== undefined) failure.actual = asAnswer(receivedValue);
-  return { ...failure, ...lastRequest(requests) };
+  const request = refused ?? last;
+  if (request) failure.request = pick(request);
+  return failure;
 }
 
 /**
@@ -95,13 +98,12 @@ function expectedRejection(testsRoot: string, file: string, line: number): Answe
   const path = join(testsRoot, file);
   if (!existsSync(path)) return undefined;
   const lines = readFileSync(path, 'utf8').split('\n');
-  // The frame is the line of the `await`; the call starts there or just above.
-  const call = lines.slice(Math.max(0, line - 3), line + 12).join('\n');
-  const start = call.search(/expectRejects|toMatchObject|rejects\./);
-  if (start === -1 || !/expectRejects/.test(call)) return undefined;
-  const rest = call.slice(start);
-  const code = /code:\s*['"`]([^'"`]+)['"`]/.exec(rest)?.[1];
-  const status = /status:\s*(\d{3})/.exec(rest)?.[1];
+  // The frame is the line of the `await`; with the promise on a line of its own, the call starts just above.
+  const first = [line - 1, line - 2, line - 3].find((index) => index >= 0 && lines[index]?.includes('expectRejects'));
+  if (first === undefined) return undefined;
+  const call = lines.slice(first, first + 15).join('\n');
+  const code = /code:\s*['"`]([^'"`]+)['"`]/.exec(call)?.[1];
+  const status = /status:\s*(\d{3})/.exec(call)?.[1];
   if (!code && !status) return undefined;
   return { ...(code ? { code } : {}), ...(status ? { status: Number(status) } : {}) };
 }
@@ -110,16 +112,6 @@ function asAnswer(value: string): Answer {
   if (/^\d{3}$/.test(value)) return { status: Number(value) };
   const code = /^"([a-z_]+(?:\.[a-z_]+)+)"$/.exec(value)?.[1];
   return code ? { code } : { value };
-}
-
-function lastWith(requests: LoggedRequest[], matches: (request: LoggedRequest) => boolean): LoggedRequest | undefined {
-  return requests.findLast(matches);
-}
-
-function lastRequest(requests: LoggedRequest[]): Pick<Failure, 'request'> {
-  const refused = lastWith(requests, (request) => (request.status ?? 0) >= 400 || request.error !== undefined);
-  const chosen = refused ?? requests.at(-1);
-  return chosen ? { request: pick(chosen) } : {};
 }
 
 function pick(request: LoggedRequest): NonNullable<Failure['request']> {

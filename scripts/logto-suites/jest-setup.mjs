@@ -10,6 +10,16 @@ const token = process.env.LOGTO_SUITES_TOKEN;
 const requestLog = process.env.LOGTO_SUITES_REQUEST_LOG;
 const sendWithoutTrace = globalThis.fetch;
 
+// The test running now. Jest keeps `currentTestName` after a test ends, so requests of a later beforeAll would be
+// put on the previous test: these root hooks (run first before and last after each test) bound it.
+let currentTest = null;
+beforeEach(() => {
+  currentTest = expect.getState().currentTestName ?? null;
+});
+afterEach(() => {
+  currentTest = null;
+});
+
 /** The error code of a JSON error answer, or undefined. */
 async function errorCode(response) {
   if (!(response.headers.get('content-type') ?? '').includes('json')) return undefined;
@@ -29,8 +39,8 @@ globalThis.fetch = async (input, init) => {
     headers.set('authorization', `Bearer ${token}`);
     request = new Request(request, { headers });
   }
-  // Undefined in beforeAll/afterAll hooks.
-  const test = expect.getState().currentTestName ?? null;
+  // Null in beforeAll/afterAll hooks.
+  const test = currentTest;
   const url = new URL(request.url);
   const entry = { test, method: request.method, path: url.pathname + url.search, at: Date.now() };
   try {
