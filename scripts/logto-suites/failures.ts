@@ -14,7 +14,7 @@ export interface Failure {
   expected?: Answer;
   actual?: Answer;
   /** The request the failure is about: the last the test made that was refused, else its last one. */
-  request?: Pick<LoggedRequest, 'method' | 'path' | 'status' | 'code' | 'error'>;
+  request?: Pick<LoggedRequest, 'method' | 'path' | 'status' | 'location' | 'code' | 'message' | 'error'>;
 }
 
 interface Answer {
@@ -115,8 +115,8 @@ function asAnswer(value: string): Answer {
 }
 
 function pick(request: LoggedRequest): NonNullable<Failure['request']> {
-  const { method, path, status, code, error } = request;
-  return { method, path, ...(status ? { status } : {}), ...(code ? { code } : {}), ...(error ? { error } : {}) };
+  const { test: _test, at: _at, ...answer } = request;
+  return answer;
 }
 
 /**

@@ -20,14 +20,19 @@ afterEach(() => {
   currentTest = null;
 });
 
-/** The error code of a JSON error answer, or undefined. */
-async function errorCode(response) {
-  if (!(response.headers.get('content-type') ?? '').includes('json')) return undefined;
+/** The code and message of a JSON error answer (Logto's `{ code, message }` or OAuth's `{ error, error_description }`). */
+async function errorOf(response) {
+  if (!(response.headers.get('content-type') ?? '').includes('json')) return {};
   try {
     const body = await response.clone().json();
-    return typeof body?.code === 'string' ? body.code : typeof body?.error === 'string' ? body.error : undefined;
+    const code = body?.code ?? body?.error;
+    const message = body?.message ?? body?.error_description;
+    return {
+      ...(typeof code === 'string' ? { code } : {}),
+      ...(typeof message === 'string' ? { message: message.slice(0, 300) } : {}),
+    };
   } catch {
-    return undefined;
+    return {};
   }
 }
 
@@ -46,7 +51,8 @@ globalThis.fetch = async (input, init) => {
   try {
     const response = await sendWithoutTrace(request);
     entry.status = response.status;
-    if (response.status >= 400) entry.code = await errorCode(response);
+    if (response.status >= 300 && response.status < 400) entry.location = response.headers.get('location') ?? undefined;
+    if (response.status >= 400) Object.assign(entry, await errorOf(response));
     return response;
   } catch (error) {
     entry.error = String(error?.cause?.code ?? error?.message ?? error);

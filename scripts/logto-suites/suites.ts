@@ -21,7 +21,12 @@ export interface LoggedRequest {
   path: string;
   at: number;
   status?: number;
+  /** A redirect's `location`. */
+  location?: string;
+  /** The error code and message of a refusal. */
   code?: string;
+  message?: string;
+  /** Why no answer came (a network error). */
   error?: string;
 }
 
