@@ -36,6 +36,8 @@ const ERROR_CODES = {
   'application.setting_not_applicable': 'rule',
   'application.role_type_mismatch': 'rule',
   'application.third_party_token_exchange': 'rule',
+  /** Third-party applications sign users in: Traditional, SPA or Native only. */
+  'application.invalid_third_party_application_type': 'invalid',
   'connector.not_found': 'rule',
   /** A social or enterprise connector's config is refused, or its upstream (discovery) does not answer as one. */
   'connector.invalid_config': 'invalid',

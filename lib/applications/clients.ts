@@ -11,12 +11,12 @@ export const MAX_REFRESH_TOKEN_TTL_DAYS = 730;
  * client as extra client metadata under the same names, so the provider's hooks read them without a lookup.
  */
 export const CLIENT_SETTINGS = [
-  'corsAllowedOrigins', 'idTokenTtl', 'refreshTokenTtlInDays', 'rotateRefreshToken', 'alwaysIssueRefreshToken',
+  'corsAllowedOrigins', 'idTokenTtl', 'refreshTokenTtlInDays', 'refreshTokenTtl', 'rotateRefreshToken', 'alwaysIssueRefreshToken',
 ] as const satisfies ReadonlyArray<keyof CustomClientMetadata>;
 
 /** Settings that only mean something for applications that sign users in (ID and refresh tokens). */
 export const SIGN_IN_SETTINGS = [
-  'idTokenTtl', 'refreshTokenTtlInDays', 'rotateRefreshToken', 'alwaysIssueRefreshToken',
+  'idTokenTtl', 'refreshTokenTtlInDays', 'refreshTokenTtl', 'rotateRefreshToken', 'alwaysIssueRefreshToken',
 ] as const satisfies ReadonlyArray<keyof CustomClientMetadata>;
 
 /** Why a CORS allowed origin is not one: browsers send `scheme://host[:port]`, lower-cased, nothing more. */

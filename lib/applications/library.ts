@@ -16,7 +16,13 @@ export interface NewApplication {
   isThirdParty?: boolean;
 }
 
-function assertTokenExchangeRule(app: Pick<Application, 'isThirdParty' | 'customClientMetadata'>): void {
+function assertThirdPartyRules(app: Pick<Application, 'type' | 'isThirdParty' | 'customClientMetadata'>): void {
+  if (app.isThirdParty && app.type === 'MachineToMachine') {
+    throw errors.invalid(
+      'application.invalid_third_party_application_type',
+      'a third-party application signs users in: its type is Traditional, SPA or Native',
+    );
+  }
   if (app.isThirdParty && app.customClientMetadata.allowTokenExchange) {
     throw errors.unprocessable(
       'application.third_party_token_exchange',
@@ -74,7 +80,7 @@ export function createApplicationsLibrary(deps: Pick<Repositories, 'applications
         isThirdParty: input.isThirdParty ?? false,
         createdAt: Date.now(),
       };
-      assertTokenExchangeRule(app);
+      assertThirdPartyRules(app);
       assertSettingsApply(app.type, input.customClientMetadata);
       const secret = isConfidential(app.type) ? newSecret() : undefined;
       await applications.insert(app, { secretDigest: secret ? digest(secret) : null });
@@ -97,7 +103,7 @@ export function createApplicationsLibrary(deps: Pick<Repositories, 'applications
       if (changes.customClientMetadata) {
         next.customClientMetadata = { allowTokenExchange: false, ...changes.customClientMetadata };
       }
-      assertTokenExchangeRule({ ...current, ...next });
+      assertThirdPartyRules({ ...current, ...next });
       return (await applications.update(id, next)) ?? (await mustFind(id));
     },
     async rotateSecret(id: string): Promise<Application & { secret: string }> {

@@ -19,6 +19,8 @@ export interface CustomClientMetadata {
   corsAllowedOrigins?: string[];
   idTokenTtl?: number;
   refreshTokenTtlInDays?: number;
+  /** Logto's refresh token lifetime in seconds; `refreshTokenTtlInDays` wins when both are set. */
+  refreshTokenTtl?: number;
   rotateRefreshToken?: boolean;
   alwaysIssueRefreshToken?: boolean;
 }

@@ -25,6 +25,7 @@ function settingsOf(client: Client) {
     corsAllowedOrigins: Array.isArray(origins) ? origins.filter((origin) => typeof origin === 'string') : [],
     idTokenTtl: number(metadata.idTokenTtl),
     refreshTokenTtlInDays: number(metadata.refreshTokenTtlInDays),
+    refreshTokenTtl: number(metadata.refreshTokenTtl),
     rotateRefreshToken: typeof metadata.rotateRefreshToken === 'boolean' ? metadata.rotateRefreshToken : undefined,
     alwaysIssueRefreshToken: metadata.alwaysIssueRefreshToken === true,
   };
@@ -49,12 +50,15 @@ export function idTokenTtl(client: Client): number {
   return settingsOf(client).idTokenTtl ?? DEFAULT_ID_TOKEN_TTL;
 }
 
+/** `refreshTokenTtlInDays`, else Logto's `refreshTokenTtl` (seconds), else 14 days. */
 function refreshTokenLifetime(client: Client): number {
-  return (settingsOf(client).refreshTokenTtlInDays ?? DEFAULT_REFRESH_TOKEN_TTL_DAYS) * DAY;
+  const { refreshTokenTtlInDays, refreshTokenTtl } = settingsOf(client);
+  if (refreshTokenTtlInDays !== undefined) return refreshTokenTtlInDays * DAY;
+  return refreshTokenTtl ?? DEFAULT_REFRESH_TOKEN_TTL_DAYS * DAY;
 }
 
 /**
- * A refresh token lives `refreshTokenTtlInDays`. A public browser client's rotated token keeps the expiry
+ * A refresh token lives `refreshTokenTtlInDays` (or `refreshTokenTtl` seconds). A public browser client's rotated token keeps the expiry
  * of the one it replaces, so rotation cannot stretch a stolen token's life: for a SPA the setting bounds
  * the whole chain.
  */

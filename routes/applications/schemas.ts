@@ -52,6 +52,8 @@ export const customClientMetadata = z.object({
     .describe('ID token lifetime, seconds (default 3600); not for MachineToMachine applications'),
   refreshTokenTtlInDays: z.number().int().min(1).max(MAX_REFRESH_TOKEN_TTL_DAYS).optional()
     .describe('Refresh token lifetime, days (default 14); not for MachineToMachine applications'),
+  refreshTokenTtl: z.number().int().min(1).max(MAX_REFRESH_TOKEN_TTL_DAYS * 86_400).optional()
+    .describe('Refresh token lifetime, seconds (Logto\'s older key); refreshTokenTtlInDays wins when both are set'),
   rotateRefreshToken: z.boolean().optional()
     .describe('true (default) renews a refresh token on use: on every use for SPA and Native, once 70% of its '
       + 'life has passed for Traditional; false (Traditional only) keeps it until it expires'),

@@ -62,6 +62,21 @@ describe('applications', () => {
     expect(((await thirdParty.json()) as { code: string }).code).to.equal('application.third_party_token_exchange');
   });
 
+  it('refuses a third-party MachineToMachine application, at creation and by PATCH', async () => {
+    const created = await running.request('/api/applications', {
+      method: 'POST', json: { name: 'partner', type: 'MachineToMachine', isThirdParty: true },
+    });
+    expect(created.status).to.equal(400);
+    expect(((await created.json()) as { code: string }).code).to.equal('application.invalid_third_party_application_type');
+    const m2m = await createApplication(running, { type: 'MachineToMachine' });
+    const patched = await running.request(`/api/applications/${m2m.id}`, { method: 'PATCH', json: { isThirdParty: true } });
+    expect(patched.status).to.equal(400);
+    expect(((await patched.json()) as { code: string }).code).to.equal('application.invalid_third_party_application_type');
+    expect(((await (await running.request(`/api/applications/${m2m.id}`)).json()) as { isThirdParty: boolean }).isThirdParty).to.equal(false);
+    const spa = await running.request('/api/applications', { method: 'POST', json: { name: 'partner', type: 'SPA', isThirdParty: true } });
+    expect(spa.status).to.equal(201);
+  });
+
   it('assigns only M2M roles, only to M2M applications', async () => {
     const m2m = await createApplication(running, { type: 'MachineToMachine' });
     const spa = await createApplication(running, { type: 'SPA' });

@@ -60,6 +60,19 @@ describe('application token settings through the authorization code flow', () =>
       });
     });
 
+    it('takes Logto\'s refreshTokenTtl in seconds, refreshTokenTtlInDays winning when both are set', async () => {
+      const seconds = await app('Traditional', { refreshTokenTtl: 7200 });
+      const tokens = await signIn(running, seconds, username, OFFLINE);
+      expect(await introspectedLifetime(running, seconds, tokens.refresh_token!)).to.equal(7200);
+      const both = await app('Traditional', { refreshTokenTtl: 7200, refreshTokenTtlInDays: 2 });
+      const bothTokens = await signIn(running, both, username, OFFLINE);
+      expect(await introspectedLifetime(running, both, bothTokens.refresh_token!)).to.equal(2 * 24 * 3600);
+      const res = await running.request('/api/applications', {
+        method: 'POST', json: { name: 'x', type: 'Traditional', customClientMetadata: { refreshTokenTtl: 0 } },
+      });
+      expect(res.status).to.equal(400);
+    });
+
     it('refuses a lifetime outside 1 to 730 days', async () => {
       for (const refreshTokenTtlInDays of [0, 731]) {
         const res = await running.request('/api/applications', {
