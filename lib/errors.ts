@@ -34,7 +34,11 @@ const ERROR_CODES = {
   'application.protected': 'rule',
   'application.refresh_token_rotation_required': 'rule',
   'application.setting_not_applicable': 'rule',
-  'application.role_type_mismatch': 'rule',
+  /** Only MachineToMachine applications hold roles (Logto's code). */
+  'application.invalid_type': 'rule',
+  /** Only MachineToMachine roles can be assigned to applications. */
+  'application.invalid_role_type': 'rule',
+  'application.role_exists': 'rule',
   'application.third_party_token_exchange': 'rule',
   /** Third-party applications sign users in: Traditional, SPA or Native only. */
   'application.invalid_third_party_application_type': 'invalid',
@@ -63,12 +67,18 @@ const ERROR_CODES = {
   'user.enterprise_sso_identity_not_exists': 'not_found',
   /** An email of a domain an enterprise SSO connector serves signs in through that connector only. */
   'session.sso_enabled': 'rule',
-  'resource.protected': 'rule',
+  /** The built-in management API resource: only its token lifetime may change. */
+  'resource.cannot_modify_management_api': 'invalid',
   'role.protected': 'rule',
   'role.name_in_use': 'conflict',
   'resource.resource_identifier_in_use': 'conflict',
-  'role.management_api_scopes_not_assignable_to_user_role': 'rule',
-  'user.role_type_mismatch': 'rule',
+  /** Logto's 400: management API scopes never go on a User role. */
+  'role.management_api_scopes_not_assignable_to_user_role': 'invalid',
+  /** Only User roles can be assigned to users. */
+  'user.invalid_role_type': 'rule',
+  'role.scope_exists': 'rule',
+  'role.user_exists': 'rule',
+  'role.application_exists': 'rule',
   'user.suspended': 'rule',
   'session.invalid_credentials': 'rule',
   /** Experience API: the interaction cookie names no live OIDC interaction. */

@@ -63,6 +63,15 @@ export function createApplicationsLibrary(deps: Pick<Repositories, 'applications
     return app;
   }
 
+  /** The application, which must be MachineToMachine to hold roles (422 `application.invalid_type`). */
+  async function mustFindRoleHolder(appId: string): Promise<Application> {
+    const app = await mustFind(appId);
+    if (app.type !== 'MachineToMachine') {
+      throw errors.unprocessable('application.invalid_type', 'only MachineToMachine applications can hold roles');
+    }
+    return app;
+  }
+
   return {
     mustFind,
     async create(input: NewApplication): Promise<Application & { secret?: string }> {
@@ -130,16 +139,22 @@ export function createApplicationsLibrary(deps: Pick<Repositories, 'applications
       if (!app) throw errors.notFound('application', id);
       return app;
     },
-    /** Only M2M applications hold roles, and only M2M roles. */
-    async assertRolesAssignable(appId: string, roleIds: string[]): Promise<void> {
-      const app = await mustFind(appId);
-      if (app.type !== 'MachineToMachine') {
-        throw errors.unprocessable('application.role_type_mismatch', 'only MachineToMachine applications can hold roles');
-      }
+    mustFindRoleHolder,
+    /**
+     * Only M2M applications hold roles, and only M2M roles; with `adding`, a role the application already holds is
+     * 422 `application.role_exists`, as Logto answers `POST …/roles`.
+     */
+    async assertRolesAssignable(appId: string, roleIds: string[], adding = false): Promise<void> {
+      await mustFindRoleHolder(appId);
       const found = await roles.findByIds(roleIds);
       assertAllFound('role', roleIds, found);
+      if (adding) {
+        const held = new Set(await roles.roleIdsOfApplication(appId));
+        const already = roleIds.find((roleId) => held.has(roleId));
+        if (already) throw errors.unprocessable('application.role_exists', `the application already holds role ${already}`, { roleId: already });
+      }
       if (found.some((role) => role.type !== 'MachineToMachine')) {
-        throw errors.unprocessable('application.role_type_mismatch', 'only MachineToMachine roles can be assigned to applications');
+        throw errors.unprocessable('application.invalid_role_type', 'only MachineToMachine roles can be assigned to applications');
       }
     },
   };

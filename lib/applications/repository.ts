@@ -6,6 +6,8 @@ export interface ApplicationFilter {
   types?: ApplicationType[];
   isThirdParty?: boolean;
   excludeIds?: string[];
+  /** Only these applications. */
+  ids?: string[];
 }
 
 export const APPLICATION_TYPES = ['MachineToMachine', 'Traditional', 'SPA', 'Native'] as const;
@@ -64,7 +66,8 @@ export function createApplicationsRepository(store: DocumentStore) {
     },
     list(page: Page, filter: ApplicationFilter): Promise<PageResult<Application>> {
       const query: Filter = {};
-      if (filter.excludeIds?.length) query._id = { $nin: filter.excludeIds };
+      if (filter.ids) query._id = { $in: filter.ids };
+      else if (filter.excludeIds?.length) query._id = { $nin: filter.excludeIds };
       if (filter.types?.length) query.type = { $in: filter.types };
       if (filter.isThirdParty !== undefined) query.isThirdParty = filter.isThirdParty;
       return operations.list(page, filter.search, query);

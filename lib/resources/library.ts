@@ -26,7 +26,7 @@ export function createResourcesLibrary(deps: Pick<Repositories, 'resources' | 'r
 
   async function assertNotBuiltIn(id: string): Promise<void> {
     if (await resources.isBuiltIn(id)) {
-      throw errors.unprocessable('resource.protected', 'the management API resource cannot be changed here');
+      throw errors.invalid('resource.cannot_modify_management_api', 'the management API resource cannot be changed here');
     }
   }
 

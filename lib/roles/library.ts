@@ -34,7 +34,7 @@ export function createRolesLibrary(deps: Pick<Repositories, 'roles' | 'resources
     const found = await resources.findScopesByIds([...scopeIds]);
     assertAllFound('scope', scopeIds, found);
     if (type === 'User' && found.some((item) => item.resourceId === MANAGEMENT_RESOURCE_ID)) {
-      throw errors.unprocessable(
+      throw errors.invalid(
         'role.management_api_scopes_not_assignable_to_user_role', 'management API scopes cannot be assigned to a user role',
       );
     }
@@ -80,6 +80,9 @@ export function createRolesLibrary(deps: Pick<Repositories, 'roles' | 'resources
     async addScopes(id: string, scopeIds: readonly string[]): Promise<Scope[]> {
       const current = await mustFind(id);
       assertNotBuiltIn(id, 'have its scopes changed');
+      const held = new Set(await roles.scopeIdsOf([id]));
+      const already = scopeIds.find((scopeId) => held.has(scopeId));
+      if (already) throw errors.unprocessable('role.scope_exists', `the role already has scope ${already}`, { scopeId: already });
       await assertScopesAssignable(current.type, scopeIds);
       await roles.addScopes(id, [...scopeIds]);
       return scopesOf(id);

@@ -1,6 +1,6 @@
 import { assertAllFound, errors } from '../errors.ts';
 import type { Repositories } from '../repositories.ts';
-import type { Page, PageResult } from '../data/entity.ts';
+import type { Page, PageResult, SearchInput } from '../data/entity.ts';
 import type { Application } from '../applications/repository.ts';
 import type { User } from '../users/repository.ts';
 import type { Role } from './repository.ts';
@@ -18,28 +18,28 @@ export function createRoleMembers(deps: MembersDeps, mustFind: (id: string) => P
     const role = await mustFind(id);
     if (role.type !== type) {
       throw type === 'User'
-        ? errors.unprocessable('user.role_type_mismatch', 'only User roles can be assigned to users')
-        : errors.unprocessable('application.role_type_mismatch', 'only MachineToMachine roles can be assigned to applications');
+        ? errors.unprocessable('user.invalid_role_type', 'only User roles can be assigned to users')
+        : errors.unprocessable('application.invalid_role_type', 'only MachineToMachine roles can be assigned to applications');
     }
     return role;
   }
 
-  async function page<T>(ids: string[], current: Page, find: (id: string) => Promise<T | null>): Promise<PageResult<T>> {
-    const items: T[] = [];
-    for (const id of ids.slice((current.page - 1) * current.pageSize, current.page * current.pageSize)) {
-      const found = await find(id);
-      if (found) items.push(found);
-    }
-    return { items, total: ids.length };
+  /** Logto's `POST /roles/:id/users|applications`: a holder the role already has is 422, nothing assigned. */
+  function assertNoneHeld(held: readonly string[], wanted: readonly string[], code: 'role.user_exists' | 'role.application_exists'): void {
+    const holding = new Set(held);
+    const already = wanted.find((holder) => holding.has(holder));
+    if (already) throw errors.unprocessable(code, `the role is already assigned to ${already}`, { id: already });
   }
 
   return {
-    async usersOf(id: string, current: Page): Promise<PageResult<User>> {
+    /** The role's users, searched as `GET /users` searches. */
+    async usersOf(id: string, current: Page, search?: SearchInput): Promise<PageResult<User>> {
       await mustFind(id);
-      return page(await roles.userIdsOfRole(id), current, (userId) => users.findById(userId));
+      return users.list(current, { search, ids: await roles.userIdsOfRole(id) });
     },
     async assignUsers(id: string, userIds: readonly string[]): Promise<void> {
       await roleOfType(id, 'User');
+      assertNoneHeld(await roles.userIdsOfRole(id), userIds, 'role.user_exists');
       assertAllFound('user', userIds, await users.findByIds([...new Set(userIds)]));
       for (const userId of new Set(userIds)) await roles.assignToUser(userId, [id]);
     },
@@ -48,12 +48,14 @@ export function createRoleMembers(deps: MembersDeps, mustFind: (id: string) => P
       if (!(await roles.removeFromUser(userId, id))) throw errors.notFound('role assignment', userId);
     },
 
-    async applicationsOf(id: string, current: Page): Promise<PageResult<Application>> {
+    /** The role's applications, searched as `GET /applications` searches. */
+    async applicationsOf(id: string, current: Page, search?: SearchInput): Promise<PageResult<Application>> {
       await mustFind(id);
-      return page(await roles.applicationIdsOfRole(id), current, (applicationId) => applications.findById(applicationId));
+      return applications.list(current, { search, ids: await roles.applicationIdsOfRole(id) });
     },
     async assignApplications(id: string, applicationIds: readonly string[]): Promise<void> {
       await roleOfType(id, 'MachineToMachine');
+      assertNoneHeld(await roles.applicationIdsOfRole(id), applicationIds, 'role.application_exists');
       const found: Application[] = [];
       for (const applicationId of new Set(applicationIds)) {
         const app = await applications.findById(applicationId);
@@ -61,7 +63,7 @@ export function createRoleMembers(deps: MembersDeps, mustFind: (id: string) => P
       }
       assertAllFound('application', applicationIds, found);
       if (found.some((app) => app.type !== 'MachineToMachine')) {
-        throw errors.unprocessable('application.role_type_mismatch', 'only MachineToMachine applications can hold roles');
+        throw errors.unprocessable('application.invalid_type', 'only MachineToMachine applications can hold roles');
       }
       for (const app of found) await roles.assignToApplication(app.id, [id]);
     },

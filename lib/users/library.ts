@@ -72,7 +72,7 @@ export function createUsersLibrary(deps: UsersDeps, passwordPolicy: PasswordPoli
     const found = await roles.findByIds([...new Set(roleIds)]);
     assertAllFound('role', roleIds, found);
     if (found.some((role) => role.type !== 'User')) {
-      throw errors.unprocessable('user.role_type_mismatch', 'only User roles can be assigned to users');
+      throw errors.unprocessable('user.invalid_role_type', 'only User roles can be assigned to users');
     }
     return found;
   }

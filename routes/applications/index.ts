@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { declare, idParam, pagination, type ApiRouterDeps } from '../../lib/http/api.ts';
 import type { ServiceCore } from '../../lib/core.ts';
 import { errors } from '../../lib/errors.ts';
-import { role } from '../roles/schemas.ts';
+import { role, ROLE_SEARCH_FIELDS } from '../roles/schemas.ts';
 import {
   application, APPLICATION_SEARCH_FIELDS, applicationWithSecret, createApplicationBody, listApplicationsQuery,
   redirectUriIssues, roleIdsBody,
@@ -81,12 +81,11 @@ export function applicationRoutes(api: ApiRouterDeps, core: ServiceCore): void {
 
   declare(api, {
     method: 'get', path: '/applications/:id/roles', tag, summary: 'List the roles of an M2M application',
-    params: byId, query: pagination, response: z.array(role),
-    async handler({ params, paged }) {
-      await library.mustFind(params.id);
-      const roleIds = await repositories.roles.roleIdsOfApplication(params.id);
-      const roles = await repositories.roles.findByIds(roleIds);
-      return paged(roles);
+    params: byId, query: pagination, search: ROLE_SEARCH_FIELDS, response: z.array(role),
+    async handler({ params, page, search, paged }) {
+      await library.mustFindRoleHolder(params.id);
+      const ids = await repositories.roles.roleIdsOfApplication(params.id);
+      return paged(await repositories.roles.list(page, { search, ids }));
     },
   });
 
@@ -94,7 +93,7 @@ export function applicationRoutes(api: ApiRouterDeps, core: ServiceCore): void {
     method: 'post', path: '/applications/:id/roles', tag, summary: 'Assign roles to an M2M application',
     params: byId, body: roleIdsBody, status: 201, response: assignedRoles.extend({ addedRoleIds: z.array(z.string()) }),
     async handler({ params, body }) {
-      await library.assertRolesAssignable(params.id, body.roleIds);
+      await library.assertRolesAssignable(params.id, body.roleIds, true);
       const addedRoleIds = await repositories.roles.assignToApplication(params.id, body.roleIds);
       return { roleIds: body.roleIds, addedRoleIds };
     },

@@ -43,7 +43,8 @@ export const createResourceBody = z.object({
 export const updateResourceBody = z.object({
   name: z.string().trim().min(1).max(256).optional(),
   accessTokenTtl: ttl.optional(),
-}).strict();
+  indicator: z.string().max(2048).optional().describe('Ignored, as in Logto: a resource keeps the indicator it was created with'),
+}).strict().transform(({ indicator: _ignored, ...changes }) => changes);
 
 export const isDefaultBody = z.object({ isDefault: z.boolean() }).strict();
 

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { declare, idParam, pagination, type ApiRouterDeps } from '../../lib/http/api.ts';
 import type { ServiceCore } from '../../lib/core.ts';
-import { application } from '../applications/schemas.ts';
-import { user } from '../users/schemas.ts';
+import { application, APPLICATION_SEARCH_FIELDS } from '../applications/schemas.ts';
+import { user, USER_SEARCH_FIELDS } from '../users/schemas.ts';
 
 const tag = 'Roles';
 const byId = z.object({ id: idParam });
@@ -16,9 +16,9 @@ export function roleMemberRoutes(api: ApiRouterDeps, core: ServiceCore): void {
 
   declare(api, {
     method: 'get', path: '/roles/:id/users', tag, summary: 'List the users holding a role',
-    params: byId, query: pagination, response: z.array(user),
-    async handler({ params, page, paged }) {
-      return paged(await library.usersOf(params.id, page));
+    params: byId, query: pagination, search: USER_SEARCH_FIELDS, response: z.array(user),
+    async handler({ params, page, search, paged }) {
+      return paged(await library.usersOf(params.id, page, search));
     },
   });
 
@@ -39,9 +39,9 @@ export function roleMemberRoutes(api: ApiRouterDeps, core: ServiceCore): void {
 
   declare(api, {
     method: 'get', path: '/roles/:id/applications', tag, summary: 'List the applications holding a role',
-    params: byId, query: pagination, response: z.array(application),
-    async handler({ params, page, paged }) {
-      return paged(await library.applicationsOf(params.id, page));
+    params: byId, query: pagination, search: APPLICATION_SEARCH_FIELDS, response: z.array(application),
+    async handler({ params, page, search, paged }) {
+      return paged(await library.applicationsOf(params.id, page, search));
     },
   });
 

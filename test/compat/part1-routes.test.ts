@@ -30,7 +30,7 @@ describe('Logto compatibility: role holders, organization application roles, mem
     const m2m = await fixtures(h).role({ type: 'MachineToMachine' });
     const mismatch = await h.api('POST', `/roles/${m2m.id}/users`, { userIds: [bob.id] });
     expect(mismatch.status).to.equal(422);
-    expect(mismatch.body.code).to.equal('user.role_type_mismatch');
+    expect(mismatch.body.code).to.equal('user.invalid_role_type');
   });
 
   it('GET/POST /roles/:id/applications and DELETE …/:applicationId manage MachineToMachine holders', async () => {
@@ -44,10 +44,10 @@ describe('Logto compatibility: role holders, organization application roles, mem
     const spa = await ok(h.api('POST', '/applications', { name: unique('spa'), type: 'SPA' }));
     const refused = await h.api('POST', `/roles/${role.id}/applications`, { applicationIds: [spa.id] });
     expect(refused.status).to.equal(422);
-    expect(refused.body.code).to.equal('application.role_type_mismatch');
+    expect(refused.body.code).to.equal('application.invalid_type');
     const userRole = await fixtures(h).role();
     expect((await h.api('POST', `/roles/${userRole.id}/applications`, { applicationIds: [app.id] })).body.code)
-      .to.equal('application.role_type_mismatch');
+      .to.equal('application.invalid_role_type');
   });
 
   it('GET /users/:id/custom-data answers the custom data', async () => {

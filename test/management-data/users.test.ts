@@ -171,7 +171,7 @@ describe('users management API', () => {
       const m2m = await fixtures(h).role({ type: 'MachineToMachine' });
       const mismatch = await h.api('POST', `/users/${user.id}/roles`, { roleIds: [m2m.id] });
       expect(mismatch.status).to.equal(422);
-      expect(mismatch.body.code).to.equal('user.role_type_mismatch');
+      expect(mismatch.body.code).to.equal('user.invalid_role_type');
       expect((await h.api('PUT', `/users/${user.id}/roles`, { roleIds: ['no-such-role'] })).status).to.equal(404);
       expect((await h.api('GET', '/users/no-such-user/roles')).status).to.equal(404);
     });

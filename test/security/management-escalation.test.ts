@@ -75,7 +75,7 @@ describe('impersonation cannot reach the management API', () => {
     const created = await json(await running.request('/api/roles', {
       method: 'POST', json: { name: `escalate-${newId(6)}`, type: 'User', scopeIds: [scopeIds.all] },
     }));
-    expect(created.status).to.equal(422);
+    expect(created.status).to.equal(400);
     expect(created.body.code).to.equal('role.management_api_scopes_not_assignable_to_user_role');
     const roles = await (await running.request('/api/roles?search=%25escalate%25')).json() as unknown[];
     expect(roles, 'the refused role was not created').to.have.length(0);
@@ -85,7 +85,7 @@ describe('impersonation cannot reach the management API', () => {
       const added = await json(await running.request(`/api/roles/${plain.body.id}/scopes`, {
         method: 'POST', json: { scopeIds: [scopeIds[scope]] },
       }));
-      expect(added.status, scope).to.equal(422);
+      expect(added.status, scope).to.equal(400);
       expect(added.body.code).to.equal('role.management_api_scopes_not_assignable_to_user_role');
     }
     const held = await (await running.request(`/api/roles/${plain.body.id}/scopes`)).json() as unknown[];
@@ -229,8 +229,8 @@ describe('impersonation cannot reach the management API', () => {
       ];
       for (const [method, target, body] of attempts) {
         const res = await json(await running.request(target, { method, json: body }));
-        expect(res.status, `${method} ${target}`).to.equal(422);
-        expect(res.body.code).to.equal('resource.protected');
+        expect(res.status, `${method} ${target}`).to.equal(400);
+        expect(res.body.code).to.equal('resource.cannot_modify_management_api');
       }
       const resource = await json(await running.request(path));
       expect(resource.body).to.include({ name: 'Management API', isDefault: false });

@@ -73,7 +73,7 @@ describe('PATCH /api/resources/:id/is-default', () => {
     const list = await (await running.request('/api/resources?search=%25Management%25')).json() as Array<{ id: string; indicator: string }>;
     const management = list.find((resource) => resource.indicator === `${running.baseUrl}/api`)!;
     const res = await running.request(`/api/resources/${management.id}/is-default`, { method: 'PATCH', json: { isDefault: true } });
-    expect(res.status).to.equal(422);
-    expect((await res.json() as { code: string }).code).to.equal('resource.protected');
+    expect(res.status).to.equal(400);
+    expect((await res.json() as { code: string }).code).to.equal('resource.cannot_modify_management_api');
   });
 });

@@ -1,0 +1,88 @@
+import { expect } from 'chai';
+import { fixtures, ok, startHarness, unique, type Harness } from '../management-data/support/harness.ts';
+
+const ids = (list: Array<{ id: string }>) => list.map((item) => item.id).sort();
+
+/** Logto's payloads and codes on resources, roles and their holders. */
+describe('Logto compatibility: resources, roles and their holders', () => {
+  let h: Harness;
+  before(async () => {
+    h = await startHarness();
+  });
+  after(() => h.close());
+
+  it('ignores indicator in PATCH /resources/:id, as Logto does', async () => {
+    const { resource } = await fixtures(h).resourceWithScopes(0);
+    const patched = await h.api('PATCH', `/resources/${resource.id}`, { name: 'renamed', indicator: 'https://other.example.com' });
+    expect(patched.status).to.equal(200);
+    expect(patched.body).to.include({ name: 'renamed', indicator: resource.indicator });
+    expect((await ok(h.api('GET', `/resources/${resource.id}`))).indicator).to.equal(resource.indicator);
+    const onlyIndicator = await h.api('PATCH', `/resources/${resource.id}`, { indicator: 'https://other.example.com' });
+    expect([onlyIndicator.status, onlyIndicator.body.code]).to.deep.equal([422, 'entity.invalid_input']);
+  });
+
+  it('answers 400 resource.cannot_modify_management_api for the management API resource', async () => {
+    const [management] = await ok(h.api('GET', `/resources?search=${encodeURIComponent(`${h.running.baseUrl}/api`)}`));
+    const renamed = await h.api('PATCH', `/resources/${management.id}`, { name: 'mine' });
+    expect([renamed.status, renamed.body.code]).to.deep.equal([400, 'resource.cannot_modify_management_api']);
+    const scope = await h.api('POST', `/resources/${management.id}/scopes`, { name: 'extra' });
+    expect([scope.status, scope.body.code]).to.deep.equal([400, 'resource.cannot_modify_management_api']);
+  });
+
+  it('answers 422 role.scope_exists when a role already has a scope, adding nothing', async () => {
+    const { scopes } = await fixtures(h).resourceWithScopes(2);
+    const role = await fixtures(h).role({ scopeIds: [scopes[0].id] });
+    const again = await h.api('POST', `/roles/${role.id}/scopes`, { scopeIds: [scopes[1].id, scopes[0].id] });
+    expect([again.status, again.body.code]).to.deep.equal([422, 'role.scope_exists']);
+    expect(ids(await ok(h.api('GET', `/roles/${role.id}/scopes`)))).to.deep.equal([scopes[0].id]);
+  });
+
+  it('answers 422 role.user_exists and role.application_exists for holders a role already has', async () => {
+    const role = await fixtures(h).role();
+    const user = await fixtures(h).user();
+    await ok(h.api('POST', `/roles/${role.id}/users`, { userIds: [user.id] }));
+    const twice = await h.api('POST', `/roles/${role.id}/users`, { userIds: [user.id] });
+    expect([twice.status, twice.body.code]).to.deep.equal([422, 'role.user_exists']);
+    const m2mRole = await fixtures(h).role({ type: 'MachineToMachine' });
+    const app = await fixtures(h).m2mApplication();
+    await ok(h.api('POST', `/roles/${m2mRole.id}/applications`, { applicationIds: [app.id] }));
+    const appTwice = await h.api('POST', `/roles/${m2mRole.id}/applications`, { applicationIds: [app.id] });
+    expect([appTwice.status, appTwice.body.code]).to.deep.equal([422, 'role.application_exists']);
+    const roleTwice = await h.api('POST', `/applications/${app.id}/roles`, { roleIds: [m2mRole.id] });
+    expect([roleTwice.status, roleTwice.body.code]).to.deep.equal([422, 'application.role_exists']);
+  });
+
+  it('searches a role\'s users and applications, and an application\'s roles', async () => {
+    const role = await fixtures(h).role();
+    const needle = await fixtures(h).user({ username: unique('needle') });
+    const other = await fixtures(h).user();
+    await ok(h.api('POST', `/roles/${role.id}/users`, { userIds: [needle.id, other.id] }));
+    const found = await h.api('GET', `/roles/${role.id}/users?search=${encodeURIComponent('%needle%')}`);
+    expect(found.status).to.equal(200);
+    expect(ids(found.body)).to.deep.equal([needle.id]);
+    expect(found.headers.get('total-number')).to.equal('1');
+    expect(ids(await ok(h.api('GET', `/roles/${role.id}/users`)))).to.deep.equal([needle.id, other.id].sort());
+
+    const m2mRole = await fixtures(h).role({ type: 'MachineToMachine', name: unique('needlerole') });
+    const app = await ok(h.api('POST', '/applications', { name: unique('needleapp'), type: 'MachineToMachine' }));
+    const plainApp = await fixtures(h).m2mApplication();
+    await ok(h.api('POST', `/roles/${m2mRole.id}/applications`, { applicationIds: [app.id, plainApp.id] }));
+    expect(ids(await ok(h.api('GET', `/roles/${m2mRole.id}/applications?search=${encodeURIComponent('%needleapp%')}`)))).to.deep.equal([app.id]);
+    const plainRole = await fixtures(h).role({ type: 'MachineToMachine' });
+    await ok(h.api('POST', `/applications/${app.id}/roles`, { roleIds: [plainRole.id] }));
+    expect(ids(await ok(h.api('GET', `/applications/${app.id}/roles?search=${encodeURIComponent('%needlerole%')}`)))).to.deep.equal([m2mRole.id]);
+  });
+
+  it('answers application.invalid_type for the roles of an application that is not MachineToMachine', async () => {
+    const spa = await ok(h.api('POST', '/applications', { name: unique('spa'), type: 'SPA' }));
+    const listed = await h.api('GET', `/applications/${spa.id}/roles`);
+    expect([listed.status, listed.body.code]).to.deep.equal([422, 'application.invalid_type']);
+    const role = await fixtures(h).role({ type: 'MachineToMachine' });
+    const assigned = await h.api('POST', `/applications/${spa.id}/roles`, { roleIds: [role.id] });
+    expect([assigned.status, assigned.body.code]).to.deep.equal([422, 'application.invalid_type']);
+    const m2m = await fixtures(h).m2mApplication();
+    const userRole = await fixtures(h).role();
+    const wrongRole = await h.api('POST', `/applications/${m2m.id}/roles`, { roleIds: [userRole.id] });
+    expect([wrongRole.status, wrongRole.body.code]).to.deep.equal([422, 'application.invalid_role_type']);
+  });
+});
