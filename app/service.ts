@@ -14,7 +14,7 @@ import { providerSigningKeys } from '../lib/oidc/signer.ts';
 import { OIDC_MODELS, prepareOidcCollections } from '../lib/oidc/adapter.ts';
 import { createProvider } from '../lib/oidc/provider.ts';
 import { mountProvider } from '../lib/oidc/mount.ts';
-import { bootstrap } from '../lib/bootstrap.ts';
+import { LOGTO_MANAGEMENT_INDICATOR, bootstrap } from '../lib/bootstrap.ts';
 import { EventBus } from '../lib/events/bus.ts';
 import { routeEventsMiddleware } from '../lib/events/route-events.ts';
 import { MANAGEMENT_EVENTS } from '../lib/events/management-events.ts';
@@ -35,6 +35,7 @@ import { VERSION } from '../lib/version.ts';
 import type { ServiceCore } from '../lib/core.ts';
 import { managementRoutes } from '../routes/index.ts';
 import { interactionRoutes } from '../routes/interaction/index.ts';
+import { firstPagePath } from '../routes/interaction/first-screen.ts';
 import { impersonationRoutes } from '../routes/impersonation/index.ts';
 import { jwtCustomizerRoutes } from '../routes/jwt-customizer/index.ts';
 import { createSubjectTokens } from '../lib/impersonation/subject-tokens.ts';
@@ -206,7 +207,7 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
     const customizer = createClaimsCustomizer({
       fn: options.jwtCustomizer, configs: customizerConfigs, logger,
       runner: countingTimeouts(() => getSandboxes().issuance, () => metrics.sandboxTimeouts.inc({ pool: 'issuance' })),
-      scriptExemptAudience: settings.managementIndicator,
+      scriptExemptAudiences: [settings.managementIndicator, LOGTO_MANAGEMENT_INDICATOR],
     });
     const provider = createProvider({
       issuer: settings.issuer,
@@ -218,6 +219,7 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
       authorization,
       accessTokenTtl: settings.ACCESS_TOKEN_TTL_SECONDS,
       interactionUrl: `${settings.baseUrl}/interaction`,
+      interactionStart: firstPagePath,
       logger,
       trustProxy: settings.TRUST_PROXY,
       extraTokenClaims: extraTokenClaimsHook(createExtraTokenClaims({
@@ -272,7 +274,7 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
 
     const registry = new RouteRegistry();
     const auth = createManagementAuth({
-      issuer: settings.issuer, audience: settings.managementIndicator, publicKeys: signingKeys.publicKeys,
+      issuer: settings.issuer, audience: [settings.managementIndicator, LOGTO_MANAGEMENT_INDICATOR], publicKeys: signingKeys.publicKeys,
       failures: rateLimits.managementAuth, onLimited: () => rateLimits.limited('management_auth'),
     });
     const router = new Router({ prefix: API_PREFIX });

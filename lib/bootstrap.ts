@@ -6,6 +6,11 @@ import { MANAGEMENT_SCOPES } from './management/auth.ts';
 import { digest, newSecret } from './ids.ts';
 
 export const MANAGEMENT_RESOURCE_ID = 'management-api';
+/**
+ * Logto OSS's fixed management API indicator, which Logto's SDKs ask for when told no other: accepted as another name
+ * of this service's management API (tokens for it carry this audience, and the management API takes them).
+ */
+export const LOGTO_MANAGEMENT_INDICATOR = 'https://default.logto.app/api';
 export const MANAGEMENT_ROLE_ID = 'management-api-admin';
 /** The one `User` role that may hold management scopes: console admins sign in and get them that way. */
 export const CONSOLE_ADMIN_ROLE_ID = 'console-admin';

@@ -72,7 +72,7 @@ export async function completeSignIn(url: URL): Promise<string> {
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
     body: new URLSearchParams({
       grant_type: 'authorization_code', code: url.searchParams.get('code') ?? '', redirect_uri: config.callback,
-      code_verifier: pending.verifier, client_id: config.clientId,
+      code_verifier: pending.verifier, client_id: config.clientId, resource: config.managementApi,
     }),
   });
   const body = await res.json() as Record<string, unknown>;

@@ -3,7 +3,7 @@ import { ExchangeRefused, type ExchangePlan, type Impersonation } from '../../li
 import { TOKEN_EXCHANGE_GRANT, tokenExchangeAllowed } from '../../lib/applications/clients.ts';
 import type { Application } from '../../lib/applications/repository.ts';
 import { newAccessToken } from '../../lib/oidc/boundary.ts';
-import { organizationUrn } from '../../lib/organizations/urn.ts';
+import { ORGANIZATION_TOKEN_TTL_SECONDS, organizationUrn } from '../../lib/organizations/urn.ts';
 import type { Actor } from './actor.ts';
 import type { ExchangeRegistry } from './registry.ts';
 
@@ -27,9 +27,6 @@ export interface TokenExchangeDeps {
 }
 
 const invalidRequest = (description: string) => new oidcErrors.InvalidRequest(description);
-
-/** Lifetime of organization tokens: Logto's, since an organization is no API resource with a TTL of its own. */
-const ORGANIZATION_TOKEN_TTL_SECONDS = 3600;
 
 function single(ctx: KoaContextWithOIDC, name: string): string | undefined {
   const value = (ctx.oidc.params as Record<string, unknown>)[name];

@@ -175,9 +175,9 @@ export function createConnectorsLibrary(deps: Deps & { secrets: SecretBox; upstr
     },
 
     /** What a sign-in page offers: each social connector by name, and whether any enterprise connector is set up. */
-    async choices(): Promise<{ social: Array<{ id: string; name: string }>; sso: boolean }> {
+    async choices(): Promise<{ social: Array<{ id: string; target: string; name: string }>; sso: boolean }> {
       const social = (await connectors.social.all()).map((connector) => ({
-        id: connector.id, name: connector.metadata.name.en ?? Object.values(connector.metadata.name)[0] ?? connector.metadata.target,
+        id: connector.id, target: connector.metadata.target, name: connector.metadata.name.en ?? Object.values(connector.metadata.name)[0] ?? connector.metadata.target,
       }));
       return { social, sso: await connectors.sso.anyConfigured() };
     },

@@ -8,7 +8,7 @@ import type { Authorization } from '../roles/authorization.ts';
 import { organizationUrn } from '../organizations/urn.ts';
 import type { Resource } from '../resources/repository.ts';
 import type { User } from '../users/repository.ts';
-import { isUsable } from '../mfa/library.ts';
+import { organizationTokenRefusal } from '../organizations/token-access.ts';
 import type { ImpersonationAudit } from './audit.ts';
 import type { PeekedSubjectToken, SubjectTokenRecord, SubjectTokens } from './subject-tokens.ts';
 
@@ -103,14 +103,8 @@ export function createImpersonation(deps: {
       if (!user) throw new ExchangeRefused('invalid_request', "the subject token's user no longer exists");
       if (user.isSuspended) throw new ExchangeRefused('invalid_request', "the subject token's user is suspended");
       const { authorization } = deps;
-      if (organizationId && !(await authorization.isOrganizationMember(organizationId, user.id))) {
-        throw new ExchangeRefused('access_denied', 'user is not a member of the organization');
-      }
-      // As Logto: an organization that requires MFA gets no token for a member without a second factor.
-      if (organizationId && (await repositories.organizations.findById(organizationId))?.isMfaRequired
-        && !(await repositories.mfaVerifications.listOf(user.id)).some(isUsable)) {
-        throw new ExchangeRefused('access_denied', 'the organization requires MFA but the user has no second factor');
-      }
+      const refusal = organizationId ? await organizationTokenRefusal(repositories, organizationId, user.id) : undefined;
+      if (refusal) throw new ExchangeRefused('access_denied', refusal);
       const inOrganization = organizationId ?? null;
       const narrowed = (allowed: string[]) => requested.filter((scope) => allowed.includes(scope));
       if (!resource && inOrganization) {

@@ -103,7 +103,7 @@ async function runFunction(customizer: FunctionCustomizer, token: CustomizerToke
  * in the sandbox. Errors are logged (without the script's input, which may hold personal data) and
  * reported with the configured failure policy.
  *
- * A stored script never runs for tokens of `scriptExemptAudience` (the management API): a script that
+ * A stored script never runs for tokens of `scriptExemptAudiences` (the management API's): a script that
  * fails closed or breaks tokens must not lock operators out of the API they would fix it with.
  */
 export function createClaimsCustomizer(deps: {
@@ -111,10 +111,10 @@ export function createClaimsCustomizer(deps: {
   configs: JwtCustomizerConfigs;
   runner: () => ScriptRunner;
   logger: Logger;
-  scriptExemptAudience?: string;
+  scriptExemptAudiences?: readonly string[];
 }) {
-  const exempt = (audience: unknown): boolean => deps.scriptExemptAudience !== undefined
-    && (audience === deps.scriptExemptAudience || (Array.isArray(audience) && audience.includes(deps.scriptExemptAudience)));
+  const exemptions = new Set(deps.scriptExemptAudiences);
+  const exempt = (audience: unknown): boolean => [audience].flat().some((one) => typeof one === 'string' && exemptions.has(one));
 
   return {
     /** False when no customizer applies to a token for this audience, so callers can skip building the context. */

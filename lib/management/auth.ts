@@ -19,7 +19,8 @@ export interface ManagementPrincipal {
 
 export interface ManagementAuthOptions {
   issuer: string;
-  audience: string;
+  /** The management API's indicator, and the other names tokens for it may carry. */
+  audience: string[];
   publicKeys: JSONWebKeySet;
   /** Failed authentications per IP and per claimed client; none = unlimited. */
   failures?: AuthFailureLimit;

@@ -2,6 +2,8 @@ import type Provider from 'oidc-provider';
 import type { Configuration, KoaContextWithOIDC } from 'oidc-provider';
 import type { Middleware } from 'koa';
 import compose from 'koa-compose';
+import { handler as refreshTokenHandler, parameters as refreshTokenParameters } from 'oidc-provider/lib/actions/grants/refresh_token.js';
+import * as grantHelpers from 'oidc-provider/lib/helpers/grants.js';
 
 /**
  * The one file where our types meet library declarations that are narrower than what the libraries accept at run
@@ -18,8 +20,20 @@ export function extraTokenClaimsHook<T>(
 /** `registerGrantType`'s handler type is a Koa middleware with `next`; a grant handler never calls it. */
 export function registerGrantType(
   provider: Provider, grantType: string, handler: (ctx: KoaContextWithOIDC) => Promise<void>, parameters: Set<string>,
+  dupes?: Set<string>,
 ): void {
-  provider.registerGrantType(grantType, handler as never, parameters);
+  provider.registerGrantType(grantType, handler as never, parameters, dupes as never);
+}
+
+/**
+ * The provider's own `refresh_token` grant, bound as the provider binds it (to itself and its grant helpers), so
+ * that a grant registered in its place can run it: the package exports neither.
+ */
+export function providerRefreshTokenGrant(provider: Provider): {
+  handler: (ctx: KoaContextWithOIDC) => Promise<void>; parameters: ReadonlySet<string>;
+} {
+  const helpers = Object.fromEntries(Object.entries(grantHelpers).map(([name, helper]) => [name, helper.bind(undefined, provider)]));
+  return { handler: (ctx) => refreshTokenHandler(provider, helpers, ctx), parameters: refreshTokenParameters };
 }
 
 /** The AccessToken constructor's declared fields omit `gty`, which the provider stores and reads back. */

@@ -22,9 +22,22 @@ export function mountProvider(provider: Provider, issuer: string): Middleware {
         ctx.path = path;
         await next();
       });
+      withLogtoCode(ctx.body);
     } finally {
       ctx.path = path;
       ctx.mountPath = mountPath;
     }
   };
+}
+
+/**
+ * A JSON OAuth error also says itself as Logto's errors do (`code` `oidc.<error>`, `message`), which Logto's SDKs read
+ * (they throw a LogtoRequestError with that code); `error` and `error_description` stay as OAuth has them.
+ */
+function withLogtoCode(body: unknown): void {
+  if (typeof body !== 'object' || body === null || Buffer.isBuffer(body)) return;
+  const answer = body as Record<string, unknown>;
+  if (typeof answer.error !== 'string' || 'code' in answer) return;
+  answer.code = `oidc.${answer.error}`;
+  answer.message = typeof answer.error_description === 'string' ? answer.error_description : answer.error;
 }

@@ -13,7 +13,13 @@ import {
 } from './client-policy.ts';
 import { createAdapterFactory } from './adapter.ts';
 import type { DocumentStore } from '../ports/documents.ts';
-import { OIDC_SCOPES, accountClaims } from './claims.ts';
+import {
+  OIDC_SCOPES, ORGANIZATIONS_RESOURCE, SCOPE_CLAIMS, accountClaims, organizationClaims,
+} from './claims.ts';
+import { LOGTO_MANAGEMENT_INDICATOR, MANAGEMENT_RESOURCE_ID } from '../bootstrap.ts';
+import { ORGANIZATION_TOKEN_TTL_SECONDS, organizationUrn } from '../organizations/urn.ts';
+import { LOGTO_AUTHORIZATION_PARAMETERS } from './sign-in-parameters.ts';
+import { registerOrganizationTokens, requestedOrganization } from './organization-tokens.ts';
 import { createIntrospectionPolicy } from './introspection.ts';
 import { errorPage, logoutSource, postLogoutSuccessSource } from '../http/provider-pages.ts';
 import { remembered } from '../data/remembered.ts';
@@ -32,6 +38,8 @@ export interface ProviderOptions {
   accessTokenTtl: number;
   /** Absolute URL of the sign-in UI; the interaction uid is appended. */
   interactionUrl: string;
+  /** The page of the sign-in UI an interaction opens on: a path appended after its uid (default: none). */
+  interactionStart?: (prompt: string, params: Record<string, unknown>) => string;
   logger: Logger;
   /** Claims added to every access token (custom JWT claims). */
   extraTokenClaims?: Configuration['extraTokenClaims'];
@@ -61,6 +69,22 @@ export function createProvider(options: ProviderOptions): Provider {
   const accessTokenTtl = (_ctx: unknown, token: { resourceServer?: { accessTokenTTL?: number | undefined } | undefined }) =>
     token.resourceServer?.accessTokenTTL ?? options.accessTokenTtl;
 
+  /**
+   * The organization template as a resource (Logto's RFC 0001): at authorization, every organization scope may be
+   * granted; a refresh token's organization token (`organization_id`) carries those the member's organization roles
+   * give in that organization, for the audience `urn:logto:organization:<id>`.
+   */
+  async function organizationsResourceServer(ctx: KoaContextWithOIDC) {
+    const organizationId = requestedOrganization(ctx);
+    const accountId = accountIdOf(ctx);
+    const jwt = { accessTokenFormat: 'jwt' as const, jwt: { sign: { alg: options.signingAlg } }, accessTokenTTL: ORGANIZATION_TOKEN_TTL_SECONDS };
+    if (organizationId && accountId) {
+      const scopes = await authorization.organizationScopesForUser(organizationId, accountId);
+      return { ...jwt, scope: scopes.map((scope) => scope.name).join(' '), audience: organizationUrn(organizationId) };
+    }
+    return { ...jwt, scope: (await repositories.organizationScopes.names()).join(' '), audience: ORGANIZATIONS_RESOURCE };
+  }
+
   const configuration: Configuration = {
     adapter: createAdapterFactory(options.store, async (clientId) => {
       const app = await repositories.applications.findForClient(clientId);
@@ -69,18 +93,21 @@ export function createProvider(options: ProviderOptions): Provider {
     jwks: { keys: options.keys },
     cookies: { keys: options.cookieKeys },
     scopes: OIDC_SCOPES,
-    claims: {
-      openid: ['sub'],
-      profile: ['name', 'picture', 'preferred_username', 'updated_at'],
-      email: ['email', 'email_verified'],
-      phone: ['phone_number', 'phone_number_verified'],
-      custom_data: ['custom_data'],
-      identities: ['identities'],
-    },
+    claims: SCOPE_CLAIMS,
+    // As Logto: the ID token carries the claims its scopes grant even beside an access token (Logto's SDKs read the
+    // user's profile and organizations from it), rather than leaving them to the userinfo endpoint.
+    conformIdTokenClaims: false,
+    // Logto's sign-in parameters, kept on the interaction for the sign-in pages (lib/oidc/sign-in-parameters.ts).
+    extraParams: LOGTO_AUTHORIZATION_PARAMETERS,
     async findAccount(_ctx, sub) {
       const user = await repositories.users.findById(sub);
       if (!user || user.isSuspended) return undefined;
-      return { accountId: user.id, claims: async () => accountClaims(user) };
+      return {
+        accountId: user.id,
+        claims: async (_use, scope) => ({
+          ...accountClaims(user), ...(await organizationClaims(repositories, user.id, new Set(scope.split(' ')))),
+        }),
+      };
     },
     // Discovery advertises what is configured here, so only what the service serves is switched on: the
     // authorization code flow (no implicit or hybrid response types), and client secrets sent as such (the
@@ -101,25 +128,34 @@ export function createProvider(options: ProviderOptions): Provider {
       rpInitiatedLogout: { enabled: true, logoutSource, postLogoutSuccessSource },
       resourceIndicators: {
         enabled: true,
-        // A request that names no resource gets a token for the default resource, when one is set.
-        async defaultResource(_ctx, _client, oneOf) {
-          if (oneOf) return oneOf;
+        // A request that names no resource gets a token for the default resource, when one is set; an organization
+        // token is one for the organizations resource the refresh token was granted.
+        async defaultResource(ctx, _client, oneOf) {
+          if (oneOf) return requestedOrganization(ctx) && oneOf.includes(ORGANIZATIONS_RESOURCE) ? ORGANIZATIONS_RESOURCE : oneOf;
           return (await repositories.resources.findDefault())?.indicator;
         },
-        useGrantedResource: () => true,
+        // As Logto: a token request without `resource` gets a token for the userinfo endpoint (when `openid` was
+        // granted), not one for the API the authorization named; with `organization_id`, an organization token.
+        useGrantedResource: (ctx) => requestedOrganization(ctx) !== undefined,
         async getResourceServerInfo(ctx, indicator, client) {
-          const resource = await repositories.resources.findByIndicator(indicator);
+          if (indicator === ORGANIZATIONS_RESOURCE) return organizationsResourceServer(ctx);
+          const resource = indicator === LOGTO_MANAGEMENT_INDICATOR
+            ? await repositories.resources.findById(MANAGEMENT_RESOURCE_ID)
+            : await repositories.resources.findByIndicator(indicator);
           if (!resource) throw new oidcErrors.InvalidTarget(`resource indicator ${indicator} is not registered`);
           let scopes: string[] = [];
+          const accountId = accountIdOf(ctx);
+          const organizationId = requestedOrganization(ctx);
           if (ctx.oidc.params?.grant_type === 'client_credentials') {
             scopes = await authorization.scopesForApplication(client.clientId, resource.id);
-          } else {
-            const accountId = accountIdOf(ctx);
-            if (accountId) scopes = await authorization.scopesForUser(accountId, resource.id);
+          } else if (accountId && organizationId) {
+            scopes = await authorization.scopesForOrganizationUser(organizationId, accountId, resource.id);
+          } else if (accountId) {
+            scopes = await authorization.scopesForUser(accountId, resource.id);
           }
           return {
             scope: scopes.join(' '),
-            audience: resource.indicator,
+            audience: indicator,
             accessTokenTTL: resource.accessTokenTtl,
             accessTokenFormat: 'jwt',
             jwt: { sign: { alg: options.signingAlg } },
@@ -153,7 +189,10 @@ export function createProvider(options: ProviderOptions): Provider {
       idTokenSigningAlgValues: ['ES256', 'EdDSA'],
       userinfoSigningAlgValues: ['ES256', 'EdDSA'],
     },
-    interactions: { url: (_ctx, interaction) => `${options.interactionUrl}/${interaction.uid}` },
+    interactions: {
+      url: (_ctx, interaction) => `${options.interactionUrl}/${interaction.uid}${
+        options.interactionStart?.(interaction.prompt.name, interaction.params) ?? ''}`,
+    },
     // First-party applications are trusted: their requested scopes are granted without a consent screen.
     async loadExistingGrant(ctx) {
       const { oidc } = ctx;
@@ -171,7 +210,18 @@ export function createProvider(options: ProviderOptions): Provider {
       return grant;
     },
     extraTokenClaims: options.extraTokenClaims,
-    formats: options.customizeJwt ? { customizers: { jwt: options.customizeJwt } } : undefined,
+    formats: {
+      customizers: {
+        async jwt(ctx, token, jwt) {
+          await options.customizeJwt?.(ctx, token, jwt);
+          // An API token issued within an organization names it, as Logto's do.
+          const organizationId = requestedOrganization(ctx);
+          if (organizationId && token.kind === 'AccessToken' && jwt.payload.aud !== organizationUrn(organizationId)) {
+            jwt.payload.organization_id = organizationId;
+          }
+        },
+      },
+    },
     renderError(ctx, out) {
       ctx.type = 'html';
       ctx.body = errorPage(out);
@@ -179,6 +229,7 @@ export function createProvider(options: ProviderOptions): Provider {
   };
 
   const provider = new Provider(options.issuer, configuration);
+  registerOrganizationTokens(provider, repositories);
   provider.proxy = options.trustProxy ?? false;
   // Client secrets are stored as digests; compare the presented secret's digest in constant time.
   const { clientGate } = options;

@@ -19,6 +19,10 @@ export function createOrganizationScopesRepository(store: DocumentStore) {
     async prepare() {
       await collection.createIndex({ keys: { name: 1 }, unique: true });
     },
+    /** The name of every organization scope (the template's permissions). */
+    async names(): Promise<string[]> {
+      return (await collection.find({}, { projection: { name: 1 } })).map((doc) => doc.name);
+    },
   };
 }
 

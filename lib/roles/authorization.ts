@@ -36,8 +36,6 @@ export function createAuthorization(repositories: AuthorizationDeps, store: Docu
       scopesOfRoles(await repositories.roles.roleIdsOfApplication(applicationId), resourceId)
     )),
 
-    isOrganizationMember: (organizationId: string, userId: string) =>
-      repositories.organizations.users.has({ organizationId }, userId),
     /** The organization scopes a member's organization roles grant in that organization. */
     async organizationScopesForUser(organizationId: string, userId: string): Promise<OrganizationScope[]> {
       const roleIds = await organizationRoleIdsOf(organizationId, userId);

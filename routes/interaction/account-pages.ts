@@ -31,7 +31,7 @@ export function signUpPage(view: SignUpView): string {
   } else if (methods.signUp?.by === 'code') {
     content = form({
       id: 'sign-up', action: at('/sign-up/send-code'), csrf: view.csrf, submit: 'Send code', problem: view.problem, autofocus: true,
-      fields: [identifierField(methods.signUp.identifiers, view.identifier)],
+      fields: [identifierField(methods.signUp.identifiers, view.identifier ?? (view.problem ? undefined : view.loginHint))],
     });
   }
   const signIn = methods.canSignIn

@@ -4,7 +4,7 @@ import type { PageFrame } from './sign-in-pages.ts';
 
 /** The connectors a sign-in page offers: one link per social connector, and an email form when SSO is set up. */
 export interface ConnectorChoices {
-  social: Array<{ id: string; name: string }>;
+  social: Array<{ id: string; target: string; name: string }>;
   sso: boolean;
 }
 

@@ -70,6 +70,22 @@ export function connectorPageRoutes(router: Router, form: Middleware, kit: PageK
   router.get('/:uid/social/:connectorId', async (ctx) => sendToProvider(ctx, await kit.visit(ctx), 'social', ctx.params.connectorId!));
   router.get('/:uid/sso/:connectorId', async (ctx) => sendToProvider(ctx, await kit.visit(ctx), 'sso', ctx.params.connectorId!));
 
+  // Logto's `direct_sign_in`: the interaction opens here and goes on to the connector; one that does not exist
+  // leaves the sign-in page to choose from.
+  router.get('/:uid/direct/:method/:target', async (ctx) => {
+    const visit = await kit.visit(ctx);
+    const { method, target } = ctx.params as { method: string; target: string };
+    if (visit.details.prompt.name === 'login' && method === 'sso') {
+      await sendToProvider(ctx, visit, 'sso', target);
+      return;
+    }
+    const social = method === 'social' && visit.details.prompt.name === 'login'
+      ? visit.connectors?.social.find((connector) => connector.target === target) ?? visit.connectors?.social.find((connector) => connector.id === target)
+      : undefined;
+    if (social) await sendToProvider(ctx, visit, 'social', social.id);
+    else kit.redirect(ctx, visit.at());
+  });
+
   router.post('/:uid/sso', form, async (ctx) => {
     const visit = await kit.submitted(ctx);
     if (!visit) return;

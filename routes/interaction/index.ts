@@ -1,6 +1,6 @@
 import Router from '@koa/router';
 import { koaBody } from 'koa-body';
-import type { Middleware } from 'koa';
+import type { Context, Middleware } from 'koa';
 import { composeMiddleware } from '../../lib/oidc/boundary.ts';
 import type { ServiceCore } from '../../lib/core.ts';
 import { parseBody } from '../../lib/http/body.ts';
@@ -8,7 +8,7 @@ import { htmlErrorMiddleware } from '../../lib/http/errors.ts';
 import { messagePage } from '../../lib/http/html.ts';
 import { signUpPage } from './account-pages.ts';
 import { forgotPasswordRoutes } from './forgot-password.ts';
-import { createPageKit } from './kit.ts';
+import { createPageKit, type Details } from './kit.ts';
 import { consentPage } from './pages.ts';
 import { signInPageOf, signInRoutes } from './sign-in.ts';
 import { signUpRoutes } from './sign-up.ts';
@@ -27,6 +27,24 @@ export function interactionRoutes(core: ServiceCore): Middleware {
   const form = parseBody(koaBody({ urlencoded: true, json: false, text: false, multipart: false, formLimit: '16kb' }));
   const kit = createPageKit(core);
 
+  /** Grants what the consent prompt found missing (its scopes, claims and resource scopes) and finishes it. */
+  async function consent(ctx: Context, details: Details, accountId: string): Promise<void> {
+    const grant = details.grantId
+      ? (await provider.Grant.find(details.grantId))!
+      : new provider.Grant({ accountId, clientId: String(details.params.client_id) });
+    const missing = details.prompt.details as {
+      missingOIDCScope?: string[]; missingOIDCClaims?: string[]; missingResourceScopes?: Record<string, string[]>;
+    };
+    if (missing.missingOIDCScope) grant.addOIDCScope(missing.missingOIDCScope.join(' '));
+    if (missing.missingOIDCClaims) grant.addOIDCClaims(missing.missingOIDCClaims);
+    for (const [indicator, scopes] of Object.entries(missing.missingResourceScopes ?? {})) {
+      grant.addResourceScope(indicator, scopes.join(' '));
+    }
+    const grantId = await grant.save();
+    await provider.interactionFinished(ctx.req, ctx.res, { consent: { grantId } }, { mergeWithLastSubmission: true });
+    ctx.respond = false;
+  }
+
   router.get('/:uid', async (ctx) => {
     const visit = await kit.visit(ctx);
     const { details } = visit;
@@ -37,6 +55,14 @@ export function interactionRoutes(core: ServiceCore): Middleware {
         ? signInPageOf(visit, notice)
         : signUpPage({ ...visit, policy: visit.settings.passwordPolicy });
       kit.send(ctx, 200, html, visit);
+      return;
+    }
+    // First-party applications are trusted as Logto trusts them: consented for, even when they send prompt=consent
+    // (Logto's SDKs always do).
+    const accountId = details.session?.accountId;
+    const app = await core.repositories.applications.findById(String(details.params.client_id));
+    if (details.prompt.name === 'consent' && accountId && app && !app.isThirdParty) {
+      await consent(ctx, details, accountId);
       return;
     }
     const missing = details.prompt.details as { missingOIDCScope?: string[]; missingResourceScopes?: Record<string, string[]> };
@@ -64,20 +90,7 @@ export function interactionRoutes(core: ServiceCore): Middleware {
       kit.send(ctx, 400, messagePage('Nothing to allow', 'No consent is pending for this sign-in.'));
       return;
     }
-    const grant = details.grantId
-      ? (await provider.Grant.find(details.grantId))!
-      : new provider.Grant({ accountId, clientId: String(details.params.client_id) });
-    const missing = details.prompt.details as {
-      missingOIDCScope?: string[]; missingOIDCClaims?: string[]; missingResourceScopes?: Record<string, string[]>;
-    };
-    if (missing.missingOIDCScope) grant.addOIDCScope(missing.missingOIDCScope.join(' '));
-    if (missing.missingOIDCClaims) grant.addOIDCClaims(missing.missingOIDCClaims);
-    for (const [indicator, scopes] of Object.entries(missing.missingResourceScopes ?? {})) {
-      grant.addResourceScope(indicator, scopes.join(' '));
-    }
-    const grantId = await grant.save();
-    await provider.interactionFinished(ctx.req, ctx.res, { consent: { grantId } }, { mergeWithLastSubmission: true });
-    ctx.respond = false;
+    await consent(ctx, details, accountId);
   });
 
   router.post('/:uid/abort', form, async (ctx) => {

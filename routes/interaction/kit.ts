@@ -8,7 +8,8 @@ import type { SignInExperience } from '../../lib/sign-in-experience/schema.ts';
 import { createFormTokens } from './csrf.ts';
 import { failureOf, type PageFailure } from './form-errors.ts';
 import { CSRF_FIELD, type Branding } from './layout.ts';
-import { methodsOf } from './methods.ts';
+import { methodsOf, narrowedTo } from './methods.ts';
+import { signInHints } from '../../lib/oidc/sign-in-parameters.ts';
 import type { PageFrame } from './sign-in-pages.ts';
 
 export type Details = Awaited<ReturnType<ServiceCore['provider']['interactionDetails']>>;
@@ -42,8 +43,10 @@ export function createPageKit(core: ServiceCore) {
 
   async function visitOf(ctx: Context, details: Details): Promise<Visit> {
     const settings = await core.libraries.signInExperience.get();
+    const hints = signInHints(details.params);
     return {
-      details, settings, methods: methodsOf(settings), branding: await branding(details, settings),
+      details, settings, methods: narrowedTo(methodsOf(settings), hints.identifiers), branding: await branding(details, settings),
+      loginHint: hints.loginHint,
       connectors: await core.libraries.connectors.choices(),
       csrf: tokens.issue(details.uid), at: (path?: string) => url(details.uid, path),
       request: { uid: details.uid, ip: ctx.ip, userAgent: ctx.get('user-agent') || undefined },

@@ -44,6 +44,22 @@ export function methodsOf(settings: SignInExperience): PageMethods {
   };
 }
 
+/**
+ * The methods narrowed to the identifiers an authorization request names (Logto's `identifier`): the forms ask for
+ * those only. Identifiers the sign-in experience does not offer are ignored, and when it offers none of them the
+ * methods stay as they are.
+ */
+export function narrowedTo(methods: PageMethods, identifiers: readonly IdentifierType[] | undefined): PageMethods {
+  if (!identifiers) return methods;
+  const keep = <T extends IdentifierType>(types: readonly T[]) => types.filter((type) => identifiers.includes(type));
+  const password = keep(methods.password);
+  const code = keep(methods.code);
+  let { signUp } = methods;
+  if (signUp?.by === 'code' && keep(signUp.identifiers).length) signUp = { ...signUp, identifiers: keep(signUp.identifiers) };
+  if (!password.length && !code.length && signUp === methods.signUp) return methods;
+  return { ...methods, ...(password.length || code.length ? { password, code } : {}), signUp };
+}
+
 const NAMES: Record<IdentifierType, string> = { username: 'username', email: 'email', phone: 'phone number' };
 
 /** "Username or email", "Email", "Username, email or phone number". */

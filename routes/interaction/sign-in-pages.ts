@@ -13,6 +13,8 @@ export interface PageFrame {
   methods: PageMethods;
   /** Social connectors and single sign-on, offered on the sign-in page. */
   connectors?: ConnectorChoices;
+  /** Who the application says is signing in (`login_hint`): the identifier fields start with it. */
+  loginHint?: string;
 }
 
 export interface SignInView extends PageFrame {
@@ -30,7 +32,7 @@ export interface SignInView extends PageFrame {
 export function signInPage(view: SignInView): string {
   const { methods, at } = view;
   const problemOf = (which: 'password' | 'code') => (view.failed === which ? view.problem : undefined);
-  const valueOf = (which: 'password' | 'code') => (view.failed === which ? view.identifier : undefined);
+  const valueOf = (which: 'password' | 'code') => (view.failed === which ? view.identifier : view.failed ? undefined : view.loginHint);
   const sections: string[] = [];
   if (methods.password.length) {
     sections.push(`${form({

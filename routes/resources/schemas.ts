@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { optionalPagination, pagination } from '../../lib/http/api.ts';
 import { scopeToken } from '../../lib/http/schemas.ts';
-import { OIDC_SCOPES } from '../../lib/oidc/claims.ts';
+import { OIDC_SCOPES, ORGANIZATIONS_RESOURCE } from '../../lib/oidc/claims.ts';
+import { LOGTO_MANAGEMENT_INDICATOR } from '../../lib/bootstrap.ts';
 
 export const resource = z.object({
   id: z.string(),
@@ -20,8 +21,11 @@ export const scope = z.object({
   createdAt: z.number(),
 });
 
+/** Indicators the service answers itself: Logto's organizations resource and its management API's fixed name. */
+const RESERVED_INDICATORS: ReadonlySet<string> = new Set([ORGANIZATIONS_RESOURCE, LOGTO_MANAGEMENT_INDICATOR]);
 const indicator = z.string().max(2048).refine((value) => URL.canParse(value), 'must be an absolute URI')
-  .refine((value) => !value.includes('#'), 'must not contain a fragment');
+  .refine((value) => !value.includes('#'), 'must not contain a fragment')
+  .refine((value) => !RESERVED_INDICATORS.has(value), 'is reserved by the service');
 const ttl = z.number().int().min(60).max(86_400);
 /**
  * OpenID Connect's scope names (the ones served here, and `address`, which is standard though not served): an API

@@ -44,9 +44,10 @@ export async function accountClient(running: RunningService): Promise<AccountCli
       const form = signInForm(await landed.res.text(), landed.url);
       const result = await browser.submit(form.action, { ...form.hidden, identifier, password }, REDIRECT);
       if (!result.url.startsWith(REDIRECT)) throw new Error(`sign-in did not complete: ${result.res.status} ${result.url}`);
+      // A token for the API the authorization named is asked for by name, as the code's own is the userinfo one.
       const tokens = await client.authorizationCodeGrant(config, new URL(result.url), {
         pkceCodeVerifier: verifier, expectedState: 'state',
-      });
+      }, extra.resource ? { resource: extra.resource } : undefined);
       return tokens.access_token;
     },
     revoke: (token) => client.tokenRevocation(config, token),

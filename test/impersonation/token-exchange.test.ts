@@ -105,7 +105,7 @@ describe('token exchange (RFC 8693 impersonation)', () => {
     const token = await subjectToken(running, alice.id);
     const { status, body } = await exchange({ subject_token: token, resource: INDICATOR }, disabled);
     expect(status).to.equal(400);
-    expect(body).to.deep.equal({
+    expect(body).to.include({
       error: 'unauthorized_client', error_description: 'token exchange is not allowed for this application',
     });
     expect((await exchange({ subject_token: token, resource: INDICATOR })).status, 'token still usable').to.equal(200);

@@ -82,7 +82,7 @@ describe('actor tokens', () => {
     expect(suspended.status).to.equal(200);
     const { status, body } = await actAs(jwt);
     expect(status).to.equal(400);
-    expect(body).to.deep.equal({ error: 'invalid_request', error_description: 'invalid actor_token: its user is suspended' });
+    expect(body).to.include({ error: 'invalid_request', error_description: 'invalid actor_token: its user is suspended' });
 
     // An opaque token that outlived the suspension (the flag is written before the tokens are revoked).
     const carol = await createUser(running);
@@ -90,7 +90,7 @@ describe('actor tokens', () => {
     await running.service.core.repositories.users.update(carol.id, { isSuspended: true });
     const refused = await actAs(opaque);
     expect(refused.status).to.equal(400);
-    expect(refused.body).to.deep.equal({ error: 'invalid_request', error_description: 'invalid actor_token: its user is suspended' });
+    expect(refused.body).to.include({ error: 'invalid_request', error_description: 'invalid actor_token: its user is suspended' });
   });
 
   it('refuses the token of a deleted actor (JWT and opaque)', async () => {
@@ -99,14 +99,14 @@ describe('actor tokens', () => {
     expect((await running.request(`/api/users/${bob.id}`, { method: 'DELETE' })).status).to.equal(204);
     const { status, body } = await actAs(jwt);
     expect(status).to.equal(400);
-    expect(body).to.deep.equal({ error: 'invalid_request', error_description: 'invalid actor_token: its user no longer exists' });
+    expect(body).to.include({ error: 'invalid_request', error_description: 'invalid actor_token: its user no longer exists' });
 
     const carol = await createUser(running);
     const opaque = await opaqueToken(carol.id);
     await running.service.core.repositories.users.delete(carol.id);
     const refused = await actAs(opaque);
     expect(refused.status).to.equal(400);
-    expect(refused.body).to.deep.equal({ error: 'invalid_request', error_description: 'invalid actor_token: its user no longer exists' });
+    expect(refused.body).to.include({ error: 'invalid_request', error_description: 'invalid actor_token: its user no longer exists' });
   });
 
   it('refuses OIDC scope names for API scopes, at creation and on rename', async () => {

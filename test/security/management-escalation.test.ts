@@ -104,7 +104,7 @@ describe('impersonation cannot reach the management API', () => {
       grant_type: GRANT, subject_token: token, subject_token_type: AT, resource: `${running.baseUrl}/api`, scope: 'all',
     }, exchanger);
     expect(exchanged.status).to.equal(400);
-    expect(exchanged.body).to.deep.equal({
+    expect(exchanged.body).to.include({
       error: 'invalid_target', error_description: 'the management API cannot be a token-exchange target',
     });
     expect(exchanged.body).not.to.have.property('access_token');

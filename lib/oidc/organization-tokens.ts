@@ -1,0 +1,65 @@
+import type Provider from 'oidc-provider';
+import { errors as oidcErrors, type KoaContextWithOIDC } from 'oidc-provider';
+import type { Repositories } from '../repositories.ts';
+import { organizationTokenRefusal } from '../organizations/token-access.ts';
+import { providerRefreshTokenGrant, registerGrantType } from './boundary.ts';
+import { ORGANIZATIONS_RESOURCE, ORGANIZATIONS_SCOPE } from './claims.ts';
+
+type Deps = Pick<Repositories, 'organizations' | 'mfaVerifications' | 'applications'>;
+
+const accessDenied = (description: string) => {
+  // Logto answers these with access_denied and 403.
+  const error = new oidcErrors.AccessDenied(description);
+  error.statusCode = 403;
+  return error;
+};
+
+/** The organization a refresh-token request names (`organization_id`), or undefined. */
+export function requestedOrganization(ctx: KoaContextWithOIDC): string | undefined {
+  const params = ctx.oidc.params as Record<string, unknown> | undefined;
+  const value = params?.organization_id;
+  return ctx.oidc.route === 'token' && params?.grant_type === 'refresh_token' && typeof value === 'string' && value !== ''
+    ? value : undefined;
+}
+
+/**
+ * Logto's organization tokens on the refresh-token grant (its RFC 0001): `organization_id` without `resource` gets a
+ * token for `urn:logto:organization:<id>` with the organization scopes the member's roles give there, and with
+ * `resource`, that API's token within the organization; the provider's own grant issues them (lib/oidc/provider.ts
+ * says which resource server and scopes), after the checks Logto makes, before the refresh token is spent or rotated:
+ * the user is a member (with a second factor when the organization requires MFA), the application is first-party,
+ * and the refresh token was granted `urn:logto:scope:organizations` (and, for an organization token, the
+ * organizations resource).
+ */
+export function registerOrganizationTokens(provider: Provider, deps: Deps): void {
+  const own = providerRefreshTokenGrant(provider);
+
+  async function check(ctx: KoaContextWithOIDC, organizationId: string): Promise<void> {
+    const value = ctx.oidc.params?.refresh_token;
+    const refreshToken = typeof value === 'string' ? await provider.RefreshToken.find(value, { ignoreExpiration: true }) : undefined;
+    // A refresh token the grant refuses anyway is refused by it, with its own error.
+    const clientId = ctx.oidc.client?.clientId;
+    const accountId = refreshToken?.accountId;
+    if (!refreshToken || !accountId || !clientId || refreshToken.clientId !== clientId || refreshToken.isExpired || refreshToken.consumed) return;
+    const refusal = await organizationTokenRefusal(deps, organizationId, accountId);
+    if (refusal) throw accessDenied(refusal);
+    // Logto lets a third-party application into the organizations its user picked on the consent page, which this
+    // service's consent page does not offer: none.
+    if ((await deps.applications.findById(clientId))?.isThirdParty) {
+      throw accessDenied('organization access is not granted to the application');
+    }
+    if (!refreshToken.scopes.has(ORGANIZATIONS_SCOPE)) {
+      throw new oidcErrors.InsufficientScope('refresh token missing required scope', ORGANIZATIONS_SCOPE);
+    }
+    const resources = [refreshToken.resource ?? []].flat();
+    if (!ctx.oidc.params?.resource && !resources.includes(ORGANIZATIONS_RESOURCE)) {
+      throw new oidcErrors.InvalidTarget(`the refresh token was not granted ${ORGANIZATIONS_RESOURCE}`);
+    }
+  }
+
+  registerGrantType(provider, 'refresh_token', async (ctx) => {
+    const organizationId = requestedOrganization(ctx);
+    if (organizationId) await check(ctx, organizationId);
+    await own.handler(ctx);
+  }, new Set([...own.parameters, 'resource', 'organization_id']), new Set(['resource']));
+}
