@@ -173,8 +173,11 @@ export function createMfaLibrary(deps: { repositories: Pick<Repositories, 'users
      * Removes one factor at the user's own request (Account API). Where the settings make a second factor
      * mandatory for this user (for everyone, or for members of an organization requiring it), the user's last
      * authenticator app or passkey stays: 422 `session.mfa.mfa_policy_not_user_controlled`, so that nobody locks
-     * themselves (or, with a stolen session, the owner) out of the second factor. Checked again after the removal:
-     * of removals racing for the last factors, those that would leave none put their factor back.
+     * themselves (or, with a stolen session, the owner) out of the second factor. Checked again after the removal,
+     * once the user's document is written: that write holds the user's lock until the transaction ends, so removals
+     * racing for the last factors check one after another against what the others committed (under read-committed
+     * isolation, checks that ran side by side would each still see the others' factors); one that would leave none
+     * puts its factor back.
      */
     async removeOwn(userId: string, id: string, policy: MfaPolicy): Promise<{ factor: MfaFactor; user: User }> {
       await mustFindUser(userId);
@@ -189,6 +192,7 @@ export function createMfaLibrary(deps: { repositories: Pick<Repositories, 'users
       }
       const factor = await factors.delete(userId, id);
       if (!factor) throw errors.notFound('mfa verification', id);
+      const user = await touched(userId);
       if (mandatory && factor.type !== 'BackupCode' && (await proving()).length === 0) {
         await factors.insert(factor).catch((error: unknown) => {
           // The slot was taken again meanwhile (a new authenticator app): the user has a factor, which is the point.
@@ -196,7 +200,7 @@ export function createMfaLibrary(deps: { repositories: Pick<Repositories, 'users
         });
         throw refused();
       }
-      return { factor, user: await touched(userId) };
+      return { factor, user };
     },
 
     /**
