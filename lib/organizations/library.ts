@@ -2,7 +2,7 @@ import { assertAllFound, errors } from '../errors.ts';
 import { newId } from '../ids.ts';
 import type { Repositories } from '../repositories.ts';
 import type { Page, PageResult, SearchInput } from '../data/entity.ts';
-import type { Organization } from './repository.ts';
+import type { Organization, OrganizationBranding, OrganizationColor } from './repository.ts';
 import type { OrganizationRole } from './roles-repository.ts';
 import type { User } from '../users/repository.ts';
 import type { Application } from '../applications/repository.ts';
@@ -14,6 +14,9 @@ export type OrganizationInput = {
   description?: string | null;
   customData?: Record<string, unknown>;
   isMfaRequired?: boolean;
+  color?: OrganizationColor;
+  branding?: OrganizationBranding;
+  customCss?: string | null;
 };
 
 export interface JitEmailDomain {
@@ -94,6 +97,8 @@ export function createOrganizationsLibrary(deps: OrganizationsDeps) {
       const role = roles.find((candidate) => candidate.id === link.organizationRoleId);
       if (role) byUser.get(link.userId!)?.push({ id: role.id, name: role.name });
     }
+    // Logto lists a member's roles by name.
+    for (const held of byUser.values()) held.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     return byUser;
   }
 
@@ -110,7 +115,8 @@ export function createOrganizationsLibrary(deps: OrganizationsDeps) {
     async create(input: OrganizationInput & { name: string }): Promise<Organization> {
       return organizations.insert({
         id: newId(), name: input.name, description: input.description ?? null, customData: input.customData ?? {},
-        isMfaRequired: input.isMfaRequired ?? false, createdAt: Date.now(),
+        isMfaRequired: input.isMfaRequired ?? false, color: input.color ?? {}, branding: input.branding ?? {},
+        customCss: input.customCss ?? null, createdAt: Date.now(),
       });
     },
     async update(id: string, changes: OrganizationInput): Promise<Organization> {
@@ -175,9 +181,11 @@ export function createOrganizationsLibrary(deps: OrganizationsDeps) {
       return update(organization, { removedUserIds: [userId] });
     },
 
-    async listApplications(id: string, page: Page): Promise<PageResult<Application>> {
+    /** Member applications; `search` (Logto's `q`) as `GET /applications` searches. */
+    async listApplications(id: string, page: Page, search?: SearchInput): Promise<PageResult<Application>> {
       await mustFind(id);
       const ids = await organizations.applications.targetsOf({ organizationId: id });
+      if (search) return applications.list(page, { ids, search });
       const start = (page.page - 1) * page.pageSize;
       const items: Application[] = [];
       for (const appId of ids.slice(start, start + page.pageSize)) {

@@ -8,7 +8,22 @@ export interface Organization {
   description: string | null;
   customData: Record<string, unknown>;
   isMfaRequired: boolean;
+  /** Logto's branding of the organization's sign-in pages: colors, logos and a style sheet. */
+  color?: OrganizationColor;
+  branding?: OrganizationBranding;
+  customCss?: string | null;
   createdAt: number;
+}
+
+export interface OrganizationColor {
+  primaryColor?: string;
+  isDarkModeEnabled?: boolean;
+  darkPrimaryColor?: string;
+}
+
+export interface OrganizationBranding {
+  logoUrl?: string;
+  darkLogoUrl?: string;
 }
 
 /** Organizations and what hangs off them: member users and applications, member roles, JIT email domains and roles. */

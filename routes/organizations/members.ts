@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { declare, idParam, type ApiRouterDeps } from '../../lib/http/api.ts';
 import type { ServiceCore } from '../../lib/core.ts';
-import { application } from '../applications/schemas.ts';
+import { application, APPLICATION_SEARCH_FIELDS } from '../applications/schemas.ts';
 import { announceMembership } from './events.ts';
 import {
-  addApplicationsBody, addUsersBody, memberUser, pageQuery, replaceApplicationsBody, replaceUsersBody, membersQuery,
+  addApplicationsBody, addUsersBody, memberUser, searchQuery, replaceApplicationsBody, replaceUsersBody, membersQuery,
 } from './schemas.ts';
 import { USER_SEARCH_FIELDS } from '../users/schemas.ts';
 
@@ -53,9 +53,9 @@ export function organizationMemberRoutes(api: ApiRouterDeps, core: ServiceCore):
 
   declare(api, {
     method: 'get', path: '/organizations/:id/applications', tag, summary: 'List member applications',
-    params: byId, query: pageQuery, response: z.array(application),
-    async handler({ params, page, paged }) {
-      return paged(await library.listApplications(params.id, page));
+    params: byId, query: searchQuery, search: APPLICATION_SEARCH_FIELDS, response: z.array(application),
+    async handler({ params, query, search, page, paged }) {
+      return paged(await library.listApplications(params.id, page, query.q ?? search));
     },
   });
 

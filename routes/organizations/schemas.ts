@@ -13,6 +13,9 @@ export const organization = z.object({
   description: z.string().nullable(),
   customData: z.record(z.string(), z.unknown()),
   isMfaRequired: z.boolean(),
+  color: z.object({ primaryColor: z.string(), isDarkModeEnabled: z.boolean(), darkPrimaryColor: z.string() }).partial().optional(),
+  branding: z.object({ logoUrl: z.string(), darkLogoUrl: z.string() }).partial().optional(),
+  customCss: z.string().nullable().optional(),
   createdAt: z.number(),
 });
 
@@ -26,12 +29,23 @@ const isMfaRequired = z.boolean().optional()
   .describe('Members need a second factor: organization tokens are refused to a member without one, and with the sign-in '
     + 'experience\'s organizationRequiredMfaPolicy Mandatory, members must enrol at sign-in');
 
+const hexColor = z.string().regex(/^#([\da-f]{3}|[\da-f]{6})$/i, 'must be a hex color such as #5d34f2');
+const color = z.object({ primaryColor: hexColor, isDarkModeEnabled: z.boolean(), darkPrimaryColor: hexColor }).partial().strict()
+  .describe('The sign-in pages\' button and link color when they are shown for this organization (organization_id)');
+const logoUrl = z.string().max(2048).refine((value) => /^https?:$/.test(URL.parse(value)?.protocol ?? ''), 'must be an absolute http(s) URL');
+const branding = z.object({ logoUrl, darkLogoUrl: logoUrl }).partial().strict()
+  .describe('The logos the sign-in pages show for this organization (organization_id), in place of the application\'s');
+const customCss = z.string().max(65_536).nullable()
+  .describe('A style sheet added to the sign-in pages shown for this organization (organization_id); null removes it');
+
 export const createOrganizationBody = z.object({
   name, description, customData: jsonObject.optional(), isMfaRequired,
+  color: color.optional(), branding: branding.optional(), customCss: customCss.optional(),
 }).strict();
 
 export const updateOrganizationBody = z.object({
   name: name.optional(), description, customData: jsonObject.optional(), isMfaRequired,
+  color: color.optional(), branding: branding.optional(), customCss: customCss.optional(),
 }).strict();
 
 /** Logto's `q`: a text any search field contains. Logto's `search` parameters work too (`search` on routes). */
@@ -42,7 +56,7 @@ export const membersQuery = searchQuery.extend({ organizationRoleId: z.string().
 export const optionalSearchQuery = optionalPagination.extend({ q });
 /** Logto's `showFeatured`: each organization carries its member count and up to three members. */
 export const listOrganizationsQuery = searchQuery.extend({
-  showFeatured: z.enum(['true', 'false']).optional().transform((value) => value === 'true'),
+  showFeatured: z.enum(['true', 'false', '1', '0']).optional().transform((value) => value === 'true' || value === '1'),
 });
 /** Fields `search.<field>` may name on organizations, organization roles and organization scopes. */
 export const TEMPLATE_SEARCH_FIELDS = ['id', 'name', 'description'] as const;

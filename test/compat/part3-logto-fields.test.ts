@@ -86,3 +86,63 @@ describe('Logto compatibility: resources, roles and their holders', () => {
     expect([wrongRole.status, wrongRole.body.code]).to.deep.equal([422, 'application.invalid_role_type']);
   });
 });
+
+/** Logto's organization fields: branding, featured members, member searches and role order. */
+describe('Logto compatibility: organizations', () => {
+  let h: Harness;
+  before(async () => {
+    h = await startHarness();
+  });
+  after(() => h.close());
+
+  it('stores color, branding and customCss, answers Logto\'s defaults, and refuses what is not one', async () => {
+    const plain = await fixtures(h).organization();
+    expect(plain).to.deep.include({ color: {}, branding: {}, customCss: null });
+    const fields = {
+      color: { primaryColor: '#5d34f2', isDarkModeEnabled: true, darkPrimaryColor: '#8f6ff5' },
+      branding: { logoUrl: 'https://cdn.example.com/acme.png', darkLogoUrl: 'https://cdn.example.com/acme-dark.png' },
+      customCss: 'main { border-radius: 0 }',
+    };
+    const patched = await ok(h.api('PATCH', `/organizations/${plain.id}`, fields));
+    expect(patched).to.deep.include(fields);
+    expect(await ok(h.api('GET', `/organizations/${plain.id}`))).to.deep.include(fields);
+    expect((await ok(h.api('PATCH', `/organizations/${plain.id}`, { customCss: null }))).customCss).to.equal(null);
+    for (const bad of [
+      { color: { primaryColor: 'red' } }, { branding: { logoUrl: 'javascript:alert(1)' } }, { branding: { favicon: 'https://x.example/f.ico' } },
+      { customCss: 'x'.repeat(70_000) },
+    ]) {
+      const refused = await h.api('POST', '/organizations', { name: unique('org'), ...bad });
+      expect([refused.status, refused.body.code], JSON.stringify(bad)).to.deep.equal([400, 'guard.invalid_input']);
+    }
+  });
+
+  it('answers showFeatured=1 as showFeatured=true, with usersCount and featuredUsers', async () => {
+    const organization = await fixtures(h).organization({ name: unique('featured') });
+    const member = await fixtures(h).member(organization.id, { name: 'Feature Member' });
+    for (const flag of ['1', 'true']) {
+      const listed = await ok(h.api('GET', `/organizations?showFeatured=${flag}&q=${organization.name}`));
+      expect(listed).to.have.length(1);
+      expect(listed[0]).to.deep.include({ usersCount: 1, featuredUsers: [{ id: member.id, avatar: null, name: 'Feature Member' }] });
+    }
+    const without = await ok(h.api('GET', `/organizations?showFeatured=0&q=${organization.name}`));
+    expect(without[0]).not.to.have.property('usersCount');
+  });
+
+  it('searches member applications with q, and lists a member\'s roles by name', async () => {
+    const organization = await fixtures(h).organization();
+    const needle = await ok(h.api('POST', '/applications', { name: unique('needleapp'), type: 'MachineToMachine' }));
+    const other = await fixtures(h).m2mApplication();
+    await ok(h.api('POST', `/organizations/${organization.id}/applications`, { applicationIds: [needle.id, other.id] }));
+    const found = await h.api('GET', `/organizations/${organization.id}/applications?q=needleapp`);
+    expect(found.status).to.equal(200);
+    expect(ids(found.body)).to.deep.equal([needle.id]);
+    expect(ids(await ok(h.api('GET', `/organizations/${organization.id}/applications`)))).to.deep.equal([needle.id, other.id].sort());
+
+    const zebra = await fixtures(h).organizationRole({ name: unique('zebra') });
+    const alpha = await fixtures(h).organizationRole({ name: unique('alpha') });
+    const user = await fixtures(h).member(organization.id);
+    await ok(h.api('POST', `/organizations/${organization.id}/users/${user.id}/roles`, { organizationRoleIds: [zebra.id, alpha.id] }));
+    const [listed] = await ok(h.api('GET', `/organizations/${organization.id}/users`));
+    expect(listed.organizationRoles.map((role: { id: string }) => role.id)).to.deep.equal([alpha.id, zebra.id]);
+  });
+});
