@@ -8,7 +8,7 @@ export interface Organization {
   description: string | null;
   customData: Record<string, unknown>;
   isMfaRequired: boolean;
-  /** Logto's branding of the organization's sign-in pages: colors, logos and a style sheet. */
+  /** Logto's organization branding (colors, logos, a style sheet): stored and answered, not yet applied to the sign-in pages. */
   color?: OrganizationColor;
   branding?: OrganizationBranding;
   customCss?: string | null;

@@ -31,12 +31,12 @@ const isMfaRequired = z.boolean().optional()
 
 const hexColor = z.string().regex(/^#([\da-f]{3}|[\da-f]{6})$/i, 'must be a hex color such as #5d34f2');
 const color = z.object({ primaryColor: hexColor, isDarkModeEnabled: z.boolean(), darkPrimaryColor: hexColor }).partial().strict()
-  .describe('The sign-in pages\' button and link color when they are shown for this organization (organization_id)');
+  .describe('Logto\'s branding colors of the organization, stored and answered');
 const logoUrl = z.string().max(2048).refine((value) => /^https?:$/.test(URL.parse(value)?.protocol ?? ''), 'must be an absolute http(s) URL');
 const branding = z.object({ logoUrl, darkLogoUrl: logoUrl }).partial().strict()
-  .describe('The logos the sign-in pages show for this organization (organization_id), in place of the application\'s');
+  .describe('Logto\'s organization logos, stored and answered');
 const customCss = z.string().max(65_536).nullable()
-  .describe('A style sheet added to the sign-in pages shown for this organization (organization_id); null removes it');
+  .describe('Logto\'s organization style sheet, stored and answered; null removes it');
 
 export const createOrganizationBody = z.object({
   name, description, customData: jsonObject.optional(), isMfaRequired,
