@@ -41,6 +41,7 @@ import { jwtCustomizerRoutes } from '../routes/jwt-customizer/index.ts';
 import { createSubjectTokens } from '../lib/impersonation/subject-tokens.ts';
 import { createImpersonationAudit } from '../lib/impersonation/audit.ts';
 import { createImpersonation } from '../lib/impersonation/library.ts';
+import { createImpersonations } from '../lib/impersonation/impersonations.ts';
 import { createJwtCustomizerConfigs } from '../lib/jwt-customizer/config.ts';
 import { createClaimsCustomizer, type FunctionCustomizer } from '../lib/jwt-customizer/claims.ts';
 import { createSandboxes, type Sandboxes } from '../lib/jwt-customizer/sandbox.ts';
@@ -48,6 +49,8 @@ import { ExchangeRegistry } from '../extensions/token-exchange/registry.ts';
 import { createActorVerifier } from '../extensions/token-exchange/actor.ts';
 import * as tokenExchange from '../extensions/token-exchange/grant.ts';
 import { createExchangedJwtCustomizer } from '../extensions/token-exchange/scope-claim.ts';
+import { introspectImpersonationJwts } from '../extensions/token-exchange/introspection.ts';
+import { createIntrospectionPolicy } from '../lib/oidc/introspection.ts';
 import { createExtraTokenClaims } from '../extensions/custom-claims/index.ts';
 import { enforceGrantLimits } from '../extensions/grant-limit/index.ts';
 import type { Webhooks } from '../lib/webhooks/index.ts';
@@ -231,14 +234,28 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
       tokenRequestGate: settings.TOKEN_RATE_LIMIT_PER_CLIENT > 0 ? tokenRequestGate(rateLimits.countTokenRequest) : undefined,
     });
     observeTokenEvents(provider, { logger, metrics });
-    const impersonation = createImpersonation({ store: stores.documents, repositories, authorization, subjectTokens, audit });
+    runtime = await createWebhookRuntime({ settings, logger, stores, metrics });
+    const { webhooks } = runtime;
+    const bus = new EventBus(createOutboxRecorder({ store: stores.documents, outbox: runtime.outbox, wake: runtime.wake }));
+    const impersonations = createImpersonations(stores.documents, { revokeGrants: repositories.oidcRevocation.revokeGrants });
+    await impersonations.prepare();
+    const impersonation = createImpersonation({
+      store: stores.documents, repositories, authorization, subjectTokens, audit, impersonations, bus,
+      policy: {
+        maxTokenTtlSeconds: settings.IMPERSONATION_TOKEN_MAX_TTL_SECONDS,
+        protectedRoleNames: settings.IMPERSONATION_PROTECTED_ROLES,
+        requireReason: settings.IMPERSONATION_REQUIRE_REASON,
+      },
+    });
     registerGrantType(provider, tokenExchange.grantType, tokenExchange.createTokenExchangeHandler({
       applicationOf, impersonation, exchanges, signingAlg: signingKeys.alg,
       verifyActor: createActorVerifier({ issuer: settings.issuer, publicKeys: signingKeys.publicKeys, users: repositories.users }),
     }), tokenExchange.parameters);
-    runtime = await createWebhookRuntime({ settings, logger, stores, metrics });
-    const { webhooks } = runtime;
-    const bus = new EventBus(createOutboxRecorder({ store: stores.documents, outbox: runtime.outbox, wake: runtime.wake }));
+    const introspectionPolicy = createIntrospectionPolicy({ repositories, authorization });
+    introspectImpersonationJwts(provider, {
+      issuer: settings.issuer, publicKeys: signingKeys.publicKeys, isActive: impersonation.isActive,
+      allowed: (client, token) => introspectionPolicy(undefined, client, token),
+    });
     enforceGrantLimits(provider, { repositories, bus });
     messaging = await createMessaging({ settings, logger, kv: stores.kv, bus, templates: options.messageTemplates });
     const core: ServiceCore = {
@@ -259,6 +276,7 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
         provider, store: stores.documents, kv: stores.kv, bus, repositories, users: libraries.users,
         signInExperience: libraries.signInExperience, messaging,
         lockoutPolicy: { threshold: settings.LOCKOUT_THRESHOLD, lockSeconds: settings.LOCKOUT_SECONDS },
+        impersonationActive: impersonation.isActive,
       }),
       customizer: {
         configs: customizerConfigs,

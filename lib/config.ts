@@ -180,6 +180,21 @@ export const environmentSchema = z.object({
   /** Lifetime of an impersonation subject token, seconds. */
   SUBJECT_TOKEN_TTL_SECONDS: integer(1).max(86_400).default(600),
   /**
+   * The longest an impersonation token lives, seconds, whatever its resource's `accessTokenTtl` (or
+   * ACCESS_TOKEN_TTL_SECONDS for a userinfo token): the impersonation expires with it.
+   */
+  IMPERSONATION_TOKEN_MAX_TTL_SECONDS: integer(1).max(86_400).default(3600),
+  /**
+   * Comma-separated role names whose holders can never be impersonated (subject tokens refused with 422, exchanges with
+   * `access_denied`), beyond those always protected: the console-admin role and every role granting a management API
+   * scope.
+   * @default none beyond those
+   */
+  IMPERSONATION_PROTECTED_ROLES: z.string().optional()
+    .transform((value) => (value ?? '').split(',').map((name) => name.trim()).filter(Boolean)),
+  /** `POST /api/subject-tokens` requires a `reason` (400 naming it without one). */
+  IMPERSONATION_REQUIRE_REASON: booleanFlag.default(false),
+  /**
    * Lifetime of the access tokens that name no resource, seconds: opaque userinfo tokens (authorization code, refresh
    * and token exchange without `resource`) and client-credentials tokens without `resource` while no default resource
    * is set; also the `accessTokenTtl` of a resource created without one. A JWT for a resource lives its resource's

@@ -129,8 +129,12 @@ const ERROR_CODES = {
   'verification_record.permission_denied': 'unauthenticated',
   /** Account API: the verification record named is unknown, expired, another user's, unverified or already spent. */
   'verification_record.not_found': 'invalid',
-  /** An impersonation (token-exchange) token may read the account, never change it. */
+  /** An impersonation (token-exchange) token may read the account, never change it, and never enter the Experience API. */
   'auth.impersonation_not_allowed': 'forbidden',
+  /** A resource server's own endpoint called by an application that serves no API (holds no API scope). */
+  'auth.not_a_resource_server': 'forbidden',
+  /** The user holds a protected role (console admin, management API scopes, IMPERSONATION_PROTECTED_ROLES). */
+  'user.impersonation_protected': 'rule',
   'account_center.not_enabled': 'forbidden',
   /** The account center has the field `Off`: not shown to the user. */
   'account_center.field_not_enabled': 'forbidden',

@@ -4,6 +4,7 @@ import type { Repositories } from '../../lib/repositories.ts';
 import type { Libraries } from '../../lib/libraries.ts';
 import { actClaim, type ExchangeRegistry } from '../token-exchange/registry.ts';
 import type { Application } from '../../lib/applications/repository.ts';
+import { IMPERSONATION_CLAIM } from '../../lib/impersonation/record.ts';
 
 interface TokenLike {
   jti?: string;
@@ -19,7 +20,7 @@ interface TokenLike {
 
 /**
  * The provider's `extraTokenClaims` hook: custom claims for every access token (all grants) and the actor
- * claim of exchanged tokens. The actor claim is added after the customizer so no script can forge it.
+ * and impersonation claims of exchanged tokens, added after the customizer so no script can forge them.
  */
 export function createExtraTokenClaims(deps: {
   customizer: ClaimsCustomizer;
@@ -64,6 +65,7 @@ export function createExtraTokenClaims(deps: {
       if (result.kind === 'claims') Object.assign(extra, result.claims);
     }
     if (exchange?.actor) extra.act = actClaim(exchange.actor);
+    if (exchange) extra[IMPERSONATION_CLAIM] = exchange.impersonationId;
     return Object.keys(extra).length ? extra : undefined;
   };
 }

@@ -4,8 +4,6 @@ import { createLocalJWKSet, jwtVerify, type JSONWebKeySet, type JWTPayload } fro
 export interface Actor {
   /** The acting user's id. */
   sub: string;
-  /** The actor token's own `act`, nested beneath this actor (a chain of delegation). */
-  act?: Record<string, unknown>;
 }
 
 export interface ActorUsers {
@@ -19,7 +17,8 @@ const NOT_OURS = 'not a valid access token of this service, or expired';
  * Validates an actor token: an unexpired access token issued by this service to a user who still exists
  * and is not suspended, with the OIDC `openid` scope. Only opaque tokens (issued without `resource`, for
  * the userinfo endpoint) can carry that scope: a JWT access token is issued for an API and its scopes are
- * that API's, so an `openid` there is an API scope, whatever its name says.
+ * that API's, so an `openid` there is an API scope, whatever its name says. A token issued by token exchange
+ * (an impersonation token) never acts: impersonation does not chain.
  */
 export function createActorVerifier(options: { issuer: string; publicKeys: JSONWebKeySet; users: ActorUsers }) {
   const keys = createLocalJWKSet(options.publicKeys);
@@ -48,9 +47,10 @@ export function createActorVerifier(options: { issuer: string; publicKeys: JSONW
     }
     const stored = await ctx.oidc.provider.AccessToken.find(token);
     if (!stored || stored.isExpired) throw invalid(NOT_OURS);
+    // No chained impersonation: whoever acts does so as themselves, never as someone they impersonate.
+    if (stored.gty === 'token_exchange') throw invalid('an impersonation token cannot act for another user');
     const sub = await assertActingUser(stored.accountId, stored.clientId);
     if (!(stored.scope ?? '').split(' ').includes('openid')) throw invalid('its scope must contain openid');
-    const act = (stored.extra as Record<string, unknown> | undefined)?.act;
-    return act && typeof act === 'object' ? { sub, act: act as Record<string, unknown> } : { sub };
+    return { sub };
   };
 }

@@ -2,7 +2,8 @@ import { errors as oidcErrors, type KoaContextWithOIDC } from 'oidc-provider';
 import { ExchangeRefused, type ExchangePlan, type Impersonation } from '../../lib/impersonation/library.ts';
 import { TOKEN_EXCHANGE_GRANT, tokenExchangeAllowed } from '../../lib/applications/clients.ts';
 import type { Application } from '../../lib/applications/repository.ts';
-import { newAccessToken } from '../../lib/oidc/boundary.ts';
+import { capLifetime, newAccessToken } from '../../lib/oidc/boundary.ts';
+import { newId } from '../../lib/ids.ts';
 import { ORGANIZATION_TOKEN_TTL_SECONDS, organizationUrn } from '../../lib/organizations/urn.ts';
 import type { Actor } from './actor.ts';
 import type { ExchangeRegistry } from './registry.ts';
@@ -119,27 +120,35 @@ async function exchange(ctx: KoaContextWithOIDC, deps: TokenExchangeDeps, progre
       accessTokenFormat: 'jwt', jwt: { sign: { alg: deps.signingAlg } },
     });
   } else {
-    // An opaque token for the userinfo endpoint needs a grant to be honoured there.
+    // An opaque token for the userinfo endpoint needs a grant to be honoured there (and revocation ends it with it).
     const grant = new ctx.oidc.provider.Grant({ accountId: plan.user.id, clientId: client.clientId });
     grant.addOIDCScope(plan.granted.join(' '));
     token.grantId = await grant.save();
   }
   token.scope = plan.granted.join(' ');
+  // Whatever the resource's TTL: an impersonation is short-lived.
+  capLifetime(token, deps.impersonation.maxTokenTtlSeconds);
 
   const actor = actorToken ? await deps.verifyActor(ctx, actorToken) : undefined;
   progress.actor = actor;
+  const impersonationId = newId();
   deps.exchanges.remember(token, {
-    subjectTokenContext: plan.record.context, actor, organizationId: plan.target ? plan.organizationId ?? undefined : undefined,
+    impersonationId, subjectTokenContext: plan.record.context, actor, organizationId: plan.target ? plan.organizationId ?? undefined : undefined,
   });
 
   // Custom claims run inside save(); a denial or fail-closed error throws before the token is spent.
   const value = await token.save();
-  const spent = await deps.impersonation.complete(plan, {
-    applicationId: client.clientId, actorUserId: actor?.sub ?? null, scope: token.scope,
+  // The record's times: when it was issued to the millisecond (lists order by it), and the token's own expiry.
+  const expiresAt = ((token.iat ?? Math.floor(Date.now() / 1000)) + token.expiration) * 1000;
+  const outcome = await deps.impersonation.complete(plan, {
+    impersonationId, applicationId: client.clientId, actorUserId: actor?.sub ?? null, scope: token.scope,
+    grantId: token.grantId ?? null, issuedAt: Date.now(), expiresAt,
   });
-  if (!spent) {
+  if (typeof outcome === 'string') {
     await token.destroy().catch(() => undefined);
-    throw invalidRequest('subject_token is invalid, expired or already used');
+    throw invalidRequest(outcome === 'used'
+      ? 'subject_token is invalid, expired or already used'
+      : "subject_token was revoked: the user's impersonations were revoked");
   }
 
   // Names the impersonated user to whoever observes the response (the token-issued log line).

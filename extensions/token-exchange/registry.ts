@@ -1,6 +1,8 @@
 import type { Actor } from './actor.ts';
 
 export interface ExchangeDetails {
+  /** The impersonation the token belongs to (its `impersonation_id` claim). */
+  impersonationId: string;
   subjectTokenContext: Record<string, unknown>;
   actor?: Actor;
   /** The organization an API token was issued within (its `organization_id` claim). */
@@ -23,7 +25,7 @@ export class ExchangeRegistry {
   }
 }
 
-/** The `act` claim for an actor, nesting the actor token's own `act`. */
+/** The `act` claim for an actor. */
 export function actClaim(actor: Actor): Record<string, unknown> {
-  return actor.act ? { sub: actor.sub, act: actor.act } : { sub: actor.sub };
+  return { sub: actor.sub };
 }

@@ -2,6 +2,7 @@ import type { Context, Middleware } from 'koa';
 import type Provider from 'oidc-provider';
 import { errors } from '../errors.ts';
 import type { Repositories } from '../repositories.ts';
+import { IMPERSONATION_CLAIM } from '../impersonation/record.ts';
 
 /** The user an Account API request acts for, from their own access token. */
 export interface AccountPrincipal {
@@ -30,10 +31,16 @@ const invalidToken = () => errors.unauthorized('the bearer token is not a valid 
  * application received from the authorization-code flow without a resource (the token the userinfo endpoint
  * takes), with the `openid` scope. It is checked the way the userinfo endpoint checks it: stored and unexpired, no
  * audience (a JWT for an API resource is not it, nor a management token), its grant still standing for the same
- * client and user, the client still registered, the user existing and not suspended. Everything else is 401
- * `auth.unauthorized`; a missing scope is 403 `auth.forbidden`.
+ * client and user, the client still registered, the user existing and not suspended, and an impersonation token's
+ * impersonation still active (not revoked). Everything else is 401 `auth.unauthorized`; a missing scope is 403
+ * `auth.forbidden`.
  */
-export function createAccountAuth(deps: { provider: Provider; users: Pick<Repositories['users'], 'findById'> }) {
+export function createAccountAuth(deps: {
+  provider: Provider;
+  users: Pick<Repositories['users'], 'findById'>;
+  /** Whether an impersonation's tokens may still be honoured. */
+  impersonationActive: (id: string) => Promise<boolean>;
+}) {
   const { provider } = deps;
 
   async function principalOf(value: string): Promise<AccountPrincipal> {
@@ -45,8 +52,13 @@ export function createAccountAuth(deps: { provider: Provider; users: Pick<Reposi
     if (!token.clientId || !(await provider.Client.find(token.clientId))) throw invalidToken();
     const user = await deps.users.findById(token.accountId);
     if (!user || user.isSuspended) throw invalidToken();
+    const impersonated = token.gty === TOKEN_EXCHANGE_GTY;
+    if (impersonated) {
+      const impersonationId = (token.extra as Record<string, unknown> | undefined)?.[IMPERSONATION_CLAIM];
+      if (typeof impersonationId !== 'string' || !(await deps.impersonationActive(impersonationId))) throw invalidToken();
+    }
     return {
-      userId: user.id, clientId: token.clientId, grantId: grant.jti, scopes: token.scopes, impersonated: token.gty === TOKEN_EXCHANGE_GTY,
+      userId: user.id, clientId: token.clientId, grantId: grant.jti, scopes: token.scopes, impersonated,
     };
   }
 

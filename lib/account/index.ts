@@ -50,6 +50,8 @@ export interface AccountDeps {
   signInExperience: Pick<SignInExperienceLibrary, 'get'>;
   messaging: Pick<Messaging, 'sendCode' | 'verifyCode'>;
   lockoutPolicy: LockoutPolicy;
+  /** Whether an impersonation's tokens may still be honoured (revoked or expired: not). */
+  impersonationActive: (id: string) => Promise<boolean>;
 }
 
 /** Fields of `PATCH /api/my-account`, each under the account-center field of the same name. */
@@ -74,7 +76,9 @@ const FIELD_OF: Record<Channel, { field: 'primaryEmail' | 'primaryPhone'; scope:
  */
 export function createAccount(deps: AccountDeps) {
   const lockout = createLockout({ kv: deps.kv, bus: deps.bus, policy: deps.lockoutPolicy });
-  const auth = createAccountAuth({ provider: deps.provider, users: deps.repositories.users });
+  const auth = createAccountAuth({
+    provider: deps.provider, users: deps.repositories.users, impersonationActive: deps.impersonationActive,
+  });
   const center = createAccountCenter(deps.store);
   const verifications = createAccountVerifications({
     kv: deps.kv, repositories: deps.repositories, messaging: deps.messaging, lockout,

@@ -1,5 +1,5 @@
 import {
-  isDataEvent, isInteractionEvent, type DataEventName, type EventName, type ExceptionEventName,
+  isDataEvent, isInteractionEvent, type DataEventName, type EventName, type ExceptionEventName, type ImpersonationEventName,
 } from './catalogue.ts';
 import {
   INTERACTION_KINDS, type DataEventContext, type EventContext, type EventPayloads, type ExceptionContext,
@@ -22,8 +22,9 @@ export interface EventRecorder {
 /** One event a producer states: its name and its payload. */
 export type EventDraft<N extends EventName = EventName> = N extends EventName ? { event: N; payload: EventPayloads[N] } : never;
 
-/** The context is required for events that happen in a request, optional for exceptions. */
-type ContextArgs<N extends EventName> = N extends ExceptionEventName ? [context?: EventContext<N>] : [context: EventContext<N>];
+/** The context is required for events that happen in a request, optional for exceptions and impersonations. */
+type ContextArgs<N extends EventName> = N extends ExceptionEventName | ImpersonationEventName
+  ? [context?: EventContext<N>] : [context: EventContext<N>];
 
 /**
  * The event as consumers receive it, fields in Logto's order: name, time, the request context, then the

@@ -13,12 +13,16 @@ export const DATA_EVENTS = [
 
 export const EXCEPTION_EVENTS = ['Identifier.Lockout', 'Message.RateLimited', 'Grant.LimitExceeded'] as const;
 
-export const ALL_EVENTS = [...INTERACTION_EVENTS, ...DATA_EVENTS, ...EXCEPTION_EVENTS] as const;
+/** Additions to Logto's events: an exchange that impersonated a user, and the kill switch ending one. */
+export const IMPERSONATION_EVENTS = ['User.Impersonated', 'Impersonation.Revoked'] as const;
+
+export const ALL_EVENTS = [...INTERACTION_EVENTS, ...DATA_EVENTS, ...EXCEPTION_EVENTS, ...IMPERSONATION_EVENTS] as const;
 
 export type EventName = (typeof ALL_EVENTS)[number];
 export type InteractionEventName = (typeof INTERACTION_EVENTS)[number];
 export type DataEventName = (typeof DATA_EVENTS)[number];
 export type ExceptionEventName = (typeof EXCEPTION_EVENTS)[number];
+export type ImpersonationEventName = (typeof IMPERSONATION_EVENTS)[number];
 
 const known: ReadonlySet<string> = new Set(ALL_EVENTS);
 const interaction: ReadonlySet<string> = new Set(INTERACTION_EVENTS);

@@ -129,6 +129,29 @@ export type EventPayloads = {
     maxAllowedGrants: number;
     preRevocationActiveGrantCount: number;
   };
+  /** An exchange impersonated the user: the impersonation its token belongs to. Times are ISO 8601. */
+  'User.Impersonated': {
+    impersonationId: string;
+    userId: string;
+    applicationId: string;
+    actorUserId: string | null;
+    reason: string | null;
+    resource: string | null;
+    scope: string;
+    expiresAt: string;
+  };
+  /** An impersonation was revoked: its token is no longer honoured (introspection answers `active: false`). */
+  'Impersonation.Revoked': {
+    impersonationId: string;
+    userId: string;
+    applicationId: string;
+    actorUserId: string | null;
+    resource: string | null;
+    /** The management client or console admin that revoked it. */
+    revokedBy: string;
+    revokedAt: string;
+    expiresAt: string;
+  };
 };
 
 /** The context an event is stamped with. */

@@ -1,7 +1,9 @@
 import { errors } from '../errors.ts';
 import { remembered } from '../data/remembered.ts';
 import type { DocumentStore } from '../ports/documents.ts';
-import { MANAGEMENT_RESOURCE_ID } from '../bootstrap.ts';
+import { CONSOLE_ADMIN_ROLE_ID, MANAGEMENT_RESOURCE_ID } from '../bootstrap.ts';
+import type { EventBus } from '../events/bus.ts';
+import type { Page } from '../data/entity.ts';
 import { OIDC_SCOPES } from '../oidc/claims.ts';
 import type { Repositories } from '../repositories.ts';
 import type { Authorization } from '../roles/authorization.ts';
@@ -10,6 +12,8 @@ import type { Resource } from '../resources/repository.ts';
 import type { User } from '../users/repository.ts';
 import { organizationTokenRefusal } from '../organizations/token-access.ts';
 import type { ImpersonationAudit } from './audit.ts';
+import type { ImpersonationFilter, Impersonations } from './impersonations.ts';
+import type { Impersonation as ImpersonationRecord } from './record.ts';
 import type { PeekedSubjectToken, SubjectTokenRecord, SubjectTokens } from './subject-tokens.ts';
 
 /** OIDC scopes an exchanged token may carry: never `offline_access`, since no refresh token is issued. */
@@ -57,6 +61,43 @@ export interface FailedExchange {
   errorDescription: string | undefined;
 }
 
+/** Who may be impersonated, for how long, and what a subject token must say. */
+export interface ImpersonationPolicy {
+  /** The cap on an impersonation token's lifetime, whatever its resource's TTL. */
+  maxTokenTtlSeconds: number;
+  /** Roles, by name, whose holders can never be impersonated (beyond the console-admin role and management roles). */
+  protectedRoleNames: readonly string[];
+  /** A subject token must give a reason. */
+  requireReason: boolean;
+}
+
+/** What the exchange established when it completes. */
+export interface CompletedExchange {
+  impersonationId: string;
+  applicationId: string;
+  actorUserId: string | null;
+  scope: string;
+  /** The grant of a userinfo token, which revocation ends. */
+  grantId: string | null;
+  issuedAt: number;
+  expiresAt: number;
+}
+
+/** One impersonation as the impersonated user sees it (`GET /api/my-account/impersonations`). */
+export interface ImpersonationOfMine {
+  id: string;
+  issuedAt: number;
+  expiresAt: number;
+  revokedAt: number | null;
+  status: ImpersonationRecord['status'];
+  reason: string | null;
+  application: { id: string; name: string | null };
+  /** Who acted, when the exchange named an actor; null when the application acted alone. */
+  actor: { id: string; name: string | null; username: string | null } | null;
+}
+
+const PROTECTED = 'the user holds a protected role and cannot be impersonated';
+
 /** Client-chosen text kept in the audit is bounded, so one request cannot write an arbitrarily large record. */
 const MAX_AUDITED_TEXT = 1024;
 const bounded = (text: string | undefined): string | null => (text === undefined ? null : text.slice(0, MAX_AUDITED_TEXT));
@@ -67,12 +108,39 @@ const bounded = (text: string | undefined): string | null => (text === undefined
  */
 export function createImpersonation(deps: {
   store: DocumentStore;
-  repositories: Pick<Repositories, 'users' | 'resources' | 'organizations' | 'mfaVerifications'>;
+  repositories: Pick<Repositories, 'users' | 'resources' | 'organizations' | 'mfaVerifications' | 'roles' | 'applications'>;
   authorization: Authorization;
   subjectTokens: SubjectTokens;
   audit: ImpersonationAudit;
+  impersonations: Impersonations;
+  bus: EventBus;
+  policy: ImpersonationPolicy;
 }) {
-  const { repositories, subjectTokens, audit } = deps;
+  const { repositories, subjectTokens, audit, impersonations, bus, policy } = deps;
+  const protectedNames: ReadonlySet<string> = new Set(policy.protectedRoleNames);
+
+  /**
+   * Whether the user holds a role that can never be impersonated: the console-admin role, any role granting a
+   * management API scope, or a role named in the policy.
+   */
+  async function isProtected(userId: string): Promise<boolean> {
+    const roleIds = await repositories.roles.roleIdsOfUser(userId);
+    if (roleIds.length === 0) return false;
+    if (roleIds.includes(CONSOLE_ADMIN_ROLE_ID)) return true;
+    if ((await deps.authorization.scopesOfRoles(roleIds, MANAGEMENT_RESOURCE_ID)).length > 0) return true;
+    if (protectedNames.size === 0) return false;
+    return (await repositories.roles.findByIds(roleIds)).some((role) => protectedNames.has(role.name));
+  }
+
+  async function announceRevoked(revoked: ImpersonationRecord[], revokedBy: string): Promise<void> {
+    for (const record of revoked) {
+      await bus.emit('Impersonation.Revoked', {
+        impersonationId: record.id, userId: record.userId, applicationId: record.applicationId,
+        actorUserId: record.actorUserId, resource: record.resource, revokedBy,
+        revokedAt: new Date(record.revokedAt ?? Date.now()).toISOString(), expiresAt: new Date(record.expiresAt).toISOString(),
+      }, { applicationId: record.applicationId });
+    }
+  }
   // Read for every subject token and every exchange, remembered until a user changes (a suspension, a deletion).
   const userOf = remembered(deps.store, ['users'], (id: string) => repositories.users.findById(id));
 
@@ -80,11 +148,27 @@ export function createImpersonation(deps: {
     subjectTokenTtlSeconds: subjectTokens.ttlSeconds,
     listAudit: audit.list,
 
-    async issueSubjectToken(input: { userId: string; context: Record<string, unknown>; createdBy: string }) {
+    maxTokenTtlSeconds: policy.maxTokenTtlSeconds,
+
+    async issueSubjectToken(input: { userId: string; context: Record<string, unknown>; reason?: string | undefined; createdBy: string }) {
+      const reason = input.reason?.trim() || null;
+      if (policy.requireReason && !reason) {
+        throw errors.invalidInput('invalid body: reason: a reason is required to impersonate a user', {
+          issues: [{ path: 'body.reason', message: 'a reason is required to impersonate a user' }],
+        });
+      }
       const user = await userOf(input.userId);
       if (!user) throw errors.notFound('user', input.userId);
       if (user.isSuspended) throw errors.unprocessable('user.suspended', 'a suspended user cannot be impersonated');
-      const { token, record } = await subjectTokens.issue({ userId: user.id, context: input.context, createdBy: input.createdBy });
+      if (await isProtected(user.id)) {
+        await audit.record({
+          type: 'SubjectToken.Refused', subjectTokenRef: null, userId: user.id, createdBy: input.createdBy,
+          applicationId: null, actorUserId: null, resource: null, scope: null,
+          error: 'user.impersonation_protected', errorDescription: PROTECTED,
+        });
+        throw errors.unprocessable('user.impersonation_protected', PROTECTED);
+      }
+      const { token, record } = await subjectTokens.issue({ userId: user.id, context: input.context, reason, createdBy: input.createdBy });
       await audit.record({
         type: 'SubjectToken.Created', subjectTokenRef: record.ref, userId: user.id, createdBy: record.createdBy,
         applicationId: null, actorUserId: null, resource: null, scope: null,
@@ -102,6 +186,8 @@ export function createImpersonation(deps: {
       const user = await userOf(record.userId);
       if (!user) throw new ExchangeRefused('invalid_request', "the subject token's user no longer exists");
       if (user.isSuspended) throw new ExchangeRefused('invalid_request', "the subject token's user is suspended");
+      // Checked at every exchange too: the user may have gained a protected role since the token was created.
+      if (await isProtected(user.id)) throw new ExchangeRefused('access_denied', PROTECTED);
       const { authorization } = deps;
       const refusal = organizationId ? await organizationTokenRefusal(repositories, organizationId, user.id) : undefined;
       if (refusal) throw new ExchangeRefused('access_denied', refusal);
@@ -139,16 +225,86 @@ export function createImpersonation(deps: {
       });
     },
 
-    /** Spends the subject token and audits the exchange; false when another exchange spent it first. */
-    async complete(plan: ExchangePlan, exchange: { applicationId: string; actorUserId: string | null; scope: string }): Promise<boolean> {
-      if (!(await subjectTokens.spend(plan.subjectToken))) return false;
-      await audit.record({
-        type: 'TokenExchange.Succeeded', subjectTokenRef: plan.record.ref, userId: plan.user.id, createdBy: plan.record.createdBy,
-        applicationId: exchange.applicationId, actorUserId: exchange.actorUserId,
-        resource: plan.target?.indicator ?? (plan.organizationId ? organizationUrn(plan.organizationId) : null),
-        scope: exchange.scope,
+    /**
+     * Spends the subject token, then records the impersonation with the audit of the exchange, in one transaction.
+     * `used`: another exchange spent the token first. `revoked`: the user's kill switch voided the token while this
+     * exchange ran; the impersonation is recorded revoked, and the token must not be handed out.
+     */
+    async complete(plan: ExchangePlan, exchange: CompletedExchange): Promise<ImpersonationRecord | 'used' | 'revoked'> {
+      if (!(await subjectTokens.spend(plan.subjectToken))) return 'used';
+      const resource = plan.target?.indicator ?? (plan.organizationId ? organizationUrn(plan.organizationId) : null);
+      const record = await deps.store.transaction(async () => {
+        await audit.record({
+          type: 'TokenExchange.Succeeded', subjectTokenRef: plan.record.ref, userId: plan.user.id, createdBy: plan.record.createdBy,
+          applicationId: exchange.applicationId, actorUserId: exchange.actorUserId, resource, scope: exchange.scope,
+        });
+        return impersonations.insert({
+          id: exchange.impersonationId, userId: plan.user.id, applicationId: exchange.applicationId,
+          actorUserId: exchange.actorUserId, subjectTokenRef: plan.record.ref, reason: plan.record.reason ?? null,
+          createdBy: plan.record.createdBy, resource, scope: exchange.scope, issuedAt: exchange.issuedAt,
+          expiresAt: exchange.expiresAt, grantId: exchange.grantId,
+        });
       });
-      return true;
+      // Read once the impersonation is stored: a kill switch that stored its time later finds the impersonation itself.
+      if (await subjectTokens.wasRevoked(plan.record)) {
+        await impersonations.revoke({ id: record.id });
+        return 'revoked';
+      }
+      await bus.emit('User.Impersonated', {
+        impersonationId: record.id, userId: record.userId, applicationId: record.applicationId,
+        actorUserId: record.actorUserId, reason: record.reason, resource: record.resource, scope: record.scope,
+        expiresAt: new Date(record.expiresAt).toISOString(),
+      }, { applicationId: record.applicationId });
+      return record;
+    },
+
+    list: (page: Page, filter: ImpersonationFilter) => impersonations.list(page, filter),
+
+    async get(id: string): Promise<ImpersonationRecord> {
+      const record = await impersonations.findById(id);
+      if (!record) throw errors.notFound('impersonation', id);
+      return record;
+    },
+
+    /** Whether a token of this impersonation may still be honoured. */
+    async isActive(id: string): Promise<boolean> {
+      return (await impersonations.findById(id))?.status === 'active';
+    },
+
+    /** The kill switch for one impersonation: its token stops being honoured. Answers the record as it now is. */
+    async revoke(id: string, revokedBy: string): Promise<ImpersonationRecord> {
+      const revoked = await impersonations.revoke({ id });
+      await announceRevoked(revoked, revokedBy);
+      return revoked[0] ?? this.get(id);
+    },
+
+    /** The kill switch for a user: every active impersonation of theirs, and every subject token not yet exchanged. */
+    async revokeUser(userId: string, revokedBy: string): Promise<ImpersonationRecord[]> {
+      if (!(await userOf(userId))) throw errors.notFound('user', userId);
+      await subjectTokens.revokeUnusedOf(userId);
+      const revoked = await impersonations.revoke({ userId });
+      await announceRevoked(revoked, revokedBy);
+      return revoked;
+    },
+
+    revocationsAfter: impersonations.revocationsAfter,
+
+    /** What the impersonated user is shown of their impersonations: never the subject token's context. */
+    async listForUser(userId: string, page: Page): Promise<{ items: ImpersonationOfMine[]; total: number }> {
+      const { items, total } = await impersonations.list(page, { userId });
+      const shown = await Promise.all(items.map(async (record): Promise<ImpersonationOfMine> => {
+        const application = await repositories.applications.findById(record.applicationId);
+        const actor = record.actorUserId ? await repositories.users.findById(record.actorUserId) : null;
+        return {
+          id: record.id, issuedAt: record.issuedAt, expiresAt: record.expiresAt, revokedAt: record.revokedAt,
+          status: record.status, reason: record.reason,
+          application: { id: record.applicationId, name: application?.name ?? null },
+          actor: record.actorUserId
+            ? { id: record.actorUserId, name: actor?.name ?? null, username: actor?.username ?? null }
+            : null,
+        };
+      }));
+      return { items: shown, total };
     },
   };
 }

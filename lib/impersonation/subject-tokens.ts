@@ -9,6 +9,8 @@ export interface SubjectTokenRecord {
   ref: string;
   userId: string;
   context: Record<string, unknown>;
+  /** Why the user is impersonated, shown to them; null when none was given. Older tokens have none. */
+  reason?: string | null;
   /** The management client that created it. */
   createdBy: string;
   createdAt: number;
@@ -22,6 +24,8 @@ export interface PeekedSubjectToken {
 }
 
 const key = (tokenDigest: string) => `subject-token:${tokenDigest}`;
+/** A user's kill switch: every subject token of theirs created at or before this time (ms) is void. */
+const revokedBeforeKey = (userId: string) => `subject-tokens-revoked-before:${userId}`;
 /**
  * The audit reference of a token: a digest prefix, which says nothing usable about the token itself. A copy of its own,
  * where a slice would keep the whole digest alive for as long as the audit record that holds it.
@@ -35,12 +39,17 @@ function parse(text: string | null): SubjectTokenRecord | null {
 /**
  * One-time impersonation tokens. Only the token's digest is stored, with the lifetime as TTL. `peek`
  * validates without spending the token; `spend` then spends it atomically (GETDEL), so of any number of
- * concurrent exchanges exactly one wins.
+ * concurrent exchanges exactly one wins. A user's unused tokens are voided at once by a time stored beside them:
+ * tokens created at or before it are refused, and none outlives it (it is kept as long as a token lives).
  */
 export function createSubjectTokens(kv: KeyValueStore, ttlSeconds: number) {
+  async function revokedBefore(userId: string): Promise<number> {
+    return Number(await kv.get(revokedBeforeKey(userId)) ?? 0);
+  }
+
   return {
     ttlSeconds,
-    async issue(input: { userId: string; context: Record<string, unknown>; createdBy: string }) {
+    async issue(input: { userId: string; context: Record<string, unknown>; reason: string | null; createdBy: string }) {
       const token = newSecret(SUBJECT_TOKEN_PREFIX);
       const tokenDigest = digest(token);
       const now = Date.now();
@@ -58,7 +67,18 @@ export function createSubjectTokens(kv: KeyValueStore, ttlSeconds: number) {
       if (!token.startsWith(SUBJECT_TOKEN_PREFIX)) return null;
       const tokenDigest = digest(token);
       const record = parse(await kv.get(key(tokenDigest)));
-      return record && { digest: tokenDigest, record };
+      if (!record || record.createdAt <= await revokedBefore(record.userId)) return null;
+      return { digest: tokenDigest, record };
+    },
+    /** Voids every subject token of the user created up to now. */
+    async revokeUnusedOf(userId: string): Promise<void> {
+      // Never earlier than a time already stored: a clock a millisecond behind must not revive a voided token.
+      const now = Math.max(Date.now(), await revokedBefore(userId));
+      await kv.set(revokedBeforeKey(userId), String(now), ttlSeconds * 1000 + 60_000);
+    },
+    /** Whether the user's kill switch voided this token since it was peeked (an exchange running beside it). */
+    async wasRevoked(record: SubjectTokenRecord): Promise<boolean> {
+      return record.createdAt <= await revokedBefore(record.userId);
     },
     /** Spends a peeked token; false when it expired or another exchange spent it since. */
     async spend(peeked: PeekedSubjectToken): Promise<boolean> {

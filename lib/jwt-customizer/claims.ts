@@ -6,9 +6,10 @@ import type { Application } from '../applications/repository.ts';
 import type { RoleSummary } from '../organizations/library.ts';
 import type { Role } from '../roles/repository.ts';
 import type { User } from '../users/repository.ts';
+import { IMPERSONATION_CLAIM } from '../impersonation/record.ts';
 
 /** Claims a customizer can never set or override. */
-export const RESERVED_CLAIMS = new Set(['iss', 'sub', 'aud', 'exp', 'iat', 'nbf', 'jti', 'scope', 'client_id', 'act', 'cnf']);
+export const RESERVED_CLAIMS = new Set(['iss', 'sub', 'aud', 'exp', 'iat', 'nbf', 'jti', 'scope', 'client_id', 'act', 'cnf', IMPERSONATION_CLAIM]);
 /**
  * Names no token can carry: oidc-provider refuses extra claims whose `constructor` is not `Object` (a 500
  * for every token request), and the other two would reach prototypes when the claims are merged.

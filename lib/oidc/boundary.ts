@@ -44,6 +44,14 @@ export function newAccessToken(
 }
 
 /**
+ * Caps a token's lifetime. The provider reads `expiresIn` (set through the constructor, or worked out once from the
+ * TTL policy by `expiration`); the declarations name it only as a constructor option.
+ */
+export function capLifetime(token: InstanceType<Provider['AccessToken']>, maxSeconds: number): void {
+  (token as unknown as { expiresIn: number }).expiresIn = Math.min(token.expiration, maxSeconds);
+}
+
+/**
  * koa-compose is declared over Koa's base context, the routers' middleware over their own context type: the same
  * object at run time.
  */

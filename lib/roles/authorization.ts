@@ -26,6 +26,8 @@ export function createAuthorization(repositories: AuthorizationDeps, store: Docu
 
   // Asked on every token: remembered until a role assignment, a role's scopes or a scope changes (see remembered).
   return {
+    /** The scope names these roles grant on a resource, whatever kind of principal holds them. */
+    scopesOfRoles,
     scopesForUser: remembered(store, ['users_roles', 'roles_scopes', 'scopes'], async (userId: string, resourceId: string) => {
       let roleIds = await repositories.roles.roleIdsOfUser(userId);
       // Only the console-admin role grants users management scopes, whatever older data put on other roles.

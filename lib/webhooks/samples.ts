@@ -85,6 +85,16 @@ const PAYLOADS: EventPayloads = {
     userId: SAMPLE_USER.id, applicationId: SAMPLE_APPLICATION.id, revokedGrantIds: ['sample-grant-id'],
     maxAllowedGrants: 1, preRevocationActiveGrantCount: 2,
   },
+  'User.Impersonated': {
+    impersonationId: 'sample-impersonation-id', userId: SAMPLE_USER.id, applicationId: SAMPLE_APPLICATION.id,
+    actorUserId: 'sample-actor-id', reason: 'Support ticket SUP-42', resource: 'https://api.example.com', scope: 'read',
+    expiresAt: '2030-01-01T01:00:00.000Z',
+  },
+  'Impersonation.Revoked': {
+    impersonationId: 'sample-impersonation-id', userId: SAMPLE_USER.id, applicationId: SAMPLE_APPLICATION.id,
+    actorUserId: 'sample-actor-id', resource: 'https://api.example.com', revokedBy: 'sample-admin-client',
+    revokedAt: '2030-01-01T00:10:00.000Z', expiresAt: '2030-01-01T01:00:00.000Z',
+  },
 };
 
 /** The route each entity's events come from, by the event name's first part. */

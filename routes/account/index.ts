@@ -5,6 +5,7 @@ import type { User } from '../../lib/users/repository.ts';
 import { accountCenterPatch, accountCenterSchema } from '../../lib/account/center.ts';
 import { verificationRoutes } from './verifications.ts';
 import { accountMfaRoutes } from './mfa-verifications.ts';
+import { accountImpersonationRoutes } from './impersonations.ts';
 import {
   accountProfile, basicsBody, passwordBody, primaryEmailBody, primaryPhoneBody, profileBody, profileResponse,
 } from './schemas.ts';
@@ -109,4 +110,5 @@ export function accountRoutes(api: ApiRouterDeps, core: ServiceCore): void {
 
   verificationRoutes(user, core);
   accountMfaRoutes(user, core);
+  accountImpersonationRoutes(user, core);
 }

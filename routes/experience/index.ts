@@ -9,6 +9,8 @@ import {
 } from './schemas.ts';
 import { experienceConnectorRoutes } from './connectors.ts';
 import { experienceWebAuthnRoutes } from './web-authn.ts';
+import { errors } from '../../lib/errors.ts';
+import { isImpersonationToken } from '../../lib/impersonation/bearer.ts';
 
 const tag = 'Experience';
 
@@ -23,6 +25,16 @@ export function requestOf(ctx: Context): ExperienceRequest {
  */
 export function experienceRoutes(api: ApiRouterDeps, core: ServiceCore): void {
   const { experience } = core;
+
+  // No one signs in, registers or resets a password while impersonating: a request bearing an impersonation token
+  // is refused before any experience step runs.
+  api.router.use('/experience', async (ctx, next) => {
+    const bearer = /^Bearer ([\w.~+/-]+=*)$/i.exec(ctx.get('authorization'))?.[1];
+    if (bearer && await isImpersonationToken(core.provider, bearer)) {
+      throw errors.refused('auth.impersonation_not_allowed', 'the Experience API cannot be entered with an impersonation token');
+    }
+    await next();
+  });
 
   declare(api, {
     method: 'put', path: '/experience', tag, scope: null, status: 204, body: eventBody,

@@ -1,15 +1,20 @@
 import { z } from 'zod';
-import { declare, pagination, type ApiRouterDeps } from '../../lib/http/api.ts';
+import { declare, idParam, pagination, type ApiRouterDeps } from '../../lib/http/api.ts';
 import type { ServiceCore } from '../../lib/core.ts';
 import { MANAGEMENT_SCOPES, type ManagementPrincipal } from '../../lib/management/auth.ts';
-import { AUDIT_RECORD_TYPES } from '../../lib/impersonation/record.ts';
+import { AUDIT_RECORD_TYPES, IMPERSONATION_STATUSES } from '../../lib/impersonation/record.ts';
+import { createResourceServerAuth } from '../../lib/oidc/resource-server-auth.ts';
 
 const tag = 'Impersonation';
 /** Serialised size cap of a subject token's context. */
 export const MAX_CONTEXT_BYTES = 16 * 1024;
+/** Longest `reason`: a short sentence the impersonated user reads. */
+export const MAX_REASON_LENGTH = 500;
 
 const createSubjectTokenBody = z.object({
   userId: z.string().min(1).max(128),
+  reason: z.string().max(MAX_REASON_LENGTH).optional()
+    .describe('Why the user is impersonated: shown to them (GET /api/my-account/impersonations, the optional email)'),
   context: z.record(z.string(), z.unknown()).optional()
     .refine((value) => value === undefined || Buffer.byteLength(JSON.stringify(value)) <= MAX_CONTEXT_BYTES,
       `context must serialise to at most ${MAX_CONTEXT_BYTES} bytes`),
@@ -30,6 +35,25 @@ const impersonationRecord = z.object({
   createdAt: z.number(),
 });
 
+export const impersonationSchema = z.object({
+  id: z.string(),
+  userId: z.string(),
+  applicationId: z.string(),
+  actorUserId: z.string().nullable(),
+  subjectTokenRef: z.string().describe('The subject token\'s reference in the impersonation log'),
+  reason: z.string().nullable(),
+  createdBy: z.string().describe('The management client or console admin that created the subject token'),
+  resource: z.string().nullable().describe('The token\'s audience: a resource indicator, an organization URN, or null for a userinfo token'),
+  scope: z.string(),
+  issuedAt: z.number(),
+  expiresAt: z.number(),
+  revokedAt: z.number().nullable(),
+  status: z.enum(IMPERSONATION_STATUSES),
+});
+
+const byId = z.object({ id: idParam });
+const byUser = z.object({ userId: idParam });
+
 export function impersonationRoutes(api: ApiRouterDeps, core: ServiceCore): void {
   const { impersonation, rateLimits } = core;
 
@@ -44,7 +68,7 @@ export function impersonationRoutes(api: ApiRouterDeps, core: ServiceCore): void
       const principal = koa.state.principal as ManagementPrincipal;
       await rateLimits.consumeSubjectToken(principal.clientId);
       return impersonation.issueSubjectToken({
-        userId: body.userId, context: body.context ?? {}, createdBy: principal.subject ?? principal.clientId,
+        userId: body.userId, context: body.context ?? {}, reason: body.reason, createdBy: principal.subject ?? principal.clientId,
       });
     },
   });
@@ -62,6 +86,71 @@ export function impersonationRoutes(api: ApiRouterDeps, core: ServiceCore): void
         page,
         { userId: query.userId, applicationId: query.applicationId, subjectTokenRef: query.subjectTokenRef },
       ));
+    },
+  });
+
+  declare(api, {
+    method: 'get', path: '/impersonations', tag, summary: 'Impersonations, newest first: one per successful exchange, with its status',
+    query: pagination.extend({
+      userId: z.string().max(128).optional(),
+      applicationId: z.string().max(128).optional(),
+      actorId: z.string().max(128).optional().describe('The acting user (`actorUserId`)'),
+      status: z.enum(IMPERSONATION_STATUSES).optional(),
+    }),
+    response: z.array(impersonationSchema),
+    async handler({ query, page, paged }) {
+      return paged(await impersonation.list(page, {
+        userId: query.userId, applicationId: query.applicationId, actorId: query.actorId, status: query.status,
+      }));
+    },
+  });
+
+  declare(api, {
+    method: 'get', path: '/impersonations/:id', tag, summary: 'One impersonation', params: byId, response: impersonationSchema,
+    handler: ({ params }) => impersonation.get(params.id),
+  });
+
+  declare(api, {
+    method: 'post', path: '/impersonations/:id/revoke', tag, params: byId, response: impersonationSchema,
+    summary: 'Revoke an impersonation: its token is no longer honoured anywhere; an ended one is answered as it is',
+    async handler({ params, koa }) {
+      const principal = koa.state.principal as ManagementPrincipal;
+      return impersonation.revoke(params.id, principal.subject ?? principal.clientId);
+    },
+  });
+
+  declare(api, {
+    method: 'post', path: '/users/:userId/impersonations/revoke', tag, params: byUser, response: z.array(impersonationSchema),
+    summary: "Revoke every active impersonation of a user and void their subject tokens not yet exchanged; answers those revoked",
+    async handler({ params, koa }) {
+      const principal = koa.state.principal as ManagementPrincipal;
+      return impersonation.revokeUser(params.userId, principal.subject ?? principal.clientId);
+    },
+  });
+
+  const authenticateResourceServer = createResourceServerAuth({
+    provider: core.provider, resources: core.repositories.resources, authorization: core.authorization,
+  });
+  declare(api, {
+    method: 'get', path: '/impersonation-revocations', tag, scope: null,
+    summary: 'For resource servers (HTTP Basic client authentication, as at introspection): revoked impersonations of '
+      + 'tokens for the APIs the client serves, after a cursor, oldest first',
+    query: z.object({
+      after: z.coerce.number().int().min(0).default(0).describe('The `next` of the previous answer; 0 to read from the start'),
+      limit: z.coerce.number().int().min(1).max(1000).default(100),
+    }).strict(),
+    response: z.object({
+      revocations: z.array(z.object({
+        impersonationId: z.string(), userId: z.string(), resource: z.string().nullable(),
+        revokedAt: z.number(), expiresAt: z.number().describe('After this the token has expired anyway: forget the entry'),
+        cursor: z.number(),
+      })),
+      next: z.number().describe('Pass as `after` to read what follows'),
+    }),
+    async handler({ query, koa }) {
+      const server = await authenticateResourceServer(koa);
+      const { items, next } = await impersonation.revocationsAfter(query.after, server.audiences, query.limit);
+      return { revocations: items, next };
     },
   });
 }

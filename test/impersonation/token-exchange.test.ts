@@ -8,10 +8,12 @@ import {
 import type { CustomizerInput } from '../../lib/jwt-customizer/claims.ts';
 import { installFakeClock } from '../support/clock.ts';
 import { eventually } from '../support/wait.ts';
+import { accountClient } from '../account/support.ts';
 
 export const GRANT = 'urn:ietf:params:oauth:grant-type:token-exchange';
 export const AT = 'urn:ietf:params:oauth:token-type:access_token';
 const INDICATOR = 'https://api.example.com';
+const BOB_PASSWORD = 'support agent passphrase 42';
 
 /** Tickets the customizer has refused once; a second exchange of the same token goes through. */
 const refusedOnce = new Set<unknown>();
@@ -41,7 +43,9 @@ describe('token exchange (RFC 8693 impersonation)', () => {
   let running: RunningService;
   let api: ApiFixture;
   let alice: { id: string };
-  let bob: { id: string };
+  let bob: { id: string; username: string | null };
+  /** Bob's own access token, from his own sign-in (authorization code flow, `openid`): an actor token. */
+  let bobToken: string;
   let traditional: { id: string; secret?: string };
   let spa: { id: string };
   let disabled: { id: string; secret?: string };
@@ -53,10 +57,11 @@ describe('token exchange (RFC 8693 impersonation)', () => {
     api = await createResource(running, INDICATOR, ['read', 'write', 'admin']);
     const reader = await createRole(running, [api.scopes.read!.id, api.scopes.write!.id]);
     alice = await createUser(running, [reader.id]);
-    bob = await createUser(running);
+    bob = await createUser(running, [], {}, BOB_PASSWORD);
     traditional = await createApplication(running, { type: 'Traditional', customClientMetadata: { allowTokenExchange: true } });
     spa = await createApplication(running, { type: 'SPA', customClientMetadata: { allowTokenExchange: true } });
     disabled = await createApplication(running, { type: 'Traditional' });
+    bobToken = await (await accountClient(running)).signIn(bob.username!, BOB_PASSWORD, 'openid');
   });
   after(() => running.close());
 
@@ -64,8 +69,7 @@ describe('token exchange (RFC 8693 impersonation)', () => {
     tokenRequest(running, { grant_type: GRANT, subject_token_type: AT, ...params }, app);
 
   it('runs the whole flow with openid-client and issues a verifiable JWT for the impersonated user', async () => {
-    // Bob, the support agent, holds an access token of his own with `openid`: he is the actor.
-    const bobToken = (await exchange({ subject_token: await subjectToken(running, bob.id), scope: 'openid' })).body.access_token as string;
+    // Bob, the support agent, signed in himself: his access token with `openid` makes him the actor.
     const token = await subjectToken(running, alice.id, { ticket: 'SUP-42' });
     const config = await client.discovery(new URL(`${running.baseUrl}/oidc`), traditional.id, traditional.secret, undefined, {
       execute: [client.allowInsecureRequests],
@@ -243,9 +247,7 @@ describe('token exchange (RFC 8693 impersonation)', () => {
     expect((await userinfo.json() as { sub: string }).sub).to.equal(alice.id);
   });
 
-  it('rule 5: an actor token of the acting user adds act, nested when the actor token has one', async () => {
-    const bobSession = await exchange({ subject_token: await subjectToken(running, bob.id), scope: 'openid' });
-    const bobToken = bobSession.body.access_token as string;
+  it('rule 5: an actor token of the acting user adds act; an impersonation token cannot act (no chaining)', async () => {
     const first = await exchange({
       subject_token: await subjectToken(running, alice.id), resource: INDICATOR, scope: 'read',
       actor_token: bobToken, actor_token_type: AT,
@@ -255,17 +257,21 @@ describe('token exchange (RFC 8693 impersonation)', () => {
     expect(claims.sub).to.equal(alice.id);
     expect(claims.act).to.deep.equal({ sub: bob.id });
 
-    // Bob acting as Alice gets an openid token; used as an actor token it nests Bob under Alice.
+    // Bob acting as Alice gets an openid token; used as an actor token, it is refused rather than nested.
     const aliceAsBob = await exchange({
       subject_token: await subjectToken(running, alice.id), scope: 'openid', actor_token: bobToken, actor_token_type: AT,
     });
+    expect(aliceAsBob.status).to.equal(200);
     const carol = await createUser(running);
-    const nested = await exchange({
-      subject_token: await subjectToken(running, carol.id), resource: INDICATOR,
-      actor_token: aliceAsBob.body.access_token as string, actor_token_type: AT,
+    const carolToken = await subjectToken(running, carol.id);
+    const chained = await exchange({
+      subject_token: carolToken, resource: INDICATOR, actor_token: aliceAsBob.body.access_token as string, actor_token_type: AT,
     });
-    expect(nested.status).to.equal(200);
-    expect(decodeJwt(nested.body.access_token as string).act).to.deep.equal({ sub: alice.id, act: { sub: bob.id } });
+    expect(chained.status).to.equal(400);
+    expect(chained.body).to.deep.equal({
+      error: 'invalid_request', error_description: 'invalid actor_token: an impersonation token cannot act for another user',
+    });
+    expect((await exchange({ subject_token: carolToken, resource: INDICATOR })).status, 'subject token still usable').to.equal(200);
   });
 
   it('rule 5: actor tokens without openid, unknown, or of an application are invalid_request', async () => {

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { craftedEvent } from '../support/events.ts';
-import { ALL_EVENTS, INTERACTION_EVENTS } from '../../lib/events/catalogue.ts';
+import { ALL_EVENTS, DATA_EVENTS, IMPERSONATION_EVENTS, INTERACTION_EVENTS } from '../../lib/events/catalogue.ts';
 import { eventBody, hookPayload, newDeliveryId } from '../../lib/webhooks/payload.ts';
 import { sampleEvent } from '../../lib/webhooks/samples.ts';
 
@@ -46,8 +46,10 @@ describe('webhook payloads', () => {
         expect(eventBody(sample)).to.deep.equal(JSON.parse(JSON.stringify(sample)));
         if ((INTERACTION_EVENTS as readonly string[]).includes(event)) {
           expect(sample).to.include.keys('interactionEvent', 'user', 'application');
-        } else if (/^(User|Role|Scope|Organization|OrganizationRole|OrganizationScope)\./.test(event)) {
+        } else if ((DATA_EVENTS as readonly string[]).includes(event)) {
           expect(sample).to.include.keys('path', 'method', 'status', 'params', 'matchedRoute', 'data');
+        } else if ((IMPERSONATION_EVENTS as readonly string[]).includes(event)) {
+          expect(sample).to.include.keys('impersonationId', 'userId', 'applicationId', 'expiresAt');
         }
       });
     }

@@ -8,6 +8,7 @@ import type { ImpersonationRecord as AuditRecord } from '../../../../lib/imperso
 
 const EVENTS: Record<AuditRecord['type'], string> = {
   'SubjectToken.Created': 'Token created',
+  'SubjectToken.Refused': 'Token refused',
   'TokenExchange.Succeeded': 'Exchanged',
   'TokenExchange.Failed': 'Exchange refused',
 };

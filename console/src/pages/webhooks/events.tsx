@@ -1,10 +1,11 @@
 import { useId } from 'preact/hooks';
-import { DATA_EVENTS, EXCEPTION_EVENTS, INTERACTION_EVENTS } from '../../../../lib/events/catalogue.ts';
+import { DATA_EVENTS, EXCEPTION_EVENTS, IMPERSONATION_EVENTS, INTERACTION_EVENTS } from '../../../../lib/events/catalogue.ts';
 
 const GROUPS = [
   { title: 'Interaction events', hint: 'End users signing up, signing in, resetting their password.', events: INTERACTION_EVENTS },
   { title: 'Data events', hint: 'Changes to users, roles, scopes and organizations.', events: DATA_EVENTS },
   { title: 'Exception events', hint: 'Lockouts, rate limits, revoked grants.', events: EXCEPTION_EVENTS },
+  { title: 'Impersonation events', hint: 'A user impersonated through token exchange, an impersonation revoked.', events: IMPERSONATION_EVENTS },
 ] as const;
 
 /** The events a hook subscribes to, grouped as the catalogue groups them; each group can be taken whole. */
