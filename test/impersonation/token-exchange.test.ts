@@ -268,7 +268,7 @@ describe('token exchange (RFC 8693 impersonation)', () => {
       subject_token: carolToken, resource: INDICATOR, actor_token: aliceAsBob.body.access_token as string, actor_token_type: AT,
     });
     expect(chained.status).to.equal(400);
-    expect(chained.body).to.deep.equal({
+    expect(chained.body).to.include({
       error: 'invalid_request', error_description: 'invalid actor_token: an impersonation token cannot act for another user',
     });
     expect((await exchange({ subject_token: carolToken, resource: INDICATOR })).status, 'subject token still usable').to.equal(200);
