@@ -3,7 +3,7 @@ import * as client from 'openid-client';
 import { decodeJwt } from 'jose';
 import { startService, type RunningService } from '../support/service.ts';
 import {
-  createApplication, createResource, createRole, createUser, subjectToken, tokenRequest, type ApiFixture,
+  createApplication, createResource, createRole, createUser, introspectAsClient, subjectToken, tokenRequest, type ApiFixture,
 } from '../support/fixtures.ts';
 import { accountClient } from '../account/support.ts';
 import { Receiver, eventually } from '../webhooks-delivery/support/receiver.ts';
@@ -246,18 +246,4 @@ for (const backend of ['embedded', 'redis'] as const) {
       expect((await notServer.json() as { code: string }).code).to.equal('auth.not_a_resource_server');
     });
   });
-}
-
-/** Introspection by the client the token was issued to (allowed for its own tokens). */
-async function introspectAsClient(running: RunningService, app: { id: string; secret?: string }, token: string) {
-  const res = await fetch(`${running.baseUrl}/oidc/token/introspection`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/x-www-form-urlencoded',
-      authorization: `Basic ${Buffer.from(`${app.id}:${app.secret}`).toString('base64')}`,
-    },
-    body: new URLSearchParams({ token }),
-  });
-  expect(res.status).to.equal(200);
-  return res.json() as Promise<Record<string, unknown>>;
 }

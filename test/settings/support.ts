@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import * as client from 'openid-client';
 import { decodeJwt } from 'jose';
 import { Browser, formAction } from '../support/browser.ts';
-import { createApplication, createUser } from '../support/fixtures.ts';
+import { createApplication, createUser, introspectAsClient } from '../support/fixtures.ts';
 import type { RunningService } from '../support/service.ts';
 
 export const REDIRECT = 'http://127.0.0.1:9/callback';
@@ -82,15 +82,7 @@ export function lifetimeOf(jwt: string): number {
 
 /** Introspects a token as the application that holds it; `exp - iat` of an active token. */
 export async function introspectedLifetime(running: RunningService, app: App, token: string): Promise<number> {
-  const res = await fetch(`${running.baseUrl}/oidc/token/introspection`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/x-www-form-urlencoded',
-      authorization: `Basic ${Buffer.from(`${app.id}:${app.secret}`).toString('base64')}`,
-    },
-    body: new URLSearchParams({ token }),
-  });
-  const body = await res.json() as { active: boolean; exp?: number; iat?: number };
+  const body = await introspectAsClient(running, app, token) as { active: boolean; exp?: number; iat?: number };
   expect(body.active, JSON.stringify(body)).to.equal(true);
   return body.exp! - body.iat!;
 }

@@ -76,3 +76,17 @@ export async function tokenRequest(
   const res = await fetch(`${running.baseUrl}/oidc/token`, { method: 'POST', headers, body: form });
   return { status: res.status, body: await res.json() as Record<string, unknown> };
 }
+
+/** Introspection by the client the token was issued to (allowed for its own tokens). */
+export async function introspectAsClient(running: RunningService, app: { id: string; secret?: string }, token: string) {
+  const res = await fetch(`${running.baseUrl}/oidc/token/introspection`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      authorization: `Basic ${Buffer.from(`${app.id}:${app.secret}`).toString('base64')}`,
+    },
+    body: new URLSearchParams({ token }),
+  });
+  expect(res.status).to.equal(200);
+  return res.json() as Promise<Record<string, unknown>>;
+}
