@@ -90,3 +90,8 @@ export async function introspectAsClient(running: RunningService, app: { id: str
   expect(res.status).to.equal(200);
   return res.json() as Promise<Record<string, unknown>>;
 }
+
+/** An OAuth error body as the token endpoint answers it: OAuth's fields, and Logto's `code` and `message` beside them. */
+export function oauthError(error: string, description: string): Record<string, string> {
+  return { error, error_description: description, code: `oidc.${error}`, message: description };
+}
