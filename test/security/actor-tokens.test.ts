@@ -1,12 +1,14 @@
 import { expect } from 'chai';
 import { decodeJwt } from 'jose';
 import { startService, type RunningService } from '../support/service.ts';
-import { createApplication, createResource, createRole, createUser, subjectToken, tokenRequest } from '../support/fixtures.ts';
+import { accountClient } from '../account/support.ts';
+import { createApplication, createResource, createRole, createUser, oauthError, subjectToken, tokenRequest } from '../support/fixtures.ts';
 import { newId } from '../../lib/ids.ts';
 
 const GRANT = 'urn:ietf:params:oauth:grant-type:token-exchange';
 const AT = 'urn:ietf:params:oauth:token-type:access_token';
 const INDICATOR = 'https://actors.example.com';
+const PASSWORD = 'actor sign-in passphrase 31';
 const RESERVED = ['openid', 'profile', 'email', 'phone', 'address', 'offline_access'];
 
 describe('actor tokens', () => {
@@ -20,23 +22,18 @@ describe('actor tokens', () => {
     tokenRequest(running, { grant_type: GRANT, subject_token_type: AT, ...params }, app);
 
   /** An opaque (userinfo) access token of the user, with `openid`: the kind of token an actor presents. */
-  async function opaqueToken(userId: string): Promise<string> {
-    const { status, body } = await exchange({ subject_token: await subjectToken(running, userId), scope: 'openid' });
-    expect(status).to.equal(200);
-    return body.access_token as string;
+  /** The user's own access token from their own sign-in with `openid` (the userinfo token, opaque). */
+  async function opaqueToken(user: { username: string | null }): Promise<string> {
+    return (await accountClient(running)).signIn(user.username!, PASSWORD, 'openid');
   }
 
-  /** A JWT access token for the API whose `scope` says "openid" — the API's scope of that name. */
-  async function jwtToken(userId: string): Promise<string> {
-    const { status, body } = await exchange({
-      subject_token: await subjectToken(running, userId), resource: INDICATOR, scope: 'openid read',
-    });
-    expect(status).to.equal(200);
-    expect(decodeJwt(body.access_token as string).scope).to.equal('openid read');
-    return body.access_token as string;
+  /** The user's own JWT access token for the API whose `scope` says "openid" — the API's scope of that name. */
+  async function jwtToken(user: { username: string | null }): Promise<string> {
+    const token = await (await accountClient(running)).signIn(user.username!, PASSWORD, 'openid read', { resource: INDICATOR });
+    expect(String(decodeJwt(token).scope).split(' ').sort()).to.deep.equal(['openid', 'read']);
+    return token;
   }
 
-  /** Exchanges a fresh subject token of Alice with the actor token; checks the subject token survives a refusal. */
   async function actAs(actorToken: string) {
     const token = await subjectToken(running, alice.id);
     const result = await exchange({ subject_token: token, resource: INDICATOR, actor_token: actorToken, actor_token_type: AT });
@@ -61,52 +58,52 @@ describe('actor tokens', () => {
   after(() => running.close());
 
   it('accepts an opaque token of an active user with openid', async () => {
-    const bob = await createUser(running, [roleId]);
-    const { status, body } = await actAs(await opaqueToken(bob.id));
-    expect(status).to.equal(200);
+    const bob = await createUser(running, [roleId], {}, PASSWORD);
+    const { status, body } = await actAs(await opaqueToken(bob));
+    expect(status, JSON.stringify(body)).to.equal(200);
     expect(decodeJwt(body.access_token as string).act).to.deep.equal({ sub: bob.id });
   });
 
   it('refuses a JWT whose openid is only an API scope of that name', async () => {
-    const bob = await createUser(running, [roleId]);
-    const { status, body } = await actAs(await jwtToken(bob.id));
+    const bob = await createUser(running, [roleId], {}, PASSWORD);
+    const { status, body } = await actAs(await jwtToken(bob));
     expect(status).to.equal(400);
     expect(body.error).to.equal('invalid_request');
     expect(body.error_description).to.match(/actor_token.*openid/);
   });
 
   it('refuses the token of a suspended actor (JWT and opaque)', async () => {
-    const bob = await createUser(running, [roleId]);
-    const jwt = await jwtToken(bob.id);
+    const bob = await createUser(running, [roleId], {}, PASSWORD);
+    const jwt = await jwtToken(bob);
     const suspended = await running.request(`/api/users/${bob.id}/is-suspended`, { method: 'PATCH', json: { isSuspended: true } });
     expect(suspended.status).to.equal(200);
     const { status, body } = await actAs(jwt);
     expect(status).to.equal(400);
-    expect(body).to.include({ error: 'invalid_request', error_description: 'invalid actor_token: its user is suspended' });
+    expect(body).to.deep.equal(oauthError('invalid_request', 'invalid actor_token: its user is suspended'));
 
     // An opaque token that outlived the suspension (the flag is written before the tokens are revoked).
-    const carol = await createUser(running);
-    const opaque = await opaqueToken(carol.id);
+    const carol = await createUser(running, [], {}, PASSWORD);
+    const opaque = await opaqueToken(carol);
     await running.service.core.repositories.users.update(carol.id, { isSuspended: true });
     const refused = await actAs(opaque);
     expect(refused.status).to.equal(400);
-    expect(refused.body).to.include({ error: 'invalid_request', error_description: 'invalid actor_token: its user is suspended' });
+    expect(refused.body).to.deep.equal(oauthError('invalid_request', 'invalid actor_token: its user is suspended'));
   });
 
   it('refuses the token of a deleted actor (JWT and opaque)', async () => {
-    const bob = await createUser(running, [roleId]);
-    const jwt = await jwtToken(bob.id);
+    const bob = await createUser(running, [roleId], {}, PASSWORD);
+    const jwt = await jwtToken(bob);
     expect((await running.request(`/api/users/${bob.id}`, { method: 'DELETE' })).status).to.equal(204);
     const { status, body } = await actAs(jwt);
     expect(status).to.equal(400);
-    expect(body).to.include({ error: 'invalid_request', error_description: 'invalid actor_token: its user no longer exists' });
+    expect(body).to.deep.equal(oauthError('invalid_request', 'invalid actor_token: its user no longer exists'));
 
-    const carol = await createUser(running);
-    const opaque = await opaqueToken(carol.id);
+    const carol = await createUser(running, [], {}, PASSWORD);
+    const opaque = await opaqueToken(carol);
     await running.service.core.repositories.users.delete(carol.id);
     const refused = await actAs(opaque);
     expect(refused.status).to.equal(400);
-    expect(refused.body).to.include({ error: 'invalid_request', error_description: 'invalid actor_token: its user no longer exists' });
+    expect(refused.body).to.deep.equal(oauthError('invalid_request', 'invalid actor_token: its user no longer exists'));
   });
 
   it('refuses OIDC scope names for API scopes, at creation and on rename', async () => {

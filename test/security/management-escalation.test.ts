@@ -3,7 +3,7 @@ import * as client from 'openid-client';
 import { pino } from 'pino';
 import { Browser, formAction } from '../support/browser.ts';
 import { startService, clientCredentialsToken, ADMIN, type RunningService } from '../support/service.ts';
-import { createApplication, createUser, subjectToken, tokenRequest } from '../support/fixtures.ts';
+import { createApplication, createUser, oauthError, subjectToken, tokenRequest } from '../support/fixtures.ts';
 import { bootstrap, CONSOLE_ADMIN_ROLE_ID, MANAGEMENT_RESOURCE_ID } from '../../lib/bootstrap.ts';
 import { newId } from '../../lib/ids.ts';
 
@@ -91,30 +91,36 @@ describe('impersonation cannot reach the management API', () => {
     const held = await (await running.request(`/api/roles/${plain.body.id}/scopes`)).json() as unknown[];
     expect(held).to.have.length(0);
 
-    // (b) Even a user whom older data gave such a role can be impersonated by the support backend ...
+    // (b) A user whom older data gave such a role is protected: no subject token is issued for them ...
     const victim = await createUser(running, [(await legacyUserRoleWithAll()).id]);
-    const issued = await json(await running.request('/api/subject-tokens', {
+    const refused = await json(await running.request('/api/subject-tokens', {
       method: 'POST', token: supportToken, json: { userId: victim.id },
+    }));
+    expect([refused.status, refused.body.code]).to.deep.equal([422, 'user.impersonation_protected']);
+    const ordinary = await createUser(running);
+    const issued = await json(await running.request('/api/subject-tokens', {
+      method: 'POST', token: supportToken, json: { userId: ordinary.id },
     }));
     expect(issued.status).to.equal(201);
     const token = issued.body.subjectToken as string;
 
-    // (c) ... but the exchange never targets the management API.
+    // (c) ... and an exchange for anyone never targets the management API.
     const exchanged = await tokenRequest(running, {
       grant_type: GRANT, subject_token: token, subject_token_type: AT, resource: `${running.baseUrl}/api`, scope: 'all',
     }, exchanger);
     expect(exchanged.status).to.equal(400);
-    expect(exchanged.body).to.include({
-      error: 'invalid_target', error_description: 'the management API cannot be a token-exchange target',
-    });
+    expect(exchanged.body).to.deep.equal(oauthError('invalid_target', 'the management API cannot be a token-exchange target'));
     expect(exchanged.body).not.to.have.property('access_token');
   });
 
-  it('refuses the management API as an exchange target even for a console admin', async () => {
+  it('issues no subject token for a console admin, and refuses the management API as an exchange target', async () => {
     const admin = await createUser(running, [CONSOLE_ADMIN_ROLE_ID]);
+    const refused = await json(await running.request('/api/subject-tokens', { method: 'POST', json: { userId: admin.id } }));
+    expect([refused.status, refused.body.code]).to.deep.equal([422, 'user.impersonation_protected']);
+    const user = await createUser(running);
     for (const scope of ['all', '']) {
       const { status, body } = await tokenRequest(running, {
-        grant_type: GRANT, subject_token: await subjectToken(running, admin.id), subject_token_type: AT,
+        grant_type: GRANT, subject_token: await subjectToken(running, user.id), subject_token_type: AT,
         resource: `${running.baseUrl}/api`, scope,
       }, exchanger);
       expect(status).to.equal(400);
