@@ -94,13 +94,19 @@ describe('protocol surface', () => {
       expect(await introspect(running, other, tokens.refresh_token!)).to.deep.equal({ status: 200, body: { active: false } });
     });
 
-    it('refuses JWT access tokens, which resource servers verify with the JWKS', async () => {
+    it('refuses JWT access tokens, which resource servers verify with the JWKS, but answers for impersonation JWTs', async () => {
+      const machine = await tokenRequest(running, { grant_type: 'client_credentials', resource: INDICATOR, scope: 'read' }, resourceServer);
+      expect(machine.status).to.equal(200);
+      const refused = await introspect(running, resourceServer, machine.body.access_token as string);
+      expect(refused.status).to.equal(400);
+      expect(refused.body.error).to.equal('unsupported_token_type');
+
       const jwt = await tokenRequest(running, {
         grant_type: EXCHANGE, subject_token: await subjectToken(running, user.id), subject_token_type: AT, resource: INDICATOR,
       }, exchanger);
       const res = await introspect(running, resourceServer, jwt.body.access_token as string);
-      expect(res.status).to.equal(400);
-      expect(res.body.error).to.equal('unsupported_token_type');
+      expect(res.status).to.equal(200);
+      expect(res.body).to.include({ active: true, sub: user.id, impersonation_id: decodeJwt(jwt.body.access_token as string).impersonation_id });
     });
   });
 
