@@ -19,8 +19,8 @@ import type { RateLimits } from './rate-limits/index.ts';
 import type { ConsoleAdmins } from './console/admins.ts';
 
 /**
- * What a service instance is made of, handed to route modules and extensions. Nothing here is global:
- * two instances in one process share nothing.
+ * What a service instance is made of, handed to the route modules (the extensions receive only the parts they
+ * name). Nothing here is global: two instances in one process share nothing.
  */
 export interface ServiceCore {
   settings: Settings;

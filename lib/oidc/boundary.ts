@@ -6,8 +6,9 @@ import { handler as refreshTokenHandler, parameters as refreshTokenParameters } 
 import * as grantHelpers from 'oidc-provider/lib/helpers/grants.js';
 
 /**
- * The one file where our types meet library declarations that are narrower than what the libraries accept at run
- * time. Every cast of the code base lives here, each with its reason; everything else stays fully typed.
+ * Where our types meet node-oidc-provider's and Koa's declarations that are narrower than what those libraries accept
+ * at run time: every cast against those declarations lives here, each with its reason. Elsewhere, assertions only
+ * type values the code itself produced (parsed records it stored, a generic event name tied to its payload).
  */
 
 /** The declared `extraTokenClaims` signature names token classes the provider does not export; ours reads a subset. */
