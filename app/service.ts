@@ -72,6 +72,7 @@ import { clientAuthLimit, clientGate, tokenRequestGate } from '../lib/rate-limit
 import { createOutboxRecorder } from '../lib/outbox/recorder.ts';
 import { createWebhookRuntime, type WebhookRuntime } from './webhook-runtime.ts';
 import { transactionalRequests } from '../lib/outbox/middleware.ts';
+import { createLockout } from '../lib/sign-in/lockout.ts';
 import { releaseContexts } from '../lib/http/release-context.ts';
 import { createInFlight } from '../lib/http/in-flight.ts';
 import { DRAIN_MS } from '../lib/shutdown.ts';
@@ -258,6 +259,9 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
     });
     enforceGrantLimits(provider, { repositories, bus });
     messaging = await createMessaging({ settings, logger, kv: stores.kv, bus, templates: options.messageTemplates });
+    const lockout = createLockout({
+      kv: stores.kv, bus, policy: { threshold: settings.LOCKOUT_THRESHOLD, lockSeconds: settings.LOCKOUT_SECONDS },
+    });
     const core: ServiceCore = {
       settings, logger, store: stores.documents, kv: stores.kv, bus, repositories, authorization,
       provider,
@@ -270,12 +274,12 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
         signInExperience: libraries.signInExperience, messaging, baseUrl: settings.baseUrl,
         connectors: libraries.connectors, identities: libraries.identities, upstreams: libraries.upstreams,
         mfa: libraries.mfa, passkeys: libraries.passkeys,
-        lockoutPolicy: { threshold: settings.LOCKOUT_THRESHOLD, lockSeconds: settings.LOCKOUT_SECONDS },
+        lockout,
       }),
       account: createAccount({
         provider, store: stores.documents, kv: stores.kv, bus, repositories, users: libraries.users,
         signInExperience: libraries.signInExperience, messaging,
-        lockoutPolicy: { threshold: settings.LOCKOUT_THRESHOLD, lockSeconds: settings.LOCKOUT_SECONDS },
+        lockout,
         impersonationActive: impersonation.isActive,
       }),
       customizer: {

@@ -7,7 +7,7 @@ import type { DocumentStore } from '../ports/documents.ts';
 import type { KeyValueStore } from '../ports/kv.ts';
 import type { Repositories } from '../repositories.ts';
 import type { SignInExperienceLibrary } from '../sign-in-experience/library.ts';
-import { createLockout, type LockoutPolicy } from '../sign-in/lockout.ts';
+import type { Lockout } from '../sign-in/lockout.ts';
 import { assertRemainingIdentifier } from '../users/identifiers.ts';
 import type { UsersLibrary } from '../users/library.ts';
 import type { User } from '../users/repository.ts';
@@ -49,7 +49,8 @@ export interface AccountDeps {
   users: UsersLibrary;
   signInExperience: Pick<SignInExperienceLibrary, 'get'>;
   messaging: Pick<Messaging, 'sendCode' | 'verifyCode'>;
-  lockoutPolicy: LockoutPolicy;
+  /** The service's one lockout, shared with sign-in. */
+  lockout: Lockout;
   /** Whether an impersonation's tokens may still be honoured (revoked or expired: not). */
   impersonationActive: (id: string) => Promise<boolean>;
 }
@@ -75,7 +76,7 @@ const FIELD_OF: Record<Channel, { field: 'primaryEmail' | 'primaryPhone'; scope:
  * (undefined when nothing changed).
  */
 export function createAccount(deps: AccountDeps) {
-  const lockout = createLockout({ kv: deps.kv, bus: deps.bus, policy: deps.lockoutPolicy });
+  const { lockout } = deps;
   const auth = createAccountAuth({
     provider: deps.provider, users: deps.repositories.users, impersonationActive: deps.impersonationActive,
   });

@@ -3,7 +3,7 @@ import { newId } from '../ids.ts';
 import type { Messaging, MessageEventContext, Recipient } from '../messaging/index.ts';
 import type { KeyValueStore } from '../ports/kv.ts';
 import type { Repositories } from '../repositories.ts';
-import type { Lockout } from '../sign-in/lockout.ts';
+import { lockedError, type Lockout } from '../sign-in/lockout.ts';
 import { createPasswordVerification } from '../sign-in/password.ts';
 
 /** How long a verification record stays usable, as in Logto: a sensitive change must follow its proof closely. */
@@ -61,8 +61,6 @@ const CODE_FAILURES: ReadonlySet<string> = new Set([
 const permissionDenied = (why: string) => errors.account('verification_record.permission_denied',
   `this change needs a fresh identity verification (header logto-verification-id): ${why}`);
 const recordNotFound = () => errors.account('verification_record.not_found', 'no such verification record for this user');
-const locked = () => errors.rateLimited('session.verification_blocked_too_many_attempts',
-  'too many failed verifications for this account; it is locked for a while, try again later');
 
 /**
  * The Account API's verification records (Logto's `/api/verifications/*`): a signed-in user proves who they are
@@ -102,7 +100,7 @@ export function createAccountVerifications(deps: {
     async password(userId: string, password: string): Promise<IssuedRecord> {
       const result = await passwords({ type: 'userId', value: userId }, password);
       if (!result.ok) {
-        if (result.reason === 'locked') throw locked();
+        if (result.reason === 'locked') throw lockedError('account');
         if (result.reason === 'suspended') throw errors.unauthorized('the bearer token is not a valid access token of a signed-in user');
         throw errors.experience('session.invalid_credentials', 'the password is not right');
       }
@@ -140,7 +138,7 @@ export function createAccountVerifications(deps: {
           return false;
         }
       });
-      if (outcome === 'locked') throw locked();
+      if (outcome === 'locked') throw lockedError('account');
       if (outcome === 'failed') throw failure;
       await save({ ...record, verified: true });
       return { verificationRecordId: record.id };

@@ -3,7 +3,7 @@ import type { EventBus } from '../events/bus.ts';
 import type { KeyValueStore } from '../ports/kv.ts';
 import type { Repositories } from '../repositories.ts';
 import type { OrganizationJitLibrary } from '../organizations/jit.ts';
-import type { LockoutPolicy } from '../sign-in/lockout.ts';
+import type { Lockout } from '../sign-in/lockout.ts';
 import type { UsersLibrary } from '../users/library.ts';
 import type { Messaging } from '../messaging/index.ts';
 import type { SignInExperienceLibrary } from '../sign-in-experience/library.ts';
@@ -21,7 +21,8 @@ export interface ExperienceDeps {
   organizationJit: OrganizationJitLibrary;
   signInExperience: Pick<SignInExperienceLibrary, 'get' | 'assertPassword'>;
   messaging: Pick<Messaging, 'sendCode' | 'verifyCode'>;
-  lockoutPolicy: LockoutPolicy;
+  /** The service's one lockout, shared with the Account API: a subject's failures count in both. */
+  lockout: Lockout;
   /** Social and enterprise connectors, the identities they link, and the upstreams they talk to. */
   connectors: Libraries['connectors'];
   identities: Libraries['identities'];

@@ -1,7 +1,6 @@
 import type { Context } from 'koa';
 import { errors } from '../errors.ts';
 import type { MessageEventContext, Recipient } from '../messaging/index.ts';
-import { createLockout } from '../sign-in/lockout.ts';
 import { findInteraction, remainingSeconds, setExperienceCookie, type Interaction } from './binding.ts';
 import type { ExperienceDeps } from './deps.ts';
 import type { User } from '../users/repository.ts';
@@ -41,7 +40,7 @@ export interface ExperienceState {
  */
 export function createExperience(deps: ExperienceDeps) {
   const store = createExperienceStore(deps.kv);
-  const lockout = createLockout({ kv: deps.kv, bus: deps.bus, policy: deps.lockoutPolicy });
+  const { lockout } = deps;
   const verifications = createVerifications({ ...deps, lockout });
   const profiles = createProfiles(deps);
   const identification = createIdentification(deps);

@@ -4,7 +4,7 @@ import { newBackupCodes } from '../mfa/backup-codes.ts';
 import { isUsable, type MfaLibrary } from '../mfa/library.ts';
 import type { MfaFactorType } from '../mfa/repository.ts';
 import { newTotpSecret, totpStepOf } from '../mfa/totp.ts';
-import type { Identifier, Lockout } from '../sign-in/lockout.ts';
+import { lockedError, type Identifier, type Lockout } from '../sign-in/lockout.ts';
 import type { SignInExperience } from '../sign-in-experience/schema.ts';
 import type { User } from '../users/repository.ts';
 import type { ExperienceDeps } from './deps.ts';
@@ -15,8 +15,6 @@ import type { NewCredential } from '../mfa/webauthn.ts';
 
 type BindableType = MfaVerificationRecord['type'];
 
-const lockedError = () => errors.experience('session.verification_blocked_too_many_attempts',
-  'too many failed verifications for this account; it is locked for a while, try again later');
 
 /** The identifier an MFA attempt is counted under: the account's own (its budget is the account's). */
 function identifierOf(user: User): Identifier {
@@ -99,7 +97,7 @@ export function createMfaStep(deps: Pick<ExperienceDeps, 'signInExperience' | 'p
   /** Runs a check of a code under the lockout policy, counted for the account's second factors; a wrong code throws `wrong`. */
   async function counted(user: User, check: () => Promise<boolean>, wrong: () => Error): Promise<void> {
     const outcome = await deps.lockout.verify(identifierOf(user), secondFactorBudget(user), check);
-    if (outcome === 'locked') throw lockedError();
+    if (outcome === 'locked') throw lockedError('account');
     if (outcome === 'failed') throw wrong();
   }
 
@@ -200,7 +198,7 @@ export function createMfaStep(deps: Pick<ExperienceDeps, 'signInExperience' | 'p
           return false;
         }
       });
-      if (outcome === 'locked') throw lockedError();
+      if (outcome === 'locked') throw lockedError('account');
       if (outcome === 'failed') throw failure;
       pending.verified = true;
       return pending.id;

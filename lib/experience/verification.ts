@@ -2,7 +2,7 @@ import { DomainError, errors } from '../errors.ts';
 import { newId } from '../ids.ts';
 import type { Repositories } from '../repositories.ts';
 import type { MessageEventContext, MessageSenders, Recipient } from '../messaging/index.ts';
-import type { Lockout } from '../sign-in/lockout.ts';
+import { lockedError, type Lockout } from '../sign-in/lockout.ts';
 import { createPasswordVerification, userLookup } from '../sign-in/password.ts';
 import type { User } from '../users/repository.ts';
 import type { ExperienceDeps } from './deps.ts';
@@ -42,11 +42,6 @@ const CODE_FAILURES: ReadonlySet<string> = new Set([
   'verification_code.exceed_max_try',
 ]);
 
-function lockedError(): DomainError {
-  return errors.experience('session.verification_blocked_too_many_attempts',
-    'too many failed verifications for this identifier; it is locked for a while, try again later');
-}
-
 /**
  * Password and verification-code verifications of the Experience API. Every check of a secret runs under the
  * lockout policy, counted per account (or per identifier that names none) whatever the secret's kind.
@@ -59,7 +54,7 @@ export function createVerifications(deps: Pick<ExperienceDeps, 'repositories' | 
       const typed = normalized(identifier);
       const result = await passwords(typed, password);
       if (!result.ok) {
-        if (result.reason === 'locked') throw lockedError();
+        if (result.reason === 'locked') throw lockedError('identifier');
         if (result.reason === 'suspended') throw errors.experience('user.suspended', 'this account is suspended');
         throw errors.experience('session.invalid_credentials', 'the identifier or the password is not right');
       }
@@ -118,7 +113,7 @@ export function createVerifications(deps: Pick<ExperienceDeps, 'repositories' | 
           return false;
         }
       });
-      if (outcome === 'locked') throw lockedError();
+      if (outcome === 'locked') throw lockedError('identifier');
       if (outcome === 'failed') throw failure;
       verification.verified = true;
       return verification;

@@ -1,3 +1,4 @@
+import { errors } from '../errors.ts';
 import type { EventBus } from '../events/bus.ts';
 import type { Identifier } from '../events/payloads.ts';
 import type { KeyValueStore } from '../ports/kv.ts';
@@ -84,3 +85,9 @@ export function createLockout(deps: { kv: KeyValueStore; bus: EventBus; policy: 
 }
 
 export type Lockout = ReturnType<typeof createLockout>;
+
+/** The answer to an attempt the lockout refuses, in every flow that counts secrets (sign-in, MFA, the Account API). */
+export function lockedError(subject: 'account' | 'identifier') {
+  return errors.rateLimited('session.verification_blocked_too_many_attempts',
+    `too many failed verifications for this ${subject}; it is locked for a while, try again later`);
+}
