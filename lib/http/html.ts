@@ -19,19 +19,36 @@ button.secondary{background:#e4e7ee;color:#223}a{color:#2545c4}
 .links{font-size:.9rem;margin:1rem 0 0}.divider{border:0;border-top:1px solid #e4e7ee;margin:1.5rem 0 0}ul{padding-left:1.2rem}
 `;
 
+/** The CSP source expression allowing exactly one `<style>` element with this text. */
+export function styleSource(css: string): string {
+  return `'sha256-${createHash('sha256').update(css).digest('base64')}'`;
+}
+
 /** CSP source expression allowing exactly the `<style>` element above. */
-export const STYLE_SOURCE = `'sha256-${createHash('sha256').update(STYLE).digest('base64')}'`;
+export const STYLE_SOURCE = styleSource(STYLE);
 
 export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
-/** A whole page; `body` is trusted HTML (escape what goes into it). */
-export function htmlPage(title: string, body: string): string {
+/**
+ * A whole page; `body` is trusted HTML (escape what goes into it). `extraStyle`, a style sheet applied after the
+ * service's own, must have been made safe for a `<style>` element (see `styleElementText`) and its source allowed by
+ * the page's policy.
+ */
+export function htmlPage(title: string, body: string, extraStyle?: string): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>${escapeHtml(title)}</title>
-<style>${STYLE}</style></head><body><main>${body}</main></body></html>`;
+<style>${STYLE}</style>${extraStyle ? `<style>${extraStyle}</style>` : ''}</head><body><main>${body}</main></body></html>`;
+}
+
+/**
+ * A style sheet as the text of a `<style>` element: `</` becomes `<\/`, the same to CSS (`\/` is `/`) but never
+ * the end of the element to HTML, so the sheet cannot close its element and put markup on the page.
+ */
+export function styleElementText(css: string): string {
+  return css.replaceAll('</', '<\\/');
 }
 
 /** A page with a heading, one paragraph and, optionally, a link onwards. */

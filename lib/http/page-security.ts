@@ -25,6 +25,8 @@ export interface PagePolicy {
   images?: string[];
   /** The page shows an image it carries itself (a QR code as a `data:` URL): only the pages that do say so. */
   dataImages?: boolean;
+  /** `'sha256-…'` sources of the page's style elements besides the service's own (an organization's branding). */
+  styleSources?: string[];
 }
 
 /** The origin of an http(s) image URL; anything else (data:, javascript:, relative) is never allowed. */
@@ -42,7 +44,7 @@ export function setPageHeaders(ctx: Context, policy: PagePolicy): void {
     "default-src 'none'",
     ...(policy.scriptSources?.length ? [`script-src ${policy.scriptSources.join(' ')}`] : []),
     ...(images.length ? [`img-src ${images.join(' ')}`] : []),
-    `style-src ${STYLE_SOURCE}`,
+    `style-src ${[STYLE_SOURCE, ...(policy.styleSources ?? [])].join(' ')}`,
     `form-action ${formAction.length ? formAction.join(' ') : "'none'"}`,
     "frame-ancestors 'none'",
     "base-uri 'none'",

@@ -1,8 +1,9 @@
 /**
  * Logto's authorization parameters for the sign-in pages (its SDKs send them): `first_screen` (and the older
- * `interaction_mode`), `identifier`, `direct_sign_in`. `login_hint` is OpenID Connect's own.
+ * `interaction_mode`), `identifier`, `direct_sign_in`, and `organization_id`, whose organization's branding the pages
+ * show. `login_hint` is OpenID Connect's own.
  */
-export const LOGTO_AUTHORIZATION_PARAMETERS = ['first_screen', 'interaction_mode', 'identifier', 'direct_sign_in'];
+export const LOGTO_AUTHORIZATION_PARAMETERS = ['first_screen', 'interaction_mode', 'identifier', 'direct_sign_in', 'organization_id'];
 
 const IDENTIFIER_TYPES = ['username', 'email', 'phone'] as const;
 type IdentifierType = (typeof IDENTIFIER_TYPES)[number];

@@ -8,7 +8,7 @@ export interface Organization {
   description: string | null;
   customData: Record<string, unknown>;
   isMfaRequired: boolean;
-  /** Logto's organization branding (colors, logos, a style sheet): stored and answered, not yet applied to the sign-in pages. */
+  /** Logto's organization branding (colors, logos, a style sheet), shown on the sign-in pages of an authorization request naming the organization (`organization_id`). */
   color?: OrganizationColor;
   branding?: OrganizationBranding;
   customCss?: string | null;

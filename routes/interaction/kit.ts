@@ -7,7 +7,7 @@ import { setPageHeaders } from '../../lib/http/page-security.ts';
 import type { SignInExperience } from '../../lib/sign-in-experience/schema.ts';
 import { createFormTokens } from './csrf.ts';
 import { failureOf, type PageFailure } from './form-errors.ts';
-import { CSRF_FIELD, type Branding } from './layout.ts';
+import { CSRF_FIELD, brandingStyleSources, type Branding } from './layout.ts';
 import { methodsOf, narrowedTo } from './methods.ts';
 import { signInHints } from '../../lib/oidc/sign-in-parameters.ts';
 import type { PageFrame } from './sign-in-pages.ts';
@@ -35,10 +35,24 @@ export function createPageKit(core: ServiceCore) {
   async function branding(details: Details, settings: SignInExperience): Promise<Branding> {
     const app = await repositories.applications.findById(String(details.params.client_id));
     const appName = app?.name ?? 'the application';
-    // An application's own logo has no dark variant: it replaces both of the sign-in experience's.
-    if (app?.oidcClientMetadata.logoUri) return { appName, logoUrl: app.oidcClientMetadata.logoUri };
-    const { logoUrl, darkLogoUrl } = settings.branding;
-    return { appName, ...(logoUrl && { logoUrl }), ...(darkLogoUrl && { darkLogoUrl }) };
+    const organization = await organizationOf(details.params);
+    // An organization's logos, as Logto's `organization_id` asks, come before the application's and the sign-in
+    // experience's; an application's own logo has no dark variant: it replaces both of the sign-in experience's.
+    const logos = organization?.branding?.logoUrl || organization?.branding?.darkLogoUrl ? organization.branding
+      : app?.oidcClientMetadata.logoUri ? { logoUrl: app.oidcClientMetadata.logoUri } : settings.branding;
+    const { logoUrl, darkLogoUrl } = logos;
+    const { primaryColor, isDarkModeEnabled, darkPrimaryColor } = organization?.color ?? {};
+    return {
+      appName, ...(logoUrl && { logoUrl }), ...(darkLogoUrl && { darkLogoUrl }),
+      ...(primaryColor && { primaryColor }), ...(isDarkModeEnabled && darkPrimaryColor && { darkPrimaryColor }),
+      ...(organization?.customCss && { customCss: organization.customCss }),
+    };
+  }
+
+  /** The organization an authorization request names with Logto's `organization_id`; an unknown one is no organization. */
+  async function organizationOf(params: Record<string, unknown>) {
+    const id = params.organization_id;
+    return typeof id === 'string' && id.length <= 128 ? repositories.organizations.findById(id) : undefined;
   }
 
   async function visitOf(ctx: Context, details: Details): Promise<Visit> {
@@ -64,6 +78,7 @@ export function createPageKit(core: ServiceCore) {
       images: [visit?.branding.logoUrl, visit?.branding.darkLogoUrl].filter((image) => image !== undefined),
       dataImages: options.dataImages,
       scriptSources: options.scripts,
+      styleSources: visit ? brandingStyleSources(visit.branding) : [],
     });
   }
 

@@ -1,4 +1,4 @@
-import { escapeHtml, htmlPage } from '../../lib/http/html.ts';
+import { escapeHtml, htmlPage, styleElementText, styleSource } from '../../lib/http/html.ts';
 
 /**
  * The building blocks of the sign-in pages: plain HTML forms that work without JavaScript. Every input has
@@ -11,12 +11,33 @@ export const CSRF_FIELD = 'csrf_token';
 
 /**
  * Who the user is signing in to: the application's name, and its logo when it has one; `darkLogoUrl` is shown
- * instead where the browser prefers a dark color scheme.
+ * instead where the browser prefers a dark color scheme. A sign-in for an organization adds its colors (buttons
+ * and links; `darkPrimaryColor` where the browser prefers dark) and its style sheet.
  */
 export interface Branding {
   appName: string;
   logoUrl?: string;
   darkLogoUrl?: string;
+  primaryColor?: string;
+  darkPrimaryColor?: string;
+  customCss?: string;
+}
+
+/** The style sheet a branding adds to the service's own, ready for a `<style>` element; undefined when none. */
+export function brandingStyle(branding: Branding): string | undefined {
+  const colored = (color: string) => `button:not(.secondary){background:${color}}a{color:${color}}`;
+  const sheet = [
+    branding.primaryColor ? colored(branding.primaryColor) : '',
+    branding.darkPrimaryColor ? `@media (prefers-color-scheme: dark){${colored(branding.darkPrimaryColor)}}` : '',
+    branding.customCss ?? '',
+  ].join('');
+  return sheet ? styleElementText(sheet) : undefined;
+}
+
+/** The CSP sources of the style sheet a branding adds (none or one). */
+export function brandingStyleSources(branding: Branding): string[] {
+  const sheet = brandingStyle(branding);
+  return sheet ? [styleSource(sheet)] : [];
 }
 
 /** What a rejected form says: about one field when `field` names it, else about the whole form. */
@@ -114,5 +135,5 @@ export function page(options: {
     : '';
   const notice = options.notice ? `<p class="notice" role="status">${escapeHtml(options.notice)}</p>` : '';
   return htmlPage(`${options.title} · ${branding.appName}`, `${logo}<h1>${escapeHtml(options.heading)}</h1>
-${notice}${alert}${options.body}`);
+${notice}${alert}${options.body}`, brandingStyle(branding));
 }

@@ -31,12 +31,15 @@ const isMfaRequired = z.boolean().optional()
 
 const hexColor = z.string().regex(/^#([\da-f]{3}|[\da-f]{6})$/i, 'must be a hex color such as #5d34f2');
 const color = z.object({ primaryColor: hexColor, isDarkModeEnabled: z.boolean(), darkPrimaryColor: hexColor }).partial().strict()
-  .describe('Logto\'s branding colors of the organization, stored and answered');
+  .describe('The organization\'s colors on the sign-in pages of an authorization request naming it (`organization_id`): '
+    + 'primaryColor for buttons and links, darkPrimaryColor instead where the browser prefers dark when isDarkModeEnabled');
 const logoUrl = z.string().max(2048).refine((value) => /^https?:$/.test(URL.parse(value)?.protocol ?? ''), 'must be an absolute http(s) URL');
 const branding = z.object({ logoUrl, darkLogoUrl: logoUrl }).partial().strict()
-  .describe('Logto\'s organization logos, stored and answered');
+  .describe('The organization\'s logos on the sign-in pages of an authorization request naming it (`organization_id`), before '
+    + 'the application\'s and the sign-in experience\'s; darkLogoUrl where the browser prefers dark');
 const customCss = z.string().max(65_536).nullable()
-  .describe('Logto\'s organization style sheet, stored and answered; null removes it');
+  .describe('A style sheet added to the sign-in pages of an authorization request naming the organization (`organization_id`); '
+    + 'null removes it');
 
 export const createOrganizationBody = z.object({
   name, description, customData: jsonObject.optional(), isMfaRequired,
