@@ -238,6 +238,7 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
     runtime = await createWebhookRuntime({ settings, logger, stores, metrics });
     const { webhooks } = runtime;
     const bus = new EventBus(createOutboxRecorder({ store: stores.documents, outbox: runtime.outbox, wake: runtime.wake }));
+    messaging = await createMessaging({ settings, logger, kv: stores.kv, bus, templates: options.messageTemplates });
     const impersonations = createImpersonations(stores.documents, { revokeGrants: repositories.oidcRevocation.revokeGrants });
     await impersonations.prepare();
     const impersonation = createImpersonation({
@@ -245,8 +246,9 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
       policy: {
         maxTokenTtlSeconds: settings.IMPERSONATION_TOKEN_MAX_TTL_SECONDS,
         protectedRoleNames: settings.IMPERSONATION_PROTECTED_ROLES,
-        requireReason: settings.IMPERSONATION_REQUIRE_REASON,
       },
+      settings: async () => (await libraries.signInExperience.get()).impersonation,
+      messaging,
     });
     registerGrantType(provider, tokenExchange.grantType, tokenExchange.createTokenExchangeHandler({
       applicationOf, impersonation, exchanges, signingAlg: signingKeys.alg,
@@ -258,7 +260,6 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
       allowed: (client, token) => introspectionPolicy(undefined, client, token),
     });
     enforceGrantLimits(provider, { repositories, bus });
-    messaging = await createMessaging({ settings, logger, kv: stores.kv, bus, templates: options.messageTemplates });
     const lockout = createLockout({
       kv: stores.kv, bus, policy: { threshold: settings.LOCKOUT_THRESHOLD, lockSeconds: settings.LOCKOUT_SECONDS },
     });

@@ -192,8 +192,6 @@ export const environmentSchema = z.object({
    */
   IMPERSONATION_PROTECTED_ROLES: z.string().optional()
     .transform((value) => (value ?? '').split(',').map((name) => name.trim()).filter(Boolean)),
-  /** `POST /api/subject-tokens` requires a `reason` (400 naming it without one). */
-  IMPERSONATION_REQUIRE_REASON: booleanFlag.default(false),
   /**
    * Lifetime of the access tokens that name no resource, seconds: opaque userinfo tokens (authorization code, refresh
    * and token exchange without `resource`) and client-credentials tokens without `resource` while no default resource

@@ -1,4 +1,5 @@
 import { errors as oidcErrors, type KoaContextWithOIDC } from 'oidc-provider';
+import { TOKEN_EXCHANGE_GTY } from '../../lib/impersonation/grant.ts';
 import { createLocalJWKSet, jwtVerify, type JSONWebKeySet, type JWTPayload } from 'jose';
 
 export interface Actor {
@@ -48,7 +49,7 @@ export function createActorVerifier(options: { issuer: string; publicKeys: JSONW
     const stored = await ctx.oidc.provider.AccessToken.find(token);
     if (!stored || stored.isExpired) throw invalid(NOT_OURS);
     // No chained impersonation: whoever acts does so as themselves, never as someone they impersonate.
-    if (stored.gty === 'token_exchange') throw invalid('an impersonation token cannot act for another user');
+    if (stored.gty === TOKEN_EXCHANGE_GTY) throw invalid('an impersonation token cannot act for another user');
     const sub = await assertActingUser(stored.accountId, stored.clientId);
     if (!(stored.scope ?? '').split(' ').includes('openid')) throw invalid('its scope must contain openid');
     return { sub };

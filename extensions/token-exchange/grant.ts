@@ -1,6 +1,9 @@
 import { errors as oidcErrors, type KoaContextWithOIDC } from 'oidc-provider';
 import { ExchangeRefused, type ExchangePlan, type Impersonation } from '../../lib/impersonation/library.ts';
-import { TOKEN_EXCHANGE_GRANT, tokenExchangeAllowed } from '../../lib/applications/clients.ts';
+import { tokenExchangeAllowed } from '../../lib/applications/clients.ts';
+import {
+  ACCESS_TOKEN_TYPE, IMPERSONATION_TOKEN_TYPE, TOKEN_EXCHANGE_GRANT, TOKEN_EXCHANGE_GTY,
+} from '../../lib/impersonation/grant.ts';
 import type { Application } from '../../lib/applications/repository.ts';
 import { capLifetime, newAccessToken } from '../../lib/oidc/boundary.ts';
 import { newId } from '../../lib/ids.ts';
@@ -9,9 +12,6 @@ import type { Actor } from './actor.ts';
 import type { ExchangeRegistry } from './registry.ts';
 
 export const grantType = TOKEN_EXCHANGE_GRANT;
-export const ACCESS_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:access_token';
-/** Logto's name for a subject token's type, accepted as an alias so Logto clients work unchanged. */
-export const IMPERSONATION_TOKEN_TYPE = 'urn:logto:token-type:impersonation_token';
 export const parameters = new Set([
   'subject_token', 'subject_token_type', 'actor_token', 'actor_token_type', 'resource', 'scope', 'requested_token_type',
   'organization_id',
@@ -107,7 +107,7 @@ async function exchange(ctx: KoaContextWithOIDC, deps: TokenExchangeDeps, progre
 
   const plan = await planOrThrow(deps.impersonation, subjectToken, resource, requestedScopes(ctx), organizationId);
   progress.plan = plan;
-  const token = newAccessToken(ctx, { accountId: plan.user.id, client, gty: 'token_exchange' });
+  const token = newAccessToken(ctx, { accountId: plan.user.id, client, gty: TOKEN_EXCHANGE_GTY });
   if (plan.target) {
     token.resourceServer = new ctx.oidc.provider.ResourceServer(plan.target.indicator, {
       scope: plan.allowed.join(' '), audience: plan.target.indicator, accessTokenTTL: plan.target.accessTokenTtl,

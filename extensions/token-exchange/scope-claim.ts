@@ -1,4 +1,5 @@
 import type { AccessToken, ClientCredentials, JWTStructured, KoaContextWithOIDC } from 'oidc-provider';
+import { TOKEN_EXCHANGE_GTY } from '../../lib/impersonation/grant.ts';
 import type { ExchangeRegistry } from './registry.ts';
 
 /**
@@ -9,7 +10,7 @@ import type { ExchangeRegistry } from './registry.ts';
  */
 export function createExchangedJwtCustomizer(exchanges: ExchangeRegistry) {
   return function customizeExchangedJwt(_ctx: KoaContextWithOIDC, token: AccessToken | ClientCredentials, jwt: JWTStructured): void {
-    if (token.kind !== 'AccessToken' || token.gty !== 'token_exchange') return;
+    if (token.kind !== 'AccessToken' || token.gty !== TOKEN_EXCHANGE_GTY) return;
     jwt.payload.scope = token.scope ?? '';
     const organizationId = exchanges.lookup(token)?.organizationId;
     if (organizationId) jwt.payload.organization_id = organizationId;

@@ -3,6 +3,7 @@ import type Provider from 'oidc-provider';
 import { errors } from '../errors.ts';
 import type { Repositories } from '../repositories.ts';
 import { IMPERSONATION_CLAIM } from '../impersonation/record.ts';
+import { TOKEN_EXCHANGE_GTY } from '../impersonation/grant.ts';
 
 /** The user an Account API request acts for, from their own access token. */
 export interface AccountPrincipal {
@@ -19,9 +20,6 @@ export interface AccountPrincipal {
    */
   impersonated: boolean;
 }
-
-/** The grant type node-oidc-provider records on tokens issued by our token-exchange grant. */
-const TOKEN_EXCHANGE_GTY = 'token_exchange';
 
 /** Also the refusal for a token a user can no longer act with (revoked, user gone or suspended): nothing is told apart. */
 const invalidToken = () => errors.unauthorized('the bearer token is not a valid access token of a signed-in user');

@@ -1,7 +1,6 @@
 import type { AdapterPayload } from 'oidc-provider';
+import { TOKEN_EXCHANGE_GRANT } from '../impersonation/grant.ts';
 import { isConfidential, type Application, type ApplicationType, type CustomClientMetadata } from './repository.ts';
-
-export const TOKEN_EXCHANGE_GRANT = 'urn:ietf:params:oauth:grant-type:token-exchange';
 
 /** The longest refresh-token lifetime an application may set (`refreshTokenTtlInDays`), as Logto allows. */
 export const MAX_REFRESH_TOKEN_TTL_DAYS = 730;

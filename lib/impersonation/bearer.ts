@@ -1,9 +1,7 @@
 import type Provider from 'oidc-provider';
 import { decodeJwt } from 'jose';
+import { TOKEN_EXCHANGE_GTY } from './grant.ts';
 import { IMPERSONATION_CLAIM } from './record.ts';
-
-/** The grant type node-oidc-provider records on tokens issued by the token-exchange grant. */
-const TOKEN_EXCHANGE_GTY = 'token_exchange';
 
 /**
  * Whether a bearer token is an impersonation token: a JWT naming an impersonation, or a stored opaque token issued by

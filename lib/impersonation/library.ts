@@ -11,6 +11,8 @@ import { organizationUrn } from '../organizations/urn.ts';
 import type { Resource } from '../resources/repository.ts';
 import type { User } from '../users/repository.ts';
 import { organizationTokenRefusal } from '../organizations/token-access.ts';
+import type { Messaging } from '../messaging/index.ts';
+import type { ImpersonationSettings } from '../sign-in-experience/library.ts';
 import type { ImpersonationAudit } from './audit.ts';
 import type { ImpersonationFilter, Impersonations } from './impersonations.ts';
 import type { Impersonation as ImpersonationRecord } from './record.ts';
@@ -61,14 +63,12 @@ export interface FailedExchange {
   errorDescription: string | undefined;
 }
 
-/** Who may be impersonated, for how long, and what a subject token must say. */
+/** Who may be impersonated and for how long: fixed at start-up. What an admin changes at runtime is in `settings`. */
 export interface ImpersonationPolicy {
   /** The cap on an impersonation token's lifetime, whatever its resource's TTL. */
   maxTokenTtlSeconds: number;
   /** Roles, by name, whose holders can never be impersonated (beyond the console-admin role and management roles). */
   protectedRoleNames: readonly string[];
-  /** A subject token must give a reason. */
-  requireReason: boolean;
 }
 
 /** What the exchange established when it completes. */
@@ -115,6 +115,9 @@ export function createImpersonation(deps: {
   impersonations: Impersonations;
   bus: EventBus;
   policy: ImpersonationPolicy;
+  /** The sign-in experience's impersonation settings, read at each subject token and exchange. */
+  settings: () => Promise<ImpersonationSettings>;
+  messaging: Pick<Messaging, 'sendImpersonationNotice'>;
 }) {
   const { repositories, subjectTokens, audit, impersonations, bus, policy } = deps;
   const protectedNames: ReadonlySet<string> = new Set(policy.protectedRoleNames);
@@ -144,6 +147,18 @@ export function createImpersonation(deps: {
   // Read for every subject token and every exchange, remembered until a user changes (a suspension, a deletion).
   const userOf = remembered(deps.store, ['users'], (id: string) => repositories.users.findById(id));
 
+  /** The optional email to the impersonated user, sent after the exchange was answered (a failure never fails it). */
+  async function notifyUser(record: ImpersonationRecord, user: User): Promise<void> {
+    if (!user.primaryEmail || !(await deps.settings()).notifyByEmail) return;
+    const application = await repositories.applications.findById(record.applicationId);
+    const actor = record.actorUserId ? await repositories.users.findById(record.actorUserId) : null;
+    deps.messaging.sendImpersonationNotice({
+      to: user.primaryEmail, applicationName: application?.name ?? record.applicationId,
+      actorName: actor ? actor.name ?? actor.username ?? actor.id : null, reason: record.reason,
+      issuedAt: record.issuedAt, expiresAt: record.expiresAt,
+    });
+  }
+
   return {
     subjectTokenTtlSeconds: subjectTokens.ttlSeconds,
     listAudit: audit.list,
@@ -152,7 +167,7 @@ export function createImpersonation(deps: {
 
     async issueSubjectToken(input: { userId: string; context: Record<string, unknown>; reason?: string | undefined; createdBy: string }) {
       const reason = input.reason?.trim() || null;
-      if (policy.requireReason && !reason) {
+      if (!reason && (await deps.settings()).requireReason) {
         throw errors.invalidInput('invalid body: reason: a reason is required to impersonate a user', {
           issues: [{ path: 'body.reason', message: 'a reason is required to impersonate a user' }],
         });
@@ -255,6 +270,7 @@ export function createImpersonation(deps: {
         actorUserId: record.actorUserId, reason: record.reason, resource: record.resource, scope: record.scope,
         expiresAt: new Date(record.expiresAt).toISOString(),
       }, { applicationId: record.applicationId });
+      await notifyUser(record, plan.user);
       return record;
     },
 

@@ -33,6 +33,17 @@ interface SendCodeInput {
   inBackground?: boolean;
 }
 
+interface SendImpersonationNoticeInput {
+  /** The impersonated user's email address. */
+  to: string;
+  applicationName: string;
+  /** Who acted, when an actor token named them. */
+  actorName: string | null;
+  reason: string | null;
+  issuedAt: number;
+  expiresAt: number;
+}
+
 interface VerifyCodeInput {
   purpose: MessagePurpose;
   to: Recipient;
@@ -66,6 +77,11 @@ export interface Messaging {
   verifyCode(input: VerifyCodeInput): Promise<void>;
   /** Sends the OrganizationInvitation template to an email address (rate-limited the same way). */
   sendInvitation(input: SendInvitationInput): Promise<void>;
+  /**
+   * Tells a user their account was impersonated (the UserImpersonated template), after the exchange was answered: it
+   * takes one message from the recipient's budget, and a refusal or a failed send is logged, never thrown.
+   */
+  sendImpersonationNotice(input: SendImpersonationNoticeInput): void;
 }
 
 export interface MessagingService extends Messaging {
@@ -75,11 +91,15 @@ export interface MessagingService extends Messaging {
 /** How long closing waits for messages still being sent in the background. */
 const BACKGROUND_DRAIN_MS = 10_000;
 
+/** A time as a person reads it in a message: `2026-12-02 14:05 UTC`. */
+const readableTime = (ms: number) => `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+
 /** A value with a line break must not start a new header line. */
 const oneLine = (subject: string) => subject.replace(/[\r\n]+/g, ' ');
 
 function asCodePurpose(purpose: MessagePurpose): CodePurpose {
   if (purpose === 'OrganizationInvitation') throw new TypeError('OrganizationInvitation messages carry a link, not a code: use sendInvitation');
+  if (purpose === 'UserImpersonated') throw new TypeError('UserImpersonated messages carry no code: use sendImpersonationNotice');
   return purpose;
 }
 
@@ -170,6 +190,25 @@ export async function createMessaging(deps: {
         text: render(template.text, values),
         html: render(template.html, values, 'html'),
       });
+    },
+
+    sendImpersonationNotice({ to, applicationName, actorName, reason, issuedAt, expiresAt }) {
+      const recipient: Recipient = { type: 'email', value: to.toLowerCase() };
+      const template = templates.UserImpersonated;
+      const values = {
+        applicationName, actorName: actorName ?? '', actedBy: actorName ? ` by ${actorName}` : '',
+        reason: reason ?? '', reasonGiven: reason ? ` The reason given: ${reason}.` : '',
+        issuedAt: readableTime(issuedAt), expiresAt: readableTime(expiresAt), recipient: recipient.value,
+      };
+      background.run(`UserImpersonated:email:${recipient.value}`, async () => {
+        await rateLimit.consume('UserImpersonated', recipient);
+        await connectors.email.send({
+          channel: 'email', to: recipient.value, purpose: 'UserImpersonated',
+          subject: oneLine(render(template.subject, values)),
+          text: render(template.text, values),
+          html: render(template.html, values, 'html'),
+        });
+      }, { purpose: 'UserImpersonated', channel: 'email' });
     },
 
     async close() {

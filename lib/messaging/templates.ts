@@ -3,9 +3,11 @@ import { join } from 'node:path';
 import { ConfigurationError } from '../config.ts';
 
 /** Why a message is sent; Logto's template types. */
-export const MESSAGE_PURPOSES = ['Register', 'SignIn', 'ForgotPassword', 'Generic', 'OrganizationInvitation'] as const;
+export const MESSAGE_PURPOSES = ['Register', 'SignIn', 'ForgotPassword', 'Generic', 'OrganizationInvitation', 'UserImpersonated'] as const;
 export type MessagePurpose = (typeof MESSAGE_PURPOSES)[number];
-export type CodePurpose = Exclude<MessagePurpose, 'OrganizationInvitation'>;
+/** Purposes whose messages are emails without a code: an invitation's link, the notice of an impersonation. */
+type EmailOnlyPurpose = 'OrganizationInvitation' | 'UserImpersonated';
+export type CodePurpose = Exclude<MessagePurpose, EmailOnlyPurpose>;
 
 /** One purpose's wording: email subject, plain-text and HTML bodies, and the SMS text (codes only). */
 export interface MessageTemplate {
@@ -20,6 +22,10 @@ export type MessageTemplates = { [P in MessagePurpose]?: Partial<MessageTemplate
 
 /** Placeholders a code template may use; a typo would otherwise send a message without its code. */
 const CODE_PLACEHOLDERS = ['code', 'applicationName', 'expiresInMinutes', 'recipient'] as const;
+/** Placeholders of the notice sent to a user at each impersonation (`actedBy` is " by <actor>" and `reasonGiven` " The reason given: <reason>.", or empty when there is none). */
+const IMPERSONATION_PLACEHOLDERS = [
+  'applicationName', 'actorName', 'actedBy', 'reason', 'reasonGiven', 'issuedAt', 'expiresAt', 'recipient',
+] as const;
 
 const PLACEHOLDER = /\{\{\s*([A-Za-z_][\w.-]*)\s*\}\}/g;
 const PARTS = ['subject', 'text', 'html', 'sms'] as const;
@@ -53,6 +59,14 @@ const DEFAULT_TEMPLATES: Record<MessagePurpose, MessageTemplate> = {
       + '<p><a href="{{link}}">Accept the invitation</a></p>\n<p>If you were not expecting it, ignore this message.</p>'),
     sms: '',
   },
+  UserImpersonated: {
+    subject: 'Your {{applicationName}} account was accessed on your behalf',
+    text: 'On {{issuedAt}}, {{applicationName}} was given access to your account on your behalf{{actedBy}}, until {{expiresAt}} at the latest.'
+      + '{{reasonGiven}}\n\nIf you did not expect this, contact the support team of {{applicationName}}.\n',
+    html: page('<p>On {{issuedAt}}, <strong>{{applicationName}}</strong> was given access to your account on your behalf{{actedBy}}, '
+      + 'until {{expiresAt}} at the latest.{{reasonGiven}}</p>\n<p>If you did not expect this, contact the support team of {{applicationName}}.</p>'),
+    sms: '',
+  },
 };
 
 const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
@@ -70,21 +84,31 @@ function placeholdersOf(template: string): string[] {
   return [...template.matchAll(PLACEHOLDER)].map((match) => match[1] ?? '');
 }
 
-/** The parts a purpose sends: invitations go by email only, so they have no SMS text. */
+const emailOnly = (purpose: MessagePurpose): purpose is EmailOnlyPurpose =>
+  purpose === 'OrganizationInvitation' || purpose === 'UserImpersonated';
+
+/** The parts a purpose sends: invitations and impersonation notices go by email only, so they have no SMS text. */
 function partsOf(purpose: MessagePurpose): readonly Part[] {
-  return purpose === 'OrganizationInvitation' ? ['subject', 'text', 'html'] : PARTS;
+  return emailOnly(purpose) ? ['subject', 'text', 'html'] : PARTS;
+}
+
+/** What a purpose's bodies must contain (none for a notice), and the placeholders it knows (undefined: any). */
+function placeholderRules(purpose: MessagePurpose): { required?: string; known?: readonly string[] } {
+  if (purpose === 'OrganizationInvitation') return { required: 'link' };
+  if (purpose === 'UserImpersonated') return { known: IMPERSONATION_PLACEHOLDERS };
+  return { required: 'code', known: CODE_PLACEHOLDERS };
 }
 
 /** Refuses templates that would send a message without its code or link, or with a misspelt placeholder. */
 function validate(purpose: MessagePurpose, template: MessageTemplate, source: string): string[] {
   const problems: string[] = [];
-  const required = purpose === 'OrganizationInvitation' ? 'link' : 'code';
+  const { required, known } = placeholderRules(purpose);
   for (const part of partsOf(purpose)) {
     const names = placeholdersOf(template[part]);
     if (part === 'subject' && /[\r\n]/.test(template.subject)) problems.push(`${source}: ${purpose} subject must be one line`);
-    if (part !== 'subject' && !names.includes(required)) problems.push(`${source}: ${purpose} ${part} must contain {{${required}}}`);
-    if (purpose === 'OrganizationInvitation') continue;
-    const unknown = names.filter((name) => !(CODE_PLACEHOLDERS as readonly string[]).includes(name));
+    if (required && part !== 'subject' && !names.includes(required)) problems.push(`${source}: ${purpose} ${part} must contain {{${required}}}`);
+    if (!known) continue;
+    const unknown = names.filter((name) => !known.includes(name));
     if (unknown.length) problems.push(`${source}: ${purpose} ${part} uses unknown placeholders ${unknown.map((n) => `{{${n}}}`).join(', ')}`);
   }
   return problems;
@@ -116,7 +140,7 @@ export async function readTemplatesDir(dir: string): Promise<MessageTemplates> {
   }
   if (unexpected.length) {
     throw new ConfigurationError(`MESSAGE_TEMPLATES_DIR holds files that name no template: ${unexpected.join(', ')} `
-      + '(expected <Purpose>.subject.txt, .txt, .html or .sms.txt; invitations have no .sms.txt)');
+      + '(expected <Purpose>.subject.txt, .txt, .html or .sms.txt; invitations and impersonation notices have no .sms.txt)');
   }
   return templates;
 }

@@ -3,8 +3,8 @@ import type { KoaContextWithOIDC } from 'oidc-provider';
 import type { Logger } from 'pino';
 import { requestLogger } from '../http/request-id.ts';
 import type { Metrics } from './registry.ts';
+import { TOKEN_EXCHANGE_GRANT } from '../impersonation/grant.ts';
 
-const TOKEN_EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
 
 /** The user a token was issued for, when a user is behind it (none for client credentials). */
 function userOf(ctx: KoaContextWithOIDC): string | undefined {
@@ -31,7 +31,7 @@ export function observeTokenEvents(provider: Provider, deps: { logger: Logger; m
     }, 'token issued');
   });
   provider.on('grant.error', (ctx, error) => {
-    if (ctx.oidc.params?.grant_type !== TOKEN_EXCHANGE) return;
+    if (ctx.oidc.params?.grant_type !== TOKEN_EXCHANGE_GRANT) return;
     deps.metrics.tokenExchangesRefused.inc({ error: error.error ?? 'server_error' });
   });
 }

@@ -9,7 +9,7 @@ import {
 import { assertConsistent, refuseUnsupported } from './validation.ts';
 
 export type { PasswordOwner, PasswordProblem } from './password-policy.ts';
-export type { SignInExperience } from './schema.ts';
+export type { ImpersonationSettings, SignInExperience } from './schema.ts';
 
 /** How often a patch is re-applied when another writer changed the settings between its read and its write. */
 const WRITE_ATTEMPTS = 5;
@@ -51,6 +51,7 @@ function applyPatch(current: SignInExperience, patch: SignInExperiencePatch): Si
       }
       : current.branding,
     mfa: patch.mfa ? { organizationRequiredMfaPolicy: 'NoPrompt', ...patch.mfa } : current.mfa,
+    impersonation: { ...current.impersonation, ...patch.impersonation },
   };
 }
 

@@ -64,6 +64,14 @@ const mfaSettings = z.object({
     .describe('Mandatory: members of an organization with isMfaRequired must enrol at sign-in'),
 });
 
+/** Ours, not Logto's: what an impersonation needs and what the impersonated user is told. */
+const impersonationSettings = z.object({
+  requireReason: z.boolean()
+    .describe('POST /api/subject-tokens refuses a subject token without a reason (400 guard.invalid_input naming body.reason)'),
+  notifyByEmail: z.boolean()
+    .describe('Email the impersonated user (UserImpersonated template) after each successful exchange, when they have an email address'),
+});
+export type ImpersonationSettings = z.infer<typeof impersonationSettings>;
 
 const logoUrl = z.string().max(2048)
   .refine((value) => /^https?:$/.test(URL.parse(value)?.protocol ?? ''), 'must be an absolute http(s) URL');
@@ -78,6 +86,7 @@ export const signInExperience = z.object({
   passwordPolicy,
   branding,
   mfa: mfaSettings,
+  impersonation: impersonationSettings,
 });
 export type SignInExperience = z.infer<typeof signInExperience>;
 
@@ -98,6 +107,7 @@ export const DEFAULT_SIGN_IN_EXPERIENCE: SignInExperience = {
   },
   branding: {},
   mfa: { factors: [], policy: 'UserControlled', organizationRequiredMfaPolicy: 'NoPrompt' },
+  impersonation: { requireReason: false, notifyByEmail: false },
 };
 
 /**
@@ -137,6 +147,8 @@ export const signInExperiencePatch = z.object({
   branding: branding.extend(unsupportedShape(UNSUPPORTED_BRANDING)).strict().optional(),
   mfa: mfaSettings.partial({ organizationRequiredMfaPolicy: true }).strict().optional()
     .describe('Replaces the MFA settings whole; organizationRequiredMfaPolicy defaults to NoPrompt'),
+  impersonation: impersonationSettings.partial().strict().optional()
+    .describe('The fields given replace the stored ones; those left out keep their values'),
   ...unsupportedShape(UNSUPPORTED_SETTINGS),
 }).strict();
 export type SignInExperiencePatch = z.infer<typeof signInExperiencePatch>;

@@ -86,6 +86,8 @@ describe('message templates', () => {
       [{ Register: { subject: 'Line one\nline two' } }, /subject must be one line/],
       [{ Welcome: { text: '{{code}}' } } as MessageTemplates, /unknown purposes Welcome/],
       [{ OrganizationInvitation: { sms: 'Join: {{link}}' } }, /OrganizationInvitation has no part sms/],
+      [{ UserImpersonated: { text: 'Accessed by {{actor}}' } }, /UserImpersonated text uses unknown placeholders \{\{actor\}\}/],
+      [{ UserImpersonated: { sms: 'Accessed' } }, /UserImpersonated has no part sms/],
     ];
     for (const [messageTemplates, message] of cases) {
       const error = await startError({ messageTemplates });

@@ -18,6 +18,8 @@ const DEFAULTS = {
   },
   branding: {},
   mfa: { factors: [], policy: 'UserControlled', organizationRequiredMfaPolicy: 'NoPrompt' },
+  // Ours, not Logto's: see docs/impersonation.md.
+  impersonation: { requireReason: false, notifyByEmail: false },
 };
 
 const method = (identifier: string, password: boolean, verificationCode: boolean, isPasswordPrimary = password) =>

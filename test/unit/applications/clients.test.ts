@@ -1,8 +1,9 @@
 /** Application rules the OIDC client depends on: redirect URIs, CORS origins, token exchange, client metadata. */
 import { expect } from 'chai';
 import {
-  TOKEN_EXCHANGE_GRANT, originProblem, redirectUriProblem, toClientMetadata, tokenExchangeAllowed,
+  originProblem, redirectUriProblem, toClientMetadata, tokenExchangeAllowed,
 } from '../../../lib/applications/clients.ts';
+import { TOKEN_EXCHANGE_GRANT } from '../../../lib/impersonation/grant.ts';
 import type { Application, ApplicationType } from '../../../lib/applications/repository.ts';
 
 function application(type: ApplicationType, fields: Partial<Application> = {}): Application & { secretDigest: string | null } {

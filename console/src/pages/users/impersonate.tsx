@@ -8,9 +8,8 @@ import { SecretBox } from '../../components/secret.tsx';
 import { config } from '../../config.ts';
 import { isConfidential, type Application } from '../applications/types.ts';
 import { displayName, type User } from './types.ts';
+import { ACCESS_TOKEN_TYPE, TOKEN_EXCHANGE_GRANT } from '../../../../lib/impersonation/grant.ts';
 
-const EXCHANGE_GRANT = 'urn:ietf:params:oauth:grant-type:token-exchange';
-const ACCESS_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:access_token';
 
 interface Resource { id: string; name: string; indicator: string }
 
@@ -21,7 +20,7 @@ function exchangeCommand(options: { app: Application; subjectToken: string; reso
     isConfidential(app.type)
       ? `curl -s -u "${app.id}:$CLIENT_SECRET" ${config.baseUrl}/oidc/token \\`
       : `curl -s ${config.baseUrl}/oidc/token -d client_id=${app.id} \\`,
-    `  -d grant_type=${EXCHANGE_GRANT} \\`,
+    `  -d grant_type=${TOKEN_EXCHANGE_GRANT} \\`,
     `  -d subject_token=${options.subjectToken} \\`,
     `  -d subject_token_type=${ACCESS_TOKEN_TYPE} \\`,
     options.resource ? `  -d resource=${options.resource} \\` : undefined,
