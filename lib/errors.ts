@@ -43,6 +43,8 @@ const ERROR_CODES = {
   /** Third-party applications sign users in: Traditional, SPA or Native only. */
   'application.invalid_third_party_application_type': 'invalid',
   'connector.not_found': 'rule',
+  /** `POST /api/connectors` names a factory the service does not have (`GET /api/connector-factories`). */
+  'connector.not_found_with_connector_id': 'rule',
   /** A social or enterprise connector's config is refused, or its upstream (discovery) does not answer as one. */
   'connector.invalid_config': 'invalid',
   /** The upstream's answer to the callback is malformed or an error (`error=` in the callback, a bad token response). */

@@ -2,8 +2,10 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import * as client from 'openid-client';
 import { DomainError, errors } from '../errors.ts';
 import {
-  OAUTH2_PROFILE_DEFAULTS, OIDC_PROFILE_DEFAULTS, type OAuth2Config, type OidcConfig, type ProfileMap, type SsoOidcConfig,
+  AUTH_REQUEST_PARAMETERS, OAUTH2_PROFILE_DEFAULTS, OIDC_PROFILE_DEFAULTS, snakeCase,
+  type IdTokenVerification, type OAuth2Config, type OidcConfig, type ProfileMap, type SsoOidcConfig,
 } from './configs.ts';
+import { verifyIdToken } from './id-token.ts';
 import type { Outbound, OutboundFetch } from './outbound.ts';
 import { isPictureUrl } from '../users/picture.ts';
 
@@ -106,18 +108,7 @@ export function createUpstreams(outbound: Outbound) {
       await assertEndpointsAllowed(config.issuer, discovered.serverMetadata());
       return discovered;
     }
-    const explicit = config as OidcConfig;
-    const configuration = new client.Configuration({
-      issuer: explicit.idTokenConfig!.issuer,
-      authorization_endpoint: explicit.authorizationEndpoint,
-      token_endpoint: explicit.tokenEndpoint,
-      jwks_uri: explicit.idTokenConfig!.jwksUri,
-      ...(explicit.userInfoEndpoint && { userinfo_endpoint: explicit.userInfoEndpoint }),
-    }, config.clientId, undefined, auth);
-    configuration[client.customFetch] = customFetchOf(outbound.fetch);
-    const urls = [explicit.authorizationEndpoint, explicit.tokenEndpoint, explicit.idTokenConfig!.jwksUri, explicit.userInfoEndpoint];
-    if (urls.some((url) => url?.startsWith('http:'))) client.allowInsecureRequests(configuration);
-    return configuration;
+    throw new Error('a connector without an issuer is run by hand (explicitOidc), not through a discovered configuration');
   }
 
   async function oauth2Endpoints(config: OAuth2Config, fresh = false) {
@@ -136,30 +127,29 @@ export function createUpstreams(outbound: Outbound) {
     /** Checks that the upstream answers as configured (discovery), before a config is stored. */
     async probe(connector: UsableConnector): Promise<void> {
       if (connector.kind === 'oauth2') await oauth2Endpoints(connector.config, true);
-      else await oidcConfiguration(connector, true);
+      else if (!explicitOidc(connector)) await oidcConfiguration(connector, true);
     },
 
     /** The URL to send the browser to, and what its callback must match. */
     async authorize(connector: UsableConnector, redirectUri: string, state: string): Promise<{ url: string; pending: PendingAuthorization }> {
       const codeVerifier = client.randomPKCECodeVerifier();
       const codeChallenge = await client.calculatePKCECodeChallenge(codeVerifier);
+      const extra = authorizationParameters(connector);
+      const protocol = { redirect_uri: redirectUri, state, code_challenge: codeChallenge, code_challenge_method: 'S256' };
       if (connector.kind === 'oauth2') {
         const endpoints = await oauth2Endpoints(connector.config);
-        const url = new URL(endpoints.authorization);
-        const params = {
-          response_type: 'code', client_id: connector.config.clientId, redirect_uri: redirectUri, state,
-          code_challenge: codeChallenge, code_challenge_method: 'S256', ...(connector.config.scope && { scope: connector.config.scope }),
-        };
-        for (const [name, value] of Object.entries(params)) url.searchParams.set(name, value);
-        return { url: url.href, pending: { state, codeVerifier, redirectUri } };
+        const url = byHand(endpoints.authorization, connector.config.clientId, {
+          ...extra, ...protocol, ...(connector.config.scope && { scope: connector.config.scope }),
+        });
+        return { url, pending: { state, codeVerifier, redirectUri } };
       }
-      const configuration = await oidcConfiguration(connector);
       const nonce = client.randomNonce();
-      const url = client.buildAuthorizationUrl(configuration, {
-        redirect_uri: redirectUri, scope: connector.config.scope, state, nonce,
-        code_challenge: codeChallenge, code_challenge_method: 'S256',
-      });
-      return { url: url.href, pending: { state, nonce, codeVerifier, redirectUri } };
+      const explicit = explicitOidc(connector);
+      const params = { ...extra, ...protocol, scope: connector.config.scope, nonce };
+      const url = explicit
+        ? byHand(explicit.config.authorizationEndpoint!, connector.config.clientId, params)
+        : client.buildAuthorizationUrl(await oidcConfiguration(connector), params).href;
+      return { url, pending: { state, nonce, codeVerifier, redirectUri } };
     },
 
     /**
@@ -178,6 +168,8 @@ export function createUpstreams(outbound: Outbound) {
       if (connector.kind === 'oauth2') {
         return oauth2Callback(fetchOf(connector.config.issuer), connector, await oauth2Endpoints(connector.config), pending, params.code);
       }
+      const explicit = explicitOidc(connector);
+      if (explicit) return explicitOidcCallback(outbound.fetch, explicit, pending, params.code);
       const configuration = await oidcConfiguration(connector);
       const callbackUrl = new URL(pending.redirectUri);
       for (const [name, value] of Object.entries(params)) callbackUrl.searchParams.set(name, value);
@@ -185,7 +177,7 @@ export function createUpstreams(outbound: Outbound) {
       try {
         tokens = await client.authorizationCodeGrant(configuration, callbackUrl, {
           pkceCodeVerifier: pending.codeVerifier, expectedState: pending.state, expectedNonce: pending.nonce, idTokenExpected: true,
-        });
+        }, connector.kind === 'oidc' ? customParameters(connector.config) : undefined);
       } catch (error) {
         throw grantFailure(error);
       }
@@ -261,13 +253,50 @@ function profileOf(claims: Record<string, unknown>, map: ProfileMap): UpstreamPr
 /** ID token claims about the token itself rather than the user: not kept in an identity's details. */
 const PROTOCOL_CLAIMS: ReadonlySet<string> = new Set(['aud', 'azp', 'exp', 'iat', 'nbf', 'nonce', 'at_hash', 'c_hash', 's_hash', 'sid', 'auth_time', 'jti']);
 
-async function oauth2Callback(
-  fetch: OutboundFetch, connector: UsableConnector & { kind: 'oauth2' }, endpoints: { token: string; userInfo: string },
+/** An OIDC connector configured with its endpoints (Logto's shape) rather than an issuer to discover. */
+type ExplicitOidc = UsableConnector & { kind: 'oidc'; verification: IdTokenVerification };
+
+function explicitOidc(connector: UsableConnector): ExplicitOidc | undefined {
+  if (connector.kind !== 'oidc' || connector.config.issuer) return undefined;
+  const { idTokenVerificationConfig, idTokenConfig } = connector.config;
+  const verification = idTokenVerificationConfig ?? (idTokenConfig && { jwksUri: idTokenConfig.jwksUri, issuer: idTokenConfig.issuer });
+  return verification ? { ...connector, verification } : undefined;
+}
+
+/** Logto's `customConfig`, with its names in snake case as Logto sends them. */
+function customParameters(config: { customConfig?: Record<string, string> }): Record<string, string> {
+  return Object.fromEntries(Object.entries(config.customConfig ?? {}).map(([name, value]) => [snakeCase(name), value]));
+}
+
+/** The authorization request's parameters beyond the flow's own: `authRequestOptionalConfig` (OIDC), then `customConfig`. */
+function authorizationParameters(connector: UsableConnector): Record<string, string> {
+  if (connector.kind === 'sso') return {};
+  const optional = connector.kind === 'oidc' ? connector.config.authRequestOptionalConfig ?? {} : {};
+  const named = Object.entries(optional).map(([name, value]) => [AUTH_REQUEST_PARAMETERS[name as keyof typeof AUTH_REQUEST_PARAMETERS], value]);
+  return { ...Object.fromEntries(named), ...customParameters(connector.config) };
+}
+
+/** An authorization URL built by hand: the endpoint's own query kept, then the code flow's parameters. */
+function byHand(endpoint: string, clientId: string, params: Record<string, string>): string {
+  const url = new URL(endpoint);
+  for (const [name, value] of Object.entries({ ...params, response_type: 'code', client_id: clientId })) url.searchParams.set(name, value);
+  return url.href;
+}
+
+/** The code redeemed at the token endpoint (PKCE, the client authenticated as configured, `customConfig` added). */
+async function redeemCode(
+  fetch: OutboundFetch, tokenEndpoint: string, connector: UsableConnector & { kind: 'oidc' | 'oauth2' },
   pending: PendingAuthorization, code: string,
-): Promise<UpstreamProfile> {
+): Promise<Record<string, unknown>> {
   const { config, clientSecret } = connector;
-  const form = new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: pending.redirectUri, code_verifier: pending.codeVerifier });
-  const headers: Record<string, string> = { accept: 'application/json', 'content-type': 'application/x-www-form-urlencoded' };
+  const form = new URLSearchParams({
+    ...customParameters(config), grant_type: 'authorization_code', code, redirect_uri: pending.redirectUri, code_verifier: pending.codeVerifier,
+  });
+  const format = connector.kind === 'oauth2' ? connector.config.tokenEndpointResponseType : 'json';
+  const headers: Record<string, string> = {
+    accept: format === 'query-string' ? 'application/x-www-form-urlencoded' : 'application/json',
+    'content-type': 'application/x-www-form-urlencoded',
+  };
   if (config.tokenEndpointAuthMethod === 'client_secret_post') {
     form.set('client_id', config.clientId);
     form.set('client_secret', clientSecret);
@@ -275,30 +304,61 @@ async function oauth2Callback(
     const encode = (value: string) => encodeURIComponent(value).replace(/%20/g, '+');
     headers.authorization = `Basic ${Buffer.from(`${encode(config.clientId)}:${encode(clientSecret)}`).toString('base64')}`;
   }
-  const response = await fetch(endpoints.token, { method: 'POST', headers, body: form.toString() });
-  const answer = await parseAnswer(response);
-  if (!response.ok) {
-    throw answer.error === 'invalid_grant'
+  const response = await fetch(tokenEndpoint, { method: 'POST', headers, body: form.toString() });
+  const answer = await parseAnswer(response, format);
+  // Some providers (GitHub) refuse a code with 200 and an `error` in the body.
+  if (!response.ok || answer.error !== undefined) {
+    throw answer.error === 'invalid_grant' || answer.error === 'bad_verification_code'
       ? errors.connector('connector.social_auth_code_invalid', 'the provider refused the authorization code (wrong, expired or already used)')
-      : errors.connector('connector.invalid_response', `the token endpoint answered ${response.status}`);
+      : errors.connector('connector.invalid_response', `the token endpoint answered ${response.status}${typeof answer.error === 'string' ? ` ${answer.error.slice(0, 64)}` : ''}`);
   }
-  if (typeof answer.access_token !== 'string') throw errors.connector('connector.invalid_response', 'the token endpoint answered no access_token');
-  const profileResponse = await fetch(endpoints.userInfo, {
-    method: 'GET', headers: { accept: 'application/json', authorization: `Bearer ${answer.access_token}` },
-  });
-  const profile = await parseAnswer(profileResponse);
-  if (!profileResponse.ok) throw errors.connector('connector.invalid_response', `the userinfo endpoint answered ${profileResponse.status}`);
-  return profileOf(profile, { ...OAUTH2_PROFILE_DEFAULTS, ...config.profileMap });
+  return answer;
 }
 
-/** A JSON object, or a form-encoded one (some OAuth 2.0 providers answer `access_token=…&…`). */
-async function parseAnswer(response: Response): Promise<Record<string, unknown>> {
+/** The userinfo endpoint's JSON object for an access token. */
+async function userInfo(fetch: OutboundFetch, endpoint: string, accessToken: unknown): Promise<Record<string, unknown>> {
+  if (typeof accessToken !== 'string' || !accessToken) throw errors.connector('connector.invalid_response', 'the token endpoint answered no access_token');
+  const response = await fetch(endpoint, { method: 'GET', headers: { accept: 'application/json', authorization: `Bearer ${accessToken}` } });
+  const profile = await parseAnswer(response);
+  if (!response.ok) throw errors.connector('connector.invalid_response', `the userinfo endpoint answered ${response.status}`);
+  return profile;
+}
+
+async function explicitOidcCallback(fetch: OutboundFetch, connector: ExplicitOidc, pending: PendingAuthorization, code: string): Promise<UpstreamProfile> {
+  const { config } = connector;
+  const answer = await redeemCode(fetch, config.tokenEndpoint!, connector, pending, code);
+  const idToken = await verifyIdToken(fetch, answer.id_token, { verification: connector.verification, clientId: config.clientId, nonce: pending.nonce ?? '' });
+  const claims: Record<string, unknown> = { ...idToken };
+  if (config.userInfoEndpoint) {
+    const extra = await userInfo(fetch, config.userInfoEndpoint, answer.access_token);
+    // OpenID Connect Core §5.3.2: a userinfo answer about anyone else is not used.
+    if (extra.sub !== idToken.sub) throw errors.connector('connector.invalid_response', 'the userinfo endpoint answered for another subject');
+    Object.assign(claims, extra);
+  }
+  return { ...profileOf(claims, { ...OIDC_PROFILE_DEFAULTS, ...config.profileMap }), ...(typeof idToken.iss === 'string' && { issuer: idToken.iss }) };
+}
+
+async function oauth2Callback(
+  fetch: OutboundFetch, connector: UsableConnector & { kind: 'oauth2' }, endpoints: { token: string; userInfo: string },
+  pending: PendingAuthorization, code: string,
+): Promise<UpstreamProfile> {
+  const answer = await redeemCode(fetch, endpoints.token, connector, pending, code);
+  const profile = await userInfo(fetch, endpoints.userInfo, answer.access_token);
+  return profileOf(profile, { ...OAUTH2_PROFILE_DEFAULTS, ...connector.config.profileMap });
+}
+
+/**
+ * A JSON object, or a form-encoded one (`access_token=…&…`, as GitHub answers): `json` and `query-string` (Logto's
+ * `tokenEndpointResponseType`) read only that format; without one, JSON or a body the provider says is form encoded.
+ */
+async function parseAnswer(response: Response, format?: 'json' | 'query-string'): Promise<Record<string, unknown>> {
   const text = await response.text();
+  if (format === 'query-string') return Object.fromEntries(new URLSearchParams(text));
   try {
     const parsed: unknown = JSON.parse(text);
     if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
   } catch {
-    if ((response.headers.get('content-type') ?? '').includes('form-urlencoded')) return Object.fromEntries(new URLSearchParams(text));
+    if (format === undefined && (response.headers.get('content-type') ?? '').includes('form-urlencoded')) return Object.fromEntries(new URLSearchParams(text));
   }
   throw errors.connector('connector.invalid_response', `the provider answered ${response.status} without a JSON object`);
 }

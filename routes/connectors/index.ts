@@ -40,7 +40,7 @@ export function connectorRoutes(api: ApiRouterDeps, core: ServiceCore): void {
     body: createConnectorBody, status: 201, response: connectorResponse,
     async handler({ body }) {
       if (!isFactory(body.connectorId)) {
-        throw errors.unprocessable('connector.not_found', `no connector factory ${body.connectorId.slice(0, 64)}; see GET /api/connector-factories`);
+        throw errors.unprocessable('connector.not_found_with_connector_id', `no connector factory ${body.connectorId.slice(0, 64)}; see GET /api/connector-factories`);
       }
       return presentConnector(await library.createSocial({ ...body, connectorId: body.connectorId }));
     },

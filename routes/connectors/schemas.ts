@@ -25,9 +25,17 @@ export const connectorResponse = connectorFactory.omit({ id: true }).extend({
   metadata: z.object({ target: z.string(), name: i18n, logo: z.string().nullable(), logoDark: z.string().nullable() }),
 });
 
+/**
+ * A social connector's logo as Logto exports it: an absolute http(s) URL, a relative path (Logto's built-in connectors
+ * name a file of their package, `./logo.svg`, answered as given), or `''` for none (stored as null).
+ */
+const connectorLogo = z.string().max(2048)
+  .refine((value) => value === '' || /^https?:$/.test(URL.parse(value)?.protocol ?? '') || !/^[a-z][a-z\d+.-]*:/i.test(value),
+    'an absolute http(s) URL, a relative path, or empty')
+  .transform((value) => (value === '' ? null : value));
 const target = withoutNul(z.string().regex(/^[\w.-]{1,64}$/, '1-64 letters, digits, "_", "." or "-"'));
 const metadata = z.object({
-  target, name: i18n.optional(), logo: imageUrl.nullable().optional(), logoDark: imageUrl.nullable().optional(),
+  target, name: i18n.optional(), logo: connectorLogo.nullable().optional(), logoDark: connectorLogo.nullable().optional(),
 }).strict();
 
 export const createConnectorBody = z.object({

@@ -49,7 +49,7 @@ describe('Connectors through the management API', () => {
   it('refuses bad configs with 4xx codes: unknown factory, invalid or unreachable config, duplicate target, unknown id', async () => {
     const unknownFactory = await create({ connectorId: 'saml', metadata: { target: 'x' }, config: {} });
     expect(unknownFactory.status).to.equal(422);
-    expect((await json(unknownFactory)).code).to.equal('connector.not_found');
+    expect((await json(unknownFactory)).code).to.equal('connector.not_found_with_connector_id');
 
     const missing = await create({ connectorId: 'oauth2', metadata: { target: 'x' }, config: { clientId: 'a', clientSecret: 'b' } });
     expect(missing.status).to.equal(400);
