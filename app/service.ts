@@ -237,7 +237,9 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
     observeTokenEvents(provider, { logger, metrics });
     runtime = await createWebhookRuntime({ settings, logger, stores, metrics });
     const { webhooks } = runtime;
-    const bus = new EventBus(createOutboxRecorder({ store: stores.documents, outbox: runtime.outbox, wake: runtime.wake }));
+    const bus = new EventBus(createOutboxRecorder({
+      store: stores.documents, outbox: runtime.outbox, log: runtime.events, wake: runtime.wake,
+    }));
     messaging = await createMessaging({ settings, logger, kv: stores.kv, bus, templates: options.messageTemplates });
     const impersonations = createImpersonations(stores.documents, { revokeGrants: repositories.oidcRevocation.revokeGrants });
     await impersonations.prepare();

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { createEventLog, type EventLog } from '../lib/events/event-log.ts';
 import type { Metrics } from '../lib/metrics/registry.ts';
 import { createOutboxRelay } from '../lib/outbox/relay.ts';
 import { createOutboxRepository, type OutboxRepository } from '../lib/outbox/repository.ts';
@@ -15,6 +16,8 @@ export interface WebhookRuntime {
   webhooks: Webhooks;
   /** Where events are written inside the transaction of the change they announce. */
   outbox: OutboxRepository;
+  /** Where they are numbered (sequence, entity versions) and kept for the events API. */
+  events: EventLog;
   /** Asks the relay to look at the outbox now (after a commit that added entries). */
   wake(): void;
   /** Starts relaying the outbox to the queue (idempotent). */
@@ -40,12 +43,15 @@ export async function createWebhookRuntime(deps: {
     },
   });
   const outbox = createOutboxRepository(stores.documents);
+  const events = createEventLog(stores.documents, { retentionMs: settings.EVENT_RETENTION_DAYS * 24 * 3600 * 1000 });
   const relay = createOutboxRelay({ store: stores.documents, outbox, forward: webhooks.fanOut, logger });
   await webhooks.prepare();
   await outbox.prepare();
+  await events.prepare();
   return {
     webhooks,
     outbox,
+    events,
     wake: relay.wake,
     relay: relay.start,
     deliver: () => webhooks.startWorker(),

@@ -211,6 +211,11 @@ export const environmentSchema = z.object({
   WEBHOOK_TIMEOUT_MS: integer(100).max(60_000).default(10_000),
   /** How long delivery logs and records are kept, days. */
   WEBHOOK_LOG_RETENTION_DAYS: integer(1).max(365).default(14),
+  /**
+   * How long the event log keeps each event, days after it was recorded: the store's TTL sweep removes it then. A
+   * change applies to events recorded after it.
+   */
+  EVENT_RETENTION_DAYS: integer(1).max(3650).default(30),
   /** Concurrent webhook deliveries per worker (per process). */
   WEBHOOK_CONCURRENCY: integer(1).max(1000).default(50),
   /**

@@ -6,7 +6,7 @@ import { DuplicateKeyError } from './ports/documents.ts';
  */
 export type ErrorKind =
   | 'invalid' | 'unauthenticated' | 'forbidden' | 'not_found' | 'method_not_allowed' | 'conflict'
-  | 'too_large' | 'unsupported' | 'rule' | 'rate_limited' | 'bad_gateway' | 'unavailable' | 'internal';
+  | 'gone' | 'too_large' | 'unsupported' | 'rule' | 'rate_limited' | 'bad_gateway' | 'unavailable' | 'internal';
 
 /** Every error code the service answers with, and its kind: the closed set clients switch on. */
 const ERROR_CODES = {
@@ -164,6 +164,10 @@ const ERROR_CODES = {
   /** A hook's URL points at a non-public address outside WEBHOOK_ALLOWED_NETWORKS. */
   'hook.destination_not_allowed': 'rule',
   'hook.signing_key_rotation_conflict': 'conflict',
+  /** An events cursor that is not one this service hands out (`GET /api/events?after=`). */
+  'event.invalid_cursor': 'invalid',
+  /** An events cursor older than the retained events: events after it were removed unread (EVENT_RETENTION_DAYS). */
+  'event.cursor_expired': 'gone',
   /** The script called `api.denyAccess()` (403, as Logto's test endpoint answers). */
   'jwt_customizer.access_denied': 'forbidden',
   'jwt_customizer.script_error': 'rule',
@@ -294,6 +298,8 @@ export const errors = {
   unprocessable: (code: CodeOf<'rule'>, message: string, data?: unknown) => new DomainError(code, message, data),
   /** A refusal for a reason other than the token's scope (e.g. a customizer script denying access). */
   refused: (code: Exclude<CodeOf<'forbidden'>, 'auth.forbidden'>, message: string) => new DomainError(code, message),
+  /** What the request names existed once and is gone for good. */
+  gone: (code: CodeOf<'gone'>, message: string, data?: unknown) => new DomainError(code, message, data),
   /** The state changed under the request; retrying may succeed. */
   conflict: (code: CodeOf<'conflict'>, message: string, data?: unknown) => new DomainError(code, message, data),
   /** Too many requests for one subject; `retryAfterSeconds` when waiting is what helps. */

@@ -14,9 +14,12 @@ export type EventListener = (events: readonly IdentityEvent[]) => Promise<void>;
 export interface EventRecorder {
   /**
    * Stores the events: with the caller's transaction when there is one, unless `standalone` (they stand
-   * whatever that transaction does). `published` runs once they are committed.
+   * whatever that transaction does). `published` runs once they are committed, with the events as recorded
+   * (numbered: `sequence`, and a data event's `version`).
    */
-  record(events: readonly IdentityEvent[], options: { standalone: boolean }, published: () => Promise<void>): Promise<void>;
+  record(
+    events: readonly IdentityEvent[], options: { standalone: boolean }, published: (recorded: readonly IdentityEvent[]) => Promise<void>,
+  ): Promise<void>;
 }
 
 /** One event a producer states: its name and its payload. */
@@ -92,8 +95,9 @@ export class EventBus {
     if (!recorder) return this.#handOut(events);
     const standalone = events.filter((event) => !isDataEvent(event.event) && !isInteractionEvent(event.event));
     const joined = events.filter((event) => !standalone.includes(event));
-    if (joined.length > 0) await recorder.record(joined, { standalone: false }, () => this.#handOut(joined));
-    if (standalone.length > 0) await recorder.record(standalone, { standalone: true }, () => this.#handOut(standalone));
+    const handOut = (recorded: readonly IdentityEvent[]) => this.#handOut(recorded);
+    if (joined.length > 0) await recorder.record(joined, { standalone: false }, handOut);
+    if (standalone.length > 0) await recorder.record(standalone, { standalone: true }, handOut);
   }
 
   async #handOut(events: readonly IdentityEvent[]): Promise<void> {

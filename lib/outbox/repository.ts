@@ -1,11 +1,11 @@
-import type { IdentityEvent } from '../events/bus.ts';
+import type { RecordedEvent } from '../events/payloads.ts';
 import { newId } from '../ids.ts';
 import type { DocumentStore } from '../ports/documents.ts';
 
 /** Events of one committed change, waiting to be handed to the delivery queue. */
 export interface OutboxEntry {
   id: string;
-  events: IdentityEvent[];
+  events: RecordedEvent[];
   /** Epoch ms when the change was recorded. */
   createdAt: number;
   /** The claim this relay holds on it: only its holder may complete or release it. */
@@ -39,7 +39,7 @@ export function createOutboxRepository(store: DocumentStore) {
       await outbox.createIndex({ keys: { claim: 1 } });
     },
     /** Adds one entry; inside a transaction when the caller runs in one. */
-    async add(events: readonly IdentityEvent[]): Promise<void> {
+    async add(events: readonly RecordedEvent[]): Promise<void> {
       const now = new Date();
       await outbox.insertOne({
         _id: `obx_${newId()}`, events: JSON.stringify(events), createdAt: now, availableAt: now, claim: null, attempts: 0,
@@ -62,7 +62,7 @@ export function createOutboxRepository(store: DocumentStore) {
       );
       const claimed = await outbox.find({ claim }, { sort: { createdAt: 1 } });
       return claimed.map((doc) => ({
-        id: doc._id, events: JSON.parse(doc.events) as IdentityEvent[], createdAt: doc.createdAt.getTime(), claim,
+        id: doc._id, events: JSON.parse(doc.events) as RecordedEvent[], createdAt: doc.createdAt.getTime(), claim,
         attempts: doc.attempts,
       }));
     },

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { pino } from 'pino';
 import { createMemoryDeliveryQueue } from '../../adapters/memory/delivery-queue.ts';
 import { EventBus } from '../../lib/events/bus.ts';
+import { createEventLog } from '../../lib/events/event-log.ts';
 import { createOutboxRecorder } from '../../lib/outbox/recorder.ts';
 import { createOutboxRelay, type OutboxRelay } from '../../lib/outbox/relay.ts';
 import { createOutboxRepository, type OutboxEntry } from '../../lib/outbox/repository.ts';
@@ -84,7 +85,9 @@ forEachBackend('outbox relay', (backend) => {
     }, { pollMs: 60_000 });
     relay.start();
     await eventually(async () => (await store.collection('outbox').countDocuments({})) === 0);
-    const bus = new EventBus(createOutboxRecorder({ store, outbox, wake: relay.wake }));
+    const log = createEventLog(store, { retentionMs: 60_000 });
+    await log.prepare();
+    const bus = new EventBus(createOutboxRecorder({ store, outbox, log, wake: relay.wake }));
     await store.transaction(() => bus.publish([craftedEvent('User.Created', { data: { id: 'prompt' } })]));
     await eventually(() => forwarded.length === 1, { timeoutMs: 5000, what: 'the entry forwarded before the next poll' });
     expect(forwarded[0]!.events.map((event) => event.event)).to.deep.equal(['User.Created']);

@@ -33,15 +33,18 @@ export function memoryBackend(): StoreBackend {
   };
 }
 
-/** The SQLite store in a temporary data directory per store, written with `synchronous = FULL` as in production. */
-export function sqliteBackend(): StoreBackend {
+/**
+ * The SQLite store in a temporary data directory per store, written with `synchronous = FULL` as in production;
+ * `diskResident` names the collections it keeps on disk (none unless a suite says so).
+ */
+export function sqliteBackend(diskResident: readonly string[] = []): StoreBackend {
   const opened: Array<{ store: DocumentStore; remove(): Promise<void> }> = [];
   return {
     kind: 'sqlite',
     unavailable: null,
     async open() {
       const { database, remove } = openTempDatabase();
-      const store = createSqliteDocumentStore(database, { diskResident: [] });
+      const store = createSqliteDocumentStore(database, { diskResident });
       opened.push({ store, remove });
       return store;
     },
@@ -79,8 +82,10 @@ export function mongoBackend(uri: string | undefined = process.env.MONGODB_URI):
 }
 
 /** One `describe` per backend; an unavailable backend's suite is pending, never passed. */
-export function forEachBackend(title: string, suite: (backend: StoreBackend) => void): void {
-  for (const backend of [memoryBackend(), sqliteBackend(), mongoBackend()]) {
+export function forEachBackend(
+  title: string, suite: (backend: StoreBackend) => void, options: { diskResident?: readonly string[] } = {},
+): void {
+  for (const backend of [memoryBackend(), sqliteBackend(options.diskResident), mongoBackend()]) {
     describe(`${title}: ${backend.kind}`, function () {
       before(function () {
         if (backend.unavailable) this.skip();

@@ -44,7 +44,7 @@ export interface EventCase {
   arrange(h: Harness): Promise<Scenario>;
 }
 
-const CONTEXT_FIELDS = ['event', 'createdAt', 'ip', 'userAgent', 'path', 'method', 'status', 'params', 'matchedRoute', 'data'];
+const CONTEXT_FIELDS = ['event', 'createdAt', 'sequence', 'version', 'ip', 'userAgent', 'path', 'method', 'status', 'params', 'matchedRoute', 'data'];
 
 /** Runs the failures (nothing published), then the success, and checks every published payload field. */
 export async function runEventCase(h: Harness, eventCase: EventCase): Promise<void> {
@@ -84,6 +84,8 @@ export async function runEventCase(h: Harness, eventCase: EventCase): Promise<vo
     const createdAt = Date.parse(String(got.createdAt));
     expect(new Date(createdAt).toISOString(), `${label} createdAt is ISO`).to.equal(got.createdAt);
     expect(createdAt, `${label} createdAt`).to.be.within(before, after);
+    expect(got.sequence, `${label} sequence`).to.be.a('number').and.at.least(1);
+    expect(got.version, `${label} version`).to.be.a('number').and.at.least(1);
     for (const [field, value] of Object.entries(want.fields ?? {})) {
       expect(got[field], `${label} ${field}`).to.deep.equal(value);
     }

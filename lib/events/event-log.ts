@@ -1,0 +1,163 @@
+import type { DocumentStore } from '../ports/documents.ts';
+import { errors } from '../errors.ts';
+import { eventBody } from '../webhooks/payload.ts';
+import type { IdentityEvent } from './bus.ts';
+import { isDataEvent, type EventName } from './catalogue.ts';
+import { entityKey, entityOf } from './entities.ts';
+import type { RecordedEvent } from './payloads.ts';
+
+/** One retained event: its numbers beside the body consumers receive (JSON text, without secret-looking fields). */
+interface EventRecord {
+  _id: string;
+  sequence: number;
+  event: EventName;
+  /** `Kind:id` of a data event's entity, null for other events. */
+  entity: string | null;
+  version: number | null;
+  body: string;
+  /** When its transaction took its sequence (just before committing). */
+  recordedAt: Date;
+  expiresAt: Date;
+}
+
+/** The one counter of the commit order. */
+interface SequenceRecord {
+  _id: string;
+  value: number;
+}
+
+interface VersionRecord {
+  _id: string;
+  version: number;
+}
+
+const SEQUENCE_ID = 'events';
+
+export interface EventPage {
+  events: Array<Record<string, unknown>>;
+  /** The cursor to pass as `after` next: every event up to it was either listed or does not match `types`. */
+  next: number;
+}
+
+export interface EventPageQuery {
+  /** The cursor: a `next` handed out before; absent = from the oldest retained event. */
+  after: number | undefined;
+  limit: number;
+  types: readonly EventName[] | undefined;
+}
+
+/**
+ * The event log: every event gets its sequence, and every data event its entity's version, as the last writes of the
+ * transaction that commits it (with its change and its outbox entry). The sequence is one counter document: writing
+ * it locks it until the transaction ends (the embedded stores make the next writer wait, MongoDB fails it with a
+ * transient conflict), so sequences are taken one transaction at a time, each committed or rolled back (its number
+ * then taken again) before the next is handed out. Commit order and sequence order are therefore the same, and a
+ * reader that sees the counter at `n` can read every event up to `n`: that counter is the watermark the events API
+ * lists up to. Retained events expire `retentionMs` after they were recorded (the store's TTL sweep removes them).
+ */
+export function createEventLog(store: DocumentStore, options: { retentionMs: number }) {
+  const log = store.collection<EventRecord>('events');
+  const sequences = store.collection<SequenceRecord>('event_sequence');
+  const versions = store.collection<VersionRecord>('entity_versions');
+
+  async function watermark(): Promise<number> {
+    return (await sequences.findOne({ _id: SEQUENCE_ID }))?.value ?? 0;
+  }
+
+  /** Takes the next version of each entity the events change, entities in key order (no two writers cross). */
+  async function nextVersions(keys: ReadonlyArray<string | undefined>): Promise<Map<string, number>> {
+    const counts = new Map<string, number>();
+    for (const key of keys) if (key !== undefined) counts.set(key, (counts.get(key) ?? 0) + 1);
+    const first = new Map<string, number>();
+    for (const key of [...counts.keys()].sort()) {
+      const count = counts.get(key)!;
+      const after = await versions.findOneAndUpdate(
+        { _id: key }, { $inc: { version: count } }, { upsert: true, returnDocument: 'after' },
+      );
+      first.set(key, after!.version - count + 1);
+    }
+    return first;
+  }
+
+  return {
+    async prepare(): Promise<void> {
+      await log.createIndex({ keys: { sequence: 1 } });
+      await log.createIndex({ keys: { recordedAt: 1 } });
+      await log.createIndex({ keys: { expiresAt: 1 }, expireAfterSeconds: 0 });
+      // Created before any writer races for it: concurrent first upserts of one document could both insert.
+      await sequences.updateOne({ _id: SEQUENCE_ID }, { $setOnInsert: { value: 0 } }, { upsert: true });
+    },
+
+    /**
+     * Numbers and stores the events of one commit: call it inside the transaction, as its last writes. Returns the
+     * events with `sequence` (and `version`) after `createdAt`.
+     */
+    async append(events: readonly IdentityEvent[]): Promise<RecordedEvent[]> {
+      const keys = events.map((event) => {
+        if (!isDataEvent(event.event)) return undefined;
+        const entity = entityOf(event as unknown as Record<string, unknown>);
+        return entity && entityKey(entity);
+      });
+      const next = await nextVersions(keys);
+      const counter = await sequences.findOneAndUpdate(
+        { _id: SEQUENCE_ID }, { $inc: { value: events.length } }, { upsert: true, returnDocument: 'after' },
+      );
+      const first = counter!.value - events.length + 1;
+      const recordedAt = new Date();
+      const expiresAt = new Date(recordedAt.getTime() + options.retentionMs);
+      const recorded: RecordedEvent[] = [];
+      const records: EventRecord[] = events.map((stamped, index) => {
+        const key = keys[index];
+        let version: number | null = null;
+        if (key !== undefined) {
+          version = next.get(key)!;
+          next.set(key, version + 1);
+        }
+        const { event, createdAt, ...rest } = stamped;
+        const sequence = first + index;
+        const numbered = { event, createdAt, sequence, ...(version === null ? {} : { version }), ...rest } as RecordedEvent;
+        recorded.push(numbered);
+        return {
+          _id: `evt_${sequence}`, sequence, event, entity: key ?? null, version,
+          body: JSON.stringify(eventBody(numbered)), recordedAt, expiresAt,
+        };
+      });
+      await log.insertMany(records);
+      return recorded;
+    },
+
+    /**
+     * Retained events after the cursor, in sequence order, up to the watermark read first: every event at or below
+     * it has committed, so none can appear later below a cursor handed out. 400 `event.invalid_cursor` for a cursor
+     * beyond the watermark (never handed out here); 410 `event.cursor_expired` when events after the cursor are no
+     * longer retained.
+     */
+    async page(query: EventPageQuery): Promise<EventPage> {
+      const top = await watermark();
+      const now = new Date();
+      if (query.after !== undefined) {
+        if (query.after > top) throw errors.invalid('event.invalid_cursor', `cursor ${query.after} is beyond the latest event`);
+        const oldest = await log.findOne({ sequence: { $lte: top }, expiresAt: { $gt: now } }, { sort: { sequence: 1 } });
+        const firstRetained = oldest?.sequence ?? top + 1;
+        if (query.after < firstRetained - 1) {
+          throw errors.gone('event.cursor_expired', `events after ${query.after} are no longer retained; the oldest retained is ${firstRetained}`, {
+            oldestRetained: oldest ? firstRetained : null,
+          });
+        }
+      }
+      const docs = await log.find({
+        sequence: { $gt: query.after ?? 0, $lte: top },
+        expiresAt: { $gt: now },
+        ...(query.types ? { event: { $in: [...query.types] } } : {}),
+      }, { sort: { sequence: 1 }, limit: query.limit });
+      const full = docs.length === query.limit;
+      return {
+        events: docs.map((doc) => JSON.parse(doc.body) as Record<string, unknown>),
+        next: full ? docs.at(-1)!.sequence : top,
+      };
+    },
+
+  };
+}
+
+export type EventLog = ReturnType<typeof createEventLog>;
