@@ -8,6 +8,7 @@ import { organizationTemplatePage } from './pages/organization-template/index.ts
 import { signInExperiencePage } from './pages/sign-in-experience/index.ts';
 import { connectorsPage } from './pages/connectors/index.ts';
 import { impersonationLogPage } from './pages/impersonation-log/index.ts';
+import { impersonationsPage } from './pages/impersonations/index.ts';
 import { webhooksPage } from './pages/webhooks/index.ts';
 import { customJwtPage } from './pages/custom-jwt/index.ts';
 
@@ -33,6 +34,7 @@ export const PAGES: PageModule[] = [
   organizationTemplatePage,
   signInExperiencePage,
   connectorsPage,
+  impersonationsPage,
   impersonationLogPage,
   webhooksPage,
   customJwtPage,

@@ -14,7 +14,8 @@ export interface ImpersonationFilter {
   userId?: string | undefined;
   applicationId?: string | undefined;
   actorId?: string | undefined;
-  status?: ImpersonationStatus | undefined;
+  /** A status, or `ended`: revoked or expired. */
+  status?: ImpersonationStatus | 'ended' | undefined;
 }
 
 /** One entry of the revocation listing, in the order revocations committed. */
@@ -45,7 +46,8 @@ function present(doc: StoredImpersonation, now: number): Impersonation {
   };
 }
 
-function statusFilter(status: ImpersonationStatus, now: number): Filter {
+function statusFilter(status: ImpersonationStatus | 'ended', now: number): Filter {
+  if (status === 'ended') return { $or: [{ revokedAt: { $ne: null } }, { expiresAt: { $lte: now } }] };
   if (status === 'revoked') return { revokedAt: { $ne: null } };
   return { revokedAt: null, expiresAt: status === 'active' ? { $gt: now } : { $lte: now } };
 }

@@ -95,7 +95,7 @@ export function impersonationRoutes(api: ApiRouterDeps, core: ServiceCore): void
       userId: z.string().max(128).optional(),
       applicationId: z.string().max(128).optional(),
       actorId: z.string().max(128).optional().describe('The acting user (`actorUserId`)'),
-      status: z.enum(IMPERSONATION_STATUSES).optional(),
+      status: z.enum([...IMPERSONATION_STATUSES, 'ended']).optional().describe('`ended`: revoked or expired'),
     }),
     response: z.array(impersonationSchema),
     async handler({ query, page, paged }) {

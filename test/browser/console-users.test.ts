@@ -45,11 +45,13 @@ describe('browser: the console\'s users, impersonation and its log (Chromium)', 
       const userId = (await page.locator('dl.facts code').first().innerText()).trim();
       expect((await running.read<{ username: string }>(`/api/users/${userId}`)).username).to.equal('ticket_alice');
 
-      // Impersonate: ticket, application, then the token once with its exchange request.
+      // Impersonate: reason, ticket, application, then the token once with its exchange request.
       await page.getByRole('button', { name: 'Impersonate' }).click();
       const dialog = page.getByRole('dialog', { name: 'Impersonate Alice Ticket' });
+      await dialog.getByRole('textbox', { name: 'Reason' }).fill('Ticket SUP-42: checkout fails');
       await dialog.getByRole('textbox', { name: 'Ticket ID' }).fill('SUP-42');
       await dialog.getByRole('combobox', { name: 'Application' }).selectOption({ label: 'Support backend' });
+      await screenshot(page, 'console-impersonate-reason', { fullPage: false });
       await dialog.getByRole('button', { name: 'Create subject token' }).click();
       const subjectToken = await dialog.getByRole('textbox', { name: 'Subject token' }).inputValue();
       expect(subjectToken).to.match(/^sub_tk_/);
@@ -69,6 +71,8 @@ describe('browser: the console\'s users, impersonation and its log (Chromium)', 
         grant_type: EXCHANGE, subject_token: subjectToken, subject_token_type: ACCESS_TOKEN, scope: 'openid',
       }, { id: appId, secret: appSecret });
       expect(replay.status, 'single use').to.equal(400);
+      const [recorded] = await running.read<Array<{ reason: string | null }>>(`/api/impersonations?userId=${userId}`);
+      expect(recorded?.reason, 'the reason the dialog asked for').to.equal('Ticket SUP-42: checkout fails');
 
       await dialog.getByRole('button', { name: 'Done' }).click();
       expect(await page.getByRole('textbox', { name: 'Subject token' }).count(), 'shown once').to.equal(0);
@@ -123,7 +127,7 @@ describe('browser: the console\'s users, impersonation and its log (Chromium)', 
       await createApplication(running, { type: 'Traditional', name: 'Exchange app', customClientMetadata: { allowTokenExchange: true } });
       await page.getByRole('button', { name: 'Impersonate' }).click();
       const dialog = page.getByRole('dialog', { name: 'Impersonate Bob Profile' });
-      await dialog.getByRole('textbox', { name: 'Ticket ID' }).fill('SUP-7');
+      await dialog.getByRole('textbox', { name: 'Reason' }).fill('Ticket SUP-7');
       await dialog.getByRole('button', { name: 'Create subject token' }).click();
       expect(await dialog.getByRole('alert').innerText()).to.include('user.suspended');
       await screenshot(page, 'console-impersonate-suspended');

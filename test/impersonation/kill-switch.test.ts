@@ -118,7 +118,8 @@ for (const backend of ['embedded', 'redis'] as const) {
 
       for (const [query, count] of [
         [`actorId=${actor.id}&userId=${user.id}`, 1], [`applicationId=${app.id}&userId=${user.id}`, 1],
-        [`status=active&userId=${user.id}`, 1], [`status=revoked&userId=${user.id}`, 0], ['actorId=nobody', 0],
+        [`status=active&userId=${user.id}`, 1], [`status=revoked&userId=${user.id}`, 0], [`status=ended&userId=${user.id}`, 0],
+        ['actorId=nobody', 0],
       ] as const) {
         const res = await running.request(`/api/impersonations?${query}`);
         expect(res.headers.get('total-number'), query).to.equal(String(count));
@@ -164,6 +165,9 @@ for (const backend of ['embedded', 'redis'] as const) {
       }
 
       expect(await introspect(jwt)).to.deep.equal({ active: false });
+      const ended = await running.request(`/api/impersonations?userId=${user.id}&status=ended`);
+      expect(ended.headers.get('total-number')).to.equal('2');
+      expect((await running.request(`/api/impersonations?userId=${user.id}&status=active`)).headers.get('total-number')).to.equal('0');
       expect((await introspectAsClient(running, app, opaque)).active).to.equal(false);
       expect((await fetch(`${running.baseUrl}/oidc/me`, { headers: { authorization: `Bearer ${opaque}` } })).status).to.equal(401);
       const account = await running.request('/api/my-account', { token: opaque });

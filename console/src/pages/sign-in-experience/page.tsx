@@ -1,6 +1,6 @@
 import { api } from '../../api.ts';
 import { ErrorText, Loading, useLoad } from '../../components/feedback.tsx';
-import { BrandingSection, MfaSection, PasswordPolicySection } from './policies.tsx';
+import { BrandingSection, ImpersonationSection, MfaSection, PasswordPolicySection } from './policies.tsx';
 import { SignInSection } from './sign-in.tsx';
 import type { SignInExperience } from './types.ts';
 
@@ -16,6 +16,7 @@ export function SignInExperiencePage() {
           <PasswordPolicySection settings={settings.data} onSaved={settings.set} />
           <MfaSection settings={settings.data} onSaved={settings.set} />
           <BrandingSection settings={settings.data} onSaved={settings.set} />
+          <ImpersonationSection settings={settings.data} onSaved={settings.set} />
         </>
       )}
     </>

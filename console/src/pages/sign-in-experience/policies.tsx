@@ -139,3 +139,31 @@ export function BrandingSection(props: SectionProps) {
     </Section>
   );
 }
+
+export function ImpersonationSection(props: SectionProps) {
+  const [requireReason, setRequireReason] = useState(props.settings.impersonation.requireReason);
+  const [notifyByEmail, setNotifyByEmail] = useState(props.settings.impersonation.notifyByEmail);
+  const { action, saved, save } = useSave(props);
+  return (
+    <Section title="Impersonation" description="What acting as a user requires, and what the user is told.">
+      <form
+        onSubmit={(event) => {
+          event.preventDefault();
+          void save({ impersonation: { requireReason, notifyByEmail } });
+        }}
+      >
+        <CheckboxField
+          label="Require a reason" checked={requireReason} onChange={setRequireReason} error={action.fieldError('impersonation.requireReason')}
+          hint="A subject token is refused without a reason, which the user sees in their account's impersonation history."
+        />
+        <CheckboxField
+          label="Email the user at each impersonation" checked={notifyByEmail} onChange={setNotifyByEmail}
+          error={action.fieldError('impersonation.notifyByEmail')}
+          hint="After each exchange, users with an email address get a message saying when, through which application, by whom and why."
+        />
+        <SaveButton label="Save impersonation settings" pending={action.pending} saved={saved} />
+        <ErrorText error={action.actionError(['impersonation'])} />
+      </form>
+    </Section>
+  );
+}

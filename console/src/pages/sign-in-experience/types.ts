@@ -24,6 +24,7 @@ export interface SignInExperience {
   passwordPolicy: PasswordPolicy;
   branding: { logoUrl?: string; darkLogoUrl?: string };
   mfa: { factors: MfaFactor[]; policy: MfaPolicy; organizationRequiredMfaPolicy: 'NoPrompt' | 'Mandatory' };
+  impersonation: { requireReason: boolean; notifyByEmail: boolean };
 }
 
 /** Each section saves its own part of the sign-in experience and shows the answer. */

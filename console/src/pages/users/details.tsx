@@ -8,6 +8,7 @@ import { RoleAssignments } from '../../components/roles.tsx';
 import { Table } from '../../components/table.tsx';
 import { navigate } from '../../router.ts';
 import { ImpersonateSection } from './impersonate.tsx';
+import { ImpersonationHistorySection } from './impersonations.tsx';
 import { IdentitiesSection } from './identities.tsx';
 import { MfaSection } from './mfa.tsx';
 import { conflictFor, displayName, shownAtField, type User } from './types.ts';
@@ -33,6 +34,7 @@ export function UserDetails(props: { params: Record<string, string> }) {
             />
             <ProfileSection user={current} onSaved={user.set} key={`profile-${current.id}`} />
             <ImpersonateSection user={current} />
+            <ImpersonationHistorySection user={current} key={`impersonations-${current.id}`} />
             <SuspensionSection user={current} onSaved={user.set} />
             <RoleAssignments
               path={`${path}/roles`} roleType="User" holder="this user"

@@ -35,7 +35,7 @@ export function ImpersonateSection(props: { user: User }) {
   return (
     <Section
       title="Impersonation"
-      description="Act as this user in an application that allows token exchange, e.g. to reproduce a support ticket. Every token created and exchanged is in the impersonation log."
+      description="Act as this user in an application that allows token exchange, e.g. to reproduce a support ticket. The user sees when, through which application and why; every token created and exchanged is in the impersonation log."
     >
       <div class="actions"><button type="button" onClick={() => setOpen(true)}>Impersonate</button></div>
       <Dialog title={`Impersonate ${displayName(props.user)}`} open={open} onClose={() => setOpen(false)}>
@@ -50,6 +50,7 @@ function ImpersonateForm(props: { user: User; onClose: () => void }) {
     .filter((app) => app.customClientMetadata.allowTokenExchange === true && !app.isThirdParty), []);
   const resources = useLoad(async () => (await apiList<Resource>('/resources', { page_size: 100 })).items
     .filter((resource) => resource.indicator !== config.managementApi), []);
+  const [reason, setReason] = useState('');
   const [ticket, setTicket] = useState('');
   const [appId, setAppId] = useState('');
   const [resource, setResource] = useState('');
@@ -88,14 +89,19 @@ function ImpersonateForm(props: { user: User; onClose: () => void }) {
       onSubmit={async (event) => {
         event.preventDefault();
         const created = await action.run(() => api<{ subjectToken: string; expiresIn: number }>('POST', '/subject-tokens', {
-          body: { userId: props.user.id, context: { ticket: ticket.trim() } },
+          body: { userId: props.user.id, reason: reason.trim(), ...(ticket.trim() && { context: { ticket: ticket.trim() } }) },
         }));
         if (created) setIssued({ ...created, app: chosen, resource });
       }}
     >
       <TextField
-        label="Ticket ID" value={ticket} onInput={setTicket} required autoComplete="off"
-        hint="Why you act as this user: stored with the token as its context ({ ticket }), which custom claims can read."
+        label="Reason" value={reason} onInput={setReason} required autoComplete="off"
+        hint="Why you act as this user, in a sentence: shown to them in their account's impersonation history (and in the email they get, when that is on)."
+        error={action.fieldError('reason')}
+      />
+      <TextField
+        label="Ticket ID" value={ticket} onInput={setTicket} autoComplete="off"
+        hint="Optional, private: stored with the token as its context ({ ticket }), which custom claims can read; never shown to the user."
         error={action.fieldError('context')}
       />
       <SelectField
@@ -112,7 +118,7 @@ function ImpersonateForm(props: { user: User; onClose: () => void }) {
         <button type="submit" disabled={action.pending}>Create subject token</button>
         <button type="button" class="secondary" onClick={props.onClose}>Cancel</button>
       </div>
-      <ErrorText error={action.actionError(['context'])} />
+      <ErrorText error={action.actionError(['reason', 'context'])} />
     </form>
   );
 }
