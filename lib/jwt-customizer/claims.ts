@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { ScriptRunner, SandboxOutcome } from './sandbox.ts';
-import type { JwtCustomizerConfigs } from './config.ts';
+import { hasScript, type JwtCustomizerConfigs } from './config.ts';
 import { isPlainObject } from '../plain-object.ts';
 import type { Application } from '../applications/repository.ts';
 import type { RoleSummary } from '../organizations/library.ts';
@@ -121,7 +121,7 @@ export function createClaimsCustomizer(deps: {
     /** False when no customizer applies to a token for this audience, so callers can skip building the context. */
     async appliesTo(audience: unknown): Promise<boolean> {
       if (deps.fn) return true;
-      return !exempt(audience) && (await deps.configs.get()) !== null;
+      return !exempt(audience) && hasScript(await deps.configs.get());
     },
     async run(token: CustomizerToken, context: CustomizerContext): Promise<CustomizerResult> {
       let outcome: SandboxOutcome;
@@ -131,7 +131,7 @@ export function createClaimsCustomizer(deps: {
         outcome = await runFunction(deps.fn, token, context);
       } else {
         const config = exempt(token.aud) ? null : await deps.configs.get();
-        if (!config) return { kind: 'claims', claims: {} };
+        if (!hasScript(config)) return { kind: 'claims', claims: {} };
         blockIssuance = config.blockIssuanceOnError;
         outcome = await deps.runner().run(config.script, { token, context, environmentVariables: config.environmentVariables });
       }

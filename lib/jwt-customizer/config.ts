@@ -53,6 +53,11 @@ export function createJwtCustomizerConfigs(store: DocumentStore) {
 
 export type JwtCustomizerConfigs = ReturnType<typeof createJwtCustomizerConfigs>;
 
+/** A stored config whose script is empty (what Logto's console saves before one is written) customizes nothing. */
+export function hasScript(config: JwtCustomizerConfig | null): config is JwtCustomizerConfig {
+  return config !== null && config.script.trim() !== '';
+}
+
 /**
  * Refuses a script that could never run: it is compiled in the sandbox, exactly as every run compiles it, and
  * nothing of it runs. A sandbox that cannot answer (busy past the time limit, or failing) is unavailable, not

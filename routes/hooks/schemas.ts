@@ -44,17 +44,33 @@ const headers = z.record(z.string(), z.string()).superRefine((entries, ctx) => {
 export const hookConfig = z.object({
   url: z.url({ protocol: /^https?$/, error: 'must be an absolute http(s) URL' }).max(2048),
   headers: headers.optional(),
-  /** Logto's deprecated per-hook retry count, which Logto ignores: refused here rather than stored and ignored. */
-  retries: z.never({ error: 'is not supported: every hook retries on the WEBHOOK_RETRY_DELAYS_MS schedule' }).optional(),
-}).strict();
+  retries: z.number().int().min(0).max(3).optional()
+    .describe('Logto\'s deprecated retry count (0-3), taken so that Logto\'s payloads go through and, as in Logto, not used: '
+      + 'every hook retries on the WEBHOOK_RETRY_DELAYS_MS schedule. Not stored'),
+}).strict().transform(({ retries: _deprecated, ...config }) => config);
 
-const eventNames = z.array(z.string().max(128)).max(100)
-  .describe(`Event names from the catalogue: ${ALL_EVENTS.join(', ')}`);
+/** Logto's earlier names of the data events (`User.Updated` before `User.Data.Updated`): the events they became. */
+const RENAMED_EVENTS: Readonly<Record<string, string>> = Object.fromEntries(
+  ['User', 'Role', 'Scope', 'Organization', 'OrganizationRole', 'OrganizationScope'].map((entity) => [`${entity}.Updated`, `${entity}.Data.Updated`]),
+);
+/** Logto's events this service never emits, and why. */
+const UNSUPPORTED_EVENTS: Readonly<Record<string, string>> = {
+  PostSignInAdaptiveMfaTriggered: 'adaptive MFA is not implemented here (its sign-in experience settings are refused), so this event never happens',
+};
+
+/** An event name, Logto's earlier spellings taken as the events they became; one that cannot happen here is refused. */
+const eventName = z.string().max(128).transform((name) => RENAMED_EVENTS[name] ?? name).superRefine((name, ctx) => {
+  const reason = UNSUPPORTED_EVENTS[name];
+  if (reason) ctx.addIssue({ code: 'custom', message: `${name}: ${reason}` });
+});
+
+const eventNames = z.array(eventName).max(100)
+  .describe(`Event names from the catalogue: ${ALL_EVENTS.join(', ')}; Logto's earlier \`<Entity>.Updated\` names are taken as \`<Entity>.Data.Updated\``);
 
 export const createHookBody = z.object({
   name: z.string().trim().min(1).max(128).optional().describe("Optional as in Logto (legacy `{ event, config }` hooks): ''"),
   events: eventNames.optional(),
-  event: z.string().max(128).optional().describe('Deprecated (Logto): a single event, used when `events` is absent'),
+  event: eventName.optional().describe('Deprecated (Logto): a single event, used when `events` is absent'),
   config: hookConfig,
   enabled: z.boolean().optional(),
 }).strict();

@@ -9,6 +9,8 @@ import { assertScriptCompiles } from '../../lib/jwt-customizer/config.ts';
 const tag = 'Custom JWT claims';
 const PATH = '/configs/jwt-customizer/access-token';
 const script = z.string().min(1).max(64 * 1024);
+/** What PUT and PATCH store: `''` too, Logto's console's first save, which customizes nothing. */
+const storedScript = z.string().max(64 * 1024).describe('The script; an empty one (as Logto\'s console saves first) customizes no token');
 const environmentVariables = z.record(withoutNul(z.string().max(256)), z.string().max(4096))
   .refine((value) => Object.keys(value).length <= 100, 'at most 100 variables');
 
@@ -22,7 +24,7 @@ const config = z.object({
 });
 
 const putBody = z.object({
-  script,
+  script: storedScript,
   environmentVariables: environmentVariables.optional(),
   blockIssuanceOnError: z.boolean().optional(),
   tokenSample: jsonObject.optional().describe('Token the test endpoint uses when its request has none'),
@@ -46,7 +48,7 @@ export function jwtCustomizerRoutes(api: ApiRouterDeps, core: ServiceCore): void
 
   async function mustGet() {
     const current = await configs.get();
-    if (!current) throw errors.notFound('jwt customizer');
+    if (!current) throw errors.notFound('jwt customizer', 'jwt.accessToken');
     return current;
   }
 
@@ -69,7 +71,7 @@ export function jwtCustomizerRoutes(api: ApiRouterDeps, core: ServiceCore): void
     method: 'put', path: PATH, tag, summary: 'Store the access-token customizer script (201 the first time, 200 when it replaces one)',
     body: putBody, response: config, alternativeStatus: 201, alternativeWithBody: true,
     async handler({ body, answer }) {
-      await assertScriptCompiles(deps.runner(), body.script);
+      if (body.script.trim()) await assertScriptCompiles(deps.runner(), body.script);
       // Logto answers 201 when the PUT created the customizer, 200 when it replaced one.
       if (!(await configs.get())) answer(201);
       return configs.put({
@@ -87,7 +89,7 @@ export function jwtCustomizerRoutes(api: ApiRouterDeps, core: ServiceCore): void
     body: patchBody, response: config,
     async handler({ body }) {
       const current = await mustGet();
-      if (body.script !== undefined) await assertScriptCompiles(deps.runner(), body.script);
+      if (body.script?.trim()) await assertScriptCompiles(deps.runner(), body.script);
       return configs.put({
         script: body.script ?? current.script,
         environmentVariables: body.environmentVariables ?? current.environmentVariables,
@@ -101,7 +103,7 @@ export function jwtCustomizerRoutes(api: ApiRouterDeps, core: ServiceCore): void
   declare(api, {
     method: 'delete', path: PATH, tag, summary: 'Remove the access-token customizer script', status: 204,
     async handler() {
-      if (!(await configs.delete())) throw errors.notFound('jwt customizer');
+      if (!(await configs.delete())) throw errors.notFound('jwt customizer', 'jwt.accessToken');
     },
   });
 

@@ -1,4 +1,6 @@
 import { expect } from 'chai';
+import { decodeJwt } from 'jose';
+import { createApplication, createResource, createRole, tokenRequest } from '../support/fixtures.ts';
 import { fixtures, ok, startHarness, type Harness } from '../management-data/support/harness.ts';
 
 /** Logto's customizer routes: 201 for the first PUT, the test endpoint's tokenType and 403 for denyAccess; addedRoleIds. */
@@ -21,6 +23,37 @@ describe('Logto compatibility: customizer and role assignment answers', () => {
     expect(second.body).to.include({ script: SCRIPT, blockIssuanceOnError: true });
     expect((await h.api('DELETE', PATH)).status).to.equal(204);
     expect((await h.api('PUT', PATH, { script: SCRIPT })).status, 'created again after a delete').to.equal(201);
+  });
+
+  it("stores Logto's empty first script as no customizer: tokens are issued without claims, even when errors would block them", async () => {
+    const indicator = `https://empty-script.example.com/${Date.now()}`;
+    const api = await createResource(h.running, indicator, ['read']);
+    const role = await createRole(h.running, [api.scopes.read!.id], 'MachineToMachine');
+    const app = await createApplication(h.running, { type: 'MachineToMachine' });
+    await ok(h.api('POST', `/applications/${app.id}/roles`, { roleIds: [role.id] }));
+    const claims = async () => {
+      const res = await tokenRequest(h.running, { grant_type: 'client_credentials', resource: indicator, scope: 'read' }, app);
+      expect(res.status, JSON.stringify(res.body)).to.equal(200);
+      return decodeJwt(String(res.body.access_token));
+    };
+
+    await h.api('DELETE', PATH);
+    const empty = await h.api('PUT', PATH, { script: '', blockIssuanceOnError: true });
+    expect([empty.status, empty.body.script]).to.deep.equal([201, '']);
+    expect((await h.api('GET', '/configs/jwt-customizer')).body).to.have.length(1);
+    expect(await claims()).to.not.have.property('seen');
+    expect((await h.api('PATCH', PATH, { script: SCRIPT })).status).to.equal(200);
+    expect(await claims(), 'the script ran').to.have.property('seen', null);
+    expect((await h.api('PATCH', PATH, { script: ' ' })).status, 'blank again: no customizer').to.equal(200);
+    expect(await claims()).to.not.have.property('seen');
+    const broken = await h.api('PUT', PATH, { script: 'const getCustomJwtClaims = (' });
+    expect([broken.status, broken.body.code], 'a script that does not compile stays refused').to.deep.equal([400, 'jwt_customizer.syntax_error']);
+
+    expect((await h.api('DELETE', PATH)).status).to.equal(204);
+    for (const [method, body] of [['GET', undefined], ['PATCH', { blockIssuanceOnError: false }], ['DELETE', undefined]] as const) {
+      const missing = await h.api(method, PATH, body);
+      expect([missing.status, missing.body.code], method).to.deep.equal([404, 'entity.not_exists_with_id']);
+    }
   });
 
   it("takes Logto's tokenType on the test endpoint and answers 403 when the script denies access", async () => {

@@ -90,10 +90,22 @@ describe('hooks API: registration', () => {
     }
   });
 
-  it('refuses Logto\'s deprecated `config.retries` rather than storing a setting it would not act on', async () => {
-    const response = await post({ name: 'x', events: ['User.Created'], config: { url: config.url, retries: 3 } });
-    const body = await expectError(response, 400, 'guard.invalid_input');
-    expect(JSON.stringify(body)).to.include('WEBHOOK_RETRY_DELAYS_MS');
+  it('takes Logto\'s legacy { event, config: { url, retries } } and its earlier event names, refusing events that never happen here', async () => {
+    const legacy = await post({ event: 'User.Updated', config: { url: config.url, retries: 3 } });
+    const created = await bodyOf(legacy);
+    expect(legacy.status, JSON.stringify(created)).to.equal(201);
+    expect(created).to.include({ name: '', event: null });
+    expect(created.events, 'User.Updated is Logto\'s earlier User.Data.Updated').to.deep.equal(['User.Data.Updated']);
+    expect(created.config, 'retries is not stored: every hook retries on the schedule').to.deep.equal({ url: config.url });
+
+    const renamed = await bodyOf(await patch(created.id, { events: ['Organization.Updated', 'OrganizationRole.Updated', 'Scope.Updated'] }));
+    expect(renamed.events).to.deep.equal(['Organization.Data.Updated', 'OrganizationRole.Data.Updated', 'Scope.Data.Updated']);
+
+    for (const retries of [4, -1, 1.5, '3']) {
+      await expectError(await post({ event: 'User.Created', config: { url: config.url, retries } }), 400, 'guard.invalid_input');
+    }
+    const adaptive = await expectError(await post({ events: ['PostSignInAdaptiveMfaTriggered'], config }), 400, 'guard.invalid_input');
+    expect(JSON.stringify(adaptive)).to.include('adaptive MFA is not implemented here');
   });
 
   it('updates name, events, config and enabled', async () => {
