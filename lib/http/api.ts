@@ -21,6 +21,11 @@ export interface RouteDeclaration<P extends z.ZodType, Q extends z.ZodType, B ex
   tag: string;
   /** Management scope required; `all` always suffices. `null` for routes with their own authentication. */
   scope?: string | null;
+  /**
+   * For the OpenAPI document, how a route with `scope: null` authenticates its callers itself: `resourceServer`, HTTP
+   * Basic as an application that serves an API (as at introspection). Without it, such a route is documented open.
+   */
+  ownAuthentication?: 'resourceServer';
   params?: P;
   query?: Q;
   /**
@@ -88,6 +93,8 @@ export interface RegisteredRoute {
   scope: string | null;
   /** The OpenAPI security scheme the scope belongs to (`bearer` unless the router says otherwise). */
   security?: SecurityScheme;
+  /** How a route without a scope authenticates its callers itself, if it does. */
+  ownAuthentication?: 'resourceServer';
   params?: z.ZodType;
   query?: z.ZodType;
   search?: readonly string[];
@@ -183,6 +190,7 @@ export function declare<P extends z.ZodType, Q extends z.ZodType, B extends z.Zo
     tag: route.tag,
     scope,
     security: deps.security,
+    ownAuthentication: route.ownAuthentication,
     params: route.params,
     query: route.query,
     search: route.search,

@@ -68,7 +68,7 @@ function operationOf(route: RegisteredRoute, events: OperationEvents | undefined
     }),
     400: { $ref: '#/components/responses/Error' },
   };
-  if (route.scope) {
+  if (route.scope || route.ownAuthentication) {
     responses[401] = { $ref: '#/components/responses/Error' };
     responses[403] = { $ref: '#/components/responses/Error' };
   }
@@ -80,6 +80,7 @@ function operationOf(route: RegisteredRoute, events: OperationEvents | undefined
     responses,
   };
   if (route.scope) operation.security = [{ [route.security ?? 'bearer']: [route.scope] }];
+  else if (route.ownAuthentication) operation.security = [{ [route.ownAuthentication]: [] }];
   const rules = eventRulesOf(route, events);
   if (rules.length) {
     operation['x-webhook-events'] = rules.map((rule) => rule.event);
@@ -114,6 +115,12 @@ export function buildOpenApi(
           type: 'oauth2',
           description: 'A JWT access token for the management API resource (client credentials grant).',
           flows: { clientCredentials: { tokenUrl: `${info.baseUrl}/oidc/token`, scopes: {} } },
+        },
+        resourceServer: {
+          type: 'http', scheme: 'basic',
+          description: 'HTTP Basic with the client id and secret of an application that serves an API: one holding a '
+            + "scope of that API through its machine-to-machine roles, as the introspection endpoint authenticates it. "
+            + 'Anyone else is 401 auth.unauthorized, an application serving no API 403 auth.not_a_resource_server.',
         },
         user: {
           type: 'oauth2',

@@ -132,7 +132,7 @@ export function impersonationRoutes(api: ApiRouterDeps, core: ServiceCore): void
     provider: core.provider, resources: core.repositories.resources, authorization: core.authorization,
   });
   declare(api, {
-    method: 'get', path: '/impersonation-revocations', tag, scope: null,
+    method: 'get', path: '/impersonation-revocations', tag, scope: null, ownAuthentication: 'resourceServer',
     summary: 'For resource servers (HTTP Basic client authentication, as at introspection): revoked impersonations of '
       + 'tokens for the APIs the client serves, after a cursor, oldest first',
     query: z.object({
