@@ -146,15 +146,17 @@ export function createImpersonation(deps: {
   }
   // Read for every subject token and every exchange, remembered until a user changes (a suspension, a deletion).
   const userOf = remembered(deps.store, ['users'], (id: string) => repositories.users.findById(id));
+  // Read at every exchange, remembered until the sign-in experience changes.
+  const settingsOf = remembered(deps.store, ['sign_in_experiences'], () => deps.settings());
 
   /** The optional email to the impersonated user, sent after the exchange was answered (a failure never fails it). */
   async function notifyUser(record: ImpersonationRecord, user: User): Promise<void> {
-    if (!user.primaryEmail || !(await deps.settings()).notifyByEmail) return;
+    if (!user.primaryEmail || !(await settingsOf()).notifyByEmail) return;
     const application = await repositories.applications.findById(record.applicationId);
     const actor = record.actorUserId ? await repositories.users.findById(record.actorUserId) : null;
     deps.messaging.sendImpersonationNotice({
       to: user.primaryEmail, applicationName: application?.name ?? record.applicationId,
-      actorName: actor ? actor.name ?? actor.username ?? actor.id : null, reason: record.reason,
+      actorName: actor ? actor.name || actor.username || actor.id : null, reason: record.reason,
       issuedAt: record.issuedAt, expiresAt: record.expiresAt,
     });
   }
@@ -167,7 +169,7 @@ export function createImpersonation(deps: {
 
     async issueSubjectToken(input: { userId: string; context: Record<string, unknown>; reason?: string | undefined; createdBy: string }) {
       const reason = input.reason?.trim() || null;
-      if (!reason && (await deps.settings()).requireReason) {
+      if (!reason && (await settingsOf()).requireReason) {
         throw errors.invalidInput('invalid body: reason: a reason is required to impersonate a user', {
           issues: [{ path: 'body.reason', message: 'a reason is required to impersonate a user' }],
         });

@@ -5,6 +5,7 @@ import {
   createApplication, createResource, createRole, createUser, oauthError, subjectToken, tokenRequest,
 } from '../support/fixtures.ts';
 import { accountClient } from '../account/support.ts';
+import { newId } from '../../lib/ids.ts';
 import { ACCESS_TOKEN_TYPE as AT, TOKEN_EXCHANGE_GRANT as GRANT } from '../../lib/impersonation/grant.ts';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -22,6 +23,7 @@ for (const backend of ['embedded', 'redis'] as const) {
     let app: { id: string; secret?: string };
     let organizationId: string;
     let protectedRoleId: string;
+    let managementRoleId: string;
     let actorToken: string;
 
     before(async () => {
@@ -38,6 +40,13 @@ for (const backend of ['embedded', 'redis'] as const) {
       const role = await running.request('/api/roles', { method: 'POST', json: { name: PROTECTED_ROLE, description: 'protected by name' } });
       expect(role.status).to.equal(201);
       protectedRoleId = (await role.json() as { id: string }).id;
+      // A User role granting a management API scope can only come from data written before such roles were refused.
+      const management = await (await running.request('/api/resources/management-api/scopes')).json() as Array<{ id: string; name: string }>;
+      const { roles } = running.service.core.repositories;
+      managementRoleId = (await roles.insert({
+        id: newId(), name: `legacy-${newId(6)}`, description: '', type: 'User', isDefault: false, createdAt: Date.now(),
+      })).id;
+      await roles.addScopes(managementRoleId, [management.find((scope) => scope.name === 'all')!.id]);
       const organization = await running.request('/api/organizations', { method: 'POST', json: { name: 'Acme' } });
       organizationId = (await organization.json() as { id: string }).id;
       const actor = await createUser(running, [], { name: 'Sam Support' }, PASSWORD);
@@ -69,11 +78,14 @@ for (const backend of ['embedded', 'redis'] as const) {
         expect((await createSubjectToken({ userId: admin.id })).status).to.equal(422);
         const ordinary = await createUser(running, [(await createRole(running, [])).id]);
         expect((await createSubjectToken({ userId: ordinary.id })).status).to.equal(201);
+        const manager = await createUser(running, [managementRoleId]);
+        expect((await createSubjectToken({ userId: manager.id })).status, 'a role granting a management scope').to.equal(422);
       });
 
       for (const [gained, roleOf] of [
         ['a role named as protected', () => protectedRoleId],
         ['the console-admin role', () => 'console-admin'],
+        ['a role granting a management API scope', () => managementRoleId],
       ] as const) {
         it(`refuses every exchange once the user gained ${gained} after the subject token was made, audited`, async () => {
           const user = await createUser(running);
