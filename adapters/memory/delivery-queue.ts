@@ -156,7 +156,10 @@ class MemoryDeliveryQueue implements DeliveryQueue {
     }
     if (retryInMs === undefined) {
       this.#entries.delete(deliveryId);
-      await this.#journal?.finished(deliveryId).catch((error: unknown) => this.#onError(error, deliveryId));
+      // Not waited for, so that the slot goes to the next job at once: a job whose removal does not reach the journal (a
+      // crash, a failed write) runs again at the next start with the next number, as after a crash before it (the
+      // webhook processor then finds its delivery finished and sends nothing).
+      void this.#journal?.finished(deliveryId).catch((error: unknown) => this.#onError(error, deliveryId));
       return;
     }
     // A closing queue keeps its journalled jobs for the next start; an in-memory one has nowhere to keep them.

@@ -1,16 +1,23 @@
 /**
  * The SQLite file everything embedded is kept in (`DATA_DIR/identity.sqlite`), opened once per process with
- * `node:sqlite`: WAL journal, the chosen `synchronous` level, a busy timeout, the schema brought up to date.
+ * `node:sqlite`: WAL journal, a busy timeout, the schema brought up to date.
  *
  * Group commit: every write (a document commit, a key-value change, a queue change) runs at once inside the open
  * SQLite transaction, which the first write opens (`BEGIN IMMEDIATE`) and which commits when that turn of the event
  * loop ends (`setImmediate`), or, right after another commit, once twice that commit's time has passed: the writes
- * made meanwhile share one commit, and one fsync with `synchronous = FULL`. Each write's promise settles with that commit. When it fails (disk full, read-only file, I/O
- * error), the transaction is rolled back, the in-memory changes of those writes are undone newest first, and every
- * one of them rejects with DurableWriteError; the next turn tries afresh, so the service recovers once the
- * disk does.
+ * made meanwhile share one commit. With `SQLITE_SYNCHRONOUS=FULL` a commit is then made durable by an `fdatasync` of
+ * the WAL file on libuv's thread pool, off the event loop, and a transaction opened while that sync runs commits when
+ * it returns, so the writes made during one sync share the next one. Each write's promise settles once its commit is
+ * durable (with `NORMAL`, once it is in the WAL). SQLite itself runs at `synchronous = NORMAL` in both modes, which
+ * in WAL mode syncs only at checkpoints (the WAL before one, the database after it) and at a WAL restart's header,
+ * so the sync of every commit's frames that `FULL` adds is this one. When a commit fails (disk full, read-only file,
+ * I/O error), the transaction is rolled back, the in-memory changes of those writes are undone newest first, and
+ * every one of them rejects with DurableWriteError; the next turn tries afresh, so the service recovers once the disk
+ * does. When the sync fails, the writes it covered reject with DurableWriteError as well (committed, but not known to
+ * be on the disk).
  */
-import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, fdatasync, mkdirSync, openSync } from 'node:fs';
+import { promisify } from 'node:util';
 import { join, resolve } from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import { StoreUnavailableError } from '../../lib/store-unavailable.ts';
@@ -26,7 +33,11 @@ export interface SqliteOptions {
   synchronous: SynchronousLevel;
   /** Told once of each group of writes that could not be committed. */
   onWriteFailure?: (error: Error) => void;
+  /** Flushes the WAL file (its descriptor) to the disk; `fdatasync` unless a test stands in for the disk. */
+  syncFile?: (fd: number) => Promise<void>;
 }
+
+const syncFileData = promisify(fdatasync);
 
 const DATABASE_FILE = 'identity.sqlite';
 const BUSY_TIMEOUT_MS = 5000;
@@ -44,6 +55,9 @@ interface Batch {
   failure: unknown;
 }
 
+/** Committed batches waiting for the WAL sync that makes them durable. */
+type Unsynced = Array<Pick<Batch, 'resolve' | 'reject'>>;
+
 /** SQLite's primary result code of an error `node:sqlite` threw (extended codes carry it in their low byte). */
 export function sqliteCode(error: unknown): number | undefined {
   const code = (error as { errcode?: unknown } | null)?.errcode;
@@ -60,6 +74,14 @@ export class SqliteDatabase {
   readonly db: DatabaseSync;
   readonly #lock: DataDirLock;
   readonly #onWriteFailure: (error: Error) => void;
+  /** Set when commits are synced by this class (`FULL`); undefined with `NORMAL`. */
+  readonly #syncFile: ((fd: number) => Promise<void>) | undefined;
+  #walFd: number | undefined;
+  /** The sync running (it covers the batches committed before it started) and the batches committed since. */
+  #syncing: Promise<void> | undefined;
+  #unsynced: Unsynced = [];
+  /** A batch whose commit waits for the running sync to return. */
+  #commitAfterSync: Batch | undefined;
   readonly #statements = new Map<string, StatementSync>();
   #batch: Batch | undefined;
   #closed = false;
@@ -67,11 +89,15 @@ export class SqliteDatabase {
   #lastCommitEnd = 0;
   #lastCommitMs = 0;
 
-  constructor(path: string, db: DatabaseSync, lock: DataDirLock, onWriteFailure: (error: Error) => void) {
+  constructor(
+    path: string, db: DatabaseSync, lock: DataDirLock, onWriteFailure: (error: Error) => void,
+    syncFile: ((fd: number) => Promise<void>) | undefined,
+  ) {
     this.path = path;
     this.db = db;
     this.#lock = lock;
     this.#onWriteFailure = onWriteFailure;
+    this.#syncFile = syncFile;
   }
 
   /** A prepared statement for `sql`, kept for the next use. */
@@ -122,6 +148,7 @@ export class SqliteDatabase {
   /** Resolves once every write made so far settled (committed or not). */
   async settled(): Promise<void> {
     await this.#batch?.done.catch(() => undefined);
+    while (this.#syncing) await this.#syncing;
   }
 
   async close(): Promise<void> {
@@ -129,6 +156,7 @@ export class SqliteDatabase {
     await this.settled();
     this.#closed = true;
     this.#statements.clear();
+    if (this.#walFd !== undefined) closeSync(this.#walFd);
     this.db.close();
     this.#lock.release();
   }
@@ -144,11 +172,13 @@ export class SqliteDatabase {
     } catch (error) {
       batch.failure = error;
     }
-    // Right after a commit, the next one waits twice as long as that one took: a commit blocks the event loop for its
-    // fsync, so under load commits take at most a third of it, each for all the writes that came meanwhile; when
-    // writes are few, the wait is over before the next one comes.
+    // While a sync runs, the batch commits when it returns. Otherwise, right after a commit, the next one waits twice
+    // as long as that one took: a commit blocks the event loop while it writes the WAL (and, at a checkpoint, the
+    // database and their syncs), so under load commits take at most a third of it, each for all the writes that came
+    // meanwhile; when writes are few, the wait is over before the next one comes.
     const wait = this.#lastCommitEnd + SPACING * this.#lastCommitMs - performance.now();
-    if (wait < 1) setImmediate(() => this.#commit(batch));
+    if (this.#syncing) this.#commitAfterSync = batch;
+    else if (wait < 1) setImmediate(() => this.#commit(batch));
     else setTimeout(() => this.#commit(batch), wait);
     return batch;
   }
@@ -161,7 +191,12 @@ export class SqliteDatabase {
         this.db.exec('COMMIT');
         this.#lastCommitEnd = performance.now();
         this.#lastCommitMs = this.#lastCommitEnd - started;
-        batch.resolve();
+        if (!this.#syncFile) {
+          batch.resolve();
+          return;
+        }
+        this.#unsynced.push(batch);
+        this.#syncing ??= this.#sync();
         return;
       } catch (error) {
         batch.failure = error;
@@ -179,10 +214,35 @@ export class SqliteDatabase {
         // One undo failing must not keep the others from running.
       }
     }
-    const cause = batch.failure;
+    this.#fail([batch], batch.failure);
+  }
+
+  #fail(batches: Unsynced, cause: unknown): void {
     const error = new DurableWriteError(`could not write to ${this.path}: ${(cause as Error)?.message ?? String(cause)}`, { cause });
     this.#onWriteFailure(error);
-    batch.reject(error);
+    for (const batch of batches) batch.reject(error);
+  }
+
+  /**
+   * Syncs the WAL for the batches committed so far, then for those committed meanwhile, until none is left; a batch
+   * that waited for the sync to commit commits when it returns (its own sync follows).
+   */
+  async #sync(): Promise<void> {
+    while (this.#unsynced.length > 0) {
+      const batches = this.#unsynced;
+      this.#unsynced = [];
+      try {
+        this.#walFd ??= openSync(`${this.path}-wal`, 'r');
+        await this.#syncFile!(this.#walFd);
+        for (const batch of batches) batch.resolve();
+      } catch (error) {
+        this.#fail(batches, error);
+      }
+      const waiting = this.#commitAfterSync;
+      this.#commitAfterSync = undefined;
+      if (waiting) this.#commit(waiting);
+    }
+    this.#syncing = undefined;
   }
 }
 
@@ -234,7 +294,8 @@ export function openSqliteDatabase(options: SqliteOptions): SqliteDatabase {
       );
     }
     db.exec('PRAGMA journal_mode = WAL');
-    db.exec(`PRAGMA synchronous = ${options.synchronous}`);
+    // FULL's per-commit sync is made by SqliteDatabase off the event loop (see the module comment).
+    db.exec('PRAGMA synchronous = NORMAL');
     // The WAL is copied back into the database every 10,000 pages (about 40 MB) rather than SQLite's 1,000: a
     // checkpoint runs inside a commit, blocking the event loop, so fewer and larger ones cost less.
     db.exec('PRAGMA wal_autocheckpoint = 10000');
@@ -251,5 +312,6 @@ export function openSqliteDatabase(options: SqliteOptions): SqliteDatabase {
     lock.release();
     throw refusal(path, error);
   }
-  return new SqliteDatabase(path, db, lock, options.onWriteFailure ?? (() => {}));
+  const syncFile = options.synchronous === 'FULL' ? options.syncFile ?? syncFileData : undefined;
+  return new SqliteDatabase(path, db, lock, options.onWriteFailure ?? (() => {}), syncFile);
 }

@@ -1,0 +1,133 @@
+/**
+ * How a commit becomes durable on the SQLite store: with FULL, an `fdatasync` of the WAL off the event loop, a write
+ * acknowledged only once it returned, and the writes made during one sync sharing the next commit and sync; a failed
+ * sync rejects what it covered. With NORMAL, nothing is synced per commit. The sync stands in for the disk here
+ * (`syncFile`), so that a test can hold it.
+ */
+import { expect } from 'chai';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { openSqliteDatabase, type SqliteDatabase } from '../../adapters/sqlite/database.ts';
+import { createSqliteDocumentStore } from '../../adapters/sqlite/documents.ts';
+import { createMemoryDeliveryQueue } from '../../adapters/memory/delivery-queue.ts';
+import { DurableWriteError } from '../../lib/ports/documents.ts';
+import type { DeliveryJob } from '../../lib/ports/queue.ts';
+import { tempDataDir } from '../support/sqlite.ts';
+import { eventually } from '../support/wait.ts';
+
+/** A stand-in for the disk's sync: each call waits until the test releases (or fails) it. */
+function heldSyncs() {
+  const calls: Array<{ fd: number; release(): void; fail(error: Error): void }> = [];
+  return {
+    calls,
+    syncFile(fd: number): Promise<void> {
+      const { promise, resolve, reject } = Promise.withResolvers<void>();
+      calls.push({ fd, release: resolve, fail: reject });
+      return promise;
+    },
+  };
+}
+
+/** Whether a promise has settled by now (after the turns already queued ran). */
+async function settledYet(promise: Promise<unknown>): Promise<boolean> {
+  let settled = false;
+  promise.then(() => (settled = true), () => (settled = true));
+  for (let i = 0; i < 3; i += 1) await nextTurn();
+  return settled;
+}
+
+describe('SQLite store: how a commit becomes durable', () => {
+  let dataDir: string;
+  let database: SqliteDatabase | undefined;
+  let reader: DatabaseSync | undefined;
+  beforeEach(() => {
+    dataDir = tempDataDir();
+  });
+  afterEach(async () => {
+    reader?.close();
+    reader = undefined;
+    await database?.close();
+    database = undefined;
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  const rowsInFile = () => {
+    reader ??= new DatabaseSync(join(dataDir, 'identity.sqlite'), { readOnly: true });
+    return Number(reader.prepare("SELECT count(*) AS n FROM documents WHERE collection = 'items'").get()!.n);
+  };
+
+  it('with FULL, acknowledges a write once the WAL is synced, and the writes made during a sync share the next commit and sync', async () => {
+    const syncs = heldSyncs();
+    database = openSqliteDatabase({ dataDir, synchronous: 'FULL', syncFile: syncs.syncFile });
+    const store = createSqliteDocumentStore(database, { diskResident: [] });
+    const items = store.collection('items');
+
+    const first = items.insertOne({ _id: 'a' });
+    expect(await settledYet(first), 'not acknowledged before its sync returned').to.equal(false);
+    expect(syncs.calls).to.have.length(1);
+    expect(rowsInFile(), 'committed to the WAL already').to.equal(1);
+
+    const during = [items.insertOne({ _id: 'b' }), items.insertOne({ _id: 'c' })];
+    expect(await settledYet(Promise.race(during))).to.equal(false);
+    expect(syncs.calls, 'no second sync while one runs').to.have.length(1);
+    expect(rowsInFile(), 'their commit waits for the running sync').to.equal(1);
+
+    syncs.calls[0]!.release();
+    await first;
+    await eventually(() => syncs.calls.length === 2, { what: 'the second sync' });
+    expect(rowsInFile(), 'both in one commit').to.equal(3);
+    expect(await settledYet(Promise.race(during))).to.equal(false);
+    syncs.calls[1]!.release();
+    await Promise.all(during);
+    expect(syncs.calls.map((call) => call.fd), 'the WAL file, every time').to.deep.equal([syncs.calls[0]!.fd, syncs.calls[0]!.fd]);
+
+    const failing = items.insertOne({ _id: 'd' });
+    await eventually(() => syncs.calls.length === 3, { what: 'the third sync' });
+    syncs.calls[2]!.fail(Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' }));
+    const error = await failing.then(() => null, (reason: unknown) => reason);
+    expect(error).to.be.instanceOf(DurableWriteError);
+    expect((error as Error).message).to.match(/could not write to .*identity\.sqlite: EIO/);
+
+    const after = items.insertOne({ _id: 'e' });
+    await eventually(() => syncs.calls.length === 4, { what: 'a sync again' });
+    syncs.calls[3]!.release();
+    await after;
+    await store.close();
+  });
+
+  it('with NORMAL, acknowledges a write once committed, without syncing it', async () => {
+    const syncs = heldSyncs();
+    database = openSqliteDatabase({ dataDir, synchronous: 'NORMAL', syncFile: syncs.syncFile });
+    const store = createSqliteDocumentStore(database, { diskResident: [] });
+    await Promise.all([store.collection('items').insertOne({ _id: 'a' }), store.collection('items').insertOne({ _id: 'b' })]);
+    expect(rowsInFile()).to.equal(2);
+    expect(syncs.calls).to.deep.equal([]);
+    await store.close();
+  });
+
+  it('gives a finished job\'s slot to the next job before the journal has removed it', async () => {
+    const removals: Array<() => void> = [];
+    const queue = createMemoryDeliveryQueue({
+      journal: {
+        added: async () => {},
+        started: async () => {},
+        scheduled: async () => {},
+        finished: () => new Promise<void>((resolve) => removals.push(resolve)),
+      },
+    });
+    const job = (n: number): DeliveryJob => ({ deliveryId: `d${n}`, hookId: 'h', event: 'User.Created', payload: { n }, createdAt: n });
+    const processed: string[] = [];
+    await queue.enqueue([job(1), job(2), job(3)]);
+    await queue.consume(async (delivered) => {
+      processed.push(delivered.deliveryId);
+      return {};
+    }, { concurrency: 1 });
+    await eventually(() => processed.length === 3, { what: 'every job processed, one slot' });
+    expect(processed).to.deep.equal(['d1', 'd2', 'd3']);
+    expect(removals, 'each removal asked for, none yet done').to.have.length(3);
+    for (const release of removals) release();
+    await queue.close();
+  });
+});
