@@ -418,12 +418,22 @@ export class ConfigurationError extends Error {
   override name = 'ConfigurationError';
 }
 
+/**
+ * Variables that became settings an admin changes at runtime. Refused rather than ignored: a deployment that still
+ * sets one would otherwise believe a rule holds that nobody enforces.
+ */
+const REPLACED_BY_SETTINGS: Readonly<Record<string, string>> = {
+  IMPERSONATION_REQUIRE_REASON: "the sign-in experience's impersonation.requireReason (PATCH /api/sign-in-exp, or the console)",
+};
+
 /** Parses `process.env` (or any map); unknown variables are ignored, invalid ones fail with every problem listed. */
 export function readEnvironment(env: Record<string, string | undefined>): Environment {
   const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
+  const replaced = Object.keys(present).filter((name) => Object.hasOwn(REPLACED_BY_SETTINGS, name))
+    .map((name) => `${name}: no longer read; use ${REPLACED_BY_SETTINGS[name]}`);
   const result = environmentSchema.safeParse(present);
-  if (!result.success) {
-    const problems = result.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+  if (replaced.length || !result.success) {
+    const problems = [...replaced, ...(result.error?.issues ?? []).map((issue) => `${issue.path.join('.')}: ${issue.message}`)];
     throw new ConfigurationError(`invalid configuration:\n  ${problems.join('\n  ')}`);
   }
   return result.data;

@@ -6,6 +6,9 @@ import {
 } from '../support/fixtures.ts';
 import { accountClient } from '../account/support.ts';
 import { newId } from '../../lib/ids.ts';
+import { ConfigurationError } from '../../lib/config.ts';
+import { createIdentityService } from '../../app/index.ts';
+import { pino } from 'pino';
 import { ACCESS_TOKEN_TYPE as AT, TOKEN_EXCHANGE_GRANT as GRANT } from '../../lib/impersonation/grant.ts';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -166,6 +169,18 @@ for (const backend of ['embedded', 'redis'] as const) {
 
         expect((await setting({ requireReason: false })).status).to.equal(200);
         expect((await createSubjectToken({ userId: user.id })).status).to.equal(201);
+      });
+
+      it('is not an environment variable: a deployment still setting IMPERSONATION_REQUIRE_REASON does not start', async () => {
+        const error = await createIdentityService({
+          env: { STORAGE: 'memory', IMPERSONATION_REQUIRE_REASON: 'true' }, logger: pino({ level: 'silent' }), print: () => {},
+        }).then(async (service) => {
+          await service.close();
+          return undefined;
+        }, (caught: unknown) => caught);
+        expect(error).to.be.instanceOf(ConfigurationError);
+        expect((error as Error).message).to.contain('IMPERSONATION_REQUIRE_REASON: no longer read')
+          .and.contain('impersonation.requireReason');
       });
 
       it('refuses a malformed setting with 400 and keeps the stored one', async () => {
