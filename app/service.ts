@@ -55,6 +55,7 @@ import { createExtraTokenClaims } from '../extensions/custom-claims/index.ts';
 import { enforceGrantLimits } from '../extensions/grant-limit/index.ts';
 import type { Webhooks } from '../lib/webhooks/index.ts';
 import { hookRoutes } from '../routes/hooks/index.ts';
+import { eventRoutes } from '../routes/events/index.ts';
 import { createExperience } from '../lib/experience/index.ts';
 import { experienceRoutes } from '../routes/experience/index.ts';
 import { createAccount } from '../lib/account/index.ts';
@@ -266,7 +267,7 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
       kv: stores.kv, bus, policy: { threshold: settings.LOCKOUT_THRESHOLD, lockSeconds: settings.LOCKOUT_SECONDS },
     });
     const core: ServiceCore = {
-      settings, logger, store: stores.documents, kv: stores.kv, bus, repositories, authorization,
+      settings, logger, store: stores.documents, kv: stores.kv, bus, events: runtime.events, repositories, authorization,
       provider,
       libraries,
       impersonation,
@@ -310,6 +311,7 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
     };
     managementRoutes(api, core);
     hookRoutes(api, core);
+    eventRoutes(api, core);
     impersonationRoutes(api, core);
     jwtCustomizerRoutes(api, core);
     experienceRoutes(api, core);

@@ -22,6 +22,7 @@ const managementScopeId = (name: string) => `${MANAGEMENT_RESOURCE_ID}-${name.re
 const SCOPE_DESCRIPTIONS: Record<string, string> = {
   [MANAGEMENT_SCOPES.all]: 'Everything the management API can do.',
   [MANAGEMENT_SCOPES.createSubjectTokens]: 'Only POST /api/subject-tokens (impersonation), nothing else.',
+  [MANAGEMENT_SCOPES.readEvents]: 'Only GET /api/events (the event log), nothing else.',
 };
 
 async function ignoreDuplicate(write: () => Promise<unknown>): Promise<void> {

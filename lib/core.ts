@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { Libraries } from './libraries.ts';
 import type { Authorization } from './roles/authorization.ts';
 import type { EventBus } from './events/bus.ts';
+import type { EventLog } from './events/event-log.ts';
 import type { DocumentStore } from './ports/documents.ts';
 import type { KeyValueStore } from './ports/kv.ts';
 import type { Repositories } from './repositories.ts';
@@ -28,6 +29,8 @@ export interface ServiceCore {
   store: DocumentStore;
   kv: KeyValueStore;
   bus: EventBus;
+  /** The numbered, retained events: `GET /api/events`. */
+  events: EventLog;
   repositories: Repositories;
   authorization: Authorization;
   provider: Provider;

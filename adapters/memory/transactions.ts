@@ -69,6 +69,7 @@ export class MustWait {
 export class MemoryTransaction implements TransactionScope {
   readonly steps: Array<() => Promise<void>> = [];
   readonly callbacks: Array<() => Promise<void> | void> = [];
+  readonly abortCallbacks: Array<() => void> = [];
   /** The collections this transaction wrote to, each with its overlay: document id → new version, or null (removed). */
   readonly writes = new Map<Participant, Map<string, Doc | null>>();
   open = true;
@@ -82,6 +83,15 @@ export class MemoryTransaction implements TransactionScope {
 
   afterCommit(callback: () => Promise<void> | void): void {
     this.callbacks.push(callback);
+  }
+
+  afterAbort(callback: () => void): void {
+    this.abortCallbacks.push(callback);
+  }
+
+  /** Tells those waiting for an abort (once). */
+  aborted(): void {
+    for (const callback of this.abortCallbacks.splice(0)) callback();
   }
 
   /** The overlay of one collection, created on first use. */
@@ -191,15 +201,27 @@ export class MemoryTransactions {
       });
     } catch (error) {
       transaction.end();
+      transaction.aborted();
       throw error;
     }
     const changes: CommittedChange[] = [];
     try {
       for (const collection of transaction.writes.keys()) collection.commitWrites(transaction, changes);
+    } catch (error) {
+      transaction.aborted();
+      throw error;
     } finally {
       transaction.end();
     }
-    if (changes.length > 0) await this.#persist(changes);
+    if (changes.length > 0) {
+      try {
+        await this.#persist(changes);
+      } catch (error) {
+        // Undone by the durability layer: the transaction did not happen.
+        transaction.aborted();
+        throw error;
+      }
+    }
     await this.outside(async () => {
       for (const callback of transaction.callbacks) await Promise.resolve().then(callback).catch(() => undefined);
     });

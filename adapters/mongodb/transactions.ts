@@ -12,6 +12,7 @@ class MongoTransaction implements TransactionScope {
   readonly session: ClientSession;
   readonly steps: Array<() => Promise<void>> = [];
   readonly callbacks: Array<() => Promise<void> | void> = [];
+  readonly abortCallbacks: Array<() => void> = [];
   open = true;
   #last: Promise<unknown> = Promise.resolve();
 
@@ -25,6 +26,10 @@ class MongoTransaction implements TransactionScope {
 
   afterCommit(callback: () => Promise<void> | void): void {
     this.callbacks.push(callback);
+  }
+
+  afterAbort(callback: () => void): void {
+    this.abortCallbacks.push(callback);
   }
 
   serial<R>(operation: () => Promise<R>): Promise<R> {
@@ -80,6 +85,7 @@ export class MongoTransactions {
     } catch (error) {
       transaction.open = false;
       if (session.inTransaction()) await session.abortTransaction().catch(() => undefined);
+      for (const callback of transaction.abortCallbacks.splice(0)) callback();
       throw error;
     } finally {
       await session.endSession().catch(() => undefined);

@@ -52,16 +52,40 @@ export interface EventPageQuery {
  * it locks it until the transaction ends (the embedded stores make the next writer wait, MongoDB fails it with a
  * transient conflict), so sequences are taken one transaction at a time, each committed or rolled back (its number
  * then taken again) before the next is handed out. Commit order and sequence order are therefore the same, and a
- * reader that sees the counter at `n` can read every event up to `n`: that counter is the watermark the events API
- * lists up to. Retained events expire `retentionMs` after they were recorded (the store's TTL sweep removes them).
+ * reader that sees the counter at `n` can read every event up to `n`: that counter, held below the transactions of
+ * this process whose commit is not yet durable, is the watermark the events API lists up to. Retained events expire `retentionMs` after they were recorded (the store's TTL sweep removes them).
  */
 export function createEventLog(store: DocumentStore, options: { retentionMs: number }) {
   const log = store.collection<EventRecord>('events');
   const sequences = store.collection<SequenceRecord>('event_sequence');
   const versions = store.collection<VersionRecord>('entity_versions');
 
+  /**
+   * The first sequence of each transaction of this process that took numbers and has not ended yet. The embedded
+   * stores show a commit to readers a moment before it is durable (the SQLite file's group commit): until it is,
+   * the watermark stays below it, so that no reader is handed an event a crash would take back.
+   */
+  const pending = new Map<symbol, number>();
+
+  /** The highest sequence up to which every event is committed (durably) or known aborted. */
   async function watermark(): Promise<number> {
-    return (await sequences.findOne({ _id: SEQUENCE_ID }))?.value ?? 0;
+    const counter = (await sequences.findOne({ _id: SEQUENCE_ID }))?.value ?? 0;
+    let top = counter;
+    for (const first of pending.values()) top = Math.min(top, first - 1);
+    return top;
+  }
+
+  /** Keeps `first` pending until the transaction ends, whichever way. */
+  function holdUntilEnd(first: number): void {
+    const transaction = store.currentTransaction();
+    if (!transaction) throw new Error('events are numbered inside a transaction');
+    const token = Symbol('numbered');
+    pending.set(token, first);
+    const release = () => {
+      pending.delete(token);
+    };
+    transaction.afterCommit(release);
+    transaction.afterAbort(release);
   }
 
   /** Takes the next version of each entity the events change, entities in key order (no two writers cross). */
@@ -103,6 +127,7 @@ export function createEventLog(store: DocumentStore, options: { retentionMs: num
         { _id: SEQUENCE_ID }, { $inc: { value: events.length } }, { upsert: true, returnDocument: 'after' },
       );
       const first = counter!.value - events.length + 1;
+      holdUntilEnd(first);
       const recordedAt = new Date();
       const expiresAt = new Date(recordedAt.getTime() + options.retentionMs);
       const recorded: RecordedEvent[] = [];
@@ -128,7 +153,7 @@ export function createEventLog(store: DocumentStore, options: { retentionMs: num
 
     /**
      * Retained events after the cursor, in sequence order, up to the watermark read first: every event at or below
-     * it has committed, so none can appear later below a cursor handed out. 400 `event.invalid_cursor` for a cursor
+     * it has committed durably or aborted, so none can appear later below a cursor handed out. 400 `event.invalid_cursor` for a cursor
      * beyond the watermark (never handed out here); 410 `event.cursor_expired` when events after the cursor are no
      * longer retained.
      */

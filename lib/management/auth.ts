@@ -8,6 +8,7 @@ import type { AuthAttempt, AuthFailureLimit } from '../rate-limits/auth-failures
 export const MANAGEMENT_SCOPES = {
   all: 'all',
   createSubjectTokens: 'subject-tokens:create',
+  readEvents: 'events:read',
 } as const;
 
 export interface ManagementPrincipal {

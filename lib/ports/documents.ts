@@ -82,6 +82,11 @@ export interface TransactionScope {
   beforeCommit(step: () => Promise<void>): void;
   /** Runs once the transaction committed, outside it; never when it aborted. */
   afterCommit(callback: () => Promise<void> | void): void;
+  /**
+   * Runs once the transaction aborted (its work or a last step failed, or its commit could not be made durable),
+   * synchronously as it ends; never when it committed.
+   */
+  afterAbort(callback: () => void): void;
 }
 
 export interface DocumentStore {

@@ -4,6 +4,8 @@
  * with it or not at all, and a reader following cursors while writers race sees every committed event exactly once.
  */
 import { expect } from 'chai';
+import { EmbeddedDocumentStore } from '../../adapters/memory/documents.ts';
+import type { Durability } from '../../adapters/memory/transactions.ts';
 import { EventBus } from '../../lib/events/bus.ts';
 import { createEventLog, type EventLog } from '../../lib/events/event-log.ts';
 import { createOutboxRecorder } from '../../lib/outbox/recorder.ts';
@@ -11,6 +13,7 @@ import { createOutboxRepository } from '../../lib/outbox/repository.ts';
 import type { DocumentStore } from '../../lib/ports/documents.ts';
 import { withFakeClock } from '../support/clock.ts';
 import { craftedEvent } from '../support/events.ts';
+import { eventually } from '../support/wait.ts';
 import { forEachBackend } from './support/backends.ts';
 
 const RETENTION_MS = 24 * 3600 * 1000;
@@ -186,3 +189,48 @@ forEachBackend('event log: versions and sequence', (backend) => {
     expect(none).to.deep.equal({ events: [], next: 3 });
   });
 }, { diskResident: ['events'] });
+
+describe('event log on an embedded store whose commits become durable later (the SQLite group commit)', () => {
+  it('lists an event only once its commit is durable, and never one whose commit could not be made durable', async () => {
+    let gate = Promise.withResolvers<void>();
+    const durability: Durability = {
+      async persist(changes) {
+        const outcome = gate;
+        try {
+          await outcome.promise;
+        } catch (error) {
+          for (const change of [...changes].reverse()) change.collection.restore(change.id, change.after, change.before);
+          throw error;
+        }
+      },
+    };
+    const store = new EmbeddedDocumentStore({ kind: 'memory', durability });
+    const log = createEventLog(store, { retentionMs: RETENTION_MS });
+    gate.resolve();
+    await log.prepare();
+    const bus = new EventBus(createOutboxRecorder({ store, outbox: createOutboxRepository(store), log, wake: () => {} }));
+    const publish = (n: number) => store.transaction(() => bus.publish([craftedEvent('User.Data.Updated', { data: { id: 'u1', n } })]));
+
+    gate = Promise.withResolvers<void>();
+    const committing = publish(1);
+    // Applied in memory (another transaction's reads see it), not yet durable.
+    await eventually(async () => (await store.collection('events').countDocuments({})) === 1, { what: 'the commit applied' });
+    expect(await log.page({ after: undefined, limit: 10, types: undefined })).to.deep.equal({ events: [], next: 0 });
+    gate.resolve();
+    await committing;
+    expect((await log.page({ after: undefined, limit: 10, types: undefined })).events.map((event) => event.sequence)).to.deep.equal([1]);
+
+    gate = Promise.withResolvers<void>();
+    const failing = publish(2).catch((error: Error) => error.message);
+    await eventually(async () => (await store.collection('events').countDocuments({})) === 2, { what: 'the second commit applied' });
+    expect((await log.page({ after: 1, limit: 10, types: undefined })).events).to.deep.equal([]);
+    gate.reject(new Error('disk full'));
+    expect(await failing).to.equal('disk full');
+    gate = Promise.withResolvers<void>();
+    gate.resolve();
+    await publish(3);
+    const listed = (await log.page({ after: 1, limit: 10, types: undefined })).events as Listed[];
+    expect(listed.map((event) => [event.sequence, event.version, event.data!.n])).to.deep.equal([[2, 2, 3]]);
+    await store.close();
+  });
+});
