@@ -149,15 +149,17 @@ export function createImpersonation(deps: {
   // Read at every exchange, remembered until the sign-in experience changes.
   const settingsOf = remembered(deps.store, ['sign_in_experiences'], () => deps.settings());
 
-  /** The optional email to the impersonated user, sent after the exchange was answered (a failure never fails it). */
+  /** The optional email to the impersonated user, composed and sent in the background (a failure never fails the exchange). */
   async function notifyUser(record: ImpersonationRecord, user: User): Promise<void> {
     if (!user.primaryEmail || !(await settingsOf()).notifyByEmail) return;
-    const application = await repositories.applications.findById(record.applicationId);
-    const actor = record.actorUserId ? await repositories.users.findById(record.actorUserId) : null;
-    deps.messaging.sendImpersonationNotice({
-      to: user.primaryEmail, applicationName: application?.name ?? record.applicationId,
-      actorName: actor ? actor.name || actor.username || actor.id : null, reason: record.reason,
-      issuedAt: record.issuedAt, expiresAt: record.expiresAt,
+    deps.messaging.sendImpersonationNotice(user.primaryEmail, async () => {
+      const application = await repositories.applications.findById(record.applicationId);
+      const actor = record.actorUserId ? await repositories.users.findById(record.actorUserId) : null;
+      return {
+        applicationName: application?.name ?? record.applicationId,
+        actorName: actor ? actor.name || actor.username || actor.id : null, reason: record.reason,
+        issuedAt: record.issuedAt, expiresAt: record.expiresAt,
+      };
     });
   }
 

@@ -33,9 +33,8 @@ interface SendCodeInput {
   inBackground?: boolean;
 }
 
-interface SendImpersonationNoticeInput {
-  /** The impersonated user's email address. */
-  to: string;
+/** What the impersonation notice says, looked up once the exchange has been answered. */
+interface ImpersonationNotice {
   applicationName: string;
   /** Who acted, when an actor token named them. */
   actorName: string | null;
@@ -78,10 +77,11 @@ export interface Messaging {
   /** Sends the OrganizationInvitation template to an email address (rate-limited the same way). */
   sendInvitation(input: SendInvitationInput): Promise<void>;
   /**
-   * Tells a user their account was impersonated (the UserImpersonated template), after the exchange was answered: it
-   * takes one message from the recipient's budget, and a refusal or a failed send is logged, never thrown.
+   * Tells a user their account was impersonated (the UserImpersonated template), in the background: `describe` (what
+   * the message says) runs there, the message takes one from the recipient's budget, and a refusal or a failure of
+   * any of it is logged, never thrown to the exchange.
    */
-  sendImpersonationNotice(input: SendImpersonationNoticeInput): void;
+  sendImpersonationNotice(to: string, describe: () => Promise<ImpersonationNotice>): void;
 }
 
 export interface MessagingService extends Messaging {
@@ -192,15 +192,16 @@ export async function createMessaging(deps: {
       });
     },
 
-    sendImpersonationNotice({ to, applicationName, actorName, reason, issuedAt, expiresAt }) {
+    sendImpersonationNotice(to, describe) {
       const recipient: Recipient = { type: 'email', value: to.toLowerCase() };
       const template = templates.UserImpersonated;
-      const values = {
-        applicationName, actorName: actorName ?? '', actedBy: actorName ? ` by ${actorName}` : '',
-        reason: reason ?? '', reasonGiven: reason ? ` The reason given: ${reason}.` : '',
-        issuedAt: readableTime(issuedAt), expiresAt: readableTime(expiresAt), recipient: recipient.value,
-      };
       background.run(`UserImpersonated:email:${recipient.value}`, async () => {
+        const { applicationName, actorName, reason, issuedAt, expiresAt } = await describe();
+        const values = {
+          applicationName, actorName: actorName ?? '', actedBy: actorName ? ` by ${actorName}` : '',
+          reason: reason ?? '', reasonGiven: reason ? ` The reason given: ${reason}.` : '',
+          issuedAt: readableTime(issuedAt), expiresAt: readableTime(expiresAt), recipient: recipient.value,
+        };
         await rateLimit.consume('UserImpersonated', recipient);
         await connectors.email.send({
           channel: 'email', to: recipient.value, purpose: 'UserImpersonated',
