@@ -16,7 +16,7 @@ import { renderScaleTables } from './scale-report.ts';
  */
 const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const started = performance.now();
-const startedAt = new Date().toISOString().slice(0, 16).replace('T', ' ') + ' UTC';
+const startedAt = `${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 
 if (process.argv.includes('--scale')) {
   const scale = await runScaleBench();

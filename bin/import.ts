@@ -5,7 +5,7 @@
 import { resolve } from 'node:path';
 import { createLogger } from '../lib/logger.ts';
 import { StoreUnavailableError } from '../lib/store-unavailable.ts';
-import { openStores } from '../app/stores.ts';
+import { openStores, type Stores } from '../app/stores.ts';
 import { settingsOrExit } from './lifecycle.ts';
 import { importFrom } from './transfer.ts';
 
@@ -23,7 +23,7 @@ if (settings.REDIS_URL && settings.webhookQueue.private) {
   process.stderr.write('set WEBHOOK_QUEUE_NAME to the queue the service will consume: the pending deliveries go there\n');
   process.exit(2);
 }
-let stores;
+let stores: Stores;
 try {
   stores = await openStores(settings, createLogger('warn'), {}, { requireReachable: true });
 } catch (error) {

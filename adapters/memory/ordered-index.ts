@@ -168,7 +168,7 @@ export class OrderedIndex {
       const value = field.includes('.') ? lookup(doc, field)[0] : doc[field];
       const other = key[i];
       // Two numbers (not NaN), or two equal strings, the usual keys: their order without the general comparison.
-      const order = (typeof value === 'number' && typeof other === 'number' && value === value && other === other
+      const order = (typeof value === 'number' && typeof other === 'number' && !Number.isNaN(value) && !Number.isNaN(other)
         ? (value < other ? -1 : value > other ? 1 : 0)
         : value === other ? 0 : compareValues(value, other)) * this.directions[i]!;
       if (order !== 0) return order;

@@ -8,7 +8,7 @@ import { compareValues, expandArrays, isPlainObject, lookup, typeRank, valuesEqu
 export function isOperatorObject(value: unknown): value is Record<string, unknown> {
   if (!isPlainObject(value)) return false;
   const first = Object.keys(value)[0];
-  return first !== undefined && first.startsWith('$');
+  return first?.startsWith('$') === true;
 }
 
 export type Predicate = (doc: Doc) => boolean;
@@ -250,7 +250,13 @@ function pathTree(paths: string[]): PathTree {
       }
       const next = node[segment];
       if (next === true) throw new Error(`path collision at ${path}`);
-      node = next ?? (node[segment] = {});
+      if (next !== undefined) {
+        node = next;
+        return;
+      }
+      const created = {};
+      node[segment] = created;
+      node = created;
     });
   }
   return root;
@@ -299,7 +305,7 @@ export function compileProjection(projection: Projection | undefined): (doc: Doc
     return (doc) => exclude(doc, tree) as Doc;
   }
   const paths = fields.map(([path]) => path);
-  if (idFlag === undefined || Boolean(idFlag)) paths.unshift('_id');
+  if (idFlag === undefined || idFlag) paths.unshift('_id');
   const tree = pathTree(paths);
   return (doc) => include(doc, tree) as Doc;
 }

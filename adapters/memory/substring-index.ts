@@ -19,7 +19,7 @@ const INITIAL_CAPACITY = 4;
  */
 export function foldCase(text: string): string {
   // ASCII alone, the common case: upper-casing is the whole rule.
-  if (/^[\u0000-\u007f]*$/.test(text)) return text.toUpperCase();
+  if (/^\p{ASCII}*$/u.test(text)) return text.toUpperCase();
   let folded = '';
   for (let i = 0; i < text.length; i += 1) {
     const unit = text[i]!;

@@ -230,7 +230,7 @@ export function seedFromFilter(filter: Filter): Doc {
       if (key === '$and' && Array.isArray(condition)) {
         condition.filter(isPlainObject).forEach(collect);
       } else if (key.startsWith('$') || condition instanceof RegExp) {
-        continue;
+        // Operators and patterns say no value to seed.
       } else if (isOperatorObject(condition)) {
         if ('$eq' in condition) setPath(seed, key, copyIn(condition.$eq));
       } else {

@@ -69,7 +69,7 @@ function narrow(filter: Filter, columns: Columns, into: Narrowed = { clauses: []
     } else if (key === '_id') {
       narrowId(condition, into);
     } else if (key === columns.ttl?.field && narrowExpiry(condition, columns.ttl.seconds, into)) {
-      continue;
+      // Narrowed by the expiry column.
     } else if (columns.fields.has(key) && !(condition instanceof RegExp)) {
       const operators = isOperatorObject(condition) ? condition : { $eq: condition };
       for (const [operator, operand] of Object.entries(operators)) narrowField(key, operator, operand, into);
@@ -103,7 +103,7 @@ function narrowId(condition: unknown, into: Narrowed): void {
   const ids = isOperatorObject(condition)
     ? (Object.keys(condition).length === 1 && Array.isArray(condition.$in) ? condition.$in : undefined)
     : [condition];
-  if (!ids || !ids.every((id) => typeof id === 'string')) {
+  if (!ids?.every((id) => typeof id === 'string')) {
     into.exact = false;
     return;
   }

@@ -1,3 +1,4 @@
+import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { api } from './api.ts';
 import { startSignIn } from './auth.ts';
@@ -26,7 +27,7 @@ export function SetupPage() {
     document.title = 'Set up · Identity console';
   }, []);
 
-  let content;
+  let content: ComponentChildren;
   if (state.loading) content = <Loading what="the setup state" />;
   else if (state.error) content = <ErrorText error={state.error} />;
   else if (created) {

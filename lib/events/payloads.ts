@@ -176,7 +176,7 @@ export type IdentityEvent<N extends EventName = EventName> = N extends EventName
  * What the event log adds as an event commits: `sequence`, its place in the commit order of every event, and for a
  * data event `version`, how many committed data events its entity has had up to this one.
  */
-type Recording<N extends EventName> = { sequence: number } & (N extends DataEventName ? { version: number } : {});
+type Recording<N extends EventName> = { sequence: number } & (N extends DataEventName ? { version: number } : unknown);
 
 /** An event as the outbox holds it and consumers receive it: stamped, then numbered by the event log. */
 export type RecordedEvent<N extends EventName = EventName> = N extends EventName ? Flat<Stamped<N> & Recording<N>> : never;

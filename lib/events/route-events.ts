@@ -8,6 +8,7 @@ import type { EventPayloads } from './payloads.ts';
 export type RouteKey = `${'POST' | 'PUT' | 'PATCH' | 'DELETE'} /${string}`;
 
 /** Data events whose payload has fields beyond `data`: only the handler can state those. */
+// biome-ignore lint/complexity/noBannedTypes: `{}` is the test itself: a payload whose other fields are all optional.
 type HandlerShaped = { [N in DataEventName]: {} extends Omit<EventPayloads[N], 'data'> ? never : N }[DataEventName];
 
 interface RuleBase<N extends DataEventName> {

@@ -128,7 +128,10 @@ export function createMfaStep(deps: Pick<ExperienceDeps, 'signInExperience' | 'p
         const secret = pending.newSecret === undefined ? undefined : mfa.open(pending.newSecret, pendingContext(user, pending.id));
         if (secret === undefined) throw errors.experience('session.mfa.pending_info_not_found', 'this verification sets up no new authenticator');
         let step: number | undefined;
-        await counted(user, async () => (step = totpStepOf(secret, code)) !== undefined, invalidTotp);
+        await counted(user, async () => {
+          step = totpStepOf(secret, code);
+          return step !== undefined;
+        }, invalidTotp);
         pending.verified = true;
         pending.acceptedStep = step;
         return pending.id;

@@ -76,7 +76,7 @@ const PARSED_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 const PLAIN_JSON = /^application\/json(?:\s*;\s*charset="?utf-8"?)?$/i;
 const DIGITS = /^\d{1,9}$/;
 /** Strict JSON: an object or an array, after the whitespace RFC 8259 allows. */
-const STRICT_JSON = /^[\x20\x09\x0a\x0d]*[[{]/;
+const STRICT_JSON = /^[ \t\n\r]*[[{]/;
 /** A `__proto__` key, however escaped (the check of @hapi/bourne, which the general parser uses). */
 const PROTO_KEY = /"(?:_|\\u005[Ff])(?:_|\\u005[Ff])(?:p|\\u0070)(?:r|\\u0072)(?:o|\\u006[Ff])(?:t|\\u0074)(?:o|\\u006[Ff])(?:_|\\u005[Ff])(?:_|\\u005[Ff])"\s*:/;
 
@@ -144,7 +144,11 @@ export function parseJsonBody(limit: number): Middleware {
     const bytes = plainJsonLength(ctx, limit);
     if (bytes === undefined) return general(ctx, next);
     // The middleware runs while the parser is still on the headers: what came with them is buffered after this turn.
-    const text = arrived(ctx, bytes) ?? (await Promise.resolve(), arrived(ctx, bytes));
+    let text = arrived(ctx, bytes);
+    if (text === undefined) {
+      await Promise.resolve();
+      text = arrived(ctx, bytes);
+    }
     if (text === undefined) return general(ctx, next);
     (ctx.request as { body?: unknown }).body = parseStrictJson(text);
     return next();

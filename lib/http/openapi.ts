@@ -102,7 +102,9 @@ export function buildOpenApi(
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of registry.routes) {
     const path = route.path.replace(/:(\w+)/g, '{$1}');
-    (paths[path] ??= {})[route.method] = operationOf(route, events);
+    const operations = paths[path] ?? {};
+    operations[route.method] = operationOf(route, events);
+    paths[path] = operations;
   }
   return {
     openapi: '3.1.0',

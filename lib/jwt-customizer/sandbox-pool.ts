@@ -387,7 +387,9 @@ export class SandboxPool {
     slot.batch = undefined;
     batch.lane.busy -= 1;
     const answered = Math.min(slot.channel.done(), batch.runs.length);
-    slot.channel.outcomes(answered).forEach((answer, index) => this.#answer(batch, index, answer ?? outcome));
+    slot.channel.outcomes(answered).forEach((answer, index) => {
+      this.#answer(batch, index, answer ?? outcome);
+    });
     if (!batch.lane.closed) this.#requeue(batch, slot.channel.takeBack(answered, batch.runs.length));
     for (let index = 0; index < batch.runs.length; index += 1) this.#answer(batch, index, outcome);
   }

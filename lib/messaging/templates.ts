@@ -136,7 +136,9 @@ export async function readTemplatesDir(dir: string): Promise<MessageTemplates> {
     }
     const content = await readFile(join(dir, name), 'utf8');
     const value = match.part === 'subject' || match.part === 'sms' ? content.replace(/\r?\n$/, '') : content;
-    (templates[match.purpose] ??= {})[match.part] = value;
+    const parts = templates[match.purpose] ?? {};
+    parts[match.part] = value;
+    templates[match.purpose] = parts;
   }
   if (unexpected.length) {
     throw new ConfigurationError(`MESSAGE_TEMPLATES_DIR holds files that name no template: ${unexpected.join(', ')} `

@@ -12,6 +12,7 @@ import type { WebAuthnFactor } from './repository.ts';
 
 /** Loaded with the first ceremony: the WebAuthn library and its parsers weigh about 20 MB an instance need not hold. */
 const webauthn = () => import('@simplewebauthn/server');
+type SimpleWebAuthn = Awaited<ReturnType<typeof webauthn>>;
 
 /**
  * Who the passkeys belong to (WebAuthn's relying party): the host of BASE_URL is the RP ID, its origin the only
@@ -115,7 +116,7 @@ export function createPasskeys(deps: {
     /** Checks the browser's answer to `registrationOptions(handle)`: the new credential, not stored yet. */
     async verifyRegistration(handle: string, userId: string, response: RegistrationResponseJSON): Promise<NewCredential> {
       const expectedChallenge = await take('registration', handle, userId);
-      let verified;
+      let verified: Awaited<ReturnType<SimpleWebAuthn['verifyRegistrationResponse']>>;
       try {
         verified = await (await webauthn()).verifyRegistrationResponse({
           response, expectedChallenge, expectedOrigin: rp.origin, expectedRPID: rp.id, requireUserVerification: false,
@@ -159,7 +160,7 @@ export function createPasskeys(deps: {
     async verifyAuthentication(userId: string, expectedChallenge: string, response: AuthenticationResponseJSON): Promise<WebAuthnFactor> {
       const factor = (await passkeysOf(userId)).find((candidate) => candidate.credentialId === response.id);
       if (!factor) throw failed('the credential is not one of this account\'s passkeys');
-      let verified;
+      let verified: Awaited<ReturnType<SimpleWebAuthn['verifyAuthenticationResponse']>>;
       try {
         verified = await (await webauthn()).verifyAuthenticationResponse({
           response, expectedChallenge, expectedOrigin: rp.origin, expectedRPID: rp.id, requireUserVerification: false,

@@ -39,10 +39,10 @@ export function createAuthFailureLimit(kv: KeyValueStore, surface: 'oidc' | 'api
     const counters = [ipCounter, clientCounter].filter((counter) => counter !== undefined);
     if (counters.length === 0) return { ip: undefined, client: undefined };
     const values = await kv.getMany(counters);
-    const valueOf = (counter: string) => values[counters.indexOf(counter)] ?? null;
+    const storedValue = (counter: string) => values[counters.indexOf(counter)] ?? null;
     // A counter that is full asks the store how long it stays so; one that is not answers at once.
-    const ipWait = ipCounter === undefined ? undefined : byIp.blockedByValue(ipCounter, valueOf(ipCounter));
-    const clientWait = clientCounter === undefined ? undefined : byClient.blockedByValue(clientCounter, valueOf(clientCounter));
+    const ipWait = ipCounter === undefined ? undefined : byIp.blockedByValue(ipCounter, storedValue(ipCounter));
+    const clientWait = clientCounter === undefined ? undefined : byClient.blockedByValue(clientCounter, storedValue(clientCounter));
     if (ipWait === undefined && clientWait === undefined) return { ip: undefined, client: undefined };
     const [ip, byClientId] = await Promise.all([ipWait, clientWait]);
     return { ip, client: byClientId };

@@ -32,14 +32,14 @@ export interface SignInView extends PageFrame {
 export function signInPage(view: SignInView): string {
   const { methods, at } = view;
   const problemOf = (which: 'password' | 'code') => (view.failed === which ? view.problem : undefined);
-  const valueOf = (which: 'password' | 'code') => (view.failed === which ? view.identifier : view.failed ? undefined : view.loginHint);
+  const prefillOf = (which: 'password' | 'code') => (view.failed === which ? view.identifier : view.failed ? undefined : view.loginHint);
   const sections: string[] = [];
   if (methods.password.length) {
     sections.push(`${form({
       id: 'password', action: at('/login'), csrf: view.csrf, submit: 'Sign in', problem: problemOf('password'),
       autofocus: !view.failed && (methods.passwordFirst || !methods.code.length),
       fields: [
-        identifierField(methods.password, valueOf('password'), 'username'),
+        identifierField(methods.password, prefillOf('password'), 'username'),
         { name: 'password', label: 'Password', type: 'password', autocomplete: 'current-password', maxlength: 256 },
       ],
     })}
@@ -49,7 +49,7 @@ ${links({ href: at('/forgot-password'), label: 'Forgot password?' })}`);
     sections.push(form({
       id: 'code', action: at('/sign-in/send-code'), csrf: view.csrf, submit: 'Send code', problem: problemOf('code'),
       autofocus: !view.failed && (!methods.passwordFirst || !methods.password.length),
-      fields: [identifierField(methods.code, valueOf('code'))],
+      fields: [identifierField(methods.code, prefillOf('code'))],
     }));
   }
   if (!methods.passwordFirst) sections.reverse();

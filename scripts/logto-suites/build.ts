@@ -46,7 +46,7 @@ export async function buildCheckout(checkout: Checkout, options: { oidcProvider?
   const logFile = join(checkout.work, 'build.log');
   const env: NodeJS.ProcessEnv = { ...process.env, PUPPETEER_SKIP_DOWNLOAD: '1', npm_config_engine_strict: 'false' };
 
-  usePackedFork(checkout, options.oidcProvider, options.say);
+  installPackedFork(checkout, options.oidcProvider, options.say);
   for (const file of workspaceManifests(checkout.root)) dropCloudDependency(file);
 
   const tools = join(checkout.work, 'tools');
@@ -77,7 +77,7 @@ async function step(command: string, args: string[], cwd: string, env: NodeJS.Pr
  * Points `@logto/core`'s `oidc-provider` at a tarball packed from a checkout of the fork: the GitHub dependency
  * cannot be fetched from here.
  */
-function usePackedFork(checkout: Checkout, forkPath: string | undefined, say: (line: string) => void): void {
+function installPackedFork(checkout: Checkout, forkPath: string | undefined, say: (line: string) => void): void {
   const coreManifest = join(checkout.root, 'packages/core/package.json');
   const core = readJson(coreManifest);
   const dependencies = core.dependencies as Record<string, string>;

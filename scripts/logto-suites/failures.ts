@@ -24,6 +24,7 @@ interface Answer {
   value?: string;
 }
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: terminal colour codes start with ESC.
 const ANSI = /\u001b\[[0-9;]*m/g;
 const HTTP_ERROR = /Request failed with status code (\d{3})/;
 const TEST_FRAME = /(src\/tests\/\S+?\.test\.ts):(\d+):\d+/;

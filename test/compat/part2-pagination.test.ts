@@ -39,7 +39,7 @@ describe('Logto compatibility: optional pagination', () => {
     const org = await fixtures(h).organization();
     let domain = 0;
     await expectOptional(`/organizations/${org.id}/jit/email-domains`, () => ok(h.api('POST', `/organizations/${org.id}/jit/email-domains`, {
-      emailDomain: `d${(domain += 1)}.example.com`,
+      emailDomain: `d${++domain}.example.com`,
     })));
     const { scopes } = await fixtures(h).resourceWithScopes(MORE_THAN_A_PAGE);
     const role = await fixtures(h).role({ scopeIds: scopes.map((scope: { id: string }) => scope.id) });

@@ -147,7 +147,7 @@ const PEOPLE: Doc[] = [
 ];
 
 function documentStoreContract(backend: Backend): void {
-  describe(`DocumentStore contract: ${backend.kind}`, function () {
+  describe(`DocumentStore contract: ${backend.kind}`, () => {
     let store: DocumentStore;
     let sequence = 0;
     /** A fresh, empty collection for each use. */

@@ -22,7 +22,7 @@ const backends: Array<{ name: string; open: (() => Promise<DocumentStore>) | nul
 ];
 
 for (const backend of backends) {
-  describe(`oidc-provider adapter contract (${backend.name})`, function () {
+  describe(`oidc-provider adapter contract (${backend.name})`, () => {
     let store: DocumentStore;
     let adapter: (model: string) => Adapter;
     const clients = new Map<string, Record<string, unknown>>([['app1', { client_id: 'app1' }]]);

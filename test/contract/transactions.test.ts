@@ -264,7 +264,8 @@ forEachBackend('DocumentStore transaction isolation', (backend) => {
     let locked = 0;
     const cross = (first: string, second: string) => store.transaction(async () => {
       await counters.updateOne({ _id: first }, { $inc: { n: 1 } });
-      if ((locked += 1) === 2) both.resolve();
+      locked += 1;
+      if (locked === 2) both.resolve();
       await both.promise;
       await counters.updateOne({ _id: second }, { $inc: { n: 1 } });
     });

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { withFakeClock } from '../support/clock.ts';
 import { codeFrom } from '../support/mailbox.ts';
-import { json, ExperienceClient, startExperienceHarness, uniqueName, type ExperienceHarness } from './support.ts';
+import { json, type ExperienceClient, startExperienceHarness, uniqueName, type ExperienceHarness } from './support.ts';
 
 /** Every bad input answers 4xx with a stable code, never 500. */
 describe('Experience API: refusals', () => {

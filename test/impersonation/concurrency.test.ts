@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { startService, type RunningService } from '../support/service.ts';
 import { createApplication, createResource, createUser, subjectToken, tokenRequest } from '../support/fixtures.ts';
-import { GRANT, AT } from './token-exchange.test.ts';
+import { GRANT, AT } from '../support/token-exchange.ts';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const CONCURRENT = 100;

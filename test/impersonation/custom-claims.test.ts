@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { decodeJwt } from 'jose';
 import { ADMIN, clientCredentialsToken, startService, type RunningService } from '../support/service.ts';
 import { createApplication, createResource, createUser, subjectToken, tokenRequest } from '../support/fixtures.ts';
-import { GRANT, AT } from './token-exchange.test.ts';
+import { GRANT, AT } from '../support/token-exchange.ts';
 
 const INDICATOR = 'https://claims.example.com';
 const SCRIPT_PATH = '/api/configs/jwt-customizer/access-token';
@@ -189,9 +189,9 @@ describe('custom JWT claims from a stored script', () => {
       "Function('return process')().env",
       "({}).constructor.constructor('return globalThis.process')().env",
     ];
-    for (const escape of escapes) {
-      it(`keeps the host out of reach: ${escape}`, async () => {
-        const res = await test(`const getCustomJwtClaims = async () => ({ leaked: ${escape} });`);
+    for (const escaped of escapes) {
+      it(`keeps the host out of reach: ${escaped}`, async () => {
+        const res = await test(`const getCustomJwtClaims = async () => ({ leaked: ${escaped} });`);
         expect(res.status).to.equal(422);
         const body = await res.json() as { code: string };
         expect(body.code).to.equal('jwt_customizer.script_error');

@@ -8,7 +8,7 @@ import {
 import { accountClient } from '../account/support.ts';
 import { Receiver, eventually } from '../webhooks-delivery/support/receiver.ts';
 import { createHook, verifyDelivery, type CreatedHook } from '../webhooks-delivery/support/hooks.ts';
-import { GRANT, AT } from './token-exchange.test.ts';
+import { GRANT, AT } from '../support/token-exchange.ts';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const INDICATOR = 'https://kill-switch.example.com';

@@ -8,10 +8,9 @@ import {
 import type { CustomizerInput } from '../../lib/jwt-customizer/claims.ts';
 import { installFakeClock } from '../support/clock.ts';
 import { eventually } from '../support/wait.ts';
+import { GRANT, AT } from '../support/token-exchange.ts';
 import { accountClient } from '../account/support.ts';
 
-export const GRANT = 'urn:ietf:params:oauth:grant-type:token-exchange';
-export const AT = 'urn:ietf:params:oauth:token-type:access_token';
 const INDICATOR = 'https://api.example.com';
 const BOB_PASSWORD = 'support agent passphrase 42';
 

@@ -345,11 +345,17 @@ describe('jwt-customizer sandbox', () => {
       const sandboxes = createSandboxes({ timeoutMs: 1500, memoryBytes: 16 * MB, workers: 1 });
       try {
         let settled = 0;
-        const testLoop = sandboxes.test.run(loop, input).then((outcome) => (settled++, outcome));
+        const testLoop = sandboxes.test.run(loop, input).then((outcome) => {
+          settled += 1;
+          return outcome;
+        });
         expect(claimsOf(await sandboxes.issuance.run(good, input))).to.deep.equal({ served: true });
         expect(settled, 'the token run waited for the test run').to.equal(0);
         errorOf(await testLoop, 'timeout');
-        const tokenLoop = sandboxes.issuance.run(loop, input).then((outcome) => (settled++, outcome));
+        const tokenLoop = sandboxes.issuance.run(loop, input).then((outcome) => {
+          settled += 1;
+          return outcome;
+        });
         expect(claimsOf(await sandboxes.test.run(good, input))).to.deep.equal({ served: true });
         expect(settled, 'the test run waited for the token run').to.equal(1);
         errorOf(await tokenLoop, 'timeout');

@@ -46,7 +46,9 @@ describe('OpenAPI document: events and response contracts', () => {
   it('has response schemas that drop unknown fields rather than pass them through', () => {
     const open: string[] = [];
     const visit = (schema: unknown, where: string): void => {
-      if (Array.isArray(schema)) schema.forEach((item, index) => visit(item, `${where}[${index}]`));
+      if (Array.isArray(schema)) schema.forEach((item, index) => {
+        visit(item, `${where}[${index}]`);
+      });
       if (typeof schema !== 'object' || schema === null) return;
       const node = schema as Record<string, unknown>;
       if (node.properties && node.additionalProperties !== false) open.push(where);

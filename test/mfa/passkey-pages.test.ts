@@ -6,14 +6,14 @@ import { csrfToken, directives, openSignIn, post, type Interaction } from '../se
 
 const PASSWORD = 'passkey pages 42';
 
-const unescape = (text: string) => text.replace(/&#(\d+);/g, (_, code: string) => String.fromCharCode(Number(code)));
+const decodeEntities = (text: string) => text.replace(/&#(\d+);/g, (_, code: string) => String.fromCharCode(Number(code)));
 
 /** What the passkey page's form carries: the challenge (as the script reads it) and its verification. */
 function formOf(html: string): { options: CeremonyOptions; verificationId: string; token: string } {
   const options = /data-options="([^"]*)"/.exec(html)?.[1];
   const verificationId = /name="verificationId" value="([^"]*)"/.exec(html)?.[1];
   if (options === undefined || verificationId === undefined) throw new Error(`no passkey form: ${html.slice(0, 300)}`);
-  return { options: JSON.parse(unescape(options)) as CeremonyOptions, verificationId: unescape(verificationId), token: csrfToken(html) };
+  return { options: JSON.parse(decodeEntities(options)) as CeremonyOptions, verificationId: decodeEntities(verificationId), token: csrfToken(html) };
 }
 
 /**

@@ -18,7 +18,7 @@ async function scrape(running: RunningService, token: string | undefined = METRI
 }
 
 /** The value of one series (0 when it does not exist yet): the family's sample whose labels include `labels`. */
-async function valueOf(running: RunningService, name: string, labels: Record<string, string> = {}): Promise<number> {
+async function metricValue(running: RunningService, name: string, labels: Record<string, string> = {}): Promise<number> {
   const family = (await scrape(running)).find((candidate) => candidate.name === name);
   const sample = family?.metrics.find((metric) => Object.entries(labels).every(([key, value]) => metric.labels?.[key] === value));
   return sample ? Number(sample.value) : 0;
@@ -64,17 +64,17 @@ describe('GET /metrics', () => {
       const family = (await scrape(instance, token)).find((candidate) => candidate.name === 'http_requests_total');
       return Number(family?.metrics.find((metric) => metric.labels?.route === '/healthz')?.value ?? 0);
     };
-    const [mine, theirs] = [await valueOf(running, 'http_requests_total', healthz), await count(other)];
+    const [mine, theirs] = [await metricValue(running, 'http_requests_total', healthz), await count(other)];
     for (let i = 0; i < 2; i += 1) await (await fetch(`${other.baseUrl}/healthz`)).arrayBuffer();
     expect(await count(other)).to.equal(theirs + 2);
-    expect(await valueOf(running, 'http_requests_total', healthz)).to.equal(mine);
+    expect(await metricValue(running, 'http_requests_total', healthz)).to.equal(mine);
   });
 
   it('counts requests by method, route pattern and status, and times them in a histogram', async () => {
     const labels = { method: 'GET', route: '/api/applications/:id', status: '404' };
-    const before = await valueOf(running, 'http_requests_total', labels);
+    const before = await metricValue(running, 'http_requests_total', labels);
     for (let i = 0; i < 3; i += 1) await (await running.request(`/api/applications/missing-${i}`)).arrayBuffer();
-    expect(await valueOf(running, 'http_requests_total', labels)).to.equal(before + 3);
+    expect(await metricValue(running, 'http_requests_total', labels)).to.equal(before + 3);
     const families = await scrape(running);
     expect(families.find((family) => family.name === 'http_request_duration_seconds')?.type).to.equal('HISTOGRAM');
     const routes = families.find((family) => family.name === 'http_requests_total')!.metrics.map((metric) => metric.labels?.route);
@@ -82,32 +82,32 @@ describe('GET /metrics', () => {
   });
 
   it('counts tokens issued by grant and token exchanges refused by error code', async () => {
-    const issued = await valueOf(running, 'oidc_tokens_issued_total', { grant: 'client_credentials' });
+    const issued = await metricValue(running, 'oidc_tokens_issued_total', { grant: 'client_credentials' });
     expect(await tokenRequest(running, { grant_type: 'client_credentials' }, basic(ADMIN.id, ADMIN.secret))).to.equal(200);
-    expect(await valueOf(running, 'oidc_tokens_issued_total', { grant: 'client_credentials' })).to.equal(issued + 1);
+    expect(await metricValue(running, 'oidc_tokens_issued_total', { grant: 'client_credentials' })).to.equal(issued + 1);
 
     const app = await createApplication(running, { type: 'MachineToMachine', customClientMetadata: { allowTokenExchange: true } });
-    const refused = await valueOf(running, 'oidc_token_exchanges_refused_total', { error: 'invalid_grant' })
-      + await valueOf(running, 'oidc_token_exchanges_refused_total', { error: 'invalid_request' });
+    const refused = await metricValue(running, 'oidc_token_exchanges_refused_total', { error: 'invalid_grant' })
+      + await metricValue(running, 'oidc_token_exchanges_refused_total', { error: 'invalid_request' });
     const status = await tokenRequest(running, {
       grant_type: TOKEN_EXCHANGE, subject_token: 'sub_tk_unknown', subject_token_type: 'urn:ietf:params:oauth:token-type:access_token',
     }, basic(app.id, app.secret!));
     expect(status).to.equal(400);
-    expect(await valueOf(running, 'oidc_token_exchanges_refused_total', { error: 'invalid_grant' })
-      + await valueOf(running, 'oidc_token_exchanges_refused_total', { error: 'invalid_request' })).to.equal(refused + 1);
+    expect(await metricValue(running, 'oidc_token_exchanges_refused_total', { error: 'invalid_grant' })
+      + await metricValue(running, 'oidc_token_exchanges_refused_total', { error: 'invalid_request' })).to.equal(refused + 1);
   });
 
   it('counts rate-limit hits and lockouts', async () => {
     const ip = `127.${randomInt(256)}.${randomInt(256)}.${randomInt(1, 255)}`;
-    const hits = await valueOf(running, 'rate_limit_hits_total', { limit: 'client_auth' });
+    const hits = await metricValue(running, 'rate_limit_hits_total', { limit: 'client_auth' });
     const statuses: number[] = [];
     for (let i = 0; i < 3; i += 1) statuses.push(await tokenRequest(running, { grant_type: 'client_credentials' }, basic('nobody', 'x'), ip));
     expect(statuses).to.deep.equal([401, 401, 429]);
-    expect(await valueOf(running, 'rate_limit_hits_total', { limit: 'client_auth' })).to.equal(hits + 1);
+    expect(await metricValue(running, 'rate_limit_hits_total', { limit: 'client_auth' })).to.equal(hits + 1);
 
-    const lockouts = await valueOf(running, 'sign_in_lockouts_total');
+    const lockouts = await metricValue(running, 'sign_in_lockouts_total');
     await running.service.core.bus.emit('Identifier.Lockout', { type: 'username', value: 'someone' });
-    await eventually(async () => (await valueOf(running, 'sign_in_lockouts_total')) === lockouts + 1);
+    await eventually(async () => (await metricValue(running, 'sign_in_lockouts_total')) === lockouts + 1);
   });
 
   it('reports process and runtime metrics in each instance\'s own registry, never the global one', async () => {

@@ -55,10 +55,10 @@ interface TraceRequest {
 
 interface ReceivedSpan { span: OtlpSpan; attributes: Record<string, string | number | undefined>; serviceName: unknown }
 
-const valueOf = (value: AnyValue): string | number | undefined => (
+const attributeValue = (value: AnyValue): string | number | undefined => (
   value.intValue !== undefined ? Number(value.intValue) : value.stringValue
 );
-const attributesOf = (list: KeyValue[]) => Object.fromEntries(list.map(({ key, value }) => [key, valueOf(value)]));
+const attributesOf = (list: KeyValue[]) => Object.fromEntries(list.map(({ key, value }) => [key, attributeValue(value)]));
 
 function spansOf(receiver: Receiver): ReceivedSpan[] {
   return receiver.exports.flatMap((received) => (JSON.parse(received.body) as TraceRequest).resourceSpans.flatMap((resourceSpans) => {

@@ -12,7 +12,7 @@ const ROUND_GAP_MS = 200;
 
 const hasRedisServer = spawnSync('redis-server', ['--version']).status === 0;
 
-describe('Redis going down and coming back', function () {
+describe('Redis going down and coming back', () => {
   let redis: PrivateRedis | undefined;
   let running: RunningService;
   let user: { id: string };

@@ -119,7 +119,7 @@ describe('SQLite store: what users and clients hold survives a SIGKILL', functio
     const jwks = createRemoteJWKSet(new URL(`${server.baseUrl}/oidc/jwks`));
     const { payload } = await jwtVerify(machineToken, jwks, { issuer: `${server.baseUrl}/oidc` });
     expect(payload.client_id).to.equal(ADMIN.id);
-    expect((await server.request('/api/users/' + alice.id, { token: machineToken })).status, 'and is accepted').to.equal(200);
+    expect((await server.request(`/api/users/${alice.id}`, { token: machineToken })).status, 'and is accepted').to.equal(200);
 
     const refreshed = await client.refreshTokenGrant(config, tokens.refresh_token!);
     expect(refreshed.access_token).to.be.a('string');

@@ -117,7 +117,9 @@ describe('SQLite store: operating it', function () {
     await fresh.kill();
     const readOnly = join(locked, 'identity.sqlite');
     // As root, permissions do not stop a write: the immutable attribute does, where the filesystem has it.
-    const immutable = process.getuid?.() === 0 ? spawnSync('chattr', ['+i', readOnly]).status === 0 : (chmodSync(readOnly, 0o400), true);
+    let immutable = true;
+    if (process.getuid?.() === 0) immutable = spawnSync('chattr', ['+i', readOnly]).status === 0;
+    else chmodSync(readOnly, 0o400);
     if (!immutable) return;
     const unwritable = await startToEnd({ DATA_DIR: locked });
     expect(unwritable.code).to.equal(1);

@@ -63,7 +63,7 @@ for (const backend of BACKENDS) {
      * has then taken up every job enqueued before, so what has not arrived by now is not on its way.
      */
     async function deliveredPastThisPoint() {
-      const path = `/sentinel-${(sentinels += 1)}`;
+      const path = `/sentinel-${++sentinels}`;
       await hookAt(path, { events: ['OrganizationScope.Deleted'] });
       await publish('OrganizationScope.Deleted');
       await eventually(() => receiver.requests(path)[0], { what: `the delivery to ${path}` });

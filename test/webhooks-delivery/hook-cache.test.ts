@@ -20,7 +20,10 @@ describe('hook cache', () => {
     const store = createMemoryDocumentStore();
     const repository = createHooksRepository(store);
     let loads = 0;
-    const counting = { ...repository, all: async () => ((loads += 1), repository.all()) };
+    const counting = { ...repository, all: async () => {
+      loads += 1;
+      return repository.all();
+    } };
     const cache = createHookCache({ hooks: counting, kv: createMemoryKeyValueStore() });
     await repository.insert(hook('a'));
     await repository.insert(hook('b', { enabled: false }));

@@ -62,7 +62,7 @@ function bullmqBackend(): Backend & { connection: () => Redis; queueName: () => 
       redis = new Redis(REDIS_URL);
     },
     create: () => {
-      queueName = `deliveries-test-${process.pid}-${Date.now().toString(36)}-${(sequence += 1)}`;
+      queueName = `deliveries-test-${process.pid}-${Date.now().toString(36)}-${++sequence}`;
       created.push(queueName);
       return createBullmqDeliveryQueue({ connection: connection(), queueName, ...FAST });
     },

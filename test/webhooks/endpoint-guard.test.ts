@@ -111,7 +111,10 @@ for (const backend of backends) {
         getDel: (key) => kv.getDel(key),
         del: (key) => kv.del(key),
         incr: (key, ttlMs) => kv.incr(key, ttlMs),
-        ttl: (key) => (reads.push(key), kv.ttl(key)),
+        ttl: (key) => {
+          reads.push(key);
+          return kv.ttl(key);
+        },
         ping: () => kv.ping(),
         close: async () => {},
       };

@@ -23,7 +23,7 @@ const backends: { name: string; create: () => Promise<{ queue: DeliveryQueue; cl
     name: 'bullmq',
     create: async () => {
       const redis = new Redis(REDIS_URL);
-      const queueName = `deferral-test-${process.pid}-${Date.now().toString(36)}-${(sequence += 1)}`;
+      const queueName = `deferral-test-${process.pid}-${Date.now().toString(36)}-${++sequence}`;
       return {
         queue: createBullmqDeliveryQueue({ connection: redis, queueName }),
         cleanup: async () => {

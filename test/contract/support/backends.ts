@@ -86,7 +86,7 @@ export function forEachBackend(
   title: string, suite: (backend: StoreBackend) => void, options: { diskResident?: readonly string[] } = {},
 ): void {
   for (const backend of [memoryBackend(), sqliteBackend(options.diskResident), mongoBackend()]) {
-    describe(`${title}: ${backend.kind}`, function () {
+    describe(`${title}: ${backend.kind}`, () => {
       before(function () {
         if (backend.unavailable) this.skip();
       });

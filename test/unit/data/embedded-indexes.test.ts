@@ -39,7 +39,7 @@ function makeDoc(rng: ReturnType<typeof random>, n: number): Doc {
 
 function makeFilter(rng: ReturnType<typeof random>): Filter {
   const literal = () => rng.pick(['alp', 'ETA', 'amm', 'σίσ', 'ΣΊΣ', 'ς', 'ß', 'elv', 'kel', 'x-r', 'a.b', 'b*c', 'zzz', 'Jo', '1', '12']);
-  const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
+  const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
   const shapes: Array<() => Filter> = [
     () => ({}),
     () => ({ $and: [{}, {}] }),
@@ -52,11 +52,11 @@ function makeFilter(rng: ReturnType<typeof random>): Filter {
     () => ({ g: rng.pick(GROUPS), t: { $gte: 1000 + rng.int(30), $lte: 1030 + rng.int(30) }, n: { $ne: 3 } }),
     () => ({ t: { $gt: new Date(1_700_000_003_000) } }),
     () => ({ tags: rng.pick(WORDS) }),
-    () => ({ name: new RegExp(escape(literal()), rng.pick(['i', ''])) }),
-    () => ({ name: new RegExp(`^[\\s\\S]*${escape(literal())}[\\s\\S]*$`, 'i') }),
-    () => ({ name: { $regex: escape(literal()), $options: 'i' } }),
-    () => ({ $or: [{ name: new RegExp(escape(literal()), 'i') }, { g: rng.pick(GROUPS) }] }),
-    () => ({ $and: [{ n: { $lt: 20 } }, { $or: [{ name: new RegExp(escape(literal()), 'i') }, { tags: new RegExp(escape(literal()), 'i') }] }] }),
+    () => ({ name: new RegExp(escapeRegExp(literal()), rng.pick(['i', ''])) }),
+    () => ({ name: new RegExp(`^[\\s\\S]*${escapeRegExp(literal())}[\\s\\S]*$`, 'i') }),
+    () => ({ name: { $regex: escapeRegExp(literal()), $options: 'i' } }),
+    () => ({ $or: [{ name: new RegExp(escapeRegExp(literal()), 'i') }, { g: rng.pick(GROUPS) }] }),
+    () => ({ $and: [{ n: { $lt: 20 } }, { $or: [{ name: new RegExp(escapeRegExp(literal()), 'i') }, { tags: new RegExp(escapeRegExp(literal()), 'i') }] }] }),
     () => ({ _id: { $in: [`d${rng.int(300)}`, `d${rng.int(300)}`, 'nope'] }, g: { $exists: true } }),
     () => ({ g: rng.pick(GROUPS), $or: [{ n: { $lt: 10 } }, { n: { $gt: 30 } }] }),
   ];

@@ -86,6 +86,7 @@ describe('event bus: emit stamps time and context', () => {
  * Payload shapes are checked by the compiler (`npm test` type-checks first): each line below must stay an
  * error, or the build fails on an unused `@ts-expect-error`.
  */
+// biome-ignore lint/suspicious/noExportsInTest: exported so the compiler checks it without a caller; it never runs.
 export function payloadsThatDoNotCompile(bus: EventBus): unknown[] {
   const overrides: EventOverrides[] = [
     // @ts-expect-error Role.Scopes.Updated needs the role's id beside its scopes

@@ -158,6 +158,7 @@ function Editor(props: { stored: CustomizerConfig | null; onStored: (config: Cus
             {result && (
               <>
                 <p class="notice" role="status">The script added these claims:</p>
+                {/* biome-ignore lint/a11y/useAriaPropsSupportedByRole: the label names the block for those who look it up by name. */}
                 <pre aria-label="Resulting claims">{json(result)}</pre>
               </>
             )}
