@@ -1,6 +1,7 @@
 import type { DocumentStore } from '../ports/documents.ts';
 import type { EventName } from '../events/catalogue.ts';
 import { findPage, publicShape, type Page, type PageResult, type Stored } from '../data/entity.ts';
+import { publicKeyOf, type SignatureScheme } from './signing.ts';
 
 export interface HookConfig {
   url: string;
@@ -18,6 +19,10 @@ export interface Hook {
   enabled: boolean;
   /** Why the service disabled the hook by itself (410 Gone, a long failure streak); null otherwise. */
   disabledReason: string | null;
+  /** How its deliveries are signed (chosen at creation). */
+  signature: SignatureScheme;
+  /** `ed25519`: the current key's public key (`whpk_…`), which consumers verify `v1a` signatures with; else null. */
+  publicKey: string | null;
   createdAt: number;
   updatedAt: number;
 }
@@ -28,9 +33,10 @@ export interface RetiredKey {
   until: number;
 }
 
-/** What is stored: the hook and its secrets. Records older than `disabledReason` lack it. */
-export interface HookRecord extends Omit<Hook, 'disabledReason'> {
+/** What is stored: the hook and its secrets. Records older than `disabledReason` or `signature` lack them. */
+export interface HookRecord extends Omit<Hook, 'disabledReason' | 'signature' | 'publicKey'> {
   disabledReason?: string | null;
+  signature?: SignatureScheme;
   signingKey: string;
   retiredSigningKeys: RetiredKey[];
 }
@@ -40,7 +46,11 @@ export type HookChanges = Partial<Pick<HookRecord, 'name' | 'events' | 'config' 
 const SECRET_FIELDS = ['signingKey', 'retiredSigningKeys'] as const;
 
 export function presentHook(record: HookRecord): Hook {
-  return { ...publicShape<Hook>(record, SECRET_FIELDS), disabledReason: record.disabledReason ?? null };
+  const signature = record.signature ?? 'hmac';
+  return {
+    ...publicShape<Hook>(record, SECRET_FIELDS), disabledReason: record.disabledReason ?? null, signature,
+    publicKey: signature === 'ed25519' ? publicKeyOf(record.signingKey) : null,
+  };
 }
 
 /** The keys a delivery made at `now` is signed with: the current one first, then those still in grace. */

@@ -8,7 +8,7 @@ import type { HookCache } from './hook-cache.ts';
 import { presentHook, type Hook, type HookConfig, type HookRecord, type HooksRepository } from './hooks.ts';
 import type { DeliveriesRepository } from './deliveries.ts';
 import type { DestinationPolicy } from './destinations.ts';
-import { generateSigningKey } from './signing.ts';
+import { generateSigningKey, type SignatureScheme } from './signing.ts';
 
 export interface NewHook {
   /** Logto's default: no name. */
@@ -18,6 +18,8 @@ export interface NewHook {
   event?: string;
   config: HookConfig;
   enabled?: boolean;
+  /** Default `hmac`. */
+  signature?: SignatureScheme;
 }
 
 export interface HookUpdate {
@@ -67,6 +69,12 @@ export function createHookManagement(deps: {
     return found;
   }
 
+  /** The hook with its new HMAC key, shown once; an Ed25519 hook's private key never leaves (its public key does). */
+  function withSecret(record: HookRecord): Hook & { signingKey?: string } {
+    const hook = presentHook(record);
+    return hook.signature === 'hmac' ? { ...hook, signingKey: record.signingKey } : hook;
+  }
+
   async function withStats(record: HookRecord, include: boolean): Promise<HookWithStats> {
     const hook = presentHook(record);
     if (!include) return hook;
@@ -76,15 +84,16 @@ export function createHookManagement(deps: {
   return {
     mustFind,
 
-    async create(input: NewHook): Promise<Hook & { signingKey: string }> {
+    async create(input: NewHook): Promise<Hook & { signingKey?: string }> {
       const now = Date.now();
+      const signature = input.signature ?? 'hmac';
       const record = await hooks.insert({
         id: newId(), name: input.name ?? '', event: null, events: subscription(input.events, input.event),
-        config: mustBeAllowed(input.config), enabled: input.enabled ?? true, disabledReason: null,
-        signingKey: generateSigningKey(), retiredSigningKeys: [], createdAt: now, updatedAt: now,
+        config: mustBeAllowed(input.config), enabled: input.enabled ?? true, disabledReason: null, signature,
+        signingKey: generateSigningKey(signature), retiredSigningKeys: [], createdAt: now, updatedAt: now,
       });
       await cache.invalidate();
-      return { ...presentHook(record), signingKey: record.signingKey };
+      return withSecret(record);
     },
 
     async get(id: string, options: { includeExecutionStats?: boolean } = {}): Promise<HookWithStats> {
@@ -120,10 +129,10 @@ export function createHookManagement(deps: {
     },
 
     /**
-     * A new current key; the replaced one keeps signing (a second `v1,` signature) for the grace period.
+     * A new current key; the replaced one keeps signing (a second `v1,` or `v1a,` signature) for the grace period.
      * Conditional on the key read, so two concurrent rotations cannot drop a key consumers still hold.
      */
-    async rotateSigningKey(id: string): Promise<Hook & { signingKey: string }> {
+    async rotateSigningKey(id: string): Promise<Hook & { signingKey?: string }> {
       for (let tries = 0; tries < ROTATION_TRIES; tries += 1) {
         const current = await mustFind(id);
         const now = Date.now();
@@ -131,11 +140,11 @@ export function createHookManagement(deps: {
           { key: current.signingKey, until: now + deps.signingKeyGraceMs },
           ...current.retiredSigningKeys,
         ].filter((retired) => retired.until > now).slice(0, MAX_RETIRED_KEYS);
-        const signingKey = generateSigningKey();
+        const signingKey = generateSigningKey(current.signature ?? 'hmac');
         const updated = await hooks.update(id, { signingKey, retiredSigningKeys }, current.signingKey);
         if (updated) {
           await cache.invalidate();
-          return { ...presentHook(updated), signingKey };
+          return withSecret(updated);
         }
       }
       throw hookErrors.rotationConflict();

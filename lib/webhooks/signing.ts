@@ -1,11 +1,42 @@
-import { createHmac, createSecretKey, randomBytes, type KeyObject } from 'node:crypto';
+import { createHmac, createPrivateKey, createPublicKey, createSecretKey, generateKeyPairSync, randomBytes, sign, type KeyObject } from 'node:crypto';
 import { setBounded } from '../bounded-map.ts';
 
 const KEY_PREFIX = 'whsec_';
+/** Standard Webhooks' prefixes of an asymmetric (Ed25519) secret key and of its public key. */
+const PRIVATE_KEY_PREFIX = 'whsk_';
+const PUBLIC_KEY_PREFIX = 'whpk_';
+
+/** How a hook's deliveries are signed: `hmac` (Standard Webhooks `v1`, and Logto's header) or `ed25519` (`v1a`). */
+export const SIGNATURE_SCHEMES = ['hmac', 'ed25519'] as const;
+export type SignatureScheme = (typeof SIGNATURE_SCHEMES)[number];
 
 /** A Standard Webhooks secret: `whsec_` + base64 of 32 random bytes, usable as is by `new Webhook(key)`. */
-export function generateSigningKey(): string {
-  return KEY_PREFIX + randomBytes(32).toString('base64');
+export function generateSigningKey(scheme: SignatureScheme = 'hmac'): string {
+  if (scheme === 'hmac') return KEY_PREFIX + randomBytes(32).toString('base64');
+  // The private key as PKCS #8 DER: it stays with the service; consumers get the public key.
+  const { privateKey } = generateKeyPairSync('ed25519');
+  return PRIVATE_KEY_PREFIX + privateKey.export({ format: 'der', type: 'pkcs8' }).toString('base64');
+}
+
+/** Ed25519 keys whose KeyObjects are kept (parsing one costs more than a signature). */
+const keptPrivateKeys = new Map<string, KeyObject>();
+
+function ed25519Key(signingKey: string): KeyObject {
+  let key = keptPrivateKeys.get(signingKey);
+  if (key) return key;
+  key = createPrivateKey({ key: Buffer.from(signingKey.slice(PRIVATE_KEY_PREFIX.length), 'base64'), format: 'der', type: 'pkcs8' });
+  setBounded(keptPrivateKeys, signingKey, key, MAX_KEPT_KEYS);
+  return key;
+}
+
+export function isEd25519Key(signingKey: string): boolean {
+  return signingKey.startsWith(PRIVATE_KEY_PREFIX);
+}
+
+/** The public key of an Ed25519 signing key, as Standard Webhooks spells it: `whpk_` + base64 of its 32 bytes. */
+export function publicKeyOf(signingKey: string): string {
+  const jwk = createPublicKey(ed25519Key(signingKey)).export({ format: 'jwk' });
+  return PUBLIC_KEY_PREFIX + Buffer.from(jwk.x!, 'base64url').toString('base64');
 }
 
 export interface SignatureInput {
@@ -23,7 +54,8 @@ export interface SignatureHeaders {
   'webhook-id': string;
   'webhook-timestamp': string;
   'webhook-signature': string;
-  'logto-signature-sha-256': string;
+  /** HMAC keys only: Logto's signature needs the shared secret. */
+  'logto-signature-sha-256'?: string;
 }
 
 /** Signing keys whose HMAC keys are kept, the oldest made forgotten first. */
@@ -53,14 +85,16 @@ export function signatureHeaders({ deliveryId, timestamp, body, signingKeys }: S
   const seconds = String(Math.floor(timestamp));
   const signedContent = `${deliveryId}.${seconds}.${body}`;
   // One signature per key lets consumers verify with either the old or the new key during rotation.
-  const signatures = signingKeys.map(
-    (key) => `v1,${createHmac('sha256', hmacKeys(key).standard).update(signedContent, 'utf8').digest('base64')}`,
-  );
-  return {
+  const signatures = signingKeys.map((key) => (isEd25519Key(key)
+    ? `v1a,${sign(null, Buffer.from(signedContent, 'utf8'), ed25519Key(key)).toString('base64')}`
+    : `v1,${createHmac('sha256', hmacKeys(key).standard).update(signedContent, 'utf8').digest('base64')}`));
+  const headers: SignatureHeaders = {
     'webhook-id': deliveryId,
     'webhook-timestamp': seconds,
     'webhook-signature': signatures.join(' '),
-    // Logto keys its HMAC with the key string itself (a string key is taken as UTF-8), not the decoded bytes.
-    'logto-signature-sha-256': createHmac('sha256', hmacKeys(currentKey).logto).update(body, 'utf8').digest('hex'),
   };
+  if (isEd25519Key(currentKey)) return headers;
+  // Logto keys its HMAC with the key string itself (a string key is taken as UTF-8), not the decoded bytes.
+  headers['logto-signature-sha-256'] = createHmac('sha256', hmacKeys(currentKey).logto).update(body, 'utf8').digest('hex');
+  return headers;
 }

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { ALL_EVENTS } from '../../lib/events/catalogue.ts';
 import { optionalPagination, pagination } from '../../lib/http/api.ts';
 import { DELIVERY_STATUSES } from '../../lib/webhooks/deliveries.ts';
+import { SIGNATURE_SCHEMES } from '../../lib/webhooks/signing.ts';
 
 /** Headers the service sets on every delivery; a hook's value would only be overridden. */
 const SERVICE_HEADERS = new Set([
@@ -73,6 +74,8 @@ export const createHookBody = z.object({
   event: eventName.optional().describe('Deprecated (Logto): a single event, used when `events` is absent'),
   config: hookConfig,
   enabled: z.boolean().optional(),
+  signature: z.enum(SIGNATURE_SCHEMES).optional()
+    .describe('`hmac` (default): Standard Webhooks `v1` and Logto\'s header, keyed by the signingKey; `ed25519`: Standard Webhooks `v1a`, verified with the hook\'s publicKey. Fixed at creation'),
 }).strict();
 
 export const updateHookBody = z.object({
@@ -100,12 +103,16 @@ export const hook = z.object({
   enabled: z.boolean(),
   disabledReason: z.string().nullable()
     .describe('Why the service disabled the hook by itself (410 Gone, every attempt failing too long); null otherwise'),
+  signature: z.enum(SIGNATURE_SCHEMES).describe('How deliveries are signed'),
+  publicKey: z.string().nullable()
+    .describe('`ed25519` hooks: the current public key (`whpk_` + base64 of its 32 bytes) that verifies `v1a` signatures; null for `hmac`'),
   createdAt: z.number(),
   updatedAt: z.number(),
 });
 
 export const hookWithSigningKey = hook.extend({
-  signingKey: z.string().describe('Shown only on creation and rotation: a Standard Webhooks secret (whsec_…)'),
+  signingKey: z.string().optional()
+    .describe('`hmac` hooks, shown only on creation and rotation: a Standard Webhooks secret (whsec_…). `ed25519` hooks have none to show'),
 });
 
 export const hookWithStats = hook.extend({
