@@ -124,6 +124,8 @@ export async function openStores(
     }
   }
   let documents = injected.documents;
+  /** Whether the documents are in the SQLite file (which the delivery queue's journal then shares). */
+  let documentsInFile = false;
   if (!documents) {
     if (settings.MONGODB_URI) {
       documents = await openMongo(settings.MONGODB_URI, closeOpened);
@@ -133,6 +135,7 @@ export async function openStores(
       if (shared) await leaseOrRefuse(shared, settings.DATA_DIR, logger, closers, closeOpened);
       documents = await openLoaded(file, closeOpened, async () => (await import('../adapters/sqlite/documents.ts'))
         .createSqliteDocumentStore(file, { diskResident: DISK_RESIDENT_COLLECTIONS }));
+      documentsInFile = true;
     } else {
       documents = createMemoryDocumentStore();
     }
@@ -171,7 +174,8 @@ export async function openStores(
     } else if (local === 'sqlite') {
       const file = await sqlite();
       queue = await openLoaded(file, closeOpened, async () => (await import('../adapters/sqlite/delivery-queue.ts'))
-        .createSqliteDeliveryQueue(file, { onError }));
+        // With the documents in the same file, an attempt's recorded outcome is written after its start.
+        .createSqliteDeliveryQueue(file, { onError, startsOrdered: documentsInFile }));
     } else {
       queue = createMemoryDeliveryQueue({ onError });
     }

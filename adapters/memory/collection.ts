@@ -33,6 +33,11 @@ interface Write {
   after: Doc | null;
   /** `change`: of a document the plan found; `insert`/`upsert`: of a new one (an upsert waits where an insert fails). */
   kind: 'change' | 'insert' | 'upsert';
+  /**
+   * For a change, the version the plan found: the one the transaction (or everyone) sees, as the plan and the write
+   * run in one synchronous step. A disk-resident collection would otherwise read it again.
+   */
+  before?: Doc;
 }
 
 /** A unique-index entry held by an uncommitted version. */
@@ -321,7 +326,7 @@ export class EmbeddedCollection implements DocumentCollection<Doc>, Participant 
     if (write.kind !== 'change') {
       const holder = this.#locks.get(id);
       if ((holder && holder !== transaction) || this.#exists(transaction, id)) throw new DuplicateKeyError(this.name, { _id: 1 });
-    } else if (after === this.#visible(transaction, id)) {
+    } else if (after === write.before) {
       return;
     }
     if (after) {
@@ -332,7 +337,8 @@ export class EmbeddedCollection implements DocumentCollection<Doc>, Participant 
       this.#stage(transaction, id, after);
       return;
     }
-    const current = this.#committed.get(id);
+    // Outside a transaction what everyone sees is the committed version: the one a change found, none for a new one.
+    const current = write.before;
     if (after && current) this.#committed.replace(id, current, after);
     else if (after) this.#committed.insert(id, after);
     else if (current) this.#committed.remove(id, current);
@@ -345,13 +351,6 @@ export class EmbeddedCollection implements DocumentCollection<Doc>, Participant 
     const overlay = transaction?.writes.get(this);
     if (overlay?.has(id)) return overlay.get(id) !== null;
     return this.#committed.has(id);
-  }
-
-  /** The version of `id` the transaction (or everyone) sees. */
-  #visible(transaction: MemoryTransaction | undefined, id: string): Doc | undefined {
-    const overlay = transaction?.writes.get(this);
-    if (overlay?.has(id)) return overlay.get(id) ?? undefined;
-    return this.#committed.get(id);
   }
 
   /**
@@ -419,11 +418,11 @@ export class EmbeddedCollection implements DocumentCollection<Doc>, Participant 
   }
 
   #change(target: Doc, after: Doc): Write {
-    return { id: idKey(target._id), after, kind: 'change' };
+    return { id: idKey(target._id), after, kind: 'change', before: target };
   }
 
   #removal(target: Doc): Write {
-    return { id: idKey(target._id), after: null, kind: 'change' };
+    return { id: idKey(target._id), after: null, kind: 'change', before: target };
   }
 
   #upsert(doc: Doc): Write {

@@ -10,8 +10,11 @@ export interface StoredDelivery {
 
 /**
  * Where a durable queue writes what happens to its jobs (the SQLite store). Each call resolves once durable; the
- * queue waits for `added` before a job counts as enqueued, and for `started` before an attempt is made, so that after
- * a crash an attempt that may have been sent is never given the same number again.
+ * queue waits for `added` before a job counts as enqueued, for `scheduled` before a retry's timer is set, and (unless
+ * `startsOrdered`) for `started` before an attempt is made, so that after a crash an attempt that may have been sent
+ * is never given the same number again. It does not wait for `finished`: the attempt's outcome is recorded by then,
+ * so a job whose removal did not reach the disk is made again with the next number, and the webhook processor finds
+ * its delivery finished and sends nothing.
  */
 export interface DeliveryJournal {
   added(deliveries: readonly StoredDelivery[]): Promise<void>;
@@ -31,6 +34,14 @@ export interface MemoryDeliveryQueueOptions {
   journal?: DeliveryJournal;
   /** Jobs read back from durable storage: each resumes at its `runAt`. */
   restored?: readonly StoredDelivery[];
+  /**
+   * The processor records an attempt's outcome through the journal's own ordered writes (the SQLite store holding the
+   * documents too): an outcome is then durable only once the attempt's start is, so an attempt goes out without
+   * waiting for `started`. After a crash, an attempt whose start did not reach the disk is made again with the same
+   * number (as BullMQ does with a job whose worker died); one whose start did, with the next, and the webhook
+   * processor finds a delivery whose outcome was recorded finished and sends nothing.
+   */
+  startsOrdered?: boolean;
 }
 
 interface Entry {
@@ -54,6 +65,7 @@ class MemoryDeliveryQueue implements DeliveryQueue {
   readonly #maxErrorRetries: number;
   readonly #onError: (error: unknown, deliveryId: string) => void;
   readonly #journal: DeliveryJournal | undefined;
+  readonly #startsOrdered: boolean;
   /** Every known job, whether ready, delayed or running: the de-duplication set. */
   readonly #entries = new Map<string, Entry>();
   readonly #ready: Entry[] = [];
@@ -68,6 +80,7 @@ class MemoryDeliveryQueue implements DeliveryQueue {
     this.#maxErrorRetries = options.maxErrorRetries ?? 5;
     this.#onError = options.onError ?? (() => {});
     this.#journal = options.journal;
+    this.#startsOrdered = options.startsOrdered ?? false;
     const now = Date.now();
     for (const stored of options.restored ?? []) {
       const entry: Entry = { job: stored.job, attempt: stored.attempt, errors: stored.errors };
@@ -135,14 +148,19 @@ class MemoryDeliveryQueue implements DeliveryQueue {
   async #attempt(processor: DeliveryProcessor, entry: Entry): Promise<void> {
     const { deliveryId } = entry.job;
     entry.attempt += 1;
-    try {
-      await this.#journal?.started(deliveryId, entry.attempt);
-    } catch (error) {
-      // Not recorded, so not made: the same attempt runs again later.
-      entry.attempt -= 1;
-      this.#onError(error, deliveryId);
-      this.#runAt(entry, this.#errorRetryDelayMs);
-      return;
+    const start = this.#journal?.started(deliveryId, entry.attempt);
+    if (start && this.#startsOrdered) {
+      start.catch((error: unknown) => this.#onError(error, deliveryId));
+    } else if (start) {
+      try {
+        await start;
+      } catch (error) {
+        // Not recorded, so not made: the same attempt runs again later.
+        entry.attempt -= 1;
+        this.#onError(error, deliveryId);
+        this.#runAt(entry, this.#errorRetryDelayMs);
+        return;
+      }
     }
     let retryInMs: number | undefined;
     try {
@@ -156,9 +174,7 @@ class MemoryDeliveryQueue implements DeliveryQueue {
     }
     if (retryInMs === undefined) {
       this.#entries.delete(deliveryId);
-      // Not waited for, so that the slot goes to the next job at once: a job whose removal does not reach the journal (a
-      // crash, a failed write) runs again at the next start with the next number, as after a crash before it (the
-      // webhook processor then finds its delivery finished and sends nothing).
+      // Not waited for (see DeliveryJournal), so that the slot goes to the next job at once.
       void this.#journal?.finished(deliveryId).catch((error: unknown) => this.#onError(error, deliveryId));
       return;
     }

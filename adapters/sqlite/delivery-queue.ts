@@ -1,10 +1,10 @@
 /**
  * The durable delivery queue: the in-process queue (adapters/memory/delivery-queue.ts) journalled in the
  * `delivery_jobs` table, one row per delivery: its job, the attempts started, processor errors and when it is due.
- * A job is enqueued once its row is committed, and an attempt is made once its start is; a retry's time is stored
- * when it is scheduled. At start every row is read back, and each job resumes at its stored time, so a delivery
- * waiting for a retry keeps its schedule across a restart, and an attempt cut short by a crash is made again with the
- * next number (the same `webhook-id`).
+ * A job is enqueued once its row is committed, and an attempt is made once its start is (with `startsOrdered`, once
+ * it is written: see MemoryDeliveryQueueOptions); a retry's time is stored when it is scheduled. At start every row
+ * is read back, and each job resumes at its stored time, so a delivery waiting for a retry keeps its schedule across a
+ * restart, and an attempt cut short by a crash is made again (the same `webhook-id`).
  */
 import type { DeliveryJob, DeliveryQueue } from '../../lib/ports/queue.ts';
 import { createMemoryDeliveryQueue, type MemoryDeliveryQueueOptions, type StoredDelivery } from '../memory/delivery-queue.ts';

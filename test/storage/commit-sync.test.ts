@@ -2,7 +2,7 @@
  * How a commit becomes durable on the SQLite store: with FULL, an `fdatasync` of the WAL off the event loop, a write
  * acknowledged only once it returned, and the writes made during one sync sharing the next commit and sync; a failed
  * sync rejects what it covered. With NORMAL, nothing is synced per commit. The sync stands in for the disk here
- * (`syncFile`), so that a test can hold it.
+ * (`syncFile`), so that a test can hold it. And which journal writes of the durable delivery queue an attempt waits for.
  */
 import { expect } from 'chai';
 import { rmSync } from 'node:fs';
@@ -105,6 +105,40 @@ describe('SQLite store: how a commit becomes durable', () => {
     expect(rowsInFile()).to.equal(2);
     expect(syncs.calls).to.deep.equal([]);
     await store.close();
+  });
+
+  it('makes an attempt once its start is durable, or, when the journal orders the outcome after it, once it is written', async () => {
+    const job: DeliveryJob = { deliveryId: 'd1', hookId: 'h', event: 'User.Created', payload: {}, createdAt: 1 };
+    for (const startsOrdered of [false, true]) {
+      const starts: Array<() => void> = [];
+      const queue = createMemoryDeliveryQueue({
+        startsOrdered,
+        journal: {
+          added: async () => {},
+          started: () => new Promise<void>((resolve) => starts.push(resolve)),
+          scheduled: async () => {},
+          finished: async () => {},
+        },
+      });
+      const attempts: number[] = [];
+      await queue.enqueue([job]);
+      await queue.consume(async (_job, attempt) => {
+        attempts.push(attempt);
+        return {};
+      }, { concurrency: 1 });
+      await eventually(() => starts.length === 1, { what: 'the start journalled' });
+      if (startsOrdered) {
+        await eventually(() => attempts.length === 1, { what: 'the attempt made before its start is durable' });
+      } else {
+        for (let i = 0; i < 3; i += 1) await nextTurn();
+        expect(attempts, 'nothing sent before its start is durable').to.deep.equal([]);
+        starts[0]!();
+        await eventually(() => attempts.length === 1, { what: 'the attempt made once its start is durable' });
+      }
+      expect(attempts).to.deep.equal([1]);
+      starts[0]!();
+      await queue.close();
+    }
   });
 
   it('gives a finished job\'s slot to the next job before the journal has removed it', async () => {
