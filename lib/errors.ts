@@ -181,7 +181,6 @@ const ERROR_CODES = {
   'sign_in_experiences.duplicated_sign_in_methods': 'rule',
   'sign_in_experiences.at_least_one_authentication_factor': 'rule',
   'sign_in_experiences.verification_code_requires_email_or_phone': 'rule',
-  'sign_in_experiences.primary_factor_not_enabled': 'rule',
   'sign_in_experiences.duplicated_sign_up_identifiers': 'rule',
   'sign_in_experiences.unsupported_sign_up_identifiers': 'rule',
   'sign_in_experiences.missing_sign_up_identifiers': 'rule',

@@ -20,10 +20,6 @@ function signInRefusal({ signIn }: SignInExperience): Refusal | undefined {
     if (method.identifier === 'username' && method.verificationCode) {
       return ['sign_in_experiences.verification_code_requires_email_or_phone', 'no verification code can be sent to a username', where];
     }
-    const bothFactors = method.password && method.verificationCode;
-    if (!bothFactors && method.isPasswordPrimary !== method.password) {
-      return ['sign_in_experiences.primary_factor_not_enabled', `isPasswordPrimary must name the one factor sign-in by ${method.identifier} has`, where];
-    }
   }
   return undefined;
 }

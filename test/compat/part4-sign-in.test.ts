@@ -160,6 +160,21 @@ describe('Logto compatibility: sign-in parameters, consent and organization toke
     });
   });
 
+  it('takes Logto\'s one-factor methods whatever isPasswordPrimary says: it only orders two factors', async () => {
+    const before = await (await running.request('/api/sign-in-exp')).json() as { signIn: unknown };
+    const methods = ['username', 'email'].map((identifier) => ({ identifier, password: true, verificationCode: false, isPasswordPrimary: false }));
+    const patched = await running.request('/api/sign-in-exp', { method: 'PATCH', json: { signIn: { methods } } });
+    expect(patched.status, await patched.clone().text()).to.equal(200);
+    try {
+      const config = await clientOf(await createApplication(running, { type: 'SPA', oidcClientMetadata: { redirectUris: [REDIRECT] } }));
+      const page = await land(config, {});
+      expect(page.html, 'the one factor is offered').to.include('id="password-password"');
+      expect(page.html).to.not.include('sign-in code by email');
+    } finally {
+      await running.request('/api/sign-in-exp', { method: 'PATCH', json: { signIn: before.signIn } });
+    }
+  });
+
   it('keeps the organizations resource and Logto\'s management indicator off API resources (400 guard.invalid_input)', async () => {
     for (const indicator of [ORGANIZATIONS_RESOURCE, 'https://default.logto.app/api']) {
       const res = await running.request('/api/resources', { method: 'POST', json: { name: 'Taken', indicator } });

@@ -28,7 +28,6 @@ const INCONSISTENT: Refusal[] = [
   { why: 'one identifier twice', body: { signIn: { methods: [method('username', true, false), method('username', true, false)] } }, status: 422, code: 'sign_in_experiences.duplicated_sign_in_methods' },
   { why: 'a method with neither password nor code', body: { signIn: { methods: [method('username', true, false), method('email', false, false)] } }, status: 422, code: 'sign_in_experiences.at_least_one_authentication_factor', data: { identifier: 'email' } },
   { why: 'a code sent to a username', body: { signIn: { methods: [method('username', true, true)] } }, status: 422, code: 'sign_in_experiences.verification_code_requires_email_or_phone', data: { identifier: 'username' } },
-  { why: 'password primary without a password', body: { signIn: { methods: [method('username', true, false), method('email', false, true, true)] } }, status: 422, code: 'sign_in_experiences.primary_factor_not_enabled', data: { identifier: 'email' } },
   { why: 'a sign-up identifier twice', body: { signUp: signUp(['email', 'email'], true, true) }, status: 422, code: 'sign_in_experiences.duplicated_sign_up_identifiers' },
   { why: 'username and email at sign-up', body: { signUp: signUp(['username', 'email'], true, true) }, status: 422, code: 'sign_in_experiences.unsupported_sign_up_identifiers' },
   { why: 'no sign-up identifier while registration is on', body: { signUp: signUp([], false, false) }, status: 422, code: 'sign_in_experiences.missing_sign_up_identifiers' },
