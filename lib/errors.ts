@@ -27,6 +27,10 @@ const ERROR_CODES = {
   'entity.invalid_input': 'rule',
   /** Logto's code for an entity looked up by its id. */
   'entity.not_exists_with_id': 'not_found',
+  /** Logto's code where its update of an entity by id found none (e.g. `PATCH /hooks/:id`). */
+  'entity.not_exists': 'not_found',
+  /** Logto's 422 for a relation naming an entity that does not exist (an organization's members, roles, scopes). */
+  'entity.relation_foreign_key_not_found': 'rule',
   'entity.unique_integrity_violation': 'conflict',
   'route.not_found': 'not_found',
   'route.method_not_allowed': 'method_not_allowed',
@@ -155,7 +159,6 @@ const ERROR_CODES = {
   /** `organizationRoleNames` named roles that do not exist; `data.names` lists them. */
   'organization.role_names_not_found': 'rule',
   'organization_role.management_api_scopes_not_assignable': 'rule',
-  'organization_invitation.email_mismatch': 'rule',
   'organization_invitation.not_pending': 'rule',
   'hook.missing_events': 'invalid',
   'hook.disabled': 'rule',
@@ -285,6 +288,12 @@ export const errors = {
   notFound: (entity: string, id?: string) => (id
     ? new DomainError('entity.not_exists_with_id', `${entity} ${id} not found`, { entity })
     : new DomainError('entity.not_found', `${entity} not found`, { entity })),
+  /** An id that names nothing, answered with the code Logto gives for that entity and route when it is not `…_with_id`. */
+  missing: (code: 'entity.not_found' | 'entity.not_exists', entity: string, id: string) =>
+    new DomainError(code, `${entity} ${id} not found`, { entity }),
+  /** A relation (a member, a role, a scope of an organization) naming ids that do not exist: Logto's 422. */
+  relationNotFound: (entity: string, ids: string) =>
+    new DomainError('entity.relation_foreign_key_not_found', `${entity} ${ids} not found`, { entity }),
   routeNotFound: () => new DomainError('route.not_found', 'no such route'),
   methodNotAllowed: () => new DomainError('route.method_not_allowed', 'method not allowed on this route'),
   duplicate: (entity: string, field: string) => new DomainError(
@@ -332,9 +341,10 @@ export async function unique<T>(entity: string, field: string | null, write: () 
   }
 }
 
-/** Throws `entity.not_found` naming every id of `wanted` that is not in `found`. */
-export function assertAllFound(entity: string, wanted: readonly string[], found: ReadonlyArray<{ id: string }>): void {
+/** Throws `entity.not_exists_with_id` (or, for a relation, Logto's 422) naming every id of `wanted` that is not in `found`. */
+export function assertAllFound(entity: string, wanted: readonly string[], found: ReadonlyArray<{ id: string }>, options: { relation?: boolean } = {}): void {
   const present = new Set(found.map((item) => item.id));
   const missing = [...new Set(wanted)].filter((id) => !present.has(id));
+  if (missing.length && options.relation) throw errors.relationNotFound(entity, missing.join(', '));
   if (missing.length) throw errors.notFound(entity, missing.join(', '));
 }

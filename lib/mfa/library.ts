@@ -55,14 +55,14 @@ export function createMfaLibrary(deps: { repositories: Pick<Repositories, 'users
 
   async function mustFindUser(userId: string): Promise<User> {
     const user = await users.findById(userId);
-    if (!user) throw errors.notFound('user', userId);
+    if (!user) throw errors.missing('entity.not_found', 'user', userId);
     return user;
   }
 
   /** The user after a change to their factors, `updatedAt` moved on. */
   async function touched(userId: string): Promise<User> {
     const user = await users.update(userId, {});
-    if (!user) throw errors.notFound('user', userId);
+    if (!user) throw errors.missing('entity.not_found', 'user', userId);
     return user;
   }
 

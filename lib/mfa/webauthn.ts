@@ -89,7 +89,7 @@ export function createPasskeys(deps: {
 
   async function touched(userId: string): Promise<User> {
     const user = await deps.repositories.users.update(userId, {});
-    if (!user) throw errors.notFound('user', userId);
+    if (!user) throw errors.missing('entity.not_found', 'user', userId);
     return user;
   }
 

@@ -55,11 +55,11 @@ export function createOrganizationInvitationsLibrary(deps: InvitationsDeps) {
 
   async function assertInvitable(input: NewInvitation, now: number): Promise<void> {
     if (input.expiresAt <= now) throw errors.invalidInput('expiresAt must be in the future');
-    if (!(await organizations.findById(input.organizationId))) throw errors.notFound('organization', input.organizationId);
+    if (!(await organizations.findById(input.organizationId))) throw errors.relationNotFound('organization', input.organizationId);
     if (input.inviterId && !(await users.findById(input.inviterId))) throw errors.notFound('user', input.inviterId);
     const roleIds = [...new Set(input.organizationRoleIds ?? [])];
     const roles = await organizationRoles.findByIds(roleIds);
-    assertAllFound('organization role', roleIds, roles);
+    assertAllFound('organization role', roleIds, roles, { relation: true });
     if (roles.some((role) => role.type !== 'User')) {
       throw errors.unprocessable('organization.role_type_mismatch', 'only User organization roles can be given to invitees');
     }
@@ -148,17 +148,17 @@ export function createOrganizationInvitationsLibrary(deps: InvitationsDeps) {
       const invitation = await mustFindStored(id);
       const organization = await organizations.findById(invitation.organizationId);
       if (!organization) throw errors.notFound('organization', invitation.organizationId);
+      // Logto's code for both refusals below: the invitation or the user does not allow it.
       const notPending = () => errors.unprocessable(
-        'organization_invitation.not_pending', 'only a pending, unexpired invitation can change status',
-        { status: statusAt(invitation, now) },
+        'request.invalid_input', 'only a pending, unexpired invitation can change status', { status: statusAt(invitation, now) },
       );
       if (statusAt(invitation, now) !== 'Pending') throw notPending();
       if (status === 'Accepted') {
         if (!acceptedUserId) throw errors.invalidInput('acceptedUserId is required to accept an invitation');
         const user = await users.findById(acceptedUserId);
-        if (!user) throw errors.notFound('user', acceptedUserId);
+        if (!user) throw errors.missing('entity.not_found', 'user', acceptedUserId);
         if (user.primaryEmail?.toLowerCase() !== invitation.invitee) {
-          throw errors.unprocessable('organization_invitation.email_mismatch', "the user's primary email is not the invitee's");
+          throw errors.unprocessable('request.invalid_input', "the user's primary email is not the invitee's");
         }
       }
       const accepter = status === 'Accepted' ? acceptedUserId! : null;

@@ -35,14 +35,14 @@ export function createOrganizationJitLibrary(deps: JitDeps) {
   /** Default roles are given to users, so they must exist and be User roles. */
   async function assertUserRoles(organizationRoleIds: readonly string[]): Promise<void> {
     const found = await organizationRoles.findByIds([...new Set(organizationRoleIds)]);
-    assertAllFound('organization role', organizationRoleIds, found);
+    assertAllFound('organization role', organizationRoleIds, found, { relation: true });
     if (found.some((role) => role.type !== 'User')) {
       throw errors.unprocessable('organization.role_type_mismatch', 'only User organization roles can be JIT default roles');
     }
   }
 
   async function assertSsoConnectors(ids: readonly string[]): Promise<void> {
-    assertAllFound('SSO connector', ids, await connectors.sso.findByIds([...new Set(ids)]));
+    assertAllFound('SSO connector', ids, await connectors.sso.findByIds([...new Set(ids)]), { relation: true });
   }
 
   /** Only organizations the user was not a member of are returned (the memberships this call made). */

@@ -53,8 +53,15 @@ export function createOrganizationsLibrary(deps: OrganizationsDeps) {
     return organization;
   }
 
+  /** The organization a relation is added to: one that does not exist is Logto's 422, as a relation naming nothing. */
+  async function mustFindToRelate(id: string): Promise<Organization> {
+    const organization = await organizations.findById(id);
+    if (!organization) throw errors.relationNotFound('organization', id);
+    return organization;
+  }
+
   async function assertUsersExist(userIds: readonly string[]): Promise<void> {
-    assertAllFound('user', userIds, await users.findByIds([...new Set(userIds)]));
+    assertAllFound('user', userIds, await users.findByIds([...new Set(userIds)]), { relation: true });
   }
 
   async function assertApplicationsAllowed(applicationIds: readonly string[]): Promise<void> {
@@ -63,7 +70,7 @@ export function createOrganizationsLibrary(deps: OrganizationsDeps) {
       const app = await applications.findById(id);
       if (app) found.push(app);
     }
-    assertAllFound('application', applicationIds, found);
+    assertAllFound('application', applicationIds, found, { relation: true });
     if (found.some((app) => app.type !== 'MachineToMachine')) {
       throw errors.unprocessable(
         'organization.application_type_not_allowed', 'only MachineToMachine applications can join organizations',
@@ -82,7 +89,7 @@ export function createOrganizationsLibrary(deps: OrganizationsDeps) {
 
   async function assertMemberRoles(organizationRoleIds: readonly string[]): Promise<void> {
     const found = await organizationRoles.findByIds([...new Set(organizationRoleIds)]);
-    assertAllFound('organization role', organizationRoleIds, found);
+    assertAllFound('organization role', organizationRoleIds, found, { relation: true });
     if (found.some((role) => role.type !== 'User')) {
       throw errors.unprocessable('organization.role_type_mismatch', 'only User organization roles can be assigned to users');
     }
@@ -161,12 +168,12 @@ export function createOrganizationsLibrary(deps: OrganizationsDeps) {
       return { items: items.map((user) => ({ ...user, organizationRoles: roles.get(user.id) ?? [] })), total };
     },
     async addUsers(id: string, userIds: readonly string[]): Promise<MembershipUpdate> {
-      const organization = await mustFind(id);
+      const organization = await mustFindToRelate(id);
       await assertUsersExist(userIds);
       return update(organization, { addedUserIds: await organizations.users.add({ organizationId: id }, userIds) });
     },
     async replaceUsers(id: string, userIds: readonly string[]): Promise<MembershipUpdate> {
-      const organization = await mustFind(id);
+      const organization = await mustFindToRelate(id);
       await assertUsersExist(userIds);
       const { added, removed } = await organizations.users.replace({ organizationId: id }, userIds);
       await removeMemberRoles(id, removed);
@@ -195,13 +202,13 @@ export function createOrganizationsLibrary(deps: OrganizationsDeps) {
       return { items, total: ids.length };
     },
     async addApplications(id: string, applicationIds: readonly string[]): Promise<MembershipUpdate> {
-      const organization = await mustFind(id);
+      const organization = await mustFindToRelate(id);
       await assertApplicationsAllowed(applicationIds);
       const added = await organizations.applications.add({ organizationId: id }, applicationIds);
       return update(organization, { addedApplicationIds: added });
     },
     async replaceApplications(id: string, applicationIds: readonly string[]): Promise<MembershipUpdate> {
-      const organization = await mustFind(id);
+      const organization = await mustFindToRelate(id);
       await assertApplicationsAllowed(applicationIds);
       const { added, removed } = await organizations.applications.replace({ organizationId: id }, applicationIds);
       await memberAccess.removeApplicationRolesOf(id, removed);

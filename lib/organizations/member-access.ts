@@ -19,7 +19,7 @@ export function createMemberAccess(deps: AccessDeps, mustFind: (id: string) => P
 
   async function assertRolesOfType(organizationRoleIds: readonly string[], type: OrganizationRoleType): Promise<void> {
     const found = await organizationRoles.findByIds([...new Set(organizationRoleIds)]);
-    assertAllFound('organization role', organizationRoleIds, found);
+    assertAllFound('organization role', organizationRoleIds, found, { relation: true });
     if (found.some((role) => role.type !== type)) {
       const who = type === 'User' ? 'users' : 'applications';
       throw errors.unprocessable('organization.role_type_mismatch', `only ${type} organization roles can be assigned to ${who}`);

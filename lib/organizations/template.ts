@@ -43,7 +43,7 @@ export function createOrganizationTemplateLibrary(deps: TemplateDeps) {
 
   async function assertScopesExist(scopeIds: readonly string[]): Promise<void> {
     const found = await organizationScopes.findByIds([...new Set(scopeIds)]);
-    assertAllFound('organization scope', scopeIds, found);
+    assertAllFound('organization scope', scopeIds, found, { relation: true });
   }
 
   async function scopesOfRole(id: string): Promise<OrganizationScope[]> {
@@ -53,7 +53,7 @@ export function createOrganizationTemplateLibrary(deps: TemplateDeps) {
   /** API-resource scopes must exist, and never be the management API's: members would reach /api through them. */
   async function assertResourceScopesAssignable(scopeIds: readonly string[]): Promise<void> {
     const found = await deps.resources.findScopesByIds([...new Set(scopeIds)]);
-    assertAllFound('scope', scopeIds, found);
+    assertAllFound('scope', scopeIds, found, { relation: true });
     if (found.some((scope) => scope.resourceId === MANAGEMENT_RESOURCE_ID)) {
       throw errors.unprocessable(
         'organization_role.management_api_scopes_not_assignable', 'management API scopes cannot be assigned to an organization role',

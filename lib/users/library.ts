@@ -49,7 +49,7 @@ export function createUsersLibrary(deps: UsersDeps, passwordPolicy: PasswordPoli
 
   async function mustFind(id: string): Promise<User> {
     const user = await users.findById(id);
-    if (!user) throw errors.notFound('user', id);
+    if (!user) throw errors.missing('entity.not_found', 'user', id);
     return user;
   }
 
@@ -64,7 +64,7 @@ export function createUsersLibrary(deps: UsersDeps, passwordPolicy: PasswordPoli
   async function update(id: string, changes: Parameters<typeof users.update>[1]): Promise<User> {
     assertPicture(changes.avatar);
     const updated = await unique('user', null, () => users.update(id, changes));
-    if (!updated) throw errors.notFound('user', id);
+    if (!updated) throw errors.missing('entity.not_found', 'user', id);
     return updated;
   }
 
@@ -119,13 +119,13 @@ export function createUsersLibrary(deps: UsersDeps, passwordPolicy: PasswordPoli
     /** Top-level keys of `customData` are merged into the stored object. */
     async mergeCustomData(id: string, customData: Record<string, unknown>): Promise<User> {
       const merged = await users.mergeInto(id, 'customData', customData);
-      if (!merged) throw errors.notFound('user', id);
+      if (!merged) throw errors.missing('entity.not_found', 'user', id);
       return merged;
     },
     /** Top-level keys of `profile` are merged into the stored profile. */
     async mergeProfile(id: string, profile: Record<string, unknown>): Promise<User> {
       const merged = await users.mergeInto(id, 'profile', profile);
-      if (!merged) throw errors.notFound('user', id);
+      if (!merged) throw errors.missing('entity.not_found', 'user', id);
       return merged;
     },
     async setPassword(id: string, password: string): Promise<User> {
@@ -134,7 +134,7 @@ export function createUsersLibrary(deps: UsersDeps, passwordPolicy: PasswordPoli
     },
     async verifyPassword(id: string, password: string): Promise<void> {
       const found = await users.findWithSecrets({ id });
-      if (!found) throw errors.notFound('user', id);
+      if (!found) throw errors.missing('entity.not_found', 'user', id);
       if (!(await verifyPassword(password, found.secrets.passwordDigest))) {
         throw errors.unprocessable('session.invalid_credentials', 'the password does not match');
       }
@@ -162,7 +162,7 @@ export function createUsersLibrary(deps: UsersDeps, passwordPolicy: PasswordPoli
       await mfaVerifications.deleteAllOf(id);
       await oidcRevocation.revokeUser(id);
       const deleted = await users.delete(id);
-      if (!deleted) throw errors.notFound('user', id);
+      if (!deleted) throw errors.missing('entity.not_found', 'user', id);
       return deleted;
     },
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { declare, idParam, type ApiRouterDeps } from '../../lib/http/api.ts';
 import type { ServiceCore } from '../../lib/core.ts';
+import { DomainError } from '../../lib/errors.ts';
 import { subscription } from '../../lib/webhooks/management.ts';
 import { deliveryRoutes } from './deliveries.ts';
 import {
@@ -8,6 +9,21 @@ import {
 } from './schemas.ts';
 
 const tag = 'Hooks';
+
+/**
+ * An unknown hook answered with Logto's code for the route: its updates answer `entity.not_exists`, its deletion
+ * `entity.not_found` (a read stays `entity.not_exists_with_id`).
+ */
+async function asLogto<T>(code: 'entity.not_exists' | 'entity.not_found', work: Promise<T>): Promise<T> {
+  try {
+    return await work;
+  } catch (error) {
+    if (error instanceof DomainError && error.code === 'entity.not_exists_with_id' && (error.data as { entity?: string })?.entity === 'hook') {
+      throw new DomainError(code, error.message, error.data);
+    }
+    throw error;
+  }
+}
 const byId = z.object({ id: idParam });
 
 /** `/api/hooks`: webhook registrations (Logto's shapes), their test sends, logs and deliveries. */
@@ -41,20 +57,20 @@ export function hookRoutes(api: ApiRouterDeps, core: ServiceCore): void {
     method: 'patch', path: '/hooks/:id', tag, summary: 'Update a hook (name, events, config, enabled)',
     refuseEmptyBody: true,
     params: byId, body: updateHookBody, response: hook,
-    handler: ({ params, body }) => management.update(params.id, body),
+    handler: ({ params, body }) => asLogto('entity.not_exists', management.update(params.id, body)),
   });
 
   declare(api, {
     method: 'delete', path: '/hooks/:id', tag, summary: 'Delete a hook, its deliveries and its logs',
     params: byId, status: 204,
-    handler: ({ params }) => management.remove(params.id),
+    handler: ({ params }) => asLogto('entity.not_found', management.remove(params.id)),
   });
 
   declare(api, {
     method: 'patch', path: '/hooks/:id/signing-key', tag,
     summary: 'Rotate the signing key (the previous key keeps signing during WEBHOOK_SIGNING_KEY_GRACE_SECONDS)',
     params: byId, response: hookWithSigningKey,
-    handler: ({ params }) => management.rotateSigningKey(params.id),
+    handler: ({ params }) => asLogto('entity.not_exists', management.rotateSigningKey(params.id)),
   });
 
   declare(api, {

@@ -103,7 +103,8 @@ export function jwtCustomizerRoutes(api: ApiRouterDeps, core: ServiceCore): void
   declare(api, {
     method: 'delete', path: PATH, tag, summary: 'Remove the access-token customizer script', status: 204,
     async handler() {
-      if (!(await configs.delete())) throw errors.notFound('jwt customizer', 'jwt.accessToken');
+      // Logto answers a deletion of nothing with entity.not_found (a read with entity.not_exists_with_id).
+      if (!(await configs.delete())) throw errors.missing('entity.not_found', 'jwt customizer', 'jwt.accessToken');
     },
   });
 

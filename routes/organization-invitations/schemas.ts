@@ -51,10 +51,9 @@ export const createInvitationBody = z.object({
 
 export const invitationStatusBody = z.object({
   status: z.enum(['Accepted', 'Revoked']),
-  acceptedUserId: id.optional().describe('Required to accept: the user whose primary email is the invitee.'),
-}).strict().refine((body) => body.status !== 'Accepted' || body.acceptedUserId !== undefined, {
-  message: 'acceptedUserId is required to accept an invitation', path: ['acceptedUserId'],
-});
+  acceptedUserId: id.optional().describe('Required to accept: the user whose primary email is the invitee '
+    + '(400 without it, once the invitation is known to be pending).'),
+}).strict();
 
 export const listInvitationsQuery = pagination.extend({
   organizationId: id.optional(),

@@ -24,7 +24,7 @@ export const organizationRoleResourceScopeEventCases: EventCase[] = [
           { event: 'OrganizationRole.Scopes.Updated', data: scopes, fields: { organizationRoleId: res.body.id } },
         ],
         failures: [
-          { why: 'unknown resource scope', path: '/organization-roles', body: { name: unique('r'), resourceScopeIds: [MISSING] }, status: 404 },
+          { why: 'unknown resource scope', path: '/organization-roles', body: { name: unique('r'), resourceScopeIds: [MISSING] }, status: 422 },
           { why: 'ids of the wrong type', path: '/organization-roles', body: { name: unique('r'), resourceScopeIds: [7] }, status: 400 },
         ],
       };
@@ -43,7 +43,7 @@ export const organizationRoleResourceScopeEventCases: EventCase[] = [
         },
         failures: [
           { why: 'unknown role', path: `/organization-roles/${MISSING}/resource-scopes`, body: { scopeIds: [spare.id] }, status: 404 },
-          { why: 'unknown scope', path: `/organization-roles/${role.id}/resource-scopes`, body: { scopeIds: [MISSING] }, status: 404 },
+          { why: 'unknown scope', path: `/organization-roles/${role.id}/resource-scopes`, body: { scopeIds: [MISSING] }, status: 422 },
           { why: 'no scopes', path: `/organization-roles/${role.id}/resource-scopes`, body: { scopeIds: [] }, status: 400 },
           {
             why: 'a management API scope', path: `/organization-roles/${role.id}/resource-scopes`,
@@ -65,7 +65,7 @@ export const organizationRoleResourceScopeEventCases: EventCase[] = [
           if (now.length !== 1 || now[0].id !== spare.id) throw new Error('the scopes were not replaced');
           return [{ event: 'OrganizationRole.Scopes.Updated', data: [spare], fields: { organizationRoleId: role.id } }];
         },
-        failures: [{ why: 'unknown scope', path: `/organization-roles/${role.id}/resource-scopes`, body: { scopeIds: [MISSING] }, status: 404 }],
+        failures: [{ why: 'unknown scope', path: `/organization-roles/${role.id}/resource-scopes`, body: { scopeIds: [MISSING] }, status: 422 }],
       };
     },
   },

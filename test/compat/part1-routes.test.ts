@@ -85,7 +85,7 @@ describe('Logto compatibility: role holders, organization application roles, mem
     expect((await h.api('DELETE', `${path}/${writer.id}`)).status).to.equal(404);
     const userRole = await fixtures(h).organizationRole();
     expect((await h.api('POST', path, { organizationRoleIds: [userRole.id] })).body.code).to.equal('organization.role_type_mismatch');
-    expect((await h.api('POST', path, { organizationRoleIds: ['no-such-role'] })).status).to.equal(404);
+    expect((await h.api('POST', path, { organizationRoleIds: ['no-such-role'] })).status).to.equal(422);
     await ok(h.api('POST', path, { organizationRoleIds: [reader.id] }));
     await ok(h.api('DELETE', `/organizations/${organization.id}/applications/${app.id}`));
     await ok(h.api('POST', `/organizations/${organization.id}/applications`, { applicationIds: [app.id] }));

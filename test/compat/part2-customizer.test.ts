@@ -50,9 +50,11 @@ describe('Logto compatibility: customizer and role assignment answers', () => {
     expect([broken.status, broken.body.code], 'a script that does not compile stays refused').to.deep.equal([400, 'jwt_customizer.syntax_error']);
 
     expect((await h.api('DELETE', PATH)).status).to.equal(204);
-    for (const [method, body] of [['GET', undefined], ['PATCH', { blockIssuanceOnError: false }], ['DELETE', undefined]] as const) {
+    for (const [method, body, code] of [
+      ['GET', undefined, 'entity.not_exists_with_id'], ['PATCH', { blockIssuanceOnError: false }, 'entity.not_exists_with_id'], ['DELETE', undefined, 'entity.not_found'],
+    ] as const) {
       const missing = await h.api(method, PATH, body);
-      expect([missing.status, missing.body.code], method).to.deep.equal([404, 'entity.not_exists_with_id']);
+      expect([missing.status, missing.body.code], method).to.deep.equal([404, code]);
     }
   });
 

@@ -9,12 +9,59 @@ describe('Logto compatibility: error codes', () => {
   });
   after(() => h.close());
 
-  it('answers entity.not_exists_with_id for an id that names nothing', async () => {
-    for (const path of ['/users/nope', '/roles/nope', '/applications/nope', '/resources/nope', '/organizations/nope', '/hooks/nope']) {
+  it('answers entity.not_exists_with_id for an id that names nothing, and entity.not_found for a user as Logto does', async () => {
+    for (const path of ['/roles/nope', '/applications/nope', '/resources/nope', '/organizations/nope', '/hooks/nope']) {
       const res = await h.api('GET', path);
       expect(res.status, path).to.equal(404);
       expect(res.body.code, path).to.equal('entity.not_exists_with_id');
     }
+    for (const [method, path] of [['GET', '/users/nope'], ['PATCH', '/users/nope'], ['DELETE', '/users/nope'], ['GET', '/users/nope/mfa-verifications']] as const) {
+      const res = await h.api(method, path, method === 'PATCH' ? { name: 'x' } : undefined);
+      expect([res.status, res.body.code], `${method} ${path}`).to.deep.equal([404, 'entity.not_found']);
+    }
+  });
+
+  it('answers 422 entity.relation_foreign_key_not_found for an organization relation naming nothing', async () => {
+    const organization = await ok(h.api('POST', '/organizations', { name: unique('rel') }));
+    const user = await fixtures(h).user();
+    const role = await ok(h.api('POST', '/organization-roles', { name: unique('role') }));
+    await ok(h.api('POST', `/organizations/${organization.id}/users`, { userIds: [user.id] }));
+    const cases: Array<[string, string, unknown]> = [
+      ['POST', '/organizations/nope/users', { userIds: [user.id] }],
+      ['POST', `/organizations/${organization.id}/users`, { userIds: ['nobody'] }],
+      ['PUT', `/organizations/${organization.id}/users`, { userIds: [user.id, 'nobody'] }],
+      ['POST', '/organizations/nope/applications', { applicationIds: ['x'] }],
+      ['POST', `/organizations/${organization.id}/users/${user.id}/roles`, { organizationRoleIds: ['no-role'] }],
+      ['POST', `/organization-roles/${role.id}/scopes`, { organizationScopeIds: ['no-scope'] }],
+      ['POST', `/organization-roles/${role.id}/resource-scopes`, { scopeIds: ['no-scope'] }],
+      ['POST', `/organizations/${organization.id}/jit/roles`, { organizationRoleIds: ['no-role'] }],
+      ['POST', `/organizations/${organization.id}/jit/sso-connectors`, { ssoConnectorIds: ['no-connector'] }],
+      ['POST', '/organization-invitations', { organizationId: 'nope', invitee: `${unique('i')}@example.com`, expiresAt: Date.now() + 60_000 }],
+    ];
+    for (const [method, path, body] of cases) {
+      const res = await h.api(method, path, body);
+      expect([res.status, res.body.code], `${method} ${path}`).to.deep.equal([422, 'entity.relation_foreign_key_not_found']);
+    }
+    const members = await ok(h.api('GET', `/organizations/${organization.id}/users`));
+    expect(members.map((member: { id: string }) => member.id), 'a refused replacement changed nothing').to.deep.equal([user.id]);
+  });
+
+  it('answers Logto\'s codes on invitation status changes: request.invalid_input for a settled invitation or another email, entity.not_found for an unknown user', async () => {
+    const organization = await ok(h.api('POST', '/organizations', { name: unique('inv') }));
+    const email = `${unique('inv')}@example.com`;
+    const create = () => ok(h.api('POST', '/organization-invitations', { organizationId: organization.id, invitee: email, expiresAt: Date.now() + 60_000 }));
+    const other = await fixtures(h).user({ primaryEmail: `${unique('other')}@example.com` });
+    const first = await create();
+    const status = (id: string, body: Record<string, unknown>) => h.api('PUT', `/organization-invitations/${id}/status`, body);
+    expect((await status(first.id, { status: 'Accepted', acceptedUserId: other.id })).body.code).to.equal('request.invalid_input');
+    const unknown = await status(first.id, { status: 'Accepted', acceptedUserId: 'nobody' });
+    expect([unknown.status, unknown.body.code]).to.deep.equal([404, 'entity.not_found']);
+    expect((await status(first.id, { status: 'Revoked' })).status).to.equal(200);
+    const settled = await status(first.id, { status: 'Accepted' });
+    expect([settled.status, settled.body.code], 'checked before acceptedUserId').to.deep.equal([422, 'request.invalid_input']);
+    const pending = await create();
+    const withoutUser = await status(pending.id, { status: 'Accepted' });
+    expect([withoutUser.status, withoutUser.body.code]).to.deep.equal([400, 'guard.invalid_input']);
   });
 
   it("answers Logto's codes for identifiers, role names and resource indicators in use", async () => {

@@ -39,8 +39,8 @@ describe('organization JIT default roles (management API)', () => {
     const organization = await f.organization();
     const base = `/organizations/${organization.id}/jit/roles`;
     const unknownRole = await h.api('POST', base, { organizationRoleIds: ['no-such-role'] });
-    expect(unknownRole.status).to.equal(404);
-    expect(unknownRole.body.code).to.equal('entity.not_exists_with_id');
+    expect(unknownRole.status, 'Logto\'s 422 for a relation naming nothing').to.equal(422);
+    expect(unknownRole.body.code).to.equal('entity.relation_foreign_key_not_found');
     const machine = await f.organizationRole({ type: 'MachineToMachine' });
     const wrongType = await h.api('PUT', base, { organizationRoleIds: [machine.id] });
     expect(wrongType.status).to.equal(422);

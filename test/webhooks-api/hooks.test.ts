@@ -135,12 +135,16 @@ describe('hooks API: registration', () => {
     await expectError(await running.request(`/api/hooks/${id}`), 404, 'entity.not_exists_with_id');
   });
 
-  it('answers 404 entity.not_exists_with_id for an unknown hook on every route', async () => {
+  it('answers 404 for an unknown hook on every route, with Logto\'s code for it', async () => {
+    for (const [method, path, code, json] of [
+      ['PATCH', '/api/hooks/missing', 'entity.not_exists', { name: 'x' }],
+      ['PATCH', '/api/hooks/missing/signing-key', 'entity.not_exists'],
+      ['DELETE', '/api/hooks/missing', 'entity.not_found'],
+    ] as const) {
+      await expectError(await running.request(path, { method, ...(json === undefined ? {} : { json }) }), 404, code);
+    }
     const routes: Array<[string, string, unknown?]> = [
       ['GET', '/api/hooks/missing'],
-      ['PATCH', '/api/hooks/missing', { name: 'x' }],
-      ['DELETE', '/api/hooks/missing'],
-      ['PATCH', '/api/hooks/missing/signing-key'],
       ['POST', '/api/hooks/missing/test', { events: ['User.Created'], config }],
       ['GET', '/api/hooks/missing/recent-logs'],
       ['GET', '/api/hooks/missing/deliveries'],

@@ -28,7 +28,7 @@ export const organizationRoleEventCases: EventCase[] = [
           ];
         },
         failures: [
-          { why: 'unknown scope', path: '/organization-roles', body: { name: unique('r'), organizationScopeIds: [MISSING] }, status: 404 },
+          { why: 'unknown scope', path: '/organization-roles', body: { name: unique('r'), organizationScopeIds: [MISSING] }, status: 422 },
           { why: 'name taken', path: '/organization-roles', body: { name: taken.name }, status: 409 },
           { why: 'name too long', path: '/organization-roles', body: { name: 'n'.repeat(500) }, status: 400 },
         ],
@@ -83,7 +83,7 @@ export const organizationRoleEventCases: EventCase[] = [
         expected: (res) => [{ event: 'OrganizationRole.Scopes.Updated', data: res.body, fields: { organizationRoleId: role.id } }],
         failures: [
           { why: 'unknown role', path: `/organization-roles/${MISSING}/scopes`, body: { organizationScopeIds: [extra.id] }, status: 404 },
-          { why: 'unknown scope', path: `/organization-roles/${role.id}/scopes`, body: { organizationScopeIds: [MISSING] }, status: 404 },
+          { why: 'unknown scope', path: `/organization-roles/${role.id}/scopes`, body: { organizationScopeIds: [MISSING] }, status: 422 },
           { why: 'no scopes', path: `/organization-roles/${role.id}/scopes`, body: { organizationScopeIds: [] }, status: 400 },
         ],
       };
@@ -99,7 +99,7 @@ export const organizationRoleEventCases: EventCase[] = [
         body: { organizationScopeIds: [replacement.id] },
         expected: () => [{ event: 'OrganizationRole.Scopes.Updated', data: [replacement], fields: { organizationRoleId: role.id } }],
         failures: [
-          { why: 'unknown scope', path: `/organization-roles/${role.id}/scopes`, body: { organizationScopeIds: [MISSING] }, status: 404 },
+          { why: 'unknown scope', path: `/organization-roles/${role.id}/scopes`, body: { organizationScopeIds: [MISSING] }, status: 422 },
           { why: 'ids of the wrong type', path: `/organization-roles/${role.id}/scopes`, body: { organizationScopeIds: [1] }, status: 400 },
         ],
       };

@@ -67,8 +67,8 @@ export const organizationEventCases: EventCase[] = [
           fields: { organizationId: organization.id, addedUserIds: [a.id, b.id] },
         }],
         failures: [
-          { why: 'unknown organization', path: `/organizations/${MISSING}/users`, body: { userIds: [a.id] }, status: 404 },
-          { why: 'unknown user', path: `/organizations/${organization.id}/users`, body: { userIds: [a.id, 'no-such-user'] }, status: 404 },
+          { why: 'unknown organization', path: `/organizations/${MISSING}/users`, body: { userIds: [a.id] }, status: 422 },
+          { why: 'unknown user', path: `/organizations/${organization.id}/users`, body: { userIds: [a.id, 'no-such-user'] }, status: 422 },
           { why: 'no users', path: `/organizations/${organization.id}/users`, body: { userIds: [] }, status: 400 },
         ],
       };
@@ -99,8 +99,8 @@ export const organizationEventCases: EventCase[] = [
           fields: { organizationId: organization.id, addedUserIds: [newcomer.id], removedUserIds: [members[0].id] },
         }],
         failures: [
-          { why: 'unknown organization', path: `/organizations/${MISSING}/users`, body: { userIds: [] }, status: 404 },
-          { why: 'unknown user', path: `/organizations/${organization.id}/users`, body: { userIds: ['no-such-user'] }, status: 404 },
+          { why: 'unknown organization', path: `/organizations/${MISSING}/users`, body: { userIds: [] }, status: 422 },
+          { why: 'unknown user', path: `/organizations/${organization.id}/users`, body: { userIds: ['no-such-user'] }, status: 422 },
           { why: 'userIds not an array', path: `/organizations/${organization.id}/users`, body: { userIds: 'all' }, status: 400 },
         ],
       };
@@ -152,8 +152,8 @@ export const organizationEventCases: EventCase[] = [
         }],
         failures: [
           { why: 'not a machine-to-machine application', path: apps, body: { applicationIds: [spa.id] }, status: 422 },
-          { why: 'unknown application', path: apps, body: { applicationIds: ['no-such-app'] }, status: 404 },
-          { why: 'unknown organization', path: `/organizations/${MISSING}/applications`, body: { applicationIds: [app.id] }, status: 404 },
+          { why: 'unknown application', path: apps, body: { applicationIds: ['no-such-app'] }, status: 422 },
+          { why: 'unknown organization', path: `/organizations/${MISSING}/applications`, body: { applicationIds: [app.id] }, status: 422 },
         ],
       };
     },
@@ -172,7 +172,7 @@ export const organizationEventCases: EventCase[] = [
           fields: { organizationId: organization.id, addedApplicationIds: [app.id], removedApplicationIds: [member.id] },
         }],
         failures: [
-          { why: 'unknown application', path: apps, body: { applicationIds: ['no-such-app'] }, status: 404 },
+          { why: 'unknown application', path: apps, body: { applicationIds: ['no-such-app'] }, status: 422 },
           { why: 'unknown field', path: apps, body: { applicationIds: [], extra: true }, status: 400 },
         ],
       };

@@ -45,7 +45,7 @@ describe('organization template (library)', () => {
   it('refuses a role with an unknown scope, naming it, and creates nothing', async () => {
     const read = await template.createScope({ name: 'read' });
     const refused = await refusal(template.createRole({ name: 'viewer' }, [read.id, 'missing-scope']));
-    expect(refused.code).to.equal('entity.not_exists_with_id');
+    expect(refused.code, 'Logto\'s code for a relation naming nothing').to.equal('entity.relation_foreign_key_not_found');
     expect(refused.message).to.include('missing-scope');
     expect((await template.listRoles(PAGE)).total).to.equal(0);
   });
@@ -83,9 +83,9 @@ describe('organization template (library)', () => {
     ];
     const role = await template.createRole({ name: 'editor' }, [read.id]);
     expect(await template.addRoleScopes(role.id, [read.id, write.id])).to.have.deep.members([read, write]);
-    expect((await refusal(template.addRoleScopes(role.id, ['missing']))).code).to.equal('entity.not_exists_with_id');
+    expect((await refusal(template.addRoleScopes(role.id, ['missing']))).code).to.equal('entity.relation_foreign_key_not_found');
     expect(await template.replaceRoleScopes(role.id, [admin.id])).to.deep.equal([admin]);
-    expect((await refusal(template.replaceRoleScopes(role.id, [read.id, 'missing']))).code).to.equal('entity.not_exists_with_id');
+    expect((await refusal(template.replaceRoleScopes(role.id, [read.id, 'missing']))).code).to.equal('entity.relation_foreign_key_not_found');
     expect(await template.scopesOfRole(role.id), 'a refused replacement changes nothing').to.deep.equal([admin]);
     expect(await template.removeRoleScope(role.id, admin.id)).to.deep.equal([]);
     const notLinked = await refusal(template.removeRoleScope(role.id, admin.id));
