@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { decodeJwt } from 'jose';
 import { startService, type RunningService } from '../support/service.ts';
 import {
-  createApplication, createResource, createRole, createUser, oauthError, subjectToken, tokenRequest,
+  createApplication, createResource, createRole, createUser, introspectAsClient, oauthError, subjectToken, tokenRequest,
 } from '../support/fixtures.ts';
 import { accountClient } from '../account/support.ts';
 import { newId } from '../../lib/ids.ts';
@@ -28,6 +28,7 @@ for (const backend of ['embedded', 'redis'] as const) {
     let protectedRoleId: string;
     let managementRoleId: string;
     let actorToken: string;
+    let actorId: string;
 
     before(async () => {
       running = await startService({
@@ -53,6 +54,7 @@ for (const backend of ['embedded', 'redis'] as const) {
       const organization = await running.request('/api/organizations', { method: 'POST', json: { name: 'Acme' } });
       organizationId = (await organization.json() as { id: string }).id;
       const actor = await createUser(running, [], { name: 'Sam Support' }, PASSWORD);
+      actorId = actor.id;
       actorToken = await (await accountClient(running)).signIn(actor.username!, PASSWORD, 'openid');
     });
     after(() => running.close());
@@ -192,6 +194,20 @@ for (const backend of ['embedded', 'redis'] as const) {
         const read = await (await running.request('/api/sign-in-exp')).json() as { impersonation: unknown };
         expect(read.impersonation).to.deep.equal({ requireReason: false, notifyByEmail: false });
       });
+    });
+
+    it('a banner has what it needs: act and impersonation_id in the JWT, and in what introspection says of an opaque token', async () => {
+      const user = await createUser(running);
+      const actorParams = { actor_token: actorToken, actor_token_type: AT };
+      const jwt = (await exchange({ subject_token: await subjectToken(running, user.id), resource: INDICATOR, ...actorParams })).body;
+      const claims = decodeJwt(jwt.access_token as string);
+      expect(claims.act).to.deep.equal({ sub: actorId });
+      expect(claims.impersonation_id).to.be.a('string');
+      const opaque = (await exchange({ subject_token: await subjectToken(running, user.id), scope: 'openid', ...actorParams })).body;
+      const seen = await introspectAsClient(running, { id: app.id, secret: app.secret }, opaque.access_token as string);
+      expect(seen).to.include({ active: true, sub: user.id });
+      expect(seen.act).to.deep.equal({ sub: actorId });
+      expect(seen.impersonation_id).to.be.a('string').and.not.equal(claims.impersonation_id);
     });
 
     it('the Experience API cannot be entered with an impersonation token, JWT or opaque', async () => {
