@@ -187,11 +187,13 @@ export function createImpersonation(deps: {
         });
         throw errors.unprocessable('user.impersonation_protected', PROTECTED);
       }
-      const { token, record } = await subjectTokens.issue({ userId: user.id, context: input.context, reason, createdBy: input.createdBy });
-      await audit.record({
+      const { token, record, stored } = subjectTokens.issue({ userId: user.id, context: input.context, reason, createdBy: input.createdBy });
+      // The token and the audit of its creation are written together (one commit on the embedded store), and the token
+      // is handed out once both are.
+      await Promise.all([stored, audit.record({
         type: 'SubjectToken.Created', subjectTokenRef: record.ref, userId: user.id, createdBy: record.createdBy,
         applicationId: null, actorUserId: null, resource: null, scope: null,
-      });
+      })]);
       return { subjectToken: token, expiresIn: subjectTokens.ttlSeconds };
     },
 

@@ -49,15 +49,15 @@ export function createSubjectTokens(kv: KeyValueStore, ttlSeconds: number) {
 
   return {
     ttlSeconds,
-    async issue(input: { userId: string; context: Record<string, unknown>; reason: string | null; createdBy: string }) {
+    /** A new token and its record, at once; `stored` settles once the token is kept, so that writes can go with it. */
+    issue(input: { userId: string; context: Record<string, unknown>; reason: string | null; createdBy: string }) {
       const token = newSecret(SUBJECT_TOKEN_PREFIX);
       const tokenDigest = digest(token);
       const now = Date.now();
       const record: SubjectTokenRecord = {
         ref: refOfDigest(tokenDigest), ...input, createdAt: now, expiresAt: now + ttlSeconds * 1000,
       };
-      await kv.set(key(tokenDigest), JSON.stringify(record), ttlSeconds * 1000);
-      return { token, record };
+      return { token, record, stored: kv.set(key(tokenDigest), JSON.stringify(record), ttlSeconds * 1000) };
     },
     /** The reference a token has (or would have had) in the audit, also for tokens that were never issued. */
     refOf(token: string): string {
