@@ -5,6 +5,9 @@ import { freshPage, screenshot, useChromium } from '../support/chromium.ts';
 import { eventually } from '../support/wait.ts';
 import { ACCESS_TOKEN_TYPE, TOKEN_EXCHANGE_GRANT } from '../../lib/impersonation/grant.ts';
 import { signInToConsole, useConsoleService } from './support/console.ts';
+import { accountClient } from '../account/support.ts';
+
+const AGENT_PASSWORD = 'support agent passphrase 5';
 
 interface Impersonation { id: string; applicationId: string; status: string; reason: string | null }
 
@@ -16,12 +19,14 @@ describe('browser: the console\'s impersonations, a user\'s history and the impe
   let carol: { id: string };
 
   /** An impersonation of the user through the application, with a reason, answered as the API lists it. */
-  async function impersonate(app: { id: string; secret?: string }, userId: string, reason: string): Promise<string> {
+  async function impersonate(
+    app: { id: string; secret?: string }, userId: string, reason: string, actor: Record<string, string> = {},
+  ): Promise<string> {
     const created = await running.request('/api/subject-tokens', { method: 'POST', json: { userId, reason } });
     expect(created.status).to.equal(201);
     const { subjectToken } = await created.json() as { subjectToken: string };
     const exchanged = await tokenRequest(running, {
-      grant_type: TOKEN_EXCHANGE_GRANT, subject_token: subjectToken, subject_token_type: ACCESS_TOKEN_TYPE, scope: 'openid',
+      grant_type: TOKEN_EXCHANGE_GRANT, subject_token: subjectToken, subject_token_type: ACCESS_TOKEN_TYPE, scope: 'openid', ...actor,
     }, app);
     expect(exchanged.status, JSON.stringify(exchanged.body)).to.equal(200);
     const [newest] = await running.read<Impersonation[]>(`/api/impersonations?userId=${userId}&page_size=1`);
@@ -54,6 +59,7 @@ describe('browser: the console\'s impersonations, a user\'s history and the impe
       const endedRows = await rowsOf(page, 'Ended');
       await active.filter({ hasText: 'Ticket SUP-3: refund' }).waitFor();
       expect(await active.count(), 'header and the two running').to.equal(3);
+      expect(await active.filter({ hasText: 'Ticket SUP-3' }).innerText(), 'named as the console names users').to.include('Carol Case');
       await endedRows.filter({ hasText: 'Ticket SUP-1: old' }).waitFor();
       expect(await endedRows.filter({ hasText: 'Revoked' }).count()).to.equal(1);
       // The active section comes before the ended one.
@@ -91,7 +97,11 @@ describe('browser: the console\'s impersonations, a user\'s history and the impe
   it("shows a user's impersonation history on their page and revokes all of it after a confirmation", async () => {
     const dave = await createUser(running, [], { name: 'Dave Detail', username: 'dave_detail' });
     const first = await impersonate(helpDesk, dave.id, 'Ticket SUP-10: login loop');
-    const second = await impersonate(billing, dave.id, 'Ticket SUP-11: card declined');
+    const agent = await createUser(running, [], { name: 'Sam Support' }, AGENT_PASSWORD);
+    const actorToken = await (await accountClient(running)).signIn(agent.username!, AGENT_PASSWORD, 'openid');
+    const second = await impersonate(billing, dave.id, 'Ticket SUP-11: card declined', {
+      actor_token: actorToken, actor_token_type: ACCESS_TOKEN_TYPE,
+    });
     const { page, context } = await freshPage(chromium.browser());
     try {
       await signInToConsole(page, running.consoleUrl(`/users/${dave.id}`));
@@ -99,7 +109,8 @@ describe('browser: the console\'s impersonations, a user\'s history and the impe
       const history = await rowsOf(page, 'Impersonation history');
       await history.filter({ hasText: 'Ticket SUP-11: card declined' }).waitFor();
       expect(await history.count()).to.equal(3);
-      expect(await history.nth(1).innerText(), 'newest first').to.include('Ticket SUP-11').and.include('Billing tool');
+      expect(await history.nth(1).innerText(), 'newest first').to.include('Ticket SUP-11').and.include('Billing tool')
+        .and.include('Sam Support');
       expect(await history.nth(2).innerText()).to.include('Ticket SUP-10').and.include('Help desk');
 
       await page.getByRole('button', { name: 'Revoke all impersonations' }).click();

@@ -6,6 +6,7 @@ import { Link } from '../../components/link.tsx';
 import { Table, type Column } from '../../components/table.tsx';
 import type { Impersonation } from '../../../../lib/impersonation/record.ts';
 import type { Application } from '../applications/types.ts';
+import { displayName, type User } from '../users/types.ts';
 
 export type { Impersonation };
 
@@ -51,17 +52,28 @@ export function useApplications() {
   return useLoad(async () => (await apiList<Application>('/applications', { page_size: 100 })).items, []);
 }
 
+/** How the rows' users (impersonated and acting) are named: each read once; one that is gone keeps its id. */
+function useUserNames(rows: Impersonation[]) {
+  const ids = [...new Set(rows.flatMap((row) => [row.userId, row.actorUserId ?? []].flat()))].sort();
+  const names = useLoad(async () => new Map(await Promise.all(ids.map(async (id) => {
+    const user = await api<User>('GET', `/users/${encodeURIComponent(id)}`).catch(() => undefined);
+    return [id, user ? displayName(user) : id] as const;
+  }))), [ids.join(' ')]);
+  return (id: string) => names.data?.get(id) ?? id;
+}
+
 /** Impersonations as rows: when, of whom, through which application, who acted, why, until when, and Revoke while active. */
 export function ImpersonationTable(props: {
   caption: string; rows: Impersonation[]; empty: string; onRevoked: () => void; withUser?: boolean;
 }) {
   const apps = useApplications();
   const appName = (id: string) => apps.data?.find((app) => app.id === id)?.name ?? id;
+  const userName = useUserNames(props.rows);
   const columns: Array<Column<Impersonation>> = [
     { header: 'Started', cell: (row) => time(row.issuedAt) },
-    ...(props.withUser === false ? [] : [{ header: 'User', cell: (row: Impersonation) => <Link to={`/users/${row.userId}`}>{row.userId}</Link> }]),
+    ...(props.withUser === false ? [] : [{ header: 'User', cell: (row: Impersonation) => <Link to={`/users/${row.userId}`}>{userName(row.userId)}</Link> }]),
     { header: 'Application', cell: (row) => <Link to={`/applications/${row.applicationId}`}>{appName(row.applicationId)}</Link> },
-    { header: 'Actor', cell: (row) => (row.actorUserId ? <Link to={`/users/${row.actorUserId}`}>{row.actorUserId}</Link> : '—') },
+    { header: 'Actor', cell: (row) => (row.actorUserId ? <Link to={`/users/${row.actorUserId}`}>{userName(row.actorUserId)}</Link> : '—') },
     { header: 'Reason', cell: (row) => row.reason ?? '—' },
     { header: 'Status', cell: (row) => <span class={`status-${row.status}`}>{STATUS[row.status]}</span> },
     { header: 'Ends', cell: (row) => time(row.revokedAt ?? row.expiresAt) },
