@@ -49,6 +49,8 @@ const ERROR_CODES = {
   'connector.not_found': 'rule',
   /** `POST /api/connectors` names a factory the service does not have (`GET /api/connector-factories`). */
   'connector.not_found_with_connector_id': 'rule',
+  /** `POST /api/connectors` without `metadata.target`, which every connector here needs. */
+  'connector.should_specify_target': 'invalid',
   /** A social or enterprise connector's config is refused, or its upstream (discovery) does not answer as one. */
   'connector.invalid_config': 'invalid',
   /** The upstream's answer to the callback is malformed or an error (`error=` in the callback, a bad token response). */

@@ -78,6 +78,13 @@ export function createIdentification(deps: Pick<ExperienceDeps, 'repositories' |
         await save();
       }
       assertProfileComplete(settings, record.profile);
+      const { username: name, primaryEmail: email, primaryPhone: phone } = record.profile;
+      if (!name && !email && !phone) {
+        // Sign-up settings without identifiers (Logto allows them) register through connectors only: never an empty account.
+        throw errors.experience('user.missing_profile', 'a registration needs a username, an email or a phone number', {
+          missingProfile: ['username', 'email', 'phone'],
+        });
+      }
       await assertAvailable(deps.repositories, record.profile);
       const { username, primaryEmail, primaryPhone, passwordDigest } = record.profile;
       let user: User;

@@ -26,14 +26,15 @@ function signInRefusal({ signIn }: SignInExperience): Refusal | undefined {
 
 const isContact = (identifier: SignInIdentifier) => identifier !== 'username';
 
-function signUpRefusal({ signInMode, signUp, signIn }: SignInExperience): Refusal | undefined {
+function signUpRefusal({ signUp, signIn }: SignInExperience): Refusal | undefined {
   const { identifiers } = signUp;
   if (new Set(identifiers).size !== identifiers.length) {
     return ['sign_in_experiences.duplicated_sign_up_identifiers', 'sign-up identifiers must not repeat'];
   }
   if (identifiers.length === 0) {
-    if (signInMode !== 'SignIn' || signUp.password || signUp.verify) {
-      return ['sign_in_experiences.missing_sign_up_identifiers', 'registration needs a sign-up identifier (or signInMode SignIn, password and verify off)'];
+    // As in Logto: without sign-up identifiers, accounts are registered through social and enterprise connectors only.
+    if (signUp.password || signUp.verify) {
+      return ['sign_in_experiences.missing_sign_up_identifiers', 'a password or verify needs a sign-up identifier'];
     }
     return undefined;
   }

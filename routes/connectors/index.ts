@@ -39,10 +39,13 @@ export function connectorRoutes(api: ApiRouterDeps, core: ServiceCore): void {
     summary: 'Create a social connector (its config is checked, and its discovery document fetched when it names an issuer)',
     body: createConnectorBody, status: 201, response: connectorResponse,
     async handler({ body }) {
+      // Logto's order: the factory first, then the target its standard connectors need.
       if (!isFactory(body.connectorId)) {
         throw errors.unprocessable('connector.not_found_with_connector_id', `no connector factory ${body.connectorId.slice(0, 64)}; see GET /api/connector-factories`);
       }
-      return presentConnector(await library.createSocial({ ...body, connectorId: body.connectorId }));
+      const { metadata } = body;
+      if (!metadata) throw errors.connector('connector.should_specify_target', 'metadata.target is required: it names the identity on users');
+      return presentConnector(await library.createSocial({ ...body, metadata, config: body.config ?? {}, connectorId: body.connectorId }));
     },
   });
 

@@ -41,8 +41,9 @@ const metadata = z.object({
 export const createConnectorBody = z.object({
   id: z.string().regex(/^[\w-]{1,64}$/, '1-64 letters, digits, "_" or "-"').optional(),
   connectorId: z.string().min(1).max(128).describe('The factory: oidc or oauth2 (GET /api/connector-factories)'),
-  config: jsonObject,
-  metadata: metadata.describe('target names the identity on users (identities[target]); unique among social connectors'),
+  config: jsonObject.optional().describe('The factory\'s config (GET /api/connector-factories); checked once the factory is known'),
+  metadata: metadata.optional()
+    .describe('Required (400 connector.should_specify_target without it): target names the identity on users (identities[target]); unique among social connectors'),
   syncProfile: z.boolean().optional().describe('Copy name and avatar from the provider at every sign-in, not only at registration'),
 }).strict();
 

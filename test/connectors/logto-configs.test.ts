@@ -107,9 +107,14 @@ describe('connectors from Logto\'s exported configs', () => {
     }
     const script = await create({ connectorId: 'oidc', metadata: { target: 'refused', logo: 'javascript:alert(1)' }, config: logtoOidc() });
     expect(script.status).to.equal(400);
-    const github = await create({ connectorId: 'github-universal', metadata: { target: 'github' }, config: {} });
-    expect(github.status).to.equal(422);
-    expect((await json(github)).code).to.equal('connector.not_found_with_connector_id');
+    for (const body of [{ connectorId: 'github-universal', metadata: { target: 'github' }, config: {} }, { connectorId: 'mock-email-service' }]) {
+      const unknown = await create(body);
+      expect([unknown.status, (await json(unknown)).code], 'the factory is checked first, as in Logto').to.deep.equal([422, 'connector.not_found_with_connector_id']);
+    }
+    const noTarget = await create({ connectorId: 'oidc', config: logtoOidc() });
+    expect([noTarget.status, (await json(noTarget)).code]).to.deep.equal([400, 'connector.should_specify_target']);
+    const noConfig = await create({ connectorId: 'oidc', metadata: { target: 'no-config' } });
+    expect([noConfig.status, (await json(noConfig)).code]).to.deep.equal([400, 'connector.invalid_config']);
   });
 
   it('OAuth 2.0: reads a form-encoded token answer (tokenEndpointResponseType query-string) and sends customConfig', async () => {

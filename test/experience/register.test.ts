@@ -71,6 +71,22 @@ describe('Experience API: registration rules', () => {
     expect(badUsername.body.code).to.equal('guard.invalid_input');
   });
 
+  it('takes Logto\'s sign-up without identifiers (registration through connectors only) and never creates an empty account', async () => {
+    const before = await json(h.running.request('/api/sign-in-exp'));
+    await h.signInExperience({ signUp: { identifiers: [], password: false, verify: false } });
+    try {
+      const client = h.client();
+      await client.open(h.app);
+      await client.ok('PUT', '', { interactionEvent: 'Register' });
+      const empty = await client.api('POST', '/identification', {});
+      expect(empty.status).to.equal(422);
+      expect(empty.body).to.deep.include({ code: 'user.missing_profile', data: { missingProfile: ['username', 'email', 'phone'] } });
+      expect((await client.api('POST', '/submit')).status, 'nothing to submit').to.be.within(400, 499);
+    } finally {
+      await h.signInExperience({ signUp: before.signUp });
+    }
+  });
+
   it('refuses a username another account holds (409 user.username_already_in_use) and registration when it is off (403 auth.forbidden)', async () => {
     const username = uniqueName('taken');
     await h.running.request('/api/users', { method: 'POST', json: { username } });

@@ -30,7 +30,7 @@ const INCONSISTENT: Refusal[] = [
   { why: 'a code sent to a username', body: { signIn: { methods: [method('username', true, true)] } }, status: 422, code: 'sign_in_experiences.verification_code_requires_email_or_phone', data: { identifier: 'username' } },
   { why: 'a sign-up identifier twice', body: { signUp: signUp(['email', 'email'], true, true) }, status: 422, code: 'sign_in_experiences.duplicated_sign_up_identifiers' },
   { why: 'username and email at sign-up', body: { signUp: signUp(['username', 'email'], true, true) }, status: 422, code: 'sign_in_experiences.unsupported_sign_up_identifiers' },
-  { why: 'no sign-up identifier while registration is on', body: { signUp: signUp([], false, false) }, status: 422, code: 'sign_in_experiences.missing_sign_up_identifiers' },
+  { why: 'no sign-up identifier but verify', body: { signUp: signUp([], false, true) }, status: 422, code: 'sign_in_experiences.missing_sign_up_identifiers' },
   { why: 'no sign-up identifier but a password', body: { signInMode: 'SignIn', signUp: signUp([], true, false) }, status: 422, code: 'sign_in_experiences.missing_sign_up_identifiers' },
   { why: 'sign-up by username without password', body: { signUp: signUp(['username'], false, false) }, status: 422, code: 'sign_in_experiences.username_requires_password' },
   { why: 'sign-up by email without verify', body: { signUp: signUp(['email'], true, false) }, status: 422, code: 'sign_in_experiences.passwordless_requires_verify' },
