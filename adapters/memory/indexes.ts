@@ -91,8 +91,8 @@ export function expiryOf(doc: Doc, spec: IndexSpec): number | undefined {
 
 /**
  * The index `spec` describes over `docs`, or null when `indexes` already holds it. As MongoDB: an index of
- * the same name with other options, or another name on the same keys, is an error, and a unique index
- * cannot be built over documents that already share a key.
+ * the same name with other options, or another name on the same keys, is an error (except a substring index beside
+ * an ordinary one), and a unique index cannot be built over documents that already share a key.
  */
 export function buildIndex(
   collection: string, spec: IndexSpec, indexes: ReadonlyMap<string, MemoryIndex>, docs: Iterable<[string, Doc]>,
@@ -104,7 +104,8 @@ export function buildIndex(
   if (existing && sameIndex(existing.spec, normalized)) return null;
   if (existing) throw new Error(`an index named ${name} already exists with different options`);
   for (const other of indexes.values()) {
-    if (canonicalKey(other.spec.keys) === canonicalKey(normalized.keys)) {
+    // A substring index answers other queries than an ordinary one: one of each may share a field.
+    if (Boolean(other.spec.substring) === Boolean(normalized.substring) && canonicalKey(other.spec.keys) === canonicalKey(normalized.keys)) {
       throw new Error(`an index on the same keys already exists as ${other.name}`);
     }
   }

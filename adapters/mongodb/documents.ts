@@ -161,10 +161,19 @@ class MongoCollection implements DocumentCollection<Doc> {
     if (spec.expireAfterSeconds !== undefined) options.expireAfterSeconds = spec.expireAfterSeconds;
     if (spec.name !== undefined) options.name = spec.name;
     return this.#run(async () => {
-      await this.#collection.createIndex(spec.keys, options);
+      try {
+        await this.#collection.createIndex(spec.keys, options);
+      } catch (error) {
+        // A substring index is an ordinary one here: an index on the field under another name or options serves as well.
+        if (spec.substring && INDEX_CONFLICTS.has((error as { code?: unknown }).code)) return;
+        throw error;
+      }
     }, spec.keys);
   }
 }
+
+/** IndexOptionsConflict and IndexKeySpecsConflict: an index on the same keys exists with another name or options. */
+const INDEX_CONFLICTS = new Set<unknown>([85, 86]);
 
 class MongoDocumentStore implements DocumentStore {
   readonly kind = 'mongodb' as const;

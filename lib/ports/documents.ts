@@ -52,8 +52,8 @@ export interface IndexSpec {
   /**
    * A single-field index for substring searches (unanchored regular expressions: a Logto `%text%` search, a plain
    * `q`). The embedded stores keep trigram postings, so a search reads only the documents holding its text's
-   * trigrams; MongoDB builds an ordinary index on the field, whose keys it scans for such a search instead of the
-   * documents.
+   * trigrams, beside any ordinary index on the field; MongoDB builds an ordinary index on the field (unless one exists,
+   * which serves as well), whose keys it scans for such a search instead of the documents.
    */
   substring?: boolean;
   name?: string;

@@ -27,9 +27,11 @@ export interface UserSecrets {
   mfaSkipped?: boolean;
 }
 
+const SEARCH_FIELDS = ['id', 'username', 'primaryEmail', 'primaryPhone', 'name'] as const;
+
 export function createUsersRepository(store: DocumentStore) {
   const { collection: users, present, operations } = createEntityRepository<User, UserSecrets>(store, 'users', {
-    searchFields: ['id', 'username', 'primaryEmail', 'primaryPhone', 'name'],
+    searchFields: SEARCH_FIELDS,
     // Identifiers are unset rather than stored as null (sparse unique indexes); the API shape has them as null.
     present(doc) {
       const user = publicShape<User>(doc, ['passwordDigest', 'mfaVerifications', 'mfaSkipped']);
@@ -47,6 +49,8 @@ export function createUsersRepository(store: DocumentStore) {
       await users.createIndex({ keys: { primaryEmail: 1 }, unique: true, sparse: true });
       await users.createIndex({ keys: { primaryPhone: 1 }, unique: true, sparse: true });
       await users.createIndex({ keys: { createdAt: 1 } });
+      // `?search=` looks for a substring of these: trigram postings read only the users holding the text's trigrams.
+      for (const field of SEARCH_FIELDS) await users.createIndex({ keys: { [field]: 1 }, substring: true, name: `${field}_substring` });
     },
     async insert(user: User, secrets: UserSecrets = {}): Promise<User> {
       await operations.insert(withoutNullIdentifiers(user), secrets);

@@ -149,4 +149,19 @@ describe('embedded store: indexes never change an answer', () => {
     }
     await store.close();
   });
+
+  it('keeps a substring index beside a unique one on the same field, which still refuses duplicates', async () => {
+    const store = createMemoryDocumentStore();
+    const users = store.collection('users');
+    await users.createIndex({ keys: { email: 1 }, unique: true, sparse: true });
+    await users.createIndex({ keys: { email: 1 }, substring: true, name: 'email_substring' });
+    await users.insertMany(Array.from({ length: 300 }, (_, n) => ({ _id: `u${n}`, email: `user${n}@example.com` })));
+    const found = await users.find({ $and: [{}, { $or: [{ _id: /ER29/i }, { email: /ER29/i }] }] });
+    expect(found.map((doc) => doc._id)).to.deep.equal(['u29', 'u290', 'u291', 'u292', 'u293', 'u294', 'u295', 'u296', 'u297', 'u298', 'u299']);
+    const duplicate = await users.insertOne({ email: 'user7@example.com' }).then(() => null, (error: { code?: number }) => error.code);
+    expect(duplicate).to.equal(11000);
+    const second = await users.createIndex({ keys: { email: 1 }, name: 'email_again' }).then(() => null, (error: Error) => error.message);
+    expect(second).to.match(/same keys already exists as email_1/);
+    await store.close();
+  });
 });
