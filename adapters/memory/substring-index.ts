@@ -29,11 +29,15 @@ export function foldCase(text: string): string {
   return folded;
 }
 
-/** The distinct trigrams of a folded text. */
-function trigramsOf(folded: string): Set<string> {
-  const grams = new Set<string>();
-  for (let i = 0; i + GRAM <= folded.length; i += 1) grams.add(folded.slice(i, i + GRAM));
-  return grams;
+/**
+ * The trigrams of a folded text, each as a number (its three UTF-16 units, 16 bits each, in 48 bits: exact in a
+ * double), so that indexing a text makes no strings; a trigram met twice is there twice.
+ */
+function trigramsOf(folded: string, into: number[] = []): number[] {
+  for (let i = 0; i + GRAM <= folded.length; i += 1) {
+    into.push(folded.charCodeAt(i) * 4_294_967_296 + folded.charCodeAt(i + 1) * 65_536 + folded.charCodeAt(i + 2));
+  }
+  return into;
 }
 
 /** Characters a regular expression source takes literally only behind a backslash. */
@@ -126,7 +130,7 @@ class Postings {
 export class SubstringIndex {
   readonly name: string;
   readonly field: string;
-  readonly #postings = new Map<string, Postings>();
+  readonly #postings = new Map<number, Postings>();
   /** Documents holding a regular expression in the field, which an equal one matches as a value: always candidates. */
   readonly #patterns = new Set<number>();
 
@@ -137,6 +141,7 @@ export class SubstringIndex {
 
   add(slot: number, doc: Doc): void {
     const { grams, pattern } = this.#gramsOf(doc);
+    // A trigram met again adds nothing: its postings hold the slot already.
     for (const gram of grams) {
       let postings = this.#postings.get(gram);
       if (!postings) {
@@ -186,7 +191,7 @@ export class SubstringIndex {
    * them is long enough to have a trigram (the index cannot narrow the search).
    */
   candidates(literals: readonly string[]): number[] | undefined {
-    const grams = new Set<string>();
+    const grams = new Set<number>();
     for (const literal of literals) for (const gram of trigramsOf(foldCase(literal))) grams.add(gram);
     if (grams.size === 0) return undefined;
     const lists: Postings[] = [];
@@ -207,12 +212,12 @@ export class SubstringIndex {
   }
 
   /** The trigrams of every string the field holds (array elements included), and whether it holds a regular expression. */
-  #gramsOf(doc: Doc): { grams: Set<string>; pattern: boolean } {
-    const grams = new Set<string>();
+  #gramsOf(doc: Doc): { grams: number[]; pattern: boolean } {
+    const grams: number[] = [];
     let pattern = false;
     for (const value of lookup(doc, this.field)) {
       for (const item of Array.isArray(value) ? [value, ...value] : [value]) {
-        if (typeof item === 'string') for (const gram of trigramsOf(foldCase(item))) grams.add(gram);
+        if (typeof item === 'string') trigramsOf(foldCase(item), grams);
         else if (item instanceof RegExp) pattern = true;
       }
     }
