@@ -105,6 +105,12 @@ export class CommittedDocuments implements CommittedState, Indexed {
   changes = 0;
   /** Whether a TTL index exists, so that versions not yet committed must be tested for expiry. */
   #expiring = false;
+  /** The field and delay (ms) of the TTL index, when there is exactly one, on a top-level field. */
+  #ttl: { field: string; delayMs: number } | undefined;
+  /** Stored documents whose TTL field holds no date (they never expire). */
+  #undated = 0;
+  /** When the last sweep ran: every document stored expires later (reads sweep first). */
+  #sweptAt = Number.NEGATIVE_INFINITY;
 
   readonly writesThrough = false;
 
@@ -144,7 +150,7 @@ export class CommittedDocuments implements CommittedState, Indexed {
   }
 
   scan(filter: Filter): Iterable<[string, Doc]> {
-    const source = bestSource(filter, this);
+    const source = bestSource(this.#planned(filter), this);
     if (!source) return this.entries();
     return source.slots().map((slot): [string, Doc] => {
       const doc = this.#slots[slot]!;
@@ -155,8 +161,9 @@ export class CommittedDocuments implements CommittedState, Indexed {
   page(filter: Filter, predicate: Predicate, options: FindOptions): Doc[] {
     const sort = options.sort ?? {};
     if (Object.keys(sort).length > 0) {
-      const walk = planWalk(filter, sort, this);
-      const source = walk && !walk.exact ? bestSource(filter, this) : undefined;
+      const planned = this.#planned(filter);
+      const walk = planWalk(planned, sort, this);
+      const source = walk && !walk.exact ? bestSource(planned, this) : undefined;
       // A walk visits at most its range; narrower candidates are cheaper to sort than a walk is to test.
       if (walk && (walk.exact || !source || source.size * 8 >= walk.to - walk.from)) return this.#walkPage(walk, predicate, options);
     }
@@ -164,8 +171,9 @@ export class CommittedDocuments implements CommittedState, Indexed {
   }
 
   count(filter: Filter, predicate: Predicate): number {
-    if (matchesEverything(filter)) return this.size;
-    const exact = exactCount(filter, this);
+    const planned = this.#planned(filter);
+    if (matchesEverything(planned)) return this.size;
+    const exact = exactCount(planned, this);
     if (exact !== undefined) return exact;
     return this.matching(filter, predicate, Number.POSITIVE_INFINITY).length;
   }
@@ -189,6 +197,11 @@ export class CommittedDocuments implements CommittedState, Indexed {
     if (normalized.expireAfterSeconds !== undefined) {
       this.#expiring = true;
       this.#rebuildExpiries();
+      const ttl = [...this.indexes.values()].filter((each) => each.spec.expireAfterSeconds !== undefined);
+      const [field] = Object.keys(ttl[0]!.spec.keys);
+      this.#ttl = ttl.length === 1 && !field!.includes('.') ? { field: field!, delayMs: ttl[0]!.spec.expireAfterSeconds! * 1000 } : undefined;
+      this.#undated = 0;
+      if (this.#ttl) for (const doc of this.#slots) if (doc !== undefined && !this.#dated(doc)) this.#undated += 1;
     }
   }
 
@@ -218,7 +231,7 @@ export class CommittedDocuments implements CommittedState, Indexed {
       return doc !== undefined && predicate(doc) ? [doc] : [];
     }
     const matches: Doc[] = [];
-    const source = bestSource(filter, this);
+    const source = bestSource(this.#planned(filter), this);
     if (source) {
       for (const slot of source.slots()) {
         const doc = this.#slots[slot]!;
@@ -307,6 +320,7 @@ export class CommittedDocuments implements CommittedState, Indexed {
   }
 
   sweep(now: number, removed: (id: string, doc: Doc) => void): void {
+    this.#sweptAt = now;
     this.#expiries.takeDue(now, (id, at) => {
       // An entry whose document is gone, or now expires at another time (with an entry of its own), is stale.
       const doc = this.get(id);
@@ -410,6 +424,7 @@ export class CommittedDocuments implements CommittedState, Indexed {
     }
     for (const index of this.ordered) if (!replaced || !this.#keysAlike(index, replaced, doc)) index.add(slot, doc);
     for (const index of this.substring.values()) if (!replaced || !index.same(replaced, doc)) index.add(slot, doc);
+    if (this.#ttl && !this.#dated(doc)) this.#undated += 1;
     const expiry = this.expiryOf(doc);
     if (expiry === undefined || expiry === previousExpiry) return;
     this.#expiries.push(expiry, id);
@@ -428,6 +443,32 @@ export class CommittedDocuments implements CommittedState, Indexed {
     }
     for (const index of this.ordered) if (!next || !this.#keysAlike(index, doc, next)) index.remove(slot, doc);
     for (const index of this.substring.values()) if (!next || !index.same(doc, next)) index.remove(slot, doc);
+    if (this.#ttl && !this.#dated(doc)) this.#undated -= 1;
+  }
+
+  #dated(doc: Doc): boolean {
+    return doc[this.#ttl!.field] instanceof Date;
+  }
+
+  /**
+   * The filter an index plan may go by: without a lower bound on the TTL field that every stored document meets. When
+   * every document holds a date there, each one stored expires after the last sweep, so its date is later than any
+   * date at least the TTL's delay before that sweep: `{ expiresAt: { $gt: new Date() } }`, which readers add for
+   * MongoDB's late TTL monitor, then says nothing here, and an index on the other fields alone counts and pages the
+   * matches. The compiled filter still tests every condition wherever the plan does not answer alone.
+   */
+  #planned(filter: Filter): Filter {
+    const ttl = this.#ttl;
+    if (!ttl || this.#undated > 0 || !Object.hasOwn(filter, ttl.field)) return filter;
+    const condition = filter[ttl.field];
+    if (!isOperatorObject(condition)) return filter;
+    const bounds = Object.entries(condition);
+    const latest = this.#sweptAt - ttl.delayMs;
+    const implied = bounds.length > 0 && bounds.every(([operator, operand]) => (operator === '$gt' || operator === '$gte')
+      && operand instanceof Date && operand.getTime() <= latest);
+    if (!implied) return filter;
+    const { [ttl.field]: _implied, ...rest } = filter;
+    return rest;
   }
 
   /** Whether two versions of a document hold the same single key of an index (its entry then stays as it is). */

@@ -150,6 +150,40 @@ describe('embedded store: indexes never change an answer', () => {
     await store.close();
   });
 
+  it('answers a TTL field\'s lower bound that every stored document meets as a collection without indexes does', async () => {
+    const store = createMemoryDocumentStore();
+    const [plain, indexed] = [store.collection('plain'), store.collection('indexed')];
+    for (const collection of [plain, indexed]) await collection.createIndex({ keys: { expiresAt: 1 }, expireAfterSeconds: 0 });
+    await indexed.createIndex({ keys: { g: 1, t: -1 } });
+    const now = Date.now();
+    const docs = Array.from({ length: 400 }, (_, n) => ({
+      _id: `d${n}`, g: GROUPS[n % 3], t: n % 50, expiresAt: new Date(now + 60_000 + (n % 7) * 1000),
+    }));
+    for (const collection of [plain, indexed]) await collection.insertMany(structuredClone(docs));
+    const compare = async (label: string) => {
+      const filters: Filter[] = [
+        { g: 'a', t: { $gte: 20 }, expiresAt: { $gt: new Date() } },
+        { g: 'b', expiresAt: { $gte: new Date(now - 1000) } },
+        // Not met by every document: tested as written.
+        { g: 'a', t: { $gte: 20 }, expiresAt: { $gt: new Date(now + 63_000) } },
+        { g: 'c', expiresAt: { $gt: new Date(), $lt: new Date(now + 62_500) } },
+      ];
+      for (const filter of filters) {
+        for (const options of [{ sort: { t: -1, _id: -1 }, limit: 7 }, { sort: { t: -1, _id: -1 }, skip: 30, limit: 5 }] as FindOptions[]) {
+          expect(await indexed.find(filter, options), `${label} ${JSON.stringify(filter)}`).to.deep.equal(await plain.find(filter, options));
+        }
+        expect(await indexed.countDocuments(filter), `${label} count ${JSON.stringify(filter)}`).to.equal(await plain.countDocuments(filter));
+      }
+    };
+    await compare('every document dated');
+    // A document without a date never expires, and matches no date bound.
+    for (const collection of [plain, indexed]) await collection.insertOne({ _id: 'undated', g: 'a', t: 30 });
+    await compare('one undated');
+    for (const collection of [plain, indexed]) await collection.deleteOne({ _id: 'undated' });
+    await compare('dated again');
+    await store.close();
+  });
+
   it('keeps a substring index beside a unique one on the same field, which still refuses duplicates', async () => {
     const store = createMemoryDocumentStore();
     const users = store.collection('users');
