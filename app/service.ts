@@ -18,6 +18,7 @@ import { LOGTO_MANAGEMENT_INDICATOR, bootstrap } from '../lib/bootstrap.ts';
 import { EventBus } from '../lib/events/bus.ts';
 import { routeEventsMiddleware } from '../lib/events/route-events.ts';
 import { MANAGEMENT_EVENTS } from '../lib/events/management-events.ts';
+import { eventJsonSchemas } from '../lib/events/schemas.ts';
 import { createManagementAuth } from '../lib/management/auth.ts';
 import { RouteRegistry, rememberStaticMatches, type ApiRouterDeps } from '../lib/http/api.ts';
 import { remembered } from '../lib/data/remembered.ts';
@@ -320,6 +321,7 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
     router.get('/swagger.json', (ctx) => {
       ctx.body = buildOpenApi(
         registry, { baseUrl: settings.baseUrl, version: VERSION }, { map: MANAGEMENT_EVENTS, prefix: API_PREFIX },
+        eventJsonSchemas(),
       );
     });
 
@@ -367,6 +369,8 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
     });
 
     runtime.relay();
+    // Replays run where the API that starts them runs (workers only deliver).
+    await runtime.webhooks.replays.resume();
     if (options.webhookWorker ?? settings.WEBHOOK_WORKER_IN_WEB) {
       // Not awaited: with Redis down the service still starts (and answers 503); delivery begins once it is up.
       runtime.deliver().catch((error: unknown) => logger.error({ err: error }, 'webhook worker did not start'));

@@ -24,7 +24,7 @@ export interface WebhookRuntime {
   relay(): void;
   /** Starts consuming the delivery queue; it stops when the queue closes (with the stores). */
   deliver(): Promise<void>;
-  /** Stops the relay, waiting for the entries in hand: before the stores close. */
+  /** Stops the replays and the relay, waiting for the steps and entries in hand: before the stores close. */
   stop(): Promise<void>;
   /** Drops the pooled connections to consumers: once the queue stopped consuming. */
   close(): void;
@@ -35,15 +35,15 @@ export async function createWebhookRuntime(deps: {
   settings: Settings; logger: Logger; stores: Pick<Stores, 'documents' | 'kv' | 'queue'>; metrics: Metrics;
 }): Promise<WebhookRuntime> {
   const { settings, logger, stores, metrics } = deps;
+  const events = createEventLog(stores.documents, { retentionMs: settings.EVENT_RETENTION_DAYS * 24 * 3600 * 1000 });
   const webhooks = createWebhooks({
-    settings, logger, store: stores.documents, kv: stores.kv, queue: stores.queue,
+    settings, logger, store: stores.documents, kv: stores.kv, queue: stores.queue, log: events,
     onAttempt: ({ outcome, latencyMs }) => {
       metrics.webhookAttempts.inc({ outcome });
       metrics.webhookAttemptSeconds.observe({ outcome }, latencyMs / 1000);
     },
   });
   const outbox = createOutboxRepository(stores.documents);
-  const events = createEventLog(stores.documents, { retentionMs: settings.EVENT_RETENTION_DAYS * 24 * 3600 * 1000 });
   const relay = createOutboxRelay({ store: stores.documents, outbox, forward: webhooks.fanOut, logger });
   await webhooks.prepare();
   await outbox.prepare();
@@ -55,7 +55,10 @@ export async function createWebhookRuntime(deps: {
     wake: relay.wake,
     relay: relay.start,
     deliver: () => webhooks.startWorker(),
-    stop: relay.stop,
+    async stop() {
+      await webhooks.replays.stop();
+      await relay.stop();
+    },
     close: webhooks.close,
   };
 }

@@ -4,7 +4,7 @@ import { eventBody } from '../webhooks/payload.ts';
 import type { IdentityEvent } from './bus.ts';
 import { isDataEvent, type EventName } from './catalogue.ts';
 import { entityKey, entityOf } from './entities.ts';
-import type { RecordedEvent } from './payloads.ts';
+import { numberedEvent, type RecordedEvent } from './payloads.ts';
 
 /** One retained event: its numbers beside the body consumers receive (JSON text, without secret-looking fields). */
 interface EventRecord {
@@ -138,12 +138,11 @@ export function createEventLog(store: DocumentStore, options: { retentionMs: num
           version = next.get(key)!;
           next.set(key, version + 1);
         }
-        const { event, createdAt, ...rest } = stamped;
         const sequence = first + index;
-        const numbered = { event, createdAt, sequence, ...(version === null ? {} : { version }), ...rest } as RecordedEvent;
+        const numbered = numberedEvent(stamped, sequence, version);
         recorded.push(numbered);
         return {
-          _id: `evt_${sequence}`, sequence, event, entity: key ?? null, version,
+          _id: `evt_${sequence}`, sequence, event: stamped.event, entity: key ?? null, version,
           body: JSON.stringify(eventBody(numbered)), recordedAt, expiresAt,
         };
       });
@@ -182,6 +181,21 @@ export function createEventLog(store: DocumentStore, options: { retentionMs: num
       };
     },
 
+
+    /**
+     * Retained events recorded in [since, until] after sequence `after`, of the given types, in sequence order, at most
+     * `limit`, each with its sequence: what a replay sends again. Only up to the watermark.
+     */
+    async window(query: { since: Date; until: Date; after: number; types: readonly EventName[]; limit: number }) {
+      const top = await watermark();
+      const docs = await log.find({
+        sequence: { $gt: query.after, $lte: top },
+        recordedAt: { $gte: query.since, $lte: query.until },
+        expiresAt: { $gt: new Date() },
+        event: { $in: [...query.types] },
+      }, { sort: { sequence: 1 }, limit: query.limit });
+      return docs.map((doc) => ({ sequence: doc.sequence, event: doc.event, body: JSON.parse(doc.body) as Record<string, unknown> }));
+    },
   };
 }
 

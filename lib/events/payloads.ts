@@ -180,3 +180,9 @@ type Recording<N extends EventName> = { sequence: number } & (N extends DataEven
 
 /** An event as the outbox holds it and consumers receive it: stamped, then numbered by the event log. */
 export type RecordedEvent<N extends EventName = EventName> = N extends EventName ? Flat<Stamped<N> & Recording<N>> : never;
+
+/** The event numbered: `sequence` (and a data event's `version`) right after `createdAt`. */
+export function numberedEvent(stamped: IdentityEvent, sequence: number, version: number | null): RecordedEvent {
+  const { event, createdAt, ...rest } = stamped;
+  return { event, createdAt, sequence, ...(version === null ? {} : { version }), ...rest } as RecordedEvent;
+}

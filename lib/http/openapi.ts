@@ -92,12 +92,24 @@ function operationOf(route: RegisteredRoute, events: OperationEvents | undefined
   return operation;
 }
 
+/** OpenAPI 3.1 `webhooks`: one POST per event type, its body the event's JSON Schema. */
+function webhooksOf(schemas: Record<string, Record<string, unknown>>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(schemas).map(([name, { $schema: _dialect, ...schema }]) => [name, {
+    post: {
+      summary: `${name}, as a hook subscribed to it receives it (also at GET /api/hook-events/${name}/schema)`,
+      requestBody: { required: true, content: { 'application/json': { schema } } },
+      responses: { '2XX': { description: 'Received: any 2xx ends the delivery' } },
+    },
+  }]));
+}
+
 /**
  * The OpenAPI 3.1 document of every declared route, built from the same schemas that validate them; each
  * operation that publishes webhook events lists them (`x-webhook-events`, and a line of its description).
  */
 export function buildOpenApi(
   registry: RouteRegistry, info: { baseUrl: string; version: string }, events?: OperationEvents,
+  webhooks?: Record<string, Record<string, unknown>>,
 ): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of registry.routes) {
@@ -111,6 +123,7 @@ export function buildOpenApi(
     info: { title: 'Identity service API', version: info.version },
     servers: [{ url: info.baseUrl }],
     paths,
+    ...(webhooks && { webhooks: webhooksOf(webhooks) }),
     components: {
       securitySchemes: {
         bearer: {

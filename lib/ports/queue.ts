@@ -4,8 +4,12 @@
  * decided by the processor (`lib/webhooks`), so both backends follow the same retry policy.
  */
 export interface DeliveryJob {
-  /** Also the queue's job id and the `webhook-id` header: stable across retries, unique per (event, hook). */
+  /** Also the queue's job id and (unless `webhookId` says otherwise) the `webhook-id` header: stable across retries. */
   deliveryId: string;
+  /** A replay's: the original delivery's id, sent as `webhook-id` so that consumers de-duplicate it. */
+  webhookId?: string;
+  /** The replay this delivery belongs to. */
+  replayId?: string;
   hookId: string;
   event: string;
   /** The exact JSON payload to send. */

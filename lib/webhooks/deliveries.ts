@@ -28,6 +28,10 @@ export interface Delivery {
   lastResponseExcerpt: string | null;
   /** The delivery this one re-sends, if any. */
   resentFrom: string | null;
+  /** The `webhook-id` its attempts carry: its id, or for a replay the original delivery's. */
+  webhookId: string;
+  /** The replay that made it, if any. */
+  replayId: string | null;
   createdAt: number;
 }
 
@@ -52,7 +56,13 @@ export const RESPONSE_EXCERPT_LENGTH = 200;
  * back whole (a resend, one delivery's view), as text it takes about half the memory of the same object on the
  * embedded store, and the deliveries of one event to several hooks share one text there.
  */
-type DeliveryRecord = Stored<Delivery> & { payload: string; expiresAt: Date };
+type DeliveryRecord = Stored<Omit<Delivery, 'webhookId' | 'replayId'>> & {
+  payload: string;
+  expiresAt: Date;
+  /** Replays only: records of ordinary deliveries carry neither. */
+  webhookId?: string;
+  replayId?: string;
+};
 
 /** The payload as stored: its JSON text without `hookId`. */
 function storedPayload(payload: Record<string, unknown>): string {
@@ -73,7 +83,9 @@ const unexpired = () => ({ expiresAt: { $gt: new Date() } });
 /** Per-delivery state, kept (with the payload, for resends) as long as the attempt logs. */
 export function createDeliveriesRepository(store: DocumentStore, options: { retentionMs: number }) {
   const deliveries = store.collection<DeliveryRecord>('webhook_deliveries');
-  const present = (doc: DeliveryRecord) => publicShape<Delivery>(doc, HIDDEN);
+  const present = (doc: DeliveryRecord): Delivery => ({
+    ...publicShape<Delivery>(doc, HIDDEN), webhookId: doc.webhookId ?? doc.id, replayId: doc.replayId ?? null,
+  });
 
   function initial(job: DeliveryJob, resentFrom: string | null, payload = storedPayload(job.payload)): DeliveryRecord {
     return {
@@ -90,7 +102,9 @@ export function createDeliveriesRepository(store: DocumentStore, options: { rete
       lastError: null,
       lastLatencyMs: null,
       lastResponseExcerpt: null,
-      resentFrom,
+      resentFrom: resentFrom ?? job.webhookId ?? null,
+      ...(job.webhookId === undefined ? {} : { webhookId: job.webhookId }),
+      ...(job.replayId === undefined ? {} : { replayId: job.replayId }),
       createdAt: job.createdAt,
       expiresAt: new Date(job.createdAt + options.retentionMs),
     };
@@ -134,10 +148,11 @@ export function createDeliveriesRepository(store: DocumentStore, options: { rete
       };
       // The record is nearly always there: the fields of a new one are built only when it is not.
       if ((await deliveries.updateOne({ _id: job.deliveryId }, update)).matchedCount === 1) return;
-      const { _id, payload, createdAt, expiresAt, hookId, event, id, resentFrom } = initial(job, null);
+      const { _id, status: _status, attempts: _attempts, lastAttemptAt: _at, nextRetryAt: _next, lastResponseStatus: _rs,
+        lastError: _error, lastLatencyMs: _latency, lastResponseExcerpt: _excerpt, ...fields } = initial(job, null);
       await deliveries.updateOne(
         { _id },
-        { ...update, $setOnInsert: { id, hookId, event, payload, resentFrom, createdAt, expiresAt } },
+        { ...update, $setOnInsert: fields },
         { upsert: true },
       );
     },
@@ -154,6 +169,19 @@ export function createDeliveriesRepository(store: DocumentStore, options: { rete
     async find(hookId: string, id: string): Promise<DeliveryWithPayload | null> {
       const doc = await deliveries.findOne({ _id: id, hookId, ...unexpired() });
       return doc ? { ...present(doc), payload: sentPayload(doc) } : null;
+    },
+    /**
+     * The hook's deliveries that failed for good (`failed`, `exhausted`) created in [since, until], oldest first, after
+     * the cursor (`createdAt`, then id), with their payloads; replays' own deliveries left out.
+     */
+    async failedBetween(hookId: string, window: { since: number; until: number }, after: { createdAt: number; id: string } | null, limit: number) {
+      const filter: Record<string, unknown> = {
+        hookId, status: { $in: ['failed', 'exhausted'] }, createdAt: { $gte: window.since, $lte: window.until }, replayId: { $exists: false },
+        ...unexpired(),
+      };
+      if (after) filter.$or = [{ createdAt: { $gt: after.createdAt } }, { createdAt: after.createdAt, _id: { $gt: after.id } }];
+      const docs = await deliveries.find(filter, { sort: { createdAt: 1, _id: 1 }, limit });
+      return docs.map((doc) => ({ ...present(doc), payload: sentPayload(doc) }));
     },
     async removeOfHook(hookId: string): Promise<void> {
       await deliveries.deleteMany({ hookId });

@@ -42,7 +42,7 @@ export function createFanOut(deps: EnqueueDeps & { cache: HookCache }): (entry: 
       const body = eventBody(event);
       for (const hook of subscribers) {
         jobs.push({
-          deliveryId: relayedDeliveryId(entry.id, index, hook.id), hookId: hook.id, event: event.event,
+          deliveryId: relayedDeliveryId(entry.id, index, event.sequence, hook.id), hookId: hook.id, event: event.event,
           payload: hookPayload(body, hook.id), createdAt: entry.createdAt,
         });
       }
@@ -63,6 +63,15 @@ export function createFanOut(deps: EnqueueDeps & { cache: HookCache }): (entry: 
   };
 }
 
-function relayedDeliveryId(entryId: string, index: number, hookId: string): string {
-  return idOfText('dlv_', `${entryId}\n${index}\n${hookId}`);
+/**
+ * An event's delivery to a hook: derived from its sequence, so that a replay finds it again (an entry forwarded again
+ * still gets the same ids); entries recorded before events were numbered from their place in the entry.
+ */
+function relayedDeliveryId(entryId: string, index: number, sequence: number | undefined, hookId: string): string {
+  return typeof sequence === 'number' ? originalDeliveryId(sequence, hookId) : idOfText('dlv_', `${entryId}\n${index}\n${hookId}`);
+}
+
+/** The id (and `webhook-id`) of the first delivery of event `sequence` to a hook. */
+export function originalDeliveryId(sequence: number, hookId: string): string {
+  return idOfText('dlv_', `${sequence}\n${hookId}`);
 }

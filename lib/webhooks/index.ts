@@ -4,6 +4,7 @@ import type { KeyValueStore } from '../ports/kv.ts';
 import type { DeliveryQueue } from '../ports/queue.ts';
 import type { Settings } from '../settings.ts';
 import type { EventName } from '../events/catalogue.ts';
+import type { EventLog } from '../events/event-log.ts';
 import { createDeliveriesRepository } from './deliveries.ts';
 import { createDeliveryLogs } from './delivery-logs.ts';
 import { createDestinationPolicy, type Resolver } from './destinations.ts';
@@ -14,6 +15,7 @@ import { createHookCache } from './hook-cache.ts';
 import { createHooksRepository, type HookConfig } from './hooks.ts';
 import { createHookManagement } from './management.ts';
 import { createDeliveryProcessor, type DeliveryPolicy, type ProcessorDeps } from './processor.ts';
+import { createReplays } from './replays.ts';
 import { resendDelivery } from './resend.ts';
 import { DEFAULT_RETRY_DELAYS_MS } from './retry-policy.ts';
 import { createWebhookAgents } from './sender.ts';
@@ -29,6 +31,8 @@ export interface WebhooksDeps {
   store: DocumentStore;
   kv: KeyValueStore;
   queue: DeliveryQueue;
+  /** The numbered events replays send again. */
+  log: EventLog;
   /** Host name resolution for deliveries; the system resolver unless a test injects one. */
   resolve?: Resolver;
   /** Told of every delivery attempt made by this instance's worker (metrics). */
@@ -52,6 +56,9 @@ export function createWebhooks(deps: WebhooksDeps) {
   const management = createHookManagement({
     hooks, cache, deliveries, logs, destinations, signingKeyGraceMs: settings.WEBHOOK_SIGNING_KEY_GRACE_SECONDS * 1000,
   });
+  const replays = createReplays({
+    deliveries, queue, store, log: deps.log, management, logger: deps.logger, retentionMs: settings.EVENT_RETENTION_DAYS * DAY_MS,
+  });
   const agents = createWebhookAgents(settings.WEBHOOK_CONCURRENCY);
   const policy: DeliveryPolicy = {
     agents,
@@ -66,6 +73,7 @@ export function createWebhooks(deps: WebhooksDeps) {
     management,
     deliveries,
     logs,
+    replays,
     fanOut: createFanOut({ deliveries, queue, cache }),
     resend: (hookId: string, deliveryId: string) => resendDelivery({ deliveries, queue, management }, hookId, deliveryId),
     async sendTest(hookId: string, request: { events: EventName[]; config: HookConfig }): Promise<void> {
@@ -75,6 +83,7 @@ export function createWebhooks(deps: WebhooksDeps) {
       await hooks.prepare();
       await deliveries.prepare();
       await logs.prepare();
+      await replays.prepare();
     },
     /** Starts consuming the delivery queue; it stops when the queue closes. */
     async startWorker(): Promise<void> {

@@ -37,12 +37,12 @@ export interface ProcessorDeps {
 
 /** Signs and POSTs one delivery to its hook's current URL, with the hook's current keys. */
 export async function sendDelivery(
-  hook: HookRecord, delivery: { deliveryId: string; payload: Record<string, unknown> }, policy: DeliveryPolicy,
+  hook: HookRecord, delivery: { deliveryId: string; webhookId?: string; payload: Record<string, unknown> }, policy: DeliveryPolicy,
 ): Promise<SendResult> {
   const body = JSON.stringify(delivery.payload);
   const now = Date.now();
   const signatures = signatureHeaders({
-    deliveryId: delivery.deliveryId, timestamp: now / 1000, body, signingKeys: signingKeysAt(hook, now),
+    deliveryId: delivery.webhookId ?? delivery.deliveryId, timestamp: now / 1000, body, signingKeys: signingKeysAt(hook, now),
   });
   return sendWebhook({
     url: hook.config.url,

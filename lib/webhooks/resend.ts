@@ -21,6 +21,7 @@ export async function resendDelivery(
   await enqueueDeliveries(deps, [job], original.id);
   return {
     id: job.deliveryId, hookId, event: job.event, status: 'pending', attempts: 0, lastAttemptAt: null, nextRetryAt: null,
-    lastResponseStatus: null, lastError: null, lastLatencyMs: null, lastResponseExcerpt: null, resentFrom: original.id, createdAt: job.createdAt,
+    lastResponseStatus: null, lastError: null, lastLatencyMs: null, lastResponseExcerpt: null, resentFrom: original.id,
+    webhookId: job.deliveryId, replayId: null, createdAt: job.createdAt,
   };
 }

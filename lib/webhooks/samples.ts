@@ -1,7 +1,8 @@
-import { stampEvent, type IdentityEvent } from '../events/bus.ts';
+import { stampEvent } from '../events/bus.ts';
 import { isDataEvent, isInteractionEvent, type EventName } from '../events/catalogue.ts';
-import type {
-  ApplicationSummary, EventContext, EventPayloads, InteractionPayload, ManagementContext,
+import {
+  numberedEvent, type ApplicationSummary, type EventContext, type EventPayloads, type InteractionPayload, type ManagementContext,
+  type RecordedEvent,
 } from '../events/payloads.ts';
 import type { Organization } from '../organizations/repository.ts';
 import type { OrganizationRole } from '../organizations/roles-repository.ts';
@@ -135,6 +136,7 @@ function contextOf(event: EventName): EventContext<EventName> {
   return isDataEvent(event) ? managementContext(event) : { ip: '192.0.2.1', userAgent: 'Mozilla/5.0 (sample)' };
 }
 
-export function sampleEvent(event: EventName, createdAt = new Date()): IdentityEvent {
-  return stampEvent(event, PAYLOADS[event], contextOf(event), createdAt);
+/** A sample numbered as recorded events are: sequence 0 (no recorded event has it), version 1 for data events. */
+export function sampleEvent(event: EventName, createdAt = new Date()): RecordedEvent {
+  return numberedEvent(stampEvent(event, PAYLOADS[event], contextOf(event), createdAt), 0, isDataEvent(event) ? 1 : null);
 }

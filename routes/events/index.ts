@@ -4,6 +4,7 @@ import type { ServiceCore } from '../../lib/core.ts';
 import { errors } from '../../lib/errors.ts';
 import { ALL_EVENTS, isEventName, type EventName } from '../../lib/events/catalogue.ts';
 import { MANAGEMENT_SCOPES } from '../../lib/management/auth.ts';
+import { eventJsonSchema } from '../../lib/events/schemas.ts';
 
 const tag = 'Events';
 /** Longest page of `GET /api/events`. */
@@ -42,7 +43,10 @@ function typesOf(types: string | undefined): EventName[] | undefined {
   return names as EventName[];
 }
 
-/** `/api/events`: the retained events in commit order, read with a gap-free cursor (docs/webhooks.md, "Events API"). */
+/**
+ * `/api/events`: the retained events in commit order, read with a gap-free cursor (docs/webhooks.md, "Events API");
+ * `/api/hook-events/:event/schema`: each event type's published JSON Schema.
+ */
 export function eventRoutes(api: ApiRouterDeps, core: ServiceCore): void {
   declare(api, {
     method: 'get', path: '/events', tag, scope: MANAGEMENT_SCOPES.readEvents,
@@ -51,6 +55,16 @@ export function eventRoutes(api: ApiRouterDeps, core: ServiceCore): void {
     async handler({ query }) {
       const page = await core.events.page({ after: cursorOf(query.after), limit: query.limit, types: typesOf(query.types) });
       return { events: page.events, nextCursor: String(page.next) };
+    },
+  });
+
+  declare(api, {
+    method: 'get', path: '/hook-events/:event/schema', tag, scope: null,
+    summary: "An event type's payload as a JSON Schema (draft 2020-12), as webhooks deliver it; public, like the OpenAPI document",
+    params: z.object({ event: z.string().max(128) }), response: z.record(z.string(), z.unknown()),
+    async handler({ params }) {
+      if (!isEventName(params.event)) throw errors.notFound('event type', params.event);
+      return eventJsonSchema(params.event);
     },
   });
 }

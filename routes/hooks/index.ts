@@ -4,6 +4,7 @@ import type { ServiceCore } from '../../lib/core.ts';
 import { DomainError } from '../../lib/errors.ts';
 import { subscription } from '../../lib/webhooks/management.ts';
 import { deliveryRoutes } from './deliveries.ts';
+import { replayRoutes } from './replays.ts';
 import {
   createHookBody, getHookQuery, hook, hookWithSigningKey, hookWithStats, listHooksQuery, testHookBody, updateHookBody,
 } from './schemas.ts';
@@ -81,4 +82,5 @@ export function hookRoutes(api: ApiRouterDeps, core: ServiceCore): void {
   });
 
   deliveryRoutes(api, webhooks);
+  replayRoutes(api, webhooks);
 }

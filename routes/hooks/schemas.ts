@@ -132,6 +132,8 @@ export const delivery = z.object({
   lastLatencyMs: z.number().nullable().default(null).describe('How long the last attempt took, from sending to its answer or failure'),
   lastResponseExcerpt: z.string().nullable().default(null).describe('The first 200 characters of the last answer\'s body; the attempt logs keep more'),
   resentFrom: z.string().nullable(),
+  webhookId: z.string().describe('The `webhook-id` its attempts carry: its id, or for a replay the original delivery\'s'),
+  replayId: z.string().nullable().describe('The replay (POST /api/hooks/:id/replay) that made it, if any'),
   createdAt: z.number(),
 });
 

@@ -1,13 +1,8 @@
 import { z } from 'zod';
+import { organizationRoleSchema } from '../../lib/events/entity-schemas.ts';
 import { ORGANIZATION_ROLE_TYPES } from '../../lib/organizations/roles-repository.ts';
 
-export const organizationRole = z.object({
-  id: z.string(),
-  name: z.string(),
-  description: z.string().nullable(),
-  type: z.enum(ORGANIZATION_ROLE_TYPES),
-  createdAt: z.number(),
-});
+export const organizationRole = organizationRoleSchema;
 
 export const organizationRoleWithScopes = organizationRole.extend({
   scopes: z.array(z.object({ id: z.string(), name: z.string() })),

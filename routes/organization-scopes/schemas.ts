@@ -1,12 +1,8 @@
 import { z } from 'zod';
+import { organizationScopeSchema } from '../../lib/events/entity-schemas.ts';
 import { scopeToken } from '../../lib/http/schemas.ts';
 
-export const organizationScope = z.object({
-  id: z.string(),
-  name: z.string(),
-  description: z.string().nullable(),
-  createdAt: z.number(),
-});
+export const organizationScope = organizationScopeSchema;
 
 const name = scopeToken;
 

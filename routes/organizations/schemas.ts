@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { organizationSchema } from '../../lib/events/entity-schemas.ts';
 import { optionalPagination, pagination } from '../../lib/http/api.ts';
 import { jsonObject } from '../../lib/http/schemas.ts';
 import { user } from '../users/schemas.ts';
@@ -7,17 +8,7 @@ const ids = (max: number) => z.array(z.string().min(1).max(128)).max(max);
 
 export const roleSummary = z.object({ id: z.string(), name: z.string() });
 
-export const organization = z.object({
-  id: z.string(),
-  name: z.string(),
-  description: z.string().nullable(),
-  customData: z.record(z.string(), z.unknown()),
-  isMfaRequired: z.boolean(),
-  color: z.object({ primaryColor: z.string(), isDarkModeEnabled: z.boolean(), darkPrimaryColor: z.string() }).partial().optional(),
-  branding: z.object({ logoUrl: z.string(), darkLogoUrl: z.string() }).partial().optional(),
-  customCss: z.string().nullable().optional(),
-  createdAt: z.number(),
-});
+export const organization = organizationSchema;
 
 export const organizationWithRoles = organization.extend({ organizationRoles: z.array(roleSummary) });
 export const memberUser = user.extend({ organizationRoles: z.array(roleSummary) });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { scopeSchema } from '../../lib/events/entity-schemas.ts';
 import { optionalPagination, pagination } from '../../lib/http/api.ts';
 import { scopeToken } from '../../lib/http/schemas.ts';
 import { OIDC_SCOPES, ORGANIZATIONS_RESOURCE } from '../../lib/oidc/claims.ts';
@@ -13,13 +14,7 @@ export const resource = z.object({
   createdAt: z.number(),
 });
 
-export const scope = z.object({
-  id: z.string(),
-  resourceId: z.string(),
-  name: z.string(),
-  description: z.string().nullable(),
-  createdAt: z.number(),
-});
+export const scope = scopeSchema;
 
 /** Indicators the service answers itself: Logto's organizations resource and its management API's fixed name. */
 const RESERVED_INDICATORS: ReadonlySet<string> = new Set([ORGANIZATIONS_RESOURCE, LOGTO_MANAGEMENT_INDICATOR]);

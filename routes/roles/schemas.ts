@@ -1,16 +1,10 @@
 import { z } from 'zod';
+import { roleSchema } from '../../lib/events/entity-schemas.ts';
 import { optionalPagination, pagination } from '../../lib/http/api.ts';
 import { APPLICATION_TYPES } from '../../lib/applications/repository.ts';
 import { ROLE_TYPES } from '../../lib/roles/repository.ts';
 
-export const role = z.object({
-  id: z.string(),
-  name: z.string(),
-  description: z.string(),
-  type: z.enum(ROLE_TYPES),
-  isDefault: z.boolean(),
-  createdAt: z.number(),
-});
+export const role = roleSchema;
 
 export const createRoleBody = z.object({
   name: z.string().trim().min(1).max(128),

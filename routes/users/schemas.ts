@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { userSchema } from '../../lib/events/entity-schemas.ts';
 import { pagination } from '../../lib/http/api.ts';
 import { PASSWORD_POLICY } from '../../lib/users/passwords.ts';
 import { IMPORTED_PASSWORD_ALGORITHMS } from '../../lib/users/imported-passwords.ts';
@@ -24,23 +25,7 @@ export const avatar = z.string().max(2048).refine(isPictureUrl, 'must be an abso
 /** Any length the hashing accepts: the sign-in experience's password policy decides the rest (422 `password.rejected`). */
 export const password = z.string().min(1).max(PASSWORD_POLICY.maxLength);
 
-export const user = z.object({
-  id: z.string(),
-  username: z.string().nullable(),
-  primaryEmail: z.string().nullable(),
-  primaryPhone: z.string().nullable(),
-  name: z.string().nullable(),
-  avatar: z.string().nullable(),
-  customData: z.record(z.string(), z.unknown()),
-  identities: z.record(z.string(), z.unknown()),
-  profile: z.record(z.string(), z.unknown()),
-  applicationId: z.string().nullable(),
-  isSuspended: z.boolean(),
-  hasPassword: z.boolean(),
-  lastSignInAt: z.number().nullable(),
-  createdAt: z.number(),
-  updatedAt: z.number(),
-});
+export const user = userSchema;
 
 export const createUserBody = z.object({
   username: username.optional(),

@@ -11,6 +11,7 @@ import { codeFrom, startMailbox, type Mailbox } from '../support/mailbox.ts';
 import { startService, type RunningService } from '../support/service.ts';
 import { Receiver } from '../webhooks-delivery/support/receiver.ts';
 import { createHook, verifyDelivery } from '../webhooks-delivery/support/hooks.ts';
+import { expectMatchesSchema } from '../support/event-schemas.ts';
 import { eventually } from '../support/wait.ts';
 
 export const REDIRECT = 'http://127.0.0.1:9/callback';
@@ -100,7 +101,7 @@ export interface ExperienceHarness {
   mailbox: Mailbox;
   receiver: Receiver;
   app: { id: string; secret?: string };
-  /** Payloads delivered to the hook so far, verified as a consumer would. */
+  /** Payloads delivered to the hook so far, verified as a consumer would and checked against their published schema. */
   deliveries(): Array<Record<string, any>>;
   /** Every event the service published (complete once the request that caused it has answered). */
   published(): Array<Record<string, any>>;
@@ -121,7 +122,11 @@ export async function startExperienceHarness(env: Record<string, string | undefi
     config: { url: receiver.url('/hook') },
   });
   const app = await createApplication(running, { type: 'Traditional', oidcClientMetadata: { redirectUris: [REDIRECT] } });
-  const deliveries = () => receiver.requests('/hook').map((request) => verifyDelivery(request, hook.signingKey));
+  const deliveries = () => receiver.requests('/hook').map((request) => {
+    const payload = verifyDelivery(request, hook.signingKey);
+    expectMatchesSchema(payload);
+    return payload;
+  });
   const published: Array<Record<string, any>> = [];
   running.service.core.bus.subscribe(async (events) => {
     published.push(...structuredClone(events));

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import type { EventName } from '../../../lib/events/catalogue.ts';
 import type { MANAGEMENT_EVENTS } from '../../../lib/events/management-events.ts';
+import { expectMatchesSchema } from '../../support/event-schemas.ts';
 import { USER_AGENT, type ApiResponse, type Harness } from './harness.ts';
 
 export type ManagementRouteKey = keyof typeof MANAGEMENT_EVENTS;
@@ -89,6 +90,7 @@ export async function runEventCase(h: Harness, eventCase: EventCase): Promise<vo
     for (const [field, value] of Object.entries(want.fields ?? {})) {
       expect(got[field], `${label} ${field}`).to.deep.equal(value);
     }
+    expectMatchesSchema(got, label);
     const allowed = new Set([...CONTEXT_FIELDS, ...Object.keys(want.fields ?? {})]);
     expect(Object.keys(got).filter((key) => !allowed.has(key)), `${label} unexpected fields`).to.deep.equal([]);
   });
