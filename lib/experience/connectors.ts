@@ -33,7 +33,16 @@ const detailsOf = (profile: UpstreamProfile) => {
  */
 export function createConnectorVerifications(deps: Deps) {
   async function usable(type: ConnectorType, connectorId: string) {
-    return type === 'Social' ? (await deps.connectors.usableSocial(connectorId)).usable : (await deps.connectors.usableSso(connectorId)).usable;
+    if (type === 'Social') return (await deps.connectors.usableSocial(connectorId)).usable;
+    if (!(await deps.signInExperience.get()).singleSignOnEnabled) {
+      throw errors.experience('user.sign_in_method_not_enabled', 'enterprise single sign-on is off (singleSignOnEnabled)');
+    }
+    return (await deps.connectors.usableSso(connectorId)).usable;
+  }
+
+  /** The enterprise connectors an email signs in through: none while single sign-on is off. */
+  async function ssoForEmail(email: string) {
+    return (await deps.signInExperience.get()).singleSignOnEnabled ? deps.connectors.ssoForEmail(email) : [];
   }
 
   function find(record: ExperienceRecord, verificationId: string): ConnectorVerification {
@@ -87,13 +96,15 @@ export function createConnectorVerifications(deps: Deps) {
   }
 
   return {
+    ssoForEmail,
+
     /**
      * An email of a domain an enterprise connector serves signs in (and registers) through it only, as in Logto:
      * 422 `session.sso_enabled` with the connectors in `data.connectorIds`.
      */
     async assertNotSsoOnly(identifier: { type: string; value: string }): Promise<void> {
       if (identifier.type !== 'email') return;
-      const connectors = await deps.connectors.ssoForEmail(identifier.value);
+      const connectors = await ssoForEmail(identifier.value);
       if (connectors.length) {
         throw errors.experience('session.sso_enabled', 'this email address signs in with its organization\'s single sign-on', {
           connectorIds: connectors.map((connector) => connector.id),

@@ -98,6 +98,9 @@ export function createExperience(deps: ExperienceDeps) {
   }
 
   return {
+    /** The enterprise connectors of an email's domain (`GET /api/experience/sso-connectors`); none while single sign-on is off. */
+    ssoConnectorsFor: (email: string) => connectorFlows.ssoForEmail(email),
+
     /** Sets the cookie that binds the browser's Experience API calls to this interaction (the sign-in page calls it). */
     bindCookie(ctx: Context, interaction: { uid: string; exp: number }): void {
       setExperienceCookie(ctx, deps.baseUrl, interaction);

@@ -51,6 +51,7 @@ function applyPatch(current: SignInExperience, patch: SignInExperiencePatch): Si
       }
       : current.branding,
     mfa: patch.mfa ? { organizationRequiredMfaPolicy: 'NoPrompt', ...patch.mfa } : current.mfa,
+    singleSignOnEnabled: patch.singleSignOnEnabled ?? current.singleSignOnEnabled,
     impersonation: { ...current.impersonation, ...patch.impersonation },
   };
 }

@@ -86,6 +86,9 @@ export const signInExperience = z.object({
   passwordPolicy,
   branding,
   mfa: mfaSettings,
+  singleSignOnEnabled: z.boolean()
+    .describe('Enterprise SSO at sign-in: the SSO form and email-domain discovery on the pages, GET /api/experience/sso-connectors, '
+      + 'SSO verifications, and the refusal of passwords and codes for SSO domains; false turns all of it off'),
   impersonation: impersonationSettings,
 });
 export type SignInExperience = z.infer<typeof signInExperience>;
@@ -107,6 +110,8 @@ export const DEFAULT_SIGN_IN_EXPERIENCE: SignInExperience = {
   },
   branding: {},
   mfa: { factors: [], policy: 'UserControlled', organizationRequiredMfaPolicy: 'NoPrompt' },
+  // On (Logto's default is off): an enterprise connector works as soon as it is created, as it always has here.
+  singleSignOnEnabled: true,
   impersonation: { requireReason: false, notifyByEmail: false },
 };
 
@@ -118,7 +123,7 @@ const UNSUPPORTED_SETTINGS = [
   'tenantId', 'color', 'hideLogtoBranding', 'languageInfo', 'termsOfUseUrl', 'privacyPolicyUrl',
   'agreeToTermsPolicy', 'supportEmail', 'supportWebsiteUrl', 'unknownSessionRedirectUrl',
   'socialSignInConnectorTargets', 'socialSignIn', 'customCss', 'customContent', 'customUiAssets', 'customUiCsp',
-  'adaptiveMfa', 'singleSignOnEnabled', 'captchaPolicy', 'sentinelPolicy', 'emailBlocklistPolicy',
+  'adaptiveMfa', 'captchaPolicy', 'sentinelPolicy', 'emailBlocklistPolicy',
   'emailAllowlistPolicy', 'forgotPasswordMethods', 'passkeySignIn', 'signUpProfileFields', 'usernamePolicy',
   'passwordExpiration', 'verificationCodePolicy',
 ] as const;
@@ -147,6 +152,7 @@ export const signInExperiencePatch = z.object({
   branding: branding.extend(unsupportedShape(UNSUPPORTED_BRANDING)).strict().optional(),
   mfa: mfaSettings.partial({ organizationRequiredMfaPolicy: true }).strict().optional()
     .describe('Replaces the MFA settings whole; organizationRequiredMfaPolicy defaults to NoPrompt'),
+  singleSignOnEnabled: z.boolean().optional(),
   impersonation: impersonationSettings.partial().strict().optional()
     .describe('The fields given replace the stored ones; those left out keep their values'),
   ...unsupportedShape(UNSUPPORTED_SETTINGS),

@@ -51,6 +51,6 @@ export function experienceConnectorRoutes(api: ApiRouterDeps, core: ServiceCore)
     method: 'get', path: '/experience/sso-connectors', tag, scope: null,
     query: z.object({ email }).strict(), response: z.object({ connectorIds: z.array(z.string()) }),
     summary: 'The enterprise SSO connectors serving an email address\'s domain',
-    handler: async ({ query }) => ({ connectorIds: (await core.libraries.connectors.ssoForEmail(query.email)).map((connector) => connector.id) }),
+    handler: async ({ query }) => ({ connectorIds: (await core.experience.ssoConnectorsFor(query.email)).map((connector) => connector.id) }),
   });
 }

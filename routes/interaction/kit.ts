@@ -55,13 +55,19 @@ export function createPageKit(core: ServiceCore) {
     return typeof id === 'string' && id.length <= 128 ? repositories.organizations.findById(id) : undefined;
   }
 
+  /** The connectors the pages offer: the social ones, and the SSO form while single sign-on is on. */
+  async function connectorChoices(settings: SignInExperience) {
+    const choices = await core.libraries.connectors.choices();
+    return { ...choices, sso: choices.sso && settings.singleSignOnEnabled };
+  }
+
   async function visitOf(ctx: Context, details: Details): Promise<Visit> {
     const settings = await core.libraries.signInExperience.get();
     const hints = signInHints(details.params);
     return {
       details, settings, methods: narrowedTo(methodsOf(settings), hints.identifiers), branding: await branding(details, settings),
       loginHint: hints.loginHint,
-      connectors: await core.libraries.connectors.choices(),
+      connectors: await connectorChoices(settings),
       csrf: tokens.issue(details.uid), at: (path?: string) => url(details.uid, path),
       request: { uid: details.uid, ip: ctx.ip, userAgent: ctx.get('user-agent') || undefined },
     };
@@ -105,7 +111,7 @@ export function createPageKit(core: ServiceCore) {
 
     /** The enterprise connectors of an email's domain, as the pages name them. */
     async ssoConnectorsFor(email: string): Promise<Array<{ id: string; name: string }>> {
-      const found = await core.libraries.connectors.ssoForEmail(email);
+      const found = await core.experience.ssoConnectorsFor(email);
       return found.map((connector) => ({ id: connector.id, name: connector.branding.displayName ?? connector.connectorName }));
     },
 

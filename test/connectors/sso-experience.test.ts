@@ -102,7 +102,7 @@ describe('Experience API: enterprise SSO with just-in-time organizations, throug
     const unknown = await f.h.running.request(`/api/organizations/${organization.id}/jit/sso-connectors`, {
       method: 'POST', json: { ssoConnectorIds: ['nope'] },
     });
-    expect(unknown.status).to.equal(404);
+    expect(unknown.status, 'Logto\'s 422 for a relation naming nothing').to.equal(422);
     const missing = await f.h.running.request(`/api/organizations/${organization.id}/jit/sso-connectors/nope`, { method: 'DELETE' });
     expect(missing.status).to.equal(404);
   });
@@ -123,5 +123,29 @@ describe('Experience API: enterprise SSO with just-in-time organizations, throug
     const other = await client.api('POST', '/verification/password', { identifier: { type: 'email', value: 'someone@elsewhere.example.com' }, password: 'x' });
     expect(other.status, 'other domains are not affected').to.equal(422);
     expect(other.body.code).to.equal('session.invalid_credentials');
+  });
+
+  it('turns all of enterprise SSO off with singleSignOnEnabled false, and on again with true', async () => {
+    const connector = await ssoConnector('sigma.example.com');
+    const person = await f.upstreamUser('pat@sigma.example.com');
+    const read = async () => json(f.h.running.request('/api/sign-in-exp'));
+    expect((await read()).singleSignOnEnabled, 'on by default here').to.equal(true);
+    await f.h.signInExperience({ singleSignOnEnabled: false });
+    try {
+      expect((await read()).singleSignOnEnabled).to.equal(false);
+      const client = f.h.client();
+      const uid = await client.open(f.h.app);
+      const page = await client.browser.request(`${f.h.running.baseUrl}/interaction/${uid}`);
+      expect(await page.text(), 'no SSO form on the sign-in page').to.include('Sign in').and.not.include('Work email');
+      await client.ok('PUT', '', { interactionEvent: 'SignIn' });
+      expect(await client.ok('GET', `/sso-connectors?email=${encodeURIComponent(person.email)}`)).to.deep.equal({ connectorIds: [] });
+      const start = await client.api('POST', `/verification/sso/${connector.id}/authorization-uri`, { state: 'client-state-off', redirectUri: API_CALLBACK });
+      expect([start.status, start.body.code]).to.deep.equal([422, 'user.sign_in_method_not_enabled']);
+      const password = await client.api('POST', '/verification/password', { identifier: { type: 'email', value: person.email }, password: 'not-the-password' });
+      expect(password.body.code, 'an SSO domain\'s email is an email like any other').to.equal('session.invalid_credentials');
+    } finally {
+      await f.h.signInExperience({ singleSignOnEnabled: true });
+    }
+    await verifiedSso(connector.id, person);
   });
 });
