@@ -52,6 +52,11 @@ interface Narrowed {
   clauses: string[];
   params: SQLInputValue[];
   exact: boolean;
+  /**
+   * The expiry (ms) every row the clauses allow is later than, when a range on the TTL field says so: once that is
+   * now or later, the clauses leave expired rows out themselves.
+   */
+  expiresAfter?: number;
 }
 
 const RANGE_OPERATORS: Record<string, string> = { $gt: '>', $gte: '>=', $lt: '<', $lte: '<=' };
@@ -93,8 +98,12 @@ function narrowExpiry(condition: unknown, seconds: number, into: Narrowed): bool
     return false;
   }
   for (const [operator, operand] of operators) {
+    const expiry = (operand as Date).getTime() + seconds * 1000;
     into.clauses.push(`(expires_at IS NOT NULL AND expires_at ${RANGE_OPERATORS[operator]} ?)`);
-    into.params.push((operand as Date).getTime() + seconds * 1000);
+    into.params.push(expiry);
+    // `> e` leaves out every expiry up to e, `>= e` those before it (e itself expires at e).
+    const after = operator === '$gt' ? expiry : operator === '$gte' ? expiry - 1 : undefined;
+    if (after !== undefined) into.expiresAfter = Math.max(into.expiresAfter ?? Number.NEGATIVE_INFINITY, after);
   }
   return true;
 }
@@ -420,8 +429,15 @@ export class DiskDocuments implements CommittedState {
   }
 
   #query(what: string, narrowed: Narrowed, order?: string, cut?: { skip: number; limit: number }): { sql: string; params: SQLInputValue[] } {
-    const conditions = ['(expires_at IS NULL OR expires_at > ?)'];
-    const params: SQLInputValue[] = [Date.now()];
+    const now = Date.now();
+    const conditions: string[] = [];
+    const params: SQLInputValue[] = [];
+    // Expired rows are invisible: the clauses may say so already (a reader's `expiresAt > now`; flagged rows pass by
+    // the clauses), or this does.
+    if (this.#hasFlagged || narrowed.expiresAfter === undefined || narrowed.expiresAfter < now) {
+      conditions.push('(expires_at IS NULL OR expires_at > ?)');
+      params.push(now);
+    }
     if (narrowed.clauses.length > 0) {
       const scalarRows = narrowed.clauses.join(' AND ');
       conditions.push(this.#hasFlagged ? `(multi = 1 OR (${scalarRows}))` : scalarRows);

@@ -51,6 +51,9 @@ const QUERIES: Array<[Filter, FindOptions]> = [
   [{ createdAt: null }, { sort: { _id: -1 } }],
   [{ createdAt: { $gt: 'text' } }, {}],
   [{ expiresAt: { $gt: new Date() } }, { sort: { expiresAt: 1, _id: 1 }, limit: 15 }],
+  // A bound on the TTL field that leaves expired rows out by itself, as a reader's `expiresAt > now` does.
+  [{ hookId: 'h1', expiresAt: { $gt: new Date(Date.now() + 600_000) } }, { sort: { createdAt: -1, _id: -1 }, limit: 10 }],
+  [{ hookId: 'h2', createdAt: { $gte: 1_010 }, expiresAt: { $gte: new Date(Date.now() + 600_000) } }, {}],
   [{ $or: [{ hookId: 'h1' }, { event: 'Role.Created' }] }, { sort: { event: 1, createdAt: -1 }, limit: 20 }],
   [{ hookId: 'h2', $and: [{ createdAt: { $gte: 1_010 } }, { event: { $ne: 'User.Deleted' } }] }, { sort: { createdAt: -1 } }],
   [{ event: /Created$/ }, { sort: { succeeded: -1, createdAt: 1 }, skip: 5, limit: 10 }],
