@@ -3,7 +3,7 @@ import { stealSince } from './load.ts';
 import { runTokenBench } from './tokens.ts';
 import { runWebhookBench } from './webhooks.ts';
 import { runStartupBench } from './startup.ts';
-import { renderTable, updateReadme, type BenchResults } from './report.ts';
+import { renderTable, SCALE_MARKERS, updateReadme, type BenchResults } from './report.ts';
 import { runScaleBench } from './scale.ts';
 import { renderScaleTables } from './scale-report.ts';
 
@@ -12,7 +12,8 @@ import { renderScaleTables } from './scale-report.ts';
  * plain node-oidc-provider measured in the same run. Load goes only to loopback addresses, every loop is bounded
  * in time and count, and every process started is stopped by its pid.
  * `npm run bench -- --update-readme` also writes the table into bench/README.md between its markers.
- * `npm run bench -- --scale` measures the service on stores holding a large tenant instead (bench/scale.ts).
+ * `npm run bench -- --scale` measures the service on stores holding a large tenant instead (bench/scale.ts); with
+ * `--update-readme` its tables go into bench/README.md between their own markers.
  */
 const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const started = performance.now();
@@ -22,6 +23,11 @@ if (process.argv.includes('--scale')) {
   const scale = await runScaleBench();
   const tables = renderScaleTables(scale, startedAt, Math.round((performance.now() - started) / 1000));
   console.log(`\n${tables}`);
+  if (process.argv.includes('--update-readme')) {
+    const readme = fileURLToPath(new URL('README.md', import.meta.url));
+    updateReadme(readme, tables, SCALE_MARKERS);
+    console.log(`\nwrote the tables into ${readme}`);
+  }
   process.exit(0);
 }
 
