@@ -3,6 +3,9 @@ import type { Configuration, KoaContextWithOIDC } from 'oidc-provider';
 import type { Middleware } from 'koa';
 import compose from 'koa-compose';
 import { handler as refreshTokenHandler, parameters as refreshTokenParameters } from 'oidc-provider/lib/actions/grants/refresh_token.js';
+import {
+  handler as clientCredentialsHandler, parameters as clientCredentialsParameters,
+} from 'oidc-provider/lib/actions/grants/client_credentials.js';
 import * as grantHelpers from 'oidc-provider/lib/helpers/grants.js';
 
 /**
@@ -33,8 +36,18 @@ export function registerGrantType(
 export function providerRefreshTokenGrant(provider: Provider): {
   handler: (ctx: KoaContextWithOIDC) => Promise<void>; parameters: ReadonlySet<string>;
 } {
-  const helpers = Object.fromEntries(Object.entries(grantHelpers).map(([name, helper]) => [name, helper.bind(undefined, provider)]));
-  return { handler: (ctx) => refreshTokenHandler(provider, helpers, ctx), parameters: refreshTokenParameters };
+  return { handler: (ctx) => refreshTokenHandler(provider, boundHelpers(provider), ctx), parameters: refreshTokenParameters };
+}
+
+/** The provider's own `client_credentials` grant, bound the same way. */
+export function providerClientCredentialsGrant(provider: Provider): {
+  handler: (ctx: KoaContextWithOIDC) => Promise<void>; parameters: ReadonlySet<string>;
+} {
+  return { handler: (ctx) => clientCredentialsHandler(provider, boundHelpers(provider), ctx), parameters: clientCredentialsParameters };
+}
+
+function boundHelpers(provider: Provider): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(grantHelpers).map(([name, helper]) => [name, helper.bind(undefined, provider)]));
 }
 
 /** The AccessToken constructor's declared fields omit `gty`, which the provider stores and reads back. */

@@ -2,7 +2,7 @@ import type Provider from 'oidc-provider';
 import { errors as oidcErrors, type KoaContextWithOIDC } from 'oidc-provider';
 import type { Repositories } from '../repositories.ts';
 import { organizationTokenRefusal } from '../organizations/token-access.ts';
-import { providerRefreshTokenGrant, registerGrantType } from './boundary.ts';
+import { providerClientCredentialsGrant, providerRefreshTokenGrant, registerGrantType } from './boundary.ts';
 import { ORGANIZATIONS_RESOURCE, ORGANIZATIONS_SCOPE } from './claims.ts';
 
 type Deps = Pick<Repositories, 'organizations' | 'mfaVerifications' | 'applications'>;
@@ -14,12 +14,19 @@ const accessDenied = (description: string) => {
   return error;
 };
 
-/** The organization a refresh-token request names (`organization_id`), or undefined. */
+const ORGANIZATION_GRANTS: ReadonlySet<unknown> = new Set(['refresh_token', 'client_credentials']);
+
+/** The organization a refresh-token or client-credentials request names (`organization_id`), or undefined. */
 export function requestedOrganization(ctx: KoaContextWithOIDC): string | undefined {
   const params = ctx.oidc.params as Record<string, unknown> | undefined;
   const value = params?.organization_id;
-  return ctx.oidc.route === 'token' && params?.grant_type === 'refresh_token' && typeof value === 'string' && value !== ''
+  return ctx.oidc.route === 'token' && ORGANIZATION_GRANTS.has(params?.grant_type) && typeof value === 'string' && value !== ''
     ? value : undefined;
+}
+
+/** Whether the token request is the client-credentials grant (an application acting for itself). */
+export function isClientCredentials(ctx: KoaContextWithOIDC): boolean {
+  return ctx.oidc.params?.grant_type === 'client_credentials';
 }
 
 /**
@@ -62,4 +69,15 @@ export function registerOrganizationTokens(provider: Provider, deps: Deps): void
     if (organizationId) await check(ctx, organizationId);
     await own.handler(ctx);
   }, new Set([...own.parameters, 'resource', 'organization_id']), new Set(['resource']));
+
+  // Logto's organization tokens for machine-to-machine applications: only a member application gets one.
+  const machine = providerClientCredentialsGrant(provider);
+  registerGrantType(provider, 'client_credentials', async (ctx) => {
+    const organizationId = requestedOrganization(ctx);
+    const clientId = ctx.oidc.client?.clientId;
+    if (organizationId && !(clientId && await deps.organizations.applications.has({ organizationId }, clientId))) {
+      throw accessDenied('app has not associated with the organization');
+    }
+    await machine.handler(ctx);
+  }, new Set([...machine.parameters, 'resource', 'organization_id']));
 }

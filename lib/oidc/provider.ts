@@ -19,7 +19,7 @@ import {
 import { LOGTO_MANAGEMENT_INDICATOR, MANAGEMENT_RESOURCE_ID } from '../bootstrap.ts';
 import { ORGANIZATION_TOKEN_TTL_SECONDS, organizationUrn } from '../organizations/urn.ts';
 import { LOGTO_AUTHORIZATION_PARAMETERS } from './sign-in-parameters.ts';
-import { registerOrganizationTokens, requestedOrganization } from './organization-tokens.ts';
+import { isClientCredentials, registerOrganizationTokens, requestedOrganization } from './organization-tokens.ts';
 import { createIntrospectionPolicy } from './introspection.ts';
 import { errorPage, logoutSource, postLogoutSuccessSource } from '../http/provider-pages.ts';
 import { remembered } from '../data/remembered.ts';
@@ -78,6 +78,13 @@ export function createProvider(options: ProviderOptions): Provider {
     const organizationId = requestedOrganization(ctx);
     const accountId = accountIdOf(ctx);
     const jwt = { accessTokenFormat: 'jwt' as const, jwt: { sign: { alg: options.signingAlg } }, accessTokenTTL: ORGANIZATION_TOKEN_TTL_SECONDS };
+    const clientId = ctx.oidc.client?.clientId;
+    if (isClientCredentials(ctx)) {
+      // An application gets organization scopes only inside an organization it is a member of.
+      if (!organizationId || !clientId) throw new oidcErrors.InvalidTarget(`${ORGANIZATIONS_RESOURCE} needs organization_id`);
+      const scopes = await authorization.organizationScopesForApplication(organizationId, clientId);
+      return { ...jwt, scope: scopes.map((scope) => scope.name).join(' '), audience: organizationUrn(organizationId) };
+    }
     if (organizationId && accountId) {
       const scopes = await authorization.organizationScopesForUser(organizationId, accountId);
       return { ...jwt, scope: scopes.map((scope) => scope.name).join(' '), audience: organizationUrn(organizationId) };
@@ -132,6 +139,8 @@ export function createProvider(options: ProviderOptions): Provider {
         // token is one for the organizations resource the refresh token was granted.
         async defaultResource(ctx, _client, oneOf) {
           if (oneOf) return requestedOrganization(ctx) && oneOf.includes(ORGANIZATIONS_RESOURCE) ? ORGANIZATIONS_RESOURCE : oneOf;
+          // An application's organization token (client credentials with organization_id) is for the organization.
+          if (requestedOrganization(ctx)) return ORGANIZATIONS_RESOURCE;
           return (await repositories.resources.findDefault())?.indicator;
         },
         // As Logto: a token request without `resource` gets a token for the userinfo endpoint (when `openid` was
@@ -146,8 +155,10 @@ export function createProvider(options: ProviderOptions): Provider {
           let scopes: string[] = [];
           const accountId = accountIdOf(ctx);
           const organizationId = requestedOrganization(ctx);
-          if (ctx.oidc.params?.grant_type === 'client_credentials') {
-            scopes = await authorization.scopesForApplication(client.clientId, resource.id);
+          if (isClientCredentials(ctx)) {
+            scopes = organizationId
+              ? await authorization.scopesForOrganizationApplication(organizationId, client.clientId, resource.id)
+              : await authorization.scopesForApplication(client.clientId, resource.id);
           } else if (accountId && organizationId) {
             scopes = await authorization.scopesForOrganizationUser(organizationId, accountId, resource.id);
           } else if (accountId) {
@@ -216,7 +227,7 @@ export function createProvider(options: ProviderOptions): Provider {
           await options.customizeJwt?.(ctx, token, jwt);
           // An API token issued within an organization names it, as Logto's do.
           const organizationId = requestedOrganization(ctx);
-          if (organizationId && token.kind === 'AccessToken' && jwt.payload.aud !== organizationUrn(organizationId)) {
+          if (organizationId && (token.kind === 'AccessToken' || token.kind === 'ClientCredentials') && jwt.payload.aud !== organizationUrn(organizationId)) {
             jwt.payload.organization_id = organizationId;
           }
         },

@@ -23,6 +23,14 @@ export function createAuthorization(repositories: AuthorizationDeps, store: Docu
 
   const organizationRoleIdsOf = (organizationId: string, userId: string) =>
     repositories.organizations.userRoles.targetsOf({ organizationId, userId });
+  const organizationRoleIdsOfApplication = (organizationId: string, applicationId: string) =>
+    repositories.organizations.applicationRoles.targetsOf({ organizationId, applicationId });
+
+  async function organizationScopesOfRoles(roleIds: string[]): Promise<OrganizationScope[]> {
+    if (roleIds.length === 0) return [];
+    const links = await repositories.organizationRoles.scopes.where({ organizationRoleId: roleIds });
+    return repositories.organizationScopes.findByIds([...new Set(links.map((link) => link.organizationScopeId!))]);
+  }
 
   // Asked on every token: remembered until a role assignment, a role's scopes or a scope changes (see remembered).
   return {
@@ -40,10 +48,18 @@ export function createAuthorization(repositories: AuthorizationDeps, store: Docu
 
     /** The organization scopes a member's organization roles grant in that organization. */
     async organizationScopesForUser(organizationId: string, userId: string): Promise<OrganizationScope[]> {
-      const roleIds = await organizationRoleIdsOf(organizationId, userId);
-      if (roleIds.length === 0) return [];
-      const links = await repositories.organizationRoles.scopes.where({ organizationRoleId: roleIds });
-      return repositories.organizationScopes.findByIds([...new Set(links.map((link) => link.organizationScopeId!))]);
+      return organizationScopesOfRoles(await organizationRoleIdsOf(organizationId, userId));
+    },
+    /** The organization scopes a member application's organization roles grant in that organization. */
+    async organizationScopesForApplication(organizationId: string, applicationId: string): Promise<OrganizationScope[]> {
+      return organizationScopesOfRoles(await organizationRoleIdsOfApplication(organizationId, applicationId));
+    },
+    /** A member application's scopes on an API resource inside one organization, as for a member user. */
+    async scopesForOrganizationApplication(organizationId: string, applicationId: string, resourceId: string): Promise<string[]> {
+      if (resourceId === MANAGEMENT_RESOURCE_ID) return [];
+      const own = await repositories.roles.scopeIdsOf(await repositories.roles.roleIdsOfApplication(applicationId));
+      const inherited = await repositories.roles.scopeIdsOfOrganizationRoles(await organizationRoleIdsOfApplication(organizationId, applicationId));
+      return [...new Set(await scopeNamesOn([...own, ...inherited], resourceId))];
     },
     /**
      * A member's scopes on an API resource inside one organization: those of the user's own roles plus the
