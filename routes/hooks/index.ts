@@ -58,7 +58,9 @@ export function hookRoutes(api: ApiRouterDeps, core: ServiceCore): void {
     method: 'patch', path: '/hooks/:id', tag, summary: 'Update a hook (name, events, config, enabled)',
     refuseEmptyBody: true,
     params: byId, body: updateHookBody, response: hook,
-    handler: ({ params, body }) => asLogto('entity.not_exists', management.update(params.id, body)),
+    handler: ({ params, body: { event, ...changes } }) => asLogto('entity.not_exists', management.update(params.id, {
+      ...changes, ...(changes.events === undefined && event ? { events: [event] } : {}),
+    })),
   });
 
   declare(api, {

@@ -81,6 +81,8 @@ export const createHookBody = z.object({
 export const updateHookBody = z.object({
   name: z.string().trim().min(1).max(128).optional(),
   events: eventNames.optional(),
+  event: eventName.nullable().optional()
+    .describe('Deprecated (Logto): a single event, subscribing the hook to it alone when `events` is absent; null changes nothing'),
   config: hookConfig.optional(),
   enabled: z.boolean().optional(),
 }).strict();

@@ -100,6 +100,9 @@ describe('hooks API: registration', () => {
 
     const renamed = await bodyOf(await patch(created.id, { events: ['Organization.Updated', 'OrganizationRole.Updated', 'Scope.Updated'] }));
     expect(renamed.events).to.deep.equal(['Organization.Data.Updated', 'OrganizationRole.Data.Updated', 'Scope.Data.Updated']);
+    const single = await bodyOf(await patch(created.id, { event: 'PostSignIn' }));
+    expect([single.events, single.event], 'Logto\'s legacy event alone subscribes to it').to.deep.equal([['PostSignIn'], null]);
+    expect((await bodyOf(await patch(created.id, { event: null, name: 'kept' }))).events, 'null changes nothing').to.deep.equal(['PostSignIn']);
 
     for (const retries of [4, -1, 1.5, '3']) {
       await expectError(await post({ event: 'User.Created', config: { url: config.url, retries } }), 400, 'guard.invalid_input');
