@@ -241,7 +241,7 @@ describe('impersonation cannot reach the management API', () => {
       const resource = await json(await running.request(path));
       expect(resource.body).to.include({ name: 'Management API', isDefault: false });
       const scopes = await (await running.request(`${path}/scopes`)).json() as Array<{ name: string }>;
-      expect(scopes.map((scope) => scope.name).sort()).to.deep.equal(['all', 'subject-tokens:create']);
+      expect(scopes.map((scope) => scope.name).sort()).to.deep.equal(['all', 'events:read', 'subject-tokens:create']);
     });
 
     it('keeps its token lifetime adjustable', async () => {
