@@ -32,6 +32,9 @@ export interface Delivery {
   webhookId: string;
   /** The replay that made it, if any. */
   replayId: string | null;
+  /** Its event's `sequence`, and a data event's `version` (null for events recorded before they were numbered). */
+  sequence: number | null;
+  version: number | null;
   createdAt: number;
 }
 
@@ -56,13 +59,19 @@ export const RESPONSE_EXCERPT_LENGTH = 200;
  * back whole (a resend, one delivery's view), as text it takes about half the memory of the same object on the
  * embedded store, and the deliveries of one event to several hooks share one text there.
  */
-type DeliveryRecord = Stored<Omit<Delivery, 'webhookId' | 'replayId'>> & {
+type DeliveryRecord = Stored<Omit<Delivery, 'webhookId' | 'replayId' | 'sequence' | 'version'>> & {
   payload: string;
   expiresAt: Date;
   /** Replays only: records of ordinary deliveries carry neither. */
   webhookId?: string;
   replayId?: string;
+  /** Absent for events recorded before they were numbered. */
+  sequence?: number;
+  version?: number;
 };
+
+/** A number the payload carries at the top level, if any. */
+const numberIn = (payload: Record<string, unknown>, field: string) => (typeof payload[field] === 'number' ? payload[field] : undefined);
 
 /** The payload as stored: its JSON text without `hookId`. */
 function storedPayload(payload: Record<string, unknown>): string {
@@ -85,9 +94,12 @@ export function createDeliveriesRepository(store: DocumentStore, options: { rete
   const deliveries = store.collection<DeliveryRecord>('webhook_deliveries');
   const present = (doc: DeliveryRecord): Delivery => ({
     ...publicShape<Delivery>(doc, HIDDEN), webhookId: doc.webhookId ?? doc.id, replayId: doc.replayId ?? null,
+    sequence: doc.sequence ?? null, version: doc.version ?? null,
   });
 
   function initial(job: DeliveryJob, resentFrom: string | null, payload = storedPayload(job.payload)): DeliveryRecord {
+    const sequence = numberIn(job.payload, 'sequence');
+    const version = numberIn(job.payload, 'version');
     return {
       _id: job.deliveryId,
       id: job.deliveryId,
@@ -105,6 +117,8 @@ export function createDeliveriesRepository(store: DocumentStore, options: { rete
       resentFrom: resentFrom ?? job.webhookId ?? null,
       ...(job.webhookId === undefined ? {} : { webhookId: job.webhookId }),
       ...(job.replayId === undefined ? {} : { replayId: job.replayId }),
+      ...(sequence === undefined ? {} : { sequence }),
+      ...(version === undefined ? {} : { version }),
       createdAt: job.createdAt,
       expiresAt: new Date(job.createdAt + options.retentionMs),
     };

@@ -22,6 +22,6 @@ export async function resendDelivery(
   return {
     id: job.deliveryId, hookId, event: job.event, status: 'pending', attempts: 0, lastAttemptAt: null, nextRetryAt: null,
     lastResponseStatus: null, lastError: null, lastLatencyMs: null, lastResponseExcerpt: null, resentFrom: original.id,
-    webhookId: job.deliveryId, replayId: null, createdAt: job.createdAt,
+    webhookId: job.deliveryId, replayId: null, sequence: original.sequence, version: original.version, createdAt: job.createdAt,
   };
 }

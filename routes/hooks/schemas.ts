@@ -136,6 +136,8 @@ export const delivery = z.object({
   resentFrom: z.string().nullable(),
   webhookId: z.string().describe('The `webhook-id` its attempts carry: its id, or for a replay the original delivery\'s'),
   replayId: z.string().nullable().describe('The replay (POST /api/hooks/:id/replay) that made it, if any'),
+  sequence: z.number().nullable().describe("Its event's sequence"),
+  version: z.number().nullable().describe("A data event's entity version; null for other events"),
   createdAt: z.number(),
 });
 

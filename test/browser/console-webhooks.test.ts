@@ -95,4 +95,61 @@ describe('browser: the console\'s webhooks and their deliveries (Chromium)', () 
       await context.close();
     }
   });
+
+  it('creates an Ed25519 webhook showing its public key, shows each delivery\'s sequence and version, and replays a window', async () => {
+    receiver.script('/console-ed', () => ({ status: 200, body: 'ok' }));
+    const { page, context } = await freshPage(chromium.browser());
+    try {
+      await signInToConsole(page, running.consoleUrl());
+      await page.getByRole('link', { name: 'Webhooks' }).click();
+      await page.getByRole('button', { name: 'Create webhook' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Create webhook' });
+      await dialog.getByRole('textbox', { name: 'Name' }).fill('Ed25519 sync');
+      await dialog.getByRole('textbox', { name: 'Endpoint URL' }).fill(receiver.url('/console-ed'));
+      await dialog.getByRole('group', { name: 'Events', exact: true }).getByRole('checkbox', { name: 'User.Created', exact: true }).check();
+      await dialog.getByRole('group', { name: 'Events', exact: true }).getByRole('checkbox', { name: 'User.Data.Updated', exact: true }).check();
+      await dialog.getByRole('combobox', { name: 'Signature' }).selectOption('ed25519');
+      await dialog.getByRole('button', { name: 'Create', exact: true }).click();
+      const publicKey = await dialog.getByRole('textbox', { name: 'Public key' }).inputValue();
+      expect(publicKey).to.match(/^whpk_/);
+      await dialog.getByRole('button', { name: 'Open webhook' }).click();
+      await page.getByRole('heading', { name: 'Ed25519 sync', level: 1 }).waitFor();
+      await page.getByRole('heading', { name: 'Signature: Ed25519' }).waitFor();
+      expect(await page.getByRole('textbox', { name: 'Public key' }).inputValue()).to.equal(publicKey);
+
+      const created = await running.request('/api/users', { method: 'POST', json: { username: 'versioned_user' } });
+      const { id } = (await created.json()) as { id: string };
+      await running.request(`/api/users/${id}`, { method: 'PATCH', json: { name: 'Versioned' } });
+      const table = page.getByRole('table', { name: 'Deliveries' });
+      const updated = table.getByRole('row').filter({ hasText: 'User.Data.Updated' }).filter({ hasText: 'Succeeded' });
+      await updated.waitFor();
+      const headers = await table.getByRole('columnheader').allInnerTexts();
+      const cells = await updated.getByRole('cell').allInnerTexts();
+      expect(cells[headers.indexOf('Version')], JSON.stringify([headers, cells])).to.equal('2');
+      const sequence = Number(cells[headers.indexOf('Sequence')]);
+      expect(sequence).to.be.greaterThan(0);
+
+      // The section is a region named by its heading; the table inside it is a region of the same name.
+      const replays = page.getByRole('region', { name: 'Replays' }).first();
+      // The field takes minutes: the window starts at this minute, and may hold events of the tests before.
+      const since = new Date();
+      since.setSeconds(0, 0);
+      const local = new Date(since.getTime() - since.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
+      const listed = (await (await running.request('/api/events?types=User.Created,User.Data.Updated&limit=500')).json()) as { events: Array<{ createdAt: string }> };
+      const inWindow = listed.events.filter((event) => Date.parse(event.createdAt) >= since.getTime()).length;
+      await replays.getByLabel('Replay events since').fill(local);
+      await replays.getByRole('button', { name: 'Start replay' }).click();
+      const replayRow = page.getByRole('table', { name: 'Replays' }).getByRole('row').filter({ hasText: 'Completed' });
+      await replayRow.waitFor();
+      expect(await replayRow.getByRole('cell').last().innerText()).to.equal(String(inWindow));
+      await table.getByRole('row').filter({ hasText: '(replay)' }).filter({ hasText: 'Succeeded' }).nth(1).waitFor();
+      await eventually(() => receiver.requests('/console-ed').length === 2 + inWindow, { what: 'the replayed deliveries' });
+      const ids = receiver.requests('/console-ed').map((request) => String(request.headers['webhook-id']));
+      // This hook's two deliveries came again under their own webhook-ids.
+      expect(ids.slice(2)).to.include.members(ids.slice(0, 2));
+      await screenshot(page, 'console-webhook-ed25519-replay');
+    } finally {
+      await context.close();
+    }
+  });
 });

@@ -1,3 +1,4 @@
+import type { ComponentChildren } from 'preact';
 import { useId, useState } from 'preact/hooks';
 import { Dialog } from './dialog.tsx';
 import { ErrorText, Section, useAction } from './feedback.tsx';
@@ -41,6 +42,8 @@ export function RotateSecretSection(props: {
   confirm: { title: string; text: string };
   secret: { label: string; note?: string };
   rotate: () => Promise<string | undefined>;
+  /** What the section shows above its button (a public key). */
+  children?: ComponentChildren;
 }) {
   const [confirming, setConfirming] = useState(false);
   const [secret, setSecret] = useState<string>();
@@ -48,6 +51,7 @@ export function RotateSecretSection(props: {
   return (
     <Section title={props.title} description={props.description}>
       {secret && <SecretBox label={props.secret.label} value={secret} note={props.secret.note} />}
+      {props.children}
       <div class="actions">
         <button type="button" class="secondary" onClick={() => setConfirming(true)}>{props.button}</button>
       </div>

@@ -79,7 +79,14 @@ export function DeliveriesSection(props: { hookId: string }) {
           <Table
             caption="Deliveries" captionHidden rows={list.items} rowKey={(delivery) => delivery.id} empty="No deliveries yet."
             columns={[
-              { header: 'Event', cell: (delivery) => <>{delivery.event}{delivery.resentFrom && <span class="hint"> (resent)</span>}</> },
+              {
+                header: 'Event',
+                cell: (delivery) => (
+                  <>{delivery.event}{delivery.replayId ? <span class="hint"> (replay)</span> : delivery.resentFrom && <span class="hint"> (resent)</span>}</>
+                ),
+              },
+              { header: 'Sequence', cell: (delivery) => delivery.sequence ?? '—', numeric: true },
+              { header: 'Version', cell: (delivery) => delivery.version ?? '—', numeric: true },
               { header: 'Status', cell: (delivery) => <span class={`status-${delivery.status}`}>{statusText(delivery)}</span> },
               { header: 'Attempts', cell: (delivery) => delivery.attempts, numeric: true },
               { header: 'Latency', cell: (delivery) => (delivery.lastLatencyMs === null ? '—' : `${Math.round(delivery.lastLatencyMs)} ms`), numeric: true },

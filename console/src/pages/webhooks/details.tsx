@@ -6,12 +6,16 @@ import { ErrorText, Section, useAction, useLoad } from '../../components/feedbac
 import { RotateSecretSection } from '../../components/secret.tsx';
 import { navigate } from '../../router.ts';
 import { DeliveriesSection } from './deliveries.tsx';
+import { ReplaysSection } from './replays.tsx';
 import { bodyOf, HOOK_FIELDS, HookFields, hookErrorAtField, hookFieldError, useHookDraft } from './form.tsx';
 import type { Hook } from './types.ts';
+import { TextField } from '../../components/field.tsx';
 
 export function WebhookDetails(props: { params: Record<string, string> }) {
   const id = props.params.id!;
   const hook = useLoad(() => api<Hook>('GET', `/hooks/${encodeURIComponent(id)}`, { query: { includeExecutionStats: 'true' } }), [id]);
+  // A started replay shows in the deliveries at once rather than at their next refresh.
+  const [replays, setReplays] = useState(0);
   return (
     <DetailsPage record={hook} back={{ to: '/webhooks', label: 'Webhooks' }} what="the webhook">
       {(current) => (
@@ -22,8 +26,9 @@ export function WebhookDetails(props: { params: Record<string, string> }) {
           />
           {current.disabledReason && <p class="error" role="alert">The service disabled this webhook: {current.disabledReason}. Enable it again once the endpoint works.</p>}
           <SettingsSection hook={current} onSaved={hook.set} key={`settings-${current.id}-${current.updatedAt}`} />
-          <DeliveriesSection hookId={current.id} />
-          <SigningKeySection hook={current} />
+          <DeliveriesSection hookId={current.id} key={`deliveries-${replays}`} />
+          <ReplaysSection hookId={current.id} onStarted={() => setReplays((value) => value + 1)} />
+          <SigningKeySection hook={current} onRotated={hook.set} />
           <DeleteSection
             what="webhook" name={current.name || current.id} description="Stops all deliveries and removes their history."
             consequence="Deliveries waiting for a retry are dropped, and the delivery history goes with it."
@@ -81,11 +86,31 @@ function SettingsSection(props: { hook: Hook; onSaved: (hook: Hook) => void }) {
   );
 }
 
-function SigningKeySection(props: { hook: Hook }) {
+function SigningKeySection(props: { hook: Hook; onRotated: (hook: Hook) => void }) {
+  if (props.hook.signature === 'ed25519') {
+    return (
+      <RotateSecretSection
+        title="Signature: Ed25519" button="Rotate signing key"
+        description="Deliveries carry Standard Webhooks v1a signatures. Your endpoint verifies them with the public key below; the private key never leaves the service."
+        confirm={{ title: 'Rotate the signing key?', text: 'Deliveries are signed with a new key pair from now on (and, for a grace period, with the previous one too).' }}
+        secret={{ label: 'Public key' }}
+        rotate={async () => {
+          // The new public key shows in place of the old one; the previous key keeps signing for the grace period.
+          props.onRotated(await api<Hook>('PATCH', `/hooks/${encodeURIComponent(props.hook.id)}/signing-key`));
+          return undefined;
+        }}
+      >
+        <TextField
+          label="Public key" value={props.hook.publicKey ?? ''} onInput={() => {}} readOnly
+          hint="Standard Webhooks whpk_ form: base64 of the 32-byte Ed25519 public key. After a rotation the previous key keeps signing for a grace period."
+        />
+      </RotateSecretSection>
+    );
+  }
   return (
     <RotateSecretSection
-      title="Signing key" button="Rotate signing key"
-      description="Your endpoint checks each delivery's signature with it. The service never shows it again after creation or rotation."
+      title="Signature: HMAC-SHA256" button="Rotate signing key"
+      description="Deliveries carry Standard Webhooks v1 signatures and Logto's. Your endpoint checks them with the signing key, which the service never shows again after creation or rotation."
       confirm={{ title: 'Rotate the signing key?', text: 'Deliveries are signed with the new key from now on (and, for a grace period, with the previous one too).' }}
       secret={{ label: 'New signing key', note: 'Shown once. The previous key keeps signing, beside this one, for a grace period, so you can switch your endpoint over.' }}
       rotate={async () => (await api<Hook>('PATCH', `/hooks/${encodeURIComponent(props.hook.id)}/signing-key`)).signingKey}

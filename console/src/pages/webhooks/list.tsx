@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api } from '../../api.ts';
 import { Dialog } from '../../components/dialog.tsx';
+import { SelectField } from '../../components/field.tsx';
 import { ErrorText, Loading, useAction, useLoad } from '../../components/feedback.tsx';
 import { Link } from '../../components/link.tsx';
 import { Created, CreateForm } from '../../components/list.tsx';
@@ -43,22 +44,30 @@ export function WebhookList() {
 
 function CreateWebhook(props: { onClose: () => void }) {
   const [draft, setDraft] = useHookDraft();
+  const [signature, setSignature] = useState<Hook['signature']>('hmac');
   const [created, setCreated] = useState<Hook>();
   const action = useAction();
   if (created) {
     return (
       <Created what="Webhook" name={created.name} open={() => navigate(`/webhooks/${created.id}`)} onClose={props.onClose}>
-        <SecretBox label="Signing key" value={created.signingKey ?? ''} note="Shown once: your endpoint verifies each delivery's signature with it (Standard Webhooks). Rotating it later shows a new one." />
+        {created.signature === 'ed25519'
+          ? <SecretBox label="Public key" value={created.publicKey ?? ''} note="Not a secret: your endpoint verifies each delivery's v1a signature with it. The webhook's page shows it too." />
+          : <SecretBox label="Signing key" value={created.signingKey ?? ''} note="Shown once: your endpoint verifies each delivery's signature with it (Standard Webhooks). Rotating it later shows a new one." />}
       </Created>
     );
   }
   return (
     <CreateForm
       action={action} error={hookErrorAtField(action.error) ? undefined : action.actionError(HOOK_FIELDS)} onCancel={props.onClose}
-      create={() => api<Hook>('POST', '/hooks', { body: bodyOf(draft) })}
+      create={() => api<Hook>('POST', '/hooks', { body: { ...bodyOf(draft), signature } })}
       onCreated={setCreated}
     >
       <HookFields draft={draft} onChange={setDraft} fieldError={(field) => hookFieldError(action, field)} />
+      <SelectField
+        label="Signature" value={signature} onChange={setSignature} error={action.fieldError('signature')}
+        options={[{ value: 'hmac', label: 'HMAC-SHA256 with a shared signing key' }, { value: 'ed25519', label: 'Ed25519 with a public key (no shared secret)' }]}
+        hint="Fixed once the webhook exists."
+      />
     </CreateForm>
   );
 }

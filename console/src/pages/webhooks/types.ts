@@ -5,6 +5,9 @@ export interface Hook {
   config: { url: string; headers?: Record<string, string> };
   enabled: boolean;
   disabledReason: string | null;
+  /** `hmac`: signed with a shared secret; `ed25519`: with a private key the service keeps, verified with `publicKey`. */
+  signature: 'hmac' | 'ed25519';
+  publicKey: string | null;
   createdAt: number;
   updatedAt: number;
   executionStats?: { successCount: number; requestCount: number };
