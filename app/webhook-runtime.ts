@@ -44,7 +44,7 @@ export async function createWebhookRuntime(deps: {
     },
   });
   const outbox = createOutboxRepository(stores.documents);
-  const relay = createOutboxRelay({ store: stores.documents, outbox, forward: webhooks.fanOut, logger });
+  const relay = createOutboxRelay({ store: stores.documents, outbox, forward: webhooks.fanOut, admit: webhooks.admitOrdered, logger });
   await webhooks.prepare();
   await outbox.prepare();
   await events.prepare();

@@ -17,6 +17,8 @@ export interface BenchResults {
   /** The same on the SQLite store with its own queue. */
   sqliteWebhooks: Record<string, number | string>;
   startup: StartupBenchResult;
+  /** GET /api/events read through with cursors (bench/events.ts). */
+  events: Record<string, number | string>;
   startedAt: string;
   durationSeconds: number;
   /** Share of the machine's CPU time the hypervisor took during the token rounds and the webhook phases, or -1. */
@@ -101,6 +103,8 @@ export function renderTable(results: BenchResults): string {
       verdict(atLeast('sqliteImpersonation', 0.85), '≥ 0.85× in-memory')],
     ['webhook deliveries end to end on the SQLite store (outbox → its queue → signed POST), FULL', `${int(sqliteWebhooks.deliveriesPerSecond)}/s`,
       ratio(sqliteWebhooks.deliveriesPerSecond, base), verdict(sqliteWebhooks.deliveriesPerSecond >= 2000, '≥ 2,000/s')],
+    [`events API reads (GET /api/events, ${results.events.pageLimit} a page, ${results.events.readers} readers following cursors through ${int(Number(results.events.eventsInLog))} events), SQLite`,
+      `${int(Number(results.events.eventsReadPerSecond))} events/s (${results.events.cpuUsPerEventRead} µs CPU each)`, '—', '—'],
     [`start-up to ready, ${int(startup.users)} users and ${int(startup.logs)} delivery logs in the file (${startup.fileMb} MB)`,
       `${startup.readySeconds} s`, '—', verdict(startup.readySeconds <= 10, '≤ 10 s')],
     ['RSS once ready, the same file', `${startup.rssMbAtReady} MB (peak ${startup.peakRssMbAtReady} MB)`, '—',

@@ -3,6 +3,7 @@ import { stealSince } from './load.ts';
 import { runTokenBench } from './tokens.ts';
 import { runWebhookBench } from './webhooks.ts';
 import { runStartupBench } from './startup.ts';
+import { runEventsBench } from './events.ts';
 import { renderTable, SCALE_MARKERS, updateReadme, type BenchResults } from './report.ts';
 import { runScaleBench } from './scale.ts';
 import { renderScaleTables } from './scale-report.ts';
@@ -46,6 +47,10 @@ const sqliteWebhooks = await runWebhookBench({ redisUrl: null, storage: 'sqlite'
 const webhookStealPercent = webhookSteal.percent();
 console.log(JSON.stringify(sqliteWebhooks, null, 2));
 
+console.log('GET /api/events read through with cursors on the SQLite store …');
+const events = await runEventsBench();
+console.log(JSON.stringify(events, null, 2));
+
 console.log('start-up of the SQLite store with 100,000 users and 1,000,000 delivery logs in its file …');
 const startup = await runStartupBench();
 console.log(JSON.stringify(startup, null, 2));
@@ -53,7 +58,7 @@ console.log(JSON.stringify(startup, null, 2));
 console.log(JSON.stringify({ stealPercent: { tokens: tokenStealPercent, webhooks: webhookStealPercent } }));
 
 const results: BenchResults = {
-  tokens, webhooks, sqliteWebhooks, startup, startedAt, durationSeconds: Math.round((performance.now() - started) / 1000),
+  tokens, webhooks, sqliteWebhooks, startup, events, startedAt, durationSeconds: Math.round((performance.now() - started) / 1000),
   stealPercent: { tokens: tokenStealPercent, webhooks: webhookStealPercent },
 };
 const table = renderTable(results);

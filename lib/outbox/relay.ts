@@ -35,6 +35,8 @@ export function createOutboxRelay(deps: {
   store: DocumentStore;
   outbox: OutboxRepository;
   forward: (entry: OutboxEntry) => Promise<void>;
+  /** Runs before a claimed batch is forwarded (its entries concurrently), with the batch in claim order. */
+  admit?: (entries: readonly OutboxEntry[]) => Promise<void>;
   logger: Logger;
   options?: RelayOptions;
 }): OutboxRelay {
@@ -61,6 +63,7 @@ export function createOutboxRelay(deps: {
     for (let round = 0; round < ROUNDS_PER_LOOK && !stopped; round += 1) {
       const entries = await deps.outbox.claim(options.batch, options.leaseMs);
       if (entries.length === 0) return;
+      await deps.admit?.(entries);
       const forwarded = await Promise.all(entries.map(forwardOne));
       if (!forwarded.some(Boolean)) return;
     }

@@ -2,6 +2,7 @@ import { idOfText } from '../ids.ts';
 import type { OutboxEntry } from '../outbox/repository.ts';
 import type { DeliveryJob, DeliveryQueue } from '../ports/queue.ts';
 import type { DeliveriesRepository } from './deliveries.ts';
+import { orderedPlace, type EntityOrder } from './entity-order.ts';
 import { hookErrors } from './errors.ts';
 import type { HookCache } from './hook-cache.ts';
 import { eventBody, hookPayload } from './payload.ts';
@@ -67,6 +68,25 @@ export function createFanOut(deps: EnqueueDeps & { cache: HookCache }): (entry: 
  * An event's delivery to a hook: derived from its sequence, so that a replay finds it again (an entry forwarded again
  * still gets the same ids); entries recorded before events were numbered from their place in the entry.
  */
+/**
+ * Before a batch of entries is forwarded (concurrently), notes in sequence order the deliveries that hooks with
+ * `ordering: "entity"` will get, so that a later version never goes out before an earlier one was noted.
+ */
+export function createOrderAdmission(deps: { cache: HookCache; order: EntityOrder }): (entries: readonly OutboxEntry[]) => Promise<void> {
+  return async (entries) => {
+    const hooks = await deps.cache.current();
+    if (!hooks.ordered) return;
+    const events = entries.flatMap((entry) => entry.events).sort((a, b) => a.sequence - b.sequence);
+    for (const event of events) {
+      const place = orderedPlace(event as unknown as Record<string, unknown>);
+      if (!place) continue;
+      for (const hook of hooks.subscribersOf(event.event)) {
+        if (hook.ordering === 'entity') await deps.order.hold(hook.id, [place]);
+      }
+    }
+  };
+}
+
 function relayedDeliveryId(entryId: string, index: number, sequence: number | undefined, hookId: string): string {
   return typeof sequence === 'number' ? originalDeliveryId(sequence, hookId) : idOfText('dlv_', `${entryId}\n${index}\n${hookId}`);
 }

@@ -9,6 +9,8 @@ import type { HookRecord, HooksRepository } from './hooks.ts';
 export interface HookSnapshot {
   byId(id: string): HookRecord | undefined;
   subscribersOf(event: string): readonly HookRecord[];
+  /** Whether some enabled hook asks for `ordering: "entity"` (otherwise nothing need be noted for ordering). */
+  readonly ordered: boolean;
 }
 
 export interface HookCache {
@@ -84,5 +86,6 @@ function indexHooks(records: HookRecord[]): HookSnapshot {
   return {
     byId: (id) => byId.get(id),
     subscribersOf: (event) => byEvent.get(event) ?? [],
+    ordered: records.some((record) => record.enabled && record.ordering === 'entity'),
   };
 }

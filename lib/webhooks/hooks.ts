@@ -1,6 +1,7 @@
 import type { DocumentStore } from '../ports/documents.ts';
 import type { EventName } from '../events/catalogue.ts';
 import { findPage, publicShape, type Page, type PageResult, type Stored } from '../data/entity.ts';
+import type { HookOrdering } from './entity-order.ts';
 import { publicKeyOf, type SignatureScheme } from './signing.ts';
 
 export interface HookConfig {
@@ -23,6 +24,8 @@ export interface Hook {
   signature: SignatureScheme;
   /** `ed25519`: the current key's public key (`whpk_…`), which consumers verify `v1a` signatures with; else null. */
   publicKey: string | null;
+  /** `entity`: one delivery at a time per entity, in version order; `none`: all concurrent. */
+  ordering: HookOrdering;
   createdAt: number;
   updatedAt: number;
 }
@@ -34,14 +37,15 @@ export interface RetiredKey {
 }
 
 /** What is stored: the hook and its secrets. Records older than `disabledReason` or `signature` lack them. */
-export interface HookRecord extends Omit<Hook, 'disabledReason' | 'signature' | 'publicKey'> {
+export interface HookRecord extends Omit<Hook, 'disabledReason' | 'signature' | 'publicKey' | 'ordering'> {
   disabledReason?: string | null;
   signature?: SignatureScheme;
+  ordering?: HookOrdering;
   signingKey: string;
   retiredSigningKeys: RetiredKey[];
 }
 
-export type HookChanges = Partial<Pick<HookRecord, 'name' | 'events' | 'config' | 'enabled' | 'disabledReason' | 'signingKey' | 'retiredSigningKeys'>>;
+export type HookChanges = Partial<Pick<HookRecord, 'name' | 'events' | 'config' | 'enabled' | 'disabledReason' | 'signingKey' | 'retiredSigningKeys' | 'ordering'>>;
 
 const SECRET_FIELDS = ['signingKey', 'retiredSigningKeys'] as const;
 
@@ -49,7 +53,7 @@ export function presentHook(record: HookRecord): Hook {
   const signature = record.signature ?? 'hmac';
   return {
     ...publicShape<Hook>(record, SECRET_FIELDS), disabledReason: record.disabledReason ?? null, signature,
-    publicKey: signature === 'ed25519' ? publicKeyOf(record.signingKey) : null,
+    publicKey: signature === 'ed25519' ? publicKeyOf(record.signingKey) : null, ordering: record.ordering ?? 'none',
   };
 }
 

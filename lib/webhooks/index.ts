@@ -10,7 +10,8 @@ import { createDeliveryLogs } from './delivery-logs.ts';
 import { createDestinationPolicy, type Resolver } from './destinations.ts';
 import { createEndpointGuard } from './endpoint-guard.ts';
 import { createFailureStreaks } from './failure-streak.ts';
-import { createFanOut } from './fan-out.ts';
+import { createEntityOrder } from './entity-order.ts';
+import { createFanOut, createOrderAdmission } from './fan-out.ts';
 import { createHookCache } from './hook-cache.ts';
 import { createHooksRepository, type HookConfig } from './hooks.ts';
 import { createHookManagement } from './management.ts';
@@ -56,6 +57,7 @@ export function createWebhooks(deps: WebhooksDeps) {
   const management = createHookManagement({
     hooks, cache, deliveries, logs, destinations, signingKeyGraceMs: settings.WEBHOOK_SIGNING_KEY_GRACE_SECONDS * 1000,
   });
+  const order = createEntityOrder(store);
   const replays = createReplays({
     deliveries, queue, store, log: deps.log, management, logger: deps.logger, retentionMs: settings.EVENT_RETENTION_DAYS * DAY_MS,
   });
@@ -75,6 +77,8 @@ export function createWebhooks(deps: WebhooksDeps) {
     logs,
     replays,
     fanOut: createFanOut({ deliveries, queue, cache }),
+    /** Before the relay forwards a batch: notes the deliveries of hooks with `ordering: "entity"`, in sequence order. */
+    admitOrdered: createOrderAdmission({ cache, order }),
     resend: (hookId: string, deliveryId: string) => resendDelivery({ deliveries, queue, management }, hookId, deliveryId),
     async sendTest(hookId: string, request: { events: EventName[]; config: HookConfig }): Promise<void> {
       await sendTestPayloads(await management.mustFind(hookId), request, policy);
@@ -100,7 +104,7 @@ export function createWebhooks(deps: WebhooksDeps) {
       });
       const streaks = createFailureStreaks({ kv: deps.kv, disableAfterMs: settings.WEBHOOK_AUTO_DISABLE_AFTER_MS });
       const processor = createDeliveryProcessor({
-        cache, deliveries, logs, policy, guard, streaks, disableHook: management.disable, logger: deps.logger,
+        cache, deliveries, logs, policy, guard, streaks, order, disableHook: management.disable, logger: deps.logger,
         onAttempt: deps.onAttempt,
       });
       await queue.consume(processor, { concurrency: settings.WEBHOOK_CONCURRENCY });

@@ -8,6 +8,7 @@ import type { HookCache } from './hook-cache.ts';
 import { presentHook, type Hook, type HookConfig, type HookRecord, type HooksRepository } from './hooks.ts';
 import type { DeliveriesRepository } from './deliveries.ts';
 import type { DestinationPolicy } from './destinations.ts';
+import type { HookOrdering } from './entity-order.ts';
 import { generateSigningKey, type SignatureScheme } from './signing.ts';
 
 export interface NewHook {
@@ -20,6 +21,8 @@ export interface NewHook {
   enabled?: boolean;
   /** Default `hmac`. */
   signature?: SignatureScheme;
+  /** Default `none`. */
+  ordering?: HookOrdering;
 }
 
 export interface HookUpdate {
@@ -27,6 +30,7 @@ export interface HookUpdate {
   events?: string[];
   config?: HookConfig;
   enabled?: boolean;
+  ordering?: HookOrdering;
 }
 
 export type HookWithStats = Hook & { executionStats?: { successCount: number; requestCount: number } };
@@ -90,6 +94,7 @@ export function createHookManagement(deps: {
       const record = await hooks.insert({
         id: newId(), name: input.name ?? '', event: null, events: subscription(input.events, input.event),
         config: mustBeAllowed(input.config), enabled: input.enabled ?? true, disabledReason: null, signature,
+        ordering: input.ordering ?? 'none',
         signingKey: generateSigningKey(signature), retiredSigningKeys: [], createdAt: now, updatedAt: now,
       });
       await cache.invalidate();

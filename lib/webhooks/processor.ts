@@ -9,6 +9,7 @@ import type { HookCache } from './hook-cache.ts';
 import { signingKeysAt, type HookRecord } from './hooks.ts';
 import { classify, nextDelayMs, type Outcome } from './retry-policy.ts';
 import { sendWebhook, type SendInput, type SendResult } from './sender.ts';
+import { ORDER_WAIT_MS, orderedPlace, type EntityOrder } from './entity-order.ts';
 import { signatureHeaders } from './signing.ts';
 
 export interface DeliveryPolicy {
@@ -31,6 +32,8 @@ export interface ProcessorDeps {
   /** Turns off a hook (410 Gone, every attempt failing for too long); true when it was still enabled. */
   disableHook(hookId: string, reason: string): Promise<boolean>;
   logger: Logger;
+  /** Per-entity order of the hooks that ask for it. */
+  order: EntityOrder;
   /** Told of every attempt that was made (not of deferrals), for metrics. */
   onAttempt?: (attempt: { outcome: Outcome; latencyMs: number }) => void;
 }
@@ -88,12 +91,16 @@ export function createDeliveryProcessor(deps: ProcessorDeps): DeliveryProcessor 
     const hook = (await deps.cache.current()).byId(job.hookId);
     // A deleted hook took its delivery records with it: nothing to send, nothing to record.
     if (!hook) return {};
+    // Replays neither wait nor hold others back: they send again what was already sent in order.
+    const place = hook.ordering === 'entity' && job.replayId === undefined ? orderedPlace(job.payload) : undefined;
     if (!hook.enabled) {
       await deps.deliveries.cancel(job.deliveryId, 'hook disabled');
+      if (place) await deps.order.release(hook.id, place);
       return {};
     }
     // A job run again after a crash (or a batch whose hand-over failed) may hold deliveries that had finished.
     if (attempt > 1 && await finishedBefore(deps.deliveries, job.deliveryId)) return {};
+    if (place && await deps.order.mustWait(hook.id, place)) return { deferInMs: ORDER_WAIT_MS };
     const [admission, failingSince] = await Promise.all([deps.guard.admit(hook.config.url), deps.streaks.since(hook.id)]);
     if ('deferInMs' in admission) return { deferInMs: admission.deferInMs };
     let result: SendResult;
@@ -130,6 +137,7 @@ export function createDeliveryProcessor(deps: ProcessorDeps): DeliveryProcessor 
       }),
       deps.deliveries.recordAttempt(job, { status, at, nextRetryAt, responseStatus, responseBody, latencyMs: result.latencyMs, error }),
     ]);
+    if (place && status !== 'pending') await deps.order.release(hook.id, place);
     // Never the URL (its query may hold a consumer's secret), the headers or the payload.
     deps.logger.info({
       hookId: hook.id, deliveryId: job.deliveryId, event: job.event, attempt, outcome, responseStatus,

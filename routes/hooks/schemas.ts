@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { ALL_EVENTS } from '../../lib/events/catalogue.ts';
 import { optionalPagination, pagination } from '../../lib/http/api.ts';
 import { DELIVERY_STATUSES } from '../../lib/webhooks/deliveries.ts';
+import { HOOK_ORDERINGS } from '../../lib/webhooks/entity-order.ts';
 import { SIGNATURE_SCHEMES } from '../../lib/webhooks/signing.ts';
 
 /** Headers the service sets on every delivery; a hook's value would only be overridden. */
@@ -68,6 +69,9 @@ const eventName = z.string().max(128).transform((name) => RENAMED_EVENTS[name] ?
 const eventNames = z.array(eventName).max(100)
   .describe(`Event names from the catalogue: ${ALL_EVENTS.join(', ')}; Logto's earlier \`<Entity>.Updated\` names are taken as \`<Entity>.Data.Updated\``);
 
+const ordering = z.enum(HOOK_ORDERINGS).optional()
+  .describe('`entity`: deliveries about one entity go one at a time, in version order (a failing one holds back only that entity\'s later ones); `none` (default): all concurrent');
+
 export const createHookBody = z.object({
   name: z.string().trim().min(1).max(128).optional().describe("Optional as in Logto (legacy `{ event, config }` hooks): ''"),
   events: eventNames.optional(),
@@ -76,6 +80,7 @@ export const createHookBody = z.object({
   enabled: z.boolean().optional(),
   signature: z.enum(SIGNATURE_SCHEMES).optional()
     .describe('`hmac` (default): Standard Webhooks `v1` and Logto\'s header, keyed by the signingKey; `ed25519`: Standard Webhooks `v1a`, verified with the hook\'s publicKey. Fixed at creation'),
+  ordering,
 }).strict();
 
 export const updateHookBody = z.object({
@@ -85,6 +90,7 @@ export const updateHookBody = z.object({
     .describe('Deprecated (Logto): a single event, subscribing the hook to it alone when `events` is absent; null changes nothing'),
   config: hookConfig.optional(),
   enabled: z.boolean().optional(),
+  ordering,
 }).strict();
 
 export const testHookBody = z.object({ events: eventNames.optional(), config: hookConfig }).strict();
@@ -108,6 +114,7 @@ export const hook = z.object({
   signature: z.enum(SIGNATURE_SCHEMES).describe('How deliveries are signed'),
   publicKey: z.string().nullable()
     .describe('`ed25519` hooks: the current public key (`whpk_` + base64 of its 32 bytes) that verifies `v1a` signatures; null for `hmac`'),
+  ordering: z.enum(HOOK_ORDERINGS),
   createdAt: z.number(),
   updatedAt: z.number(),
 });
