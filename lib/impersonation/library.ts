@@ -124,16 +124,19 @@ export function createImpersonation(deps: {
 
   /**
    * Whether the user holds a role that can never be impersonated: the console-admin role, any role granting a
-   * management API scope, or a role named in the policy.
+   * management API scope, or a role named in the policy. Asked at every subject token and every exchange: remembered
+   * until a role assignment, a role's scopes, a scope or (with protected names) a role changes.
    */
-  async function isProtected(userId: string): Promise<boolean> {
+  const isProtected = remembered(deps.store, [
+    'users_roles', 'roles_scopes', 'scopes', ...(protectedNames.size > 0 ? ['roles'] : []),
+  ], async (userId: string): Promise<boolean> => {
     const roleIds = await repositories.roles.roleIdsOfUser(userId);
     if (roleIds.length === 0) return false;
     if (roleIds.includes(CONSOLE_ADMIN_ROLE_ID)) return true;
     if ((await deps.authorization.scopesOfRoles(roleIds, MANAGEMENT_RESOURCE_ID)).length > 0) return true;
     if (protectedNames.size === 0) return false;
     return (await repositories.roles.findByIds(roleIds)).some((role) => protectedNames.has(role.name));
-  }
+  });
 
   async function announceRevoked(revoked: ImpersonationRecord[], revokedBy: string): Promise<void> {
     for (const record of revoked) {
