@@ -212,7 +212,8 @@ export const environmentSchema = z.object({
   /** How long delivery logs and records are kept, days. */
   WEBHOOK_LOG_RETENTION_DAYS: integer(1).max(365).default(14),
   /**
-   * How long the event log keeps each event, days after it was recorded: the store's TTL sweep removes it then. A
+   * How long the event log keeps each event for `GET /api/events` and hook replays, days after it was recorded: the
+   * store's TTL sweep removes it then, and a cursor older than what is left answers 410 `event.cursor_expired`. A
    * change applies to events recorded after it.
    */
   EVENT_RETENTION_DAYS: integer(1).max(3650).default(30),
