@@ -26,7 +26,7 @@ export function createIdentification(deps: Pick<ExperienceDeps, 'repositories' |
     const settings = await deps.signInExperience.get();
     assertEventAllowed(settings, record.interactionEvent);
     if (record.interactionEvent === 'SignIn') assertSignInMethod(settings, verification);
-    else assertForgotPasswordMethod(verification);
+    else assertForgotPasswordMethod(settings, verification);
     if (!verification.verified) throw errors.experience('session.verification_failed', 'this verification has not succeeded yet');
     const user = verification.userId
       ? (await deps.repositories.users.findById(verification.userId)) ?? undefined

@@ -38,11 +38,14 @@ export function assertSignInMethod(settings: SignInExperience, record: Verificat
   }
 }
 
-/** Only a verification code to the account's email or phone resets a password. */
-export function assertForgotPasswordMethod(record: VerificationRecord): void {
+/** Only a verification code to the account's email or phone resets a password, of the methods the settings allow. */
+export function assertForgotPasswordMethod(settings: SignInExperience, record: VerificationRecord): void {
   if (record.type === 'Password') {
     throw errors.experience('session.not_supported_for_forgot_password',
       'a forgotten password is reset with a verification code sent to the email address or phone number');
+  }
+  if (settings.forgotPasswordMethods && !settings.forgotPasswordMethods.includes(record.type)) {
+    throw errors.experience('session.not_supported_for_forgot_password', `forgotPasswordMethods does not include ${record.type}`);
   }
 }
 

@@ -86,6 +86,9 @@ export const signInExperience = z.object({
   passwordPolicy,
   branding,
   mfa: mfaSettings,
+  forgotPasswordMethods: z.array(z.enum(['EmailVerificationCode', 'PhoneVerificationCode'])).max(2).nullable()
+    .describe('How a forgotten password is reset: a code to the email, to the phone, or (null) to the email and, when '
+      + 'a sign-in method uses phone numbers, the phone; an empty list offers no reset'),
   singleSignOnEnabled: z.boolean()
     .describe('Enterprise SSO at sign-in: the SSO form and email-domain discovery on the pages, GET /api/experience/sso-connectors, '
       + 'SSO verifications, and the refusal of passwords and codes for SSO domains; false turns all of it off'),
@@ -110,6 +113,7 @@ export const DEFAULT_SIGN_IN_EXPERIENCE: SignInExperience = {
   },
   branding: {},
   mfa: { factors: [], policy: 'UserControlled', organizationRequiredMfaPolicy: 'NoPrompt' },
+  forgotPasswordMethods: null,
   // On (Logto's default is off): an enterprise connector works as soon as it is created, as it always has here.
   singleSignOnEnabled: true,
   impersonation: { requireReason: false, notifyByEmail: false },
@@ -124,7 +128,7 @@ const UNSUPPORTED_SETTINGS = [
   'agreeToTermsPolicy', 'supportEmail', 'supportWebsiteUrl', 'unknownSessionRedirectUrl',
   'socialSignInConnectorTargets', 'socialSignIn', 'customCss', 'customContent', 'customUiAssets', 'customUiCsp',
   'adaptiveMfa', 'captchaPolicy', 'sentinelPolicy', 'emailBlocklistPolicy',
-  'emailAllowlistPolicy', 'forgotPasswordMethods', 'passkeySignIn', 'signUpProfileFields', 'usernamePolicy',
+  'emailAllowlistPolicy', 'passkeySignIn', 'signUpProfileFields', 'usernamePolicy',
   'passwordExpiration', 'verificationCodePolicy',
 ] as const;
 const UNSUPPORTED_BRANDING = ['favicon', 'darkFavicon'] as const;
@@ -152,6 +156,8 @@ export const signInExperiencePatch = z.object({
   branding: branding.extend(unsupportedShape(UNSUPPORTED_BRANDING)).strict().optional(),
   mfa: mfaSettings.partial({ organizationRequiredMfaPolicy: true }).strict().optional()
     .describe('Replaces the MFA settings whole; organizationRequiredMfaPolicy defaults to NoPrompt'),
+  forgotPasswordMethods: z.array(z.enum(['EmailVerificationCode', 'PhoneVerificationCode'])).max(2)
+    .refine((methods) => new Set(methods).size === methods.length, 'each method once').nullable().optional(),
   singleSignOnEnabled: z.boolean().optional(),
   impersonation: impersonationSettings.partial().strict().optional()
     .describe('The fields given replace the stored ones; those left out keep their values'),

@@ -13,7 +13,8 @@ import type { PageKit } from './kit.ts';
 export function forgotPasswordRoutes(router: Router, form: Middleware, kit: PageKit, experience: Experience): void {
   router.get('/:uid/forgot-password', async (ctx) => {
     const visit = await kit.visit(ctx);
-    if (visit.details.prompt.name !== 'login') {
+    // No reset method allowed (forgotPasswordMethods: []): back to the sign-in page, which offers none.
+    if (visit.details.prompt.name !== 'login' || visit.methods.forgotPassword.length === 0) {
       kit.redirect(ctx, visit.at());
       return;
     }

@@ -25,6 +25,13 @@ export interface PageMethods {
 export type CodeIdentifierType = Exclude<IdentifierType, 'username'>;
 const isContact = (type: IdentifierType): type is CodeIdentifierType => type !== 'username';
 
+/** Where a reset code may go: the methods `forgotPasswordMethods` lists, or without a list the email (and phone when in use). */
+function resetMethods(settings: SignInExperience, phoneInUse: boolean): CodeIdentifierType[] {
+  const allowed = settings.forgotPasswordMethods;
+  if (!allowed) return phoneInUse ? ['email', 'phone'] : ['email'];
+  return (['email', 'phone'] as const).filter((type) => allowed.includes(type === 'email' ? 'EmailVerificationCode' : 'PhoneVerificationCode'));
+}
+
 export function methodsOf(settings: SignInExperience): PageMethods {
   const { methods } = settings.signIn;
   const both = methods.find((method) => method.password && method.verificationCode);
@@ -40,7 +47,7 @@ export function methodsOf(settings: SignInExperience): PageMethods {
     canSignIn: settings.signInMode !== 'Register',
     canRegister: settings.signInMode !== 'SignIn' && signUp !== undefined,
     signUp,
-    forgotPassword: phoneInUse ? ['email', 'phone'] : ['email'],
+    forgotPassword: resetMethods(settings, phoneInUse),
   };
 }
 

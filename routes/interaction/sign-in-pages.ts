@@ -43,7 +43,7 @@ export function signInPage(view: SignInView): string {
         { name: 'password', label: 'Password', type: 'password', autocomplete: 'current-password', maxlength: 256 },
       ],
     })}
-${links({ href: at('/forgot-password'), label: 'Forgot password?' })}`);
+${methods.forgotPassword.length ? links({ href: at('/forgot-password'), label: 'Forgot password?' }) : ''}`);
   }
   if (methods.code.length) {
     sections.push(form({

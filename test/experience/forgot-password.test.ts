@@ -19,6 +19,33 @@ describe('Experience API: forgot password', () => {
     return json(res);
   }
 
+  it('takes Logto\'s forgotPasswordMethods: a reset by a method it leaves out is refused, and an empty list offers none on the pages', async () => {
+    const frank = await user();
+    expect((await json(h.running.request('/api/sign-in-exp'))).forgotPasswordMethods, 'Logto\'s default').to.equal(null);
+    await h.signInExperience({ forgotPasswordMethods: ['PhoneVerificationCode'] });
+    try {
+      const client = h.client();
+      await client.open(h.app);
+      await client.ok('PUT', '', { interactionEvent: 'ForgotPassword' });
+      const verificationId = await client.verifyEmail(h.mailbox, frank.primaryEmail, 'ForgotPassword');
+      const refused = await client.api('POST', '/identification', { verificationId });
+      expect([refused.status, refused.body.code]).to.deep.equal([400, 'session.not_supported_for_forgot_password']);
+
+      await h.signInExperience({ forgotPasswordMethods: [] });
+      const pages = h.client();
+      const uid = await pages.open(h.app);
+      const signIn = await pages.browser.request(`${h.running.baseUrl}/interaction/${uid}`);
+      expect(await signIn.text()).to.include('Sign in').and.not.include('Forgot password?');
+      const forgot = await pages.browser.request(`${h.running.baseUrl}/interaction/${uid}/forgot-password`, { redirect: 'manual' });
+      expect([forgot.status, forgot.headers.get('location')], 'back to the sign-in page').to.deep.equal([303, `${h.running.baseUrl}/interaction/${uid}`]);
+      const duplicate = await h.running.request('/api/sign-in-exp', { method: 'PATCH', json: { forgotPasswordMethods: ['EmailVerificationCode', 'EmailVerificationCode'] } });
+      expect(duplicate.status).to.equal(400);
+    } finally {
+      await h.signInExperience({ forgotPasswordMethods: null });
+    }
+    expect((await json(h.running.request('/api/sign-in-exp'))).forgotPasswordMethods).to.equal(null);
+  });
+
   it('resets the password with an emailed code (PostResetPassword, User.Data.Updated), then signs in with it for tokens', async () => {
     const frank = await user();
     const client = h.client();

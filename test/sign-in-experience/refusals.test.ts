@@ -19,7 +19,7 @@ const UNSUPPORTED: Refusal[] = [
   { why: 'colours and language', body: { color: { primaryColor: '#000000' }, languageInfo: { autoDetect: true } }, status: 422, code: 'sign_in_experiences.unsupported_setting', data: { settings: ['color', 'languageInfo'] } },
   { why: 'a favicon', body: { branding: { logoUrl: 'https://cdn.example.com/l.svg', favicon: 'https://cdn.example.com/f.ico' } }, status: 422, code: 'sign_in_experiences.unsupported_setting', data: { settings: ['branding.favicon'] } },
   { why: 'secondary sign-up identifiers', body: { signUp: { ...signUp(['username'], true, false), secondaryIdentifiers: [] } }, status: 422, code: 'sign_in_experiences.unsupported_setting', data: { settings: ['signUp.secondaryIdentifiers'] } },
-  { why: 'forgot-password methods and password expiration', body: { forgotPasswordMethods: [], passwordExpiration: { enabled: false } }, status: 422, code: 'sign_in_experiences.unsupported_setting', data: { settings: ['forgotPasswordMethods', 'passwordExpiration'] } },
+  { why: 'password expiration', body: { forgotPasswordMethods: [], passwordExpiration: { enabled: false } }, status: 422, code: 'sign_in_experiences.unsupported_setting', data: { settings: ['passwordExpiration'] } },
   { why: 'the pwned-passwords check (it needs the network)', body: { passwordPolicy: { rejects: { pwned: true } } }, status: 422, code: 'sign_in_experiences.pwned_check_not_supported' },
 ];
 
