@@ -76,8 +76,6 @@ function renderSizeTable(size: Size, results: readonly ScaleStorageResult[]): st
     targets(`≤ ${READY_SECONDS} s`, (result) => (result.storage === 'sqlite' ? result.readySeconds.seeded <= READY_SECONDS : undefined))]);
   rows.push(['RSS idle / peak', ...cells((result) => `${result.rssMb.idle[size]} / ${result.rssMb.peak[size]} MB`),
     targets(`≤ ${RSS_MB} MB`, (result) => result.rssMb.peak.seeded <= RSS_MB)]);
-  const errors = results.flatMap((result) => Object.entries(result.workloads)
-    .filter(([, figures]) => figures[size].errors > 0).map(([name, figures]) => `${figures[size].errors} (${name}, ${result.storage})`));
   return [
     seeded ? `**A tenant's worth of data**: ${what(results[0]!)}.` : '**Empty store** (what the service itself creates, and the bench\'s fixtures).',
     '',
@@ -85,20 +83,21 @@ function renderSizeTable(size: Size, results: readonly ScaleStorageResult[]): st
     `| Figure | ${results.map((result) => STORE_NAMES[result.storage] ?? result.storage).join(' | ')} |${seeded ? ' Target (per store) |' : ''}`,
     `|---|${results.map(() => '---|').join('')}${seeded ? '---|' : ''}`,
     ...rows.map((row) => `| ${(seeded ? row : row.slice(0, -1)).join(' | ')} |`),
-    '',
-    `Failed requests: ${errors.length ? errors.join(', ') : 'none'}.`,
   ].join('\n');
 }
 
 /** A table per data size of one scale run, with how it was run. */
 export function renderScaleTables(result: ScaleBenchResult, startedAt: string, durationSeconds: number): string {
   const { settings } = result;
+  const errors = result.results.flatMap((storage) => Object.entries(storage.workloads).flatMap(([name, figures]) => (['empty', 'seeded'] as const)
+    .filter((size) => figures[size].errors > 0).map((size) => `${figures[size].errors} (${name}, ${storage.storage}, ${size})`)));
   return [
     renderSizeTable('empty', result.results),
     renderSizeTable('seeded', result.results),
     `One run of ${durationSeconds} s started ${startedAt}: ${settings.rounds} interleaved rounds of ${settings.phaseMs / 1000} s per `
       + `workload, the empty and the seeded service alternating, reads and tokens at ${settings.concurrency} requests in flight `
       + '(latencies pooled over the rounds; a ratio is the median of the seeded/empty ratios within each round, of the rates and '
-      + 'of the CPU time per request; a token target is met when both are), every process on loopback.',
+      + `of the CPU time per request; a token target is met when both are), every process on loopback; failed requests: ${
+        errors.length ? errors.join(', ') : 'none'}.`,
   ].join('\n\n');
 }
