@@ -67,6 +67,16 @@ export function createMemberAccess(deps: AccessDeps, mustFind: (id: string) => P
       for (const userId of new Set(userIds)) await organizations.userRoles.add({ organizationId: id, userId }, organizationRoleIds);
     },
 
+    /** Gives every listed member application every listed role; all must be members (nothing changes otherwise). */
+    async assignRolesToApplications(id: string, applicationIds: readonly string[], organizationRoleIds: readonly string[]): Promise<void> {
+      await mustFind(id);
+      for (const applicationId of new Set(applicationIds)) {
+        if (!(await organizations.applications.has({ organizationId: id }, applicationId))) throw requireMembership('application', applicationId, id);
+      }
+      await assertRolesOfType(organizationRoleIds, 'MachineToMachine');
+      for (const applicationId of new Set(applicationIds)) await organizations.applicationRoles.add(applicationOwner(id, applicationId), organizationRoleIds);
+    },
+
     /** The organization scopes a member's organization roles grant there (422 for a non-member). */
     async memberScopes(id: string, userId: string): Promise<OrganizationScope[]> {
       await mustFind(id);

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { declare, idParam, type ApiRouterDeps } from '../../lib/http/api.ts';
 import type { ServiceCore } from '../../lib/core.ts';
 import { organizationRole } from '../organization-roles/schemas.ts';
-import { addMemberRolesBody, pageQuery } from './schemas.ts';
+import { addMemberRolesBody, assignApplicationsRolesBody, pageQuery } from './schemas.ts';
 
 const tag = 'Organizations';
 const byApplication = z.object({ id: idParam, applicationId: idParam });
@@ -13,6 +13,16 @@ const byApplication = z.object({ id: idParam, applicationId: idParam });
  */
 export function organizationApplicationRoleRoutes(api: ApiRouterDeps, core: ServiceCore): void {
   const library = core.libraries.organizations;
+
+  declare(api, {
+    method: 'post', path: '/organizations/:id/applications/roles', tag,
+    summary: 'Assign organization roles to several member applications at once',
+    params: z.object({ id: idParam }), body: assignApplicationsRolesBody, status: 201, response: assignApplicationsRolesBody,
+    async handler({ params, body }) {
+      await library.assignRolesToApplications(params.id, body.applicationIds, body.organizationRoleIds);
+      return { applicationIds: [...new Set(body.applicationIds)], organizationRoleIds: [...new Set(body.organizationRoleIds)] };
+    },
+  });
 
   declare(api, {
     method: 'get', path: '/organizations/:id/applications/:applicationId/roles', tag,

@@ -74,6 +74,7 @@ export const addMemberRolesByNameBody = memberRolesBody
     message: 'name at least one role in organizationRoleIds or organizationRoleNames',
   });
 export const assignMembersRolesBody = z.object({ userIds: ids(100).min(1), organizationRoleIds: ids(100).min(1) }).strict();
+export const assignApplicationsRolesBody = z.object({ applicationIds: ids(100).min(1), organizationRoleIds: ids(100).min(1) }).strict();
 
 /** A DNS name of at least two labels, compared lower-cased. */
 export const emailDomain = z.string().max(253).toLowerCase()

@@ -97,6 +97,29 @@ describe('Logto compatibility: role holders, organization application roles, mem
     expect(left, 'nor the application').to.deep.equal([]);
   });
 
+  it('POST /organizations/:id/applications/roles gives MachineToMachine roles to several member applications, all or nothing', async () => {
+    const organization = await fixtures(h).organization();
+    const [first, second, outsider] = [await fixtures(h).m2mApplication(), await fixtures(h).m2mApplication(), await fixtures(h).m2mApplication()];
+    await ok(h.api('POST', `/organizations/${organization.id}/applications`, { applicationIds: [first.id, second.id] }));
+    const [reader, writer] = [
+      await fixtures(h).organizationRole({ type: 'MachineToMachine' }), await fixtures(h).organizationRole({ type: 'MachineToMachine' }),
+    ];
+    const path = `/organizations/${organization.id}/applications/roles`;
+    const res = await h.api('POST', path, { applicationIds: [first.id, second.id], organizationRoleIds: [reader.id, writer.id] });
+    expect([res.status, res.body], JSON.stringify(res.body)).to.deep.equal([201, { applicationIds: [first.id, second.id], organizationRoleIds: [reader.id, writer.id] }]);
+    for (const app of [first, second]) {
+      expect(ids(await ok(h.api('GET', `/organizations/${organization.id}/applications/${app.id}/roles`)))).to.deep.equal([reader.id, writer.id].sort());
+    }
+    const refused = await h.api('POST', path, { applicationIds: [first.id, outsider.id], organizationRoleIds: [reader.id] });
+    expect([refused.status, refused.body.code]).to.deep.equal([422, 'organization.require_membership']);
+    const userRole = await fixtures(h).organizationRole();
+    const wrongType = await h.api('POST', path, { applicationIds: [first.id], organizationRoleIds: [userRole.id] });
+    expect([wrongType.status, wrongType.body.code]).to.deep.equal([422, 'organization.role_type_mismatch']);
+    expect(ids(await ok(h.api('GET', `/organizations/${organization.id}/applications/${first.id}/roles`))), 'nothing changed')
+      .to.deep.equal([reader.id, writer.id].sort());
+    expect((await h.api('POST', path, { applicationIds: [], organizationRoleIds: [reader.id] })).status).to.equal(400);
+  });
+
   it('POST /organizations/:id/users/roles gives roles to several members; GET …/users/:userId/scopes sums their scopes', async () => {
     const organization = await fixtures(h).organization();
     const [alice, bob] = [await fixtures(h).member(organization.id), await fixtures(h).member(organization.id)];
