@@ -102,6 +102,24 @@ forEachBackend('event log: versions and sequence', (backend) => {
       .to.deep.equal([['Identifier.Lockout', 1, undefined], ['User.Data.Updated', 2, 1]]);
   });
 
+  it('numbers all a transaction publishes in one step: transactions publishing about the same entities in opposite orders never wait for each other', async () => {
+    const org = (id: string) => craftedEvent('Organization.Data.Updated', { data: { id } });
+    const both = (first: 'user' | 'org') => store.transaction(async () => {
+      const [a, b] = first === 'user' ? [change('u1', 0), org('o1')] : [org('o1'), change('u1', 0)];
+      await bus.publish([a]);
+      await pause(Math.random() * 5);
+      await bus.publish([b]);
+    });
+    const outcomes = await Promise.allSettled(Array.from({ length: 20 }, (_, i) => both(i % 2 ? 'user' : 'org')));
+    expect(outcomes.filter((outcome) => outcome.status === 'rejected').map((outcome) => String((outcome as PromiseRejectedResult).reason)))
+      .to.deep.equal([]);
+    const { events } = await readAll(log, undefined, 100);
+    expect(events.map((event) => event.sequence)).to.deep.equal(Array.from({ length: 40 }, (_, i) => i + 1));
+    for (const id of ['u1', 'o1']) {
+      expect(events.filter((event) => event.data!.id === id).map((event) => event.version)).to.deep.equal(Array.from({ length: 20 }, (_, i) => i + 1));
+    }
+  });
+
   it('8 concurrent writers with randomly slow transactions: a reader following cursors sees every committed event once, in version order', async function () {
     this.timeout(60_000);
     const writers = 8;
