@@ -1,6 +1,9 @@
+import { rmSync } from 'node:fs';
 import { expect } from 'chai';
 import { newId } from '../../lib/ids.ts';
 import type { RunningService } from '../support/service.ts';
+import { craftedEvent } from '../support/events.ts';
+import { tempDataDir } from '../support/sqlite.ts';
 import { BACKENDS, bodyOf, createHook, getJson, startHookService, verifyDelivery } from './support/hooks.ts';
 import { Receiver, eventually, type ReceivedRequest } from './support/receiver.ts';
 
@@ -130,3 +133,40 @@ for (const backend of BACKENDS) {
     });
   });
 }
+
+describe('hook replays across a restart (SQLite)', () => {
+  it('a replay the stopped process left running resumes at the next start and completes', async function () {
+    this.timeout(60_000);
+    const dataDir = tempDataDir();
+    const receiver = await Receiver.start();
+    const env = { DATA_DIR: dataDir };
+    let first: RunningService | undefined = await startHookService('memory', env);
+    let second: RunningService | undefined;
+    try {
+      const hook = await createHook(first, { events: ['User.Created'], config: { url: receiver.url('/resume') } });
+      const since = new Date().toISOString();
+      for (let i = 0; i < 1000; i += 1) {
+        await first.service.core.bus.publish([craftedEvent('User.Created', { data: { id: `resumed-${i}` } })]);
+      }
+      const res = await first.request(`/api/hooks/${hook.id}/replay`, { method: 'POST', json: { since } });
+      expect(res.status).to.equal(202);
+      const { id } = await bodyOf(res);
+      // Stopped at once: the replay's steps in hand finish and their progress is stored, the rest waits.
+      await first.close();
+      first = undefined;
+      const restartedAt = Date.now();
+      second = await startHookService('memory', env);
+      const done = await eventually(async () => {
+        const replay = await getJson(second!, `/api/hooks/${hook.id}/replays/${id}`);
+        return replay.status !== 'running' && replay;
+      }, { timeoutMs: 30_000, what: 'the resumed replay finished' });
+      expect(done).to.include({ status: 'completed', enqueued: 1000 });
+      expect(done.completedAt, 'completed by the restarted process').to.be.at.least(restartedAt);
+    } finally {
+      await first?.close();
+      await second?.close();
+      await receiver.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
