@@ -265,7 +265,15 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
     });
     enforceGrantLimits(provider, { repositories, bus });
     const lockout = createLockout({
-      kv: stores.kv, bus, policy: { threshold: settings.LOCKOUT_THRESHOLD, lockSeconds: settings.LOCKOUT_SECONDS },
+      kv: stores.kv, bus,
+      // Logto's sentinelPolicy, where the sign-in experience sets it, over the configured defaults.
+      policy: async () => {
+        const { sentinelPolicy } = await libraries.signInExperience.get();
+        return {
+          threshold: sentinelPolicy.maxAttempts ?? settings.LOCKOUT_THRESHOLD,
+          lockSeconds: sentinelPolicy.lockoutDuration === undefined ? settings.LOCKOUT_SECONDS : sentinelPolicy.lockoutDuration * 60,
+        };
+      },
     });
     const core: ServiceCore = {
       settings, logger, store: stores.documents, kv: stores.kv, bus, events: runtime.events, repositories, authorization,

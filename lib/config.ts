@@ -308,12 +308,13 @@ export const environmentSchema = z.object({
   /**
    * Failed verifications (passwords and codes, on the sign-in pages, the Experience API and the Account API) that
    * lock an account (all its identifiers), or an identifier that names no account (Identifier.Lockout); also the most
-   * secrets checked per `LOCKOUT_SECONDS` window ([the lockout](sign-in.md#the-lockout)).
+   * secrets checked per `LOCKOUT_SECONDS` window ([the lockout](sign-in.md#the-lockout)). The sign-in experience's
+   * `sentinelPolicy.maxAttempts` replaces it while set.
    */
   LOCKOUT_THRESHOLD: integer(1).max(1000).default(10),
   /**
    * How long a lock lasts (every attempt refused, even a correct one), and how long failures are remembered without a
-   * successful sign-in, seconds.
+   * successful sign-in, seconds. The sign-in experience's `sentinelPolicy.lockoutDuration` (minutes) replaces it while set.
    */
   LOCKOUT_SECONDS: integer(1).max(86_400).default(600),
   /**

@@ -51,6 +51,7 @@ function applyPatch(current: SignInExperience, patch: SignInExperiencePatch): Si
       }
       : current.branding,
     mfa: patch.mfa ? { organizationRequiredMfaPolicy: 'NoPrompt', ...patch.mfa } : current.mfa,
+    sentinelPolicy: patch.sentinelPolicy ?? current.sentinelPolicy,
     forgotPasswordMethods: patch.forgotPasswordMethods === undefined ? current.forgotPasswordMethods : patch.forgotPasswordMethods,
     singleSignOnEnabled: patch.singleSignOnEnabled ?? current.singleSignOnEnabled,
     impersonation: { ...current.impersonation, ...patch.impersonation },

@@ -86,6 +86,12 @@ export const signInExperience = z.object({
   passwordPolicy,
   branding,
   mfa: mfaSettings,
+  sentinelPolicy: z.object({
+    maxAttempts: z.number().int().min(1).max(1000).optional()
+      .describe('Failed verifications that lock an account (or an identifier naming none); LOCKOUT_THRESHOLD when left out'),
+    lockoutDuration: z.number().int().min(1).max(1440).optional()
+      .describe('How long a lock lasts, in minutes, and how long failures are remembered; LOCKOUT_SECONDS when left out'),
+  }).strict().describe('Logto\'s lockout settings, over the LOCKOUT_THRESHOLD and LOCKOUT_SECONDS defaults'),
   forgotPasswordMethods: z.array(z.enum(['EmailVerificationCode', 'PhoneVerificationCode'])).max(2).nullable()
     .describe('How a forgotten password is reset: a code to the email, to the phone, or (null) to the email and, when '
       + 'a sign-in method uses phone numbers, the phone; an empty list offers no reset'),
@@ -113,6 +119,7 @@ export const DEFAULT_SIGN_IN_EXPERIENCE: SignInExperience = {
   },
   branding: {},
   mfa: { factors: [], policy: 'UserControlled', organizationRequiredMfaPolicy: 'NoPrompt' },
+  sentinelPolicy: {},
   forgotPasswordMethods: null,
   // On (Logto's default is off): an enterprise connector works as soon as it is created, as it always has here.
   singleSignOnEnabled: true,
@@ -127,7 +134,7 @@ const UNSUPPORTED_SETTINGS = [
   'tenantId', 'color', 'hideLogtoBranding', 'languageInfo', 'termsOfUseUrl', 'privacyPolicyUrl',
   'agreeToTermsPolicy', 'supportEmail', 'supportWebsiteUrl', 'unknownSessionRedirectUrl',
   'socialSignInConnectorTargets', 'socialSignIn', 'customCss', 'customContent', 'customUiAssets', 'customUiCsp',
-  'adaptiveMfa', 'captchaPolicy', 'sentinelPolicy', 'emailBlocklistPolicy',
+  'adaptiveMfa', 'captchaPolicy', 'emailBlocklistPolicy',
   'emailAllowlistPolicy', 'passkeySignIn', 'signUpProfileFields', 'usernamePolicy',
   'passwordExpiration', 'verificationCodePolicy',
 ] as const;
@@ -156,6 +163,7 @@ export const signInExperiencePatch = z.object({
   branding: branding.extend(unsupportedShape(UNSUPPORTED_BRANDING)).strict().optional(),
   mfa: mfaSettings.partial({ organizationRequiredMfaPolicy: true }).strict().optional()
     .describe('Replaces the MFA settings whole; organizationRequiredMfaPolicy defaults to NoPrompt'),
+  sentinelPolicy: signInExperience.shape.sentinelPolicy.optional().describe('Replaces the stored lockout settings whole'),
   forgotPasswordMethods: z.array(z.enum(['EmailVerificationCode', 'PhoneVerificationCode'])).max(2)
     .refine((methods) => new Set(methods).size === methods.length, 'each method once').nullable().optional(),
   singleSignOnEnabled: z.boolean().optional(),

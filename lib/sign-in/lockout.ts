@@ -38,13 +38,16 @@ function subjectOf(identifier: Identifier, accountId: string | undefined): strin
  * locks the subject: every attempt is refused, even a correct one, until the lock expires, and
  * Identifier.Lockout is published once per lock.
  */
-export function createLockout(deps: { kv: KeyValueStore; bus: EventBus; policy: LockoutPolicy }) {
-  const { kv, policy } = deps;
-  const lockMs = policy.lockSeconds * 1000;
+export function createLockout(deps: { kv: KeyValueStore; bus: EventBus; policy: LockoutPolicy | (() => Promise<LockoutPolicy>) }) {
+  const { kv } = deps;
+  /** The policy in force (the sign-in experience's sentinelPolicy can change it), read once per attempt. */
+  const current = async (): Promise<LockoutPolicy> => (typeof deps.policy === 'function' ? deps.policy() : deps.policy);
 
   const lockout = {
     /** Null when the attempt must be refused as locked without checking its secret. */
     async reserve(identifier: Identifier, accountId?: string): Promise<LockoutAttempt | null> {
+      const policy = await current();
+      const lockMs = policy.lockSeconds * 1000;
       const subject = subjectOf(identifier, accountId);
       const keys = { attempts: `lockout:attempts:${subject}`, failures: `lockout:failures:${subject}`, lock: `lockout:lock:${subject}` };
       if ((await kv.get(keys.lock)) !== null) return null;

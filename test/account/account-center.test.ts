@@ -131,6 +131,6 @@ describe('Account API in the OpenAPI document, and the management reads beside i
     expect(await (await running.request(`/api/users/${without.id}/has-password`)).json()).to.deep.equal({ hasPassword: false });
     const missing = await running.request('/api/users/nobody/has-password');
     expect(missing.status).to.equal(404);
-    expect((await missing.json() as { code: string }).code).to.equal('entity.not_exists_with_id');
+    expect((await missing.json() as { code: string }).code).to.equal('entity.not_found');
   });
 });

@@ -69,5 +69,34 @@ for (const backend of ['embedded', 'redis'] as const) {
       const lockout = await h.delivery('Identifier.Lockout', (payload) => payload.value === email);
       expect(lockout.type).to.equal('email');
     });
+
+    it('takes Logto\'s sentinelPolicy over the configured threshold while it is set', async () => {
+      const username = uniqueName('sentinel');
+      await h.running.request('/api/users', { method: 'POST', json: { username, password: PASSWORD } });
+      const attempt = async (client: ReturnType<typeof h.client>) =>
+        client.api('POST', '/verification/password', { identifier: { type: 'username', value: username }, password: 'Wrong-Pass-002' });
+      const client = h.client();
+      await client.open(h.app);
+      await client.ok('PUT', '', { interactionEvent: 'SignIn' });
+      await h.signInExperience({ sentinelPolicy: { maxAttempts: 2, lockoutDuration: 1 } });
+      try {
+        expect((await json(h.running.request('/api/sign-in-exp'))).sentinelPolicy).to.deep.equal({ maxAttempts: 2, lockoutDuration: 1 });
+        expect((await attempt(client)).body.code).to.equal('session.invalid_credentials');
+        const second = await attempt(client);
+        expect([second.status, second.body.code], `the second failure locks under maxAttempts 2 (the threshold is ${THRESHOLD})`)
+          .to.deep.equal([429, 'session.verification_blocked_too_many_attempts']);
+      } finally {
+        await h.signInExperience({ sentinelPolicy: {} });
+      }
+      const other = uniqueName('sentinel');
+      await h.running.request('/api/users', { method: 'POST', json: { username: other, password: PASSWORD } });
+      const fresh = h.client();
+      await fresh.open(h.app);
+      await fresh.ok('PUT', '', { interactionEvent: 'SignIn' });
+      for (let failure = 1; failure < THRESHOLD; failure += 1) {
+        const answer = await fresh.api('POST', '/verification/password', { identifier: { type: 'username', value: other }, password: 'Wrong-Pass-003' });
+        expect(answer.body.code, `failure ${failure} of ${THRESHOLD}: {} is the configured threshold again`).to.equal('session.invalid_credentials');
+      }
+    });
   });
 }

@@ -18,6 +18,7 @@ const DEFAULTS = {
   },
   branding: {},
   mfa: { factors: [], policy: 'UserControlled', organizationRequiredMfaPolicy: 'NoPrompt' },
+  sentinelPolicy: {},
   forgotPasswordMethods: null,
   singleSignOnEnabled: true,
   // Ours, not Logto's: see docs/impersonation.md.
