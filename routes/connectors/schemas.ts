@@ -30,8 +30,9 @@ export const connectorResponse = connectorFactory.omit({ id: true }).extend({
  * name a file of their package, `./logo.svg`, answered as given), or `''` for none (stored as null).
  */
 const connectorLogo = z.string().max(2048)
-  .refine((value) => value === '' || /^https?:$/.test(URL.parse(value)?.protocol ?? '') || !/^[a-z][a-z\d+.-]*:/i.test(value),
-    'an absolute http(s) URL, a relative path, or empty')
+  .refine((value) => value === '' || /^https?:$/.test(URL.parse(value)?.protocol ?? '')
+    || (value.trim() === value && !/^[a-z][a-z\d+.-]*:/i.test(value) && !/^[\\/]{2}/.test(value) && !/[\u0000-\u001f]/.test(value)),
+  'an absolute http(s) URL, a relative path, or empty')
   .transform((value) => (value === '' ? null : value));
 const target = withoutNul(z.string().regex(/^[\w.-]{1,64}$/, '1-64 letters, digits, "_", "." or "-"'));
 const metadata = z.object({

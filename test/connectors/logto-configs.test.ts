@@ -105,8 +105,10 @@ describe('connectors from Logto\'s exported configs', () => {
       expect(res.status, what).to.equal(400);
       expect((await json(res)).code, what).to.equal('connector.invalid_config');
     }
-    const script = await create({ connectorId: 'oidc', metadata: { target: 'refused', logo: 'javascript:alert(1)' }, config: logtoOidc() });
-    expect(script.status).to.equal(400);
+    for (const logo of ['javascript:alert(1)', ' javascript:alert(1)', 'java\tscript:alert(1)', '//evil.example.com/logo.png', '\\\\evil.example.com/logo.png']) {
+      const refusedLogo = await create({ connectorId: 'oidc', metadata: { target: 'refused', logo }, config: logtoOidc() });
+      expect(refusedLogo.status, logo).to.equal(400);
+    }
     for (const body of [{ connectorId: 'github-universal', metadata: { target: 'github' }, config: {} }, { connectorId: 'mock-email-service' }]) {
       const unknown = await create(body);
       expect([unknown.status, (await json(unknown)).code], 'the factory is checked first, as in Logto').to.deep.equal([422, 'connector.not_found_with_connector_id']);
