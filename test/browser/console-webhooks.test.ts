@@ -109,6 +109,7 @@ describe('browser: the console\'s webhooks and their deliveries (Chromium)', () 
       await dialog.getByRole('group', { name: 'Events', exact: true }).getByRole('checkbox', { name: 'User.Created', exact: true }).check();
       await dialog.getByRole('group', { name: 'Events', exact: true }).getByRole('checkbox', { name: 'User.Data.Updated', exact: true }).check();
       await dialog.getByRole('combobox', { name: 'Signature' }).selectOption('ed25519');
+      await dialog.getByRole('checkbox', { name: "Deliver each entity's events in order" }).check();
       await dialog.getByRole('button', { name: 'Create', exact: true }).click();
       const publicKey = await dialog.getByRole('textbox', { name: 'Public key' }).inputValue();
       expect(publicKey).to.match(/^whpk_/);
@@ -116,6 +117,10 @@ describe('browser: the console\'s webhooks and their deliveries (Chromium)', () 
       await page.getByRole('heading', { name: 'Ed25519 sync', level: 1 }).waitFor();
       await page.getByRole('heading', { name: 'Signature: Ed25519' }).waitFor();
       expect(await page.getByRole('textbox', { name: 'Public key' }).inputValue()).to.equal(publicKey);
+      expect(await page.getByRole('checkbox', { name: "Deliver each entity's events in order" }).isChecked()).to.equal(true);
+      const hookId = new URL(page.url()).pathname.split('/').pop()!;
+      const stored = (await (await running.request(`/api/hooks/${hookId}`)).json()) as { ordering: string; signature: string };
+      expect(stored).to.include({ ordering: 'entity', signature: 'ed25519' });
 
       const created = await running.request('/api/users', { method: 'POST', json: { username: 'versioned_user' } });
       const { id } = (await created.json()) as { id: string };

@@ -9,20 +9,22 @@ export interface HookDraft {
   events: string[];
   headers: string[];
   enabled: boolean;
+  /** `ordering: "entity"`. */
+  ordered: boolean;
 }
 
 export const draftOf = (hook?: Hook): HookDraft => ({
   name: hook?.name ?? '', url: hook?.config.url ?? '', events: hook?.events ?? [], headers: headerLines(hook?.config.headers),
-  enabled: hook?.enabled ?? true,
+  enabled: hook?.enabled ?? true, ordered: hook?.ordering === 'entity',
 });
 
 /** The body of a create or update: what the form holds. */
 export const bodyOf = (draft: HookDraft) => ({
-  name: draft.name, events: draft.events, enabled: draft.enabled,
+  name: draft.name, events: draft.events, enabled: draft.enabled, ordering: draft.ordered ? 'entity' : 'none',
   config: { url: draft.url, headers: parseHeaderLines(draft.headers) },
 });
 
-export const HOOK_FIELDS = ['name', 'events', 'config', 'enabled'];
+export const HOOK_FIELDS = ['name', 'events', 'config', 'enabled', 'ordering'];
 
 /** The fields of a hook, each with what the API said about it. */
 export function HookFields(props: { draft: HookDraft; onChange: (draft: HookDraft) => void; fieldError: (field: string) => string | undefined }) {
@@ -39,6 +41,11 @@ export function HookFields(props: { draft: HookDraft; onChange: (draft: HookDraf
       <LinesField
         label="Custom headers" value={draft.headers} onInput={(headers) => onChange({ ...draft, headers })}
         hint="One “Name: value” per line, sent with every delivery." error={fieldError('config.headers')}
+      />
+      <CheckboxField
+        label="Deliver each entity's events in order" checked={draft.ordered} onChange={(ordered) => onChange({ ...draft, ordered })}
+        error={fieldError('ordering')}
+        hint="One delivery at a time per user, role or organization, in version order: a failing one holds back only that entity's later ones."
       />
       <CheckboxField label="Enabled" checked={draft.enabled} onChange={(enabled) => onChange({ ...draft, enabled })} error={fieldError('enabled')} />
     </>

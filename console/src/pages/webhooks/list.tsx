@@ -27,6 +27,7 @@ export function WebhookList() {
             { header: 'Name', cell: (hook) => <Link to={`/webhooks/${hook.id}`}>{hook.name || hook.id}</Link> },
             { header: 'Endpoint', cell: (hook) => <code>{hook.config.url}</code> },
             { header: 'Events', cell: (hook) => hook.events.length, numeric: true },
+            { header: 'Signature', cell: (hook) => (hook.signature === 'ed25519' ? 'Ed25519' : 'HMAC-SHA256') },
             { header: 'Status', cell: (hook) => (hook.enabled ? 'Enabled' : hook.disabledReason ? `Disabled: ${hook.disabledReason}` : 'Disabled') },
             {
               header: 'Succeeded (24 h)', numeric: true,

@@ -8,6 +8,7 @@ export interface Hook {
   /** `hmac`: signed with a shared secret; `ed25519`: with a private key the service keeps, verified with `publicKey`. */
   signature: 'hmac' | 'ed25519';
   publicKey: string | null;
+  ordering: 'none' | 'entity';
   createdAt: number;
   updatedAt: number;
   executionStats?: { successCount: number; requestCount: number };
