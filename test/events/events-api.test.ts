@@ -75,6 +75,22 @@ for (const backend of BACKENDS) {
       expect(delivered).to.deep.equal(events.slice(0, 3).map((event) => ({ ...event, hookId: hook.id })));
     });
 
+    it('100 concurrent changes of one user: versions 2 to 101 each once, sequences without a gap', async () => {
+      const start = (await readAll(running, undefined, 500)).cursor;
+      const user = await createUser(running);
+      const answers = await Promise.all(Array.from({ length: 100 }, (_, i) => running.request(`/api/users/${user.id}`, {
+        method: 'PATCH', json: { name: `name ${i}` },
+      })));
+      expect(answers.map((answer) => answer.status)).to.deep.equal(answers.map(() => 200));
+      const { events } = await readAll(running, start, 500);
+      expect(events.map((event) => event.sequence)).to.deep.equal(events.map((_, i) => Number(start) + i + 1));
+      const mine = events.filter((event) => event.data?.id === user.id);
+      expect(mine.map((event) => event.version)).to.deep.equal(Array.from({ length: 101 }, (_, i) => i + 1));
+      // The last version carries the state the last committed change left.
+      const current = await (await running.request(`/api/users/${user.id}`)).json() as { name: string };
+      expect(mine.at(-1)!.data.name).to.equal(current.name);
+    });
+
     it('lists only the types asked for, and moves the cursor past the others', async () => {
       const start = (await readAll(running, undefined, 100)).cursor;
       await createUser(running);
