@@ -14,7 +14,10 @@ const clientId = z.string().min(1).max(256);
 /** Write-only: stored encrypted, answered masked. */
 const clientSecret = z.string().min(1).max(1024);
 const claimName = z.string().min(1).max(128);
-const tokenEndpointAuthMethod = z.enum(['client_secret_basic', 'client_secret_post']);
+const tokenEndpointAuthMethod = z.enum(['client_secret_basic', 'client_secret_post', 'client_secret_jwt']);
+/** Logto's `clientSecretJwtSigningAlgorithm`: the HMAC that signs the client assertion of `client_secret_jwt`. */
+const clientSecretJwtSigningAlgorithm = z.enum(['HS256', 'HS384', 'HS512'])
+  .describe('With client_secret_jwt: the HMAC signing the client assertion (default HS256)').optional();
 
 /** Which upstream claim holds each profile field (`emailVerified`: a boolean claim saying the email is verified). */
 export const profileMap = z.object({
@@ -125,8 +128,12 @@ export const oidcConfig = z.object({
   customConfig,
   authRequestOptionalConfig,
   tokenEndpointAuthMethod: tokenEndpointAuthMethod.default('client_secret_basic'),
+  clientSecretJwtSigningAlgorithm,
   profileMap: profileMap.default({}),
 }).strict().superRefine((config, ctx) => {
+  if (config.issuer && config.tokenEndpointAuthMethod === 'client_secret_jwt') {
+    ctx.addIssue({ code: 'custom', path: ['tokenEndpointAuthMethod'], message: 'client_secret_jwt is taken with the endpoints (authorizationEndpoint, tokenEndpoint), not with issuer discovery' });
+  }
   const verification = config.idTokenVerificationConfig ?? config.idTokenConfig;
   const explicit = config.authorizationEndpoint !== undefined || config.tokenEndpoint !== undefined || verification !== undefined;
   if (config.idTokenConfig && config.idTokenVerificationConfig) {
@@ -162,6 +169,7 @@ export const oauth2Config = z.object({
   tokenEndpointResponseType: z.enum(['json', 'query-string']).optional()
     .describe('How the token endpoint answers: json, or query-string (form encoded, as GitHub answers); left out, either is read'),
   tokenEndpointAuthMethod: tokenEndpointAuthMethod.default('client_secret_basic'),
+  clientSecretJwtSigningAlgorithm,
   profileMap: profileMap.default({}),
 }).strict().superRefine((config, ctx) => {
   const explicit = config.authorizationEndpoint !== undefined || config.tokenEndpoint !== undefined || config.userInfoEndpoint !== undefined;

@@ -1,4 +1,5 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
+import { SignJWT } from 'jose';
 import * as client from 'openid-client';
 import { DomainError, errors } from '../errors.ts';
 import {
@@ -300,6 +301,10 @@ async function redeemCode(
   if (config.tokenEndpointAuthMethod === 'client_secret_post') {
     form.set('client_id', config.clientId);
     form.set('client_secret', clientSecret);
+  } else if (config.tokenEndpointAuthMethod === 'client_secret_jwt') {
+    form.set('client_id', config.clientId);
+    form.set('client_assertion_type', 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer');
+    form.set('client_assertion', await clientAssertion(config.clientId, clientSecret, tokenEndpoint, config.clientSecretJwtSigningAlgorithm ?? 'HS256'));
   } else {
     const encode = (value: string) => encodeURIComponent(value).replace(/%20/g, '+');
     headers.authorization = `Basic ${Buffer.from(`${encode(config.clientId)}:${encode(clientSecret)}`).toString('base64')}`;
@@ -313,6 +318,12 @@ async function redeemCode(
       : errors.connector('connector.invalid_response', `the token endpoint answered ${response.status}${typeof answer.error === 'string' ? ` ${answer.error.slice(0, 64)}` : ''}`);
   }
   return answer;
+}
+
+/** RFC 7523's client assertion for `client_secret_jwt`: short-lived, for this token endpoint only, used once (its jti). */
+function clientAssertion(clientId: string, secret: string, tokenEndpoint: string, alg: 'HS256' | 'HS384' | 'HS512'): Promise<string> {
+  return new SignJWT({}).setProtectedHeader({ alg }).setIssuer(clientId).setSubject(clientId).setAudience(tokenEndpoint)
+    .setJti(randomUUID()).setIssuedAt().setExpirationTime('60s').sign(new TextEncoder().encode(secret));
 }
 
 /** The userinfo endpoint's JSON object for an access token. */

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { jwtVerify } from 'jose';
 import { json } from '../experience/support.ts';
 import { API_CALLBACK, listen, paramsOf, startFederation, type Federation, type UpstreamUser } from './support.ts';
 
@@ -187,6 +188,65 @@ describe('connectors from Logto\'s exported configs', () => {
       const strict = await attempt('good-code');
       expect(strict.verified.status, 'json: a form-encoded answer is refused').to.equal(400);
       expect(strict.verified.body.code).to.equal('connector.invalid_response');
+    } finally {
+      await provider.close();
+    }
+  });
+
+  it('client_secret_jwt: the code is redeemed with a client assertion signed by the secret (clientSecretJwtSigningAlgorithm)', async () => {
+    const secret = 'a-shared-secret-of-enough-length-123';
+    const seen: Array<Record<string, unknown>> = [];
+    const provider = await listen((req, res, body) => {
+      const url = new URL(req.url ?? '/', 'http://local');
+      if (url.pathname === '/token') {
+        const form = new URLSearchParams(body);
+        void jwtVerify(form.get('client_assertion') ?? '', new TextEncoder().encode(secret), {
+          algorithms: ['HS512'], issuer: 'jwt-client', subject: 'jwt-client', audience: `${provider.origin}/token`,
+        }).then(({ payload, protectedHeader }) => {
+          seen.push({ ...payload, alg: protectedHeader.alg, type: form.get('client_assertion_type'), basic: req.headers.authorization ?? null });
+          res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ access_token: 'jwt-token', token_type: 'bearer' }));
+        }, () => res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'invalid_client' })));
+      } else if (url.pathname === '/me' && req.headers.authorization === 'Bearer jwt-token') {
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ id: 'jwt-user-1', name: 'Assertion Person' }));
+      } else {
+        res.writeHead(404).end();
+      }
+    });
+    try {
+      const config = {
+        clientId: 'jwt-client', clientSecret: secret, tokenEndpointAuthMethod: 'client_secret_jwt', clientSecretJwtSigningAlgorithm: 'HS512',
+        authorizationEndpoint: `${provider.origin}/authorize`, tokenEndpoint: `${provider.origin}/token`, userInfoEndpoint: `${provider.origin}/me`,
+      };
+      const res = await create({ connectorId: 'oauth2', metadata: { target: 'jwt-idp' }, config });
+      const connector = await json(res);
+      expect(res.status, JSON.stringify(connector)).to.equal(201);
+      const client = f.h.client();
+      await client.open(f.h.app);
+      await client.ok('PUT', '', { interactionEvent: 'Register' });
+      const { authorizationUri, verificationId } = await client.ok('POST', `/verification/social/${connector.id}/authorization-uri`, {
+        state: 'client-state-jwt', redirectUri: API_CALLBACK,
+      });
+      const verified = await client.api('POST', `/verification/social/${connector.id}/verify`, {
+        verificationId, connectorData: { code: 'jwt-code', state: new URL(authorizationUri).searchParams.get('state') },
+      });
+      expect(verified.status, JSON.stringify(verified.body)).to.be.lessThan(300);
+      expect(seen).to.have.length(1);
+      expect(seen[0]).to.include({ alg: 'HS512', type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer', basic: null });
+      expect(seen[0]!.jti).to.be.a('string');
+
+      const wrongSecret = await f.h.running.request(`/api/connectors/${connector.id}`, { method: 'PATCH', json: { config: { ...config, clientSecret: 'another-secret-entirely-456' } } });
+      expect(wrongSecret.status).to.equal(200);
+      const again = f.h.client();
+      await again.open(f.h.app);
+      await again.ok('PUT', '', { interactionEvent: 'Register' });
+      const started = await again.ok('POST', `/verification/social/${connector.id}/authorization-uri`, { state: 'client-state-jwt2', redirectUri: API_CALLBACK });
+      const refused = await again.api('POST', `/verification/social/${connector.id}/verify`, {
+        verificationId: started.verificationId, connectorData: { code: 'jwt-code', state: new URL(started.authorizationUri).searchParams.get('state') },
+      });
+      expect([refused.status, refused.body.code], 'an assertion the provider cannot verify').to.deep.equal([400, 'connector.invalid_response']);
+
+      const discovery = await create({ connectorId: 'oidc', metadata: { target: 'jwt-discovery' }, config: { clientId: 'x', clientSecret: 'y', issuer, tokenEndpointAuthMethod: 'client_secret_jwt' } });
+      expect([discovery.status, (await json(discovery)).code]).to.deep.equal([400, 'connector.invalid_config']);
     } finally {
       await provider.close();
     }
