@@ -114,6 +114,10 @@ describe('SQLite store: disk-resident collections answer as in-memory ones do', 
     await both((collection) => collection.findOneAndUpdate({ hookId: 'h3' }, { $set: { succeeded: null } }, { sort: { createdAt: -1 } }));
     await both((collection) => collection.deleteMany({ hookId: 'h2', event: 'Role.Created' }));
     await both((collection) => collection.findOneAndDelete({ deliveryId: 'dlv_3' }));
+    // Updates that leave every indexed field and the expiry alone, and ones that change only those.
+    await both((collection) => collection.updateMany({ hookId: 'h3' }, { $set: { note: 'kept' }, $inc: { attempt: 1 } }));
+    await both((collection) => collection.updateOne({ hookId: 'h1' }, { $set: { expiresAt: new Date(Date.now() - 1000) } }));
+    await both((collection) => collection.updateOne({ deliveryId: 'dlv_5' }, { $set: { deliveryId: 'dlv_moved' } }));
     await compareAll('after writes');
   });
 
