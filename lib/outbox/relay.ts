@@ -54,7 +54,6 @@ export function createOutboxRelay(deps: {
       await deps.outbox.release(entry, new Date(Date.now() + options.retryMs)).catch(() => undefined);
       return false;
     }
-    await deps.outbox.complete(entry);
     return true;
   }
 
@@ -65,7 +64,11 @@ export function createOutboxRelay(deps: {
       if (entries.length === 0) return;
       await deps.admit?.(entries);
       const forwarded = await Promise.all(entries.map(forwardOne));
-      if (!forwarded.some(Boolean)) return;
+      const done = entries.filter((_, index) => forwarded[index]);
+      if (done.length === 0) return;
+      await deps.outbox.complete(done);
+      // A short batch took every entry that was due: a commit since then has woken the relay, which looks again at once.
+      if (entries.length < options.batch) return;
     }
     woken = true;
   }

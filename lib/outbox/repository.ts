@@ -66,9 +66,19 @@ export function createOutboxRepository(store: DocumentStore) {
         attempts: doc.attempts,
       }));
     },
-    /** The entry was forwarded: it leaves the outbox. */
-    async complete(entry: OutboxEntry): Promise<void> {
-      await outbox.deleteOne({ _id: entry.id, claim: entry.claim });
+    /** The entries were forwarded: they leave the outbox, in one write (those whose claim was taken over stay). */
+    async complete(entries: readonly OutboxEntry[]): Promise<void> {
+      const [first] = entries;
+      if (!first) return;
+      if (entries.length === 1) {
+        await outbox.deleteOne({ _id: first.id, claim: first.claim });
+        return;
+      }
+      const claims = [...new Set(entries.map((entry) => entry.claim))];
+      for (const claim of claims) {
+        const ids = entries.filter((entry) => entry.claim === claim).map((entry) => entry.id);
+        await outbox.deleteMany({ _id: { $in: ids }, claim });
+      }
     },
     /** Forwarding failed: the entry is due again at `at`. */
     async release(entry: OutboxEntry, at: Date): Promise<void> {
