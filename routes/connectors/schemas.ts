@@ -29,9 +29,10 @@ export const connectorResponse = connectorFactory.omit({ id: true }).extend({
  * A social connector's logo as Logto exports it: an absolute http(s) URL, a relative path (Logto's built-in connectors
  * name a file of their package, `./logo.svg`, answered as given), or `''` for none (stored as null).
  */
+const hasControlCharacter = (text: string) => [...text].some((character) => character.charCodeAt(0) < 0x20);
 const connectorLogo = z.string().max(2048)
   .refine((value) => value === '' || /^https?:$/.test(URL.parse(value)?.protocol ?? '')
-    || (value.trim() === value && !/^[a-z][a-z\d+.-]*:/i.test(value) && !/^[\\/]{2}/.test(value) && !/[\u0000-\u001f]/.test(value)),
+    || (value.trim() === value && !/^[a-z][a-z\d+.-]*:/i.test(value) && !/^[\\/]{2}/.test(value) && !hasControlCharacter(value)),
   'an absolute http(s) URL, a relative path, or empty')
   .transform((value) => (value === '' ? null : value));
 const target = withoutNul(z.string().regex(/^[\w.-]{1,64}$/, '1-64 letters, digits, "_", "." or "-"'));
