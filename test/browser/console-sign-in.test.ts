@@ -141,4 +141,40 @@ describe('browser: the console\'s sign-in experience and connectors pages (Chrom
       await context.close();
     }
   });
+
+  it('keeps a connector\'s Logto-only settings when its page saves a change to the settings it shows', async () => {
+    const created = await running.request('/api/connectors', {
+      method: 'POST',
+      json: {
+        connectorId: 'oauth2', metadata: { target: 'exported', name: { en: 'Exported' }, logo: '' },
+        config: {
+          clientId: 'exported-client', clientSecret: 'exported-secret-9876', responseType: 'code', grantType: 'authorization_code',
+          authorizationEndpoint: 'https://git.exported.example/login/oauth/authorize',
+          tokenEndpoint: 'https://git.exported.example/login/oauth/access_token', userInfoEndpoint: 'https://api.exported.example/user',
+          scope: 'read:user+user:email', tokenEndpointResponseType: 'query-string', customConfig: { allowSignup: 'false' },
+          profileMap: { id: 'id' },
+        },
+      },
+    });
+    const { id } = await created.json() as { id: string };
+    expect(created.status).to.equal(201);
+    const { page, context } = await freshPage(chromium.browser());
+    try {
+      await signInToConsole(page, running.consoleUrl(`/connectors/social/${id}`));
+      await page.getByRole('heading', { name: 'Exported', level: 1 }).waitFor();
+      await page.getByRole('textbox', { name: 'Display name' }).fill('Exported Git');
+      await page.getByRole('button', { name: 'Save settings' }).click();
+      await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+      await screenshot(page, 'console-social-connector-exported');
+    } finally {
+      await context.close();
+    }
+    const stored = await running.read<{ metadata: { name: Record<string, string> }; config: Record<string, unknown> }>(`/api/connectors/${id}`);
+    expect(stored.metadata.name).to.deep.equal({ en: 'Exported Git' });
+    expect(stored.config).to.deep.include({
+      clientId: 'exported-client', responseType: 'code', grantType: 'authorization_code', tokenEndpointResponseType: 'query-string',
+      customConfig: { allowSignup: 'false' }, profileMap: { id: 'id' },
+    });
+    expect(stored.config.clientSecret, 'the stored secret is kept, answered masked').to.match(/\*+9876$/);
+  });
 });

@@ -57,6 +57,21 @@ export function socialConfig(form: SocialConfigForm, factory: 'oidc' | 'oauth2')
   })) as Record<string, unknown>;
 }
 
+/** The stored config's keys this form edits; a save replaces them with what the form holds. */
+const FORM_KEYS: ReadonlySet<string> = new Set([
+  'clientId', 'clientSecret', 'issuer', 'authorizationEndpoint', 'tokenEndpoint', 'userInfoEndpoint', 'idTokenConfig', 'scope',
+  'tokenEndpointAuthMethod', 'profileMap',
+]);
+
+/**
+ * The config a save sends: the form's fields over the stored ones it does not show (Logto's
+ * `idTokenVerificationConfig`, `customConfig`, `tokenEndpointResponseType`, …), which an update would otherwise drop.
+ */
+export function updatedSocialConfig(stored: Record<string, unknown>, form: SocialConfigForm, factory: 'oidc' | 'oauth2'): Record<string, unknown> {
+  const beyondTheForm = Object.fromEntries(Object.entries(stored).filter(([key]) => !FORM_KEYS.has(key)));
+  return { ...beyondTheForm, ...socialConfig(form, factory) };
+}
+
 /** The config fields whose errors show at them. */
 export const SOCIAL_CONFIG_FIELDS = [
   'clientId', 'clientSecret', 'issuer', 'authorizationEndpoint', 'tokenEndpoint', 'userInfoEndpoint', 'idTokenConfig', 'scope', 'tokenEndpointAuthMethod', 'profileMap',

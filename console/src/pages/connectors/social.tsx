@@ -6,7 +6,9 @@ import { Section, useAction, useLoad } from '../../components/feedback.tsx';
 import { CheckboxField, SelectField, TextField } from '../../components/field.tsx';
 import { CreateForm } from '../../components/list.tsx';
 import { navigate } from '../../router.ts';
-import { EMPTY_SOCIAL_CONFIG, SOCIAL_CONFIG_FIELDS, SocialConfigFields, socialConfig, socialConfigForm } from './social-config.tsx';
+import {
+  EMPTY_SOCIAL_CONFIG, SOCIAL_CONFIG_FIELDS, SocialConfigFields, socialConfig, socialConfigForm, updatedSocialConfig,
+} from './social-config.tsx';
 import { FACTORIES, callbackUrl, socialName, text, unshownError, type SocialConnector } from './types.ts';
 
 const METADATA_FIELDS = ['metadata', 'syncProfile', 'connectorId'];
@@ -88,7 +90,7 @@ function SocialSettings(props: { connector: SocialConnector; onSaved: (connector
         action={action} error={unshownError(action.error, SOCIAL_CONFIG_FIELDS, METADATA_FIELDS)}
         save={() => api<SocialConnector>('PATCH', `/connectors/${encodeURIComponent(connector.id)}`, {
           body: {
-            config: socialConfig(form, connector.connectorId), syncProfile,
+            config: updatedSocialConfig(connector.config, form, connector.connectorId), syncProfile,
             metadata: { name: { ...connector.metadata.name, en: name.trim() }, logo: logo.trim() || null },
           },
         })}
