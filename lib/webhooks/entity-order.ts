@@ -40,6 +40,10 @@ export function createEntityOrder(store: DocumentStore) {
       const doc = await order.findOne({ _id: id(hookId, place.key) });
       return doc?.pending.some((sequence) => sequence < place.sequence) ?? false;
     },
+    /** Drops what a hook's deliveries wait for (the hook was deleted, or its ordering switched). */
+    async forgetHook(hookId: string): Promise<void> {
+      await order.deleteMany({ _id: { $regex: `^${hookId.replace(/[^\w-]/g, '\\$&')}\n` } });
+    },
     /** A delivery finished (either way): those behind it may go. */
     async release(hookId: string, place: { key: string; sequence: number }): Promise<void> {
       const doc = await order.findOneAndUpdate(

@@ -7,6 +7,13 @@ import { hookErrors } from './errors.ts';
 import type { HookCache } from './hook-cache.ts';
 import { eventBody, hookPayload } from './payload.ts';
 
+/**
+ * The deliveries the admission noted for ordering, per outbox entry, until that entry is forwarded: a forward that
+ * makes no delivery for one of them (its hook stopped subscribing or was disabled in between) withdraws it, so that
+ * the entity's later deliveries do not wait for one that will never be sent.
+ */
+export type OrderHolds = WeakMap<OutboxEntry, Array<{ hookId: string; key: string; sequence: number }>>;
+
 export interface EnqueueDeps {
   deliveries: DeliveriesRepository;
   queue: DeliveryQueue;
@@ -33,21 +40,30 @@ export async function enqueueDeliveries(deps: EnqueueDeps, jobs: DeliveryJob[], 
  * between the enqueue and the outbox delete, or a queue that failed ambiguously) skips deliveries that already
  * finished, and the queue ignores jobs it already holds.
  */
-export function createFanOut(deps: EnqueueDeps & { cache: HookCache }): (entry: OutboxEntry) => Promise<void> {
+export function createFanOut(
+  deps: EnqueueDeps & { cache: HookCache; order: EntityOrder; holds: OrderHolds },
+): (entry: OutboxEntry) => Promise<void> {
   return async (entry) => {
     const hooks = await deps.cache.current();
     const jobs: DeliveryJob[] = [];
+    const made = new Set<string>();
     entry.events.forEach((event, index) => {
       const subscribers = hooks.subscribersOf(event.event);
       if (subscribers.length === 0) return;
       const body = eventBody(event);
       for (const hook of subscribers) {
+        made.add(`${hook.id}\n${event.sequence}`);
         jobs.push({
           deliveryId: relayedDeliveryId(entry.id, index, event.sequence, hook.id), hookId: hook.id, event: event.event,
           payload: hookPayload(body, hook.id), createdAt: entry.createdAt,
         });
       }
     });
+    const held = deps.holds.get(entry);
+    if (held) {
+      deps.holds.delete(entry);
+      for (const place of held) if (!made.has(`${place.hookId}\n${place.sequence}`)) await deps.order.release(place.hookId, place);
+    }
     if (jobs.length === 0) return;
     // Only an entry claimed before can have deliveries already: the first forward skips the lookup.
     const known = entry.attempts > 1 ? await deps.deliveries.statusesOf(jobs.map((job) => job.deliveryId)) : new Map();
@@ -72,16 +88,23 @@ export function createFanOut(deps: EnqueueDeps & { cache: HookCache }): (entry: 
  * Before a batch of entries is forwarded (concurrently), notes in sequence order the deliveries that hooks with
  * `ordering: "entity"` will get, so that a later version never goes out before an earlier one was noted.
  */
-export function createOrderAdmission(deps: { cache: HookCache; order: EntityOrder }): (entries: readonly OutboxEntry[]) => Promise<void> {
+export function createOrderAdmission(
+  deps: { cache: HookCache; order: EntityOrder; holds: OrderHolds },
+): (entries: readonly OutboxEntry[]) => Promise<void> {
   return async (entries) => {
     const hooks = await deps.cache.current();
     if (!hooks.ordered) return;
-    const events = entries.flatMap((entry) => entry.events).sort((a, b) => a.sequence - b.sequence);
-    for (const event of events) {
+    const events = entries.flatMap((entry) => entry.events.map((event) => ({ entry, event })))
+      .sort((a, b) => a.event.sequence - b.event.sequence);
+    for (const { entry, event } of events) {
       const place = orderedPlace(event as unknown as Record<string, unknown>);
       if (!place) continue;
       for (const hook of hooks.subscribersOf(event.event)) {
-        if (hook.ordering === 'entity') await deps.order.hold(hook.id, [place]);
+        if (hook.ordering !== 'entity') continue;
+        await deps.order.hold(hook.id, [place]);
+        const held = deps.holds.get(entry) ?? [];
+        held.push({ hookId: hook.id, ...place });
+        deps.holds.set(entry, held);
       }
     }
   };

@@ -11,7 +11,7 @@ import { createDestinationPolicy, type Resolver } from './destinations.ts';
 import { createEndpointGuard } from './endpoint-guard.ts';
 import { createFailureStreaks } from './failure-streak.ts';
 import { createEntityOrder } from './entity-order.ts';
-import { createFanOut, createOrderAdmission } from './fan-out.ts';
+import { createFanOut, createOrderAdmission, type OrderHolds } from './fan-out.ts';
 import { createHookCache } from './hook-cache.ts';
 import { createHooksRepository, type HookConfig } from './hooks.ts';
 import { createHookManagement } from './management.ts';
@@ -54,10 +54,11 @@ export function createWebhooks(deps: WebhooksDeps) {
   const destinations = createDestinationPolicy({
     allowedNetworks: settings.WEBHOOK_ALLOWED_NETWORKS ?? [], ...(deps.resolve ? { resolve: deps.resolve } : {}),
   });
-  const management = createHookManagement({
-    hooks, cache, deliveries, logs, destinations, signingKeyGraceMs: settings.WEBHOOK_SIGNING_KEY_GRACE_SECONDS * 1000,
-  });
   const order = createEntityOrder(store);
+  const management = createHookManagement({
+    hooks, cache, deliveries, logs, order, destinations, signingKeyGraceMs: settings.WEBHOOK_SIGNING_KEY_GRACE_SECONDS * 1000,
+  });
+  const holds: OrderHolds = new WeakMap();
   const replays = createReplays({
     deliveries, queue, store, log: deps.log, management, logger: deps.logger, retentionMs: settings.EVENT_RETENTION_DAYS * DAY_MS,
   });
@@ -76,9 +77,9 @@ export function createWebhooks(deps: WebhooksDeps) {
     deliveries,
     logs,
     replays,
-    fanOut: createFanOut({ deliveries, queue, cache }),
+    fanOut: createFanOut({ deliveries, queue, cache, order, holds }),
     /** Before the relay forwards a batch: notes the deliveries of hooks with `ordering: "entity"`, in sequence order. */
-    admitOrdered: createOrderAdmission({ cache, order }),
+    admitOrdered: createOrderAdmission({ cache, order, holds }),
     resend: (hookId: string, deliveryId: string) => resendDelivery({ deliveries, queue, management }, hookId, deliveryId),
     async sendTest(hookId: string, request: { events: EventName[]; config: HookConfig }): Promise<void> {
       await sendTestPayloads(await management.mustFind(hookId), request, policy);

@@ -8,7 +8,7 @@ import type { HookCache } from './hook-cache.ts';
 import { presentHook, type Hook, type HookConfig, type HookRecord, type HooksRepository } from './hooks.ts';
 import type { DeliveriesRepository } from './deliveries.ts';
 import type { DestinationPolicy } from './destinations.ts';
-import type { HookOrdering } from './entity-order.ts';
+import type { EntityOrder, HookOrdering } from './entity-order.ts';
 import { generateSigningKey, type SignatureScheme } from './signing.ts';
 
 export interface NewHook {
@@ -55,6 +55,7 @@ export function createHookManagement(deps: {
   cache: HookCache;
   deliveries: DeliveriesRepository;
   logs: DeliveryLogs;
+  order: Pick<EntityOrder, 'forgetHook'>;
   signingKeyGraceMs: number;
   destinations: DestinationPolicy;
 }) {
@@ -112,7 +113,7 @@ export function createHookManagement(deps: {
     },
 
     async update(id: string, changes: HookUpdate): Promise<Hook> {
-      await mustFind(id);
+      const before = await mustFind(id);
       const { events, config, ...rest } = changes;
       const updated = await hooks.update(id, {
         ...rest,
@@ -123,6 +124,8 @@ export function createHookManagement(deps: {
       });
       if (!updated) throw errors.notFound('hook', id);
       await cache.invalidate();
+      // Deliveries that finish while the hook is unordered are not counted off: a switch starts the order afresh.
+      if ((updated.ordering ?? 'none') !== (before.ordering ?? 'none')) await deps.order.forgetHook(id);
       return presentHook(updated);
     },
 
@@ -130,7 +133,7 @@ export function createHookManagement(deps: {
     async remove(id: string): Promise<void> {
       if (!(await hooks.delete(id))) throw errors.notFound('hook', id);
       await cache.invalidate();
-      await Promise.all([deps.deliveries.removeOfHook(id), deps.logs.removeOfHook(id)]);
+      await Promise.all([deps.deliveries.removeOfHook(id), deps.logs.removeOfHook(id), deps.order.forgetHook(id)]);
     },
 
     /**
