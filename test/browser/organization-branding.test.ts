@@ -1,7 +1,5 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { logtoClient, startAppPages, titledPage, type AppPages } from '../support/app-pages.ts';
 import { expect } from 'chai';
-import LogtoClient from '@logto/node';
 import type { Locator, Page } from 'playwright-core';
 import { freshPage, screenshot, useChromium } from '../support/chromium.ts';
 import { createApplication, createUser } from '../support/fixtures.ts';
@@ -12,22 +10,14 @@ const PASSWORD = 'Correct-Horse-7';
 const logo = (fill: string) => `<svg xmlns="http://www.w3.org/2000/svg" width="160" height="48"><rect width="160" height="48" fill="${fill}"/></svg>`;
 
 /** The application's pages and the organization's logos, on one loopback origin. */
-async function startAppPages(): Promise<{ origin: string; close(): Promise<void> }> {
-  const server: Server = createServer((req, res) => {
+function appPages() {
+  return startAppPages((req, res) => {
     if (req.url?.endsWith('.svg')) {
       res.writeHead(200, { 'content-type': 'image/svg+xml' }).end(logo(req.url.includes('dark') ? '#222' : '#0f766e'));
       return;
     }
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<!doctype html><html lang="en"><title>Back at Acme</title><h1>Back at Acme</h1></html>');
+    titledPage(res, 'Back at Acme');
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
-  };
 }
 
 /**
@@ -37,11 +27,11 @@ async function startAppPages(): Promise<{ origin: string; close(): Promise<void>
 describe('browser: an organization\'s branding on the sign-in pages (Chromium)', () => {
   const chromium = useChromium();
   let running: RunningService;
-  let pages: Awaited<ReturnType<typeof startAppPages>>;
+  let pages: AppPages;
 
   before(async () => {
     running = await startService();
-    pages = await startAppPages();
+    pages = await appPages();
   });
   after(async () => {
     await pages?.close();
@@ -49,20 +39,9 @@ describe('browser: an organization\'s branding on the sign-in pages (Chromium)',
   });
 
   async function startSignIn(page: Page, app: { id: string; secret?: string }, extraParams?: Record<string, string>) {
-    const storage = new Map<string, string>();
-    let navigated = '';
-    const logto = new LogtoClient({ endpoint: running.baseUrl, appId: app.id, appSecret: app.secret! }, {
-      storage: {
-        getItem: async (key) => storage.get(key) ?? null,
-        setItem: async (key, value) => void storage.set(key, value),
-        removeItem: async (key) => void storage.delete(key),
-      },
-      navigate: (url) => {
-        navigated = url;
-      },
-    });
+    const { logto, navigated } = logtoClient({ endpoint: running.baseUrl, appId: app.id, appSecret: app.secret! });
     await logto.signIn({ redirectUri: `${pages.origin}/callback`, extraParams });
-    await page.goto(navigated);
+    await page.goto(navigated());
     await page.getByRole('button', { name: 'Sign in' }).waitFor();
     return { logto, title: await page.title() };
   }

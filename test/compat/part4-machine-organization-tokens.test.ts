@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { startService, type RunningService } from '../support/service.ts';
-import { createApplication, createResource, tokenRequest, type ApiFixture } from '../support/fixtures.ts';
+import { apiJson, createApplication, createResource, tokenRequest, type ApiFixture } from '../support/fixtures.ts';
 import { newId } from '../../lib/ids.ts';
 
 const INDICATOR = 'https://inventory.example.com';
@@ -20,12 +20,7 @@ describe('Logto compatibility: organization tokens on the client-credentials gra
   let organizationId: string;
   let scopeName: string;
 
-  async function json(path: string, method: string, body?: unknown) {
-    const res = await running.request(path, { method, json: body });
-    const text = await res.text();
-    expect(res.status, `${method} ${path}: ${text}`).to.be.lessThan(300);
-    return text ? JSON.parse(text) : undefined;
-  }
+  const json = (path: string, method: string, body?: unknown) => apiJson(running, path, method, body);
 
   before(async () => {
     running = await startService();

@@ -1,30 +1,18 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { logtoClient, startAppPages, titledPage, type AppPages } from '../support/app-pages.ts';
 import { expect } from 'chai';
-import LogtoClient, { LogtoRequestError, UserScope } from '@logto/node';
+import { LogtoRequestError, UserScope } from '@logto/node';
 import { createRemoteJWKSet, decodeJwt, jwtVerify } from 'jose';
 import { freshPage, screenshot, useChromium } from '../support/chromium.ts';
 import { startService, type RunningService } from '../support/service.ts';
-import { createApplication, createResource, createRole, createUser, subjectToken, tokenRequest } from '../support/fixtures.ts';
+import { apiJson, createApplication, createResource, createRole, createUser, subjectToken, tokenRequest } from '../support/fixtures.ts';
 import { newId } from '../../lib/ids.ts';
 
 const INDICATOR = 'https://orders.example.com';
 const PASSWORD = 'Correct-Horse-7';
 
 /** The application's own pages: where the browser lands after sign-in and after sign-out. */
-async function startAppPages(): Promise<{ origin: string; close(): Promise<void> }> {
-  const server: Server = createServer((req, res) => {
-    const title = req.url?.startsWith('/callback') ? 'Back at Acme' : 'Signed out of Acme';
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(`<!doctype html><html lang="en"><title>${title}</title><h1>${title}</h1></html>`);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
-  };
+function appPages() {
+  return startAppPages((req, res) => titledPage(res, req.url?.startsWith('/callback') ? 'Back at Acme' : 'Signed out of Acme'));
 }
 
 /**
@@ -35,23 +23,18 @@ async function startAppPages(): Promise<{ origin: string; close(): Promise<void>
 describe('@logto/node against the service (Chromium)', () => {
   const chromium = useChromium();
   let running: RunningService;
-  let pages: Awaited<ReturnType<typeof startAppPages>>;
+  let pages: AppPages;
 
   before(async () => {
     running = await startService();
-    pages = await startAppPages();
+    pages = await appPages();
   });
   after(async () => {
     await pages?.close();
     await running?.close();
   });
 
-  async function json(path: string, method: string, body?: unknown) {
-    const res = await running.request(path, { method, json: body });
-    const text = await res.text();
-    expect(res.status, `${method} ${path}: ${text}`).to.be.lessThan(300);
-    return text ? JSON.parse(text) : undefined;
-  }
+  const json = (path: string, method: string, body?: unknown) => apiJson(running, path, method, body);
 
   it('signs in with organizations, reads userinfo, gets API and organization tokens, and signs out', async () => {
     const orders = await createResource(running, INDICATOR, ['read:orders', 'write:orders']);
@@ -72,27 +55,16 @@ describe('@logto/node against the service (Chromium)', () => {
       oidcClientMetadata: { redirectUris: [`${pages.origin}/callback`], postLogoutRedirectUris: [`${pages.origin}/signed-out`] },
     });
 
-    const storage = new Map<string, string>();
-    let navigated = '';
-    const logto = new LogtoClient({
+    const { logto, navigated } = logtoClient({
       endpoint: running.baseUrl, appId: app.id, appSecret: app.secret!, resources: [INDICATOR],
       scopes: [UserScope.Email, UserScope.Organizations, UserScope.OrganizationRoles, 'read:orders', 'read:members', 'invite:members'],
-    }, {
-      storage: {
-        getItem: async (key) => storage.get(key) ?? null,
-        setItem: async (key, value) => void storage.set(key, value),
-        removeItem: async (key) => void storage.delete(key),
-      },
-      navigate: (url) => {
-        navigated = url;
-      },
     });
 
     const { page, context } = await freshPage(chromium.browser());
     try {
       await logto.signIn(`${pages.origin}/callback`);
-      expect(new URL(navigated).searchParams.get('prompt'), 'the SDK asks for consent').to.equal('consent');
-      await page.goto(navigated);
+      expect(new URL(navigated()).searchParams.get('prompt'), 'the SDK asks for consent').to.equal('consent');
+      await page.goto(navigated());
       await page.getByRole('textbox', { name: /username/i }).fill(username);
       await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
       await page.getByRole('button', { name: 'Sign in' }).click();
@@ -139,7 +111,7 @@ describe('@logto/node against the service (Chromium)', () => {
 
       const refreshToken = (await logto.getRefreshToken())!;
       await logto.signOut(`${pages.origin}/signed-out`);
-      await page.goto(navigated);
+      await page.goto(navigated());
       await page.getByRole('button', { name: 'Yes, sign me out' }).click();
       await page.waitForURL((url) => url.href.startsWith(`${pages.origin}/signed-out`));
       expect(await logto.isAuthenticated()).to.equal(false);

@@ -95,3 +95,11 @@ export async function introspectAsClient(running: RunningService, app: { id: str
 export function oauthError(error: string, description: string): Record<string, string> {
   return { error, error_description: description, code: `oidc.${error}`, message: description };
 }
+
+/** A management API call that must succeed (any 2xx): its JSON answer, or undefined for an empty one. */
+export async function apiJson(running: RunningService, path: string, method: string, body?: unknown) {
+  const res = await running.request(path, { method, json: body });
+  const text = await res.text();
+  expect(res.status, `${method} ${path}: ${text}`).to.be.lessThan(300);
+  return text ? JSON.parse(text) : undefined;
+}
