@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import type { Page } from 'playwright-core';
 import { accessibleDescription, freshPage, screenshot, useChromium } from '../support/chromium.ts';
 import { eventually } from '../support/wait.ts';
 import { verifyDelivery } from '../webhooks-delivery/support/hooks.ts';
@@ -14,16 +15,22 @@ describe('browser: the console\'s webhooks and their deliveries (Chromium)', () 
   });
   after(() => receiver?.close());
 
+  /** Signs in, goes to Webhooks as a person would, and fills the create dialog's name and endpoint. */
+  async function openCreateDialog(page: Page, name: string, endpoint: string) {
+    await signInToConsole(page, running.consoleUrl());
+    await page.getByRole('link', { name: 'Webhooks' }).click();
+    await page.getByRole('button', { name: 'Create webhook' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Create webhook' });
+    await dialog.getByRole('textbox', { name: 'Name' }).fill(name);
+    await dialog.getByRole('textbox', { name: 'Endpoint URL' }).fill(endpoint);
+    return dialog;
+  }
+
   it('registers a webhook to a receiver, shows a user creation\'s delivery on its own, and resends it (the receiver gets it twice)', async () => {
     receiver.script('/console-hook', () => ({ status: 200, body: 'thanks from the receiver' }));
     const { page, context } = await freshPage(chromium.browser());
     try {
-      await signInToConsole(page, running.consoleUrl());
-      await page.getByRole('link', { name: 'Webhooks' }).click();
-      await page.getByRole('button', { name: 'Create webhook' }).click();
-      const dialog = page.getByRole('dialog', { name: 'Create webhook' });
-      await dialog.getByRole('textbox', { name: 'Name' }).fill('Support sync');
-      await dialog.getByRole('textbox', { name: 'Endpoint URL' }).fill(receiver.url('/console-hook'));
+      const dialog = await openCreateDialog(page, 'Support sync', receiver.url('/console-hook'));
       // Nothing picked yet: the API's objection appears under the event picker.
       await dialog.getByRole('button', { name: 'Create', exact: true }).click();
       const events = dialog.getByRole('group', { name: 'Events', exact: true });
@@ -100,12 +107,7 @@ describe('browser: the console\'s webhooks and their deliveries (Chromium)', () 
     receiver.script('/console-ed', () => ({ status: 200, body: 'ok' }));
     const { page, context } = await freshPage(chromium.browser());
     try {
-      await signInToConsole(page, running.consoleUrl());
-      await page.getByRole('link', { name: 'Webhooks' }).click();
-      await page.getByRole('button', { name: 'Create webhook' }).click();
-      const dialog = page.getByRole('dialog', { name: 'Create webhook' });
-      await dialog.getByRole('textbox', { name: 'Name' }).fill('Ed25519 sync');
-      await dialog.getByRole('textbox', { name: 'Endpoint URL' }).fill(receiver.url('/console-ed'));
+      const dialog = await openCreateDialog(page, 'Ed25519 sync', receiver.url('/console-ed'));
       await dialog.getByRole('group', { name: 'Events', exact: true }).getByRole('checkbox', { name: 'User.Created', exact: true }).check();
       await dialog.getByRole('group', { name: 'Events', exact: true }).getByRole('checkbox', { name: 'User.Data.Updated', exact: true }).check();
       await dialog.getByRole('combobox', { name: 'Signature' }).selectOption('ed25519');
