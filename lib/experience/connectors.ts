@@ -25,7 +25,8 @@ const detailsOf = (profile: UpstreamProfile) => {
  * Sign-in, registration and account linking through social and enterprise connectors (Logto's `Social` and
  * `EnterpriseSso` verifications). A social identity signs in the account holding it; without one, an account
  * with the provider's verified email is returned as `relatedUser` and linked only on request
- * (`linkSocialIdentity`). An enterprise identity is trusted for its connector's domains only: the account with
+ * (`linkSocialIdentity`), or at once when the settings' `socialSignIn.automaticAccountLinking` is on; an email the
+ * provider does not say is verified is never matched. An enterprise identity is trusted for its connector's domains only: the account with
  * its verified email is linked automatically, as Logto does, when that email is of one of those domains; an email
  * of any other domain is never linked, set as an account's email or used to join organizations (whichever IdP
  * asserts it, it cannot vouch for addresses it does not serve), though the identity still signs in the account it
@@ -144,19 +145,24 @@ export function createConnectorVerifications(deps: Deps) {
       return verification.id;
     },
 
-    /** Sign-in: the account holding the identity, or (linking) the account with the provider's verified email. */
+    /**
+     * Sign-in: the account holding the identity, or (linking, on request or by `automaticAccountLinking`) the
+     * account with the provider's verified email.
+     */
     async identify(record: ExperienceRecord, verificationId: string, linkSocialIdentity = false): Promise<void> {
       if (record.interactionEvent === 'ForgotPassword') {
         throw errors.experience('session.not_supported_for_forgot_password', 'a password reset is verified by a code');
       }
-      assertEventAllowed(await deps.signInExperience.get(), 'SignIn');
+      const settings = await deps.signInExperience.get();
+      assertEventAllowed(settings, 'SignIn');
       const verification = verified(record, verificationId);
       let user = await holder(verification);
       let linking = false;
       if (!user) {
         const candidate = await related(verification);
         const relatedUser = candidate ? { relatedUser: verification.profile.email } : {};
-        if (!candidate || (verification.type === 'Social' && !linkSocialIdentity)) {
+        const linkAsked = linkSocialIdentity || settings.socialSignIn.automaticAccountLinking === true;
+        if (!candidate || (verification.type === 'Social' && !linkAsked)) {
           throw errors.experience('user.identity_not_exist', 'no account has this identity yet', relatedUser);
         }
         user = candidate;

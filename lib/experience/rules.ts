@@ -52,8 +52,9 @@ export function assertForgotPasswordMethod(settings: SignInExperience, record: V
 export type MissingProfile = 'username' | 'email' | 'phone' | 'emailOrPhone' | 'password';
 
 /**
- * The profile fields the sign-up settings require that neither the user nor the profile being built has.
- * `[email, phone]` means either one.
+ * The profile fields the sign-up settings require that neither the user nor the profile being built has: the
+ * primary identifiers (`[email, phone]` means either one), the secondary ones (`emailOrPhone` either one) and a
+ * password.
  */
 export function missingProfile(settings: SignInExperience, profile: ExperienceProfile, user?: User): MissingProfile[] {
   const missing: MissingProfile[] = [];
@@ -71,6 +72,10 @@ export function missingProfile(settings: SignInExperience, profile: ExperiencePr
     missing.push('email');
   } else if (identifiers.has('phone') && !has.phone) {
     missing.push('phone');
+  }
+  for (const { identifier } of settings.signUp.secondaryIdentifiers ?? []) {
+    const given = identifier === 'emailOrPhone' ? has.email || has.phone : has[identifier];
+    if (!given && !missing.includes(identifier)) missing.push(identifier);
   }
   if (settings.signUp.password && !has.password) missing.push('password');
   return missing;

@@ -35,7 +35,10 @@ function applyPatch(current: SignInExperience, patch: SignInExperiencePatch): Si
     signInMode: patch.signInMode ?? current.signInMode,
     signIn: patch.signIn ?? current.signIn,
     signUp: patch.signUp
-      ? { identifiers: patch.signUp.identifiers, password: patch.signUp.password, verify: patch.signUp.verify }
+      ? {
+        identifiers: patch.signUp.identifiers, password: patch.signUp.password, verify: patch.signUp.verify,
+        ...(patch.signUp.secondaryIdentifiers && { secondaryIdentifiers: patch.signUp.secondaryIdentifiers }),
+      }
       : current.signUp,
     passwordPolicy: policy
       ? {
@@ -55,6 +58,9 @@ function applyPatch(current: SignInExperience, patch: SignInExperiencePatch): Si
     forgotPasswordMethods: patch.forgotPasswordMethods === undefined ? current.forgotPasswordMethods : patch.forgotPasswordMethods,
     singleSignOnEnabled: patch.singleSignOnEnabled ?? current.singleSignOnEnabled,
     impersonation: { ...current.impersonation, ...patch.impersonation },
+    socialSignIn: patch.socialSignIn
+      ? { ...(patch.socialSignIn.automaticAccountLinking !== undefined && { automaticAccountLinking: patch.socialSignIn.automaticAccountLinking }) }
+      : current.socialSignIn,
   };
 }
 

@@ -21,11 +21,23 @@ const signInMethod = z.object({
 
 const signIn = z.object({ methods: z.array(signInMethod).max(3) });
 
+const secondaryIdentifierName = z.enum(['username', 'email', 'phone', 'emailOrPhone']);
+
+/** Logto's secondary sign-up identifier: one more a new account must give beyond the primary ones. */
+const secondaryIdentifier = z.object({
+  identifier: secondaryIdentifierName.describe('emailOrPhone: an email address or a phone number, either one'),
+  verify: z.boolean().optional()
+    .describe('Proven with a code: required (true) for email, phone and emailOrPhone, which are only ever taken by a verified code'),
+}).strict();
+
 const signUp = z.object({
   identifiers: z.array(signInIdentifier).max(3)
     .describe('[], [username], [email], [phone], or [email, phone] (either one)'),
   password: z.boolean().describe('The new user sets a password'),
   verify: z.boolean().describe('The email address or phone number is verified with a code'),
+  secondaryIdentifiers: z.array(secondaryIdentifier).max(4).optional()
+    .describe('What a new account must also give (and an account signing in must add when it lacks it), each once and '
+      + 'none of the primary identifiers; submit and registration answer 422 user.missing_profile until given'),
 });
 
 const MAX_LENGTH = PASSWORD_POLICY.maxLength;
@@ -99,6 +111,11 @@ export const signInExperience = z.object({
     .describe('Enterprise SSO at sign-in: the SSO form and email-domain discovery on the pages, GET /api/experience/sso-connectors, '
       + 'SSO verifications, and the refusal of passwords and codes for SSO domains; false turns all of it off'),
   impersonation: impersonationSettings,
+  socialSignIn: z.object({
+    automaticAccountLinking: z.boolean().optional()
+      .describe('true: a social identity no account holds yet signs in the account with the provider\'s verified email and is '
+        + 'linked to it, without asking (no linkSocialIdentity); false or left out: 404 user.identity_not_exist with relatedUser'),
+  }).strict().describe('Logto\'s social sign-in settings'),
 });
 export type SignInExperience = z.infer<typeof signInExperience>;
 
@@ -124,6 +141,7 @@ export const DEFAULT_SIGN_IN_EXPERIENCE: SignInExperience = {
   // On (Logto's default is off): an enterprise connector works as soon as it is created, as it always has here.
   singleSignOnEnabled: true,
   impersonation: { requireReason: false, notifyByEmail: false },
+  socialSignIn: {},
 };
 
 /**
@@ -133,7 +151,7 @@ export const DEFAULT_SIGN_IN_EXPERIENCE: SignInExperience = {
 const UNSUPPORTED_SETTINGS = [
   'tenantId', 'color', 'hideLogtoBranding', 'languageInfo', 'termsOfUseUrl', 'privacyPolicyUrl',
   'agreeToTermsPolicy', 'supportEmail', 'supportWebsiteUrl', 'unknownSessionRedirectUrl',
-  'socialSignInConnectorTargets', 'socialSignIn', 'customCss', 'customContent', 'customUiAssets', 'customUiCsp',
+  'socialSignInConnectorTargets', 'customCss', 'customContent', 'customUiAssets', 'customUiCsp',
   'adaptiveMfa', 'captchaPolicy', 'emailBlocklistPolicy',
   'emailAllowlistPolicy', 'passkeySignIn', 'signUpProfileFields', 'usernamePolicy',
   'passwordExpiration', 'verificationCodePolicy',
@@ -154,7 +172,7 @@ export const signInExperiencePatch = z.object({
   id: z.literal('default').optional().describe('Accepted for round trips of GET; there is one sign-in experience'),
   signInMode: signInMode.optional(),
   signIn: z.object({ methods: z.array(signInMethod.strict()).max(3) }).strict().optional(),
-  signUp: signUp.extend({ secondaryIdentifiers: unsupported }).strict().optional(),
+  signUp: signUp.strict().optional(),
   passwordPolicy: z.object({
     length: passwordPolicy.shape.length.partial().strict().optional(),
     characterTypes: passwordPolicy.shape.characterTypes.partial().strict().optional(),
@@ -169,6 +187,10 @@ export const signInExperiencePatch = z.object({
   singleSignOnEnabled: z.boolean().optional(),
   impersonation: impersonationSettings.partial().strict().optional()
     .describe('The fields given replace the stored ones; those left out keep their values'),
+  socialSignIn: z.object({
+    automaticAccountLinking: z.boolean().optional(),
+    skipRequiredIdentifiers: unsupported,
+  }).strict().optional().describe('Replaces the stored social sign-in settings whole'),
   ...unsupportedShape(UNSUPPORTED_SETTINGS),
 }).strict();
 export type SignInExperiencePatch = z.infer<typeof signInExperiencePatch>;
@@ -177,6 +199,6 @@ export type SignInExperiencePatch = z.infer<typeof signInExperiencePatch>;
 export function unsupportedSettingsOf(patch: SignInExperiencePatch): string[] {
   const named: string[] = UNSUPPORTED_SETTINGS.filter((key) => patch[key] !== undefined);
   for (const key of UNSUPPORTED_BRANDING) if (patch.branding?.[key] !== undefined) named.push(`branding.${key}`);
-  if (patch.signUp?.secondaryIdentifiers !== undefined) named.push('signUp.secondaryIdentifiers');
+  if (patch.socialSignIn?.skipRequiredIdentifiers !== undefined) named.push('socialSignIn.skipRequiredIdentifiers');
   return named;
 }

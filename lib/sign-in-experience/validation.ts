@@ -26,6 +26,31 @@ function signInRefusal({ signIn }: SignInExperience): Refusal | undefined {
 
 const isContact = (identifier: SignInIdentifier) => identifier !== 'username';
 
+/**
+ * Logto's rules for secondary identifiers: only beside a primary one, each once and none of the primary ones
+ * (`emailOrPhone` beside neither email nor phone), an email or phone one proven by a code (`verify`, with the
+ * sign-up's `verify` on).
+ */
+function secondaryRefusal({ signUp }: SignInExperience): Refusal | undefined {
+  const secondary = signUp.secondaryIdentifiers ?? [];
+  if (secondary.length === 0) return undefined;
+  if (signUp.identifiers.length === 0) {
+    return ['sign_in_experiences.missing_sign_up_identifiers', 'secondary sign-up identifiers need a primary one'];
+  }
+  const names = secondary.map((item) => item.identifier);
+  const primary = new Set<string>(signUp.identifiers);
+  const overlaps = (name: string) => (name === 'emailOrPhone' ? primary.has('email') || primary.has('phone') : primary.has(name));
+  if (new Set(names).size !== names.length || names.some(overlaps)) {
+    return ['sign_in_experiences.duplicated_sign_up_identifiers', 'a secondary sign-up identifier must not repeat nor be a primary one'];
+  }
+  const unverified = secondary.find((item) => item.identifier !== 'username' && (!item.verify || !signUp.verify));
+  if (unverified) {
+    return ['sign_in_experiences.passwordless_requires_verify',
+      `a secondary ${unverified.identifier} is only taken by a verified code: it needs verify, and so does sign-up`, { identifier: unverified.identifier }];
+  }
+  return undefined;
+}
+
 function signUpRefusal({ signUp, signIn }: SignInExperience): Refusal | undefined {
   const { identifiers } = signUp;
   if (new Set(identifiers).size !== identifiers.length) {
@@ -48,7 +73,8 @@ function signUpRefusal({ signUp, signIn }: SignInExperience): Refusal | undefine
   if (contact && !signUp.verify) {
     return ['sign_in_experiences.passwordless_requires_verify', 'sign-up by email or phone needs verify: the address is proven with a code'];
   }
-  if (!contact && signUp.verify) {
+  const secondaryContact = (signUp.secondaryIdentifiers ?? []).some((item) => item.identifier !== 'username');
+  if (!contact && !secondaryContact && signUp.verify) {
     return ['sign_in_experiences.verify_requires_email_or_phone', 'verify applies to email or phone sign-up only'];
   }
   for (const identifier of identifiers) {
@@ -95,7 +121,7 @@ function assertMfa({ mfa }: SignInExperience): void {
 
 export function assertConsistent(settings: SignInExperience): void {
   assertMfa(settings);
-  const refusal = signInRefusal(settings) ?? signUpRefusal(settings) ?? passwordPolicyRefusal(settings);
+  const refusal = signInRefusal(settings) ?? signUpRefusal(settings) ?? secondaryRefusal(settings) ?? passwordPolicyRefusal(settings);
   if (refusal) throw errors.unprocessable(...refusal);
 }
 

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { accessibleDescription, freshPage, screenshot, useChromium } from '../support/chromium.ts';
-import { signInToConsole, useConsoleService } from './support/console.ts';
+import { CONSOLE_ADMIN, signInToConsole, useConsoleService } from './support/console.ts';
 
 describe('browser: the console\'s sign-in experience and connectors pages (Chromium)', () => {
   const chromium = useChromium();
@@ -84,6 +84,34 @@ describe('browser: the console\'s sign-in experience and connectors pages (Chrom
       await visitor.context.close();
     }
   });
+  it('keeps the stored secondary sign-up identifiers and social sign-in settings when the sign-in section saves', async () => {
+    const secondaryIdentifiers = [{ identifier: 'email', verify: true }];
+    // The administrator must have the email the settings will require of every account signing in.
+    const [admin] = await running.read<Array<{ id: string }>>(`/api/users?search=${CONSOLE_ADMIN.username}`);
+    expect((await running.request(`/api/users/${admin!.id}`, { method: 'PATCH', json: { primaryEmail: 'console.admin@example.com' } })).status).to.equal(200);
+    const patched = await running.request('/api/sign-in-exp', {
+      method: 'PATCH', json: {
+        signInMode: 'SignIn', signUp: { identifiers: ['username'], password: true, verify: true, secondaryIdentifiers },
+        socialSignIn: { automaticAccountLinking: true },
+      },
+    });
+    expect(patched.status, await patched.clone().text()).to.equal(200);
+    const { page, context } = await freshPage(chromium.browser());
+    try {
+      await signInToConsole(page, running.consoleUrl('/sign-in-experience'));
+      await page.getByRole('combobox', { name: 'Sign-in mode' }).selectOption({ label: 'Sign in and sign up' });
+      await page.getByRole('button', { name: 'Save sign-in and sign-up' }).click();
+      await page.getByRole('region', { name: 'Sign-in and sign-up' }).getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+      await screenshot(page, 'console-sign-in-experience-secondary-kept');
+    } finally {
+      await context.close();
+    }
+    const stored = await running.read<{ signInMode: string; signUp: Record<string, unknown>; socialSignIn: unknown }>('/api/sign-in-exp');
+    expect(stored.signInMode).to.equal('SignInAndRegister');
+    expect(stored.signUp).to.deep.equal({ identifiers: ['username'], password: true, verify: true, secondaryIdentifiers });
+    expect(stored.socialSignIn).to.deep.equal({ automaticAccountLinking: true });
+  });
+
   it('creates a social connector and an enterprise SSO connector, with config refusals at their fields, at phone width', async () => {
     const { page, context } = await freshPage(chromium.browser(), { width: 360, height: 740 });
     try {

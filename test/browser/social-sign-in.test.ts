@@ -128,4 +128,29 @@ describe('browser: continue with a social connector whose provider is a second i
       await context.close();
     }
   });
+
+  it('with socialSignIn.automaticAccountLinking on, links to the account with the same verified email without asking', async () => {
+    const settings = await h.running.request('/api/sign-in-exp', { method: 'PATCH', json: { socialSignIn: { automaticAccountLinking: true } } });
+    expect(settings.status).to.equal(200);
+    const username = `auto_${Math.random().toString(36).slice(2, 8)}`;
+    const email = `${username}@upstream.example.com`;
+    await upstream.request('/api/users', { method: 'POST', json: { username, primaryEmail: email, password: 'Correct-Horse-7' } });
+    const existing = await (await h.running.request('/api/users', { method: 'POST', json: { primaryEmail: email } })).json() as { id: string };
+
+    const { page, context } = await freshPage(chromium.browser());
+    try {
+      const flow = await h.rp.signIn(page);
+      await page.getByRole('link', { name: 'Continue with Upstream ID' }).click();
+      await page.waitForURL((url) => url.href.startsWith(upstream.baseUrl));
+      await page.getByRole('textbox', { name: /username/i }).fill(username);
+      await page.getByLabel('Password', { exact: true }).fill('Correct-Horse-7');
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      expect((await flow.finish()).claims()!.sub, 'signed in to the existing account, no link page on the way').to.equal(existing.id);
+      const updated = await h.delivery('User.Data.Updated', existing.id);
+      expect(updated.data.identities.upstream).to.have.property('userId');
+    } finally {
+      await screenshot(page, 'connector-auto-linked');
+      await context.close();
+    }
+  });
 });

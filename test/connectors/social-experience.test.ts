@@ -86,6 +86,39 @@ describe('Experience API: social sign-in through a second instance of the servic
     expect((await after.client.api('POST', '/identification', { verificationId: after.verificationId })).status).to.equal(404);
   });
 
+  it('links at once under socialSignIn.automaticAccountLinking, to the account with the provider\'s verified email only', async () => {
+    const settings = await f.h.running.request('/api/sign-in-exp', { method: 'PATCH', json: { socialSignIn: { automaticAccountLinking: true } } });
+    expect(settings.status).to.equal(200);
+    try {
+      const connector = await f.socialConnector('oidc', 'upstream-auto');
+      const person = await f.upstreamUser();
+      const existing = await json(f.h.running.request('/api/users', { method: 'POST', json: { primaryEmail: person.email } }));
+      const { client, verificationId } = await verifiedSocial(connector.id, person);
+      const linked = await client.api('POST', '/identification', { verificationId });
+      expect(linked.status, JSON.stringify(linked.body)).to.equal(204);
+      expect((await client.submitForTokens()).claims()!.sub).to.equal(existing.id);
+      const stored = await json(f.h.running.request(`/api/users/${existing.id}`));
+      expect(stored.identities['upstream-auto']).to.deep.include({ userId: person.id });
+      await f.h.delivery('User.Data.Updated', (payload) => payload.data.id === existing.id && Boolean(payload.data.identities['upstream-auto']));
+
+      // A provider that does not say the email is verified (no email_verified claim mapped) links nothing: the
+      // same address at the provider proves nobody owns the account here.
+      const unverifiedConnector = await f.socialConnector('oauth2', 'upstream-unverified', { profileMap: { id: 'sub' } });
+      const stranger = await f.upstreamUser();
+      const victim = await json(f.h.running.request('/api/users', { method: 'POST', json: { primaryEmail: stranger.email } }));
+      const attempt = await verifiedSocial(unverifiedConnector.id, stranger);
+      const refused = await attempt.client.api('POST', '/identification', { verificationId: attempt.verificationId });
+      expect(refused.status).to.equal(404);
+      expect(refused.body.code).to.equal('user.identity_not_exist');
+      expect(refused.body.data ?? {}, 'no related account is named').not.to.have.property('relatedUser');
+      const askedToLink = await attempt.client.api('POST', '/identification', { verificationId: attempt.verificationId, linkSocialIdentity: true });
+      expect(askedToLink.status).to.equal(404);
+      expect((await json(f.h.running.request(`/api/users/${victim.id}`))).identities).to.deep.equal({});
+    } finally {
+      await f.h.running.request('/api/sign-in-exp', { method: 'PATCH', json: { socialSignIn: {} } });
+    }
+  });
+
   it('still asks an account with a second factor for it after a social sign-in (403 session.mfa.require_mfa_verification)', async () => {
     const connector = await f.socialConnector('oidc', 'upstream-mfa');
     const person = await f.upstreamUser();

@@ -18,7 +18,7 @@ const UNSUPPORTED: Refusal[] = [
   { why: 'social connectors, even none', body: { socialSignInConnectorTargets: [] }, status: 422, code: 'sign_in_experiences.unsupported_setting', data: { settings: ['socialSignInConnectorTargets'] } },
   { why: 'colours and language', body: { color: { primaryColor: '#000000' }, languageInfo: { autoDetect: true } }, status: 422, code: 'sign_in_experiences.unsupported_setting', data: { settings: ['color', 'languageInfo'] } },
   { why: 'a favicon', body: { branding: { logoUrl: 'https://cdn.example.com/l.svg', favicon: 'https://cdn.example.com/f.ico' } }, status: 422, code: 'sign_in_experiences.unsupported_setting', data: { settings: ['branding.favicon'] } },
-  { why: 'secondary sign-up identifiers', body: { signUp: { ...signUp(['username'], true, false), secondaryIdentifiers: [] } }, status: 422, code: 'sign_in_experiences.unsupported_setting', data: { settings: ['signUp.secondaryIdentifiers'] } },
+  { why: 'skipping required identifiers at social sign-in', body: { socialSignIn: { automaticAccountLinking: true, skipRequiredIdentifiers: true } }, status: 422, code: 'sign_in_experiences.unsupported_setting', data: { settings: ['socialSignIn.skipRequiredIdentifiers'] } },
   { why: 'password expiration', body: { forgotPasswordMethods: [], passwordExpiration: { enabled: false } }, status: 422, code: 'sign_in_experiences.unsupported_setting', data: { settings: ['passwordExpiration'] } },
   { why: 'the pwned-passwords check (it needs the network)', body: { passwordPolicy: { rejects: { pwned: true } } }, status: 422, code: 'sign_in_experiences.pwned_check_not_supported' },
 ];
@@ -39,6 +39,12 @@ const INCONSISTENT: Refusal[] = [
   { why: 'the stored sign-up identifier removed from sign-in', body: { signIn: { methods: [method('email', true, true)] } }, status: 422, code: 'sign_in_experiences.miss_sign_up_identifier_in_sign_in', data: { identifier: 'username' } },
   { why: 'a sign-up password with code-only sign-in', body: { signIn: { methods: [method('username', true, false), method('email', false, true)] }, signUp: signUp(['email'], true, true) }, status: 422, code: 'sign_in_experiences.password_sign_in_must_be_enabled', data: { identifier: 'email' } },
   { why: 'passwordless sign-up with password-only sign-in', body: { signIn: { methods: [method('username', true, false), method('email', true, false)] }, signUp: signUp(['email'], false, true) }, status: 422, code: 'sign_in_experiences.code_sign_in_must_be_enabled', data: { identifier: 'email' } },
+  { why: 'secondary identifiers without a primary one', body: { signInMode: 'SignIn', signUp: { ...signUp([], false, false), secondaryIdentifiers: [{ identifier: 'username' }] } }, status: 422, code: 'sign_in_experiences.missing_sign_up_identifiers' },
+  { why: 'a secondary identifier that is the primary one', body: { signUp: { ...signUp(['username'], true, false), secondaryIdentifiers: [{ identifier: 'username' }] } }, status: 422, code: 'sign_in_experiences.duplicated_sign_up_identifiers' },
+  { why: 'a secondary identifier twice', body: { signUp: { ...signUp(['username'], true, true), secondaryIdentifiers: [{ identifier: 'email', verify: true }, { identifier: 'email', verify: true }] } }, status: 422, code: 'sign_in_experiences.duplicated_sign_up_identifiers' },
+  { why: 'a secondary email or phone beside a primary email', body: { signUp: { ...signUp(['email'], true, true), secondaryIdentifiers: [{ identifier: 'emailOrPhone', verify: true }] } }, status: 422, code: 'sign_in_experiences.duplicated_sign_up_identifiers' },
+  { why: 'a secondary email without verify', body: { signUp: { ...signUp(['username'], true, true), secondaryIdentifiers: [{ identifier: 'email' }] } }, status: 422, code: 'sign_in_experiences.passwordless_requires_verify', data: { identifier: 'email' } },
+  { why: 'a secondary phone with verify off at sign-up', body: { signUp: { ...signUp(['username'], true, false), secondaryIdentifiers: [{ identifier: 'phone', verify: true }] } }, status: 422, code: 'sign_in_experiences.passwordless_requires_verify', data: { identifier: 'phone' } },
   { why: 'minimum length above the maximum', body: { passwordPolicy: { length: { min: 20, max: 12 } } }, status: 422, code: 'sign_in_experiences.invalid_password_length', data: { min: 20, max: 12 } },
 ];
 
@@ -52,6 +58,8 @@ const MALFORMED: Refusal[] = [
   { why: 'a logo that is not an http(s) URL', body: { branding: { logoUrl: 'javascript:alert(1)' } }, status: 400, code: 'guard.invalid_input' },
   { why: 'another id', body: { id: 'tenant' }, status: 400, code: 'guard.invalid_input' },
   { why: 'an array', body: [], status: 400, code: 'guard.invalid_input' },
+  { why: 'a secondary identifier Logto does not have', body: { signUp: { ...signUp(['username'], true, false), secondaryIdentifiers: [{ identifier: 'nickname' }] } }, status: 400, code: 'guard.invalid_input' },
+  { why: 'automaticAccountLinking that is not a boolean', body: { socialSignIn: { automaticAccountLinking: 'yes' } }, status: 400, code: 'guard.invalid_input' },
 ];
 
 describe('sign-in experience settings refused, never stored', () => {

@@ -23,6 +23,7 @@ const DEFAULTS = {
   singleSignOnEnabled: true,
   // Ours, not Logto's: see docs/impersonation.md.
   impersonation: { requireReason: false, notifyByEmail: false },
+  socialSignIn: {},
 };
 
 const method = (identifier: string, password: boolean, verificationCode: boolean, isPasswordPrimary = password) =>
@@ -83,6 +84,19 @@ describe('sign-in experience settings: GET/PATCH /api/sign-in-exp', () => {
 
     const byUsername = { identifiers: ['username'], password: true, verify: false };
     expect((await patch({ signIn: { methods: [method('username', true, false)] }, signUp: byUsername })).signUp).to.deep.equal(byUsername);
+
+    const withSecondary = {
+      identifiers: ['username'], password: true, verify: true,
+      secondaryIdentifiers: [{ identifier: 'emailOrPhone', verify: true }],
+    };
+    expect((await patch({ signUp: withSecondary })).signUp).to.deep.equal(withSecondary);
+    expect((await patch({ signUp: byUsername })).signUp, 'a sign-up patch replaces the stored one whole').to.deep.equal(byUsername);
+  });
+
+  it('stores socialSignIn.automaticAccountLinking; a socialSignIn patch replaces the stored one whole', async () => {
+    expect((await patch({ socialSignIn: { automaticAccountLinking: true } })).socialSignIn).to.deep.equal({ automaticAccountLinking: true });
+    expect((await patch({ signInMode: 'SignIn' })).socialSignIn, 'another patch leaves it').to.deep.equal({ automaticAccountLinking: true });
+    expect((await patch({ socialSignIn: {} })).socialSignIn).to.deep.equal({});
   });
 
   it('stores a password policy; the parts a patch leaves out take their defaults, as in Logto', async () => {

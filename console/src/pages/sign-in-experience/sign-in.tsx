@@ -60,7 +60,11 @@ export function SignInSection(props: SectionProps) {
             body: {
               signInMode: mode,
               signIn: { methods: signInMethods },
-              signUp: { identifiers: signUp ? signUp.split(',') : [], password, verify },
+              signUp: {
+                identifiers: signUp ? signUp.split(',') : [], password, verify,
+                // The secondary identifiers this section does not show are kept as stored.
+                ...(props.settings.signUp.secondaryIdentifiers && { secondaryIdentifiers: props.settings.signUp.secondaryIdentifiers }),
+              },
             },
           });
         }}

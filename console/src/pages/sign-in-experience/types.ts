@@ -20,7 +20,11 @@ export interface SignInExperience {
   id: 'default';
   signInMode: 'SignIn' | 'Register' | 'SignInAndRegister';
   signIn: { methods: SignInMethod[] };
-  signUp: { identifiers: Identifier[]; password: boolean; verify: boolean };
+  signUp: {
+    identifiers: Identifier[]; password: boolean; verify: boolean;
+    /** Not edited here: a save sends back what is stored. */
+    secondaryIdentifiers?: Array<{ identifier: Identifier | 'emailOrPhone'; verify?: boolean }>;
+  };
   passwordPolicy: PasswordPolicy;
   branding: { logoUrl?: string; darkLogoUrl?: string };
   mfa: { factors: MfaFactor[]; policy: MfaPolicy; organizationRequiredMfaPolicy: 'NoPrompt' | 'Mandatory' };
