@@ -44,7 +44,7 @@ const REQUIRED_WAIT_MS = 5000;
  * The large, append-mostly collections the SQLite store keeps on disk rather than in memory (they grow with traffic,
  * not with the number of users): attempt logs, delivery records, the impersonation audit, the impersonations and the event log.
  */
-const DISK_RESIDENT_COLLECTIONS = ['webhook_logs', 'webhook_deliveries', 'impersonation_audit', 'impersonations', 'events'];
+export const DISK_RESIDENT_COLLECTIONS = ['webhook_logs', 'webhook_deliveries', 'impersonation_audit', 'impersonations', 'events'];
 
 /**
  * Chooses the backends (part of the composition root): MongoDB when `MONGODB_URI` is set, Redis and

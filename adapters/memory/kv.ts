@@ -114,10 +114,15 @@ class MemoryKeyValueStore implements KeyValueStore {
   }
 
   async getDel(key: string): Promise<string | null> {
+    const { value, durable } = await this.take(key);
+    await durable;
+    return value;
+  }
+
+  async take(key: string): Promise<{ value: string | null; durable: Promise<void> }> {
     const entry = this.#live(key);
-    if (!entry) return null;
-    await this.#change(key, null);
-    return entry.value;
+    if (!entry) return { value: null, durable: Promise.resolve() };
+    return { value: entry.value, durable: this.#change(key, null) };
   }
 
   async del(key: string): Promise<void> {

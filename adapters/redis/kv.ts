@@ -74,6 +74,11 @@ class RedisKeyValueStore implements KeyValueStore {
     return this.#redis.getdel(this.#key(key));
   }
 
+  /** GETDEL: decided and kept in one reply. */
+  async take(key: string): Promise<{ value: string | null; durable: Promise<void> }> {
+    return { value: await this.getDel(key), durable: Promise.resolve() };
+  }
+
   async del(key: string): Promise<void> {
     await this.#redis.del(this.#key(key));
   }

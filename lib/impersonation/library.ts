@@ -250,14 +250,19 @@ export function createImpersonation(deps: {
     },
 
     /**
-     * Spends the subject token, then records the impersonation with the audit of the exchange, in one transaction.
+     * Spends the subject token, and records the impersonation with the audit of the exchange in one transaction written
+     * with the spending (on the SQLite store, in the same commit).
      * `used`: another exchange spent the token first. `revoked`: the user's kill switch voided the token while this
      * exchange ran; the impersonation is recorded revoked, and the token must not be handed out.
      */
     async complete(plan: ExchangePlan, exchange: CompletedExchange): Promise<ImpersonationRecord | 'used' | 'revoked'> {
-      if (!(await subjectTokens.spend(plan.subjectToken))) return 'used';
+      const spent = await subjectTokens.spend(plan.subjectToken);
+      if (!spent) return 'used';
       const resource = plan.target?.indicator ?? (plan.organizationId ? organizationUrn(plan.organizationId) : null);
-      const record = await deps.store.transaction(async () => {
+      // The spending is decided already; the records are written right after it, and the exchange goes on once both are
+      // durable. On the SQLite store they share one commit (the token's removal is in the commit the records join), so
+      // the exchange waits for one sync, and a commit that fails puts the token back with the records undone.
+      const [record] = await Promise.all([deps.store.transaction(async () => {
         await audit.record({
           type: 'TokenExchange.Succeeded', subjectTokenRef: plan.record.ref, userId: plan.user.id, createdBy: plan.record.createdBy,
           applicationId: exchange.applicationId, actorUserId: exchange.actorUserId, resource, scope: exchange.scope,
@@ -268,7 +273,7 @@ export function createImpersonation(deps: {
           createdBy: plan.record.createdBy, resource, scope: exchange.scope, issuedAt: exchange.issuedAt,
           expiresAt: exchange.expiresAt, grantId: exchange.grantId,
         });
-      });
+      }), spent.durable]);
       // Read once the impersonation is stored: a kill switch that stored its time later finds the impersonation itself.
       if (await subjectTokens.wasRevoked(plan.record)) {
         await impersonations.revoke({ id: record.id });

@@ -80,9 +80,13 @@ export function createSubjectTokens(kv: KeyValueStore, ttlSeconds: number) {
     async wasRevoked(record: SubjectTokenRecord): Promise<boolean> {
       return record.createdAt <= await revokedBefore(record.userId);
     },
-    /** Spends a peeked token; false when it expired or another exchange spent it since. */
-    async spend(peeked: PeekedSubjectToken): Promise<boolean> {
-      return (await kv.getDel(key(peeked.digest))) !== null;
+    /**
+     * Spends a peeked token: null when it expired or another exchange spent it since; otherwise the spending's
+     * durability (`durable`, see KeyValueStore.take), so that the writes that go with it can share its commit.
+     */
+    async spend(peeked: PeekedSubjectToken): Promise<{ durable: Promise<void> } | null> {
+      const { value, durable } = await kv.take(key(peeked.digest));
+      return value === null ? null : { durable };
     },
   };
 }

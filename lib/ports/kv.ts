@@ -20,6 +20,13 @@ export interface KeyValueStore {
   compareAndSet(key: string, expected: string | null, next: string, ttlMs: number): Promise<boolean>;
   /** Atomically returns and deletes the value: of N concurrent callers at most one gets it. */
   getDel(key: string): Promise<string | null>;
+  /**
+   * `getDel`, answered once it is decided rather than once it is durable: `value` is what this caller took (null:
+   * nothing, or another caller took it), `durable` settles once the removal is kept as durably as the store keeps
+   * anything (it rejects, the value put back, when it cannot be). On the SQLite store the removal is written into the
+   * commit being gathered, so the writes made right after it (a transaction's) share that commit and its sync.
+   */
+  take(key: string): Promise<{ value: string | null; durable: Promise<void> }>;
   del(key: string): Promise<void>;
   /** Increments a counter; the first increment (value 1) starts its expiry window of `ttlMs`. */
   incr(key: string, ttlMs: number): Promise<number>;

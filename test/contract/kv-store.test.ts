@@ -191,6 +191,16 @@ function keyValueContract(backend: Backend): void {
       expect(results.filter((r) => r !== null)).to.deep.equal(['once']);
     });
 
+    it('take answers the value to exactly one of 200 concurrent callers, and its removal is durable once `durable` settles', async () => {
+      const k = key();
+      expect((await kv.take(k)).value).to.equal(null);
+      await kv.set(k, 'once', 10_000);
+      const results = await Promise.all(Array.from({ length: 200 }, () => kv.take(k)));
+      expect(results.map((result) => result.value).filter((value) => value !== null)).to.deep.equal(['once']);
+      await Promise.all(results.map((result) => result.durable));
+      expect(await kv.get(k)).to.equal(null);
+    });
+
     it('gives a key to exactly one of 50 concurrent setIfAbsent calls', async () => {
       const k = key();
       const results = await Promise.all(Array.from({ length: 50 }, (_, i) => kv.setIfAbsent(k, `v${i}`, 10_000)));

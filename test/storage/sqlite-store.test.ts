@@ -150,6 +150,11 @@ describe('SQLite store: what is acknowledged is in the file', () => {
     }
     expect(await people.find({}, { sort: { _id: 1 } })).to.deep.equal([{ _id: 'p', n: 1 }]);
     expect(await kv.get('k')).to.equal('before');
+    // A take is decided at once, and put back when its removal cannot be made durable.
+    const taken = await kv.take('k');
+    expect(taken.value).to.equal('before');
+    expect(await taken.durable.then(() => null, (error: unknown) => error)).to.be.instanceOf(DurableWriteError);
+    expect(await kv.get('k')).to.equal('before');
     database.db.exec('PRAGMA query_only = OFF');
     await people.updateOne({ _id: 'p' }, { $inc: { n: 1 } });
     await kv.set('k', 'after');

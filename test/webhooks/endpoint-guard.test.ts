@@ -109,6 +109,7 @@ for (const backend of backends) {
         setIfAbsent: (key, value, ttlMs) => kv.setIfAbsent(key, value, ttlMs),
         compareAndSet: (key, expected, next, ttlMs) => kv.compareAndSet(key, expected, next, ttlMs),
         getDel: (key) => kv.getDel(key),
+        take: (key) => kv.take(key),
         del: (key) => kv.del(key),
         incr: (key, ttlMs) => kv.incr(key, ttlMs),
         ttl: (key) => {
@@ -129,7 +130,7 @@ for (const backend of backends) {
     it('delivers when the key-value store fails (the breaker is advisory)', async () => {
       const down = () => Promise.reject(new Error('down'));
       const broken: KeyValueStore = {
-        kind: kv.kind, get: down, getMany: down, set: down, setIfAbsent: down, compareAndSet: down, getDel: down, del: down, incr: down, ttl: down, ping: down,
+        kind: kv.kind, get: down, getMany: down, set: down, setIfAbsent: down, compareAndSet: down, getDel: down, take: down, del: down, incr: down, ttl: down, ping: down,
         close: async () => {},
       };
       const endpoints = createEndpointGuard({ kv: broken, namespace, limits: LIMITS });
