@@ -74,6 +74,23 @@ describe('sign-in pages: forms, settings and refusals over HTTP', () => {
     expect(empty.html).to.match(/id="sign-up-password"[^>]*aria-invalid="true"/);
   });
 
+  it('says which secondary sign-up identifier an account must also have when the pages cannot add it (422)', async () => {
+    await signInExperience({
+      signUp: { identifiers: ['username'], password: true, verify: true, secondaryIdentifiers: [{ identifier: 'emailOrPhone', verify: true }] },
+    });
+    try {
+      const username = unique('second_');
+      const signIn = await openSignIn(running);
+      const refused = await submit(signIn, '/sign-up', { username, password: 'Fresh-Password-4' });
+      expect(refused.status).to.equal(422);
+      expect(refused.html).to.include('Every account here must also have an email address or a phone number');
+      expectSecurePage(refused.res, refused.html);
+      expect(await running.service.core.repositories.users.findWithSecrets({ username }), 'no account was created').to.equal(null);
+    } finally {
+      await signInExperience(USERNAME_SIGN_UP);
+    }
+  });
+
   it('follows signInMode: no way to register when it is off, only registration when sign-in is', async () => {
     await signInExperience({ signInMode: 'SignIn' });
     try {
