@@ -161,13 +161,17 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
     await settleGeneratedKeys(settings, stores.documents);
     if (settings.OTEL_EXPORTER_OTLP_ENDPOINT) {
       traces = await createTraces({
-        endpoint: settings.OTEL_EXPORTER_OTLP_ENDPOINT, serviceName: settings.OTEL_SERVICE_NAME,
-        serviceVersion: VERSION, logger,
+        endpoint: settings.OTEL_EXPORTER_OTLP_ENDPOINT,
+        serviceName: settings.OTEL_SERVICE_NAME,
+        serviceVersion: VERSION,
+        logger,
       });
     }
     const metrics = createMetrics({ queueDepth: () => stores.queue.pendingCount() });
     if (!settings.METRICS_TOKEN) {
-      logger.warn('GET /metrics is open to anyone who reaches this service: set METRICS_TOKEN, or keep it off the public network');
+      logger.warn(
+        'GET /metrics is open to anyone who reaches this service: set METRICS_TOKEN, or keep it off the public network',
+      );
     }
     const rateLimits = createRateLimits({ kv: stores.kv, settings, metrics });
     const repositories = createRepositories(stores.documents);
@@ -188,17 +192,31 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
     const authorization = createAuthorization(repositories, stores.documents);
     // An application by id, read by the token exchange (its opt-in) and the customizer (the script's context) on
     // every token: remembered until an application changes (see remembered).
-    const applicationOf = remembered(stores.documents, ['applications'], (id: string) => repositories.applications.findById(id));
+    const applicationOf = remembered(stores.documents, ['applications'], (id: string) =>
+      repositories.applications.findById(id),
+    );
     const libraries = createLibraries(repositories, {
-      defaultAccessTokenTtl: settings.ACCESS_TOKEN_TTL_SECONDS, cookieKeys: settings.cookieKeys,
-      allowedNetworks: settings.WEBHOOK_ALLOWED_NETWORKS, mfaSecretKeys: settings.mfaSecretKeys, baseUrl: settings.baseUrl,
-      kv: stores.kv, endpointNetworks: settings.CONNECTOR_ENDPOINT_NETWORKS, outboundDeadlineMs: settings.OUTBOUND_TIMEOUT_MS,
+      defaultAccessTokenTtl: settings.ACCESS_TOKEN_TTL_SECONDS,
+      cookieKeys: settings.cookieKeys,
+      allowedNetworks: settings.WEBHOOK_ALLOWED_NETWORKS,
+      mfaSecretKeys: settings.mfaSecretKeys,
+      baseUrl: settings.baseUrl,
+      kv: stores.kv,
+      endpointNetworks: settings.CONNECTOR_ENDPOINT_NETWORKS,
+      outboundDeadlineMs: settings.OUTBOUND_TIMEOUT_MS,
     });
     const consoleAdmins = createConsoleAdmins({
-      repositories, users: libraries.users, signInExperience: libraries.signInExperience, kv: stores.kv, logger,
+      repositories,
+      users: libraries.users,
+      signInExperience: libraries.signInExperience,
+      kv: stores.kv,
+      logger,
     });
     await prepareConsoleAdmins({
-      admins: consoleAdmins, settings, logger, print,
+      admins: consoleAdmins,
+      settings,
+      logger,
+      print,
     });
     const audit = createImpersonationAudit(stores.documents);
     await audit.prepare();
@@ -206,13 +224,20 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
     const exchanges = new ExchangeRegistry();
     const customizerConfigs = createJwtCustomizerConfigs(stores.documents);
     let sandboxes: Sandboxes | undefined;
-    const getSandboxes = () => (sandboxes ??= createSandboxes({
-      timeoutMs: settings.JWT_CUSTOMIZER_TIMEOUT_MS, memoryBytes: settings.JWT_CUSTOMIZER_MEMORY_MB * 1024 * 1024,
-      workers: settings.JWT_CUSTOMIZER_WORKERS,
-    }));
+    const getSandboxes = () =>
+      (sandboxes ??= createSandboxes({
+        timeoutMs: settings.JWT_CUSTOMIZER_TIMEOUT_MS,
+        memoryBytes: settings.JWT_CUSTOMIZER_MEMORY_MB * 1024 * 1024,
+        workers: settings.JWT_CUSTOMIZER_WORKERS,
+      }));
     const customizer = createClaimsCustomizer({
-      fn: options.jwtCustomizer, configs: customizerConfigs, logger,
-      runner: countingTimeouts(() => getSandboxes().issuance, () => metrics.sandboxTimeouts.inc({ pool: 'issuance' })),
+      fn: options.jwtCustomizer,
+      configs: customizerConfigs,
+      logger,
+      runner: countingTimeouts(
+        () => getSandboxes().issuance,
+        () => metrics.sandboxTimeouts.inc({ pool: 'issuance' }),
+      ),
       scriptExemptAudiences: [settings.managementIndicator, LOGTO_MANAGEMENT_INDICATOR],
     });
     const provider = createProvider({
@@ -228,25 +253,45 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
       interactionStart: firstPagePath,
       logger,
       trustProxy: settings.TRUST_PROXY,
-      extraTokenClaims: extraTokenClaimsHook(createExtraTokenClaims({
-        customizer, exchanges, repositories, organizations: libraries.organizations, applicationOf,
-      })),
+      extraTokenClaims: extraTokenClaimsHook(
+        createExtraTokenClaims({
+          customizer,
+          exchanges,
+          repositories,
+          organizations: libraries.organizations,
+          applicationOf,
+        }),
+      ),
       customizeJwt: createExchangedJwtCustomizer(exchanges),
       clientGate: clientGate(rateLimits.clientAuth),
       // Off by default: then the token endpoint's lookups stay untouched.
-      tokenRequestGate: settings.TOKEN_RATE_LIMIT_PER_CLIENT > 0 ? tokenRequestGate(rateLimits.countTokenRequest) : undefined,
+      tokenRequestGate:
+        settings.TOKEN_RATE_LIMIT_PER_CLIENT > 0 ? tokenRequestGate(rateLimits.countTokenRequest) : undefined,
     });
     observeTokenEvents(provider, { logger, metrics });
     runtime = await createWebhookRuntime({ settings, logger, stores, metrics });
     const { webhooks } = runtime;
-    const bus = new EventBus(createOutboxRecorder({
-      store: stores.documents, outbox: runtime.outbox, log: runtime.events, wake: runtime.wake,
-    }));
+    const bus = new EventBus(
+      createOutboxRecorder({
+        store: stores.documents,
+        outbox: runtime.outbox,
+        log: runtime.events,
+        wake: runtime.wake,
+      }),
+    );
     messaging = await createMessaging({ settings, logger, kv: stores.kv, bus, templates: options.messageTemplates });
-    const impersonations = createImpersonations(stores.documents, { revokeGrants: repositories.oidcRevocation.revokeGrants });
+    const impersonations = createImpersonations(stores.documents, {
+      revokeGrants: repositories.oidcRevocation.revokeGrants,
+    });
     await impersonations.prepare();
     const impersonation = createImpersonation({
-      store: stores.documents, repositories, authorization, subjectTokens, audit, impersonations, bus,
+      store: stores.documents,
+      repositories,
+      authorization,
+      subjectTokens,
+      audit,
+      impersonations,
+      bus,
       policy: {
         maxTokenTtlSeconds: settings.IMPERSONATION_TOKEN_MAX_TTL_SECONDS,
         protectedRoleNames: settings.IMPERSONATION_PROTECTED_ROLES,
@@ -254,50 +299,94 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
       settings: async () => (await libraries.signInExperience.get()).impersonation,
       messaging,
     });
-    registerGrantType(provider, tokenExchange.grantType, tokenExchange.createTokenExchangeHandler({
-      applicationOf, impersonation, exchanges, signingAlg: signingKeys.alg,
-      verifyActor: createActorVerifier({ issuer: settings.issuer, publicKeys: signingKeys.publicKeys, users: repositories.users }),
-    }), tokenExchange.parameters);
+    registerGrantType(
+      provider,
+      tokenExchange.grantType,
+      tokenExchange.createTokenExchangeHandler({
+        applicationOf,
+        impersonation,
+        exchanges,
+        signingAlg: signingKeys.alg,
+        verifyActor: createActorVerifier({
+          issuer: settings.issuer,
+          publicKeys: signingKeys.publicKeys,
+          users: repositories.users,
+        }),
+      }),
+      tokenExchange.parameters,
+    );
     const introspectionPolicy = createIntrospectionPolicy({ repositories, authorization });
     introspectImpersonationJwts(provider, {
-      issuer: settings.issuer, publicKeys: signingKeys.publicKeys, isActive: impersonation.isActive,
+      issuer: settings.issuer,
+      publicKeys: signingKeys.publicKeys,
+      isActive: impersonation.isActive,
       allowed: (client, token) => introspectionPolicy(undefined, client, token),
     });
     enforceGrantLimits(provider, { repositories, bus });
     const lockout = createLockout({
-      kv: stores.kv, bus,
+      kv: stores.kv,
+      bus,
       // Logto's sentinelPolicy, where the sign-in experience sets it, over the configured defaults.
       policy: async () => {
         const { sentinelPolicy } = await libraries.signInExperience.get();
         return {
           threshold: sentinelPolicy.maxAttempts ?? settings.LOCKOUT_THRESHOLD,
-          lockSeconds: sentinelPolicy.lockoutDuration === undefined ? settings.LOCKOUT_SECONDS : sentinelPolicy.lockoutDuration * 60,
+          lockSeconds:
+            sentinelPolicy.lockoutDuration === undefined
+              ? settings.LOCKOUT_SECONDS
+              : sentinelPolicy.lockoutDuration * 60,
         };
       },
     });
     const core: ServiceCore = {
-      settings, logger, store: stores.documents, kv: stores.kv, bus, events: runtime.events, repositories, authorization,
+      settings,
+      logger,
+      store: stores.documents,
+      kv: stores.kv,
+      bus,
+      events: runtime.events,
+      repositories,
+      authorization,
       provider,
       libraries,
       impersonation,
       webhooks,
       messaging,
       experience: createExperience({
-        provider, kv: stores.kv, bus, repositories, users: libraries.users, organizationJit: libraries.organizationJit,
-        signInExperience: libraries.signInExperience, messaging, baseUrl: settings.baseUrl,
-        connectors: libraries.connectors, identities: libraries.identities, upstreams: libraries.upstreams,
-        mfa: libraries.mfa, passkeys: libraries.passkeys,
+        provider,
+        kv: stores.kv,
+        bus,
+        repositories,
+        users: libraries.users,
+        organizationJit: libraries.organizationJit,
+        signInExperience: libraries.signInExperience,
+        messaging,
+        baseUrl: settings.baseUrl,
+        connectors: libraries.connectors,
+        identities: libraries.identities,
+        upstreams: libraries.upstreams,
+        mfa: libraries.mfa,
+        passkeys: libraries.passkeys,
         lockout,
       }),
       account: createAccount({
-        provider, store: stores.documents, kv: stores.kv, bus, repositories, users: libraries.users,
-        signInExperience: libraries.signInExperience, messaging,
+        provider,
+        store: stores.documents,
+        kv: stores.kv,
+        bus,
+        repositories,
+        users: libraries.users,
+        signInExperience: libraries.signInExperience,
+        messaging,
         lockout,
         impersonationActive: impersonation.isActive,
       }),
       customizer: {
         configs: customizerConfigs,
-        runner: countingTimeouts(() => getSandboxes().test, () => metrics.sandboxTimeouts.inc({ pool: 'test' })),
+        runner: countingTimeouts(
+          () => getSandboxes().test,
+          () => metrics.sandboxTimeouts.inc({ pool: 'test' }),
+        ),
       },
       metrics,
       rateLimits,
@@ -309,13 +398,18 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
 
     const registry = new RouteRegistry();
     const auth = createManagementAuth({
-      issuer: settings.issuer, audience: [settings.managementIndicator, LOGTO_MANAGEMENT_INDICATOR], publicKeys: signingKeys.publicKeys,
-      failures: rateLimits.managementAuth, onLimited: () => rateLimits.limited('management_auth'),
+      issuer: settings.issuer,
+      audience: [settings.managementIndicator, LOGTO_MANAGEMENT_INDICATOR],
+      publicKeys: signingKeys.publicKeys,
+      failures: rateLimits.managementAuth,
+      onLimited: () => rateLimits.limited('management_auth'),
     });
     const router = new Router({ prefix: API_PREFIX });
     rememberStaticMatches(router);
     const api: ApiRouterDeps = {
-      router, prefix: API_PREFIX, registry,
+      router,
+      prefix: API_PREFIX,
+      registry,
       requireScope: (scope) => compose([auth.authenticate, auth.requireScope(scope)]),
     };
     managementRoutes(api, core);
@@ -328,7 +422,9 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
     consoleRoutes(api, core);
     router.get('/swagger.json', (ctx) => {
       ctx.body = buildOpenApi(
-        registry, { baseUrl: settings.baseUrl, version: VERSION }, { map: MANAGEMENT_EVENTS, prefix: API_PREFIX },
+        registry,
+        { baseUrl: settings.baseUrl, version: VERSION },
+        { map: MANAGEMENT_EVENTS, prefix: API_PREFIX },
         eventJsonSchemas(),
       );
     });
@@ -356,10 +452,12 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
     if (traces) app.use(traces.middleware);
     app.use(metricsEndpoint(metrics, settings.METRICS_TOKEN));
     app.use(ownCookieKeys(settings.cookieKeys));
-    app.use(healthMiddleware([
-      { name: 'documents', check: () => stores.documents.ping() },
-      { name: 'keyValue', check: () => stores.kv.ping() },
-    ]));
+    app.use(
+      healthMiddleware([
+        { name: 'documents', check: () => stores.documents.ping() },
+        { name: 'keyValue', check: () => stores.kv.ping() },
+      ]),
+    );
     app.use(consoleMiddleware({ bundle: loadConsoleBundle(logger), settings }));
     app.use(providerPageSecurity({ prefix: '/oidc', serviceUrl: settings.baseUrl }));
     app.use(refuseEncodedBodies('/oidc'));
@@ -367,10 +465,15 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
     app.use(mountProvider(provider, settings.issuer));
     // Only the sign-in pages' own paths reach their router, which would otherwise test each of its patterns against
     // every other request too.
-    app.use(when((ctx) => ctx.path.startsWith('/interaction/'), composeMiddleware([
-      when((ctx) => !SELF_ANSWERING_PAGES.test(ctx.path), transactionalRequests(stores.documents)),
-      interactionRoutes(core),
-    ])));
+    app.use(
+      when(
+        (ctx) => ctx.path.startsWith('/interaction/'),
+        composeMiddleware([
+          when((ctx) => !SELF_ANSWERING_PAGES.test(ctx.path), transactionalRequests(stores.documents)),
+          interactionRoutes(core),
+        ]),
+      ),
+    );
     app.use(async (ctx, next) => {
       if (ctx.path === API_PREFIX || ctx.path.startsWith(`${API_PREFIX}/`)) return apiStack(ctx, next);
       return next();
@@ -388,7 +491,12 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
 
     const running = runtime;
     return {
-      app, provider, settings, core, webhooks, adminClientId,
+      app,
+      provider,
+      settings,
+      core,
+      webhooks,
+      adminClientId,
       async close() {
         // Requests being answered finish on open stores; a host stops sending new ones before it closes us.
         await inFlight.drained(DRAIN_MS);

@@ -44,7 +44,13 @@ const REQUIRED_WAIT_MS = 5000;
  * The large, append-mostly collections the SQLite store keeps on disk rather than in memory (they grow with traffic,
  * not with the number of users): attempt logs, delivery records, the impersonation audit, the impersonations and the event log.
  */
-export const DISK_RESIDENT_COLLECTIONS = ['webhook_logs', 'webhook_deliveries', 'impersonation_audit', 'impersonations', 'events'];
+export const DISK_RESIDENT_COLLECTIONS = [
+  'webhook_logs',
+  'webhook_deliveries',
+  'impersonation_audit',
+  'impersonations',
+  'events',
+];
 
 /**
  * Chooses the backends (part of the composition root): MongoDB when `MONGODB_URI` is set, Redis and
@@ -53,7 +59,10 @@ export const DISK_RESIDENT_COLLECTIONS = ['webhook_logs', 'webhook_deliveries', 
  * chosen: each weighs tens of megabytes of resident memory.
  */
 export async function openStores(
-  settings: Settings, logger: Logger, injected: InjectedStores = {}, options: OpenStoresOptions = {},
+  settings: Settings,
+  logger: Logger,
+  injected: InjectedStores = {},
+  options: OpenStoresOptions = {},
 ): Promise<Stores> {
   const closers: Array<() => Promise<unknown>> = [];
   /** The queue stops first: its consumer lets the attempts in flight finish or time out while the stores are open. */
@@ -61,8 +70,18 @@ export async function openStores(
   /** The SQLite file, when some store is kept in it: it closes last, once every store over it has. */
   let database: SqliteDatabase | undefined;
   const closeOpened = async () => {
-    if (closeQueue) await within(closeQueue().catch(() => undefined), settings.WEBHOOK_TIMEOUT_MS + CLOSE_TIMEOUT_MS, undefined);
-    for (const close of closers) await within(close().catch(() => undefined), CLOSE_TIMEOUT_MS, undefined);
+    if (closeQueue)
+      await within(
+        closeQueue().catch(() => undefined),
+        settings.WEBHOOK_TIMEOUT_MS + CLOSE_TIMEOUT_MS,
+        undefined,
+      );
+    for (const close of closers)
+      await within(
+        close().catch(() => undefined),
+        CLOSE_TIMEOUT_MS,
+        undefined,
+      );
     await database?.close().catch(() => undefined);
   };
   const sqlite = async (): Promise<SqliteDatabase> => {
@@ -72,7 +91,8 @@ export async function openStores(
       database = openSqliteDatabase({
         dataDir: settings.DATA_DIR,
         synchronous: settings.SQLITE_SYNCHRONOUS,
-        onWriteFailure: (error) => logger.error({ store: 'sqlite', reason: reasonOf(error) }, 'sqlite write failed: the change was undone'),
+        onWriteFailure: (error) =>
+          logger.error({ store: 'sqlite', reason: reasonOf(error) }, 'sqlite write failed: the change was undone'),
       });
     } catch (error) {
       await closeOpened();
@@ -84,21 +104,27 @@ export async function openStores(
   let redis: Redis | undefined;
   let kvRedis: Redis | undefined;
   if (settings.REDIS_URL && (!injected.kv || !injected.queue)) {
-    const { CONNECT_TIMEOUT_MS, createRedisConnection, readyWithin, untilReady } = await import('../adapters/redis/connection.ts');
+    const { CONNECT_TIMEOUT_MS, createRedisConnection, readyWithin, untilReady } = await import(
+      '../adapters/redis/connection.ts'
+    );
     const address = addressOf(settings.REDIS_URL);
     // One line per outage, from one of the connections, without a stack: an outage is no bug. A start that requires
     // Redis says once whether it came up, so attempts that fail before that are not an outage yet.
     let starting = options.requireReachable === true;
     const outages = {
-      onDown: (error: Error) => starting || logger.warn(
-        { store: 'redis', address, reason: reasonOf(error) }, 'redis is unavailable: commands fail until it is back',
-      ),
+      onDown: (error: Error) =>
+        starting ||
+        logger.warn(
+          { store: 'redis', address, reason: reasonOf(error) },
+          'redis is unavailable: commands fail until it is back',
+        ),
       onUp: () => starting || logger.info({ store: 'redis', address }, 'redis is available again'),
     };
     if (!injected.queue) redis = createRedisConnection(settings.REDIS_URL, outages);
     // The key-value store's commands (counters, one-time values, caches) are short and independent: on a connection
     // of their own they are pipelined, those of one turn of the event loop sent together. BullMQ keeps its own.
-    if (!injected.kv) kvRedis = createRedisConnection(settings.REDIS_URL, redis ? {} : outages, { enableAutoPipelining: true });
+    if (!injected.kv)
+      kvRedis = createRedisConnection(settings.REDIS_URL, redis ? {} : outages, { enableAutoPipelining: true });
     const connections = [redis, kvRedis].filter((connection) => connection !== undefined);
     for (const connection of connections) {
       // A connection that never became ready would wait forever on QUIT: drop it instead.
@@ -113,8 +139,8 @@ export async function openStores(
       if (failed) {
         await closeOpened();
         throw new StoreUnavailableError(
-          `Redis at ${address} did not answer within ${REQUIRED_WAIT_MS / 1000} s`
-          + `${failed.lastError ? ` (${reasonOf(failed.lastError)})` : ''}: start it, or correct REDIS_URL`,
+          `Redis at ${address} did not answer within ${REQUIRED_WAIT_MS / 1000} s` +
+            `${failed.lastError ? ` (${reasonOf(failed.lastError)})` : ''}: start it, or correct REDIS_URL`,
         );
       }
       starting = false;
@@ -133,8 +159,11 @@ export async function openStores(
       const file = await sqlite();
       const shared = redis ?? kvRedis;
       if (shared) await leaseOrRefuse(shared, settings.DATA_DIR, logger, closers, closeOpened);
-      documents = await openLoaded(file, closeOpened, async () => (await import('../adapters/sqlite/documents.ts'))
-        .createSqliteDocumentStore(file, { diskResident: DISK_RESIDENT_COLLECTIONS }));
+      documents = await openLoaded(file, closeOpened, async () =>
+        (await import('../adapters/sqlite/documents.ts')).createSqliteDocumentStore(file, {
+          diskResident: DISK_RESIDENT_COLLECTIONS,
+        }),
+      );
       documentsInFile = true;
     } else {
       documents = createMemoryDocumentStore();
@@ -148,7 +177,9 @@ export async function openStores(
       kv = (await import('../adapters/redis/kv.ts')).createRedisKeyValueStore(kvRedis, { prefix: 'ids:' });
     } else if (local === 'sqlite') {
       const file = await sqlite();
-      kv = await openLoaded(file, closeOpened, async () => (await import('../adapters/sqlite/kv.ts')).createSqliteKeyValueStore(file));
+      kv = await openLoaded(file, closeOpened, async () =>
+        (await import('../adapters/sqlite/kv.ts')).createSqliteKeyValueStore(file),
+      );
     } else {
       kv = createMemoryKeyValueStore();
     }
@@ -159,7 +190,8 @@ export async function openStores(
   if (!queue) {
     const onError = (error: unknown, deliveryId?: string) => {
       // Redis being down reaches the queue's connections on every reconnection attempt: the outage line says it once.
-      if (isDependencyFailure(error)) logger.debug({ reason: reasonOf(error), deliveryId }, 'webhook queue: redis unavailable');
+      if (isDependencyFailure(error))
+        logger.debug({ reason: reasonOf(error), deliveryId }, 'webhook queue: redis unavailable');
       else logger.warn({ err: error, deliveryId }, 'webhook queue error');
     };
     if (redis) {
@@ -173,9 +205,11 @@ export async function openStores(
       });
     } else if (local === 'sqlite') {
       const file = await sqlite();
-      queue = await openLoaded(file, closeOpened, async () => (await import('../adapters/sqlite/delivery-queue.ts'))
-        // With the documents in the same file, an attempt's recorded outcome is written after its start.
-        .createSqliteDeliveryQueue(file, { onError, startsOrdered: documentsInFile }));
+      queue = await openLoaded(file, closeOpened, async () =>
+        (await import('../adapters/sqlite/delivery-queue.ts'))
+          // With the documents in the same file, an attempt's recorded outcome is written after its start.
+          .createSqliteDeliveryQueue(file, { onError, startsOrdered: documentsInFile }),
+      );
     } else {
       queue = createMemoryDeliveryQueue({ onError });
     }
@@ -192,7 +226,10 @@ export async function openStores(
     }
   }
   return {
-    documents, kv, queue, ...(database && { sqlite: database }),
+    documents,
+    kv,
+    queue,
+    ...(database && { sqlite: database }),
     // A store that does not answer must not keep the process from stopping.
     close: closeOpened,
   };
@@ -206,7 +243,9 @@ async function openMongo(uri: string, closeOpened: () => Promise<void>): Promise
   } catch (error) {
     await closeOpened();
     if (!isDependencyFailure(error)) throw error;
-    throw new StoreUnavailableError(`MongoDB at ${addressOf(uri)} is unreachable (${reasonOf(error)}): start it, or correct MONGODB_URI`);
+    throw new StoreUnavailableError(
+      `MongoDB at ${addressOf(uri)} is unreachable (${reasonOf(error)}): start it, or correct MONGODB_URI`,
+    );
   }
 }
 
@@ -214,33 +253,48 @@ async function openMongo(uri: string, closeOpened: () => Promise<void>): Promise
  * A store over the SQLite file, read back from it: a file that cannot be read (corrupt) stops the start with one line
  * naming it, and nothing of it is overwritten.
  */
-async function openLoaded<T>(database: SqliteDatabase, closeOpened: () => Promise<void>, open: () => Promise<T>): Promise<T> {
+async function openLoaded<T>(
+  database: SqliteDatabase,
+  closeOpened: () => Promise<void>,
+  open: () => Promise<T>,
+): Promise<T> {
   try {
     return await open();
   } catch (error) {
     await closeOpened();
-    throw new StoreUnavailableError(`cannot read the database ${database.path}: ${reasonOf(error)} (restore it from a backup)`);
+    throw new StoreUnavailableError(
+      `cannot read the database ${database.path}: ${reasonOf(error)} (restore it from a backup)`,
+    );
   }
 }
 
 /** Documents kept in this process's file, beside a Redis: no other such process may use that Redis (see lease.ts). */
 async function leaseOrRefuse(
-  redis: Redis, dataDir: string, logger: Logger,
-  closers: Array<() => Promise<unknown>>, closeOpened: () => Promise<void>,
+  redis: Redis,
+  dataDir: string,
+  logger: Logger,
+  closers: Array<() => Promise<unknown>>,
+  closeOpened: () => Promise<void>,
 ): Promise<void> {
   const { leaseLocalDocuments } = await import('../adapters/redis/lease.ts');
   try {
     const lease = await leaseLocalDocuments(redis, {
       key: 'ids:lease:local-documents',
       dataDir: resolve(dataDir),
-      onLost: (holder) => logger.error({ holder, dataDir }, 'another process with local documents took this Redis over: stop one of them'),
+      onLost: (holder) =>
+        logger.error(
+          { holder, dataDir },
+          'another process with local documents took this Redis over: stop one of them',
+        ),
     });
     // Before the connections are quit.
     closers.unshift(() => lease.release());
   } catch (error) {
     await closeOpened();
     if (error instanceof StoreUnavailableError) throw error;
-    throw new StoreUnavailableError(`cannot check that no other process with local documents uses this Redis: ${reasonOf(error)}`);
+    throw new StoreUnavailableError(
+      `cannot check that no other process with local documents uses this Redis: ${reasonOf(error)}`,
+    );
   }
 }
 

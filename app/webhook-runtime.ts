@@ -32,19 +32,33 @@ export interface WebhookRuntime {
 
 /** Builds the runtime and creates the indexes its collections rely on; nothing runs until `relay` and `deliver`. */
 export async function createWebhookRuntime(deps: {
-  settings: Settings; logger: Logger; stores: Pick<Stores, 'documents' | 'kv' | 'queue'>; metrics: Metrics;
+  settings: Settings;
+  logger: Logger;
+  stores: Pick<Stores, 'documents' | 'kv' | 'queue'>;
+  metrics: Metrics;
 }): Promise<WebhookRuntime> {
   const { settings, logger, stores, metrics } = deps;
   const events = createEventLog(stores.documents, { retentionMs: settings.EVENT_RETENTION_DAYS * 24 * 3600 * 1000 });
   const webhooks = createWebhooks({
-    settings, logger, store: stores.documents, kv: stores.kv, queue: stores.queue, log: events,
+    settings,
+    logger,
+    store: stores.documents,
+    kv: stores.kv,
+    queue: stores.queue,
+    log: events,
     onAttempt: ({ outcome, latencyMs }) => {
       metrics.webhookAttempts.inc({ outcome });
       metrics.webhookAttemptSeconds.observe({ outcome }, latencyMs / 1000);
     },
   });
   const outbox = createOutboxRepository(stores.documents);
-  const relay = createOutboxRelay({ store: stores.documents, outbox, forward: webhooks.fanOut, admit: webhooks.admitOrdered, logger });
+  const relay = createOutboxRelay({
+    store: stores.documents,
+    outbox,
+    forward: webhooks.fanOut,
+    admit: webhooks.admitOrdered,
+    logger,
+  });
   await webhooks.prepare();
   await outbox.prepare();
   await events.prepare();

@@ -41,12 +41,14 @@ export async function startWebhookWorker(options: WebhookWorkerOptions = {}): Pr
   const settings = resolveSettings(options.env ?? process.env, options.config);
   if (settings.embedded.documents && !options.stores?.documents) {
     throw new ConfigurationError(
-      'the webhook worker reads hooks from the document store the web process writes: set MONGODB_URI '
-      + '(embedded documents live inside one process; without MongoDB, keep WEBHOOK_WORKER_IN_WEB=true)',
+      'the webhook worker reads hooks from the document store the web process writes: set MONGODB_URI ' +
+        '(embedded documents live inside one process; without MongoDB, keep WEBHOOK_WORKER_IN_WEB=true)',
     );
   }
   if (!settings.REDIS_URL && !options.stores?.queue) {
-    throw new ConfigurationError('the webhook worker takes its jobs from the queue the web process fills: set REDIS_URL');
+    throw new ConfigurationError(
+      'the webhook worker takes its jobs from the queue the web process fills: set REDIS_URL',
+    );
   }
   if (settings.webhookQueue.private && !options.stores?.queue) {
     throw new ConfigurationError('set WEBHOOK_QUEUE_NAME to the queue the web process fills');
@@ -57,7 +59,9 @@ export async function startWebhookWorker(options: WebhookWorkerOptions = {}): Pr
   const stores = await openStores(settings, logger, options.stores, { requireReachable: true });
   const metrics = createMetrics({ queueDepth: () => stores.queue.pendingCount() });
   if (!settings.METRICS_TOKEN) {
-    logger.warn('GET /metrics is open to anyone who reaches this worker: set METRICS_TOKEN, or keep it off the public network');
+    logger.warn(
+      'GET /metrics is open to anyone who reaches this worker: set METRICS_TOKEN, or keep it off the public network',
+    );
   }
   let runtime: WebhookRuntime | undefined;
   try {
@@ -75,10 +79,12 @@ export async function startWebhookWorker(options: WebhookWorkerOptions = {}): Pr
   app.use(accessLog(requestScope, metrics));
   app.use(jsonErrorMiddleware(logger));
   app.use(metricsEndpoint(metrics, settings.METRICS_TOKEN));
-  app.use(healthMiddleware([
-    { name: 'documents', check: () => stores.documents.ping() },
-    { name: 'keyValue', check: () => stores.kv.ping() },
-  ]));
+  app.use(
+    healthMiddleware([
+      { name: 'documents', check: () => stores.documents.ping() },
+      { name: 'keyValue', check: () => stores.kv.ping() },
+    ]),
+  );
   app.use(() => {
     throw errors.routeNotFound();
   });

@@ -17,16 +17,18 @@ const address = server.address() as { port: number };
 const baseUrl = `http://127.0.0.1:${address.port}`;
 const { privateKey } = await generateKeyPair('ES256', { extractable: true });
 const provider = new Provider(`${baseUrl}/oidc`, {
-  clients: [{
-    client_id: CLIENT.id,
-    client_secret: CLIENT.secret,
-    grant_types: ['client_credentials'],
-    response_types: [],
-    redirect_uris: [],
-    token_endpoint_auth_method: 'client_secret_basic',
-    // The only key is ES256 (the provider's default for ID tokens is RS256, which it could not sign).
-    id_token_signed_response_alg: 'ES256',
-  }],
+  clients: [
+    {
+      client_id: CLIENT.id,
+      client_secret: CLIENT.secret,
+      grant_types: ['client_credentials'],
+      response_types: [],
+      redirect_uris: [],
+      token_endpoint_auth_method: 'client_secret_basic',
+      // The only key is ES256 (the provider's default for ID tokens is RS256, which it could not sign).
+      id_token_signed_response_alg: 'ES256',
+    },
+  ],
   jwks: { keys: [{ ...(await exportJWK(privateKey)), alg: 'ES256', use: 'sig', kid: 'baseline' }] },
   features: {
     devInteractions: { enabled: false },

@@ -26,35 +26,52 @@ export async function runEventsBench(options: EventsBenchOptions = {}): Promise<
   const server = await startBenchService(env);
   const http = createHttpClient(server.baseUrl, 64);
   try {
-    const tokenRes = await http.send('POST', '/oidc/token', {
-      'content-type': 'application/x-www-form-urlencoded', authorization: basicAuth(BENCH_ADMIN.id, BENCH_ADMIN.secret),
-    }, new URLSearchParams({ grant_type: 'client_credentials', resource: `${server.baseUrl}/api`, scope: 'all' }).toString());
+    const tokenRes = await http.send(
+      'POST',
+      '/oidc/token',
+      {
+        'content-type': 'application/x-www-form-urlencoded',
+        authorization: basicAuth(BENCH_ADMIN.id, BENCH_ADMIN.secret),
+      },
+      new URLSearchParams({
+        grant_type: 'client_credentials',
+        resource: `${server.baseUrl}/api`,
+        scope: 'all',
+      }).toString(),
+    );
     if (tokenRes.status !== 200) throw new Error(`admin token failed: ${tokenRes.status} ${tokenRes.body}`);
-    const headers = { 'content-type': 'application/json', authorization: `Bearer ${(JSON.parse(tokenRes.body) as { access_token: string }).access_token}` };
+    const headers = {
+      'content-type': 'application/json',
+      authorization: `Bearer ${(JSON.parse(tokenRes.body) as { access_token: string }).access_token}`,
+    };
     let written = 0;
-    await Promise.all(Array.from({ length: 32 }, async () => {
-      while (written < events) {
-        const name = `events-bench-${written++}`;
-        const res = await http.send('POST', '/api/roles', headers, JSON.stringify({ name }));
-        if (res.status !== 201) throw new Error(`write failed: ${res.status} ${res.body}`);
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: 32 }, async () => {
+        while (written < events) {
+          const name = `events-bench-${written++}`;
+          const res = await http.send('POST', '/api/roles', headers, JSON.stringify({ name }));
+          if (res.status !== 201) throw new Error(`write failed: ${res.status} ${res.body}`);
+        }
+      }),
+    );
     let eventsRead = 0;
     let pages = 0;
     const cpuBefore = cpuMs(server.pid);
     const started = performance.now();
-    await Promise.all(Array.from({ length: readers }, async () => {
-      let cursor = '';
-      for (let round = 0; round < 1_000_000 && performance.now() - started < readMs; round += 1) {
-        const res = await http.send('GET', `/api/events?limit=${limit}${cursor ? `&after=${cursor}` : ''}`, headers);
-        if (res.status !== 200) throw new Error(`read failed: ${res.status} ${res.body}`);
-        const page = JSON.parse(res.body) as { events: unknown[]; nextCursor: string };
-        eventsRead += page.events.length;
-        pages += 1;
-        // At the end of the log, start again from its beginning.
-        cursor = page.events.length < limit ? '' : page.nextCursor;
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: readers }, async () => {
+        let cursor = '';
+        for (let round = 0; round < 1_000_000 && performance.now() - started < readMs; round += 1) {
+          const res = await http.send('GET', `/api/events?limit=${limit}${cursor ? `&after=${cursor}` : ''}`, headers);
+          if (res.status !== 200) throw new Error(`read failed: ${res.status} ${res.body}`);
+          const page = JSON.parse(res.body) as { events: unknown[]; nextCursor: string };
+          eventsRead += page.events.length;
+          pages += 1;
+          // At the end of the log, start again from its beginning.
+          cursor = page.events.length < limit ? '' : page.nextCursor;
+        }
+      }),
+    );
     const seconds = (performance.now() - started) / 1000;
     return {
       documents: storage,

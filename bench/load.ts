@@ -14,16 +14,34 @@ export function createHttpClient(baseUrl: string, sockets: number) {
   return {
     send(method: string, path: string, headers: Record<string, string>, body?: string): Promise<HttpResult> {
       return new Promise((resolve, reject) => {
-        const req = request({
-          agent, host: origin.hostname, port: origin.port, method, path, headers: body === undefined ? headers : {
-            ...headers, 'content-length': String(Buffer.byteLength(body)),
+        const req = request(
+          {
+            agent,
+            host: origin.hostname,
+            port: origin.port,
+            method,
+            path,
+            headers:
+              body === undefined
+                ? headers
+                : {
+                    ...headers,
+                    'content-length': String(Buffer.byteLength(body)),
+                  },
           },
-        }, (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (chunk: Buffer) => chunks.push(chunk));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8'), headers: res.headers }));
-          res.on('error', reject);
-        });
+          (res) => {
+            const chunks: Buffer[] = [];
+            res.on('data', (chunk: Buffer) => chunks.push(chunk));
+            res.on('end', () =>
+              resolve({
+                status: res.statusCode ?? 0,
+                body: Buffer.concat(chunks).toString('utf8'),
+                headers: res.headers,
+              }),
+            );
+            res.on('error', reject);
+          },
+        );
         req.on('error', reject);
         req.end(body);
       });

@@ -48,8 +48,10 @@ function startupText(): string {
 /** What the hypervisor took from the machine during the run, as measured (steal time). */
 function stealText({ tokens, webhooks }: BenchResults['stealPercent']): string {
   if (tokens < 0 || webhooks < 0) return 'Steal time could not be read on this machine.';
-  return `The hypervisor took ${tokens} % of the machine's CPU time during the token rounds and ${webhooks} % during the `
-    + 'webhook phases (steal time, `/proc/stat`).';
+  return (
+    `The hypervisor took ${tokens} % of the machine's CPU time during the token rounds and ${webhooks} % during the ` +
+    'webhook phases (steal time, `/proc/stat`).'
+  );
 }
 
 /** Every figure of one run with its ratio and target, as a Markdown table. */
@@ -73,58 +75,115 @@ export function renderTable(results: BenchResults): string {
   };
   const rows: [string, string, string, string][] = [
     ['plain node-oidc-provider, client credentials (the baseline)', rate('baselineClientCredentials'), '1.00', '—'],
-    ['service, client credentials', rate('clientCredentials'), both('clientCredentials'),
-      verdict(atLeast('clientCredentials', 0.9), '≥ 0.9× baseline')],
-    ['service, impersonation (subject token + exchange, two requests), embedded', rate('impersonation'), both('impersonation'),
-      verdict(atLeast('impersonation', 0.6), '≥ 0.6× baseline')],
+    [
+      'service, client credentials',
+      rate('clientCredentials'),
+      both('clientCredentials'),
+      verdict(atLeast('clientCredentials', 0.9), '≥ 0.9× baseline'),
+    ],
+    [
+      'service, impersonation (subject token + exchange, two requests), embedded',
+      rate('impersonation'),
+      both('impersonation'),
+      verdict(atLeast('impersonation', 0.6), '≥ 0.6× baseline'),
+    ],
   ];
   if (perSecond.impersonationRedis !== undefined) {
-    rows.push(['service, impersonation, subject tokens in Redis', rate('impersonationRedis'), both('impersonationRedis'), '—']);
+    rows.push([
+      'service, impersonation, subject tokens in Redis',
+      rate('impersonationRedis'),
+      both('impersonationRedis'),
+      '—',
+    ]);
   }
   rows.push(
-    ['service, client credentials with a trivial stored customizer script', rate('clientCredentialsWithScript'),
+    [
+      'service, client credentials with a trivial stored customizer script',
+      rate('clientCredentialsWithScript'),
       `${both('clientCredentialsWithScript')}; ${both('scriptToWithout')} of the rate without script`,
-      verdict(atLeast('scriptToWithout', 0.8), '≥ 0.8× without script')],
-    ['webhook deliveries end to end (outbox → BullMQ on Redis → signed POST to a local receiver)',
-      `${int(webhooks.deliveriesPerSecond)}/s`, ratio(webhooks.deliveriesPerSecond, base), verdict(webhooks.deliveriesPerSecond >= 2500, '≥ 2,500/s')],
-    [`webhook latency at ${webhooks.latencyEventsPerSecond} events/s, triggering response → receipt, p50 / p99`,
-      `${webhooks.latencyP50Ms} ms / ${webhooks.latencyP99Ms} ms`, '—', verdict(webhooks.latencyP99Ms < 50, 'p99 < 50 ms')],
-    ['RSS idle: service / baseline', `${rssMb.service.idle} MB / ${rssMb.baseline.idle} MB`, ratio(rssMb.service.idle, rssMb.baseline.idle),
-      verdict(rssMb.service.idle <= 110, '≤ 110 MB')],
+      verdict(atLeast('scriptToWithout', 0.8), '≥ 0.8× without script'),
+    ],
+    [
+      'webhook deliveries end to end (outbox → BullMQ on Redis → signed POST to a local receiver)',
+      `${int(webhooks.deliveriesPerSecond)}/s`,
+      ratio(webhooks.deliveriesPerSecond, base),
+      verdict(webhooks.deliveriesPerSecond >= 2500, '≥ 2,500/s'),
+    ],
+    [
+      `webhook latency at ${webhooks.latencyEventsPerSecond} events/s, triggering response → receipt, p50 / p99`,
+      `${webhooks.latencyP50Ms} ms / ${webhooks.latencyP99Ms} ms`,
+      '—',
+      verdict(webhooks.latencyP99Ms < 50, 'p99 < 50 ms'),
+    ],
+    [
+      'RSS idle: service / baseline',
+      `${rssMb.service.idle} MB / ${rssMb.baseline.idle} MB`,
+      ratio(rssMb.service.idle, rssMb.baseline.idle),
+      verdict(rssMb.service.idle <= 110, '≤ 110 MB'),
+    ],
   );
   const sqliteWebhooks = results.sqliteWebhooks as unknown as WebhookResult;
   const { startup } = results;
   /** The SQLite store against the in-memory one, both ratios as above. */
   const sqlite = (name: keyof Ratios) => `${both(name)} of the in-memory store`;
   rows.push(
-    ['SQLite store (the default, SQLITE_SYNCHRONOUS=FULL), client credentials', rate('clientCredentialsSqlite'), sqlite('sqliteClientCredentials'),
-      verdict(atLeast('sqliteClientCredentials', 0.85), '≥ 0.85× in-memory')],
-    ['SQLite store, impersonation (subject token + exchange)', rate('impersonationSqlite'), sqlite('sqliteImpersonation'),
-      verdict(atLeast('sqliteImpersonation', 0.85), '≥ 0.85× in-memory')],
-    ['webhook deliveries end to end on the SQLite store (outbox → its queue → signed POST), FULL', `${int(sqliteWebhooks.deliveriesPerSecond)}/s`,
-      ratio(sqliteWebhooks.deliveriesPerSecond, base), verdict(sqliteWebhooks.deliveriesPerSecond >= 2000, '≥ 2,000/s')],
-    [`events API reads (GET /api/events, ${results.events.pageLimit} a page, ${results.events.readers} readers following cursors through ${int(Number(results.events.eventsInLog))} events), SQLite`,
-      `${int(Number(results.events.eventsReadPerSecond))} events/s (${results.events.cpuUsPerEventRead} µs CPU each)`, '—', '—'],
-    [`start-up to ready, ${int(startup.users)} users and ${int(startup.logs)} delivery logs in the file (${startup.fileMb} MB)`,
-      `${startup.readySeconds} s`, '—', verdict(startup.readySeconds <= 10, '≤ 10 s')],
-    ['RSS once ready, the same file', `${startup.rssMbAtReady} MB (peak ${startup.peakRssMbAtReady} MB)`, '—',
-      verdict(startup.peakRssMbAtReady <= 400, '≤ 400 MB')],
+    [
+      'SQLite store (the default, SQLITE_SYNCHRONOUS=FULL), client credentials',
+      rate('clientCredentialsSqlite'),
+      sqlite('sqliteClientCredentials'),
+      verdict(atLeast('sqliteClientCredentials', 0.85), '≥ 0.85× in-memory'),
+    ],
+    [
+      'SQLite store, impersonation (subject token + exchange)',
+      rate('impersonationSqlite'),
+      sqlite('sqliteImpersonation'),
+      verdict(atLeast('sqliteImpersonation', 0.85), '≥ 0.85× in-memory'),
+    ],
+    [
+      'webhook deliveries end to end on the SQLite store (outbox → its queue → signed POST), FULL',
+      `${int(sqliteWebhooks.deliveriesPerSecond)}/s`,
+      ratio(sqliteWebhooks.deliveriesPerSecond, base),
+      verdict(sqliteWebhooks.deliveriesPerSecond >= 2000, '≥ 2,000/s'),
+    ],
+    [
+      `events API reads (GET /api/events, ${results.events.pageLimit} a page, ${results.events.readers} readers following cursors through ${int(Number(results.events.eventsInLog))} events), SQLite`,
+      `${int(Number(results.events.eventsReadPerSecond))} events/s (${results.events.cpuUsPerEventRead} µs CPU each)`,
+      '—',
+      '—',
+    ],
+    [
+      `start-up to ready, ${int(startup.users)} users and ${int(startup.logs)} delivery logs in the file (${startup.fileMb} MB)`,
+      `${startup.readySeconds} s`,
+      '—',
+      verdict(startup.readySeconds <= 10, '≤ 10 s'),
+    ],
+    [
+      'RSS once ready, the same file',
+      `${startup.rssMbAtReady} MB (peak ${startup.peakRssMbAtReady} MB)`,
+      '—',
+      verdict(startup.peakRssMbAtReady <= 400, '≤ 400 MB'),
+    ],
   );
   const peak = Math.max(rssMb.service.peak, webhooks.serverPeakRssMb);
-  rows.push(['RSS peak under the benchmark: service (token load / webhook load) / baseline',
-    `${rssMb.service.peak} MB / ${webhooks.serverPeakRssMb} MB / ${rssMb.baseline.peak} MB`, ratio(peak, rssMb.baseline.peak),
-    verdict(peak <= 250, '≤ 250 MB')]);
+  rows.push([
+    'RSS peak under the benchmark: service (token load / webhook load) / baseline',
+    `${rssMb.service.peak} MB / ${webhooks.serverPeakRssMb} MB / ${rssMb.baseline.peak} MB`,
+    ratio(peak, rssMb.baseline.peak),
+    verdict(peak <= 250, '≤ 250 MB'),
+  ]);
   const errors = Object.entries(results.tokens.errors).filter(([, count]) => count > 0);
   return [
     '| Figure | Result | Ratio to baseline | Target |',
     '|---|---|---|---|',
     ...rows.map((row) => `| ${row.join(' | ')} |`),
     '',
-    wrap(`One run of ${results.durationSeconds} s started ${results.startedAt}; token figures are medians of ${results.tokens.rounds} interleaved `
-      + `rounds of ${results.tokens.phaseMs / 1000} s (ratios: medians of the ratios within each round, of the rates and, in parentheses, of the CPU time per iteration; a target is met when both are) at ${results.tokens.concurrency} concurrent requests, every process on loopback; `
-      + `the service runs as \`npm start\` runs it (${startupText()}), the baseline with Node's defaults; `
-      + `failed requests: ${errors.length ? errors.map(([name, count]) => `${count} (${name})`).join(', ') : 'none'}. `
-      + stealText(results.stealPercent)),
+    wrap(
+      `One run of ${results.durationSeconds} s started ${results.startedAt}; token figures are medians of ${results.tokens.rounds} interleaved ` +
+        `rounds of ${results.tokens.phaseMs / 1000} s (ratios: medians of the ratios within each round, of the rates and, in parentheses, of the CPU time per iteration; a target is met when both are) at ${results.tokens.concurrency} concurrent requests, every process on loopback; ` +
+        `the service runs as \`npm start\` runs it (${startupText()}), the baseline with Node's defaults; ` +
+        `failed requests: ${errors.length ? errors.map(([name, count]) => `${count} (${name})`).join(', ') : 'none'}. ` +
+        stealText(results.stealPercent),
+    ),
   ].join('\n');
 }
 
@@ -148,6 +207,7 @@ export function updateReadme(path: string, table: string, markers = { begin: BEG
   const text = readFileSync(path, 'utf8');
   const begin = text.indexOf(markers.begin);
   const end = text.indexOf(markers.end);
-  if (begin === -1 || end < begin) throw new Error(`${path} has no benchmark markers (${markers.begin} … ${markers.end})`);
+  if (begin === -1 || end < begin)
+    throw new Error(`${path} has no benchmark markers (${markers.begin} … ${markers.end})`);
   writeFileSync(path, `${text.slice(0, begin + markers.begin.length)}\n${table}\n${text.slice(end)}`);
 }

@@ -58,7 +58,13 @@ console.log(JSON.stringify(startup, null, 2));
 console.log(JSON.stringify({ stealPercent: { tokens: tokenStealPercent, webhooks: webhookStealPercent } }));
 
 const results: BenchResults = {
-  tokens, webhooks, sqliteWebhooks, startup, events, startedAt, durationSeconds: Math.round((performance.now() - started) / 1000),
+  tokens,
+  webhooks,
+  sqliteWebhooks,
+  startup,
+  events,
+  startedAt,
+  durationSeconds: Math.round((performance.now() - started) / 1000),
   stealPercent: { tokens: tokenStealPercent, webhooks: webhookStealPercent },
 };
 const table = renderTable(results);

@@ -24,14 +24,19 @@ type Size = 'empty' | 'seeded';
 type Workloads = ScaleStorageResult['workloads'];
 type Figures = Workloads[keyof Workloads]['empty'];
 
-const STORE_NAMES: Record<string, string> = { sqlite: 'SQLite (default, FULL)', memory: 'in memory (`STORAGE=memory`)' };
+const STORE_NAMES: Record<string, string> = {
+  sqlite: 'SQLite (default, FULL)',
+  memory: 'in memory (`STORAGE=memory`)',
+};
 
 function what(result: ScaleStorageResult): string {
   const { counts } = result.seed;
-  return `${int(counts.users)} users (email, name, custom data, one of ${int(counts.roles)} roles each), ${int(counts.organizations)} `
-    + `organizations × ${counts.membersPerOrganization} members, ${int(counts.deliveryLogs)} delivery logs over ${counts.hooks} hooks, `
-    + `${int(counts.auditRecords)} impersonation audit records (${int(result.seed.documents)} documents`
-    + `${result.fileMb === undefined ? '' : `; the SQLite file ${int(result.fileMb)} MB`})`;
+  return (
+    `${int(counts.users)} users (email, name, custom data, one of ${int(counts.roles)} roles each), ${int(counts.organizations)} ` +
+    `organizations × ${counts.membersPerOrganization} members, ${int(counts.deliveryLogs)} delivery logs over ${counts.hooks} hooks, ` +
+    `${int(counts.auditRecords)} impersonation audit records (${int(result.seed.documents)} documents` +
+    `${result.fileMb === undefined ? '' : `; the SQLite file ${int(result.fileMb)} MB`})`
+  );
 }
 
 /**
@@ -40,7 +45,8 @@ function what(result: ScaleStorageResult): string {
  */
 function renderSizeTable(size: Size, results: readonly ScaleStorageResult[]): string {
   const seeded = size === 'seeded';
-  const ratio = (workloads: Workloads, name: keyof Workloads) => (seeded ? `; ${workloads[name].rateRatio}× (CPU ${workloads[name].cpuRatio}×)` : '');
+  const ratio = (workloads: Workloads, name: keyof Workloads) =>
+    seeded ? `; ${workloads[name].rateRatio}× (CPU ${workloads[name].cpuRatio}×)` : '';
   const cells = (cell: (result: ScaleStorageResult) => string) => results.map(cell);
   const targets = (label: string, met: (result: ScaleStorageResult) => boolean | undefined) => {
     if (!seeded) return label;
@@ -48,16 +54,29 @@ function renderSizeTable(size: Size, results: readonly ScaleStorageResult[]): st
     return `${label}: ${verdicts.join(' / ')}`;
   };
   const latency = (figures: Figures) => `${figures.p50Ms} / ${figures.p99Ms} ms, ${int(figures.perSecond)}/s`;
-  const rate = (figures: Figures) => `${int(figures.perSecond)}/s (${int(figures.cpuUs)} µs CPU), p99 ${figures.p99Ms} ms`;
+  const rate = (figures: Figures) =>
+    `${int(figures.perSecond)}/s (${int(figures.cpuUs)} µs CPU), p99 ${figures.p99Ms} ms`;
   const rows: string[][] = [];
   for (const [name, label] of Object.entries(READ_LABELS)) {
     const key = name as keyof Workloads;
-    rows.push([`${label}, p50 / p99`, ...cells((result) => `${latency(result.workloads[key][size])}${ratio(result.workloads, key)}`),
-      targets(`p99 ≤ ${READ_P99_MS} ms`, (result) => result.workloads[key].seeded.p99Ms <= READ_P99_MS)]);
+    rows.push([
+      `${label}, p50 / p99`,
+      ...cells((result) => `${latency(result.workloads[key][size])}${ratio(result.workloads, key)}`),
+      targets(`p99 ≤ ${READ_P99_MS} ms`, (result) => result.workloads[key].seeded.p99Ms <= READ_P99_MS),
+    ]);
   }
-  for (const [name, label] of [['clientCredentials', 'client credentials'], ['impersonation', 'impersonation (subject token + exchange)']] as const) {
-    rows.push([label, ...cells((result) => `${rate(result.workloads[name][size])}${ratio(result.workloads, name)}`),
-      targets(`≥ ${TOKEN_RATIO}× empty`, (result) => result.workloads[name].rateRatio >= TOKEN_RATIO && result.workloads[name].cpuRatio >= TOKEN_RATIO)]);
+  for (const [name, label] of [
+    ['clientCredentials', 'client credentials'],
+    ['impersonation', 'impersonation (subject token + exchange)'],
+  ] as const) {
+    rows.push([
+      label,
+      ...cells((result) => `${rate(result.workloads[name][size])}${ratio(result.workloads, name)}`),
+      targets(
+        `≥ ${TOKEN_RATIO}× empty`,
+        (result) => result.workloads[name].rateRatio >= TOKEN_RATIO && result.workloads[name].cpuRatio >= TOKEN_RATIO,
+      ),
+    ]);
   }
   rows.push([
     `password sign-in (Experience API, authorization request to tokens; ${KDF}), one at a time, p50 / p99 (the password request)`,
@@ -68,16 +87,39 @@ function renderSizeTable(size: Size, results: readonly ScaleStorageResult[]): st
     }),
     targets(`p99 ≤ ${SIGN_IN_P99_MS} ms`, (result) => result.workloads.signIn.seeded.p99Ms <= SIGN_IN_P99_MS),
   ]);
-  rows.push(['webhook fan-out, 4 hooks per event, deliveries end to end',
-    ...cells((result) => `${int(result.webhookFanOut[size])}/s${seeded && result.webhookFanOut.empty > 0
-      ? `; ${(result.webhookFanOut.seeded / result.webhookFanOut.empty).toFixed(2)}×` : ''}`), '—']);
-  rows.push([seeded ? 'start-up to ready (SQLite: a restart on the seeded file; in memory: seeding included)' : 'start-up to ready',
-    ...cells((result) => `${result.readySeconds[size]} s${seeded && result.storage === 'memory' ? ` (seeding ${result.seed.seconds} s)` : ''}`),
-    targets(`≤ ${READY_SECONDS} s`, (result) => (result.storage === 'sqlite' ? result.readySeconds.seeded <= READY_SECONDS : undefined))]);
-  rows.push(['RSS idle / peak', ...cells((result) => `${result.rssMb.idle[size]} / ${result.rssMb.peak[size]} MB`),
-    targets(`≤ ${RSS_MB} MB`, (result) => result.rssMb.peak.seeded <= RSS_MB)]);
+  rows.push([
+    'webhook fan-out, 4 hooks per event, deliveries end to end',
+    ...cells(
+      (result) =>
+        `${int(result.webhookFanOut[size])}/s${
+          seeded && result.webhookFanOut.empty > 0
+            ? `; ${(result.webhookFanOut.seeded / result.webhookFanOut.empty).toFixed(2)}×`
+            : ''
+        }`,
+    ),
+    '—',
+  ]);
+  rows.push([
+    seeded
+      ? 'start-up to ready (SQLite: a restart on the seeded file; in memory: seeding included)'
+      : 'start-up to ready',
+    ...cells(
+      (result) =>
+        `${result.readySeconds[size]} s${seeded && result.storage === 'memory' ? ` (seeding ${result.seed.seconds} s)` : ''}`,
+    ),
+    targets(`≤ ${READY_SECONDS} s`, (result) =>
+      result.storage === 'sqlite' ? result.readySeconds.seeded <= READY_SECONDS : undefined,
+    ),
+  ]);
+  rows.push([
+    'RSS idle / peak',
+    ...cells((result) => `${result.rssMb.idle[size]} / ${result.rssMb.peak[size]} MB`),
+    targets(`≤ ${RSS_MB} MB`, (result) => result.rssMb.peak.seeded <= RSS_MB),
+  ]);
   return [
-    seeded ? `**A tenant's worth of data**: ${what(results[0]!)}.` : '**Empty store** (what the service itself creates, and the bench\'s fixtures).',
+    seeded
+      ? `**A tenant's worth of data**: ${what(results[0]!)}.`
+      : "**Empty store** (what the service itself creates, and the bench's fixtures).",
     '',
     // The targets are the seeded store's; the empty one is what they are measured against.
     `| Figure | ${results.map((result) => STORE_NAMES[result.storage] ?? result.storage).join(' | ')} |${seeded ? ' Target (per store) |' : ''}`,
@@ -89,15 +131,21 @@ function renderSizeTable(size: Size, results: readonly ScaleStorageResult[]): st
 /** A table per data size of one scale run, with how it was run. */
 export function renderScaleTables(result: ScaleBenchResult, startedAt: string, durationSeconds: number): string {
   const { settings } = result;
-  const errors = result.results.flatMap((storage) => Object.entries(storage.workloads).flatMap(([name, figures]) => (['empty', 'seeded'] as const)
-    .filter((size) => figures[size].errors > 0).map((size) => `${figures[size].errors} (${name}, ${storage.storage}, ${size})`)));
+  const errors = result.results.flatMap((storage) =>
+    Object.entries(storage.workloads).flatMap(([name, figures]) =>
+      (['empty', 'seeded'] as const)
+        .filter((size) => figures[size].errors > 0)
+        .map((size) => `${figures[size].errors} (${name}, ${storage.storage}, ${size})`),
+    ),
+  );
   return [
     renderSizeTable('empty', result.results),
     renderSizeTable('seeded', result.results),
-    `One run of ${durationSeconds} s started ${startedAt}: ${settings.rounds} interleaved rounds of ${settings.phaseMs / 1000} s per `
-      + `workload, the empty and the seeded service alternating, reads and tokens at ${settings.concurrency} requests in flight `
-      + '(latencies pooled over the rounds; a ratio is the median of the seeded/empty ratios within each round, of the rates and '
-      + `of the CPU time per request; a token target is met when both are), every process on loopback; failed requests: ${
-        errors.length ? errors.join(', ') : 'none'}.`,
+    `One run of ${durationSeconds} s started ${startedAt}: ${settings.rounds} interleaved rounds of ${settings.phaseMs / 1000} s per ` +
+      `workload, the empty and the seeded service alternating, reads and tokens at ${settings.concurrency} requests in flight ` +
+      '(latencies pooled over the rounds; a ratio is the median of the seeded/empty ratios within each round, of the rates and ' +
+      `of the CPU time per request; a token target is met when both are), every process on loopback; failed requests: ${
+        errors.length ? errors.join(', ') : 'none'
+      }.`,
   ].join('\n\n');
 }

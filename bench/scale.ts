@@ -53,7 +53,10 @@ const WORKLOADS = [...READS, 'clientCredentials', 'impersonation', 'signIn'] as 
 type WorkloadName = (typeof WORKLOADS)[number];
 
 /** The paths the listed reads ask for: on the seeded store at its documents, on the empty one at the bench's own. */
-function readPaths(target: { organizationId: string; hookId: string; auditedUserId: string }, counts: ScaleCounts): Record<ReadName, string> {
+function readPaths(
+  target: { organizationId: string; hookId: string; auditedUserId: string },
+  counts: ScaleCounts,
+): Record<ReadName, string> {
   // Four fifths into the users: an offset a store that scans to its page pays for.
   const deepPage = Math.max(1, Math.floor((counts.users * 0.8) / PAGE_SIZE));
   return {
@@ -70,35 +73,65 @@ function readPaths(target: { organizationId: string; hookId: string; auditedUser
  * application and a user with a password; on the empty store also an organization with five members, a hook without
  * deliveries and a user without audit records, which the seeded store has among its own documents.
  */
-async function prepareFixtures(baseUrl: string, http: Http, label: string, isSeeded: boolean, counts: ScaleCounts): Promise<Fixtures> {
+async function prepareFixtures(
+  baseUrl: string,
+  http: Http,
+  label: string,
+  isSeeded: boolean,
+  counts: ScaleCounts,
+): Promise<Fixtures> {
   const prepared = await prepareService(baseUrl, http);
   const { api } = prepared;
-  const app = await api('POST', '/api/applications', {
-    name: `bench-sign-in-${label}`, type: 'Traditional', oidcClientMetadata: { redirectUris: [SIGN_IN_REDIRECT] },
-  }, 201);
+  const app = await api(
+    'POST',
+    '/api/applications',
+    {
+      name: `bench-sign-in-${label}`,
+      type: 'Traditional',
+      oidcClientMetadata: { redirectUris: [SIGN_IN_REDIRECT] },
+    },
+    201,
+  );
   const username = `signin_${label}`;
   await api('POST', '/api/users', { username, password: SIGN_IN_PASSWORD }, 201);
   let target: { organizationId: string; hookId: string; auditedUserId: string };
   if (isSeeded) {
     // Somewhere in the middle of what was seeded, not among its first documents.
     target = {
-      organizationId: seeded.organizationId(Math.floor(counts.organizations * 0.1234)), hookId: seeded.hookId(0),
+      organizationId: seeded.organizationId(Math.floor(counts.organizations * 0.1234)),
+      hookId: seeded.hookId(0),
       auditedUserId: seeded.userId(Math.floor(counts.users * 0.4321)),
     };
   } else {
     const organization = await api('POST', '/api/organizations', { name: `bench-${label}` }, 201);
     const members = [];
-    for (let i = 0; i < 5; i += 1) members.push((await api('POST', '/api/users', { username: `member_${label}_${i}` }, 201)).id);
-    const added = await http.send('POST', `/api/organizations/${organization.id}/users`, prepared.adminHeaders, JSON.stringify({ userIds: members }));
+    for (let i = 0; i < 5; i += 1)
+      members.push((await api('POST', '/api/users', { username: `member_${label}_${i}` }, 201)).id);
+    const added = await http.send(
+      'POST',
+      `/api/organizations/${organization.id}/users`,
+      prepared.adminHeaders,
+      JSON.stringify({ userIds: members }),
+    );
     if (added.status >= 300) throw new Error(`adding members failed with ${added.status}: ${added.body}`);
-    const hook = await api('POST', '/api/hooks', {
-      name: `bench-history-${label}`, events: ['User.Deleted'], config: { url: 'https://hooks.example.com/history' }, enabled: false,
-    }, 201);
+    const hook = await api(
+      'POST',
+      '/api/hooks',
+      {
+        name: `bench-history-${label}`,
+        events: ['User.Deleted'],
+        config: { url: 'https://hooks.example.com/history' },
+        enabled: false,
+      },
+      201,
+    );
     const audited = await api('POST', '/api/users', { username: `audited_${label}` }, 201);
     target = { organizationId: organization.id, hookId: hook.id, auditedUserId: audited.id };
   }
   return {
-    prepared, http, reads: readPaths(target, counts),
+    prepared,
+    http,
+    reads: readPaths(target, counts),
     signIn: { app: { id: app.id, secret: app.secret! }, user: { username, password: SIGN_IN_PASSWORD } },
   };
 }
@@ -106,7 +139,8 @@ async function prepareFixtures(baseUrl: string, http: Http, label: string, isSee
 /** One request of a listed read; throws unless it answers 200 with `Total-Number`. */
 async function read(fixtures: Fixtures, path: string): Promise<void> {
   const res = await fixtures.http.send('GET', path, fixtures.prepared.adminHeaders);
-  if (res.status !== 200 || res.headers['total-number'] === undefined) throw new Error(`${path} answered ${res.status}: ${res.body.slice(0, 200)}`);
+  if (res.status !== 200 || res.headers['total-number'] === undefined)
+    throw new Error(`${path} answered ${res.status}: ${res.body.slice(0, 200)}`);
 }
 
 interface Served {
@@ -129,29 +163,47 @@ interface Figures {
  * same round, and of the empty one's CPU time per iteration divided by its own (higher is cheaper, 1 is the same).
  */
 function ratios(seededSample: { rates: number[]; cpuUs: number[] }, emptySample: { rates: number[]; cpuUs: number[] }) {
-  const of = (values: number[], bases: number[]) => Number(median(values.map((value, i) => (bases[i]! > 0 ? value / bases[i]! : 0))).toFixed(2));
+  const of = (values: number[], bases: number[]) =>
+    Number(median(values.map((value, i) => (bases[i]! > 0 ? value / bases[i]! : 0))).toFixed(2));
   return { rateRatio: of(seededSample.rates, emptySample.rates), cpuRatio: of(emptySample.cpuUs, seededSample.cpuUs) };
 }
 
 /** Webhook deliveries per second end to end with `FAN_OUT_HOOKS` hooks per event (see bench/webhooks.ts). */
-async function fanOut(served: Served, receiver: Awaited<ReturnType<typeof startReceiver>>, run: number): Promise<number> {
+async function fanOut(
+  served: Served,
+  receiver: Awaited<ReturnType<typeof startReceiver>>,
+  run: number,
+): Promise<number> {
   const { api } = served.fixtures.prepared;
   const tag = `${served.label}-${run}`;
   const hookIds: string[] = [];
   for (let i = 0; i < FAN_OUT_HOOKS; i += 1) {
-    hookIds.push((await api('POST', '/api/hooks', {
-      name: `bench-fan-out-${tag}-${i}`, events: ['Role.Created'], config: { url: `${receiver.url}/${tag}-${i}` },
-    }, 201)).id);
+    hookIds.push(
+      (
+        await api(
+          'POST',
+          '/api/hooks',
+          {
+            name: `bench-fan-out-${tag}-${i}`,
+            events: ['Role.Created'],
+            config: { url: `${receiver.url}/${tag}-${i}` },
+          },
+          201,
+        )
+      ).id,
+    );
   }
   const names: string[] = [];
   const started = performance.now();
-  await Promise.all(Array.from({ length: FAN_OUT_CONCURRENCY }, async () => {
-    while (performance.now() - started < FAN_OUT_BURST_MS && names.length < 100_000) {
-      const name = `fan-out-${tag}-${names.length}`;
-      names.push(name);
-      await api('POST', '/api/roles', { name }, 201);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: FAN_OUT_CONCURRENCY }, async () => {
+      while (performance.now() - started < FAN_OUT_BURST_MS && names.length < 100_000) {
+        const name = `fan-out-${tag}-${names.length}`;
+        names.push(name);
+        await api('POST', '/api/roles', { name }, 201);
+      }
+    }),
+  );
   await receiver.awaitArrivals(names, FAN_OUT_HOOKS);
   const rate = (names.length * FAN_OUT_HOOKS) / ((receiver.lastArrival() - started) / 1000);
   // The next burst's hooks only: these stay subscribed to nothing the bench triggers again.
@@ -164,12 +216,23 @@ async function fanOut(served: Served, receiver: Awaited<ReturnType<typeof startR
  * starts on that file as a restart does (the figure of start-up to ready). In memory the data exists only in the
  * process that seeds it: its start-up includes the seeding.
  */
-async function startSeeded(storage: ScaleStorage, env: Record<string, string>, counts: ScaleCounts, deadlineMs: number) {
+async function startSeeded(
+  storage: ScaleStorage,
+  env: Record<string, string>,
+  counts: ScaleCounts,
+  deadlineMs: number,
+) {
   const seed = { BENCH_SEED: JSON.stringify(counts), BENCH_SEED_DEADLINE_MS: String(deadlineMs) };
   if (storage === 'memory') {
     const spawned = performance.now();
     const service = await startBenchService({ ...env, ...seed });
-    return { service, dataDir: undefined, readySeconds: (performance.now() - spawned) / 1000, seed: service.seed!, fileMb: undefined };
+    return {
+      service,
+      dataDir: undefined,
+      readySeconds: (performance.now() - spawned) / 1000,
+      seed: service.seed!,
+      fileMb: undefined,
+    };
   }
   const dataDir = mkdtempSync(join(tmpdir(), 'identity-bench-scale-'));
   const seeding = await startBenchService({ ...env, ...seed, DATA_DIR: dataDir });
@@ -204,7 +267,12 @@ async function measureStorage(storage: ScaleStorage, options: Required<ScaleBenc
     const serve = async (label: Served['label'], service: { pid: number; baseUrl: string }): Promise<Served> => {
       const http = createHttpClient(service.baseUrl, concurrency * 2);
       clients.push(http);
-      return { label, pid: service.pid, baseUrl: service.baseUrl, fixtures: await prepareFixtures(service.baseUrl, http, label, label === 'seeded', counts) };
+      return {
+        label,
+        pid: service.pid,
+        baseUrl: service.baseUrl,
+        fixtures: await prepareFixtures(service.baseUrl, http, label, label === 'seeded', counts),
+      };
     };
     const services = [await serve('empty', empty), await serve('seeded', big.service)];
 
@@ -212,7 +280,8 @@ async function measureStorage(storage: ScaleStorage, options: Required<ScaleBenc
       const { fixtures } = served;
       if (name === 'clientCredentials') return fixtures.prepared.clientCredentials;
       if (name === 'impersonation') return fixtures.prepared.exchange;
-      if (name === 'signIn') return () => passwordSignIn(fixtures.http, fixtures.signIn.app, fixtures.signIn.user, passwordMs);
+      if (name === 'signIn')
+        return () => passwordSignIn(fixtures.http, fixtures.signIn.app, fixtures.signIn.user, passwordMs);
       const path = fixtures.reads[name];
       return () => read(fixtures, path);
     };
@@ -220,16 +289,23 @@ async function measureStorage(storage: ScaleStorage, options: Required<ScaleBenc
     const samples = new Map<string, Samples>();
     const key = (name: WorkloadName, served: Served) => `${name} ${served.label}`;
     for (const name of WORKLOADS) {
-      for (const served of services) samples.set(key(name, served), { rates: [], cpuUs: [], latencies: [], errors: 0, passwordMs: [] });
+      for (const served of services)
+        samples.set(key(name, served), { rates: [], cpuUs: [], latencies: [], errors: 0, passwordMs: [] });
     }
     const phase = async (name: WorkloadName, served: Served, durationMs: number, measured: boolean) => {
       const sample = samples.get(key(name, served))!;
       const latencies: number[] = [];
       const passwordMs: number[] = [];
       const cpuBefore = cpuMs(served.pid);
-      const result = await measureLatencies(iteration(name, served, passwordMs), {
-        concurrency: name === 'signIn' ? signInConcurrency : concurrency, durationMs, maxIterations: 1_000_000,
-      }, latencies);
+      const result = await measureLatencies(
+        iteration(name, served, passwordMs),
+        {
+          concurrency: name === 'signIn' ? signInConcurrency : concurrency,
+          durationMs,
+          maxIterations: 1_000_000,
+        },
+        latencies,
+      );
       if (!measured) return;
       sample.rates.push(result.perSecond);
       sample.cpuUs.push(((cpuMs(served.pid) - cpuBefore) * 1000) / Math.max(1, result.iterations));
@@ -247,7 +323,8 @@ async function measureStorage(storage: ScaleStorage, options: Required<ScaleBenc
     }
     const fanOutRates: Record<Served['label'], number[]> = { empty: [], seeded: [] };
     for (let run = 0; run < 2; run += 1) {
-      for (const served of run % 2 ? [...services].reverse() : services) fanOutRates[served.label].push(await fanOut(served, receiver, run));
+      for (const served of run % 2 ? [...services].reverse() : services)
+        fanOutRates[served.label].push(await fanOut(served, receiver, run));
     }
 
     const figures = (name: WorkloadName, served: Served): Figures => {
@@ -262,11 +339,16 @@ async function measureStorage(storage: ScaleStorage, options: Required<ScaleBenc
       };
     };
     const [emptyService, seededService] = services as [Served, Served];
-    const workloads = Object.fromEntries(WORKLOADS.map((name) => [name, {
-      empty: figures(name, emptyService),
-      seeded: figures(name, seededService),
-      ...ratios(samples.get(key(name, seededService))!, samples.get(key(name, emptyService))!),
-    }])) as Record<WorkloadName, { empty: Figures; seeded: Figures; rateRatio: number; cpuRatio: number }>;
+    const workloads = Object.fromEntries(
+      WORKLOADS.map((name) => [
+        name,
+        {
+          empty: figures(name, emptyService),
+          seeded: figures(name, seededService),
+          ...ratios(samples.get(key(name, seededService))!, samples.get(key(name, emptyService))!),
+        },
+      ]),
+    ) as Record<WorkloadName, { empty: Figures; seeded: Figures; rateRatio: number; cpuRatio: number }>;
     const passwordMs = (served: Served) => {
       const sorted = samples.get(key('signIn', served))!.passwordMs.sort((a, b) => a - b);
       return { p50: Number(percentile(sorted, 50).toFixed(1)), p99: Number(percentile(sorted, 99).toFixed(1)) };
@@ -303,14 +385,22 @@ export type ScaleStorageResult = Awaited<ReturnType<typeof measureStorage>>;
  */
 export async function runScaleBench(options: ScaleBenchOptions = {}) {
   const settings: Required<ScaleBenchOptions> = {
-    counts: SCALE, storages: ['sqlite', 'memory'], rounds: 3, phaseMs: 2000, concurrency: 16, signInConcurrency: 1,
-    seedDeadlineMs: 240_000, ...options,
+    counts: SCALE,
+    storages: ['sqlite', 'memory'],
+    rounds: 3,
+    phaseMs: 2000,
+    concurrency: 16,
+    signInConcurrency: 1,
+    seedDeadlineMs: 240_000,
+    ...options,
   };
   // A first start fills Node's compile cache, as any earlier start of a deployment has (see the token bench).
   await (await startBenchService({ STORAGE: 'memory' })).stop();
   const results: ScaleStorageResult[] = [];
   for (const storage of settings.storages) {
-    console.log(`scale bench on the ${storage} store: seeding ${settings.counts.users.toLocaleString('en-US')} users and the rest …`);
+    console.log(
+      `scale bench on the ${storage} store: seeding ${settings.counts.users.toLocaleString('en-US')} users and the rest …`,
+    );
     results.push(await measureStorage(storage, settings));
     console.log(JSON.stringify(results.at(-1)));
   }

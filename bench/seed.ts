@@ -58,23 +58,45 @@ export async function seedStore(store: DocumentStore, counts: ScaleCounts, deadl
   const write = async (collection: string, total: number, make: (n: number) => Doc) => {
     const target = store.collection(collection);
     for (let first = 0; first < total; first += BATCH) {
-      if (performance.now() - started > deadlineMs) throw new Error(`seeding took more than ${deadlineMs / 1000} s (at ${collection})`);
+      if (performance.now() - started > deadlineMs)
+        throw new Error(`seeding took more than ${deadlineMs / 1000} s (at ${collection})`);
       await target.insertMany(Array.from({ length: Math.min(BATCH, total - first) }, (_, i) => make(first + i)));
       documents += Math.min(BATCH, total - first);
     }
   };
 
   await write('roles', counts.roles, (n) => ({
-    _id: seeded.roleId(n), id: seeded.roleId(n), name: `seeded-role-${n}`, description: `Seeded role ${n}`,
-    type: 'User', isDefault: false, createdAt: now - DAY_MS + n,
+    _id: seeded.roleId(n),
+    id: seeded.roleId(n),
+    name: `seeded-role-${n}`,
+    description: `Seeded role ${n}`,
+    type: 'User',
+    isDefault: false,
+    createdAt: now - DAY_MS + n,
   }));
   await write('users', counts.users, (n) => {
     const id = seeded.userId(n);
     return {
-      _id: id, id, username: `user_${n}`, primaryEmail: `user${n}@example.com`, name: `User ${n}`, avatar: null,
-      customData: { plan: n % 10 === 0 ? 'enterprise' : 'free', team: `team-${n % 500}`, onboarded: n % 3 !== 0, seats: n % 50 },
-      identities: {}, profile: {}, applicationId: null, isSuspended: false, hasPassword: false, lastSignInAt: null,
-      createdAt: now - HISTORY_MS + n, updatedAt: now - HISTORY_MS + n,
+      _id: id,
+      id,
+      username: `user_${n}`,
+      primaryEmail: `user${n}@example.com`,
+      name: `User ${n}`,
+      avatar: null,
+      customData: {
+        plan: n % 10 === 0 ? 'enterprise' : 'free',
+        team: `team-${n % 500}`,
+        onboarded: n % 3 !== 0,
+        seats: n % 50,
+      },
+      identities: {},
+      profile: {},
+      applicationId: null,
+      isSuspended: false,
+      hasPassword: false,
+      lastSignInAt: null,
+      createdAt: now - HISTORY_MS + n,
+      updatedAt: now - HISTORY_MS + n,
     };
   });
   await write('users_roles', counts.users, (n) => {
@@ -83,8 +105,13 @@ export async function seedStore(store: DocumentStore, counts: ScaleCounts, deadl
     return { _id: JSON.stringify([userId, roleId]), userId, roleId, createdAt: now - HISTORY_MS + n };
   });
   await write('organizations', counts.organizations, (n) => ({
-    _id: seeded.organizationId(n), id: seeded.organizationId(n), name: `Organization ${n}`, description: null,
-    customData: {}, isMfaRequired: false, createdAt: now - HISTORY_MS + n,
+    _id: seeded.organizationId(n),
+    id: seeded.organizationId(n),
+    name: `Organization ${n}`,
+    description: null,
+    customData: {},
+    isMfaRequired: false,
+    createdAt: now - HISTORY_MS + n,
   }));
   const members = counts.organizations * counts.membersPerOrganization;
   await write('organizations_users', members, (n) => {
@@ -94,10 +121,19 @@ export async function seedStore(store: DocumentStore, counts: ScaleCounts, deadl
     return { _id: JSON.stringify([organizationId, userId]), organizationId, userId, createdAt: now - HISTORY_MS + n };
   });
   await write('hooks', counts.hooks, (n) => ({
-    _id: seeded.hookId(n), id: seeded.hookId(n), name: `seeded-hook-${n}`, event: null, events: ['User.Deleted'],
+    _id: seeded.hookId(n),
+    id: seeded.hookId(n),
+    name: `seeded-hook-${n}`,
+    event: null,
+    events: ['User.Deleted'],
     // Disabled: the seeded hooks only hold history, they never deliver.
-    config: { url: `https://hooks.example.com/${n}` }, enabled: false, disabledReason: null,
-    signingKey: `seeded-signing-key-${n}`, retiredSigningKeys: [], createdAt: now - HISTORY_MS + n, updatedAt: now - HISTORY_MS + n,
+    config: { url: `https://hooks.example.com/${n}` },
+    enabled: false,
+    disabledReason: null,
+    signingKey: `seeded-signing-key-${n}`,
+    retiredSigningKeys: [],
+    createdAt: now - HISTORY_MS + n,
+    updatedAt: now - HISTORY_MS + n,
   }));
   const logSpacing = HISTORY_MS / Math.max(1, counts.deliveryLogs);
   await write('webhook_logs', counts.deliveryLogs, (n) => {
@@ -105,9 +141,19 @@ export async function seedStore(store: DocumentStore, counts: ScaleCounts, deadl
     const createdAt = Math.round(now - n * logSpacing);
     const succeeded = n % 4 !== 0;
     return {
-      _id: id, id, hookId: seeded.hookId(n % counts.hooks), deliveryId: `sdlv${Math.floor(n / 2)}`, event: 'User.Created',
-      attempt: 1 + (n % 2), succeeded, responseStatus: succeeded ? 200 : 503, responseBody: succeeded ? 'ok' : 'unavailable',
-      error: null, latencyMs: 5 + (n % 40), nextRetryAt: null, createdAt,
+      _id: id,
+      id,
+      hookId: seeded.hookId(n % counts.hooks),
+      deliveryId: `sdlv${Math.floor(n / 2)}`,
+      event: 'User.Created',
+      attempt: 1 + (n % 2),
+      succeeded,
+      responseStatus: succeeded ? 200 : 503,
+      responseBody: succeeded ? 'ok' : 'unavailable',
+      error: null,
+      latencyMs: 5 + (n % 40),
+      nextRetryAt: null,
+      createdAt,
       expiresAt: new Date(Math.ceil((createdAt + RETENTION_MS) / 1000) * 1000),
     };
   });
@@ -116,9 +162,18 @@ export async function seedStore(store: DocumentStore, counts: ScaleCounts, deadl
     const id = `saud${n}`;
     const created = n % 2 === 0;
     return {
-      _id: id, id, type: created ? 'SubjectToken.Created' : 'TokenExchange.Succeeded', subjectTokenRef: `sref${Math.floor(n / 2)}`,
-      userId: seeded.userId(Math.floor(n / 2) % counts.users), createdBy: 'seeded-admin', applicationId: created ? null : 'seeded-app',
-      actorUserId: null, resource: 'https://api.example.com', scope: 'read', error: null, errorDescription: null,
+      _id: id,
+      id,
+      type: created ? 'SubjectToken.Created' : 'TokenExchange.Succeeded',
+      subjectTokenRef: `sref${Math.floor(n / 2)}`,
+      userId: seeded.userId(Math.floor(n / 2) % counts.users),
+      createdBy: 'seeded-admin',
+      applicationId: created ? null : 'seeded-app',
+      actorUserId: null,
+      resource: 'https://api.example.com',
+      scope: 'read',
+      error: null,
+      errorDescription: null,
       createdAt: Math.round(now - n * auditSpacing),
     };
   });

@@ -19,7 +19,11 @@ const service = await createIdentityService({
   print: () => {},
 });
 const seed = process.env.BENCH_SEED
-  ? await seedStore(service.core.store, JSON.parse(process.env.BENCH_SEED) as ScaleCounts, Number(process.env.BENCH_SEED_DEADLINE_MS ?? 300_000))
+  ? await seedStore(
+      service.core.store,
+      JSON.parse(process.env.BENCH_SEED) as ScaleCounts,
+      Number(process.env.BENCH_SEED_DEADLINE_MS ?? 300_000),
+    )
   : undefined;
 // As bin/server.ts does once the service is built.
 settleStartup();

@@ -22,7 +22,11 @@ export interface BenchProcess<Info> {
  * Starts one bench script in its own process and reads the JSON line it prints once it listens.
  * `BENCH_PROFILE=<dir>` writes a CPU profile of it there, `BENCH_HEAP_PROFILE=<dir>` a heap profile.
  */
-async function startProcess<Info>(script: string, env: Record<string, string>, nodeFlags: string[] = []): Promise<BenchProcess<Info>> {
+async function startProcess<Info>(
+  script: string,
+  env: Record<string, string>,
+  nodeFlags: string[] = [],
+): Promise<BenchProcess<Info>> {
   const profile = [
     ...nodeFlags,
     ...(process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []),
@@ -59,12 +63,17 @@ export function serviceStartup(): { env: Record<string, string>; nodeFlags: stri
   const manifest = JSON.parse(readFileSync(new URL('package.json', root), 'utf8')) as { scripts: { start: string } };
   const words = manifest.scripts.start.split(/\s+/);
   const node = words.indexOf('node');
-  const env = Object.fromEntries(words.slice(0, node).map((word) => {
-    const [name, value] = [word.slice(0, word.indexOf('=')), word.slice(word.indexOf('=') + 1)];
-    // A relative path is the project's; any other value is passed as written.
-    return [name, namesPath(value) && !value.startsWith('/') ? fileURLToPath(new URL(value, root)) : value];
-  }));
-  return { env, nodeFlags: words.slice(node + 1, words.indexOf('bin/server.ts')).filter((word) => word.startsWith('--')) };
+  const env = Object.fromEntries(
+    words.slice(0, node).map((word) => {
+      const [name, value] = [word.slice(0, word.indexOf('=')), word.slice(word.indexOf('=') + 1)];
+      // A relative path is the project's; any other value is passed as written.
+      return [name, namesPath(value) && !value.startsWith('/') ? fileURLToPath(new URL(value, root)) : value];
+    }),
+  );
+  return {
+    env,
+    nodeFlags: words.slice(node + 1, words.indexOf('bin/server.ts')).filter((word) => word.startsWith('--')),
+  };
 }
 
 /**
@@ -76,11 +85,21 @@ export async function startBenchService(env: Record<string, string>) {
   const startup = serviceStartup();
   // Each on a data directory of its own (several run side by side), removed when it stops.
   const dataDir = mkdtempSync(join(tmpdir(), 'identity-bench-'));
-  const child = await startProcess<{ baseUrl: string; storage: string; seed?: SeedSummary }>('./server.ts', {
-    ...startup.env, DATA_DIR: dataDir, ...env, ADMIN_CLIENT_ID: BENCH_ADMIN.id, ADMIN_CLIENT_SECRET: BENCH_ADMIN.secret, LOG_LEVEL: 'silent',
-  }, startup.nodeFlags);
+  const child = await startProcess<{ baseUrl: string; storage: string; seed?: SeedSummary }>(
+    './server.ts',
+    {
+      ...startup.env,
+      DATA_DIR: dataDir,
+      ...env,
+      ADMIN_CLIENT_ID: BENCH_ADMIN.id,
+      ADMIN_CLIENT_SECRET: BENCH_ADMIN.secret,
+      LOG_LEVEL: 'silent',
+    },
+    startup.nodeFlags,
+  );
   return {
-    ...child.info, pid: child.pid,
+    ...child.info,
+    pid: child.pid,
     async stop() {
       await child.stop();
       rmSync(dataDir, { recursive: true, force: true });
@@ -90,6 +109,9 @@ export async function startBenchService(env: Record<string, string>) {
 
 /** Starts the plain node-oidc-provider of bench/baseline-server.ts in its own process, with Node's defaults. */
 export async function startBaseline() {
-  const child = await startProcess<{ baseUrl: string; clientId: string; clientSecret: string }>('./baseline-server.ts', {});
+  const child = await startProcess<{ baseUrl: string; clientId: string; clientSecret: string }>(
+    './baseline-server.ts',
+    {},
+  );
   return { ...child.info, pid: child.pid, stop: child.stop };
 }

@@ -24,7 +24,9 @@ class CookieJar {
   }
 
   header(): Record<string, string> {
-    return this.#cookies.size ? { cookie: [...this.#cookies].map(([name, value]) => `${name}=${value}`).join('; ') } : {};
+    return this.#cookies.size
+      ? { cookie: [...this.#cookies].map(([name, value]) => `${name}=${value}`).join('; ') }
+      : {};
   }
 }
 
@@ -36,7 +38,10 @@ class CookieJar {
  * password verification request alone, where the password hash is computed.
  */
 export async function passwordSignIn(
-  http: Http, app: { id: string; secret: string }, user: { username: string; password: string }, passwordMs: number[],
+  http: Http,
+  app: { id: string; secret: string },
+  user: { username: string; password: string },
+  passwordMs: number[],
 ): Promise<void> {
   const jar = new CookieJar();
   const send = async (method: string, path: string, body?: unknown) => {
@@ -61,31 +66,55 @@ export async function passwordSignIn(
     throw new Error('sign-in: too many redirects');
   };
   const expect = (res: HttpResult, step: string) => {
-    if (res.status < 200 || res.status >= 300) throw new Error(`sign-in: ${step} answered ${res.status}: ${res.body.slice(0, 200)}`);
+    if (res.status < 200 || res.status >= 300)
+      throw new Error(`sign-in: ${step} answered ${res.status}: ${res.body.slice(0, 200)}`);
     return res.body ? (JSON.parse(res.body) as Record<string, unknown>) : {};
   };
 
   const verifier = base64url(randomBytes(32));
   const challenge = base64url(createHash('sha256').update(verifier).digest());
   const authorize = `/oidc/auth?${new URLSearchParams({
-    client_id: app.id, redirect_uri: SIGN_IN_REDIRECT, response_type: 'code', scope: 'openid profile', state: 'bench',
-    code_challenge: challenge, code_challenge_method: 'S256',
+    client_id: app.id,
+    redirect_uri: SIGN_IN_REDIRECT,
+    response_type: 'code',
+    scope: 'openid profile',
+    state: 'bench',
+    code_challenge: challenge,
+    code_challenge_method: 'S256',
   })}`;
   // The sign-in page answers 200 at the end of the redirects.
   await follow(authorize);
   expect(await send('PUT', '/api/experience', { interactionEvent: 'SignIn' }), 'PUT /api/experience');
   const started = performance.now();
-  const verification = expect(await send('POST', '/api/experience/verification/password', {
-    identifier: { type: 'username', value: user.username }, password: user.password,
-  }), 'password verification');
+  const verification = expect(
+    await send('POST', '/api/experience/verification/password', {
+      identifier: { type: 'username', value: user.username },
+      password: user.password,
+    }),
+    'password verification',
+  );
   passwordMs.push(performance.now() - started);
-  expect(await send('POST', '/api/experience/identification', { verificationId: verification.verificationId }), 'identification');
+  expect(
+    await send('POST', '/api/experience/identification', { verificationId: verification.verificationId }),
+    'identification',
+  );
   const { redirectTo } = expect(await send('POST', '/api/experience/submit'), 'submit') as { redirectTo: string };
   const callback = new URL(await follow(redirectTo));
   const code = callback.searchParams.get('code');
   if (!code) throw new Error(`sign-in: the client got no code (${callback.search})`);
-  const token = await http.send('POST', '/oidc/token', {
-    'content-type': 'application/x-www-form-urlencoded', authorization: basicAuth(app.id, app.secret),
-  }, new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: SIGN_IN_REDIRECT, code_verifier: verifier }).toString());
+  const token = await http.send(
+    'POST',
+    '/oidc/token',
+    {
+      'content-type': 'application/x-www-form-urlencoded',
+      authorization: basicAuth(app.id, app.secret),
+    },
+    new URLSearchParams({
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: SIGN_IN_REDIRECT,
+      code_verifier: verifier,
+    }).toString(),
+  );
   expect(token, 'code redemption');
 }

@@ -33,28 +33,55 @@ async function seed(dataDir: string, users: number, logs: number): Promise<void>
     const userDocs = store.collection('users');
     const now = Date.now();
     for (let first = 0; first < users; first += 5000) {
-      await userDocs.insertMany(Array.from({ length: Math.min(5000, users - first) }, (_, i) => {
-        const n = first + i;
-        return {
-          _id: `u${n}`, id: `u${n}`, username: `user_${n}`, primaryEmail: `user${n}@example.com`, name: `User ${n}`, avatar: null,
-          customData: {}, identities: {}, profile: {}, applicationId: null, isSuspended: false, hasPassword: false,
-          lastSignInAt: null, createdAt: now - n, updatedAt: now - n,
-        };
-      }));
+      await userDocs.insertMany(
+        Array.from({ length: Math.min(5000, users - first) }, (_, i) => {
+          const n = first + i;
+          return {
+            _id: `u${n}`,
+            id: `u${n}`,
+            username: `user_${n}`,
+            primaryEmail: `user${n}@example.com`,
+            name: `User ${n}`,
+            avatar: null,
+            customData: {},
+            identities: {},
+            profile: {},
+            applicationId: null,
+            isSuspended: false,
+            hasPassword: false,
+            lastSignInAt: null,
+            createdAt: now - n,
+            updatedAt: now - n,
+          };
+        }),
+      );
     }
     const logStore = createDeliveryLogs(store, { retentionMs: 14 * DAY_MS });
     await logStore.prepare();
     const logDocs = store.collection('webhook_logs');
     for (let first = 0; first < logs; first += 10_000) {
-      await logDocs.insertMany(Array.from({ length: Math.min(10_000, logs - first) }, (_, i) => {
-        const n = first + i;
-        const at = now - n * 10;
-        return {
-          _id: `log${n}`, id: `log${n}`, hookId: `hook${n % 20}`, deliveryId: `dlv_${Math.floor(n / 2)}`, event: 'User.Created',
-          attempt: 1 + (n % 2), succeeded: n % 2 === 1, responseStatus: n % 2 === 1 ? 200 : 503, responseBody: 'ok', error: null,
-          latencyMs: 12, nextRetryAt: null, createdAt: at, expiresAt: new Date(Math.ceil((at + 14 * DAY_MS) / 1000) * 1000),
-        };
-      }));
+      await logDocs.insertMany(
+        Array.from({ length: Math.min(10_000, logs - first) }, (_, i) => {
+          const n = first + i;
+          const at = now - n * 10;
+          return {
+            _id: `log${n}`,
+            id: `log${n}`,
+            hookId: `hook${n % 20}`,
+            deliveryId: `dlv_${Math.floor(n / 2)}`,
+            event: 'User.Created',
+            attempt: 1 + (n % 2),
+            succeeded: n % 2 === 1,
+            responseStatus: n % 2 === 1 ? 200 : 503,
+            responseBody: 'ok',
+            error: null,
+            latencyMs: 12,
+            nextRetryAt: null,
+            createdAt: at,
+            expiresAt: new Date(Math.ceil((at + 14 * DAY_MS) / 1000) * 1000),
+          };
+        }),
+      );
     }
   } finally {
     await store.close();
@@ -89,7 +116,11 @@ export async function runStartupBench(options: StartupBenchOptions = {}) {
       await service.stop();
     }
     return {
-      users, logs, fileMb, seedSeconds: Number(seedSeconds.toFixed(1)), starts,
+      users,
+      logs,
+      fileMb,
+      seedSeconds: Number(seedSeconds.toFixed(1)),
+      starts,
       readySeconds: Number((median(times) / 1000).toFixed(2)),
       rssMbAtReady: median(rss),
       peakRssMbAtReady: median(peaks),

@@ -14,7 +14,10 @@ const SETTLE_MS = 1000;
 type Http = ReturnType<typeof createHttpClient>;
 
 const form = (params: Record<string, string>) => new URLSearchParams(params).toString();
-const tokenHeaders = (authorization: string) => ({ 'content-type': 'application/x-www-form-urlencoded', authorization });
+const tokenHeaders = (authorization: string) => ({
+  'content-type': 'application/x-www-form-urlencoded',
+  authorization,
+});
 
 async function json<T>(promise: Promise<{ status: number; body: string }>, expected: number): Promise<T> {
   const res = await promise;
@@ -23,8 +26,12 @@ async function json<T>(promise: Promise<{ status: number; body: string }>, expec
 }
 
 async function clientCredentials(http: Http, id: string, secret: string): Promise<void> {
-  const res = await http.send('POST', '/oidc/token', tokenHeaders(basicAuth(id, secret)),
-    form({ grant_type: 'client_credentials', resource: RESOURCE, scope: 'read' }));
+  const res = await http.send(
+    'POST',
+    '/oidc/token',
+    tokenHeaders(basicAuth(id, secret)),
+    form({ grant_type: 'client_credentials', resource: RESOURCE, scope: 'read' }),
+  );
   if (res.status !== 200) throw new Error(res.body);
 }
 
@@ -33,23 +40,41 @@ async function clientCredentials(http: Http, id: string, secret: string): Promis
  * application holding it, a user holding it and an application allowed to exchange subject tokens.
  */
 export async function prepareService(baseUrl: string, http: Http) {
-  const admin = await json<{ access_token: string }>(http.send('POST', '/oidc/token', tokenHeaders(basicAuth(BENCH_ADMIN.id, BENCH_ADMIN.secret)),
-    form({ grant_type: 'client_credentials', resource: `${baseUrl}/api`, scope: 'all' })), 200);
-  const adminHeaders = { 'content-type': 'application/json', authorization: `Bearer ${admin.access_token}` };
-  const api = (method: string, path: string, body: unknown, status: number) => json<{ id: string; secret?: string }>(
-    http.send(method, path, adminHeaders, JSON.stringify(body)), status,
+  const admin = await json<{ access_token: string }>(
+    http.send(
+      'POST',
+      '/oidc/token',
+      tokenHeaders(basicAuth(BENCH_ADMIN.id, BENCH_ADMIN.secret)),
+      form({ grant_type: 'client_credentials', resource: `${baseUrl}/api`, scope: 'all' }),
+    ),
+    200,
   );
+  const adminHeaders = { 'content-type': 'application/json', authorization: `Bearer ${admin.access_token}` };
+  const api = (method: string, path: string, body: unknown, status: number) =>
+    json<{ id: string; secret?: string }>(http.send(method, path, adminHeaders, JSON.stringify(body)), status);
   const resource = await api('POST', '/api/resources', { name: 'bench', indicator: RESOURCE }, 201);
   const read = await api('POST', `/api/resources/${resource.id}/scopes`, { name: 'read' }, 201);
   const userRole = await api('POST', '/api/roles', { name: 'bench-user', type: 'User', scopeIds: [read.id] }, 201);
-  const m2mRole = await api('POST', '/api/roles', { name: 'bench-m2m', type: 'MachineToMachine', scopeIds: [read.id] }, 201);
+  const m2mRole = await api(
+    'POST',
+    '/api/roles',
+    { name: 'bench-m2m', type: 'MachineToMachine', scopeIds: [read.id] },
+    201,
+  );
   const user = await api('POST', '/api/users', { username: 'bench_user' }, 201);
   await api('POST', `/api/users/${user.id}/roles`, { roleIds: [userRole.id] }, 201);
   const m2m = await api('POST', '/api/applications', { name: 'bench-m2m', type: 'MachineToMachine' }, 201);
   await api('POST', `/api/applications/${m2m.id}/roles`, { roleIds: [m2mRole.id] }, 201);
-  const app = await api('POST', '/api/applications', {
-    name: 'bench-exchange', type: 'Traditional', customClientMetadata: { allowTokenExchange: true },
-  }, 201);
+  const app = await api(
+    'POST',
+    '/api/applications',
+    {
+      name: 'bench-exchange',
+      type: 'Traditional',
+      customClientMetadata: { allowTokenExchange: true },
+    },
+    201,
+  );
 
   return {
     /** A management API call as the bench admin, expecting `status`; answers the JSON body. */
@@ -60,17 +85,28 @@ export async function prepareService(baseUrl: string, http: Http) {
     /** The whole impersonation round trip: create a subject token, exchange it (two requests). */
     async exchange() {
       const created = await json<{ subjectToken: string }>(
-        http.send('POST', '/api/subject-tokens', adminHeaders, JSON.stringify({ userId: user.id })), 201,
+        http.send('POST', '/api/subject-tokens', adminHeaders, JSON.stringify({ userId: user.id })),
+        201,
       );
-      const res = await http.send('POST', '/oidc/token', tokenHeaders(basicAuth(app.id, app.secret!)), form({
-        grant_type: GRANT, subject_token: created.subjectToken, subject_token_type: AT, resource: RESOURCE, scope: 'read',
-      }));
+      const res = await http.send(
+        'POST',
+        '/oidc/token',
+        tokenHeaders(basicAuth(app.id, app.secret!)),
+        form({
+          grant_type: GRANT,
+          subject_token: created.subjectToken,
+          subject_token_type: AT,
+          resource: RESOURCE,
+          scope: 'read',
+        }),
+      );
       if (res.status !== 200) throw new Error(res.body);
     },
     async storeScript(script: string | null) {
-      const res = script === null
-        ? await http.send('DELETE', SCRIPT_PATH, adminHeaders)
-        : await http.send('PUT', SCRIPT_PATH, adminHeaders, JSON.stringify({ script }));
+      const res =
+        script === null
+          ? await http.send('DELETE', SCRIPT_PATH, adminHeaders)
+          : await http.send('PUT', SCRIPT_PATH, adminHeaders, JSON.stringify({ script }));
       if (res.status >= 300) throw new Error(`customizer script update failed with ${res.status}: ${res.body}`);
     },
   };
@@ -118,7 +154,11 @@ export async function runTokenBench(options: TokenBenchOptions = {}) {
     // SQLITE_SYNCHRONOUS=FULL) is measured against it.
     const service = await startBenchService({ SUBJECT_TOKEN_RATE_LIMIT: '0', STORAGE: 'memory' });
     started.push(service);
-    const sqliteService = await startBenchService({ SUBJECT_TOKEN_RATE_LIMIT: '0', STORAGE: 'sqlite', SQLITE_SYNCHRONOUS: 'FULL' });
+    const sqliteService = await startBenchService({
+      SUBJECT_TOKEN_RATE_LIMIT: '0',
+      STORAGE: 'sqlite',
+      SQLITE_SYNCHRONOUS: 'FULL',
+    });
     started.push(sqliteService);
     const redisService = options.redisUrl
       ? await startBenchService({ SUBJECT_TOKEN_RATE_LIMIT: '0', REDIS_URL: options.redisUrl, STORAGE: 'memory' })
@@ -138,7 +178,11 @@ export async function runTokenBench(options: TokenBenchOptions = {}) {
     const onRedis = redisService ? await prepareService(redisService.baseUrl, client(redisService.baseUrl)) : undefined;
 
     const all: Workload[] = [
-      { name: 'baselineClientCredentials', pid: baseline.pid, iteration: () => clientCredentials(baselineHttp, baseline.clientId, baseline.clientSecret) },
+      {
+        name: 'baselineClientCredentials',
+        pid: baseline.pid,
+        iteration: () => clientCredentials(baselineHttp, baseline.clientId, baseline.clientSecret),
+      },
       { name: 'clientCredentials', pid: service.pid, iteration: embedded.clientCredentials },
       { name: 'impersonation', pid: service.pid, iteration: embedded.exchange },
       {
@@ -162,7 +206,10 @@ export async function runTokenBench(options: TokenBenchOptions = {}) {
         const cpuBefore = cpuMs(workload.pid);
         const result = await measure(workload.iteration, { ...bounded, durationMs });
         errors[workload.name]! += result.errors;
-        return { perSecond: result.perSecond, cpuUs: ((cpuMs(workload.pid) - cpuBefore) * 1000) / Math.max(1, result.iterations) };
+        return {
+          perSecond: result.perSecond,
+          cpuUs: ((cpuMs(workload.pid) - cpuBefore) * 1000) / Math.max(1, result.iterations),
+        };
       } finally {
         await workload.after?.();
       }

@@ -54,23 +54,26 @@ export async function startReceiver() {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/bench`;
   /** Resolves once every one of `names` has `perEvent` distinct arrivals; rejects after `timeoutMs`. */
-  const awaitArrivals = (names: string[], perEvent: number, timeoutMs = 60_000) => new Promise<void>((resolve, reject) => {
-    const missing = new Set(names.filter((name) => (perName.get(name) ?? 0) < perEvent));
-    if (missing.size === 0) return resolve();
-    const timer = setTimeout(() => {
-      waiters.delete(waiter);
-      reject(new Error(`deliveries did not all arrive within ${timeoutMs / 1000} s`));
-    }, timeoutMs);
-    const waiter = (name: string) => {
-      if ((perName.get(name) ?? 0) < perEvent || !missing.delete(name) || missing.size > 0) return;
-      clearTimeout(timer);
-      waiters.delete(waiter);
-      resolve();
-    };
-    waiters.add(waiter);
-  });
+  const awaitArrivals = (names: string[], perEvent: number, timeoutMs = 60_000) =>
+    new Promise<void>((resolve, reject) => {
+      const missing = new Set(names.filter((name) => (perName.get(name) ?? 0) < perEvent));
+      if (missing.size === 0) return resolve();
+      const timer = setTimeout(() => {
+        waiters.delete(waiter);
+        reject(new Error(`deliveries did not all arrive within ${timeoutMs / 1000} s`));
+      }, timeoutMs);
+      const waiter = (name: string) => {
+        if ((perName.get(name) ?? 0) < perEvent || !missing.delete(name) || missing.size > 0) return;
+        clearTimeout(timer);
+        waiters.delete(waiter);
+        resolve();
+      };
+      waiters.add(waiter);
+    });
   return {
-    url, arrivals, awaitArrivals,
+    url,
+    arrivals,
+    awaitArrivals,
     lastArrival: () => lastArrival,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
@@ -88,12 +91,17 @@ const round = (value: number, digits = 1) => Number(value.toFixed(digits));
  * Latency: one hook, `rate` triggers per second for `paceMs`, from each triggering response to receipt.
  */
 export async function runWebhookBench(options: WebhookBenchOptions = {}): Promise<Record<string, number | string>> {
-  const redisUrl = options.redisUrl === undefined ? process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' : options.redisUrl;
+  const redisUrl =
+    options.redisUrl === undefined ? (process.env.REDIS_URL ?? 'redis://127.0.0.1:6379') : options.redisUrl;
   const { burstMs = 5000, concurrency = 32, rate = 500, paceMs = 5000, hooks = 4 } = options;
   const receiver = await startReceiver();
   // The receiver is on loopback, which webhooks reach only when allowed.
   const storage = options.storage ?? 'memory';
-  const env = { WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8', STORAGE: storage, ...(redisUrl ? { REDIS_URL: redisUrl } : {}) };
+  const env = {
+    WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8',
+    STORAGE: storage,
+    ...(redisUrl ? { REDIS_URL: redisUrl } : {}),
+  };
   // A first start fills Node's compile cache with the modules of these backends too, as any earlier start of a
   // deployment has (see the token bench): the process measured is a restart.
   await (await startBenchService(env)).stop();
@@ -104,9 +112,16 @@ export async function runWebhookBench(options: WebhookBenchOptions = {}): Promis
     const headers = { 'content-type': 'application/json', authorization: `Bearer ${token}` };
     const hookIds: string[] = [];
     for (let i = 0; i < hooks; i += 1) {
-      const hook = await http.send('POST', '/api/hooks', headers, JSON.stringify({
-        name: `bench-${i}`, events: ['Role.Created'], config: { url: `${receiver.url}/${i}` },
-      }));
+      const hook = await http.send(
+        'POST',
+        '/api/hooks',
+        headers,
+        JSON.stringify({
+          name: `bench-${i}`,
+          events: ['Role.Created'],
+          config: { url: `${receiver.url}/${i}` },
+        }),
+      );
       if (hook.status !== 201) throw new Error(`hook creation failed: ${hook.status} ${hook.body}`);
       hookIds.push((JSON.parse(hook.body) as { id: string }).id);
     }
@@ -125,13 +140,15 @@ export async function runWebhookBench(options: WebhookBenchOptions = {}): Promis
     const burst: string[] = [];
     const cpuBefore = cpuMs(server.pid);
     const started = performance.now();
-    await Promise.all(Array.from({ length: concurrency }, async () => {
-      while (performance.now() - started < burstMs && burst.length < 1_000_000) {
-        const name = `burst-${burst.length}`;
-        burst.push(name);
-        await trigger(name);
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        while (performance.now() - started < burstMs && burst.length < 1_000_000) {
+          const name = `burst-${burst.length}`;
+          burst.push(name);
+          await trigger(name);
+        }
+      }),
+    );
     const triggeredIn = performance.now() - started;
     await awaitArrivals(burst, hooks);
     const deliveriesPerSecond = (burst.length * hooks) / ((receiver.lastArrival() - started) / 1000);
@@ -147,7 +164,7 @@ export async function runWebhookBench(options: WebhookBenchOptions = {}): Promis
     const paced: Promise<void>[] = [];
     const total = Math.round((rate * paceMs) / 1000);
     const paceStart = performance.now();
-    for (let sent = 0; sent < total;) {
+    for (let sent = 0; sent < total; ) {
       const due = Math.min(total, Math.floor(((performance.now() - paceStart) / 1000) * rate) + 1);
       for (; sent < due; sent += 1) {
         const name = `paced-${sent}`;
@@ -159,7 +176,8 @@ export async function runWebhookBench(options: WebhookBenchOptions = {}): Promis
     const names = [...responses.keys()];
     await awaitArrivals(names, 1);
     // A webhook can arrive before its triggering response does: that counts as zero.
-    const latencies = names.map((name) => Math.max(0, receiver.arrivals.get(`${name} 0`)! - responses.get(name)!))
+    const latencies = names
+      .map((name) => Math.max(0, receiver.arrivals.get(`${name} 0`)! - responses.get(name)!))
       .sort((a, b) => a - b);
 
     return {
@@ -185,19 +203,26 @@ export async function runWebhookBench(options: WebhookBenchOptions = {}): Promis
 }
 
 async function adminToken(http: ReturnType<typeof createHttpClient>, baseUrl: string): Promise<string> {
-  const res = await http.send('POST', '/oidc/token', {
-    'content-type': 'application/x-www-form-urlencoded',
-    authorization: basicAuth(BENCH_ADMIN.id, BENCH_ADMIN.secret),
-  }, new URLSearchParams({ grant_type: 'client_credentials', resource: `${baseUrl}/api`, scope: 'all' }).toString());
+  const res = await http.send(
+    'POST',
+    '/oidc/token',
+    {
+      'content-type': 'application/x-www-form-urlencoded',
+      authorization: basicAuth(BENCH_ADMIN.id, BENCH_ADMIN.secret),
+    },
+    new URLSearchParams({ grant_type: 'client_credentials', resource: `${baseUrl}/api`, scope: 'all' }).toString(),
+  );
   if (res.status !== 200) throw new Error(`admin token failed: ${res.status} ${res.body}`);
   return (JSON.parse(res.body) as { access_token: string }).access_token;
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const hooksArgument = process.argv.find((arg) => arg.startsWith('--hooks='));
-  console.log(await runWebhookBench({
-    ...(process.argv.includes('--embedded') ? { redisUrl: null } : {}),
-    ...(process.argv.includes('--sqlite') ? { redisUrl: null, storage: 'sqlite' as const } : {}),
-    ...(hooksArgument ? { hooks: Number(hooksArgument.slice('--hooks='.length)) } : {}),
-  }));
+  console.log(
+    await runWebhookBench({
+      ...(process.argv.includes('--embedded') ? { redisUrl: null } : {}),
+      ...(process.argv.includes('--sqlite') ? { redisUrl: null, storage: 'sqlite' as const } : {}),
+      ...(hooksArgument ? { hooks: Number(hooksArgument.slice('--hooks='.length)) } : {}),
+    }),
+  );
 }

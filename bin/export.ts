@@ -11,9 +11,13 @@ if (!target || process.argv.length > 3) {
 }
 try {
   const counts = await exportTo(settings, resolve(target));
-  process.stdout.write(`exported ${counts.documents} documents, ${counts.keys} keys and ${counts.deliveries} pending deliveries to ${resolve(target)}\n`);
+  process.stdout.write(
+    `exported ${counts.documents} documents, ${counts.keys} keys and ${counts.deliveries} pending deliveries to ${resolve(target)}\n`,
+  );
 } catch (error) {
   const code = (error as NodeJS.ErrnoException).code;
-  process.stderr.write(`${code === 'EEXIST' ? `${resolve(target)} exists already: an export never overwrites a file` : (error as Error).message}\n`);
+  process.stderr.write(
+    `${code === 'EEXIST' ? `${resolve(target)} exists already: an export never overwrites a file` : (error as Error).message}\n`,
+  );
   process.exit(1);
 }

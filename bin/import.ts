@@ -16,11 +16,15 @@ if (!source || process.argv.length > 3) {
   process.exit(2);
 }
 if (settings.storage === 'memory' && (!settings.MONGODB_URI || !settings.REDIS_URL)) {
-  process.stderr.write('STORAGE=memory keeps nothing after the import ends: import into SQLite, or MongoDB and Redis\n');
+  process.stderr.write(
+    'STORAGE=memory keeps nothing after the import ends: import into SQLite, or MongoDB and Redis\n',
+  );
   process.exit(2);
 }
 if (settings.REDIS_URL && settings.webhookQueue.private) {
-  process.stderr.write('set WEBHOOK_QUEUE_NAME to the queue the service will consume: the pending deliveries go there\n');
+  process.stderr.write(
+    'set WEBHOOK_QUEUE_NAME to the queue the service will consume: the pending deliveries go there\n',
+  );
   process.exit(2);
 }
 let stores: Stores;
@@ -33,7 +37,9 @@ try {
 }
 try {
   const counts = await importFrom(resolve(source), stores);
-  process.stdout.write(`imported ${counts.documents} documents, ${counts.keys} keys and ${counts.deliveries} pending deliveries from ${resolve(source)}\n`);
+  process.stdout.write(
+    `imported ${counts.documents} documents, ${counts.keys} keys and ${counts.deliveries} pending deliveries from ${resolve(source)}\n`,
+  );
 } catch (error) {
   process.stderr.write(`${(error as Error).message}\n`);
   process.exitCode = 1;

@@ -44,9 +44,14 @@ export async function listenOrExit(server: Server, host: string, port: number): 
     });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    const why = code === 'EADDRINUSE' ? 'the address is already in use'
-      : code === 'EACCES' ? 'permission denied'
-        : code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' ? 'no such address on this machine' : (error as Error).message;
+    const why =
+      code === 'EADDRINUSE'
+        ? 'the address is already in use'
+        : code === 'EACCES'
+          ? 'permission denied'
+          : code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND'
+            ? 'no such address on this machine'
+            : (error as Error).message;
     refuse(`cannot listen on ${hostPort(host, port)}: ${why}${code ? ` (${code})` : ''}`, EXIT_ENVIRONMENT);
   }
 }

@@ -29,11 +29,16 @@ async function main(): Promise<void> {
   await listenOrExit(server, settings.HOST, settings.PORT);
   // The port the system chose when PORT=0.
   const listening = server.address() as AddressInfo;
-  const service = await runUntilSignalled(logger, () => createIdentityService({ logger, requireStores: true }), async (running) => {
-    server.close();
-    server.closeIdleConnections();
-    await running.close();
-  }, shutdownBoundMs(settings));
+  const service = await runUntilSignalled(
+    logger,
+    () => createIdentityService({ logger, requireStores: true }),
+    async (running) => {
+      server.close();
+      server.closeIdleConnections();
+      await running.close();
+    },
+    shutdownBoundMs(settings),
+  );
   // While the port still answers "starting": the collection pauses the process for about 100 ms.
   settleStartup();
   server.off('request', starting);

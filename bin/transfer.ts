@@ -42,9 +42,15 @@ async function writeLine(out: WriteStream, line: Line): Promise<void> {
 
 /** Every line of an export, read from the configured sources. */
 async function* exportLines(settings: Settings, counts: Counts): AsyncIterable<Line> {
-  yield JSON.stringify({ type: 'format', format: FORMAT, version: FORMAT_VERSION, exportedAt: new Date().toISOString() });
+  yield JSON.stringify({
+    type: 'format',
+    format: FORMAT,
+    version: FORMAT_VERSION,
+    exportedAt: new Date().toISOString(),
+  });
   const local = !settings.MONGODB_URI || !settings.REDIS_URL;
-  if (local && settings.storage === 'memory') throw new Error('STORAGE=memory keeps nothing another process can export');
+  if (local && settings.storage === 'memory')
+    throw new Error('STORAGE=memory keeps nothing another process can export');
   const file = local ? openFile(settings) : undefined;
   try {
     file?.exec('BEGIN');
@@ -70,11 +76,15 @@ function* fileDocuments(file: DatabaseSync, counts: Counts): Iterable<Line> {
     counts.documents += 1;
     yield `{"type":"document","collection":${JSON.stringify(row.collection)},"doc":${String(row.doc)}}`;
   }
-  const tables = file.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name LIKE 'collection:%' ORDER BY name").all();
+  const tables = file
+    .prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name LIKE 'collection:%' ORDER BY name")
+    .all();
   for (const { name } of tables) {
     const table = String(name);
     const collection = JSON.stringify(table.slice('collection:'.length));
-    const rows = file.prepare(`SELECT doc FROM "${table.replaceAll('"', '""')}" WHERE expires_at IS NULL OR expires_at > ? ORDER BY rowid`);
+    const rows = file.prepare(
+      `SELECT doc FROM "${table.replaceAll('"', '""')}" WHERE expires_at IS NULL OR expires_at > ? ORDER BY rowid`,
+    );
     for (const row of rows.iterate(Date.now())) {
       counts.documents += 1;
       yield `{"type":"document","collection":${collection},"doc":${String(row.doc)}}`;
@@ -83,7 +93,9 @@ function* fileDocuments(file: DatabaseSync, counts: Counts): Iterable<Line> {
 }
 
 function* fileKeys(file: DatabaseSync, counts: Counts): Iterable<Line> {
-  const rows = file.prepare('SELECT key, value, expires_at FROM kv WHERE expires_at IS NULL OR expires_at > ? ORDER BY key');
+  const rows = file.prepare(
+    'SELECT key, value, expires_at FROM kv WHERE expires_at IS NULL OR expires_at > ? ORDER BY key',
+  );
   for (const row of rows.iterate(Date.now())) {
     counts.keys += 1;
     yield JSON.stringify({ type: 'key', key: row.key, value: row.value, expiresAt: row.expires_at });
@@ -125,7 +137,12 @@ async function* redisKeys(url: string, counts: Counts): AsyncIterable<Line> {
         const [value, ttl] = await Promise.all([redis.get(key), redis.pttl(key)]);
         if (value === null || ttl === -2) continue;
         counts.keys += 1;
-        yield JSON.stringify({ type: 'key', key: key.slice(REDIS_PREFIX.length), value, expiresAt: ttl === -1 ? null : Date.now() + ttl });
+        yield JSON.stringify({
+          type: 'key',
+          key: key.slice(REDIS_PREFIX.length),
+          value,
+          expiresAt: ttl === -1 ? null : Date.now() + ttl,
+        });
       }
     } while (cursor !== '0');
   } finally {
@@ -147,9 +164,24 @@ export async function exportTo(settings: Settings, path: string): Promise<Counts
   return counts;
 }
 
-interface DocumentLine { type: 'document'; collection: string; doc: unknown }
-interface KeyLine { type: 'key'; key: string; value: string; expiresAt: number | null }
-interface DeliveryLine { type: 'delivery'; job: DeliveryJob; attempt: number; errors: number; runAt: number }
+interface DocumentLine {
+  type: 'document';
+  collection: string;
+  doc: unknown;
+}
+interface KeyLine {
+  type: 'key';
+  key: string;
+  value: string;
+  expiresAt: number | null;
+}
+interface DeliveryLine {
+  type: 'delivery';
+  job: DeliveryJob;
+  attempt: number;
+  errors: number;
+  runAt: number;
+}
 
 /** Reads an export into the (empty) stores. Throws an Error whose message says what is wrong, on the first problem. */
 export async function importFrom(path: string, stores: Stores): Promise<Counts> {
@@ -164,7 +196,10 @@ export async function importFrom(path: string, stores: Stores): Promise<Counts> 
     pending.set(collection, []);
     const target = stores.documents.collection(collection);
     if (!checked.has(collection)) {
-      if ((await target.countDocuments({})) > 0) throw new Error(`the collection ${collection} of the target already holds documents: import into an empty store`);
+      if ((await target.countDocuments({})) > 0)
+        throw new Error(
+          `the collection ${collection} of the target already holds documents: import into an empty store`,
+        );
       checked.add(collection);
     }
     await target.insertMany(docs);
@@ -175,8 +210,11 @@ export async function importFrom(path: string, stores: Stores): Promise<Counts> 
     if (stores.sqlite) {
       const database = stores.sqlite;
       await database.write(() => {
-        const insert = database.statement('INSERT INTO delivery_jobs (delivery_id, job, attempt, errors, run_at) VALUES (?, ?, ?, ?, ?)');
-        for (const { job, attempt, errors, runAt } of batch) insert.run(job.deliveryId, JSON.stringify(job), attempt, errors, runAt);
+        const insert = database.statement(
+          'INSERT INTO delivery_jobs (delivery_id, job, attempt, errors, run_at) VALUES (?, ?, ?, ?, ?)',
+        );
+        for (const { job, attempt, errors, runAt } of batch)
+          insert.run(job.deliveryId, JSON.stringify(job), attempt, errors, runAt);
       });
     } else {
       // A Redis queue stores jobs, not their history: each starts again at its first attempt.
@@ -195,7 +233,8 @@ export async function importFrom(path: string, stores: Stores): Promise<Counts> 
     }
     if (number === 1) {
       if (line.type !== 'format' || line.format !== FORMAT) throw new Error(`${path} is not an export of this service`);
-      if (line.version !== FORMAT_VERSION) throw new Error(`${path} is an export of format ${String(line.version)}; this version reads ${FORMAT_VERSION}`);
+      if (line.version !== FORMAT_VERSION)
+        throw new Error(`${path} is an export of format ${String(line.version)}; this version reads ${FORMAT_VERSION}`);
       continue;
     }
     if (line.type === 'document') {

@@ -28,7 +28,9 @@ if (!runtime) {
   console.log('verify:image: no container runtime answers (tried docker info, podman info): the image was not built.');
   process.exit(0);
 }
-const { dependencies } = JSON.parse(readFileSync(new URL('package.json', root), 'utf8')) as { dependencies: Record<string, string> };
+const { dependencies } = JSON.parse(readFileSync(new URL('package.json', root), 'utf8')) as {
+  dependencies: Record<string, string>;
+};
 step(runtime, ['build', '--tag', TAG, '.']);
 const load = `for (const name of ${JSON.stringify(Object.keys(dependencies))}) await import(name); await import('./app/index.ts');`;
 step(runtime, ['run', '--rm', TAG, 'node', '--input-type=module', '-e', load]);

@@ -13,11 +13,16 @@ async function main(): Promise<void> {
   const settings = settingsOrExit(process.env);
   const logger = createLogger(settings.LOG_LEVEL);
   const server = createServer();
-  const worker = await runUntilSignalled(logger, () => startWebhookWorker({ logger }), async (running) => {
-    server.close();
-    server.closeIdleConnections();
-    await running.close();
-  }, shutdownBoundMs(settings));
+  const worker = await runUntilSignalled(
+    logger,
+    () => startWebhookWorker({ logger }),
+    async (running) => {
+      server.close();
+      server.closeIdleConnections();
+      await running.close();
+    },
+    shutdownBoundMs(settings),
+  );
   server.on('request', worker.app.callback());
   await listenOrExit(server, settings.HOST, settings.WORKER_PORT);
   const listening = server.address() as AddressInfo;

@@ -19,7 +19,8 @@ const ENTRIES: Record<string, string> = {
  * The logo Redoc's menu shows beside "API docs by Redocly": an image it fetches from its CDN, with no option to drop
  * it. The element that loads it, as Redoc's bundle writes it.
  */
-const REDOC_REMOTE_LOGO = /\w+\.createElement\("img",\{alt:"redocly logo",onError:\(\)=>\w+\(!1\),src:"https:\/\/cdn\.redoc\.ly\/redoc\/logo-mini\.svg"\}\)/;
+const REDOC_REMOTE_LOGO =
+  /\w+\.createElement\("img",\{alt:"redocly logo",onError:\(\)=>\w+\(!1\),src:"https:\/\/cdn\.redoc\.ly\/redoc\/logo-mini\.svg"\}\)/;
 
 /**
  * The API reference page asks nothing of another origin (its CSP would refuse it anyway), so Redoc's bundle is loaded
@@ -31,7 +32,8 @@ const redocWithoutRemoteLogo: Plugin = {
   setup(context) {
     context.onLoad({ filter: /[\\/]redoc[\\/]bundles[\\/]redoc(?:\.browser)?\.lib\.js$/ }, async (args) => {
       const source = await readFile(args.path, 'utf8');
-      if (!REDOC_REMOTE_LOGO.test(source)) throw new Error(`${args.path} no longer loads its logo as expected: check what it fetches now`);
+      if (!REDOC_REMOTE_LOGO.test(source))
+        throw new Error(`${args.path} no longer loads its logo as expected: check what it fetches now`);
       return { contents: source.replace(REDOC_REMOTE_LOGO, 'null'), loader: 'js' };
     });
   },
@@ -70,4 +72,8 @@ for (const [path, output] of Object.entries(result.metafile.outputs)) {
 const files = Object.keys(result.metafile.outputs).map(toDist);
 await mkdir(outdir, { recursive: true });
 await writeFile(join(outdir, 'manifest.json'), `${JSON.stringify({ entries, files }, null, 2)}\n`);
-console.log(`console bundle: ${files.length} files in ${relative(process.cwd(), outdir)} (${Object.keys(entries).map((entry) => `${entry}: ${basename(entries[entry]!.script)}`).join(', ')})`);
+console.log(
+  `console bundle: ${files.length} files in ${relative(process.cwd(), outdir)} (${Object.keys(entries)
+    .map((entry) => `${entry}: ${basename(entries[entry]!.script)}`)
+    .join(', ')})`,
+);

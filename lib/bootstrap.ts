@@ -56,8 +56,12 @@ export async function bootstrap(options: {
   // could ever name the management API again.
   try {
     await repositories.resources.upsertBuiltIn({
-      id: MANAGEMENT_RESOURCE_ID, name: 'Management API', indicator: options.managementIndicator,
-      isDefault: false, accessTokenTtl: 3600, createdAt: now,
+      id: MANAGEMENT_RESOURCE_ID,
+      name: 'Management API',
+      indicator: options.managementIndicator,
+      isDefault: false,
+      accessTokenTtl: 3600,
+      createdAt: now,
     });
   } catch (error) {
     if (!(error instanceof DuplicateKeyError)) throw error;
@@ -66,26 +70,45 @@ export async function bootstrap(options: {
     );
   }
   for (const [name, description] of Object.entries(SCOPE_DESCRIPTIONS)) {
-    await ignoreDuplicate(() => repositories.resources.insertScope({
-      id: managementScopeId(name), resourceId: MANAGEMENT_RESOURCE_ID,
-      name, description, createdAt: now,
-    }));
+    await ignoreDuplicate(() =>
+      repositories.resources.insertScope({
+        id: managementScopeId(name),
+        resourceId: MANAGEMENT_RESOURCE_ID,
+        name,
+        description,
+        createdAt: now,
+      }),
+    );
   }
-  await ignoreDuplicate(() => repositories.roles.insert({
-    id: MANAGEMENT_ROLE_ID, name: 'Management API admin', description: 'Full access to the management API.',
-    type: 'MachineToMachine', isDefault: false, createdAt: now,
-  }));
+  await ignoreDuplicate(() =>
+    repositories.roles.insert({
+      id: MANAGEMENT_ROLE_ID,
+      name: 'Management API admin',
+      description: 'Full access to the management API.',
+      type: 'MachineToMachine',
+      isDefault: false,
+      createdAt: now,
+    }),
+  );
   await repositories.roles.addScopes(MANAGEMENT_ROLE_ID, [managementScopeId(MANAGEMENT_SCOPES.all)]);
-  await ignoreDuplicate(() => repositories.roles.insert({
-    id: CONSOLE_ADMIN_ROLE_ID, name: 'Console admin',
-    description: 'Users who administer the service: full access to the management API through sign-in, never through token exchange.',
-    type: 'User', isDefault: false, createdAt: now,
-  }));
+  await ignoreDuplicate(() =>
+    repositories.roles.insert({
+      id: CONSOLE_ADMIN_ROLE_ID,
+      name: 'Console admin',
+      description:
+        'Users who administer the service: full access to the management API through sign-in, never through token exchange.',
+      type: 'User',
+      isDefault: false,
+      createdAt: now,
+    }),
+  );
   if (await repositories.roles.findById(CONSOLE_ADMIN_ROLE_ID)) {
     await repositories.roles.addScopes(CONSOLE_ADMIN_ROLE_ID, [managementScopeId(MANAGEMENT_SCOPES.all)]);
   } else {
     // Another role already took the name; management scopes must not end up on an id no role has.
-    options.logger.error('the console-admin role could not be created: a role named "Console admin" exists; rename it and restart');
+    options.logger.error(
+      'the console-admin role could not be created: a role named "Console admin" exists; rename it and restart',
+    );
   }
 
   const adminClientId = options.adminClientId ?? 'admin-console';
@@ -95,26 +118,37 @@ export async function bootstrap(options: {
   }
   if (!existing) {
     const secret = options.adminClientSecret ?? newSecret();
-    await ignoreDuplicate(() => repositories.applications.insert({
-      id: adminClientId, name: 'Admin (bootstrap)', description: 'Created on first start with the management scope `all`.',
-      type: 'MachineToMachine', oidcClientMetadata: { redirectUris: [], postLogoutRedirectUris: [] },
-      customClientMetadata: {}, isThirdParty: false, createdAt: now,
-    }, { secretDigest: digest(secret), builtIn: true }));
+    await ignoreDuplicate(() =>
+      repositories.applications.insert(
+        {
+          id: adminClientId,
+          name: 'Admin (bootstrap)',
+          description: 'Created on first start with the management scope `all`.',
+          type: 'MachineToMachine',
+          oidcClientMetadata: { redirectUris: [], postLogoutRedirectUris: [] },
+          customClientMetadata: {},
+          isThirdParty: false,
+          createdAt: now,
+        },
+        { secretDigest: digest(secret), builtIn: true },
+      ),
+    );
     if (!options.adminClientSecret) {
       const lifetime = options.keptUntilExit
-        ? 'created now; embedded storage keeps them only until this process exits, so each start creates new ones: set '
-          + 'ADMIN_CLIENT_ID and ADMIN_CLIENT_SECRET to keep the same'
+        ? 'created now; embedded storage keeps them only until this process exits, so each start creates new ones: set ' +
+          'ADMIN_CLIENT_ID and ADMIN_CLIENT_SECRET to keep the same'
         : 'created now and shown only this once: store them now';
-      options.print(`Management API credentials (${lifetime}):\n  ADMIN_CLIENT_ID=${adminClientId}\n  ADMIN_CLIENT_SECRET=${secret}\n`);
+      options.print(
+        `Management API credentials (${lifetime}):\n  ADMIN_CLIENT_ID=${adminClientId}\n  ADMIN_CLIENT_SECRET=${secret}\n`,
+      );
     }
     options.logger.info({ clientId: adminClientId }, 'bootstrap admin application created');
   } else if (!options.adminClientSecret) {
     options.print(
-      `Management API credentials: the application ${adminClientId} exists; its secret was shown when it was created. To `
-      + `replace it: POST /api/applications/${adminClientId}/secret, or set ADMIN_CLIENT_SECRET (applied at every start).\n`,
+      `Management API credentials: the application ${adminClientId} exists; its secret was shown when it was created. To ` +
+        `replace it: POST /api/applications/${adminClientId}/secret, or set ADMIN_CLIENT_SECRET (applied at every start).\n`,
     );
   }
   await repositories.roles.assignToApplication(adminClientId, [MANAGEMENT_ROLE_ID]);
   return { adminClientId };
 }
-

@@ -23,15 +23,21 @@ const cidrList = z.string().transform((text, ctx) => {
   try {
     return parseNetworks(text);
   } catch (error) {
-    ctx.issues.push({ code: 'custom', message: `comma-separated IPv4/IPv6 CIDR blocks: ${(error as Error).message}`, input: text });
+    ctx.issues.push({
+      code: 'custom',
+      message: `comma-separated IPv4/IPv6 CIDR blocks: ${(error as Error).message}`,
+      input: text,
+    });
     return z.NEVER;
   }
 });
 /** An address to listen on: an IP literal (`0.0.0.0` and `::` mean every interface) or a name that resolves to one. */
-const listenAddress = z.string().refine(
-  (text) => isIP(text) !== 0 || z.hostname().safeParse(text).success,
-  'an IP address (127.0.0.1, 0.0.0.0, ::1, ::) or a host name',
-);
+const listenAddress = z
+  .string()
+  .refine(
+    (text) => isIP(text) !== 0 || z.hostname().safeParse(text).success,
+    'an IP address (127.0.0.1, 0.0.0.0, ::1, ::) or a host name',
+  );
 const booleanFlag = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 /** `smtp://user:pass@host:587` or `smtps://…`: the URL carries the whole connection, nothing else is read from it. */
 const smtpUrl = z.url({ protocol: /^smtps?$/, error: 'an smtp:// or smtps:// URL' }).refine((text) => {
@@ -39,7 +45,13 @@ const smtpUrl = z.url({ protocol: /^smtps?$/, error: 'an smtp:// or smtps:// URL
   return url.search === '' && url.hash === '' && (url.pathname === '' || url.pathname === '/');
 }, 'smtp[s]://[user:password@]host[:port] with no path, query or fragment');
 /** A bare address (`no-reply@example.com`) or one with a display name (`Example <no-reply@example.com>`). */
-const emailFrom = z.string().max(320).regex(/^(?:[^<>\r\n]*<[^\s@<>]+@[^\s@<>]+>|[^\s@<>]+@[^\s@<>]+)$/, 'an email address, optionally as "Name <address>"');
+const emailFrom = z
+  .string()
+  .max(320)
+  .regex(
+    /^(?:[^<>\r\n]*<[^\s@<>]+@[^\s@<>]+>|[^\s@<>]+@[^\s@<>]+)$/,
+    'an email address, optionally as "Name <address>"',
+  );
 
 /** Everything after the base is derived from it (`/oidc`, `/api`), so a query or fragment would end up mid-URL. */
 const baseUrl = z.url({ protocol: /^https?$/, hostname: /./, error: 'an http:// or https:// URL' }).refine((text) => {
@@ -48,23 +60,32 @@ const baseUrl = z.url({ protocol: /^https?$/, hostname: /./, error: 'an http:// 
   return url.search === '' && url.hash === '' && url.username === '' && url.password === '';
 }, 'http[s]://host[:port][/prefix] with no credentials, query or fragment');
 /** `redis://[user:password@]host[:port][/db]`, or `rediss://` for TLS: what ioredis accepts as a URL. */
-const redisUrl = z.url({ protocol: /^rediss?$/, hostname: /./, error: 'a redis:// or rediss:// URL naming a host (redis://host:6379)' });
+const redisUrl = z.url({
+  protocol: /^rediss?$/,
+  hostname: /./,
+  error: 'a redis:// or rediss:// URL naming a host (redis://host:6379)',
+});
 /**
  * A MongoDB connection string naming a database. Several hosts (`a:27017,b:27017`) are no URL for WHATWG, so the
  * shape is checked here and the driver parses the rest; without a database the driver would quietly use `test`.
  */
-const mongodbUri = z.string().regex(
-  /^mongodb(?:\+srv)?:\/\/(?:[^@/?#]*@)?[^@/?#]+\/[^/?#]+(?:\?[^#]*)?$/,
-  'a mongodb:// or mongodb+srv:// connection string naming a database (mongodb://host:27017/identity?replicaSet=rs0)',
-);
+const mongodbUri = z
+  .string()
+  .regex(
+    /^mongodb(?:\+srv)?:\/\/(?:[^@/?#]*@)?[^@/?#]+\/[^/?#]+(?:\?[^#]*)?$/,
+    'a mongodb:// or mongodb+srv:// connection string naming a database (mongodb://host:27017/identity?replicaSet=rs0)',
+  );
 
 /** The signal path is appended to it, so a query or fragment would end up in the middle of the URL. */
-const otlpEndpoint = z.url({ protocol: /^https?$/, error: 'an http:// or https:// URL' }).refine((text) => {
-  // Refinements run after a failed check too; that one already says what is wrong.
-  if (!URL.canParse(text)) return true;
-  const url = new URL(text);
-  return url.search === '' && url.hash === '';
-}, 'http[s]://host[:port][/path] with no query or fragment').transform((text) => text.replace(/\/+$/, ''));
+const otlpEndpoint = z
+  .url({ protocol: /^https?$/, error: 'an http:// or https:// URL' })
+  .refine((text) => {
+    // Refinements run after a failed check too; that one already says what is wrong.
+    if (!URL.canParse(text)) return true;
+    const url = new URL(text);
+    return url.search === '' && url.hash === '';
+  }, 'http[s]://host[:port][/path] with no query or fragment')
+  .transform((text) => text.replace(/\/+$/, ''));
 
 export const environmentSchema = z.object({
   // Section: Server
@@ -139,7 +160,10 @@ export const environmentSchema = z.object({
    * Client id of the bootstrap management application; set it together with `ADMIN_CLIENT_SECRET` or not at all.
    * @default `admin-console`
    */
-  ADMIN_CLIENT_ID: z.string().regex(/^[\w.-]{3,64}$/, '3-64 letters, digits, "_", "." or "-"').optional(),
+  ADMIN_CLIENT_ID: z
+    .string()
+    .regex(/^[\w.-]{3,64}$/, '3-64 letters, digits, "_", "." or "-"')
+    .optional(),
   /**
    * Its secret; set both or neither. When set, it is applied again on every start. Unset, a secret is generated and
    * printed when the application is created: once per store, so at every start with `STORAGE=memory` (later starts on
@@ -152,7 +176,11 @@ export const environmentSchema = z.object({
    * unsuspended and put back in the role on every start; set both or neither. Unset: while no console admin exists,
    * each start prints a one-time setup link ([console](console.md)).
    */
-  ADMIN_USERNAME: z.string().max(128).regex(/^[A-Z_a-z]\w*$/, 'a username: a letter or underscore, then letters, digits or underscores').optional(),
+  ADMIN_USERNAME: z
+    .string()
+    .max(128)
+    .regex(/^[A-Z_a-z]\w*$/, 'a username: a letter or underscore, then letters, digits or underscores')
+    .optional(),
   /** That admin's password; it must pass the password policy (the service refuses to start otherwise). */
   ADMIN_PASSWORD: z.string().min(1).max(256).optional(),
   /**
@@ -190,8 +218,15 @@ export const environmentSchema = z.object({
    * scope.
    * @default none beyond those
    */
-  IMPERSONATION_PROTECTED_ROLES: z.string().optional()
-    .transform((value) => (value ?? '').split(',').map((name) => name.trim()).filter(Boolean)),
+  IMPERSONATION_PROTECTED_ROLES: z
+    .string()
+    .optional()
+    .transform((value) =>
+      (value ?? '')
+        .split(',')
+        .map((name) => name.trim())
+        .filter(Boolean),
+    ),
   /**
    * Lifetime of the access tokens that name no resource, seconds: opaque userinfo tokens (authorization code, refresh
    * and token exchange without `resource`) and client-credentials tokens without `resource` while no default resource
@@ -230,7 +265,10 @@ export const environmentSchema = z.object({
    * when it closes.
    * @default `webhook-deliveries` with MongoDB; a private queue per instance with embedded documents
    */
-  WEBHOOK_QUEUE_NAME: z.string().regex(/^[\w.-]{1,100}$/, '1-100 letters, digits, "_", "." or "-"').optional(),
+  WEBHOOK_QUEUE_NAME: z
+    .string()
+    .regex(/^[\w.-]{1,100}$/, '1-100 letters, digits, "_", "." or "-"')
+    .optional(),
   /**
    * How long a worker holds a running delivery before another may take it over, ms.
    * @default BullMQ's 30 s
@@ -245,7 +283,9 @@ export const environmentSchema = z.object({
    * After a signing-key rotation, how long the previous key keeps signing alongside the new one, so consumers can
    * switch, seconds.
    */
-  WEBHOOK_SIGNING_KEY_GRACE_SECONDS: integer(0).max(30 * 86_400).default(86_400),
+  WEBHOOK_SIGNING_KEY_GRACE_SECONDS: integer(0)
+    .max(30 * 86_400)
+    .default(86_400),
   /** Upper bound on a consumer's `Retry-After`, so one endpoint cannot park a delivery for days, ms. */
   WEBHOOK_RETRY_AFTER_CAP_MS: integer(0).max(86_400_000).default(3_600_000),
   /**
@@ -272,7 +312,9 @@ export const environmentSchema = z.object({
    * A hook whose every attempt failed this long is disabled, with `disabledReason` (as Svix does after 5 days), ms;
    * `0` = never.
    */
-  WEBHOOK_AUTO_DISABLE_AFTER_MS: integer(0).max(90 * 86_400_000).default(5 * 86_400_000),
+  WEBHOOK_AUTO_DISABLE_AFTER_MS: integer(0)
+    .max(90 * 86_400_000)
+    .default(5 * 86_400_000),
 
   // Section: Connectors and outbound requests
   /**
@@ -302,7 +344,9 @@ export const environmentSchema = z.object({
    * needs them; test runs may use one more.
    * @default the number of CPUs (`os.availableParallelism()`, at most 64)
    */
-  JWT_CUSTOMIZER_WORKERS: integer(1).max(64).default(() => Math.min(availableParallelism(), 64)),
+  JWT_CUSTOMIZER_WORKERS: integer(1)
+    .max(64)
+    .default(() => Math.min(availableParallelism(), 64)),
 
   // Section: Sign-in and messages
   /**
@@ -337,7 +381,10 @@ export const environmentSchema = z.object({
    * Standard Webhooks secret (`whsec_` + base64 of at least 24 bytes) that signs every SMS webhook request; required
    * with `SMS_WEBHOOK_URL`.
    */
-  SMS_WEBHOOK_SIGNING_KEY: z.string().regex(/^whsec_[A-Za-z0-9+/]{32,}={0,2}$/, 'whsec_ followed by base64 of at least 24 bytes').optional(),
+  SMS_WEBHOOK_SIGNING_KEY: z
+    .string()
+    .regex(/^whsec_[A-Za-z0-9+/]{32,}={0,2}$/, 'whsec_ followed by base64 of at least 24 bytes')
+    .optional(),
   /** Lifetime of a verification code, seconds. */
   VERIFICATION_CODE_TTL_SECONDS: integer(1).max(86_400).default(600),
   /**
@@ -425,17 +472,22 @@ export class ConfigurationError extends Error {
  * sets one would otherwise believe a rule holds that nobody enforces.
  */
 const REPLACED_BY_SETTINGS: Readonly<Record<string, string>> = {
-  IMPERSONATION_REQUIRE_REASON: "the sign-in experience's impersonation.requireReason (PATCH /api/sign-in-exp, or the console)",
+  IMPERSONATION_REQUIRE_REASON:
+    "the sign-in experience's impersonation.requireReason (PATCH /api/sign-in-exp, or the console)",
 };
 
 /** Parses `process.env` (or any map); unknown variables are ignored, invalid ones fail with every problem listed. */
 export function readEnvironment(env: Record<string, string | undefined>): Environment {
   const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
-  const replaced = Object.keys(present).filter((name) => Object.hasOwn(REPLACED_BY_SETTINGS, name))
+  const replaced = Object.keys(present)
+    .filter((name) => Object.hasOwn(REPLACED_BY_SETTINGS, name))
     .map((name) => `${name}: no longer read; use ${REPLACED_BY_SETTINGS[name]}`);
   const result = environmentSchema.safeParse(present);
   if (replaced.length || !result.success) {
-    const problems = [...replaced, ...(result.error?.issues ?? []).map((issue) => `${issue.path.join('.')}: ${issue.message}`)];
+    const problems = [
+      ...replaced,
+      ...(result.error?.issues ?? []).map((issue) => `${issue.path.join('.')}: ${issue.message}`),
+    ];
     throw new ConfigurationError(`invalid configuration:\n  ${problems.join('\n  ')}`);
   }
   return result.data;

@@ -5,8 +5,20 @@ import { DuplicateKeyError } from './ports/documents.ts';
  * sign-in pages) turns a kind into an HTTP status in one place, `lib/http/errors.ts`.
  */
 export type ErrorKind =
-  | 'invalid' | 'unauthenticated' | 'forbidden' | 'not_found' | 'method_not_allowed' | 'conflict'
-  | 'gone' | 'too_large' | 'unsupported' | 'rule' | 'rate_limited' | 'bad_gateway' | 'unavailable' | 'internal';
+  | 'invalid'
+  | 'unauthenticated'
+  | 'forbidden'
+  | 'not_found'
+  | 'method_not_allowed'
+  | 'conflict'
+  | 'gone'
+  | 'too_large'
+  | 'unsupported'
+  | 'rule'
+  | 'rate_limited'
+  | 'bad_gateway'
+  | 'unavailable'
+  | 'internal';
 
 /** Every error code the service answers with, and its kind: the closed set clients switch on. */
 const ERROR_CODES = {
@@ -223,7 +235,9 @@ const ERROR_CODES = {
 export type ErrorCode = keyof typeof ERROR_CODES;
 
 /** The codes of one kind, e.g. `CodeOf<'rule'>` for the business rules a request can break. */
-export type CodeOf<K extends ErrorKind> = { [C in ErrorCode]: (typeof ERROR_CODES)[C] extends K ? C : never }[ErrorCode];
+export type CodeOf<K extends ErrorKind> = {
+  [C in ErrorCode]: (typeof ERROR_CODES)[C] extends K ? C : never;
+}[ErrorCode];
 
 export function kindOf(code: ErrorCode): ErrorKind {
   return ERROR_CODES[code];
@@ -264,7 +278,10 @@ export class RateLimitedError extends DomainError {
 }
 
 /** The codes the Experience API answers with beyond the generic ones, all Logto's. */
-export type ExperienceErrorCode = Extract<ErrorCode, `session.${string}` | `user.${string}` | `verification_code.${string}` | 'auth.forbidden'>;
+export type ExperienceErrorCode = Extract<
+  ErrorCode,
+  `session.${string}` | `user.${string}` | `verification_code.${string}` | 'auth.forbidden'
+>;
 
 /** Logto's own codes for the unique fields it names; any other duplicate is `entity.unique_integrity_violation`. */
 const DUPLICATE_CODES: Partial<Record<string, CodeOf<'conflict'>>> = {
@@ -281,15 +298,20 @@ export const errors = {
   invalidRequest: () => new DomainError('request.invalid', 'the request could not be processed'),
   payloadTooLarge: () => new DomainError('guard.payload_too_large', 'request body is too large'),
   unsupportedMediaType: () => new DomainError('guard.unsupported_media_type', 'request body must be application/json'),
-  invalidBodyEncoding: () => new DomainError('guard.invalid_body_encoding', 'request body does not decode with its Content-Encoding'),
-  unsupportedContentEncoding: (coding: string) => new DomainError('guard.unsupported_content_encoding',
-    `Content-Encoding ${coding.slice(0, 64)} is not supported; send gzip, deflate, br or no encoding`),
+  invalidBodyEncoding: () =>
+    new DomainError('guard.invalid_body_encoding', 'request body does not decode with its Content-Encoding'),
+  unsupportedContentEncoding: (coding: string) =>
+    new DomainError(
+      'guard.unsupported_content_encoding',
+      `Content-Encoding ${coding.slice(0, 64)} is not supported; send gzip, deflate, br or no encoding`,
+    ),
   unauthorized: (message = 'a valid bearer token is required') => new DomainError('auth.unauthorized', message),
   forbidden: (scope: string) =>
     new DomainError('auth.forbidden', `the token lacks the scope required here: ${scope}`, { requiredScope: scope }),
-  notFound: (entity: string, id?: string) => (id
-    ? new DomainError('entity.not_exists_with_id', `${entity} ${id} not found`, { entity })
-    : new DomainError('entity.not_found', `${entity} not found`, { entity })),
+  notFound: (entity: string, id?: string) =>
+    id
+      ? new DomainError('entity.not_exists_with_id', `${entity} ${id} not found`, { entity })
+      : new DomainError('entity.not_found', `${entity} not found`, { entity }),
   /** An id that names nothing, answered with the code Logto gives for that entity and route when it is not `…_with_id`. */
   missing: (code: 'entity.not_found' | 'entity.not_exists', entity: string, id: string) =>
     new DomainError(code, `${entity} ${id} not found`, { entity }),
@@ -298,10 +320,12 @@ export const errors = {
     new DomainError('entity.relation_foreign_key_not_found', `${entity} ${ids} not found`, { entity }),
   routeNotFound: () => new DomainError('route.not_found', 'no such route'),
   methodNotAllowed: () => new DomainError('route.method_not_allowed', 'method not allowed on this route'),
-  duplicate: (entity: string, field: string) => new DomainError(
-    DUPLICATE_CODES[`${entity}.${field}`] ?? 'entity.unique_integrity_violation',
-    `${entity} with this ${field} already exists`, { entity, field },
-  ),
+  duplicate: (entity: string, field: string) =>
+    new DomainError(
+      DUPLICATE_CODES[`${entity}.${field}`] ?? 'entity.unique_integrity_violation',
+      `${entity} with this ${field} already exists`,
+      { entity, field },
+    ),
   /** Input that is well-formed but invalid in a way only this domain names (e.g. `hook.missing_events`). */
   invalid: (code: CodeOf<'invalid'>, message: string, data?: unknown) => new DomainError(code, message, data),
   /** A business rule the request breaks. */
@@ -318,12 +342,16 @@ export const errors = {
   /** A provider the service relies on (an email or SMS gateway) refused or failed the request. */
   badGateway: (code: CodeOf<'bad_gateway'>, message: string) => new DomainError(code, message),
   /** An Account API verification refused, with Logto's code. */
-  account: (code: Extract<ErrorCode, `verification_record.${string}`>, message: string) => new DomainError(code, message),
+  account: (code: Extract<ErrorCode, `verification_record.${string}`>, message: string) =>
+    new DomainError(code, message),
   /** An end-user flow refused, with Logto's Experience API code. */
   experience: (code: ExperienceErrorCode, message: string, data?: unknown) => new DomainError(code, message, data),
   /** A social or enterprise connector refused, misconfigured, or its upstream failing, with Logto's codes. */
-  connector: (code: Extract<ErrorCode, `connector.${string}` | `single_sign_on.${string}`>, message: string, data?: unknown) =>
-    new DomainError(code, message, data),
+  connector: (
+    code: Extract<ErrorCode, `connector.${string}` | `single_sign_on.${string}`>,
+    message: string,
+    data?: unknown,
+  ) => new DomainError(code, message, data),
   dependencyDown: (what: string) => new DomainError('service.dependency_unavailable', `${what} is unavailable`),
   internal: () => new DomainError('service.internal_error', 'internal error'),
 };
@@ -344,7 +372,12 @@ export async function unique<T>(entity: string, field: string | null, write: () 
 }
 
 /** Throws `entity.not_exists_with_id` (or, for a relation, Logto's 422) naming every id of `wanted` that is not in `found`. */
-export function assertAllFound(entity: string, wanted: readonly string[], found: ReadonlyArray<{ id: string }>, options: { relation?: boolean } = {}): void {
+export function assertAllFound(
+  entity: string,
+  wanted: readonly string[],
+  found: ReadonlyArray<{ id: string }>,
+  options: { relation?: boolean } = {},
+): void {
   const present = new Set(found.map((item) => item.id));
   const missing = [...new Set(wanted)].filter((id) => !present.has(id));
   if (missing.length && options.relation) throw errors.relationNotFound(entity, missing.join(', '));

@@ -12,7 +12,11 @@ export async function settleGeneratedKeys(settings: Settings, store: DocumentSto
   if (settings.COOKIE_KEYS) return;
   const kept = store.collection<{ _id: string; keys: string[] }>('generated_keys');
   try {
-    await kept.updateOne({ _id: 'cookie-keys' }, { $setOnInsert: { keys: [randomBytes(32).toString('base64url')] } }, { upsert: true });
+    await kept.updateOne(
+      { _id: 'cookie-keys' },
+      { $setOnInsert: { keys: [randomBytes(32).toString('base64url')] } },
+      { upsert: true },
+    );
   } catch (error) {
     // Another process stored them between this one's look and its insert.
     if (!(error instanceof DuplicateKeyError)) throw error;

@@ -19,27 +19,34 @@ import { createPasskeys, relyingPartyOf } from './mfa/webauthn.ts';
 import type { KeyValueStore } from './ports/kv.ts';
 
 /** Domain logic above the repositories, shared by routes and extensions. */
-export function createLibraries(repositories: Repositories, options: {
-  defaultAccessTokenTtl: number;
-  /** TOTP secrets are encrypted under keys derived from these (MFA_SECRET_KEYS, else the cookie keys). */
-  mfaSecretKeys: readonly string[];
-  /** The service's public URL: authenticator apps list accounts under its host; passkeys belong to its host. */
-  baseUrl: string;
-  /** Passkey challenges wait here between the options and the browser's answer. */
-  kv: KeyValueStore;
-  /** Connector client secrets are encrypted under keys derived from these. */
-  cookieKeys: readonly string[];
-  /** Non-public networks the connector upstreams an operator configures may be reached on (beyond loopback). */
-  allowedNetworks?: readonly Network[];
-  /** Networks a non-public issuer's discovery document may name endpoints on, beyond its own origin. */
-  endpointNetworks?: readonly Network[];
-  /** The total deadline of one request to an upstream, ms. */
-  outboundDeadlineMs: number;
-}) {
+export function createLibraries(
+  repositories: Repositories,
+  options: {
+    defaultAccessTokenTtl: number;
+    /** TOTP secrets are encrypted under keys derived from these (MFA_SECRET_KEYS, else the cookie keys). */
+    mfaSecretKeys: readonly string[];
+    /** The service's public URL: authenticator apps list accounts under its host; passkeys belong to its host. */
+    baseUrl: string;
+    /** Passkey challenges wait here between the options and the browser's answer. */
+    kv: KeyValueStore;
+    /** Connector client secrets are encrypted under keys derived from these. */
+    cookieKeys: readonly string[];
+    /** Non-public networks the connector upstreams an operator configures may be reached on (beyond loopback). */
+    allowedNetworks?: readonly Network[];
+    /** Networks a non-public issuer's discovery document may name endpoints on, beyond its own origin. */
+    endpointNetworks?: readonly Network[];
+    /** The total deadline of one request to an upstream, ms. */
+    outboundDeadlineMs: number;
+  },
+) {
   const signInExperience = createSignInExperienceLibrary(repositories.signInExperience);
-  const upstreams = createUpstreams(createOutbound({
-    allowedNetworks: options.allowedNetworks, endpointNetworks: options.endpointNetworks, deadlineMs: options.outboundDeadlineMs,
-  }));
+  const upstreams = createUpstreams(
+    createOutbound({
+      allowedNetworks: options.allowedNetworks,
+      endpointNetworks: options.endpointNetworks,
+      deadlineMs: options.outboundDeadlineMs,
+    }),
+  );
   return {
     applications: createApplicationsLibrary(repositories),
     users: createUsersLibrary(repositories, signInExperience),
@@ -50,10 +57,18 @@ export function createLibraries(repositories: Repositories, options: {
     organizationInvitations: createOrganizationInvitationsLibrary(repositories),
     organizationJit: createOrganizationJitLibrary(repositories),
     signInExperience,
-    connectors: createConnectorsLibrary({ ...repositories, secrets: createSecretBox(options.cookieKeys, 'connector'), upstreams }),
+    connectors: createConnectorsLibrary({
+      ...repositories,
+      secrets: createSecretBox(options.cookieKeys, 'connector'),
+      upstreams,
+    }),
     identities: createIdentitiesLibrary(repositories),
     upstreams,
-    mfa: createMfaLibrary({ repositories, box: createSecretBox(options.mfaSecretKeys, 'mfa'), issuer: options.baseUrl }),
+    mfa: createMfaLibrary({
+      repositories,
+      box: createSecretBox(options.mfaSecretKeys, 'mfa'),
+      issuer: options.baseUrl,
+    }),
     passkeys: createPasskeys({ kv: options.kv, repositories, relyingParty: relyingPartyOf(options.baseUrl) }),
   };
 }

@@ -8,9 +8,23 @@ import type { Environment } from './config.ts';
  * verification code, never as `*.code`.
  */
 const REDACTED_PATHS = [
-  'req.headers.authorization', 'req.headers.cookie', '*.password', '*.secret', '*.client_secret',
-  '*.subjectToken', '*.subject_token', '*.actor_token', '*.signingKey', '*.code_verifier', '*.verificationCode',
-  'body.code', 'params.code', 'query.code', 'input.code', 'req.body.code', 'req.query.code',
+  'req.headers.authorization',
+  'req.headers.cookie',
+  '*.password',
+  '*.secret',
+  '*.client_secret',
+  '*.subjectToken',
+  '*.subject_token',
+  '*.actor_token',
+  '*.signingKey',
+  '*.code_verifier',
+  '*.verificationCode',
+  'body.code',
+  'params.code',
+  'query.code',
+  'input.code',
+  'req.body.code',
+  'req.query.code',
 ];
 
 /** Structured JSON logs at one of the levels the configuration accepts (`LOG_LEVEL`). */

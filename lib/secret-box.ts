@@ -24,7 +24,7 @@ export function createSecretBox(keys: readonly string[], purpose: 'mfa' | 'conne
     const material = Buffer.from(hkdfSync('sha256', Buffer.from(key, 'utf8'), Buffer.alloc(0), info, 32));
     return { kid: createHash('sha256').update(material).digest('base64url').slice(0, 12), material };
   });
-  const [current] = derived as [typeof derived[number]];
+  const [current] = derived as [(typeof derived)[number]];
 
   return {
     seal(plain, context) {
@@ -32,7 +32,13 @@ export function createSecretBox(keys: readonly string[], purpose: 'mfa' | 'conne
       const cipher = createCipheriv('aes-256-gcm', current.material, iv);
       cipher.setAAD(Buffer.from(context, 'utf8'));
       const body = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
-      return [VERSION, current.kid, iv.toString('base64url'), body.toString('base64url'), cipher.getAuthTag().toString('base64url')].join('.');
+      return [
+        VERSION,
+        current.kid,
+        iv.toString('base64url'),
+        body.toString('base64url'),
+        cipher.getAuthTag().toString('base64url'),
+      ].join('.');
     },
     open(sealed, context) {
       const [version, kid, iv, body, tag] = sealed.split('.');

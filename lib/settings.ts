@@ -25,7 +25,10 @@ export interface Settings extends Environment {
  * Reads the environment (or an explicit map) into settings. `overrides` win over the environment so that
  * library users and tests can configure an instance without touching `process.env`.
  */
-export function resolveSettings(env: Record<string, string | undefined>, overrides: Partial<Environment> = {}): Settings {
+export function resolveSettings(
+  env: Record<string, string | undefined>,
+  overrides: Partial<Environment> = {},
+): Settings {
   const environment = { ...readEnvironment(env), ...overrides };
   const baseUrl = (environment.BASE_URL ?? `http://localhost:${environment.PORT}`).replace(/\/+$/, '');
   const embedded = { documents: !environment.MONGODB_URI, keyValue: !environment.REDIS_URL };
@@ -37,12 +40,14 @@ export function resolveSettings(env: Record<string, string | undefined>, overrid
   const storage = environment.STORAGE ?? 'sqlite';
   if (environment.NODE_ENV === 'production' && storage === 'memory') {
     throw new ConfigurationError(
-      'STORAGE=memory is refused with NODE_ENV=production: it loses everything on restart. Unset it to keep the data '
-      + 'in one SQLite file under DATA_DIR (single node), or set MONGODB_URI and REDIS_URL (scale-out).',
+      'STORAGE=memory is refused with NODE_ENV=production: it loses everything on restart. Unset it to keep the data ' +
+        'in one SQLite file under DATA_DIR (single node), or set MONGODB_URI and REDIS_URL (scale-out).',
     );
   }
   if (Boolean(environment.SMS_WEBHOOK_URL) !== Boolean(environment.SMS_WEBHOOK_SIGNING_KEY)) {
-    throw new ConfigurationError('SMS_WEBHOOK_URL and SMS_WEBHOOK_SIGNING_KEY must be set together: every SMS request is signed');
+    throw new ConfigurationError(
+      'SMS_WEBHOOK_URL and SMS_WEBHOOK_SIGNING_KEY must be set together: every SMS request is signed',
+    );
   }
   if (Boolean(environment.ADMIN_CLIENT_ID) !== Boolean(environment.ADMIN_CLIENT_SECRET)) {
     throw new ConfigurationError('ADMIN_CLIENT_ID and ADMIN_CLIENT_SECRET must be set together');
@@ -52,14 +57,14 @@ export function resolveSettings(env: Record<string, string | undefined>, overrid
   }
   if (!environment.WEBHOOK_WORKER_IN_WEB && (embedded.documents || embedded.keyValue)) {
     throw new ConfigurationError(
-      'WEBHOOK_WORKER_IN_WEB=false hands webhook delivery to `npm run worker`, which must share the hooks and '
-      + 'the queue with this process: set MONGODB_URI and REDIS_URL, or keep the worker in the web process.',
+      'WEBHOOK_WORKER_IN_WEB=false hands webhook delivery to `npm run worker`, which must share the hooks and ' +
+        'the queue with this process: set MONGODB_URI and REDIS_URL, or keep the worker in the web process.',
     );
   }
   if ((environment.WEBHOOK_ENDPOINT_CONCURRENCY ?? 0) > environment.WEBHOOK_CONCURRENCY) {
     throw new ConfigurationError(
-      `WEBHOOK_ENDPOINT_CONCURRENCY (${environment.WEBHOOK_ENDPOINT_CONCURRENCY}) cannot exceed WEBHOOK_CONCURRENCY `
-      + `(${environment.WEBHOOK_CONCURRENCY}): it is each endpoint's share of those deliveries`,
+      `WEBHOOK_ENDPOINT_CONCURRENCY (${environment.WEBHOOK_ENDPOINT_CONCURRENCY}) cannot exceed WEBHOOK_CONCURRENCY ` +
+        `(${environment.WEBHOOK_CONCURRENCY}): it is each endpoint's share of those deliveries`,
     );
   }
   const cookieKeys = environment.COOKIE_KEYS
@@ -75,7 +80,8 @@ export function resolveSettings(env: Record<string, string | undefined>, overrid
     embedded,
     storage,
     webhookQueue: webhookQueue(environment.WEBHOOK_QUEUE_NAME, embedded.documents),
-    webhookEndpointConcurrency: environment.WEBHOOK_ENDPOINT_CONCURRENCY ?? Math.max(1, Math.floor(environment.WEBHOOK_CONCURRENCY / 5)),
+    webhookEndpointConcurrency:
+      environment.WEBHOOK_ENDPOINT_CONCURRENCY ?? Math.max(1, Math.floor(environment.WEBHOOK_CONCURRENCY / 5)),
     emailFrom: environment.EMAIL_FROM ?? defaultSender(baseUrl),
   };
 }
@@ -83,7 +89,11 @@ export function resolveSettings(env: Record<string, string | undefined>, overrid
 /** `no-reply@` the public host; an IP address becomes an address literal (`no-reply@[127.0.0.1]`), as SMTP wants it. */
 function defaultSender(baseUrl: string): string {
   const host = new URL(baseUrl).hostname;
-  const literal = /^\d+(?:\.\d+){3}$/.test(host) ? `[${host}]` : host.startsWith('[') ? `[IPv6:${host.slice(1, -1)}]` : host;
+  const literal = /^\d+(?:\.\d+){3}$/.test(host)
+    ? `[${host}]`
+    : host.startsWith('[')
+      ? `[IPv6:${host.slice(1, -1)}]`
+      : host;
   return `no-reply@${literal}`;
 }
 
@@ -95,5 +105,8 @@ function webhookQueue(configured: string | undefined, embeddedDocuments: boolean
 }
 
 function splitKeys(list: string): string[] {
-  return list.split(',').map((key) => key.trim()).filter(Boolean);
+  return list
+    .split(',')
+    .map((key) => key.trim())
+    .filter(Boolean);
 }

@@ -48,7 +48,9 @@ function readComments(source: string): Documented[] {
     const key = /^([A-Z][A-Z0-9_]*):/.exec(trimmed);
     if (!key) continue;
     if (!comment) {
-      throw new Error(`lib/config.ts: ${key[1]} has no /** description */ above it; add one, then run \`${REGENERATE}\``);
+      throw new Error(
+        `lib/config.ts: ${key[1]} has no /** description */ above it; add one, then run \`${REGENERATE}\``,
+      );
     }
     const tag = comment.findIndex((text) => text.startsWith('@default '));
     const description = (tag === -1 ? comment : comment.slice(0, tag)).join('\n').trim();
@@ -59,8 +61,15 @@ function readComments(source: string): Documented[] {
   return documented;
 }
 
-type JsonSchema = { default?: unknown; type?: string; enum?: unknown[]; minimum?: number; maximum?: number;
-  minLength?: number; maxLength?: number };
+type JsonSchema = {
+  default?: unknown;
+  type?: string;
+  enum?: unknown[];
+  minimum?: number;
+  maximum?: number;
+  minLength?: number;
+  maxLength?: number;
+};
 
 /** The values a variable accepts, as far as the schema states them. */
 function acceptedValues(input: JsonSchema): string | undefined {
@@ -103,8 +112,12 @@ export function renderConfiguration(source = readFileSync(CONFIG_SOURCE, 'utf8')
   const names = new Set(documented.map((variable) => variable.name));
   const undocumented = Object.keys(shape).filter((name) => !names.has(name));
   if (undocumented.length) throw new Error(`lib/config.ts: no description read for ${undocumented.join(', ')}`);
-  const input = z.toJSONSchema(environmentSchema, { io: 'input', unrepresentable: 'any' }) as { properties: Record<string, JsonSchema> };
-  const output = z.toJSONSchema(environmentSchema, { io: 'output', unrepresentable: 'any' }) as { properties: Record<string, JsonSchema> };
+  const input = z.toJSONSchema(environmentSchema, { io: 'input', unrepresentable: 'any' }) as {
+    properties: Record<string, JsonSchema>;
+  };
+  const output = z.toJSONSchema(environmentSchema, { io: 'output', unrepresentable: 'any' }) as {
+    properties: Record<string, JsonSchema>;
+  };
 
   const sections = [...new Set(documented.map((variable) => variable.section))];
   const parts = [
@@ -112,23 +125,40 @@ export function renderConfiguration(source = readFileSync(CONFIG_SOURCE, 'utf8')
     '',
     `<!-- Generated from lib/config.ts by \`${REGENERATE}\`: edit the comments there, not this file. -->`,
     '',
-    wrap('Every variable is read from the environment and validated at start-up; an empty value counts as unset. An '
-      + 'invalid value stops `npm start` and `npm run worker` with every problem listed at once on stderr (exit code 2); '
-      + '`createIdentityService` throws them as one `ConfigurationError`. Unknown variables are ignored.'),
+    wrap(
+      'Every variable is read from the environment and validated at start-up; an empty value counts as unset. An ' +
+        'invalid value stops `npm start` and `npm run worker` with every problem listed at once on stderr (exit code 2); ' +
+        '`createIdentityService` throws them as one `ConfigurationError`. Unknown variables are ignored.',
+    ),
     '',
-    ...sections.map((section) => `- **${section}**: ${documented.filter((variable) => variable.section === section)
-      .map((variable) => `[\`${variable.name}\`](#${variable.name.toLowerCase()})`).join(', ')}`)
-      .flatMap((line) => wrap(line, WIDTH - 2).split('\n').map((text, index) => (index === 0 ? text : `  ${text}`))),
+    ...sections
+      .map(
+        (section) =>
+          `- **${section}**: ${documented
+            .filter((variable) => variable.section === section)
+            .map((variable) => `[\`${variable.name}\`](#${variable.name.toLowerCase()})`)
+            .join(', ')}`,
+      )
+      .flatMap((line) =>
+        wrap(line, WIDTH - 2)
+          .split('\n')
+          .map((text, index) => (index === 0 ? text : `  ${text}`)),
+      ),
   ];
   for (const section of sections) {
     parts.push('', `## ${section}`);
     for (const variable of documented.filter((entry) => entry.section === section)) {
       const schemaDefault = output.properties[variable.name]?.default;
-      const shown = variable.defaultText
-        ?? (schemaDefault === undefined ? 'unset' : `\`${String(schemaDefault)}\``);
+      const shown = variable.defaultText ?? (schemaDefault === undefined ? 'unset' : `\`${String(schemaDefault)}\``);
       const values = acceptedValues(input.properties[variable.name] ?? {});
-      parts.push('', `### \`${variable.name}\``, '', wrap(`Default: ${shown}.${values ? ` Accepts ${values}.` : ''}`),
-        '', wrap(variable.description));
+      parts.push(
+        '',
+        `### \`${variable.name}\``,
+        '',
+        wrap(`Default: ${shown}.${values ? ` Accepts ${values}.` : ''}`),
+        '',
+        wrap(variable.description),
+      );
     }
   }
   return `${parts.join('\n')}\n`;

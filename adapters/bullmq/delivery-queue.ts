@@ -28,7 +28,9 @@ export interface BullmqDeliveryQueueOptions {
  */
 type SingleJob = DeliveryJob & { deferrals?: number; attemptsBefore?: number };
 /** Several deliveries stored and run as one BullMQ job (see `enqueue`). */
-interface BatchJob { batch: DeliveryJob[] }
+interface BatchJob {
+  batch: DeliveryJob[];
+}
 type QueuedJob = SingleJob | BatchJob;
 
 /** Most deliveries one BullMQ job holds; the jobs of a larger `enqueue` call are stored as several. */
@@ -143,9 +145,11 @@ class BullmqDeliveryQueue implements DeliveryQueue {
     }
     if (group.length > 0) groups.push(group);
     // jobId = deliveryId, or for a batch a digest of its deliveryIds, makes BullMQ ignore a job it already holds.
-    return groups.map((members) => (members.length === 1
-      ? { name: members[0]!.event, data: members[0]!, opts: { ...opts, jobId: members[0]!.deliveryId } }
-      : { name: 'batch', data: { batch: members }, opts: { ...opts, jobId: batchId(members) } }));
+    return groups.map((members) =>
+      members.length === 1
+        ? { name: members[0]!.event, data: members[0]!, opts: { ...opts, jobId: members[0]!.deliveryId } }
+        : { name: 'batch', data: { batch: members }, opts: { ...opts, jobId: batchId(members) } },
+    );
   }
 
   /**
@@ -200,7 +204,9 @@ class BullmqDeliveryQueue implements DeliveryQueue {
       },
     );
     worker.on('error', (error) => this.#onError(error));
-    worker.on('failed', (job, error) => this.#onError(error, job && 'deliveryId' in job.data ? job.data.deliveryId : undefined));
+    worker.on('failed', (job, error) =>
+      this.#onError(error, job && 'deliveryId' in job.data ? job.data.deliveryId : undefined),
+    );
     this.#worker = worker;
     await worker.waitUntilReady();
   }
@@ -211,8 +217,14 @@ class BullmqDeliveryQueue implements DeliveryQueue {
    * batch finishes. A processor that throws is retried as BullMQ retries a single job's, with what is left of the
    * error budget (this throw used one).
    */
-  async #runBatch(batch: DeliveryJob[], number: number, attempt: (delivery: DeliveryJob, number: number) => Promise<AttemptResult>) {
-    const again = async (delivery: DeliveryJob): Promise<{ delayMs: number; attemptsBefore: number; errorRetriesLeft?: number } | undefined> => {
+  async #runBatch(
+    batch: DeliveryJob[],
+    number: number,
+    attempt: (delivery: DeliveryJob, number: number) => Promise<AttemptResult>,
+  ) {
+    const again = async (
+      delivery: DeliveryJob,
+    ): Promise<{ delayMs: number; attemptsBefore: number; errorRetriesLeft?: number } | undefined> => {
       try {
         const { retryInMs, deferInMs } = await attempt(delivery, number);
         if (deferInMs !== undefined) return { delayMs: deferInMs, attemptsBefore: number - 1 };
@@ -223,18 +235,26 @@ class BullmqDeliveryQueue implements DeliveryQueue {
           this.#onError(error, delivery.deliveryId);
           return undefined;
         }
-        return { delayMs: this.#errorRetryDelayMs, attemptsBefore: number, errorRetriesLeft: this.#maxErrorRetries - 1 };
+        return {
+          delayMs: this.#errorRetryDelayMs,
+          attemptsBefore: number,
+          errorRetriesLeft: this.#maxErrorRetries - 1,
+        };
       }
     };
-    const stored = await Promise.allSettled(batch.map(async (delivery) => {
-      const next = await again(delivery);
-      if (!next) return;
-      await this.#add([{
-        name: delivery.event,
-        data: { ...delivery, attemptsBefore: next.attemptsBefore },
-        opts: { ...this.#jobOptions(next.errorRetriesLeft), delay: next.delayMs, jobId: delivery.deliveryId },
-      }]);
-    }));
+    const stored = await Promise.allSettled(
+      batch.map(async (delivery) => {
+        const next = await again(delivery);
+        if (!next) return;
+        await this.#add([
+          {
+            name: delivery.event,
+            data: { ...delivery, attemptsBefore: next.attemptsBefore },
+            opts: { ...this.#jobOptions(next.errorRetriesLeft), delay: next.delayMs, jobId: delivery.deliveryId },
+          },
+        ]);
+      }),
+    );
     // Every attempt has ended: a job that could not be stored makes the batch run again, as a stalled one would.
     const failed = stored.find((outcome) => outcome.status === 'rejected');
     if (failed) throw failed.reason;
@@ -250,7 +270,8 @@ class BullmqDeliveryQueue implements DeliveryQueue {
     // Against a Redis that is not up, every command would wait for it: nothing can be running, so do not wait.
     const up = this.#options.connection.status === 'ready';
     await this.#worker?.close(!up);
-    if (this.#options.removeOnClose && up) await this.#queue.obliterate({ force: true }).catch((error) => this.#onError(error));
+    if (this.#options.removeOnClose && up)
+      await this.#queue.obliterate({ force: true }).catch((error) => this.#onError(error));
     await this.#queue.close();
     if (this.#workerConnection?.status === 'ready') await this.#workerConnection.quit().catch(() => {});
     else this.#workerConnection?.disconnect();

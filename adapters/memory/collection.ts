@@ -23,7 +23,13 @@ import {
 import { CommittedDocuments, idKeyOfFilter, matchesNeeded, pageOf, type CommittedState } from './committed.ts';
 import { indexEntries, type MemoryIndex } from './indexes.ts';
 import { compileFilter, compileProjection, compileSort, type Predicate } from './query.ts';
-import { MemoryTransaction, MustWait, type CommittedChange, type MemoryTransactions, type Participant } from './transactions.ts';
+import {
+  MemoryTransaction,
+  MustWait,
+  type CommittedChange,
+  type MemoryTransactions,
+  type Participant,
+} from './transactions.ts';
 import { applyUpdate, seedFromFilter, validateUpdate } from './update.ts';
 import { copyIn, idKey, copyOut, immutableIdError, isPlainObject, newId, valuesEqual, withIdFirst } from './values.ts';
 
@@ -60,7 +66,11 @@ export class EmbeddedCollection implements DocumentCollection<Doc>, Participant 
   readonly #reservations = new Map<MemoryTransaction, Map<string, Array<[Reserved, string]>>>();
 
   /** `committed`: where the committed documents are kept; in memory unless given. */
-  constructor(name: string, transactions: MemoryTransactions, committed: CommittedState = new CommittedDocuments(name)) {
+  constructor(
+    name: string,
+    transactions: MemoryTransactions,
+    committed: CommittedState = new CommittedDocuments(name),
+  ) {
     this.name = name;
     this.#transactions = transactions;
     this.#committed = committed;
@@ -74,14 +84,18 @@ export class EmbeddedCollection implements DocumentCollection<Doc>, Participant 
 
   async insertOne(doc: Doc): Promise<void> {
     const prepared = this.#prepareInsert(doc);
-    await this.#write(() => ({ writes: [{ id: idKey(prepared._id), after: prepared, kind: 'insert' }], result: undefined }));
+    await this.#write(() => ({
+      writes: [{ id: idKey(prepared._id), after: prepared, kind: 'insert' }],
+      result: undefined,
+    }));
   }
 
   async insertMany(docs: Doc[]): Promise<void> {
     // Like the driver: ids are assigned up front, then documents go in order until the first failure.
     const prepared = docs.map((doc) => this.#prepareInsert(doc));
     await this.#write(() => ({
-      writes: prepared.map((doc): Write => ({ id: idKey(doc._id), after: doc, kind: 'insert' })), result: undefined,
+      writes: prepared.map((doc): Write => ({ id: idKey(doc._id), after: doc, kind: 'insert' })),
+      result: undefined,
     }));
   }
 
@@ -110,11 +124,17 @@ export class EmbeddedCollection implements DocumentCollection<Doc>, Participant 
       const target = this.#matching(filter, predicate, 1, transaction)[0];
       if (target) {
         const next = this.#updated(target, update);
-        return { writes: [this.#change(target, next)], result: { matchedCount: 1, modifiedCount: next === target ? 0 : 1, upsertedId: null } };
+        return {
+          writes: [this.#change(target, next)],
+          result: { matchedCount: 1, modifiedCount: next === target ? 0 : 1, upsertedId: null },
+        };
       }
       if (!options.upsert) return { writes: [], result: { matchedCount: 0, modifiedCount: 0, upsertedId: null } };
       const inserted = this.#upserted(filter, update);
-      return { writes: [this.#upsert(inserted)], result: { matchedCount: 0, modifiedCount: 0, upsertedId: copyOut(inserted._id) } };
+      return {
+        writes: [this.#upsert(inserted)],
+        result: { matchedCount: 0, modifiedCount: 0, upsertedId: copyOut(inserted._id) },
+      };
     });
   }
 
@@ -152,7 +172,10 @@ export class EmbeddedCollection implements DocumentCollection<Doc>, Participant 
       inserted._id ??= seedFromFilter(filter)._id ?? newId();
       if (Array.isArray(inserted._id)) throw new Error("the '_id' value cannot be an array");
       const stored = withIdFirst(inserted);
-      return { writes: [this.#upsert(stored)], result: { matchedCount: 0, modifiedCount: 0, upsertedId: copyOut(stored._id) } };
+      return {
+        writes: [this.#upsert(stored)],
+        result: { matchedCount: 0, modifiedCount: 0, upsertedId: copyOut(stored._id) },
+      };
     });
   }
 
@@ -212,7 +235,9 @@ export class EmbeddedCollection implements DocumentCollection<Doc>, Participant 
     const overlay = transaction.writes.get(this);
     if (!overlay) return;
     const written = this.#committed.writesThrough;
-    this.#committed.applyAll(overlay, (id, before, after) => changes.push({ collection: this, id, before, after, written }));
+    this.#committed.applyAll(overlay, (id, before, after) =>
+      changes.push({ collection: this, id, before, after, written }),
+    );
   }
 
   release(transaction: MemoryTransaction): void {
@@ -325,13 +350,17 @@ export class EmbeddedCollection implements DocumentCollection<Doc>, Participant 
     const { id, after } = write;
     if (write.kind !== 'change') {
       const holder = this.#locks.get(id);
-      if ((holder && holder !== transaction) || this.#exists(transaction, id)) throw new DuplicateKeyError(this.name, { _id: 1 });
+      if ((holder && holder !== transaction) || this.#exists(transaction, id))
+        throw new DuplicateKeyError(this.name, { _id: 1 });
     } else if (after === write.before) {
       return;
     }
     if (after) {
       const obstacle = this.#keyObstacle(transaction, id, after, false);
-      if (obstacle) throw new DuplicateKeyError(this.name, { ...(obstacle instanceof MemoryTransaction ? {} : obstacle.spec.keys) });
+      if (obstacle)
+        throw new DuplicateKeyError(this.name, {
+          ...(obstacle instanceof MemoryTransaction ? {} : obstacle.spec.keys),
+        });
     }
     if (transaction) {
       this.#stage(transaction, id, after);
@@ -343,7 +372,13 @@ export class EmbeddedCollection implements DocumentCollection<Doc>, Participant 
     else if (after) this.#committed.insert(id, after);
     else if (current) this.#committed.remove(id, current);
     else return;
-    changes.push({ collection: this, id, before: current, after: after ?? undefined, written: this.#committed.writesThrough });
+    changes.push({
+      collection: this,
+      id,
+      before: current,
+      after: after ?? undefined,
+      written: this.#committed.writesThrough,
+    });
   }
 
   /** Whether the transaction (or everyone) sees a document `id` (without reading it from disk). */
@@ -359,7 +394,10 @@ export class EmbeddedCollection implements DocumentCollection<Doc>, Participant 
    * uncommitted version holds it), or nothing.
    */
   #keyObstacle(
-    transaction: MemoryTransaction | undefined, id: string, doc: Doc, waitOnReserved: boolean,
+    transaction: MemoryTransaction | undefined,
+    id: string,
+    doc: Doc,
+    waitOnReserved: boolean,
   ): MemoryIndex | MemoryTransaction | undefined {
     const overlay = transaction?.writes.get(this);
     for (const index of this.#committed.indexes.values()) {
@@ -459,7 +497,9 @@ export class EmbeddedCollection implements DocumentCollection<Doc>, Participant 
   #sweep(): void {
     const removed: CommittedChange[] = [];
     const written = this.#committed.writesThrough;
-    this.#committed.sweep(Date.now(), (id, doc) => removed.push({ collection: this, id, before: doc, after: undefined, written }));
+    this.#committed.sweep(Date.now(), (id, doc) =>
+      removed.push({ collection: this, id, before: doc, after: undefined, written }),
+    );
     if (removed.length > 0) this.#transactions.expired(removed);
   }
 }

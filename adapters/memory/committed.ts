@@ -56,7 +56,10 @@ export interface CommittedState {
   replace(id: string, current: Doc, next: Doc): void;
   remove(id: string, doc: Doc): void;
   /** Stores several changes at once, calling `visit` for each that changed something (see CommittedDocuments). */
-  applyAll(writes: ReadonlyMap<string, Doc | null>, visit: (id: string, before: Doc | undefined, after: Doc | undefined) => void): void;
+  applyAll(
+    writes: ReadonlyMap<string, Doc | null>,
+    visit: (id: string, before: Doc | undefined, after: Doc | undefined) => void,
+  ): void;
   /** Whether `doc` (a version not yet committed) has not expired at `now`. */
   live(doc: Doc, now: number): boolean;
   /** Removes the stored documents due to expire by `now`, handing each to `removed`. */
@@ -165,7 +168,8 @@ export class CommittedDocuments implements CommittedState, Indexed {
       const walk = planWalk(planned, sort, this);
       const source = walk && !walk.exact ? bestSource(planned, this) : undefined;
       // A walk visits at most its range; narrower candidates are cheaper to sort than a walk is to test.
-      if (walk && (walk.exact || !source || source.size * 8 >= walk.to - walk.from)) return this.#walkPage(walk, predicate, options);
+      if (walk && (walk.exact || !source || source.size * 8 >= walk.to - walk.from))
+        return this.#walkPage(walk, predicate, options);
     }
     return pageOf(this.matching(filter, predicate, matchesNeeded(options)), options);
   }
@@ -199,7 +203,10 @@ export class CommittedDocuments implements CommittedState, Indexed {
       this.#rebuildExpiries();
       const ttl = [...this.indexes.values()].filter((each) => each.spec.expireAfterSeconds !== undefined);
       const [field] = Object.keys(ttl[0]!.spec.keys);
-      this.#ttl = ttl.length === 1 && !field!.includes('.') ? { field: field!, delayMs: ttl[0]!.spec.expireAfterSeconds! * 1000 } : undefined;
+      this.#ttl =
+        ttl.length === 1 && !field!.includes('.')
+          ? { field: field!, delayMs: ttl[0]!.spec.expireAfterSeconds! * 1000 }
+          : undefined;
       this.#undated = 0;
       if (this.#ttl) for (const doc of this.#slots) if (doc !== undefined && !this.#dated(doc)) this.#undated += 1;
     }
@@ -279,7 +286,10 @@ export class CommittedDocuments implements CommittedState, Indexed {
    * Stores several changes at once: every entry the current versions hold is removed before the new versions add
    * theirs, so that documents swapping a unique key between them (checked as a whole) never collide half-way.
    */
-  applyAll(writes: ReadonlyMap<string, Doc | null>, visit: (id: string, before: Doc | undefined, after: Doc | undefined) => void): void {
+  applyAll(
+    writes: ReadonlyMap<string, Doc | null>,
+    visit: (id: string, before: Doc | undefined, after: Doc | undefined) => void,
+  ): void {
     const previous = new Map<string, Doc | undefined>();
     for (const id of writes.keys()) {
       const current = this.get(id);
@@ -464,8 +474,12 @@ export class CommittedDocuments implements CommittedState, Indexed {
     if (!isOperatorObject(condition)) return filter;
     const bounds = Object.entries(condition);
     const latest = this.#sweptAt - ttl.delayMs;
-    const implied = bounds.length > 0 && bounds.every(([operator, operand]) => (operator === '$gt' || operator === '$gte')
-      && operand instanceof Date && operand.getTime() <= latest);
+    const implied =
+      bounds.length > 0 &&
+      bounds.every(
+        ([operator, operand]) =>
+          (operator === '$gt' || operator === '$gte') && operand instanceof Date && operand.getTime() <= latest,
+      );
     if (!implied) return filter;
     const { [ttl.field]: _implied, ...rest } = filter;
     return rest;
@@ -475,7 +489,9 @@ export class CommittedDocuments implements CommittedState, Indexed {
   #keysAlike(index: OrderedIndex, a: Doc, b: Doc): boolean {
     const [x, y] = [index.keyOf(a), index.keyOf(b)];
     // Keys the index orders alike keep the entry in its place.
-    return x !== undefined && y !== undefined && x.every((value, i) => value === y[i] || compareValues(value, y[i]) === 0);
+    return (
+      x !== undefined && y !== undefined && x.every((value, i) => value === y[i] || compareValues(value, y[i]) === 0)
+    );
   }
 
   /** Compacts the slots once holes outnumber documents, keeping their order (indexes are renumbered alike). */

@@ -183,7 +183,8 @@ class MemoryDeliveryQueue implements DeliveryQueue {
       this.#entries.delete(deliveryId);
       return;
     }
-    await this.#journal?.scheduled({ job: entry.job, attempt: entry.attempt, errors: entry.errors, runAt: Date.now() + retryInMs })
+    await this.#journal
+      ?.scheduled({ job: entry.job, attempt: entry.attempt, errors: entry.errors, runAt: Date.now() + retryInMs })
       .catch((error: unknown) => this.#onError(error, deliveryId));
     if (!this.#closed) this.#runAt(entry, retryInMs);
   }

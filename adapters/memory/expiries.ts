@@ -38,7 +38,8 @@ export class Expiries {
       visit(topId, topAt);
     }
     // A heap emptied by a long sweep gives its times' memory back.
-    if (this.#at.length > INITIAL_CAPACITY && ids.length < this.#at.length / 4) this.#resize(Math.max(INITIAL_CAPACITY, 2 * ids.length));
+    if (this.#at.length > INITIAL_CAPACITY && ids.length < this.#at.length / 4)
+      this.#resize(Math.max(INITIAL_CAPACITY, 2 * ids.length));
   }
 
   /** Replaces every entry by these (the live documents' expiries: `ats[i]` for `ids[i]`), ordered in linear time. */

@@ -95,7 +95,10 @@ export function expiryOf(doc: Doc, spec: IndexSpec): number | undefined {
  * an ordinary one), and a unique index cannot be built over documents that already share a key.
  */
 export function buildIndex(
-  collection: string, spec: IndexSpec, indexes: ReadonlyMap<string, MemoryIndex>, docs: Iterable<[string, Doc]>,
+  collection: string,
+  spec: IndexSpec,
+  indexes: ReadonlyMap<string, MemoryIndex>,
+  docs: Iterable<[string, Doc]>,
 ): MemoryIndex | null {
   validateIndexSpec(spec);
   const normalized: IndexSpec = { ...spec, keys: { ...spec.keys }, name: spec.name ?? defaultIndexName(spec.keys) };
@@ -105,7 +108,10 @@ export function buildIndex(
   if (existing) throw new Error(`an index named ${name} already exists with different options`);
   for (const other of indexes.values()) {
     // A substring index answers other queries than an ordinary one: one of each may share a field.
-    if (Boolean(other.spec.substring) === Boolean(normalized.substring) && canonicalKey(other.spec.keys) === canonicalKey(normalized.keys)) {
+    if (
+      Boolean(other.spec.substring) === Boolean(normalized.substring) &&
+      canonicalKey(other.spec.keys) === canonicalKey(normalized.keys)
+    ) {
       throw new Error(`an index on the same keys already exists as ${other.name}`);
     }
   }

@@ -80,7 +80,8 @@ export class OrderedIndex {
     }
     let [chunkIndex, offset] = this.#seek(key, slot);
     // Past the last entry: the end of the last chunk.
-    if (chunkIndex === this.#chunks.length) [chunkIndex, offset] = [chunkIndex - 1, this.#chunks[chunkIndex - 1]!.length];
+    if (chunkIndex === this.#chunks.length)
+      [chunkIndex, offset] = [chunkIndex - 1, this.#chunks[chunkIndex - 1]!.length];
     const chunk = this.#chunks[chunkIndex]!;
     chunk.splice(offset, 0, slot);
     if (chunk.length > CHUNK_MAX) this.#chunks.splice(chunkIndex + 1, 0, chunk.splice(CHUNK_MAX >> 1));
@@ -168,9 +169,16 @@ export class OrderedIndex {
       const value = field.includes('.') ? lookup(doc, field)[0] : doc[field];
       const other = key[i];
       // Two numbers (not NaN), or two equal strings, the usual keys: their order without the general comparison.
-      const order = (typeof value === 'number' && typeof other === 'number' && !Number.isNaN(value) && !Number.isNaN(other)
-        ? (value < other ? -1 : value > other ? 1 : 0)
-        : value === other ? 0 : compareValues(value, other)) * this.directions[i]!;
+      const order =
+        (typeof value === 'number' && typeof other === 'number' && !Number.isNaN(value) && !Number.isNaN(other)
+          ? value < other
+            ? -1
+            : value > other
+              ? 1
+              : 0
+          : value === other
+            ? 0
+            : compareValues(value, other)) * this.directions[i]!;
       if (order !== 0) return order;
     }
     return 0;

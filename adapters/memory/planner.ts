@@ -33,7 +33,12 @@ export interface Source {
 type Bound =
   | { kind: 'eq'; value: unknown }
   | { kind: 'in'; values: unknown[] }
-  | { kind: 'range'; rank: number; low?: { value: unknown; inclusive: boolean }; high?: { value: unknown; inclusive: boolean } };
+  | {
+      kind: 'range';
+      rank: number;
+      low?: { value: unknown; inclusive: boolean };
+      high?: { value: unknown; inclusive: boolean };
+    };
 
 /** The field conditions of a filter (its own and those of `$and` clauses), and whether anything else is in it. */
 interface Conditions {
@@ -67,7 +72,8 @@ const RANGE_RANKS = new Set([2, 3, 8, 9]);
 
 /** The bound of one condition on a field, and whether it says all the condition does. */
 function boundOf(condition: unknown): { bound: Bound; exact: boolean } | undefined {
-  if (!isOperatorObject(condition)) return isIndexable(condition) ? { bound: { kind: 'eq', value: condition }, exact: true } : undefined;
+  if (!isOperatorObject(condition))
+    return isIndexable(condition) ? { bound: { kind: 'eq', value: condition }, exact: true } : undefined;
   let bound: Bound | undefined;
   let exact = true;
   for (const [operator, operand] of Object.entries(condition)) {
@@ -77,9 +83,13 @@ function boundOf(condition: unknown): { bound: Bound; exact: boolean } | undefin
       const values: unknown[] = [];
       for (const value of operand) if (!values.some((known) => compareValues(known, value) === 0)) values.push(value);
       bound = values.length === 1 ? { kind: 'eq', value: values[0] } : { kind: 'in', values };
-    } else if (['$gt', '$gte', '$lt', '$lte'].includes(operator) && RANGE_RANKS.has(typeRank(operand))
-      && (!bound || (bound.kind === 'range' && bound.rank === typeRank(operand)))) {
-      const range: Extract<Bound, { kind: 'range' }> = bound?.kind === 'range' ? bound : { kind: 'range', rank: typeRank(operand) };
+    } else if (
+      ['$gt', '$gte', '$lt', '$lte'].includes(operator) &&
+      RANGE_RANKS.has(typeRank(operand)) &&
+      (!bound || (bound.kind === 'range' && bound.rank === typeRank(operand)))
+    ) {
+      const range: Extract<Bound, { kind: 'range' }> =
+        bound?.kind === 'range' ? bound : { kind: 'range', rank: typeRank(operand) };
       const side = { value: operand, inclusive: operator.endsWith('e') };
       if (operator.startsWith('$g')) {
         if (range.low && !tighter(side, range.low, 1)) continue;
@@ -97,7 +107,11 @@ function boundOf(condition: unknown): { bound: Bound; exact: boolean } | undefin
 }
 
 /** Whether a range side narrows more than the one it would replace (`direction` 1 for a low side, -1 for a high one). */
-function tighter(side: { value: unknown; inclusive: boolean }, than: { value: unknown; inclusive: boolean }, direction: 1 | -1): boolean {
+function tighter(
+  side: { value: unknown; inclusive: boolean },
+  than: { value: unknown; inclusive: boolean },
+  direction: 1 | -1,
+): boolean {
   const order = compareValues(side.value, than.value) * direction;
   return order > 0 || (order === 0 && !side.inclusive);
 }
@@ -163,14 +177,16 @@ function planIndex(index: OrderedIndex, conditions: Conditions): IndexPlan | und
   if (bounds.length === 0) return undefined;
   if ([...conditions.fields.keys()].some((field) => !used.has(field))) exact = false;
   const last = bounds[bounds.length - 1]!;
-  const alternatives = last.kind === 'in'
-    ? last.values.map((value): Bound[] => [...bounds.slice(0, -1), { kind: 'eq', value }])
-    : [bounds];
+  const alternatives =
+    last.kind === 'in'
+      ? last.values.map((value): Bound[] => [...bounds.slice(0, -1), { kind: 'eq', value }])
+      : [bounds];
   const ranges = alternatives.map((alternative) => index.range(rangeTest(index, alternative)));
   return { index, ranges, bounded: bounds.length, exact };
 }
 
-const sum = (ranges: ReadonlyArray<[number, number]>) => ranges.reduce((total, [from, to]) => total + Math.max(0, to - from), 0);
+const sum = (ranges: ReadonlyArray<[number, number]>) =>
+  ranges.reduce((total, [from, to]) => total + Math.max(0, to - from), 0);
 
 function indexSource(plan: IndexPlan): Source {
   return {
@@ -193,7 +209,9 @@ function fixed(slots: number[]): Source {
 /** The documents an `_id` condition names, when it names them by value. */
 function idSource(condition: unknown, indexed: Indexed): Source | undefined {
   const ids = isOperatorObject(condition)
-    ? (Object.keys(condition).length === 1 && Array.isArray(condition.$in) ? condition.$in : undefined)
+    ? Object.keys(condition).length === 1 && Array.isArray(condition.$in)
+      ? condition.$in
+      : undefined
     : [condition];
   if (!ids || ids.some((id) => id instanceof RegExp || Array.isArray(id) || isOperatorObject(id))) return undefined;
   const slots: number[] = [];
@@ -209,7 +227,8 @@ function patternOf(condition: unknown): RegExp | undefined {
   if (condition instanceof RegExp) return condition;
   if (!isOperatorObject(condition)) return undefined;
   const operators = Object.keys(condition);
-  if (!operators.every((operator) => operator === '$regex' || operator === '$options') || !('$regex' in condition)) return undefined;
+  if (!operators.every((operator) => operator === '$regex' || operator === '$options') || !('$regex' in condition))
+    return undefined;
   const { $regex: pattern, $options: options } = condition;
   if (typeof options !== 'string' && options !== undefined) return undefined;
   try {
@@ -233,7 +252,10 @@ function substringSource(field: string, conditions: unknown[], indexed: Indexed)
 }
 
 function union(sources: Source[]): Source {
-  return { size: sources.reduce((total, source) => total + source.size, 0), slots: () => ascending(sources.flatMap((source) => source.slots())) };
+  return {
+    size: sources.reduce((total, source) => total + source.size, 0),
+    slots: () => ascending(sources.flatMap((source) => source.slots())),
+  };
 }
 
 /** The narrowest candidates the indexes give for a filter; undefined when none narrows it. */
@@ -329,13 +351,18 @@ export function planWalk(filter: Filter, sort: Sort, indexed: Indexed): Walk | u
     let served = 1;
     while (served < keys.length && fixedFields + served < index.fields.length) {
       const [next, nextDirection] = keys[served]!;
-      if (index.fields[fixedFields + served] !== next || nextDirection * index.directions[fixedFields + served]! !== relative) break;
+      if (
+        index.fields[fixedFields + served] !== next ||
+        nextDirection * index.directions[fixedFields + served]! !== relative
+      )
+        break;
       served += 1;
     }
     const [from, to] = plan ? plan.ranges[0]! : [0, index.size];
     const exact = plan ? plan.exact : conditions.fields.size === 0 && !conditions.others;
     const walk: Walk = { index, from, to, backwards: relative === -1, fixed: fixedFields, served, exact };
-    if (!best || (walk.exact && !best.exact) || (walk.exact === best.exact && to - from < best.to - best.from)) best = walk;
+    if (!best || (walk.exact && !best.exact) || (walk.exact === best.exact && to - from < best.to - best.from))
+      best = walk;
   }
   return best;
 }

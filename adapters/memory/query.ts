@@ -192,7 +192,10 @@ export function compileSort(sort: Sort | undefined): <T extends Doc>(docs: T[], 
     if (direction !== 1 && direction !== -1) throw new Error(`sort direction for ${path} must be 1 or -1`);
   }
   type Decorated<T> = { doc: T; values: unknown[] };
-  const decorate = <T extends Doc>(doc: T): Decorated<T> => ({ doc, values: keys.map(([path, dir]) => sortValue(doc, path, dir)) });
+  const decorate = <T extends Doc>(doc: T): Decorated<T> => ({
+    doc,
+    values: keys.map(([path, dir]) => sortValue(doc, path, dir)),
+  });
   /** How a document orders against sort values already taken, without keeping its own. */
   const against = (doc: Doc, values: unknown[]) => {
     for (let i = 0; i < keys.length; i++) {
@@ -214,7 +217,11 @@ export function compileSort(sort: Sort | undefined): <T extends Doc>(docs: T[], 
     if (keys.length === 0 || docs.length < 2) return first >= docs.length ? docs : docs.slice(0, first);
     if (first <= 0) return [];
     if (first > PICK_AT_MOST || first > docs.length / 4) {
-      return docs.map(decorate).sort(order).slice(0, first).map((entry) => entry.doc);
+      return docs
+        .map(decorate)
+        .sort(order)
+        .slice(0, first)
+        .map((entry) => entry.doc);
     }
     // The `first` smallest so far, in order; a document goes after those it ties with, as a stable sort puts it.
     const kept: Decorated<T>[] = [];

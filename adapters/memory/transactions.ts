@@ -172,7 +172,8 @@ export class MemoryTransactions {
           timer = setTimeout(() => resolve('late'), Math.max(0, remaining));
         }),
       ]);
-      if (outcome === 'late') throw new TransactionConflictError(`a document stayed locked by another transaction for ${LOCK_WAIT_MS} ms`);
+      if (outcome === 'late')
+        throw new TransactionConflictError(`a document stayed locked by another transaction for ${LOCK_WAIT_MS} ms`);
     } finally {
       clearTimeout(timer);
       if (waiter) waiter.waitingFor = undefined;
@@ -223,7 +224,10 @@ export class MemoryTransactions {
       }
     }
     await this.outside(async () => {
-      for (const callback of transaction.callbacks) await Promise.resolve().then(callback).catch(() => undefined);
+      for (const callback of transaction.callbacks)
+        await Promise.resolve()
+          .then(callback)
+          .catch(() => undefined);
     });
     return result;
   }

@@ -206,7 +206,8 @@ export function validateUpdate(update: Update): void {
       splitPath(path);
       validateOperand(operator, path, fields[path]);
       for (const other of paths) {
-        if (conflicts(other, path)) throw new Error(`updating the path '${path}' would create a conflict at '${other}'`);
+        if (conflicts(other, path))
+          throw new Error(`updating the path '${path}' would create a conflict at '${other}'`);
       }
       paths.push(path);
     }

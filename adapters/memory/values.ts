@@ -212,7 +212,8 @@ function deepCopy(value: unknown, stored: boolean): unknown {
     const copy: Doc = { ...value };
     for (const key in copy) {
       const field = copy[key];
-      if (typeof field === 'object' ? field !== null : field === undefined && stored) copy[key] = deepCopy(field, stored);
+      if (typeof field === 'object' ? field !== null : field === undefined && stored)
+        copy[key] = deepCopy(field, stored);
     }
     return copy;
   }

@@ -2,7 +2,14 @@
  * The document-store port over the official MongoDB driver. A thin layer: each method delegates to the
  * driver's Collection; the only translation is duplicate-key errors (code 11000) → DuplicateKeyError.
  */
-import { MongoClient, type ClientSession, type Collection, type CreateIndexesOptions, type Db, type Document } from 'mongodb';
+import {
+  MongoClient,
+  type ClientSession,
+  type Collection,
+  type CreateIndexesOptions,
+  type Db,
+  type Document,
+} from 'mongodb';
 import {
   DuplicateKeyError,
   type Doc,
@@ -81,7 +88,10 @@ class MongoCollection implements DocumentCollection<Doc> {
     this.#transactions = transactions;
   }
 
-  async #run<R>(operation: (session: { session?: ClientSession }) => Promise<R>, fallbackKeys?: Record<string, unknown>): Promise<R> {
+  async #run<R>(
+    operation: (session: { session?: ClientSession }) => Promise<R>,
+    fallbackKeys?: Record<string, unknown>,
+  ): Promise<R> {
     try {
       return await this.#transactions.operate((session) => operation(inSession(session)));
     } catch (error) {
@@ -137,7 +147,9 @@ class MongoCollection implements DocumentCollection<Doc> {
   findOneAndUpdate(filter: Filter, update: Update, options: FindOneAndUpdateOptions = {}): Promise<Doc | null> {
     return this.#run((session) =>
       this.#collection.findOneAndUpdate(filter, update, {
-        ...options, ...session, returnDocument: options.returnDocument ?? 'before',
+        ...options,
+        ...session,
+        returnDocument: options.returnDocument ?? 'before',
       }),
     );
   }
@@ -231,7 +243,10 @@ class MongoDocumentStore implements DocumentStore {
  * would hang; bounded, it fails and answers 503. A URI that sets one wins. (This driver ignores `timeoutMS`.)
  */
 const BOUNDED_TIMEOUTS = {
-  serverSelectionTimeoutMS: 5000, connectTimeoutMS: 5000, waitQueueTimeoutMS: 5000, socketTimeoutMS: 30_000,
+  serverSelectionTimeoutMS: 5000,
+  connectTimeoutMS: 5000,
+  waitQueueTimeoutMS: 5000,
+  socketTimeoutMS: 30_000,
 } as const;
 
 /** The database named in a connection string's path, if any. */
@@ -253,7 +268,8 @@ function timeoutsOf(uri: string): Partial<Record<keyof typeof BOUNDED_TIMEOUTS, 
  */
 export async function createMongoDocumentStore(uri: string, options: { dbName?: string } = {}): Promise<DocumentStore> {
   const dbName = options.dbName ?? databaseOf(uri);
-  if (!dbName) throw new ConfigurationError('MONGODB_URI must name a database (mongodb://host:27017/identity?replicaSet=rs0)');
+  if (!dbName)
+    throw new ConfigurationError('MONGODB_URI must name a database (mongodb://host:27017/identity?replicaSet=rs0)');
   const client = new MongoClient(uri, timeoutsOf(uri));
   await client.connect();
   return new MongoDocumentStore(client, client.db(dbName));

@@ -91,7 +91,10 @@ export class MongoTransactions {
       await session.endSession().catch(() => undefined);
     }
     await this.outside(async () => {
-      for (const callback of transaction.callbacks) await Promise.resolve().then(callback).catch(() => undefined);
+      for (const callback of transaction.callbacks)
+        await Promise.resolve()
+          .then(callback)
+          .catch(() => undefined);
     });
     return result;
   }

@@ -66,7 +66,15 @@ class RedisKeyValueStore implements KeyValueStore {
 
   async compareAndSet(key: string, expected: string | null, next: string, ttlMs: number): Promise<boolean> {
     const ttl = ttlArgument(ttlMs);
-    const reply = await this.#redis.eval(COMPARE_AND_SET, 1, this.#key(key), expected === null ? '1' : '0', expected ?? '', next, ttl);
+    const reply = await this.#redis.eval(
+      COMPARE_AND_SET,
+      1,
+      this.#key(key),
+      expected === null ? '1' : '0',
+      expected ?? '',
+      next,
+      ttl,
+    );
     return Number(reply) === 1;
   }
 

@@ -30,7 +30,8 @@ export interface LocalDocumentsLease {
 }
 
 export async function leaseLocalDocuments(
-  redis: Redis, options: { key: string; dataDir: string; onLost: (holder: string) => void },
+  redis: Redis,
+  options: { key: string; dataDir: string; onLost: (holder: string) => void },
 ): Promise<LocalDocumentsLease> {
   const place = `${hostname()}|${options.dataDir}|`;
   const holder = `${place}${process.pid}|${Date.now()}`;
@@ -42,12 +43,15 @@ export async function leaseLocalDocuments(
   const other = await acquire();
   if (other) {
     throw new StoreUnavailableError(
-      `another process that keeps its documents locally already uses this Redis: ${describe(other)}. Processes sharing a `
-      + 'Redis must share their documents too: set MONGODB_URI for all of them, or give each its own Redis',
+      `another process that keeps its documents locally already uses this Redis: ${describe(other)}. Processes sharing a ` +
+        'Redis must share their documents too: set MONGODB_URI for all of them, or give each its own Redis',
     );
   }
   const renewal = setInterval(() => {
-    acquire().then((taken) => taken && options.onLost(describe(taken)), () => undefined);
+    acquire().then(
+      (taken) => taken && options.onLost(describe(taken)),
+      () => undefined,
+    );
   }, RENEW_EVERY_MS);
   renewal.unref();
   return {

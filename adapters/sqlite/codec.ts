@@ -20,10 +20,12 @@ function encodeValue(value: unknown): unknown {
   }
   if (Array.isArray(value)) return value.map(encodeValue);
   if (value instanceof Date) return { $date: value.getTime() };
-  if (value instanceof Uint8Array) return { $binary: Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('base64') };
+  if (value instanceof Uint8Array)
+    return { $binary: Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('base64') };
   if (value instanceof RegExp) return { $regex: value.source, $flags: value.flags };
   // What the store copies in is one of the above or a plain object: anything else would read back as something else.
-  if (!isPlainObject(value)) throw new TypeError(`a ${value.constructor?.name ?? 'value'} cannot be stored in a document`);
+  if (!isPlainObject(value))
+    throw new TypeError(`a ${value.constructor?.name ?? 'value'} cannot be stored in a document`);
   const source = value;
   const encoded: Doc = {};
   let tagged = false;

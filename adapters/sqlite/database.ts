@@ -90,7 +90,10 @@ export class SqliteDatabase {
   #lastCommitMs = 0;
 
   constructor(
-    path: string, db: DatabaseSync, lock: DataDirLock, onWriteFailure: (error: Error) => void,
+    path: string,
+    db: DatabaseSync,
+    lock: DataDirLock,
+    onWriteFailure: (error: Error) => void,
     syncFile: ((fd: number) => Promise<void>) | undefined,
   ) {
     this.path = path;
@@ -137,8 +140,9 @@ export class SqliteDatabase {
   async checkWritable(): Promise<void> {
     try {
       await this.write(() => {
-        this.statement("INSERT INTO meta (key, value) VALUES ('opened_at', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value")
-          .run(new Date().toISOString());
+        this.statement(
+          "INSERT INTO meta (key, value) VALUES ('opened_at', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+        ).run(new Date().toISOString());
       });
     } catch (error) {
       throw refusal(this.path, (error as Error).cause ?? error);
@@ -218,7 +222,10 @@ export class SqliteDatabase {
   }
 
   #fail(batches: Unsynced, cause: unknown): void {
-    const error = new DurableWriteError(`could not write to ${this.path}: ${(cause as Error)?.message ?? String(cause)}`, { cause });
+    const error = new DurableWriteError(
+      `could not write to ${this.path}: ${(cause as Error)?.message ?? String(cause)}`,
+      { cause },
+    );
     this.#onWriteFailure(error);
     for (const batch of batches) batch.reject(error);
   }
@@ -251,11 +258,16 @@ function refusal(path: string, error: unknown): StoreUnavailableError {
   if (error instanceof StoreUnavailableError) return error;
   const code = sqliteCode(error);
   const message = (error as Error)?.message ?? String(error);
-  const why = code === SQLITE_NOTADB ? 'it is not a SQLite database'
-    : code === SQLITE_CORRUPT ? 'the database is corrupt (restore it from a backup)'
-      : code === SQLITE_READONLY ? 'it is not writable'
-        : code === SQLITE_CANTOPEN ? 'it cannot be opened (check that DATA_DIR exists and is writable)'
-          : message;
+  const why =
+    code === SQLITE_NOTADB
+      ? 'it is not a SQLite database'
+      : code === SQLITE_CORRUPT
+        ? 'the database is corrupt (restore it from a backup)'
+        : code === SQLITE_READONLY
+          ? 'it is not writable'
+          : code === SQLITE_CANTOPEN
+            ? 'it cannot be opened (check that DATA_DIR exists and is writable)'
+            : message;
   return new StoreUnavailableError(`cannot use the database ${path}: ${why}`);
 }
 
@@ -287,7 +299,8 @@ export function openSqliteDatabase(options: SqliteOptions): SqliteDatabase {
     }
     db = new DatabaseSync(path, { timeout: BUSY_TIMEOUT_MS });
     const version = schemaVersion(db);
-    if (version === null) throw new StoreUnavailableError(`cannot use the database ${path}: it was not created by this service`);
+    if (version === null)
+      throw new StoreUnavailableError(`cannot use the database ${path}: it was not created by this service`);
     if (version > SCHEMA_VERSION) {
       throw new StoreUnavailableError(
         `cannot use the database ${path}: it has schema version ${version}, newer than this version of the service knows (${SCHEMA_VERSION}); run the newer version`,
@@ -312,6 +325,6 @@ export function openSqliteDatabase(options: SqliteOptions): SqliteDatabase {
     lock.release();
     throw refusal(path, error);
   }
-  const syncFile = options.synchronous === 'FULL' ? options.syncFile ?? syncFileData : undefined;
+  const syncFile = options.synchronous === 'FULL' ? (options.syncFile ?? syncFileData) : undefined;
   return new SqliteDatabase(path, db, lock, options.onWriteFailure ?? (() => {}), syncFile);
 }

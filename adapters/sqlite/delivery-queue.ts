@@ -7,24 +7,33 @@
  * restart, and an attempt cut short by a crash is made again (the same `webhook-id`).
  */
 import type { DeliveryJob, DeliveryQueue } from '../../lib/ports/queue.ts';
-import { createMemoryDeliveryQueue, type MemoryDeliveryQueueOptions, type StoredDelivery } from '../memory/delivery-queue.ts';
+import {
+  createMemoryDeliveryQueue,
+  type MemoryDeliveryQueueOptions,
+  type StoredDelivery,
+} from '../memory/delivery-queue.ts';
 import type { SqliteDatabase } from './database.ts';
 
 function storedDeliveries(database: SqliteDatabase): StoredDelivery[] {
-  return database.db.prepare('SELECT job, attempt, errors, run_at FROM delivery_jobs ORDER BY run_at').all().map((row) => ({
-    job: JSON.parse(String(row.job)) as DeliveryJob,
-    attempt: Number(row.attempt),
-    errors: Number(row.errors),
-    runAt: Number(row.run_at),
-  }));
+  return database.db
+    .prepare('SELECT job, attempt, errors, run_at FROM delivery_jobs ORDER BY run_at')
+    .all()
+    .map((row) => ({
+      job: JSON.parse(String(row.job)) as DeliveryJob,
+      attempt: Number(row.attempt),
+      errors: Number(row.errors),
+      runAt: Number(row.run_at),
+    }));
 }
 
 export function createSqliteDeliveryQueue(
-  database: SqliteDatabase, options: Omit<MemoryDeliveryQueueOptions, 'kind' | 'journal' | 'restored'> = {},
+  database: SqliteDatabase,
+  options: Omit<MemoryDeliveryQueueOptions, 'kind' | 'journal' | 'restored'> = {},
 ): DeliveryQueue {
-  const run = (sql: string, ...params: Array<string | number>) => database.write(() => {
-    database.statement(sql).run(...params);
-  });
+  const run = (sql: string, ...params: Array<string | number>) =>
+    database.write(() => {
+      database.statement(sql).run(...params);
+    });
   return createMemoryDeliveryQueue({
     ...options,
     kind: 'sqlite',
@@ -35,13 +44,20 @@ export function createSqliteDeliveryQueue(
           const insert = database.statement(
             'INSERT INTO delivery_jobs (delivery_id, job, attempt, errors, run_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (delivery_id) DO NOTHING',
           );
-          for (const { job, attempt, errors, runAt } of deliveries) insert.run(job.deliveryId, JSON.stringify(job), attempt, errors, runAt);
+          for (const { job, attempt, errors, runAt } of deliveries)
+            insert.run(job.deliveryId, JSON.stringify(job), attempt, errors, runAt);
         });
       },
-      started: (deliveryId, attempt) => run('UPDATE delivery_jobs SET attempt = ? WHERE delivery_id = ?', attempt, deliveryId),
-      scheduled: ({ job, attempt, errors, runAt }) => run(
-        'UPDATE delivery_jobs SET attempt = ?, errors = ?, run_at = ? WHERE delivery_id = ?', attempt, errors, runAt, job.deliveryId,
-      ),
+      started: (deliveryId, attempt) =>
+        run('UPDATE delivery_jobs SET attempt = ? WHERE delivery_id = ?', attempt, deliveryId),
+      scheduled: ({ job, attempt, errors, runAt }) =>
+        run(
+          'UPDATE delivery_jobs SET attempt = ?, errors = ?, run_at = ? WHERE delivery_id = ?',
+          attempt,
+          errors,
+          runAt,
+          job.deliveryId,
+        ),
       finished: (deliveryId) => run('DELETE FROM delivery_jobs WHERE delivery_id = ?', deliveryId),
     },
   });

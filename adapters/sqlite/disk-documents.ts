@@ -94,7 +94,12 @@ function narrow(filter: Filter, columns: Columns, into: Narrowed = { clauses: []
 function narrowExpiry(condition: unknown, seconds: number, into: Narrowed): boolean {
   if (!isOperatorObject(condition)) return false;
   const operators = Object.entries(condition);
-  if (!operators.every(([operator, operand]) => RANGE_OPERATORS[operator] && operand instanceof Date && Number.isFinite(operand.getTime()))) {
+  if (
+    !operators.every(
+      ([operator, operand]) =>
+        RANGE_OPERATORS[operator] && operand instanceof Date && Number.isFinite(operand.getTime()),
+    )
+  ) {
     return false;
   }
   for (const [operator, operand] of operators) {
@@ -110,7 +115,9 @@ function narrowExpiry(condition: unknown, seconds: number, into: Narrowed): bool
 
 function narrowId(condition: unknown, into: Narrowed): void {
   const ids = isOperatorObject(condition)
-    ? (Object.keys(condition).length === 1 && Array.isArray(condition.$in) ? condition.$in : undefined)
+    ? Object.keys(condition).length === 1 && Array.isArray(condition.$in)
+      ? condition.$in
+      : undefined
     : [condition];
   if (!ids?.every((id) => typeof id === 'string')) {
     into.exact = false;
@@ -192,7 +199,12 @@ export class DiskDocuments implements CommittedState {
       `);
     });
     created.catch(() => undefined);
-    const columns = new Set(database.db.prepare(`PRAGMA table_info(${this.#table})`).all().map((column) => String(column.name)));
+    const columns = new Set(
+      database.db
+        .prepare(`PRAGMA table_info(${this.#table})`)
+        .all()
+        .map((column) => String(column.name)),
+    );
     this.#setFields(this.#specs.flatMap((spec) => Object.keys(spec.keys)).filter((field) => columns.has(`t:${field}`)));
     this.#hasFlagged = database.statement(`SELECT 1 FROM ${this.#table} WHERE multi = 1 LIMIT 1`).get() !== undefined;
     this.#sweeper = setInterval(() => this.#deleteExpired(), SWEEP_INTERVAL_MS);
@@ -210,14 +222,18 @@ export class DiskDocuments implements CommittedState {
   }
 
   get(id: string): Doc | undefined {
-    const row = this.#database.statement(`SELECT doc FROM ${this.#table} WHERE id = ? AND (expires_at IS NULL OR expires_at > ?)`)
+    const row = this.#database
+      .statement(`SELECT doc FROM ${this.#table} WHERE id = ? AND (expires_at IS NULL OR expires_at > ?)`)
       .get(id, Date.now());
     return row ? decodeDocument(String(row.doc)) : undefined;
   }
 
   has(id: string): boolean {
-    return this.#database.statement(`SELECT 1 FROM ${this.#table} WHERE id = ? AND (expires_at IS NULL OR expires_at > ?)`)
-      .get(id, Date.now()) !== undefined;
+    return (
+      this.#database
+        .statement(`SELECT 1 FROM ${this.#table} WHERE id = ? AND (expires_at IS NULL OR expires_at > ?)`)
+        .get(id, Date.now()) !== undefined
+    );
   }
 
   *scan(filter: Filter): Iterable<[string, Doc]> {
@@ -285,7 +301,9 @@ export class DiskDocuments implements CommittedState {
     // Most updates leave the indexed fields and the expiry as they were (a delivery's status, a count): then only the
     // document is written, and SQLite maintains none of the indexes (an upsert setting their columns would).
     if (this.#sameColumns(current, next)) {
-      void this.#database.write(() => this.#database.statement(`UPDATE ${this.#table} SET doc = ? WHERE id = ?`).run(encodeDocument(next), id));
+      void this.#database.write(() =>
+        this.#database.statement(`UPDATE ${this.#table} SET doc = ? WHERE id = ?`).run(encodeDocument(next), id),
+      );
       return;
     }
     this.#store(id, next);
@@ -295,7 +313,10 @@ export class DiskDocuments implements CommittedState {
     void this.#database.write(() => this.#database.statement(`DELETE FROM ${this.#table} WHERE id = ?`).run(id));
   }
 
-  applyAll(writes: ReadonlyMap<string, Doc | null>, visit: (id: string, before: Doc | undefined, after: Doc | undefined) => void): void {
+  applyAll(
+    writes: ReadonlyMap<string, Doc | null>,
+    visit: (id: string, before: Doc | undefined, after: Doc | undefined) => void,
+  ): void {
     for (const [id, next] of writes) {
       const current = this.get(id);
       if (next) this.#store(id, next);
@@ -336,7 +357,8 @@ export class DiskDocuments implements CommittedState {
       // A TTL index needs no SQL index of its own: the expiry column's serves the deletions, and queries only ever
       // leave expired rows out (every index written costs every write).
       this.#ensureSqlIndex(normalized);
-      database.statement("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value")
+      database
+        .statement('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value')
         .run(this.#metaKey(), JSON.stringify(specs));
       this.#specs = specs;
       this.#setFields([...this.#fields, ...added]);
@@ -353,7 +375,10 @@ export class DiskDocuments implements CommittedState {
   #columns(): Columns {
     const ttl = this.#specs.filter((spec) => spec.expireAfterSeconds !== undefined);
     const [field] = ttl.length === 1 ? Object.keys(ttl[0]!.keys) : [];
-    return { fields: this.#fieldSet, ttl: field === undefined ? undefined : { field, seconds: ttl[0]!.expireAfterSeconds! } };
+    return {
+      fields: this.#fieldSet,
+      ttl: field === undefined ? undefined : { field, seconds: ttl[0]!.expireAfterSeconds! },
+    };
   }
 
   /**
@@ -363,9 +388,14 @@ export class DiskDocuments implements CommittedState {
   #ensureSqlIndex(spec: IndexSpec): void {
     if (spec.expireAfterSeconds !== undefined) return;
     const name = quote(`collection:${this.name}:${spec.name}`);
-    const columns = Object.keys(spec.keys).flatMap((field) => [rankColumn(field), `${valueColumn(field)}${spec.keys[field] === -1 ? ' DESC' : ''}`]);
+    const columns = Object.keys(spec.keys).flatMap((field) => [
+      rankColumn(field),
+      `${valueColumn(field)}${spec.keys[field] === -1 ? ' DESC' : ''}`,
+    ]);
     const sql = `CREATE INDEX ${name} ON ${this.#table} (${[...columns, 'expires_at'].join(', ')})`;
-    const stored = this.#database.db.prepare("SELECT sql FROM sqlite_schema WHERE type = 'index' AND name = ?").get(`collection:${this.name}:${spec.name}`);
+    const stored = this.#database.db
+      .prepare("SELECT sql FROM sqlite_schema WHERE type = 'index' AND name = ?")
+      .get(`collection:${this.name}:${spec.name}`);
     if (stored && String(stored.sql) === sql) return;
     if (stored) this.#database.db.exec(`DROP INDEX ${name}`);
     this.#database.db.exec(sql);
@@ -374,10 +404,17 @@ export class DiskDocuments implements CommittedState {
   #setFields(fields: string[]): void {
     this.#fields = [...new Set(fields)];
     this.#fieldSet = new Set(this.#fields);
-    const columns = ['id', 'doc', 'expires_at', 'multi', ...this.#fields.flatMap((field) => [rankColumn(field), valueColumn(field)])];
+    const columns = [
+      'id',
+      'doc',
+      'expires_at',
+      'multi',
+      ...this.#fields.flatMap((field) => [rankColumn(field), valueColumn(field)]),
+    ];
     const updates = columns.slice(1).map((column) => `${column} = excluded.${column}`);
-    this.#upsertSql = `INSERT INTO ${this.#table} (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')}) `
-      + `ON CONFLICT (id) DO UPDATE SET ${updates.join(', ')}`;
+    this.#upsertSql =
+      `INSERT INTO ${this.#table} (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')}) ` +
+      `ON CONFLICT (id) DO UPDATE SET ${updates.join(', ')}`;
   }
 
   #expiryOf(doc: Doc): number | null {
@@ -418,9 +455,11 @@ export class DiskDocuments implements CommittedState {
 
   /** Recomputes every row's columns, in steps of rowids (inside the caller's write). */
   #rewriteAll(): void {
-    const next = this.#database.db.prepare(`SELECT rowid, id, doc FROM ${this.#table} WHERE rowid > ? ORDER BY rowid LIMIT 1000`);
+    const next = this.#database.db.prepare(
+      `SELECT rowid, id, doc FROM ${this.#table} WHERE rowid > ? ORDER BY rowid LIMIT 1000`,
+    );
     const upsert = this.#database.db.prepare(this.#upsertSql);
-    for (let last = 0; ;) {
+    for (let last = 0; ; ) {
       const rows = next.all(last);
       if (rows.length === 0) return;
       for (const row of rows) upsert.run(...this.#columnsOf(String(row.id), decodeDocument(String(row.doc))));
@@ -444,7 +483,12 @@ export class DiskDocuments implements CommittedState {
     return terms.join(', ');
   }
 
-  #query(what: string, narrowed: Narrowed, order?: string, cut?: { skip: number; limit: number }): { sql: string; params: SQLInputValue[] } {
+  #query(
+    what: string,
+    narrowed: Narrowed,
+    order?: string,
+    cut?: { skip: number; limit: number },
+  ): { sql: string; params: SQLInputValue[] } {
     const now = Date.now();
     const conditions: string[] = [];
     const params: SQLInputValue[] = [];
@@ -477,9 +521,11 @@ export class DiskDocuments implements CommittedState {
     const sql = `DELETE FROM ${this.#table} WHERE rowid IN (SELECT rowid FROM ${this.#table} WHERE expires_at <= ? LIMIT ${SWEEP_STEP_ROWS})`;
     for (let step = 0; step < SWEEP_STEPS; step += 1) {
       let deleted = 0;
-      void this.#database.write(() => {
-        deleted = Number(this.#database.statement(sql).run(Date.now()).changes);
-      }).catch(() => undefined);
+      void this.#database
+        .write(() => {
+          deleted = Number(this.#database.statement(sql).run(Date.now()).changes);
+        })
+        .catch(() => undefined);
       if (deleted < SWEEP_STEP_ROWS) return;
     }
   }

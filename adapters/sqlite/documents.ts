@@ -36,29 +36,35 @@ function readDocuments(database: SqliteDatabase): Map<string, Doc[]> {
 function writeThrough(database: SqliteDatabase): Durability {
   return {
     persist(changes: readonly CommittedChange[]): Promise<void> {
-      return database.write(() => {
-        const upsert = database.statement(
-          'INSERT INTO documents (collection, id, doc) VALUES (?, ?, ?) ON CONFLICT (collection, id) DO UPDATE SET doc = excluded.doc',
-        );
-        const remove = database.statement('DELETE FROM documents WHERE collection = ? AND id = ?');
-        for (const change of changes) {
-          if (change.written) continue;
-          if (change.after) upsert.run(change.collection.name, change.id, encodeDocument(change.after));
-          else remove.run(change.collection.name, change.id);
-        }
-      }, () => {
-        for (let i = changes.length - 1; i >= 0; i -= 1) {
-          const change = changes[i]!;
-          // A disk-resident collection's changes go with the rolled-back SQLite transaction.
-          if (!change.written) change.collection.restore(change.id, change.after, change.before);
-        }
-      });
+      return database.write(
+        () => {
+          const upsert = database.statement(
+            'INSERT INTO documents (collection, id, doc) VALUES (?, ?, ?) ON CONFLICT (collection, id) DO UPDATE SET doc = excluded.doc',
+          );
+          const remove = database.statement('DELETE FROM documents WHERE collection = ? AND id = ?');
+          for (const change of changes) {
+            if (change.written) continue;
+            if (change.after) upsert.run(change.collection.name, change.id, encodeDocument(change.after));
+            else remove.run(change.collection.name, change.id);
+          }
+        },
+        () => {
+          for (let i = changes.length - 1; i >= 0; i -= 1) {
+            const change = changes[i]!;
+            // A disk-resident collection's changes go with the rolled-back SQLite transaction.
+            if (!change.written) change.collection.restore(change.id, change.after, change.before);
+          }
+        },
+      );
     },
   };
 }
 
 /** Reads the file's documents (a corrupt file throws here, before anything is served) and opens the store over them. */
-export function createSqliteDocumentStore(database: SqliteDatabase, options: SqliteDocumentStoreOptions): DocumentStore {
+export function createSqliteDocumentStore(
+  database: SqliteDatabase,
+  options: SqliteDocumentStoreOptions,
+): DocumentStore {
   const stored = readDocuments(database);
   const disk: DiskDocuments[] = [];
   return new EmbeddedDocumentStore({

@@ -20,7 +20,9 @@ export function lockDataDir(dataDir: string): DataDirLock {
   const lock = new DatabaseSync(join(dataDir, 'lock.sqlite'), { timeout: 0 });
   const ownerPath = join(dataDir, 'lock.owner');
   try {
-    lock.exec('PRAGMA locking_mode = EXCLUSIVE; BEGIN EXCLUSIVE; CREATE TABLE IF NOT EXISTS holder (since TEXT); COMMIT');
+    lock.exec(
+      'PRAGMA locking_mode = EXCLUSIVE; BEGIN EXCLUSIVE; CREATE TABLE IF NOT EXISTS holder (since TEXT); COMMIT',
+    );
   } catch (error) {
     lock.close();
     if (((error as { errcode?: number }).errcode ?? 0) % 256 !== SQLITE_BUSY) throw error;
@@ -30,9 +32,13 @@ export function lockDataDir(dataDir: string): DataDirLock {
     } catch {
       // The holder has not said who it is yet.
     }
-    throw new StoreUnavailableError(`DATA_DIR ${dataDir} is in use by ${owner}: only one process may hold it (stop it, or give this one another DATA_DIR)`);
+    throw new StoreUnavailableError(
+      `DATA_DIR ${dataDir} is in use by ${owner}: only one process may hold it (stop it, or give this one another DATA_DIR)`,
+    );
   }
-  writeFileSync(ownerPath, `process ${process.pid} on ${hostname()} (since ${new Date().toISOString()})\n`, { mode: 0o600 });
+  writeFileSync(ownerPath, `process ${process.pid} on ${hostname()} (since ${new Date().toISOString()})\n`, {
+    mode: 0o600,
+  });
   return {
     release() {
       lock.close();

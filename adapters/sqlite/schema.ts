@@ -7,7 +7,8 @@ import type { DatabaseSync } from 'node:sqlite';
 
 export const MIGRATIONS: ReadonlyArray<(db: DatabaseSync) => void> = [
   // 1: documents of the in-memory collections, the key-value store and the delivery queue.
-  (db) => db.exec(`
+  (db) =>
+    db.exec(`
     CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
     CREATE TABLE documents (collection TEXT NOT NULL, id TEXT NOT NULL, doc TEXT NOT NULL, UNIQUE (collection, id));
     CREATE TABLE kv (key TEXT PRIMARY KEY, value TEXT NOT NULL, expires_at INTEGER) WITHOUT ROWID;
@@ -23,7 +24,10 @@ export const SCHEMA_VERSION = MIGRATIONS.length;
 
 /** The file's schema version: 0 for a new (empty) file; null for a database this service did not create. */
 export function schemaVersion(db: DatabaseSync): number | null {
-  const tables = db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table'").all().map((row) => String(row.name));
+  const tables = db
+    .prepare("SELECT name FROM sqlite_schema WHERE type = 'table'")
+    .all()
+    .map((row) => String(row.name));
   if (tables.length === 0) return 0;
   if (!tables.includes('meta')) return null;
   const row = db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get();
@@ -33,6 +37,7 @@ export function schemaVersion(db: DatabaseSync): number | null {
 /** Brings the file from `from` to `to` (default: the latest version), in the transaction the caller holds. */
 export function migrate(db: DatabaseSync, from: number, to = SCHEMA_VERSION): void {
   for (let version = from; version < to; version += 1) MIGRATIONS[version]!(db);
-  db.prepare("INSERT INTO meta (key, value) VALUES ('schema_version', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value")
-    .run(String(to));
+  db.prepare(
+    "INSERT INTO meta (key, value) VALUES ('schema_version', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+  ).run(String(to));
 }

@@ -17,20 +17,21 @@ interface DocsConfig {
 const meta = document.querySelector<HTMLMetaElement>('meta[name="app-config"]');
 const config = JSON.parse(meta?.content ?? '{}') as DocsConfig;
 
-
 const back = document.createElement('a');
 back.href = config.consoleUrl;
 back.className = 'docs-back';
 back.textContent = '← Back to the console';
 document.body.prepend(back);
 
-createRoot(document.getElementById('app')!).render(createElement(RedocStandalone, {
-  specUrl: config.specUrl,
-  options: {
-    // Nothing leaves the page: no fonts from elsewhere, no "try it" calls, no analytics.
-    hideDownloadButton: false,
-    expandResponses: '200,201',
-    jsonSampleExpandLevel: 2,
-    theme: { typography: { fontFamily: 'system-ui, sans-serif', headings: { fontFamily: 'system-ui, sans-serif' } } },
-  },
-}));
+createRoot(document.getElementById('app')!).render(
+  createElement(RedocStandalone, {
+    specUrl: config.specUrl,
+    options: {
+      // Nothing leaves the page: no fonts from elsewhere, no "try it" calls, no analytics.
+      hideDownloadButton: false,
+      expandResponses: '200,201',
+      jsonSampleExpandLevel: 2,
+      theme: { typography: { fontFamily: 'system-ui, sans-serif', headings: { fontFamily: 'system-ui, sans-serif' } } },
+    },
+  }),
+);

@@ -22,7 +22,7 @@ export class ApiError extends Error {
 
   get issues(): Issue[] {
     const issues = (this.data as { issues?: unknown } | undefined)?.issues;
-    return Array.isArray(issues) ? issues as Issue[] : [];
+    return Array.isArray(issues) ? (issues as Issue[]) : [];
   }
 
   /**
@@ -31,7 +31,8 @@ export class ApiError extends Error {
    */
   fieldError(field: string): string | undefined {
     const path = `body.${field}`;
-    const messages = this.issues.filter((issue) => issue.path === path || issue.path.startsWith(`${path}.`))
+    const messages = this.issues
+      .filter((issue) => issue.path === path || issue.path.startsWith(`${path}.`))
       .map((issue) => {
         const item = issue.path.slice(path.length + 1);
         return /^\d+$/.test(item) ? `line ${Number(item) + 1}: ${issue.message}` : issue.message;
@@ -41,7 +42,12 @@ export class ApiError extends Error {
 
   /** Whether a field of the form showed this error, so the action need not repeat it. */
   isAboutFields(fields: readonly string[]): boolean {
-    return this.issues.length > 0 && this.issues.every((issue) => fields.some((field) => issue.path === `body.${field}` || issue.path.startsWith(`body.${field}.`)));
+    return (
+      this.issues.length > 0 &&
+      this.issues.every((issue) =>
+        fields.some((field) => issue.path === `body.${field}` || issue.path.startsWith(`body.${field}.`)),
+      )
+    );
   }
 }
 
@@ -64,11 +70,16 @@ async function request(method: string, path: string, options: RequestOptions = {
   if (session) headers.authorization = `Bearer ${session.accessToken}`;
   if (options.body !== undefined) headers['content-type'] = 'application/json';
   const query = new URLSearchParams();
-  for (const [key, value] of Object.entries(options.query ?? {})) if (value !== undefined && value !== '') query.set(key, String(value));
+  for (const [key, value] of Object.entries(options.query ?? {}))
+    if (value !== undefined && value !== '') query.set(key, String(value));
   const url = `${servicePath}/api${path}${query.size ? `?${query}` : ''}`;
   let res: Response;
   try {
-    res = await fetch(url, { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body) });
+    res = await fetch(url, {
+      method,
+      headers,
+      body: options.body === undefined ? undefined : JSON.stringify(options.body),
+    });
   } catch {
     throw new ApiError(0, 'network', 'The service could not be reached. Check your connection and try again.');
   }
@@ -84,20 +95,28 @@ async function request(method: string, path: string, options: RequestOptions = {
     forgetSession();
     for (const listener of expiredListeners) listener();
   }
-  throw new ApiError(res.status, body.code ?? `http.${res.status}`, body.message ?? `The service answered ${res.status}.`, body.data);
+  throw new ApiError(
+    res.status,
+    body.code ?? `http.${res.status}`,
+    body.message ?? `The service answered ${res.status}.`,
+    body.data,
+  );
 }
 
 /** Calls the management API; resolves to the JSON body (undefined for 204), rejects with an ApiError. */
 export async function api<T>(method: string, path: string, options?: RequestOptions): Promise<T> {
   const res = await request(method, path, options);
   if (res.status === 204) return undefined as T;
-  return await res.json() as T;
+  return (await res.json()) as T;
 }
 
 /** A page of a list, with the `Total-Number` the API counts. */
-export async function apiList<T>(path: string, query: RequestOptions['query'] = {}): Promise<{ items: T[]; total: number }> {
+export async function apiList<T>(
+  path: string,
+  query: RequestOptions['query'] = {},
+): Promise<{ items: T[]; total: number }> {
   const res = await request('GET', path, { query });
-  const items = await res.json() as T[];
+  const items = (await res.json()) as T[];
   return { items, total: Number(res.headers.get('Total-Number') ?? items.length) };
 }
 

@@ -17,7 +17,11 @@ export interface Session {
   name: string;
 }
 
-const base64url = (bytes: Uint8Array) => btoa(String.fromCharCode(...bytes)).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+const base64url = (bytes: Uint8Array) =>
+  btoa(String.fromCharCode(...bytes))
+    .replace(/\+/g, '-')
+    .replace(/\//g, '_')
+    .replace(/=+$/, '');
 const randomString = () => base64url(crypto.getRandomValues(new Uint8Array(32)));
 
 async function challengeOf(verifier: string): Promise<string> {
@@ -49,9 +53,14 @@ export async function startSignIn(returnTo: string): Promise<void> {
   const state = randomString();
   sessionStorage.setItem(SIGN_IN_KEY, JSON.stringify({ verifier, state, returnTo }));
   const params = new URLSearchParams({
-    client_id: config.clientId, response_type: 'code', redirect_uri: config.callback, state,
-    scope: `openid profile ${MANAGEMENT_SCOPE}`, resource: config.managementApi,
-    code_challenge: await challengeOf(verifier), code_challenge_method: 'S256',
+    client_id: config.clientId,
+    response_type: 'code',
+    redirect_uri: config.callback,
+    state,
+    scope: `openid profile ${MANAGEMENT_SCOPE}`,
+    resource: config.managementApi,
+    code_challenge: await challengeOf(verifier),
+    code_challenge_method: 'S256',
   });
   location.assign(`${servicePath}/oidc/auth?${params}`);
 }
@@ -60,7 +69,11 @@ export class SignInError extends Error {}
 
 /** Redeems the code the callback URL carries; answers where to go next. */
 export async function completeSignIn(url: URL): Promise<string> {
-  const pending = JSON.parse(sessionStorage.getItem(SIGN_IN_KEY) ?? 'null') as { verifier: string; state: string; returnTo: string } | null;
+  const pending = JSON.parse(sessionStorage.getItem(SIGN_IN_KEY) ?? 'null') as {
+    verifier: string;
+    state: string;
+    returnTo: string;
+  } | null;
   sessionStorage.removeItem(SIGN_IN_KEY);
   const error = url.searchParams.get('error');
   if (error) throw new SignInError(url.searchParams.get('error_description') ?? error);
@@ -71,19 +84,26 @@ export async function completeSignIn(url: URL): Promise<string> {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
     body: new URLSearchParams({
-      grant_type: 'authorization_code', code: url.searchParams.get('code') ?? '', redirect_uri: config.callback,
-      code_verifier: pending.verifier, client_id: config.clientId, resource: config.managementApi,
+      grant_type: 'authorization_code',
+      code: url.searchParams.get('code') ?? '',
+      redirect_uri: config.callback,
+      code_verifier: pending.verifier,
+      client_id: config.clientId,
+      resource: config.managementApi,
     }),
   });
-  const body = await res.json() as Record<string, unknown>;
-  if (!res.ok) throw new SignInError(String(body.error_description ?? body.error ?? `the token endpoint answered ${res.status}`));
+  const body = (await res.json()) as Record<string, unknown>;
+  if (!res.ok)
+    throw new SignInError(String(body.error_description ?? body.error ?? `the token endpoint answered ${res.status}`));
   const idToken = String(body.id_token);
   const claims = claimsOf(idToken);
   const session: Session = {
     accessToken: String(body.access_token),
     idToken,
     expiresAt: Date.now() + Number(body.expires_in) * 1000,
-    scopes: String(body.scope ?? '').split(' ').filter(Boolean),
+    scopes: String(body.scope ?? '')
+      .split(' ')
+      .filter(Boolean),
     name: String(claims.preferred_username ?? claims.name ?? claims.sub),
   };
   sessionStorage.setItem(SESSION_KEY, JSON.stringify(session));

@@ -30,9 +30,18 @@ function SignIn(props: { notice?: string }) {
   const [error, setError] = useState<unknown>();
   return (
     <Gate title="Sign in to the console">
-      {props.notice && <p class="notice" role="status">{props.notice}</p>}
+      {props.notice && (
+        <p class="notice" role="status">
+          {props.notice}
+        </p>
+      )}
       <p>Console admins sign in with their account on this service.</p>
-      <button type="button" onClick={() => startSignIn(location.pathname.endsWith('/signed-out') ? '/' : currentRoute()).catch(setError)}>Sign in</button>
+      <button
+        type="button"
+        onClick={() => startSignIn(location.pathname.endsWith('/signed-out') ? '/' : currentRoute()).catch(setError)}
+      >
+        Sign in
+      </button>
       <ErrorText error={error} />
     </Gate>
   );
@@ -54,11 +63,18 @@ function Callback(props: { onSignedIn: (session: Session | undefined) => void })
       navigate(returnTo.startsWith('/') && !returnTo.startsWith('/callback') ? returnTo : '/', { replace: true });
     }, setError);
   }, []);
-  if (!error) return <Gate title="Signing in"><Loading what="your session" /></Gate>;
+  if (!error)
+    return (
+      <Gate title="Signing in">
+        <Loading what="your session" />
+      </Gate>
+    );
   return (
     <Gate title="Sign-in failed">
       <ErrorText error={error} />
-      <button type="button" onClick={() => startSignIn('/')}>Sign in again</button>
+      <button type="button" onClick={() => startSignIn('/')}>
+        Sign in again
+      </button>
     </Gate>
   );
 }
@@ -67,16 +83,24 @@ function NotAdmin(props: { session: Session }) {
   return (
     <Gate title="No access to the console">
       <p class="error" role="alert">
-        You are signed in as <strong>{props.session.name}</strong>, who is not a console admin. The console is only for users
-        holding the Console admin role: ask an administrator to grant it, or sign out and sign in with another account.
+        You are signed in as <strong>{props.session.name}</strong>, who is not a console admin. The console is only for
+        users holding the Console admin role: ask an administrator to grant it, or sign out and sign in with another
+        account.
       </p>
-      <button type="button" onClick={() => signOut(props.session)}>Sign out</button>
+      <button type="button" onClick={() => signOut(props.session)}>
+        Sign out
+      </button>
     </Gate>
   );
 }
 
 function NotFound() {
-  return <><h1>Page not found</h1><p>There is no console page at this address.</p></>;
+  return (
+    <>
+      <h1>Page not found</h1>
+      <p>There is no console page at this address.</p>
+    </>
+  );
 }
 
 function Console(props: { session: Session; path: string }) {
@@ -111,10 +135,14 @@ function App() {
   const path = useRoutePath();
   const [session, setSession] = useState(currentSession);
   const [expired, setExpired] = useState(false);
-  useEffect(() => onSessionExpired(() => {
-    setSession(undefined);
-    setExpired(true);
-  }), []);
+  useEffect(
+    () =>
+      onSessionExpired(() => {
+        setSession(undefined);
+        setExpired(true);
+      }),
+    [],
+  );
   useEffect(() => {
     if (session && path === '/') navigate(`/${PAGES[0]!.id}`, { replace: true });
   }, [session, path]);
@@ -131,7 +159,9 @@ function App() {
 
 // Tokens are issued for the service's canonical address: a page opened under another host name moves there first.
 if (location.origin !== new URL(config.baseUrl).origin) {
-  location.replace(`${config.home}${location.pathname.slice(new URL(config.home).pathname.length)}${location.search}${location.hash}`);
+  location.replace(
+    `${config.home}${location.pathname.slice(new URL(config.home).pathname.length)}${location.search}${location.hash}`,
+  );
 } else {
   render(<App />, document.getElementById('app')!);
 }

@@ -3,7 +3,9 @@ import { consolePath } from './config.ts';
 
 /** The console's own path ('/applications/abc'), without the mount prefix and `/console`. */
 export function routePath(): string {
-  const path = location.pathname.startsWith(consolePath) ? location.pathname.slice(consolePath.length) : location.pathname;
+  const path = location.pathname.startsWith(consolePath)
+    ? location.pathname.slice(consolePath.length)
+    : location.pathname;
   return path.replace(/\/+$/, '') || '/';
 }
 

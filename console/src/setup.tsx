@@ -33,19 +33,31 @@ export function SetupPage() {
   else if (created) {
     content = (
       <>
-        <p class="notice" role="status">The console admin <strong>{created}</strong> is ready. This setup link no longer works.</p>
-        <button type="button" onClick={() => startSignIn('/')}>Sign in</button>
+        <p class="notice" role="status">
+          The console admin <strong>{created}</strong> is ready. This setup link no longer works.
+        </p>
+        <button type="button" onClick={() => startSignIn('/')}>
+          Sign in
+        </button>
       </>
     );
   } else if (state.data?.adminExists) {
     content = (
       <>
-        <p role="alert" class="error">Setup is already complete: a console admin exists, so this link no longer works.</p>
-        <button type="button" onClick={() => startSignIn('/')}>Sign in</button>
+        <p role="alert" class="error">
+          Setup is already complete: a console admin exists, so this link no longer works.
+        </p>
+        <button type="button" onClick={() => startSignIn('/')}>
+          Sign in
+        </button>
       </>
     );
   } else if (!token) {
-    content = <p role="alert" class="error">This address carries no setup token. Open the whole link the service printed when it started.</p>;
+    content = (
+      <p role="alert" class="error">
+        This address carries no setup token. Open the whole link the service printed when it started.
+      </p>
+    );
   } else {
     content = (
       <form
@@ -53,21 +65,42 @@ export function SetupPage() {
           event.preventDefault();
           setMismatch(password !== confirm);
           if (password !== confirm) return;
-          const user = await action.run(() => api<{ username: string }>('POST', '/console/setup', { body: { token, username, password } }));
+          const user = await action.run(() =>
+            api<{ username: string }>('POST', '/console/setup', { body: { token, username, password } }),
+          );
           if (user) setCreated(user.username);
         }}
       >
         <p>Choose the username and password of the first console admin. This link works once.</p>
-        <TextField label="Username" value={username} onInput={setUsername} autoComplete="username" required error={action.fieldError('username')} />
         <TextField
-          label="Password" type="password" value={password} onInput={setPassword} autoComplete="new-password" required
+          label="Username"
+          value={username}
+          onInput={setUsername}
+          autoComplete="username"
+          required
+          error={action.fieldError('username')}
+        />
+        <TextField
+          label="Password"
+          type="password"
+          value={password}
+          onInput={setPassword}
+          autoComplete="new-password"
+          required
           error={action.fieldError('password') ?? passwordProblems(action.error)}
         />
         <TextField
-          label="Confirm password" type="password" value={confirm} onInput={setConfirm} autoComplete="new-password" required
+          label="Confirm password"
+          type="password"
+          value={confirm}
+          onInput={setConfirm}
+          autoComplete="new-password"
+          required
           error={mismatch ? 'The two passwords differ.' : undefined}
         />
-        <button type="submit" disabled={action.pending}>Create admin</button>
+        <button type="submit" disabled={action.pending}>
+          Create admin
+        </button>
         <ErrorText error={passwordProblems(action.error) ? undefined : action.actionError(['username', 'password'])} />
       </form>
     );
@@ -85,7 +118,7 @@ export function SetupPage() {
 
 /** The password policy's verdict (422 `password.rejected`) belongs to the password field. */
 function passwordProblems(error: unknown): string | undefined {
-  const data = (error as { code?: string; data?: { problems?: Array<{ message: string }> } } | undefined);
+  const data = error as { code?: string; data?: { problems?: Array<{ message: string }> } } | undefined;
   if (data?.code !== 'password.rejected') return undefined;
   const problems = data.data?.problems?.map((problem) => problem.message);
   return problems?.length ? `The password ${problems.join('; ')}.` : undefined;

@@ -42,7 +42,10 @@ export function createExtraTokenClaims(deps: {
     };
   }
 
-  return async function extraTokenClaims(ctx: KoaContextWithOIDC, token: TokenLike): Promise<Record<string, unknown> | undefined> {
+  return async function extraTokenClaims(
+    ctx: KoaContextWithOIDC,
+    token: TokenLike,
+  ): Promise<Record<string, unknown> | undefined> {
     const exchange = deps.exchanges.lookup(token);
     const extra: Record<string, unknown> = {};
     if (await deps.customizer.appliesTo(token.resourceServer?.audience ?? token.aud)) {
@@ -54,8 +57,14 @@ export function createExtraTokenClaims(deps: {
       };
       if (token.accountId) context.user = await userContext(token.accountId);
       const tokenInput: CustomizerToken = {
-        jti: token.jti, kind: token.kind, accountId: token.accountId, clientId: token.clientId, scope: token.scope,
-        gty: token.gty, aud: token.resourceServer?.audience ?? token.aud, grantId: token.grantId,
+        jti: token.jti,
+        kind: token.kind,
+        accountId: token.accountId,
+        clientId: token.clientId,
+        scope: token.scope,
+        gty: token.gty,
+        aud: token.resourceServer?.audience ?? token.aud,
+        grantId: token.grantId,
       };
       const result = await deps.customizer.run(tokenInput, context);
       if (result.kind === 'denied') throw new oidcErrors.AccessDenied(result.message);

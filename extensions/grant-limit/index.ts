@@ -17,7 +17,12 @@ export function enforceGrantLimits(provider: Provider, deps: { repositories: Rep
   });
 
   // Only the authorization endpoint (`/auth`, and `/auth/:uid` where an interaction resumes) authorizes.
-  provider.use(when((ctx) => ctx.path === '/auth' || ctx.path.startsWith('/auth/'), (ctx, next) => limitGrants(ctx as KoaContextWithOIDC, next)));
+  provider.use(
+    when(
+      (ctx) => ctx.path === '/auth' || ctx.path.startsWith('/auth/'),
+      (ctx, next) => limitGrants(ctx as KoaContextWithOIDC, next),
+    ),
+  );
   async function limitGrants(ctx: KoaContextWithOIDC, next: () => Promise<void>): Promise<void> {
     await next();
     if (!(ctx.state as Record<symbol, boolean>)[AUTHORIZED]) return;
@@ -34,7 +39,10 @@ export function enforceGrantLimits(provider: Provider, deps: { repositories: Rep
     const revokedGrantIds = grantIds.filter((id) => id !== current).slice(0, grantIds.length - limit);
     await deps.repositories.oidcRevocation.revokeGrants(revokedGrantIds);
     await deps.bus.emit('Grant.LimitExceeded', {
-      userId: accountId, applicationId: clientId, revokedGrantIds, maxAllowedGrants: limit,
+      userId: accountId,
+      applicationId: clientId,
+      revokedGrantIds,
+      maxAllowedGrants: limit,
       preRevocationActiveGrantCount: grantIds.length,
     });
   }

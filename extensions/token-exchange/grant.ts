@@ -2,7 +2,10 @@ import { errors as oidcErrors, type KoaContextWithOIDC } from 'oidc-provider';
 import { ExchangeRefused, type ExchangePlan, type Impersonation } from '../../lib/impersonation/library.ts';
 import { tokenExchangeAllowed } from '../../lib/applications/clients.ts';
 import {
-  ACCESS_TOKEN_TYPE, IMPERSONATION_TOKEN_TYPE, TOKEN_EXCHANGE_GRANT, TOKEN_EXCHANGE_GTY,
+  ACCESS_TOKEN_TYPE,
+  IMPERSONATION_TOKEN_TYPE,
+  TOKEN_EXCHANGE_GRANT,
+  TOKEN_EXCHANGE_GTY,
 } from '../../lib/impersonation/grant.ts';
 import type { Application } from '../../lib/applications/repository.ts';
 import { capLifetime, newAccessToken } from '../../lib/oidc/boundary.ts';
@@ -13,7 +16,13 @@ import type { ExchangeRegistry } from './registry.ts';
 
 export const grantType = TOKEN_EXCHANGE_GRANT;
 export const parameters = new Set([
-  'subject_token', 'subject_token_type', 'actor_token', 'actor_token_type', 'resource', 'scope', 'requested_token_type',
+  'subject_token',
+  'subject_token_type',
+  'actor_token',
+  'actor_token_type',
+  'resource',
+  'scope',
+  'requested_token_type',
   'organization_id',
 ]);
 
@@ -56,9 +65,14 @@ export function createTokenExchangeHandler(deps: TokenExchangeDeps) {
       // A refusal is audited with the answer it gets; a store outage or a bug is no decision about the request.
       if (error instanceof oidcErrors.OIDCProviderError && error.statusCode < 500) {
         await deps.impersonation.recordFailure({
-          applicationId: ctx.oidc.client!.clientId, subjectToken: raw(ctx, 'subject_token'), plan: progress.plan,
-          actorUserId: progress.actor?.sub ?? null, resource: raw(ctx, 'resource'), scope: raw(ctx, 'scope'),
-          error: error.error, errorDescription: error.error_description,
+          applicationId: ctx.oidc.client!.clientId,
+          subjectToken: raw(ctx, 'subject_token'),
+          plan: progress.plan,
+          actorUserId: progress.actor?.sub ?? null,
+          resource: raw(ctx, 'resource'),
+          scope: raw(ctx, 'scope'),
+          error: error.error,
+          errorDescription: error.error_description,
         });
       }
       throw error;
@@ -110,14 +124,20 @@ async function exchange(ctx: KoaContextWithOIDC, deps: TokenExchangeDeps, progre
   const token = newAccessToken(ctx, { accountId: plan.user.id, client, gty: TOKEN_EXCHANGE_GTY });
   if (plan.target) {
     token.resourceServer = new ctx.oidc.provider.ResourceServer(plan.target.indicator, {
-      scope: plan.allowed.join(' '), audience: plan.target.indicator, accessTokenTTL: plan.target.accessTokenTtl,
-      accessTokenFormat: 'jwt', jwt: { sign: { alg: deps.signingAlg } },
+      scope: plan.allowed.join(' '),
+      audience: plan.target.indicator,
+      accessTokenTTL: plan.target.accessTokenTtl,
+      accessTokenFormat: 'jwt',
+      jwt: { sign: { alg: deps.signingAlg } },
     });
   } else if (plan.organizationId) {
     const audience = organizationUrn(plan.organizationId);
     token.resourceServer = new ctx.oidc.provider.ResourceServer(audience, {
-      scope: plan.allowed.join(' '), audience, accessTokenTTL: ORGANIZATION_TOKEN_TTL_SECONDS,
-      accessTokenFormat: 'jwt', jwt: { sign: { alg: deps.signingAlg } },
+      scope: plan.allowed.join(' '),
+      audience,
+      accessTokenTTL: ORGANIZATION_TOKEN_TTL_SECONDS,
+      accessTokenFormat: 'jwt',
+      jwt: { sign: { alg: deps.signingAlg } },
     });
   } else {
     // An opaque token for the userinfo endpoint needs a grant to be honoured there (and revocation ends it with it).
@@ -133,7 +153,10 @@ async function exchange(ctx: KoaContextWithOIDC, deps: TokenExchangeDeps, progre
   progress.actor = actor;
   const impersonationId = newId();
   deps.exchanges.remember(token, {
-    impersonationId, subjectTokenContext: plan.record.context, actor, organizationId: plan.target ? plan.organizationId ?? undefined : undefined,
+    impersonationId,
+    subjectTokenContext: plan.record.context,
+    actor,
+    organizationId: plan.target ? (plan.organizationId ?? undefined) : undefined,
   });
 
   // Custom claims run inside save(); a denial or fail-closed error throws before the token is spent.
@@ -141,14 +164,21 @@ async function exchange(ctx: KoaContextWithOIDC, deps: TokenExchangeDeps, progre
   // The record's times: when it was issued to the millisecond (lists order by it), and the token's own expiry.
   const expiresAt = ((token.iat ?? Math.floor(Date.now() / 1000)) + token.expiration) * 1000;
   const outcome = await deps.impersonation.complete(plan, {
-    impersonationId, applicationId: client.clientId, actorUserId: actor?.sub ?? null, scope: token.scope,
-    grantId: token.grantId ?? null, issuedAt: Date.now(), expiresAt,
+    impersonationId,
+    applicationId: client.clientId,
+    actorUserId: actor?.sub ?? null,
+    scope: token.scope,
+    grantId: token.grantId ?? null,
+    issuedAt: Date.now(),
+    expiresAt,
   });
   if (typeof outcome === 'string') {
     await token.destroy().catch(() => undefined);
-    throw invalidRequest(outcome === 'used'
-      ? 'subject_token is invalid, expired or already used'
-      : "subject_token was revoked: the user's impersonations were revoked");
+    throw invalidRequest(
+      outcome === 'used'
+        ? 'subject_token is invalid, expired or already used'
+        : "subject_token was revoked: the user's impersonations were revoked",
+    );
   }
 
   // Names the impersonated user to whoever observes the response (the token-issued log line).
@@ -163,7 +193,10 @@ async function exchange(ctx: KoaContextWithOIDC, deps: TokenExchangeDeps, progre
 }
 
 async function planOrThrow(
-  impersonation: Impersonation, subjectToken: string, resource: string | undefined, requested: string[],
+  impersonation: Impersonation,
+  subjectToken: string,
+  resource: string | undefined,
+  requested: string[],
   organizationId: string | undefined,
 ): Promise<ExchangePlan> {
   try {

@@ -9,7 +9,10 @@ export interface ImpersonationIntrospectionDeps {
   /** Whether the impersonation's token may still be honoured. */
   isActive: (impersonationId: string) => Promise<boolean>;
   /** The introspection policy: whether this client may learn about a token of that client and audience. */
-  allowed: (client: { clientId: string }, token: { kind: string; clientId: string | undefined; aud: string | string[] | undefined }) => Promise<boolean>;
+  allowed: (
+    client: { clientId: string },
+    token: { kind: string; clientId: string | undefined; aud: string | string[] | undefined },
+  ) => Promise<boolean>;
 }
 
 const INACTIVE = { active: false };
@@ -27,8 +30,19 @@ function claimOf(token: unknown): string | undefined {
 function describe(payload: JWTPayload): Record<string, unknown> {
   const { sub, client_id: clientId, exp, iat, iss, jti, aud, scope, act, organization_id: organizationId } = payload;
   return {
-    active: true, sub, client_id: clientId, exp, iat, iss, jti, aud, scope, token_type: 'Bearer',
-    act, organization_id: organizationId, [IMPERSONATION_CLAIM]: payload[IMPERSONATION_CLAIM],
+    active: true,
+    sub,
+    client_id: clientId,
+    exp,
+    iat,
+    iss,
+    jti,
+    aud,
+    scope,
+    token_type: 'Bearer',
+    act,
+    organization_id: organizationId,
+    [IMPERSONATION_CLAIM]: payload[IMPERSONATION_CLAIM],
   };
 }
 

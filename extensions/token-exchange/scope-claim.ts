@@ -9,7 +9,11 @@ import type { ExchangeRegistry } from './registry.ts';
  * API token issued within an organization names it in `organization_id`, as Logto's do.
  */
 export function createExchangedJwtCustomizer(exchanges: ExchangeRegistry) {
-  return function customizeExchangedJwt(_ctx: KoaContextWithOIDC, token: AccessToken | ClientCredentials, jwt: JWTStructured): void {
+  return function customizeExchangedJwt(
+    _ctx: KoaContextWithOIDC,
+    token: AccessToken | ClientCredentials,
+    jwt: JWTStructured,
+  ): void {
     if (token.kind !== 'AccessToken' || token.gty !== TOKEN_EXCHANGE_GTY) return;
     jwt.payload.scope = token.scope ?? '';
     const organizationId = exchanges.lookup(token)?.organizationId;

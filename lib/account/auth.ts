@@ -53,10 +53,15 @@ export function createAccountAuth(deps: {
     const impersonated = token.gty === TOKEN_EXCHANGE_GTY;
     if (impersonated) {
       const impersonationId = (token.extra as Record<string, unknown> | undefined)?.[IMPERSONATION_CLAIM];
-      if (typeof impersonationId !== 'string' || !(await deps.impersonationActive(impersonationId))) throw invalidToken();
+      if (typeof impersonationId !== 'string' || !(await deps.impersonationActive(impersonationId)))
+        throw invalidToken();
     }
     return {
-      userId: user.id, clientId: token.clientId, grantId: grant.jti, scopes: token.scopes, impersonated,
+      userId: user.id,
+      clientId: token.clientId,
+      grantId: grant.jti,
+      scopes: token.scopes,
+      impersonated,
     };
   }
 
@@ -68,10 +73,13 @@ export function createAccountAuth(deps: {
   };
 
   /** Authenticates the user, then requires `scope` on their token (403 `auth.forbidden` without it). */
-  const requireScope = (scope: string): Middleware => async (ctx, next) => authenticate(ctx, async () => {
-    if (!accountOf(ctx).scopes.has(scope)) throw errors.forbidden(scope);
-    await next();
-  });
+  const requireScope =
+    (scope: string): Middleware =>
+    async (ctx, next) =>
+      authenticate(ctx, async () => {
+        if (!accountOf(ctx).scopes.has(scope)) throw errors.forbidden(scope);
+        await next();
+      });
 
   return { authenticate, requireScope };
 }
@@ -86,6 +94,9 @@ export function accountOf(ctx: Context): AccountPrincipal {
 /** 403 `auth.impersonation_not_allowed` for a change made with an impersonation token. */
 export function assertNotImpersonated(principal: AccountPrincipal): void {
   if (principal.impersonated) {
-    throw errors.refused('auth.impersonation_not_allowed', 'an impersonation token may read the account but not change it');
+    throw errors.refused(
+      'auth.impersonation_not_allowed',
+      'an impersonation token may read the account but not change it',
+    );
   }
 }

@@ -8,7 +8,16 @@ export type FieldControl = (typeof FIELD_CONTROLS)[number];
 
 /** The account fields the account center controls, as Logto names them. */
 export const ACCOUNT_FIELDS = [
-  'name', 'avatar', 'profile', 'email', 'phone', 'password', 'username', 'social', 'customData', 'mfa',
+  'name',
+  'avatar',
+  'profile',
+  'email',
+  'phone',
+  'password',
+  'username',
+  'social',
+  'customData',
+  'mfa',
 ] as const;
 export type AccountField = (typeof ACCOUNT_FIELDS)[number];
 
@@ -28,13 +37,24 @@ export const DEFAULT_ACCOUNT_CENTER: AccountCenter = {
   id: 'default',
   enabled: true,
   fields: {
-    name: 'Edit', avatar: 'Edit', profile: 'Edit', email: 'Edit', phone: 'Edit', password: 'Edit',
-    username: 'Edit', social: 'Edit', customData: 'Off', mfa: 'Edit',
+    name: 'Edit',
+    avatar: 'Edit',
+    profile: 'Edit',
+    email: 'Edit',
+    phone: 'Edit',
+    password: 'Edit',
+    username: 'Edit',
+    social: 'Edit',
+    customData: 'Off',
+    mfa: 'Edit',
   },
 };
 
 const control = z.enum(FIELD_CONTROLS);
-const fieldsShape = Object.fromEntries(ACCOUNT_FIELDS.map((field) => [field, control])) as Record<AccountField, typeof control>;
+const fieldsShape = Object.fromEntries(ACCOUNT_FIELDS.map((field) => [field, control])) as Record<
+  AccountField,
+  typeof control
+>;
 
 export const accountCenterSchema = z.object({
   id: z.literal('default'),
@@ -43,10 +63,12 @@ export const accountCenterSchema = z.object({
 });
 
 /** Logto's PATCH: `fields`, when given, replaces every field; one left out is `Off`. */
-export const accountCenterPatch = z.object({
-  enabled: z.boolean().optional(),
-  fields: z.object(fieldsShape).partial().strict().optional(),
-}).strict();
+export const accountCenterPatch = z
+  .object({
+    enabled: z.boolean().optional(),
+    fields: z.object(fieldsShape).partial().strict().optional(),
+  })
+  .strict();
 
 type Patch = z.infer<typeof accountCenterPatch>;
 
@@ -57,7 +79,11 @@ const ID = 'default';
  * default. Written whole (one settings row, like Logto's).
  */
 export function createAccountCenter(store: DocumentStore) {
-  const collection = store.collection<{ _id: string; enabled?: boolean; fields?: Partial<Record<AccountField, FieldControl>> }>('account_centers');
+  const collection = store.collection<{
+    _id: string;
+    enabled?: boolean;
+    fields?: Partial<Record<AccountField, FieldControl>>;
+  }>('account_centers');
 
   async function get(): Promise<AccountCenter> {
     const doc = await collection.findOne({ _id: ID });

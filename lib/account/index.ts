@@ -78,11 +78,16 @@ const FIELD_OF: Record<Channel, { field: 'primaryEmail' | 'primaryPhone'; scope:
 export function createAccount(deps: AccountDeps) {
   const { lockout } = deps;
   const auth = createAccountAuth({
-    provider: deps.provider, users: deps.repositories.users, impersonationActive: deps.impersonationActive,
+    provider: deps.provider,
+    users: deps.repositories.users,
+    impersonationActive: deps.impersonationActive,
   });
   const center = createAccountCenter(deps.store);
   const verifications = createAccountVerifications({
-    kv: deps.kv, repositories: deps.repositories, messaging: deps.messaging, lockout,
+    kv: deps.kv,
+    repositories: deps.repositories,
+    messaging: deps.messaging,
+    lockout,
   });
 
   /**
@@ -104,7 +109,8 @@ export function createAccount(deps: AccountDeps) {
   }
 
   /** The gate alone, for a route that decides from its body whether the change is sensitive. */
-  const assertIdentity = (ctx: Context, user: User) => verifications.assertIdentity(user, ctx.get(VERIFICATION_HEADER) || undefined);
+  const assertIdentity = (ctx: Context, user: User) =>
+    verifications.assertIdentity(user, ctx.get(VERIFICATION_HEADER) || undefined);
 
   const changed = (before: User, after: User, keys: ReadonlyArray<keyof User>) =>
     keys.some((key) => JSON.stringify(before[key]) !== JSON.stringify(after[key]));
@@ -125,7 +131,8 @@ export function createAccount(deps: AccountDeps) {
         if (changes[field] !== undefined) fieldAllowed(settings, field, 'edit');
       }
       if (!principal.scopes.has('profile')) throw errors.forbidden('profile');
-      if (changes.customData !== undefined && !principal.scopes.has('custom_data')) throw errors.forbidden('custom_data');
+      if (changes.customData !== undefined && !principal.scopes.has('custom_data'))
+        throw errors.forbidden('custom_data');
       if (changes.username !== undefined && changes.username !== user.username) {
         await assertIdentity(ctx, user);
         if (changes.username === null) assertRemainingIdentifier(user, { username: null });
@@ -159,7 +166,12 @@ export function createAccount(deps: AccountDeps) {
      * `POST /api/my-account/primary-email|phone` (after the gate): the new address is proven by a verified code
      * record, spent by this change; a taken address is 409 and gives the record back.
      */
-    async setPrimary(request: AccountRequest, channel: Channel, value: string, recordId: string): Promise<User | undefined> {
+    async setPrimary(
+      request: AccountRequest,
+      channel: Channel,
+      value: string,
+      recordId: string,
+    ): Promise<User | undefined> {
       const { principal, user } = request;
       const { field, scope } = FIELD_OF[channel];
       if (!principal.scopes.has(scope)) throw errors.forbidden(scope);
@@ -182,11 +194,16 @@ export function createAccount(deps: AccountDeps) {
       const { identifiers } = (await deps.signInExperience.get()).signUp;
       if (identifiers.includes(channel)) {
         if (!identifiers.includes(other)) {
-          throw errors.unprocessable(channel === 'email' ? 'user.email_required' : 'user.phone_required',
-            `sign-up requires ${channel === 'email' ? 'an email address' : 'a phone number'}: it cannot be removed`);
+          throw errors.unprocessable(
+            channel === 'email' ? 'user.email_required' : 'user.phone_required',
+            `sign-up requires ${channel === 'email' ? 'an email address' : 'a phone number'}: it cannot be removed`,
+          );
         }
         if (!user[FIELD_OF[other].field]) {
-          throw errors.unprocessable('user.email_or_phone_required', 'sign-up requires an email address or a phone number: keep one');
+          throw errors.unprocessable(
+            'user.email_or_phone_required',
+            'sign-up requires an email address or a phone number: keep one',
+          );
         }
       }
       if (user[field] === null) return undefined;

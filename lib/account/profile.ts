@@ -23,8 +23,11 @@ export function scopedProfile(user: User, scopes: ReadonlySet<string>, center: A
     ...(show('profile', 'profile') && { profile: user.profile }),
     ...(show('profile', 'password') && { hasPassword: user.hasPassword }),
     ...(profileScope && {
-      lastSignInAt: user.lastSignInAt, createdAt: user.createdAt, updatedAt: user.updatedAt,
-      applicationId: user.applicationId, isSuspended: user.isSuspended,
+      lastSignInAt: user.lastSignInAt,
+      createdAt: user.createdAt,
+      updatedAt: user.updatedAt,
+      applicationId: user.applicationId,
+      isSuspended: user.isSuspended,
     }),
   };
 }

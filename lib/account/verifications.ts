@@ -38,9 +38,13 @@ function parse(value: string | null): StoredRecord | null {
   if (value === null) return null;
   try {
     const stored = JSON.parse(value) as Partial<StoredRecord>;
-    const complete = typeof stored.id === 'string' && typeof stored.userId === 'string' && typeof stored.type === 'string'
-      && typeof stored.verified === 'boolean' && typeof stored.expiresAt === 'number';
-    return complete ? stored as StoredRecord : null;
+    const complete =
+      typeof stored.id === 'string' &&
+      typeof stored.userId === 'string' &&
+      typeof stored.type === 'string' &&
+      typeof stored.verified === 'boolean' &&
+      typeof stored.expiresAt === 'number';
+    return complete ? (stored as StoredRecord) : null;
   } catch {
     return null;
   }
@@ -51,16 +55,24 @@ export function normalizedRecipient(to: Recipient): Recipient {
   return to.type === 'email' ? { type: 'email', value: to.value.trim().toLowerCase() } : to;
 }
 
-const codeType = (to: Recipient): AccountVerificationType => (to.type === 'email' ? 'EmailVerificationCode' : 'PhoneVerificationCode');
+const codeType = (to: Recipient): AccountVerificationType =>
+  to.type === 'email' ? 'EmailVerificationCode' : 'PhoneVerificationCode';
 
 /** What a wrong or stale code looks like, as opposed to a failing store or provider. */
 const CODE_FAILURES: ReadonlySet<string> = new Set([
-  'verification_code.code_mismatch', 'verification_code.expired', 'verification_code.not_found', 'verification_code.exceed_max_try',
+  'verification_code.code_mismatch',
+  'verification_code.expired',
+  'verification_code.not_found',
+  'verification_code.exceed_max_try',
 ]);
 
-const permissionDenied = (why: string) => errors.account('verification_record.permission_denied',
-  `this change needs a fresh identity verification (header logto-verification-id): ${why}`);
-const recordNotFound = () => errors.account('verification_record.not_found', 'no such verification record for this user');
+const permissionDenied = (why: string) =>
+  errors.account(
+    'verification_record.permission_denied',
+    `this change needs a fresh identity verification (header logto-verification-id): ${why}`,
+  );
+const recordNotFound = () =>
+  errors.account('verification_record.not_found', 'no such verification record for this user');
 
 /**
  * The Account API's verification records (Logto's `/api/verifications/*`): a signed-in user proves who they are
@@ -101,7 +113,8 @@ export function createAccountVerifications(deps: {
       const result = await passwords({ type: 'userId', value: userId }, password);
       if (!result.ok) {
         if (result.reason === 'locked') throw lockedError('account');
-        if (result.reason === 'suspended') throw errors.unauthorized('the bearer token is not a valid access token of a signed-in user');
+        if (result.reason === 'suspended')
+          throw errors.unauthorized('the bearer token is not a valid access token of a signed-in user');
         throw errors.experience('session.invalid_credentials', 'the password is not right');
       }
       return create({ userId, type: 'Password', verified: true });
@@ -112,20 +125,38 @@ export function createAccountVerifications(deps: {
      * the user's and their address's: a signed-in user cannot spray codes over many addresses. `applicationName`
      * is the application the user is in, named in the message.
      */
-    async sendCode(userId: string, identifier: Recipient, context: MessageEventContext, applicationName?: string): Promise<IssuedRecord> {
+    async sendCode(
+      userId: string,
+      identifier: Recipient,
+      context: MessageEventContext,
+      applicationName?: string,
+    ): Promise<IssuedRecord> {
       const to = normalizedRecipient(identifier);
-      await deps.messaging.sendCode({ purpose: 'Generic', to, context, applicationName, senders: { user: userId, ip: context.ip } });
+      await deps.messaging.sendCode({
+        purpose: 'Generic',
+        to,
+        context,
+        applicationName,
+        senders: { user: userId, ip: context.ip },
+      });
       return create({ userId, type: codeType(to), identifier: to, verified: false });
     },
 
     /** `POST /api/verifications/verification-code/verify`: checks the code under the lockout and marks the record verified. */
-    async verifyCode(userId: string, identifier: Recipient, id: string, code: string): Promise<{ verificationRecordId: string }> {
+    async verifyCode(
+      userId: string,
+      identifier: Recipient,
+      id: string,
+      code: string,
+    ): Promise<{ verificationRecordId: string }> {
       const to = normalizedRecipient(identifier);
       const record = await find(userId, id);
       if (!record || record.type !== codeType(to) || !record.identifier) throw recordNotFound();
       if (record.identifier.value !== to.value) {
-        throw errors.experience(to.type === 'email' ? 'verification_code.email_mismatch' : 'verification_code.phone_mismatch',
-          `the code of this verification was not sent to this ${to.type === 'email' ? 'email address' : 'phone number'}`);
+        throw errors.experience(
+          to.type === 'email' ? 'verification_code.email_mismatch' : 'verification_code.phone_mismatch',
+          `the code of this verification was not sent to this ${to.type === 'email' ? 'email address' : 'phone number'}`,
+        );
       }
       let failure: unknown;
       const outcome = await deps.lockout.verify(to, userId, async () => {
@@ -149,7 +180,10 @@ export function createAccountVerifications(deps: {
      * record of this user that proves their identity — a password, or a code sent to their current primary email
      * or phone. Anything else is 401 `verification_record.permission_denied`.
      */
-    async assertIdentity(user: { id: string; primaryEmail: string | null; primaryPhone: string | null }, id: string | undefined): Promise<void> {
+    async assertIdentity(
+      user: { id: string; primaryEmail: string | null; primaryPhone: string | null },
+      id: string | undefined,
+    ): Promise<void> {
       if (!id) throw permissionDenied('no verification record was named');
       if (id.length > MAX_RECORD_ID_LENGTH) throw permissionDenied('the record is unknown, expired or not yours');
       const record = await find(user.id, id);
@@ -170,10 +204,11 @@ export function createAccountVerifications(deps: {
     async spendNewIdentifier(userId: string, id: string, identifier: Recipient): Promise<{ release(): Promise<void> }> {
       const to = normalizedRecipient(identifier);
       const record = await find(userId, id);
-      if (!record?.verified || record.type !== codeType(to) || record.identifier?.value !== to.value) throw recordNotFound();
-      if (!(await kv.setIfAbsent(spentKeyOf(id), '1', Math.max(record.expiresAt - Date.now(), 1)))) throw recordNotFound();
+      if (!record?.verified || record.type !== codeType(to) || record.identifier?.value !== to.value)
+        throw recordNotFound();
+      if (!(await kv.setIfAbsent(spentKeyOf(id), '1', Math.max(record.expiresAt - Date.now(), 1))))
+        throw recordNotFound();
       return { release: () => kv.del(spentKeyOf(id)) };
     },
   };
 }
-

@@ -10,18 +10,28 @@ export const MAX_REFRESH_TOKEN_TTL_DAYS = 730;
  * client as extra client metadata under the same names, so the provider's hooks read them without a lookup.
  */
 export const CLIENT_SETTINGS = [
-  'corsAllowedOrigins', 'idTokenTtl', 'refreshTokenTtlInDays', 'refreshTokenTtl', 'rotateRefreshToken', 'alwaysIssueRefreshToken',
+  'corsAllowedOrigins',
+  'idTokenTtl',
+  'refreshTokenTtlInDays',
+  'refreshTokenTtl',
+  'rotateRefreshToken',
+  'alwaysIssueRefreshToken',
 ] as const satisfies ReadonlyArray<keyof CustomClientMetadata>;
 
 /** Settings that only mean something for applications that sign users in (ID and refresh tokens). */
 export const SIGN_IN_SETTINGS = [
-  'idTokenTtl', 'refreshTokenTtlInDays', 'refreshTokenTtl', 'rotateRefreshToken', 'alwaysIssueRefreshToken',
+  'idTokenTtl',
+  'refreshTokenTtlInDays',
+  'refreshTokenTtl',
+  'rotateRefreshToken',
+  'alwaysIssueRefreshToken',
 ] as const satisfies ReadonlyArray<keyof CustomClientMetadata>;
 
 /** Why a CORS allowed origin is not one: browsers send `scheme://host[:port]`, lower-cased, nothing more. */
 export function originProblem(value: string): string | undefined {
   const parsed = URL.parse(value);
-  if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')) return 'must be an http or https origin';
+  if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:'))
+    return 'must be an http or https origin';
   if (parsed.origin !== value) {
     return `must be an origin (scheme://host[:port], lower-case, default port omitted) without path, query or fragment, e.g. ${parsed.origin}`;
   }
@@ -47,9 +57,12 @@ export function redirectUriProblem(type: ApplicationType, uri: string): string |
   const { protocol, hostname } = parsed;
   if (type !== 'Native') return protocol === 'http:' || protocol === 'https:' ? undefined : 'must use http or https';
   if (protocol === 'http:') {
-    return LOOPBACK_HOSTS.has(hostname) ? undefined : 'may use http only with a loopback host (localhost, 127.0.0.1, [::1]) in a native app';
+    return LOOPBACK_HOSTS.has(hostname)
+      ? undefined
+      : 'may use http only with a loopback host (localhost, 127.0.0.1, [::1]) in a native app';
   }
-  if (protocol === 'https:') return LOOPBACK_HOSTS.has(hostname) ? 'must not use https with a loopback host in a native app' : undefined;
+  if (protocol === 'https:')
+    return LOOPBACK_HOSTS.has(hostname) ? 'must not use https with a loopback host in a native app' : undefined;
   return FORBIDDEN_NATIVE_SCHEMES.has(protocol) ? `must not use the ${protocol.slice(0, -1)} scheme` : undefined;
 }
 

@@ -1,8 +1,6 @@
 import { assertAllFound, errors } from '../errors.ts';
 import { digest, newId, newSecret } from '../ids.ts';
-import {
-  isConfidential, type Application, type ApplicationType, type CustomClientMetadata,
-} from './repository.ts';
+import { isConfidential, type Application, type ApplicationType, type CustomClientMetadata } from './repository.ts';
 import type { Repositories } from '../repositories.ts';
 import { SIGN_IN_SETTINGS } from './clients.ts';
 
@@ -54,7 +52,9 @@ function assertSettingsApply(type: ApplicationType, metadata: CustomClientMetada
  * Application rules that sit above storage: secrets, the third-party rule, settings that fit the type,
  * M2M-only role assignment.
  */
-export function createApplicationsLibrary(deps: Pick<Repositories, 'applications' | 'roles' | 'organizations' | 'oidcRevocation'>) {
+export function createApplicationsLibrary(
+  deps: Pick<Repositories, 'applications' | 'roles' | 'organizations' | 'oidcRevocation'>,
+) {
   const { applications, roles } = deps;
 
   async function mustFind(id: string): Promise<Application> {
@@ -105,7 +105,7 @@ export function createApplicationsLibrary(deps: Pick<Repositories, 'applications
       if (changes.oidcClientMetadata) {
         const { logoUri, ...uris } = changes.oidcClientMetadata;
         const { logoUri: currentLogo, ...currentUris } = current.oidcClientMetadata;
-        const logo = logoUri === undefined ? currentLogo : logoUri ?? undefined;
+        const logo = logoUri === undefined ? currentLogo : (logoUri ?? undefined);
         next.oidcClientMetadata = { ...currentUris, ...uris, ...(logo && { logoUri: logo }) };
       }
       // Replaced, not merged, as Logto does: a setting the body leaves out goes back to its default.
@@ -118,7 +118,10 @@ export function createApplicationsLibrary(deps: Pick<Repositories, 'applications
     async rotateSecret(id: string): Promise<Application & { secret: string }> {
       const app = await mustFind(id);
       if (!isConfidential(app.type)) {
-        throw errors.unprocessable('application.no_secret', `${app.type} applications are public clients and have no secret`);
+        throw errors.unprocessable(
+          'application.no_secret',
+          `${app.type} applications are public clients and have no secret`,
+        );
       }
       const secret = newSecret();
       await applications.setSecretDigest(id, digest(secret));
@@ -126,7 +129,10 @@ export function createApplicationsLibrary(deps: Pick<Repositories, 'applications
     },
     async delete(id: string): Promise<Application> {
       if (await applications.isBuiltIn(id)) {
-        throw errors.unprocessable('application.protected', 'built-in applications (the bootstrap admin application, the console) cannot be deleted');
+        throw errors.unprocessable(
+          'application.protected',
+          'built-in applications (the bootstrap admin application, the console) cannot be deleted',
+        );
       }
       if (!(await applications.findById(id))) throw errors.notFound('application', id);
       // Nothing the application held may outlive it: roles, organization memberships, grants and tokens.
@@ -151,12 +157,17 @@ export function createApplicationsLibrary(deps: Pick<Repositories, 'applications
       if (adding) {
         const held = new Set(await roles.roleIdsOfApplication(appId));
         const already = roleIds.find((roleId) => held.has(roleId));
-        if (already) throw errors.unprocessable('application.role_exists', `the application already holds role ${already}`, { roleId: already });
+        if (already)
+          throw errors.unprocessable('application.role_exists', `the application already holds role ${already}`, {
+            roleId: already,
+          });
       }
       if (found.some((role) => role.type !== 'MachineToMachine')) {
-        throw errors.unprocessable('application.invalid_role_type', 'only MachineToMachine roles can be assigned to applications');
+        throw errors.unprocessable(
+          'application.invalid_role_type',
+          'only MachineToMachine roles can be assigned to applications',
+        );
       }
     },
   };
 }
-

@@ -50,9 +50,14 @@ export function isConfidential(type: ApplicationType): boolean {
 }
 
 export function createApplicationsRepository(store: DocumentStore) {
-  const { collection, present, operations } = createEntityRepository<Application, ApplicationSecrets>(store, 'applications', {
-    searchFields: ['id', 'name', 'description'], hidden: ['secretDigest', 'builtIn'],
-  });
+  const { collection, present, operations } = createEntityRepository<Application, ApplicationSecrets>(
+    store,
+    'applications',
+    {
+      searchFields: ['id', 'name', 'description'],
+      hidden: ['secretDigest', 'builtIn'],
+    },
+  );
 
   return {
     ...operations,
@@ -81,4 +86,3 @@ export function createApplicationsRepository(store: DocumentStore) {
     },
   };
 }
-

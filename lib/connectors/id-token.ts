@@ -10,9 +10,12 @@ import type { OutboundFetch } from './outbound.ts';
  * Any failure is 401 `connector.social_id_token_invalid`, an unusable JWKS 400 `connector.invalid_response`.
  */
 export async function verifyIdToken(
-  fetch: OutboundFetch, idToken: unknown, options: { verification: IdTokenVerification; clientId: string; nonce: string },
+  fetch: OutboundFetch,
+  idToken: unknown,
+  options: { verification: IdTokenVerification; clientId: string; nonce: string },
 ): Promise<JWTPayload> {
-  if (typeof idToken !== 'string' || !idToken) throw errors.connector('connector.social_id_token_invalid', 'the token endpoint answered no id_token');
+  if (typeof idToken !== 'string' || !idToken)
+    throw errors.connector('connector.social_id_token_invalid', 'the token endpoint answered no id_token');
   const { verification, clientId, nonce } = options;
   const keys = await jwks(fetch, verification.jwksUri);
   let payload: JWTPayload;
@@ -28,11 +31,17 @@ export async function verifyIdToken(
       ...(verification.crit && { crit: verification.crit }),
     }));
   } catch (error) {
-    const reason = error instanceof joseErrors.JOSEError ? `${error.code}: ${error.message.slice(0, 160)}` : 'not a JWT';
+    const reason =
+      error instanceof joseErrors.JOSEError ? `${error.code}: ${error.message.slice(0, 160)}` : 'not a JWT';
     throw errors.connector('connector.social_id_token_invalid', `the ID token does not verify (${reason})`);
   }
-  if (payload.nonce !== nonce) throw errors.connector('connector.social_id_token_invalid', 'the ID token does not carry the nonce this sign-in sent');
-  if (typeof payload.sub !== 'string' || !payload.sub) throw errors.connector('connector.social_id_token_invalid', 'the ID token names no sub');
+  if (payload.nonce !== nonce)
+    throw errors.connector(
+      'connector.social_id_token_invalid',
+      'the ID token does not carry the nonce this sign-in sent',
+    );
+  if (typeof payload.sub !== 'string' || !payload.sub)
+    throw errors.connector('connector.social_id_token_invalid', 'the ID token names no sub');
   return payload;
 }
 
@@ -47,7 +56,10 @@ async function jwks(fetch: OutboundFetch, url: string): Promise<JSONWebKeySet> {
   }
   const keys = (parsed as { keys?: unknown } | undefined)?.keys;
   if (!response.ok || !Array.isArray(keys)) {
-    throw errors.connector('connector.invalid_response', `the JWKS at ${url.slice(0, 200)} answered ${response.status} without a key set`);
+    throw errors.connector(
+      'connector.invalid_response',
+      `the JWKS at ${url.slice(0, 200)} answered ${response.status} without a key set`,
+    );
   }
   return { keys: keys.filter((key): key is JSONWebKeySet['keys'][number] => Boolean(key) && typeof key === 'object') };
 }

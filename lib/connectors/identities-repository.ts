@@ -45,7 +45,9 @@ export function createIdentitiesRepository(store: DocumentStore) {
     /** Claims the identity for the user; false when another user holds it. Idempotent for the same user. */
     async claimSocial(userId: string, target: string, identityId: string): Promise<boolean> {
       const result = await claims.updateOne(
-        { _id: socialKey(target, identityId) }, { $setOnInsert: { userId, target, createdAt: Date.now() } }, { upsert: true },
+        { _id: socialKey(target, identityId) },
+        { $setOnInsert: { userId, target, createdAt: Date.now() } },
+        { upsert: true },
       );
       if (result.upsertedId !== null) return true;
       return (await claims.findOne({ _id: socialKey(target, identityId) }))?.userId === userId;
@@ -66,7 +68,15 @@ export function createIdentitiesRepository(store: DocumentStore) {
       const key = ssoKey(identity.issuer, identity.identityId);
       await ssoIdentities.updateOne(
         { _id: key },
-        { $setOnInsert: { id: newId(), userId: identity.userId, issuer: identity.issuer, identityId: identity.identityId, createdAt: now } },
+        {
+          $setOnInsert: {
+            id: newId(),
+            userId: identity.userId,
+            issuer: identity.issuer,
+            identityId: identity.identityId,
+            createdAt: now,
+          },
+        },
         { upsert: true },
       );
       const doc = await ssoIdentities.findOneAndUpdate(
@@ -77,7 +87,9 @@ export function createIdentitiesRepository(store: DocumentStore) {
       return doc ? publicShape<SsoIdentity>(doc) : undefined;
     },
     async ssoOf(userId: string): Promise<SsoIdentity[]> {
-      return (await ssoIdentities.find({ userId }, { sort: { createdAt: 1, _id: 1 } })).map((doc) => publicShape<SsoIdentity>(doc));
+      return (await ssoIdentities.find({ userId }, { sort: { createdAt: 1, _id: 1 } })).map((doc) =>
+        publicShape<SsoIdentity>(doc),
+      );
     },
     /** Forgets every identity of a deleted user. */
     async removeAllOf(userId: string): Promise<void> {
@@ -86,4 +98,3 @@ export function createIdentitiesRepository(store: DocumentStore) {
     },
   };
 }
-

@@ -32,13 +32,18 @@ export function createIdentitiesLibrary(deps: Pick<Repositories, 'users' | 'iden
     },
 
     /** Links (or replaces) the user's identity for `target`; 409 `user.identity_already_in_use` when another user holds it. */
-    async linkSocial(userId: string, target: string, identity: SocialIdentity): Promise<{ user: User; created: boolean }> {
+    async linkSocial(
+      userId: string,
+      target: string,
+      identity: SocialIdentity,
+    ): Promise<{ user: User; created: boolean }> {
       const user = await mustFind(userId);
       if (!(await identities.claimSocial(userId, target, identity.userId))) {
         throw errors.conflict('user.identity_already_in_use', 'another account already has this identity');
       }
       const previous = held(user, target);
-      if (previous && previous.userId !== identity.userId) await identities.releaseSocial(userId, target, previous.userId);
+      if (previous && previous.userId !== identity.userId)
+        await identities.releaseSocial(userId, target, previous.userId);
       const updated = await users.update(userId, { identities: { ...user.identities, [target]: identity } });
       if (!updated) {
         await identities.releaseSocial(userId, target, identity.userId);
@@ -77,6 +82,5 @@ export function createIdentitiesLibrary(deps: Pick<Repositories, 'users' | 'iden
     },
   };
 }
-
 
 export type IdentitiesLibrary = ReturnType<typeof createIdentitiesLibrary>;

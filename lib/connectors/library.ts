@@ -43,17 +43,30 @@ type Deps = Pick<Repositories, 'connectors' | 'organizations'>;
  * and the secret to seal when it changed.
  */
 function checkedConfig<S extends z.ZodType>(
-  schema: S, given: Record<string, unknown>, stored?: { config: Record<string, unknown>; secret: string | undefined },
+  schema: S,
+  given: Record<string, unknown>,
+  stored?: { config: Record<string, unknown>; secret: string | undefined },
 ): { parsed: z.infer<S>; config: Record<string, unknown>; secret: string } {
   const keeps = stored && (given.clientSecret === undefined || given.clientSecret === stored.config.clientSecret);
   const candidate = keeps && stored.secret !== undefined ? { ...given, clientSecret: stored.secret } : given;
   const result = schema.safeParse(candidate);
   if (!result.success) {
-    const issues = result.error.issues.map((issue) => ({ path: ['config', ...issue.path.map(String)].join('.'), message: issue.message }));
-    throw errors.connector('connector.invalid_config', `invalid config: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, { issues });
+    const issues = result.error.issues.map((issue) => ({
+      path: ['config', ...issue.path.map(String)].join('.'),
+      message: issue.message,
+    }));
+    throw errors.connector(
+      'connector.invalid_config',
+      `invalid config: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`,
+      { issues },
+    );
   }
   const parsed = result.data as { clientSecret: string } & Record<string, unknown>;
-  return { parsed: result.data, config: { ...parsed, clientSecret: maskSecret(parsed.clientSecret) }, secret: parsed.clientSecret };
+  return {
+    parsed: result.data,
+    config: { ...parsed, clientSecret: maskSecret(parsed.clientSecret) },
+    secret: parsed.clientSecret,
+  };
 }
 
 const DOMAIN = /^(?=.{1,253}$)(?!-)[a-z0-9-]{1,63}(?<!-)(\.(?!-)[a-z0-9-]{1,63}(?<!-))+$/;
@@ -81,33 +94,50 @@ export function createConnectorsLibrary(deps: Deps & { secrets: SecretBox; upstr
   /** Each sealed secret is bound to its connector's id: copied to another connector, it does not open. */
   function opened(sealed: string | undefined, id: string): string {
     const secret = sealed && deps.secrets.open(sealed, id);
-    if (!secret) throw errors.connector('connector.invalid_config', 'the stored client secret cannot be decrypted with the current COOKIE_KEYS: set it again');
+    if (!secret)
+      throw errors.connector(
+        'connector.invalid_config',
+        'the stored client secret cannot be decrypted with the current COOKIE_KEYS: set it again',
+      );
     return secret;
   }
 
   async function assertTargetFree(target: string, except?: string): Promise<void> {
     const holder = await connectors.social.findByTarget(target);
     if (holder && holder.id !== except) {
-      throw errors.connector('connector.multiple_target_with_same_platform', `another connector already serves target ${target}`);
+      throw errors.connector(
+        'connector.multiple_target_with_same_platform',
+        `another connector already serves target ${target}`,
+      );
     }
   }
 
   async function assertDomainsFree(domains: readonly string[], except?: string): Promise<void> {
     const bad = domains.filter((domain) => !DOMAIN.test(domain));
-    if (bad.length) throw errors.connector('single_sign_on.invalid_domain_format', `not email domains: ${bad.join(', ')}`, { domains: bad });
+    if (bad.length)
+      throw errors.connector('single_sign_on.invalid_domain_format', `not email domains: ${bad.join(', ')}`, {
+        domains: bad,
+      });
     const taken = (await connectors.sso.findByDomains(domains)).filter((connector) => connector.id !== except);
     if (taken.length) {
       const used = domains.filter((domain) => taken.some((connector) => connector.domains.includes(domain)));
-      throw errors.connector('single_sign_on.duplicated_domains', `another SSO connector already serves ${used.join(', ')}`, { domains: used });
+      throw errors.connector(
+        'single_sign_on.duplicated_domains',
+        `another SSO connector already serves ${used.join(', ')}`,
+        { domains: used },
+      );
     }
   }
 
   async function assertNameFree(connectorName: string, except?: string): Promise<void> {
     const holder = await connectors.sso.findByName(connectorName);
-    if (holder && holder.id !== except) throw errors.connector('single_sign_on.duplicate_connector_name', 'another SSO connector has this name');
+    if (holder && holder.id !== except)
+      throw errors.connector('single_sign_on.duplicate_connector_name', 'another SSO connector has this name');
   }
 
-  const normalizedDomains = (domains: readonly string[]) => [...new Set(domains.map((domain) => domain.trim().toLowerCase()))];
+  const normalizedDomains = (domains: readonly string[]) => [
+    ...new Set(domains.map((domain) => domain.trim().toLowerCase())),
+  ];
 
   return {
     mustFindSocial,
@@ -132,7 +162,9 @@ export function createConnectorsLibrary(deps: Deps & { secrets: SecretBox; upstr
         syncProfile: input.syncProfile ?? false,
         createdAt: Date.now(),
       };
-      await unique('connector', null, () => connectors.social.insert(connector, { clientSecretSealed: deps.secrets.seal(secret, connector.id) }));
+      await unique('connector', null, () =>
+        connectors.social.insert(connector, { clientSecretSealed: deps.secrets.seal(secret, connector.id) }),
+      );
       return connector;
     },
 
@@ -144,8 +176,16 @@ export function createConnectorsLibrary(deps: Deps & { secrets: SecretBox; upstr
       let sealed: string | undefined;
       if (changes.config) {
         const stored = { config: connector.config, secret: found.sealed && deps.secrets.open(found.sealed, id) };
-        const { parsed, config, secret } = checkedConfig(SOCIAL_FACTORIES[connector.connectorId].schema, changes.config, stored);
-        await deps.upstreams.probe({ kind: connector.connectorId, config: parsed, clientSecret: secret } as UsableConnector);
+        const { parsed, config, secret } = checkedConfig(
+          SOCIAL_FACTORIES[connector.connectorId].schema,
+          changes.config,
+          stored,
+        );
+        await deps.upstreams.probe({
+          kind: connector.connectorId,
+          config: parsed,
+          clientSecret: secret,
+        } as UsableConnector);
         update.config = config;
         sealed = deps.secrets.seal(secret, id);
       }
@@ -170,14 +210,22 @@ export function createConnectorsLibrary(deps: Deps & { secrets: SecretBox; upstr
       const found = await connectors.social.findWithSecret(id);
       if (!found) throw errors.notFound('connector', id);
       const { connector } = found;
-      const parsed = SOCIAL_FACTORIES[connector.connectorId].schema.parse({ ...connector.config, clientSecret: opened(found.sealed, id) });
-      return { connector, usable: { kind: connector.connectorId, config: parsed, clientSecret: parsed.clientSecret } as UsableConnector };
+      const parsed = SOCIAL_FACTORIES[connector.connectorId].schema.parse({
+        ...connector.config,
+        clientSecret: opened(found.sealed, id),
+      });
+      return {
+        connector,
+        usable: { kind: connector.connectorId, config: parsed, clientSecret: parsed.clientSecret } as UsableConnector,
+      };
     },
 
     /** What a sign-in page offers: each social connector by name, and whether any enterprise connector is set up. */
     async choices(): Promise<{ social: Array<{ id: string; target: string; name: string }>; sso: boolean }> {
       const social = (await connectors.social.all()).map((connector) => ({
-        id: connector.id, target: connector.metadata.target, name: connector.metadata.name.en ?? Object.values(connector.metadata.name)[0] ?? connector.metadata.target,
+        id: connector.id,
+        target: connector.metadata.target,
+        name: connector.metadata.name.en ?? Object.values(connector.metadata.name)[0] ?? connector.metadata.target,
       }));
       return { social, sso: await connectors.sso.anyConfigured() };
     },
@@ -198,10 +246,18 @@ export function createConnectorsLibrary(deps: Deps & { secrets: SecretBox; upstr
         sealed = deps.secrets.seal(checked.secret, id);
       }
       const connector: SsoConnector = {
-        id, providerName: input.providerName, connectorName: input.connectorName, config, domains,
-        branding: input.branding ?? {}, syncProfile: input.syncProfile ?? false, createdAt: Date.now(),
+        id,
+        providerName: input.providerName,
+        connectorName: input.connectorName,
+        config,
+        domains,
+        branding: input.branding ?? {},
+        syncProfile: input.syncProfile ?? false,
+        createdAt: Date.now(),
       };
-      await unique('SSO connector', null, () => connectors.sso.insert(connector, sealed ? { clientSecretSealed: sealed } : {}));
+      await unique('SSO connector', null, () =>
+        connectors.sso.insert(connector, sealed ? { clientSecretSealed: sealed } : {}),
+      );
       return connector;
     },
 
@@ -243,9 +299,14 @@ export function createConnectorsLibrary(deps: Deps & { secrets: SecretBox; upstr
 
     /** The enterprise connectors serving an email's domain (Logto's SSO lookup by email). */
     async ssoForEmail(email: string): Promise<SsoConnector[]> {
-      const domain = email.slice(email.lastIndexOf('@') + 1).trim().toLowerCase();
+      const domain = email
+        .slice(email.lastIndexOf('@') + 1)
+        .trim()
+        .toLowerCase();
       if (!domain || !email.includes('@')) return [];
-      return (await connectors.sso.findByDomains([domain])).filter((connector) => Object.keys(connector.config).length > 0);
+      return (await connectors.sso.findByDomains([domain])).filter(
+        (connector) => Object.keys(connector.config).length > 0,
+      );
     },
 
     /** The enterprise connector ready to sign in with; 404 unknown, 400 `connector.invalid_config` when not configured yet. */
@@ -258,6 +319,5 @@ export function createConnectorsLibrary(deps: Deps & { secrets: SecretBox; upstr
     },
   };
 }
-
 
 export type ConnectorsLibrary = ReturnType<typeof createConnectorsLibrary>;

@@ -3,7 +3,13 @@ import { request as httpsRequest } from 'node:https';
 import { BlockList, isIP } from 'node:net';
 import { errors } from '../errors.ts';
 import {
-  createDestinationPolicy, parseNetworks, pinnedLookup, type DestinationPolicy, type Network, type ResolvedAddress, type Resolver,
+  createDestinationPolicy,
+  parseNetworks,
+  pinnedLookup,
+  type DestinationPolicy,
+  type Network,
+  type ResolvedAddress,
+  type Resolver,
 } from '../webhooks/destinations.ts';
 
 /** The options of a request to an upstream, as openid-client hands them to a custom fetch. */
@@ -79,9 +85,15 @@ const unreachable = (why: string) => errors.connector('connector.upstream_unreac
  * trickles its answer byte by byte is cut off as one that never answers; an answer is read up to 1 MiB.
  */
 export function createOutbound(options: OutboundOptions): Outbound {
-  const configured = createDestinationPolicy({ allowedNetworks: [...LOOPBACK, ...(options.allowedNetworks ?? [])], resolve: options.resolve });
+  const configured = createDestinationPolicy({
+    allowedNetworks: [...LOOPBACK, ...(options.allowedNetworks ?? [])],
+    resolve: options.resolve,
+  });
   const publicOnly = createDestinationPolicy({ resolve: options.resolve });
-  const endpointPolicy = createDestinationPolicy({ allowedNetworks: options.endpointNetworks ?? [], resolve: options.resolve });
+  const endpointPolicy = createDestinationPolicy({
+    allowedNetworks: options.endpointNetworks ?? [],
+    resolve: options.resolve,
+  });
   const listed = new BlockList();
   for (const { address, prefix, family } of options.endpointNetworks ?? []) listed.addSubnet(address, prefix, family);
 
@@ -94,35 +106,52 @@ export function createOutbound(options: OutboundOptions): Outbound {
   }
 
   /** Where a discovered endpoint off the issuer's origin may connect to, or why it may not. */
-  async function discoveredTarget(issuer: URL, endpoint: URL): Promise<{ addresses: ResolvedAddress[] } | { refused: string }> {
-    const issuerIsPublic = !('refused' in await resolved(publicOnly, issuer.hostname));
+  async function discoveredTarget(
+    issuer: URL,
+    endpoint: URL,
+  ): Promise<{ addresses: ResolvedAddress[] } | { refused: string }> {
+    const issuerIsPublic = !('refused' in (await resolved(publicOnly, issuer.hostname)));
     if (issuerIsPublic) {
       const verdict = await resolved(publicOnly, endpoint.hostname);
       return 'refused' in verdict
-        ? { refused: `the discovery document of ${issuer.origin} names ${endpoint.origin}, which is not a public address` }
+        ? {
+            refused: `the discovery document of ${issuer.origin} names ${endpoint.origin}, which is not a public address`,
+          }
         : verdict;
     }
     const verdict = await resolved(endpointPolicy, endpoint.hostname);
-    const outside = 'refused' in verdict || verdict.addresses.some(({ address, family }) => !listed.check(address, family === 6 ? 'ipv6' : 'ipv4'));
+    const outside =
+      'refused' in verdict ||
+      verdict.addresses.some(({ address, family }) => !listed.check(address, family === 6 ? 'ipv6' : 'ipv4'));
     return outside
-      ? { refused: `the discovery document of ${issuer.origin} (not a public address) names ${endpoint.origin}, another origin on no network listed in CONNECTOR_ENDPOINT_NETWORKS` }
+      ? {
+          refused: `the discovery document of ${issuer.origin} (not a public address) names ${endpoint.origin}, another origin on no network listed in CONNECTOR_ENDPOINT_NETWORKS`,
+        }
       : verdict;
   }
 
-  async function target(url: URL, issuer: URL | undefined): Promise<{ addresses: ResolvedAddress[] } | { refused: string }> {
+  async function target(
+    url: URL,
+    issuer: URL | undefined,
+  ): Promise<{ addresses: ResolvedAddress[] } | { refused: string }> {
     if (issuer && issuer.origin !== url.origin) return discoveredTarget(issuer, url);
     return resolved(configured, url.hostname);
   }
 
   function fetcher(issuer: URL | undefined): OutboundFetch {
-    return (text, init) => withDeadline(options.deadlineMs, async (signal) => {
-      const problem = upstreamUrlProblem(text);
-      if (problem) throw unreachable(`the upstream URL ${problem}`);
-      const url = new URL(text);
-      const verdict = await target(url, issuer);
-      if ('refused' in verdict) throw unreachable(verdict.refused);
-      return send(url, init, verdict.addresses, signal);
-    }, init.signal);
+    return (text, init) =>
+      withDeadline(
+        options.deadlineMs,
+        async (signal) => {
+          const problem = upstreamUrlProblem(text);
+          if (problem) throw unreachable(`the upstream URL ${problem}`);
+          const url = new URL(text);
+          const verdict = await target(url, issuer);
+          if ('refused' in verdict) throw unreachable(verdict.refused);
+          return send(url, init, verdict.addresses, signal);
+        },
+        init.signal,
+      );
   }
 
   return {
@@ -145,7 +174,11 @@ export function createOutbound(options: OutboundOptions): Outbound {
  * Runs `work` with a signal that aborts at the deadline or when the caller's signal does; at the deadline the
  * request is refused as unreachable whatever it was doing (resolving, connecting, or reading a slow answer).
  */
-async function withDeadline<T>(deadlineMs: number, work: (signal: AbortSignal) => Promise<T>, outer?: AbortSignal): Promise<T> {
+async function withDeadline<T>(
+  deadlineMs: number,
+  work: (signal: AbortSignal) => Promise<T>,
+  outer?: AbortSignal,
+): Promise<T> {
   const controller = new AbortController();
   const onAbort = () => controller.abort(outer?.reason);
   outer?.addEventListener('abort', onAbort, { once: true });
@@ -166,18 +199,38 @@ async function withDeadline<T>(deadlineMs: number, work: (signal: AbortSignal) =
   }
 }
 
-async function send(url: URL, init: OutboundInit, addresses: ResolvedAddress[], signal: AbortSignal): Promise<Response> {
+async function send(
+  url: URL,
+  init: OutboundInit,
+  addresses: ResolvedAddress[],
+  signal: AbortSignal,
+): Promise<Response> {
   const body = await bodyBytes(init.body);
   return new Promise<Response>((resolve, reject) => {
-    const request = (url.protocol === 'https:' ? httpsRequest : httpRequest)(url, {
-      method: init.method, headers: { ...init.headers, ...(body ? { 'content-length': String(body.length) } : {}) },
-      lookup: pinnedLookup(addresses), signal,
-    }, (res) => {
-      collect(res).then((bytes) => resolve(new Response(nullBodyStatus(res.statusCode) ? null : bytes, {
-        status: res.statusCode ?? 502, headers: responseHeaders(res),
-      })), reject);
-    });
-    request.on('error', (error) => reject(unreachable(`the upstream ${url.host} could not be reached (${error.message})`)));
+    const request = (url.protocol === 'https:' ? httpsRequest : httpRequest)(
+      url,
+      {
+        method: init.method,
+        headers: { ...init.headers, ...(body ? { 'content-length': String(body.length) } : {}) },
+        lookup: pinnedLookup(addresses),
+        signal,
+      },
+      (res) => {
+        collect(res).then(
+          (bytes) =>
+            resolve(
+              new Response(nullBodyStatus(res.statusCode) ? null : bytes, {
+                status: res.statusCode ?? 502,
+                headers: responseHeaders(res),
+              }),
+            ),
+          reject,
+        );
+      },
+    );
+    request.on('error', (error) =>
+      reject(unreachable(`the upstream ${url.host} could not be reached (${error.message})`)),
+    );
     request.end(body);
   });
 }
@@ -214,6 +267,8 @@ function collect(res: IncomingMessage): Promise<Buffer> {
       chunks.push(chunk);
     });
     res.on('end', () => resolve(Buffer.concat(chunks)));
-    res.on('error', () => reject(errors.connector('connector.upstream_unreachable', 'the upstream connection failed mid-answer')));
+    res.on('error', () =>
+      reject(errors.connector('connector.upstream_unreachable', 'the upstream connection failed mid-answer')),
+    );
   });
 }

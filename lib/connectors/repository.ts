@@ -26,8 +26,14 @@ const HIDDEN = ['clientSecretSealed'];
 
 /** Social and enterprise connectors. */
 export function createConnectorsRepository(store: DocumentStore) {
-  const social = createEntityRepository<SocialConnector, SealedSecret>(store, 'connectors', { searchFields: ['id'], hidden: HIDDEN });
-  const sso = createEntityRepository<SsoConnector, SealedSecret>(store, 'sso_connectors', { searchFields: ['id', 'connectorName'], hidden: HIDDEN });
+  const social = createEntityRepository<SocialConnector, SealedSecret>(store, 'connectors', {
+    searchFields: ['id'],
+    hidden: HIDDEN,
+  });
+  const sso = createEntityRepository<SsoConnector, SealedSecret>(store, 'sso_connectors', {
+    searchFields: ['id', 'connectorName'],
+    hidden: HIDDEN,
+  });
 
   function withSecret<T extends { id: string }>(repository: typeof social | typeof sso) {
     return async (id: string): Promise<{ connector: T; sealed: string | undefined } | null> => {
@@ -40,14 +46,17 @@ export function createConnectorsRepository(store: DocumentStore) {
     social: {
       ...social.operations,
       findWithSecret: withSecret<SocialConnector>(social),
-      all: async (): Promise<SocialConnector[]> => (await social.collection.find({}, { sort: { createdAt: 1, _id: 1 } })).map(social.present),
+      all: async (): Promise<SocialConnector[]> =>
+        (await social.collection.find({}, { sort: { createdAt: 1, _id: 1 } })).map(social.present),
       async findByTarget(target: string): Promise<SocialConnector | null> {
         const doc = await social.collection.findOne({ 'metadata.target': target });
         return doc ? social.present(doc) : null;
       },
       async replace(id: string, changes: Partial<SocialConnector>, sealed?: string): Promise<SocialConnector | null> {
         const doc = await social.collection.findOneAndUpdate(
-          { _id: id }, { $set: { ...changes, ...(sealed && { clientSecretSealed: sealed }) } }, { returnDocument: 'after' },
+          { _id: id },
+          { $set: { ...changes, ...(sealed && { clientSecretSealed: sealed }) } },
+          { returnDocument: 'after' },
         );
         return doc ? social.present(doc) : null;
       },
@@ -64,11 +73,15 @@ export function createConnectorsRepository(store: DocumentStore) {
         return doc ? sso.present(doc) : null;
       },
       async findByDomains(domains: readonly string[]): Promise<SsoConnector[]> {
-        return (await sso.collection.find({ domains: { $in: [...domains] } }, { sort: { createdAt: 1, _id: 1 } })).map(sso.present);
+        return (await sso.collection.find({ domains: { $in: [...domains] } }, { sort: { createdAt: 1, _id: 1 } })).map(
+          sso.present,
+        );
       },
       async replace(id: string, changes: Partial<SsoConnector>, sealed?: string): Promise<SsoConnector | null> {
         const doc = await sso.collection.findOneAndUpdate(
-          { _id: id }, { $set: { ...changes, ...(sealed && { clientSecretSealed: sealed }) } }, { returnDocument: 'after' },
+          { _id: id },
+          { $set: { ...changes, ...(sealed && { clientSecretSealed: sealed }) } },
+          { returnDocument: 'after' },
         );
         return doc ? sso.present(doc) : null;
       },
@@ -82,4 +95,3 @@ export function createConnectorsRepository(store: DocumentStore) {
     },
   };
 }
-

@@ -67,11 +67,13 @@ export function createConsoleAdmins(deps: AdminsDeps) {
      * succeeds; a request refused for its username or password leaves the link usable.
      */
     async completeSetup(token: string, username: string, password: string): Promise<User> {
-      if (await hasAdmin()) throw errors.conflict('console.setup_completed', 'a console admin exists: sign in to the console instead');
+      if (await hasAdmin())
+        throw errors.conflict('console.setup_completed', 'a console admin exists: sign in to the console instead');
       await deps.signInExperience.assertPassword(password, { username });
       const key = setupKey(token);
       const expiresAt = await kv.getDel(key);
-      if (!expiresAt) throw errors.refused('console.setup_link_invalid', 'this setup link is unknown, already used or expired');
+      if (!expiresAt)
+        throw errors.refused('console.setup_link_invalid', 'this setup link is unknown, already used or expired');
       try {
         const user = await users.create({ username, password });
         await makeAdmin(user);

@@ -10,7 +10,9 @@ import { setDocumentHeaders } from '../http/page-security.ts';
  * The package root holds `console/dist/`, what `npm run build:console` (run by `npm install`) writes: two levels
  * above this file in a checkout, three above its compiled copy in `dist/lib/console/`.
  */
-const BUNDLE_DIR = fileURLToPath(new URL(import.meta.url.endsWith('.js') ? '../../../console/dist/' : '../../console/dist/', import.meta.url));
+const BUNDLE_DIR = fileURLToPath(
+  new URL(import.meta.url.endsWith('.js') ? '../../../console/dist/' : '../../console/dist/', import.meta.url),
+);
 
 const CONTENT_TYPES: Record<string, string> = {
   '.js': 'text/javascript; charset=utf-8',
@@ -49,7 +51,10 @@ export function loadConsoleBundle(logger: Logger, dir = BUNDLE_DIR): ConsoleBund
   }
   const assets = new Map<string, Asset>();
   for (const file of manifest.files) {
-    assets.set(file, { body: readFileSync(join(dir, file)), type: CONTENT_TYPES[extname(file)] ?? 'application/octet-stream' });
+    assets.set(file, {
+      body: readFileSync(join(dir, file)),
+      type: CONTENT_TYPES[extname(file)] ?? 'application/octet-stream',
+    });
   }
   return { entries: manifest.entries, assets };
 }
@@ -88,7 +93,11 @@ export function setBundlePageHeaders(ctx: Context, security: PageSecurity = {}):
  * script reads from a `<meta>` element (no inline script, so the CSP needs none).
  */
 export function bundlePage(options: {
-  bundle: ConsoleBundle; entry: string; assetsUrl: string; title: string; config: Record<string, unknown>;
+  bundle: ConsoleBundle;
+  entry: string;
+  assetsUrl: string;
+  title: string;
+  config: Record<string, unknown>;
 }): string {
   const entry = options.bundle.entries[options.entry];
   if (!entry) throw new Error(`the console bundle has no entry ${options.entry}`);
@@ -132,5 +141,8 @@ export function serveAssets(bundle: ConsoleBundle | undefined, assetsPath: strin
 export function unbuiltPage(ctx: Context): void {
   ctx.status = 503;
   ctx.type = 'html';
-  ctx.body = messagePage('Console not built', 'The console bundle is missing. Run `npm run build:console` (npm install runs it) and restart.');
+  ctx.body = messagePage(
+    'Console not built',
+    'The console bundle is missing. Run `npm run build:console` (npm install runs it) and restart.',
+  );
 }

@@ -19,7 +19,10 @@ const DOCS_PATH = '/api/docs';
  * setup link is printed (each start prints a fresh one; its token travels in the fragment, never to a server log).
  */
 export async function prepareConsoleAdmins(options: {
-  admins: ConsoleAdmins; settings: Pick<Settings, 'ADMIN_USERNAME' | 'ADMIN_PASSWORD' | 'baseUrl'>; print: (text: string) => void; logger: Logger;
+  admins: ConsoleAdmins;
+  settings: Pick<Settings, 'ADMIN_USERNAME' | 'ADMIN_PASSWORD' | 'baseUrl'>;
+  print: (text: string) => void;
+  logger: Logger;
 }): Promise<void> {
   const { admins, settings } = options;
   if (settings.ADMIN_USERNAME && settings.ADMIN_PASSWORD) {
@@ -36,7 +39,9 @@ export async function prepareConsoleAdmins(options: {
     return;
   }
   if (!token) return;
-  options.print(`No console admin yet. Choose one within 24 hours at this one-time link:\n  ${consoleUrls(settings.baseUrl).home}/setup#token=${token}\n`);
+  options.print(
+    `No console admin yet. Choose one within 24 hours at this one-time link:\n  ${consoleUrls(settings.baseUrl).home}/setup#token=${token}\n`,
+  );
   options.logger.info('console setup link printed (no console admin exists)');
 }
 
@@ -68,7 +73,10 @@ export function consoleMiddleware(options: { bundle: ConsoleBundle | undefined; 
       setBundlePageHeaders(ctx, { styleSources: [`'nonce-${styleNonce}'`], workerSources: ['blob:'] });
       ctx.type = 'html';
       ctx.body = bundlePage({
-        bundle, entry: 'api-docs', assetsUrl, title: 'API reference',
+        bundle,
+        entry: 'api-docs',
+        assetsUrl,
+        title: 'API reference',
         config: { specUrl: `${basePath}/api/swagger.json`, consoleUrl: `${basePath}${CONSOLE_PATH}`, styleNonce },
       });
       return;
@@ -91,8 +99,15 @@ export function consoleMiddleware(options: { bundle: ConsoleBundle | undefined; 
     setBundlePageHeaders(ctx, { styleSources: [`'nonce-${styleNonce}'`] });
     ctx.type = 'html';
     ctx.body = bundlePage({
-      bundle, entry: 'console', assetsUrl, title: 'Console', config: { ...config, styleNonce },
+      bundle,
+      entry: 'console',
+      assetsUrl,
+      title: 'Console',
+      config: { ...config, styleNonce },
     });
   };
-  return when((ctx) => ctx.path === DOCS_PATH || ctx.path === CONSOLE_PATH || ctx.path.startsWith(`${CONSOLE_PATH}/`), serve);
+  return when(
+    (ctx) => ctx.path === DOCS_PATH || ctx.path === CONSOLE_PATH || ctx.path.startsWith(`${CONSOLE_PATH}/`),
+    serve,
+  );
 }

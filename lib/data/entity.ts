@@ -71,9 +71,12 @@ function likeSource(pattern: string): string {
 
 function matchFilter(match: SearchMatch, fields: readonly string[], caseSensitive: boolean): Filter {
   const flags = caseSensitive ? '' : 'i';
-  const condition = match.mode === 'exact'
-    ? (caseSensitive ? { $in: match.values } : new RegExp(`^(?:${match.values.map(escapeRegex).join('|')})$`, flags))
-    : new RegExp(likeSource(match.values[0] ?? ''), flags);
+  const condition =
+    match.mode === 'exact'
+      ? caseSensitive
+        ? { $in: match.values }
+        : new RegExp(`^(?:${match.values.map(escapeRegex).join('|')})$`, flags)
+      : new RegExp(likeSource(match.values[0] ?? ''), flags);
   const targets = match.field ? [match.field] : fields;
   return { $or: targets.map((field) => ({ [field]: condition })) };
 }
@@ -105,7 +108,9 @@ export interface EntityOptions<T> {
  * built-in markers). Repositories spread `operations` and add their own queries on `collection`.
  */
 export function createEntityRepository<T extends { id: string }, P extends object = object>(
-  store: DocumentStore, name: string, options: EntityOptions<T>,
+  store: DocumentStore,
+  name: string,
+  options: EntityOptions<T>,
 ) {
   const collection = store.collection<Stored<T> & Partial<P>>(name);
   const present = options.present ?? ((doc: Stored<T>) => publicShape<T>(doc, options.hidden));
@@ -125,11 +130,17 @@ export function createEntityRepository<T extends { id: string }, P extends objec
     },
     /** One page of the entities matching `filter` and `search`. */
     async list(page: Page, search?: SearchInput, filter: Filter = {}): Promise<PageResult<T>> {
-      const { items, total } = await findPage(collection, { $and: [filter, searchFilter(search, options.searchFields)] }, page);
+      const { items, total } = await findPage(
+        collection,
+        { $and: [filter, searchFilter(search, options.searchFields)] },
+        page,
+      );
       return { items: items.map(present), total };
     },
     async update(id: string, changes: Partial<T>): Promise<T | null> {
-      return presentOrNull(await collection.findOneAndUpdate({ _id: id }, { $set: changes }, { returnDocument: 'after' }));
+      return presentOrNull(
+        await collection.findOneAndUpdate({ _id: id }, { $set: changes }, { returnDocument: 'after' }),
+      );
     },
     async delete(id: string): Promise<T | null> {
       return presentOrNull(await collection.findOneAndDelete({ _id: id }));

@@ -8,9 +8,9 @@ export type Owner = Record<string, string>;
 export type Match = Record<string, string | readonly string[]>;
 
 function toFilter(match: Match): Filter {
-  return Object.fromEntries(Object.entries(match).map(([field, value]) => (
-    [field, typeof value === 'string' ? value : { $in: [...value] }]
-  )));
+  return Object.fromEntries(
+    Object.entries(match).map(([field, value]) => [field, typeof value === 'string' ? value : { $in: [...value] }]),
+  );
 }
 
 export interface LinkChanges {
@@ -78,13 +78,18 @@ export function createLinks(store: DocumentStore, name: string, ownerFields: rea
     /** Links matching field values (an array means any of them), e.g. `{ organizationId, userId: [a, b] }`. */
     async where(match: Match): Promise<Owner[]> {
       const docs = await links.find(toFilter(match), { sort: { createdAt: 1, _id: 1 } });
-      return docs.map((doc) => Object.fromEntries([...ownerFields, targetField].map((field) => [field, doc[field] as string])));
+      return docs.map((doc) =>
+        Object.fromEntries([...ownerFields, targetField].map((field) => [field, doc[field] as string])),
+      );
     },
     /** One page of `field` (default: the target) of the links matching, oldest first, cut by the store. */
     async page(match: Match, page: Page, field: string = targetField): Promise<{ values: string[]; total: number }> {
       const filter = toFilter(match);
       const docs = await links.find(filter, {
-        sort: { createdAt: 1, _id: 1 }, skip: (page.page - 1) * page.pageSize, limit: page.pageSize, projection: { [field]: 1 },
+        sort: { createdAt: 1, _id: 1 },
+        skip: (page.page - 1) * page.pageSize,
+        limit: page.pageSize,
+        projection: { [field]: 1 },
       });
       return { values: docs.map((doc) => doc[field] as string), total: await links.countDocuments(filter) };
     },
@@ -99,7 +104,10 @@ export function createLinks(store: DocumentStore, name: string, ownerFields: rea
     async replace(owner: Owner, targets: readonly string[]): Promise<LinkChanges> {
       const wanted = new Set(targets);
       const current = await targetsOf(owner);
-      const removed = await removeMany(owner, current.filter((target) => !wanted.has(target)));
+      const removed = await removeMany(
+        owner,
+        current.filter((target) => !wanted.has(target)),
+      );
       const added = await add(owner, [...wanted]);
       return { added, removed };
     },

@@ -21,7 +21,10 @@ function deepFreeze<T>(value: T): T {
  * already shares). At most 1,000 argument lists are kept per read.
  */
 export function remembered<A extends string[], R>(
-  store: DocumentStore, collections: readonly string[], load: (...args: A) => Promise<R>, { frozen = true } = {},
+  store: DocumentStore,
+  collections: readonly string[],
+  load: (...args: A) => Promise<R>,
+  { frozen = true } = {},
 ): (...args: A) => Promise<R> {
   // Answers are kept as promises: a remembered one is handed out as it is, and callers asking together share one load.
   const answers = new Map<string, { count: number; answer: Promise<R> }>();

@@ -1,9 +1,20 @@
 import {
-  isDataEvent, isInteractionEvent, type DataEventName, type EventName, type ExceptionEventName, type ImpersonationEventName,
+  isDataEvent,
+  isInteractionEvent,
+  type DataEventName,
+  type EventName,
+  type ExceptionEventName,
+  type ImpersonationEventName,
 } from './catalogue.ts';
 import {
-  INTERACTION_KINDS, type DataEventContext, type EventContext, type EventPayloads, type ExceptionContext,
-  type IdentityEvent, type InteractionContext, type InteractionPayload,
+  INTERACTION_KINDS,
+  type DataEventContext,
+  type EventContext,
+  type EventPayloads,
+  type ExceptionContext,
+  type IdentityEvent,
+  type InteractionContext,
+  type InteractionPayload,
 } from './payloads.ts';
 
 export type { IdentityEvent } from './payloads.ts';
@@ -18,23 +29,31 @@ export interface EventRecorder {
    * (numbered: `sequence`, and a data event's `version`).
    */
   record(
-    events: readonly IdentityEvent[], options: { standalone: boolean }, published: (recorded: readonly IdentityEvent[]) => Promise<void>,
+    events: readonly IdentityEvent[],
+    options: { standalone: boolean },
+    published: (recorded: readonly IdentityEvent[]) => Promise<void>,
   ): Promise<void>;
 }
 
 /** One event a producer states: its name and its payload. */
-export type EventDraft<N extends EventName = EventName> = N extends EventName ? { event: N; payload: EventPayloads[N] } : never;
+export type EventDraft<N extends EventName = EventName> = N extends EventName
+  ? { event: N; payload: EventPayloads[N] }
+  : never;
 
 /** The context is required for events that happen in a request, optional for exceptions and impersonations. */
 type ContextArgs<N extends EventName> = N extends ExceptionEventName | ImpersonationEventName
-  ? [context?: EventContext<N>] : [context: EventContext<N>];
+  ? [context?: EventContext<N>]
+  : [context: EventContext<N>];
 
 /**
  * The event as consumers receive it, fields in Logto's order: name, time, the request context, then the
  * payload (a data event's `data` last).
  */
 export function stampEvent<N extends EventName>(
-  name: N, payload: EventPayloads[N], context: EventContext<N>, createdAt: Date,
+  name: N,
+  payload: EventPayloads[N],
+  context: EventContext<N>,
+  createdAt: Date,
 ): IdentityEvent<N> {
   const head = { event: name, createdAt: createdAt.toISOString() };
   // The payload map ties each name to its payload and context; TypeScript cannot follow that through a
@@ -42,7 +61,16 @@ export function stampEvent<N extends EventName>(
   if (isInteractionEvent(name)) {
     const { sessionId, userIp, userAgent } = context as InteractionContext;
     const { userId, user, application } = payload as InteractionPayload;
-    const event = { ...head, interactionEvent: INTERACTION_KINDS[name], sessionId, userId, userIp, userAgent, user, application };
+    const event = {
+      ...head,
+      interactionEvent: INTERACTION_KINDS[name],
+      sessionId,
+      userId,
+      userIp,
+      userAgent,
+      user,
+      application,
+    };
     return event as unknown as IdentityEvent<N>;
   }
   if (isDataEvent(name)) {

@@ -2,13 +2,28 @@
 export const INTERACTION_EVENTS = ['PostRegister', 'PostSignIn', 'PostResetPassword'] as const;
 
 export const DATA_EVENTS = [
-  'User.Created', 'User.Deleted', 'User.Data.Updated', 'User.SuspensionStatus.Updated',
-  'Role.Created', 'Role.Deleted', 'Role.Data.Updated', 'Role.Scopes.Updated',
-  'Scope.Created', 'Scope.Deleted', 'Scope.Data.Updated',
-  'Organization.Created', 'Organization.Deleted', 'Organization.Data.Updated', 'Organization.Membership.Updated',
-  'OrganizationRole.Created', 'OrganizationRole.Deleted', 'OrganizationRole.Data.Updated',
+  'User.Created',
+  'User.Deleted',
+  'User.Data.Updated',
+  'User.SuspensionStatus.Updated',
+  'Role.Created',
+  'Role.Deleted',
+  'Role.Data.Updated',
+  'Role.Scopes.Updated',
+  'Scope.Created',
+  'Scope.Deleted',
+  'Scope.Data.Updated',
+  'Organization.Created',
+  'Organization.Deleted',
+  'Organization.Data.Updated',
+  'Organization.Membership.Updated',
+  'OrganizationRole.Created',
+  'OrganizationRole.Deleted',
+  'OrganizationRole.Data.Updated',
   'OrganizationRole.Scopes.Updated',
-  'OrganizationScope.Created', 'OrganizationScope.Deleted', 'OrganizationScope.Data.Updated',
+  'OrganizationScope.Created',
+  'OrganizationScope.Deleted',
+  'OrganizationScope.Data.Updated',
 ] as const;
 
 export const EXCEPTION_EVENTS = ['Identifier.Lockout', 'Message.RateLimited', 'Grant.LimitExceeded'] as const;
@@ -16,7 +31,12 @@ export const EXCEPTION_EVENTS = ['Identifier.Lockout', 'Message.RateLimited', 'G
 /** Additions to Logto's events: an exchange that impersonated a user, and the kill switch ending one. */
 export const IMPERSONATION_EVENTS = ['User.Impersonated', 'Impersonation.Revoked'] as const;
 
-export const ALL_EVENTS = [...INTERACTION_EVENTS, ...DATA_EVENTS, ...EXCEPTION_EVENTS, ...IMPERSONATION_EVENTS] as const;
+export const ALL_EVENTS = [
+  ...INTERACTION_EVENTS,
+  ...DATA_EVENTS,
+  ...EXCEPTION_EVENTS,
+  ...IMPERSONATION_EVENTS,
+] as const;
 
 export type EventName = (typeof ALL_EVENTS)[number];
 export type InteractionEventName = (typeof INTERACTION_EVENTS)[number];

@@ -48,7 +48,10 @@ export const organizationSchema = z.object({
   description: z.string().nullable(),
   customData: z.record(z.string(), z.unknown()),
   isMfaRequired: z.boolean(),
-  color: z.object({ primaryColor: z.string(), isDarkModeEnabled: z.boolean(), darkPrimaryColor: z.string() }).partial().optional(),
+  color: z
+    .object({ primaryColor: z.string(), isDarkModeEnabled: z.boolean(), darkPrimaryColor: z.string() })
+    .partial()
+    .optional(),
   branding: z.object({ logoUrl: z.string(), darkLogoUrl: z.string() }).partial().optional(),
   customCss: z.string().nullable().optional(),
   createdAt: z.number(),

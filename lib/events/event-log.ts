@@ -96,7 +96,9 @@ export function createEventLog(store: DocumentStore, options: { retentionMs: num
     for (const key of [...counts.keys()].sort()) {
       const count = counts.get(key)!;
       const after = await versions.findOneAndUpdate(
-        { _id: key }, { $inc: { version: count } }, { upsert: true, returnDocument: 'after' },
+        { _id: key },
+        { $inc: { version: count } },
+        { upsert: true, returnDocument: 'after' },
       );
       first.set(key, after!.version - count + 1);
     }
@@ -124,7 +126,9 @@ export function createEventLog(store: DocumentStore, options: { retentionMs: num
       });
       const next = await nextVersions(keys);
       const counter = await sequences.findOneAndUpdate(
-        { _id: SEQUENCE_ID }, { $inc: { value: events.length } }, { upsert: true, returnDocument: 'after' },
+        { _id: SEQUENCE_ID },
+        { $inc: { value: events.length } },
+        { upsert: true, returnDocument: 'after' },
       );
       const first = counter!.value - events.length + 1;
       holdUntilEnd(first);
@@ -142,8 +146,14 @@ export function createEventLog(store: DocumentStore, options: { retentionMs: num
         const numbered = numberedEvent(stamped, sequence, version);
         recorded.push(numbered);
         return {
-          _id: `evt_${sequence}`, sequence, event: stamped.event, entity: key ?? null, version,
-          body: JSON.stringify(eventBody(numbered)), recordedAt, expiresAt,
+          _id: `evt_${sequence}`,
+          sequence,
+          event: stamped.event,
+          entity: key ?? null,
+          version,
+          body: JSON.stringify(eventBody(numbered)),
+          recordedAt,
+          expiresAt,
         };
       });
       await log.insertMany(records);
@@ -160,20 +170,31 @@ export function createEventLog(store: DocumentStore, options: { retentionMs: num
       const top = await watermark();
       const now = new Date();
       if (query.after !== undefined) {
-        if (query.after > top) throw errors.invalid('event.invalid_cursor', `cursor ${query.after} is beyond the latest event`);
-        const oldest = await log.findOne({ sequence: { $lte: top }, expiresAt: { $gt: now } }, { sort: { sequence: 1 } });
+        if (query.after > top)
+          throw errors.invalid('event.invalid_cursor', `cursor ${query.after} is beyond the latest event`);
+        const oldest = await log.findOne(
+          { sequence: { $lte: top }, expiresAt: { $gt: now } },
+          { sort: { sequence: 1 } },
+        );
         const firstRetained = oldest?.sequence ?? top + 1;
         if (query.after < firstRetained - 1) {
-          throw errors.gone('event.cursor_expired', `events after ${query.after} are no longer retained; the oldest retained is ${firstRetained}`, {
-            oldestRetained: oldest ? firstRetained : null,
-          });
+          throw errors.gone(
+            'event.cursor_expired',
+            `events after ${query.after} are no longer retained; the oldest retained is ${firstRetained}`,
+            {
+              oldestRetained: oldest ? firstRetained : null,
+            },
+          );
         }
       }
-      const docs = await log.find({
-        sequence: { $gt: query.after ?? 0, $lte: top },
-        expiresAt: { $gt: now },
-        ...(query.types ? { event: { $in: [...query.types] } } : {}),
-      }, { sort: { sequence: 1 }, limit: query.limit });
+      const docs = await log.find(
+        {
+          sequence: { $gt: query.after ?? 0, $lte: top },
+          expiresAt: { $gt: now },
+          ...(query.types ? { event: { $in: [...query.types] } } : {}),
+        },
+        { sort: { sequence: 1 }, limit: query.limit },
+      );
       const full = docs.length === query.limit;
       return {
         events: docs.map((doc) => JSON.parse(doc.body) as Record<string, unknown>),
@@ -181,20 +202,26 @@ export function createEventLog(store: DocumentStore, options: { retentionMs: num
       };
     },
 
-
     /**
      * Retained events recorded in [since, until] after sequence `after`, of the given types, in sequence order, at most
      * `limit`, each with its sequence: what a replay sends again. Only up to the watermark.
      */
     async window(query: { since: Date; until: Date; after: number; types: readonly EventName[]; limit: number }) {
       const top = await watermark();
-      const docs = await log.find({
-        sequence: { $gt: query.after, $lte: top },
-        recordedAt: { $gte: query.since, $lte: query.until },
-        expiresAt: { $gt: new Date() },
-        event: { $in: [...query.types] },
-      }, { sort: { sequence: 1 }, limit: query.limit });
-      return docs.map((doc) => ({ sequence: doc.sequence, event: doc.event, body: JSON.parse(doc.body) as Record<string, unknown> }));
+      const docs = await log.find(
+        {
+          sequence: { $gt: query.after, $lte: top },
+          recordedAt: { $gte: query.since, $lte: query.until },
+          expiresAt: { $gt: new Date() },
+          event: { $in: [...query.types] },
+        },
+        { sort: { sequence: 1 }, limit: query.limit },
+      );
+      return docs.map((doc) => ({
+        sequence: doc.sequence,
+        event: doc.event,
+        body: JSON.parse(doc.body) as Record<string, unknown>,
+      }));
     },
   };
 }

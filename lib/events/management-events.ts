@@ -1,10 +1,19 @@
 import type { RouteEventMap } from './route-events.ts';
 
-const MEMBERSHIP = { event: 'Organization.Membership.Updated', data: 'handler', note: 'only when the membership changed' } as const;
+const MEMBERSHIP = {
+  event: 'Organization.Membership.Updated',
+  data: 'handler',
+  note: 'only when the membership changed',
+} as const;
 /** Account API changes: the handler states the whole user, or no event when nothing changed. */
-const ACCOUNT_CHANGE = { event: 'User.Data.Updated', note: 'data is the whole user; only when something changed' } as const;
+const ACCOUNT_CHANGE = {
+  event: 'User.Data.Updated',
+  note: 'data is the whole user; only when something changed',
+} as const;
 const RESOURCE_SCOPES = {
-  event: 'OrganizationRole.Scopes.Updated', data: 'handler', note: "data: the role's API-resource scopes after the change",
+  event: 'OrganizationRole.Scopes.Updated',
+  data: 'handler',
+  note: "data: the role's API-resource scopes after the change",
 } as const;
 
 /**
@@ -37,7 +46,9 @@ export const MANAGEMENT_EVENTS = {
   'DELETE /users/:userId': [{ event: 'User.Deleted', data: 'snapshot' }],
   'PUT /users/:userId/identities/:target': [{ event: 'User.Data.Updated', note: 'data is the whole user' }],
   'DELETE /users/:userId/identities/:target': [{ event: 'User.Data.Updated' }],
-  'POST /users/:userId/mfa-verifications': [{ event: 'User.Data.Updated', note: 'data is the user, never the secret or the codes' }],
+  'POST /users/:userId/mfa-verifications': [
+    { event: 'User.Data.Updated', note: 'data is the user, never the secret or the codes' },
+  ],
   'DELETE /users/:userId/mfa-verifications/:verificationId': [{ event: 'User.Data.Updated', note: 'data is the user' }],
 
   'PATCH /my-account': [ACCOUNT_CHANGE],
@@ -67,7 +78,8 @@ export const MANAGEMENT_EVENTS = {
   'POST /organization-roles': [
     { event: 'OrganizationRole.Created' },
     {
-      event: 'OrganizationRole.Scopes.Updated', data: 'handler',
+      event: 'OrganizationRole.Scopes.Updated',
+      data: 'handler',
       note: 'when organizationScopeIds (data: the organization scopes) or else resourceScopeIds (data: the resource scopes) is non-empty',
     },
   ],
@@ -75,7 +87,9 @@ export const MANAGEMENT_EVENTS = {
   'DELETE /organization-roles/:id': [{ event: 'OrganizationRole.Deleted', data: 'snapshot' }],
   'POST /organization-roles/:id/scopes': [{ event: 'OrganizationRole.Scopes.Updated', data: 'handler' }],
   'PUT /organization-roles/:id/scopes': [{ event: 'OrganizationRole.Scopes.Updated', data: 'handler' }],
-  'DELETE /organization-roles/:id/scopes/:organizationScopeId': [{ event: 'OrganizationRole.Scopes.Updated', data: 'handler' }],
+  'DELETE /organization-roles/:id/scopes/:organizationScopeId': [
+    { event: 'OrganizationRole.Scopes.Updated', data: 'handler' },
+  ],
   'POST /organization-roles/:id/resource-scopes': [RESOURCE_SCOPES],
   'PUT /organization-roles/:id/resource-scopes': [RESOURCE_SCOPES],
   'DELETE /organization-roles/:id/resource-scopes/:scopeId': [RESOURCE_SCOPES],

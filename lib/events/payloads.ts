@@ -88,7 +88,9 @@ export interface Identifier {
 }
 
 /** The membership delta: only the lists that are not empty. */
-export type MembershipPayload = DataEventPayload<Organization> & { organizationId: string } & Partial<MembershipChanges>;
+export type MembershipPayload = DataEventPayload<Organization> & {
+  organizationId: string;
+} & Partial<MembershipChanges>;
 
 export type EventPayloads = {
   PostRegister: InteractionPayload;
@@ -155,16 +157,23 @@ export type EventPayloads = {
 };
 
 /** The context an event is stamped with. */
-export type EventContext<N extends EventName> =
-  N extends InteractionEventName ? InteractionContext : N extends DataEventName ? DataEventContext : ExceptionContext;
+export type EventContext<N extends EventName> = N extends InteractionEventName
+  ? InteractionContext
+  : N extends DataEventName
+    ? DataEventContext
+    : ExceptionContext;
 
 /** One flat object type (so an event is also a plain JSON record to anything that reads it as one). */
 type Flat<T> = { [K in keyof T]: T[K] };
 
-type Stamped<N extends EventName> = Flat<{ event: N; createdAt: string }
-  & (N extends InteractionEventName ? { interactionEvent: (typeof INTERACTION_KINDS)[N] } & InteractionContext
-    : N extends DataEventName ? DataEventContext : ExceptionContext)
-  & EventPayloads[N]>;
+type Stamped<N extends EventName> = Flat<
+  { event: N; createdAt: string } & (N extends InteractionEventName
+    ? { interactionEvent: (typeof INTERACTION_KINDS)[N] } & InteractionContext
+    : N extends DataEventName
+      ? DataEventContext
+      : ExceptionContext) &
+    EventPayloads[N]
+>;
 
 /**
  * An event as published inside the service, one type per name; webhook fan-out adds `hookId` per
@@ -179,7 +188,9 @@ export type IdentityEvent<N extends EventName = EventName> = N extends EventName
 type Recording<N extends EventName> = { sequence: number } & (N extends DataEventName ? { version: number } : unknown);
 
 /** An event as the outbox holds it and consumers receive it: stamped, then numbered by the event log. */
-export type RecordedEvent<N extends EventName = EventName> = N extends EventName ? Flat<Stamped<N> & Recording<N>> : never;
+export type RecordedEvent<N extends EventName = EventName> = N extends EventName
+  ? Flat<Stamped<N> & Recording<N>>
+  : never;
 
 /** The event numbered: `sequence` (and a data event's `version`) right after `createdAt`. */
 export function numberedEvent(stamped: IdentityEvent, sequence: number, version: number | null): RecordedEvent {

@@ -43,7 +43,9 @@ export interface EventState {
 
 /** The event one rule yields for the request, if any. */
 function draftOf<N extends DataEventName>(
-  rule: { event: N; data?: 'body' | 'snapshot' | 'handler' }, state: EventState, body: unknown,
+  rule: { event: N; data?: 'body' | 'snapshot' | 'handler' },
+  state: EventState,
+  body: unknown,
 ): EventDraft<DataEventName> | undefined {
   // Asserted drafts: TypeScript cannot tie a generic name to its payload; an override was checked against
   // the map when the handler set it, the body has passed the route's response schema, and the snapshot is

@@ -1,8 +1,21 @@
 import { z } from 'zod';
 import { MESSAGE_PURPOSES } from '../messaging/templates.ts';
-import { ALL_EVENTS, type DataEventName, type EventName, type ExceptionEventName, type ImpersonationEventName, type InteractionEventName } from './catalogue.ts';
 import {
-  applicationSummarySchema, organizationRoleSchema, organizationSchema, organizationScopeSchema, roleSchema, scopeSchema, userSchema,
+  ALL_EVENTS,
+  type DataEventName,
+  type EventName,
+  type ExceptionEventName,
+  type ImpersonationEventName,
+  type InteractionEventName,
+} from './catalogue.ts';
+import {
+  applicationSummarySchema,
+  organizationRoleSchema,
+  organizationSchema,
+  organizationScopeSchema,
+  roleSchema,
+  scopeSchema,
+  userSchema,
 } from './entity-schemas.ts';
 import { INTERACTION_KINDS, type RecordedEvent } from './payloads.ts';
 
@@ -19,8 +32,12 @@ const head = <N extends EventName>(name: N) => ({
   createdAt: z.string().describe('ISO 8601 time the event happened'),
   sequence: z.number().int().describe('Place in the commit order of every event, from 1, without gaps'),
 });
-const hookId = { hookId: z.string().optional().describe('The hook a webhook delivery is for; absent from GET /api/events') };
-const version = { version: z.number().int().min(1).describe("The entity's version after this change: 1, then one more per change") };
+const hookId = {
+  hookId: z.string().optional().describe('The hook a webhook delivery is for; absent from GET /api/events'),
+};
+const version = {
+  version: z.number().int().min(1).describe("The entity's version after this change: 1, then one more per change"),
+};
 
 const managementContext = {
   ip: z.string(),
@@ -54,7 +71,10 @@ const dataPayloads = {
   'Role.Created': { data: roleSchema },
   'Role.Deleted': { data: roleSchema },
   'Role.Data.Updated': { data: roleSchema },
-  'Role.Scopes.Updated': { roleId: z.string(), data: z.array(scopeSchema).describe("The role's scopes after the change") },
+  'Role.Scopes.Updated': {
+    roleId: z.string(),
+    data: z.array(scopeSchema).describe("The role's scopes after the change"),
+  },
   'Scope.Created': { data: scopeSchema },
   'Scope.Deleted': { data: scopeSchema },
   'Scope.Data.Updated': { data: scopeSchema },
@@ -74,7 +94,9 @@ const dataPayloads = {
   'OrganizationRole.Data.Updated': { data: organizationRoleSchema },
   'OrganizationRole.Scopes.Updated': {
     organizationRoleId: z.string(),
-    data: z.union([z.array(organizationScopeSchema), z.array(scopeSchema)]).describe("The role's scopes after the change"),
+    data: z
+      .union([z.array(organizationScopeSchema), z.array(scopeSchema)])
+      .describe("The role's scopes after the change"),
   },
   'OrganizationScope.Created': { data: organizationScopeSchema },
   'OrganizationScope.Deleted': { data: organizationScopeSchema },
@@ -91,39 +113,65 @@ const otherPayloads = {
   'Identifier.Lockout': { type: z.enum(['email', 'phone', 'username', 'userId']), value: z.string() },
   'Message.RateLimited': { action: z.enum(MESSAGE_PURPOSES), recipient: z.string() },
   'Grant.LimitExceeded': {
-    userId: z.string(), applicationId: z.string(), revokedGrantIds: z.array(z.string()),
-    maxAllowedGrants: z.number().int(), preRevocationActiveGrantCount: z.number().int(),
+    userId: z.string(),
+    applicationId: z.string(),
+    revokedGrantIds: z.array(z.string()),
+    maxAllowedGrants: z.number().int(),
+    preRevocationActiveGrantCount: z.number().int(),
   },
   'User.Impersonated': {
-    impersonationId: z.string(), userId: z.string(), applicationId: z.string(), actorUserId: z.string().nullable(),
-    reason: z.string().nullable(), resource: z.string().nullable(), scope: z.string(), expiresAt: z.string(),
+    impersonationId: z.string(),
+    userId: z.string(),
+    applicationId: z.string(),
+    actorUserId: z.string().nullable(),
+    reason: z.string().nullable(),
+    resource: z.string().nullable(),
+    scope: z.string(),
+    expiresAt: z.string(),
   },
   'Impersonation.Revoked': {
-    impersonationId: z.string(), userId: z.string(), applicationId: z.string(), actorUserId: z.string().nullable(),
-    resource: z.string().nullable(), revokedBy: z.string(), revokedAt: z.string(), expiresAt: z.string(),
+    impersonationId: z.string(),
+    userId: z.string(),
+    applicationId: z.string(),
+    actorUserId: z.string().nullable(),
+    resource: z.string().nullable(),
+    revokedBy: z.string(),
+    revokedAt: z.string(),
+    expiresAt: z.string(),
   },
 } satisfies Record<ExceptionEventName | ImpersonationEventName, z.ZodRawShape>;
 
 function dataEvent<N extends DataEventName>(name: N) {
   const payload = dataPayloads[name] as (typeof dataPayloads)[N];
   return z.union([
-    z.object({ ...head(name), ...version, ...managementContext, ...payload, ...hookId }).describe('From the management API'),
-    z.object({ ...head(name), ...version, ...experienceContext, ...payload, ...hookId }).describe('From an end-user flow'),
+    z
+      .object({ ...head(name), ...version, ...managementContext, ...payload, ...hookId })
+      .describe('From the management API'),
+    z
+      .object({ ...head(name), ...version, ...experienceContext, ...payload, ...hookId })
+      .describe('From an end-user flow'),
   ]);
 }
 
 function interactionEvent<N extends InteractionEventName>(name: N) {
   return z.object({
-    ...head(name), interactionEvent: z.literal(INTERACTION_KINDS[name]), sessionId: z.string(), userIp: z.string(),
-    userAgent: z.string().optional(), ...interactionPayload, ...hookId,
+    ...head(name),
+    interactionEvent: z.literal(INTERACTION_KINDS[name]),
+    sessionId: z.string(),
+    userIp: z.string(),
+    userAgent: z.string().optional(),
+    ...interactionPayload,
+    ...hookId,
   });
 }
 
 function otherEvent<N extends ExceptionEventName | ImpersonationEventName>(name: N) {
   const payload = otherPayloads[name];
   // What the payload states itself (an impersonation's applicationId) is its own field, not the request's.
-  const context = Object.fromEntries(Object.entries(exceptionContext).filter(([key]) => !(key in payload))) as
-    Omit<typeof exceptionContext, keyof (typeof otherPayloads)[N]>;
+  const context = Object.fromEntries(Object.entries(exceptionContext).filter(([key]) => !(key in payload))) as Omit<
+    typeof exceptionContext,
+    keyof (typeof otherPayloads)[N]
+  >;
   return z.object({ ...head(name), ...context, ...payload, ...hookId });
 }
 
@@ -131,12 +179,16 @@ const SCHEMAS = {
   PostRegister: interactionEvent('PostRegister'),
   PostSignIn: interactionEvent('PostSignIn'),
   PostResetPassword: interactionEvent('PostResetPassword'),
-  ...Object.fromEntries(Object.keys(dataPayloads).map((name) => [name, dataEvent(name as DataEventName)])) as unknown as {
+  ...(Object.fromEntries(
+    Object.keys(dataPayloads).map((name) => [name, dataEvent(name as DataEventName)]),
+  ) as unknown as {
     [N in DataEventName]: ReturnType<typeof dataEvent<N>>;
-  },
-  ...Object.fromEntries(Object.keys(otherPayloads).map((name) => [name, otherEvent(name as ExceptionEventName)])) as unknown as {
+  }),
+  ...(Object.fromEntries(
+    Object.keys(otherPayloads).map((name) => [name, otherEvent(name as ExceptionEventName)]),
+  ) as unknown as {
     [N in ExceptionEventName | ImpersonationEventName]: ReturnType<typeof otherEvent<N>>;
-  },
+  }),
 } satisfies Record<EventName, z.ZodType>;
 
 /**
@@ -144,9 +196,15 @@ const SCHEMAS = {
  * fields. A field added to a payload type and not to its schema (or the other way round) fails `tsc`.
  */
 type Fits<A, B> = [A] extends [B] ? true : false;
-type SameKeys<A, B> = [Exclude<keyof A, 'hookId'>] extends [keyof B] ? ([Exclude<keyof B, 'hookId'>] extends [keyof A] ? true : false) : false;
-type Check<N extends EventName> = Fits<RecordedEvent<N>, z.output<(typeof SCHEMAS)[N]>> extends true
-  ? SameKeys<RecordedEvent<N>, z.output<(typeof SCHEMAS)[N]>> : false;
+type SameKeys<A, B> = [Exclude<keyof A, 'hookId'>] extends [keyof B]
+  ? [Exclude<keyof B, 'hookId'>] extends [keyof A]
+    ? true
+    : false
+  : false;
+type Check<N extends EventName> =
+  Fits<RecordedEvent<N>, z.output<(typeof SCHEMAS)[N]>> extends true
+    ? SameKeys<RecordedEvent<N>, z.output<(typeof SCHEMAS)[N]>>
+    : false;
 /** The events whose type and schema differ: none, or this declaration fails to compile. */
 type Mismatched = { [N in EventName]: Check<N> extends true ? never : N }[EventName];
 const everyEventMatches: [Mismatched] extends [never] ? true : Mismatched = true;
@@ -159,5 +217,8 @@ export function eventJsonSchema(name: EventName): Record<string, unknown> {
 
 /** Every event type's schema, by name (the OpenAPI document's `webhooks`). */
 export function eventJsonSchemas(): Record<EventName, Record<string, unknown>> {
-  return Object.fromEntries(ALL_EVENTS.map((name) => [name, eventJsonSchema(name)])) as Record<EventName, Record<string, unknown>>;
+  return Object.fromEntries(ALL_EVENTS.map((name) => [name, eventJsonSchema(name)])) as Record<
+    EventName,
+    Record<string, unknown>
+  >;
 }

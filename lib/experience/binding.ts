@@ -44,7 +44,10 @@ export function remainingSeconds(interaction: { exp: number }): number {
 export async function findInteraction(provider: Provider, uid: string | undefined): Promise<Interaction> {
   const interaction = uid ? await provider.Interaction.find(uid) : undefined;
   if (!interaction || interaction.exp <= Math.floor(Date.now() / 1000)) {
-    throw errors.experience('session.not_found', 'no sign-in is in progress for this browser; start again from the application');
+    throw errors.experience(
+      'session.not_found',
+      'no sign-in is in progress for this browser; start again from the application',
+    );
   }
   return interaction;
 }

@@ -8,19 +8,26 @@ export const connectorVerification = z.object({
   id: z.string(),
   type: z.enum(['Social', 'EnterpriseSso']),
   connectorId: z.string(),
-  pending: z.object({
-    state: z.string(), nonce: z.string().optional(), codeVerifier: z.string(), redirectUri: z.string(),
-  }).optional(),
-  profile: z.object({
-    id: z.string(),
-    email: z.string().optional(),
-    emailVerified: z.boolean(),
-    phone: z.string().optional(),
-    name: z.string().optional(),
-    avatar: z.string().optional(),
-    issuer: z.string().optional(),
-    rawData: z.record(z.string(), z.unknown()),
-  }).optional(),
+  pending: z
+    .object({
+      state: z.string(),
+      nonce: z.string().optional(),
+      codeVerifier: z.string(),
+      redirectUri: z.string(),
+    })
+    .optional(),
+  profile: z
+    .object({
+      id: z.string(),
+      email: z.string().optional(),
+      emailVerified: z.boolean(),
+      phone: z.string().optional(),
+      name: z.string().optional(),
+      avatar: z.string().optional(),
+      issuer: z.string().optional(),
+      rawData: z.record(z.string(), z.unknown()),
+    })
+    .optional(),
 });
 export type ConnectorVerification = z.infer<typeof connectorVerification>;
 

@@ -13,12 +13,22 @@ import { findUserBy } from './verification.ts';
 
 export type ConnectorType = ConnectorVerification['type'];
 
-type Deps = Pick<ExperienceDeps, 'repositories' | 'users' | 'organizationJit' | 'signInExperience' | 'connectors' | 'identities' | 'upstreams'>;
+type Deps = Pick<
+  ExperienceDeps,
+  'repositories' | 'users' | 'organizationJit' | 'signInExperience' | 'connectors' | 'identities' | 'upstreams'
+>;
 
 /** Logto's social identity `details`: who the provider says the user is (never a token). */
 const detailsOf = (profile: UpstreamProfile) => {
   const { id, email, phone, name, avatar, rawData } = profile;
-  return { id, ...(email && { email }), ...(phone && { phone }), ...(name && { name }), ...(avatar && { avatar }), rawData };
+  return {
+    id,
+    ...(email && { email }),
+    ...(phone && { phone }),
+    ...(name && { name }),
+    ...(avatar && { avatar }),
+    rawData,
+  };
 };
 
 /**
@@ -36,7 +46,10 @@ export function createConnectorVerifications(deps: Deps) {
   async function usable(type: ConnectorType, connectorId: string) {
     if (type === 'Social') return (await deps.connectors.usableSocial(connectorId)).usable;
     if (!(await deps.signInExperience.get()).singleSignOnEnabled) {
-      throw errors.experience('user.sign_in_method_not_enabled', 'enterprise single sign-on is off (singleSignOnEnabled)');
+      throw errors.experience(
+        'user.sign_in_method_not_enabled',
+        'enterprise single sign-on is off (singleSignOnEnabled)',
+      );
     }
     return (await deps.connectors.usableSso(connectorId)).usable;
   }
@@ -48,13 +61,21 @@ export function createConnectorVerifications(deps: Deps) {
 
   function find(record: ExperienceRecord, verificationId: string): ConnectorVerification {
     const found = record.connectorVerifications?.find((item) => item.id === verificationId);
-    if (!found) throw errors.experience('session.verification_session_not_found', `no verification ${verificationId.slice(0, 64)} in this sign-in`);
+    if (!found)
+      throw errors.experience(
+        'session.verification_session_not_found',
+        `no verification ${verificationId.slice(0, 64)} in this sign-in`,
+      );
     return found;
   }
 
-  function verified(record: ExperienceRecord, verificationId: string): ConnectorVerification & { profile: UpstreamProfile } {
+  function verified(
+    record: ExperienceRecord,
+    verificationId: string,
+  ): ConnectorVerification & { profile: UpstreamProfile } {
     const found = find(record, verificationId);
-    if (!found.profile) throw errors.experience('session.verification_failed', 'this verification has not succeeded yet');
+    if (!found.profile)
+      throw errors.experience('session.verification_failed', 'this verification has not succeeded yet');
     return found as ConnectorVerification & { profile: UpstreamProfile };
   }
 
@@ -70,7 +91,9 @@ export function createConnectorVerifications(deps: Deps) {
    * The email the provider vouches for: verified, and for an enterprise connector of one of its domains (the
    * domains it was set up for, an exact match); undefined otherwise.
    */
-  async function vouchedEmail(verification: ConnectorVerification & { profile: UpstreamProfile }): Promise<string | undefined> {
+  async function vouchedEmail(
+    verification: ConnectorVerification & { profile: UpstreamProfile },
+  ): Promise<string | undefined> {
     const { email, emailVerified } = verification.profile;
     if (!email || !emailVerified) return undefined;
     if (verification.type === 'Social') return email;
@@ -79,7 +102,9 @@ export function createConnectorVerifications(deps: Deps) {
   }
 
   /** The account with the email the provider vouches for, if any. */
-  async function related(verification: ConnectorVerification & { profile: UpstreamProfile }): Promise<User | undefined> {
+  async function related(
+    verification: ConnectorVerification & { profile: UpstreamProfile },
+  ): Promise<User | undefined> {
     const email = await vouchedEmail(verification);
     return email ? findUserBy(deps.repositories, { type: 'email', value: email }) : undefined;
   }
@@ -88,10 +113,16 @@ export function createConnectorVerifications(deps: Deps) {
     const { profile } = verification;
     if (verification.type === 'Social') {
       const { metadata } = await deps.connectors.mustFindSocial(verification.connectorId);
-      return (await deps.identities.linkSocial(user.id, metadata.target, { userId: profile.id, details: detailsOf(profile) })).user;
+      return (
+        await deps.identities.linkSocial(user.id, metadata.target, { userId: profile.id, details: detailsOf(profile) })
+      ).user;
     }
     await deps.identities.linkSso({
-      userId: user.id, issuer: profile.issuer ?? '', identityId: profile.id, detail: profile.rawData, ssoConnectorId: verification.connectorId,
+      userId: user.id,
+      issuer: profile.issuer ?? '',
+      identityId: profile.id,
+      detail: profile.rawData,
+      ssoConnectorId: verification.connectorId,
     });
     return user;
   }
@@ -107,39 +138,63 @@ export function createConnectorVerifications(deps: Deps) {
       if (identifier.type !== 'email') return;
       const connectors = await ssoForEmail(identifier.value);
       if (connectors.length) {
-        throw errors.experience('session.sso_enabled', 'this email address signs in with its organization\'s single sign-on', {
-          connectorIds: connectors.map((connector) => connector.id),
-        });
+        throw errors.experience(
+          'session.sso_enabled',
+          "this email address signs in with its organization's single sign-on",
+          {
+            connectorIds: connectors.map((connector) => connector.id),
+          },
+        );
       }
     },
 
     owns: (record: ExperienceRecord, verificationId: string | undefined) =>
-      verificationId !== undefined && Boolean(record.connectorVerifications?.some((item) => item.id === verificationId)),
+      verificationId !== undefined &&
+      Boolean(record.connectorVerifications?.some((item) => item.id === verificationId)),
 
     /** The connector sign-in of a type this experience started last (one per type), for the pages' callback. */
-    latest: (record: ExperienceRecord, type: ConnectorType) => record.connectorVerifications?.find((item) => item.type === type),
+    latest: (record: ExperienceRecord, type: ConnectorType) =>
+      record.connectorVerifications?.find((item) => item.type === type),
 
     /** Starts a sign-in at the upstream: the authorization URL, and the verification that will check its callback. */
     async authorize(
-      record: ExperienceRecord, type: ConnectorType, connectorId: string, request: { state?: string; redirectUri: string },
+      record: ExperienceRecord,
+      type: ConnectorType,
+      connectorId: string,
+      request: { state?: string; redirectUri: string },
     ): Promise<{ authorizationUri: string; verificationId: string }> {
       const state = request.state ?? randomBytes(24).toString('base64url');
-      const { url, pending } = await deps.upstreams.authorize(await usable(type, connectorId), request.redirectUri, state);
+      const { url, pending } = await deps.upstreams.authorize(
+        await usable(type, connectorId),
+        request.redirectUri,
+        state,
+      );
       const verification: ConnectorVerification = { id: newId(), type, connectorId, pending };
-      record.connectorVerifications = [...(record.connectorVerifications ?? []).filter((item) => item.type !== type), verification];
+      record.connectorVerifications = [
+        ...(record.connectorVerifications ?? []).filter((item) => item.type !== type),
+        verification,
+      ];
       return { authorizationUri: url, verificationId: verification.id };
     },
 
     /** Checks the upstream's callback (`connectorData`: its query parameters) and learns who the user is. */
     async verify(
-      record: ExperienceRecord, type: ConnectorType, connectorId: string, verificationId: string, connectorData: Record<string, string>,
+      record: ExperienceRecord,
+      type: ConnectorType,
+      connectorId: string,
+      verificationId: string,
+      connectorData: Record<string, string>,
     ): Promise<string> {
       const verification = find(record, verificationId);
       if (verification.type !== type || verification.connectorId !== connectorId) {
-        throw errors.experience('session.verification_session_not_found', 'this verification is not for this connector');
+        throw errors.experience(
+          'session.verification_session_not_found',
+          'this verification is not for this connector',
+        );
       }
       const { pending } = verification;
-      if (!pending) throw errors.connector('connector.authorization_failed', 'this sign-in already used its callback: start again');
+      if (!pending)
+        throw errors.connector('connector.authorization_failed', 'this sign-in already used its callback: start again');
       verification.profile = await deps.upstreams.callback(await usable(type, connectorId), pending, connectorData);
       delete verification.pending;
       return verification.id;
@@ -180,15 +235,25 @@ export function createConnectorVerifications(deps: Deps) {
      * Registration: a new account from the identity, with the provider's email when it is verified and no other
      * account has it, its name and picture; an enterprise identity joins the connector's JIT organizations.
      */
-    async register(record: ExperienceRecord, verificationId: string): Promise<{ user: User; memberships: JitMembership[] }> {
+    async register(
+      record: ExperienceRecord,
+      verificationId: string,
+    ): Promise<{ user: User; memberships: JitMembership[] }> {
       assertEventAllowed(await deps.signInExperience.get(), 'Register');
-      if (record.userId) throw errors.experience('session.identity_conflict', 'this registration already created its account');
+      if (record.userId)
+        throw errors.experience('session.identity_conflict', 'this registration already created its account');
       const verification = verified(record, verificationId);
-      if (await holder(verification)) throw errors.conflict('user.identity_already_in_use', 'an account already has this identity: sign in instead');
+      if (await holder(verification))
+        throw errors.conflict('user.identity_already_in_use', 'an account already has this identity: sign in instead');
       const { profile } = verification;
       const vouched = await vouchedEmail(verification);
-      const email = vouched && !(await findUserBy(deps.repositories, { type: 'email', value: vouched })) ? vouched : undefined;
-      const created = await deps.users.create({ primaryEmail: email, name: profile.name?.slice(0, 256), avatar: profile.avatar });
+      const email =
+        vouched && !(await findUserBy(deps.repositories, { type: 'email', value: vouched })) ? vouched : undefined;
+      const created = await deps.users.create({
+        primaryEmail: email,
+        name: profile.name?.slice(0, 256),
+        avatar: profile.avatar,
+      });
       let user: User;
       try {
         user = await link(created, verification);
@@ -197,7 +262,9 @@ export function createConnectorVerifications(deps: Deps) {
         throw error;
       }
       const memberships = [
-        ...(verification.type === 'EnterpriseSso' ? await deps.organizationJit.provisionBySsoConnector(user.id, verification.connectorId) : []),
+        ...(verification.type === 'EnterpriseSso'
+          ? await deps.organizationJit.provisionBySsoConnector(user.id, verification.connectorId)
+          : []),
         ...(email ? await deps.organizationJit.provisionByVerifiedEmail(user.id, email) : []),
       ];
       identifyAs(record, user.id);
@@ -217,17 +284,19 @@ export function createConnectorVerifications(deps: Deps) {
         user = await link(user, verification);
         userChanged = true;
         if (verification.type === 'EnterpriseSso') {
-          memberships.push(...await deps.organizationJit.provisionBySsoConnector(user.id, verification.connectorId));
+          memberships.push(...(await deps.organizationJit.provisionBySsoConnector(user.id, verification.connectorId)));
         }
       } else if (verification.type === 'EnterpriseSso') {
         await link(user, verification);
       }
-      const syncProfile = verification.type === 'Social'
-        ? (await deps.connectors.mustFindSocial(verification.connectorId)).syncProfile
-        : (await deps.connectors.mustFindSso(verification.connectorId)).syncProfile;
+      const syncProfile =
+        verification.type === 'Social'
+          ? (await deps.connectors.mustFindSocial(verification.connectorId)).syncProfile
+          : (await deps.connectors.mustFindSso(verification.connectorId)).syncProfile;
       const { name, avatar } = verification.profile;
       const sync = {
-        ...(name && name !== user.name && { name: name.slice(0, 256) }), ...(avatar && avatar !== user.avatar && { avatar }),
+        ...(name && name !== user.name && { name: name.slice(0, 256) }),
+        ...(avatar && avatar !== user.avatar && { avatar }),
       };
       if (syncProfile && !record.userCreated && Object.keys(sync).length) {
         user = await deps.users.update(user.id, sync);
@@ -237,4 +306,3 @@ export function createConnectorVerifications(deps: Deps) {
     },
   };
 }
-

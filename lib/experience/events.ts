@@ -23,10 +23,17 @@ export function createExperienceEvents(deps: { bus: EventBus; repositories: Pick
     return typeof clientId === 'string' ? clientId : undefined;
   };
 
-  function dataContext(interaction: Interaction, request: ExperienceRequest, event: InteractionEvent): ExperienceDataContext {
+  function dataContext(
+    interaction: Interaction,
+    request: ExperienceRequest,
+    event: InteractionEvent,
+  ): ExperienceDataContext {
     return {
-      interactionEvent: event, sessionId: interaction.jti, applicationId: clientIdOf(interaction),
-      userAgent: request.userAgent, ip: request.ip,
+      interactionEvent: event,
+      sessionId: interaction.jti,
+      applicationId: clientIdOf(interaction),
+      userAgent: request.userAgent,
+      ip: request.ip,
     };
   }
 
@@ -38,7 +45,12 @@ export function createExperienceEvents(deps: { bus: EventBus; repositories: Pick
 
   return {
     /** A new account (Register identification), with the organizations it joined just in time. */
-    async userCreated(interaction: Interaction, request: ExperienceRequest, user: User, memberships: JitMembership[]): Promise<void> {
+    async userCreated(
+      interaction: Interaction,
+      request: ExperienceRequest,
+      user: User,
+      memberships: JitMembership[],
+    ): Promise<void> {
       await deps.bus.emitAll(dataContext(interaction, request, 'Register'), [
         { event: 'User.Created', payload: { data: user } },
         ...membershipDrafts(user.id, memberships),
@@ -47,13 +59,21 @@ export function createExperienceEvents(deps: { bus: EventBus; repositories: Pick
 
     /** The end of a flow: the interaction event, then what changed (profile, memberships). */
     async submitted(
-      interaction: Interaction, request: ExperienceRequest, event: InteractionEvent,
+      interaction: Interaction,
+      request: ExperienceRequest,
+      event: InteractionEvent,
       outcome: { user: User; userChanged: boolean; memberships: JitMembership[] },
     ): Promise<void> {
       const { user } = outcome;
-      await deps.bus.emit(INTERACTION_EVENT_NAMES[event], { userId: user.id, user, application: await application(interaction) }, {
-        sessionId: interaction.jti, userIp: request.ip, userAgent: request.userAgent,
-      });
+      await deps.bus.emit(
+        INTERACTION_EVENT_NAMES[event],
+        { userId: user.id, user, application: await application(interaction) },
+        {
+          sessionId: interaction.jti,
+          userIp: request.ip,
+          userAgent: request.userAgent,
+        },
+      );
       await deps.bus.emitAll(dataContext(interaction, request, event), [
         ...(outcome.userChanged ? [{ event: 'User.Data.Updated' as const, payload: { data: user } }] : []),
         ...membershipDrafts(user.id, outcome.memberships),
@@ -68,4 +88,3 @@ function membershipDrafts(userId: string, memberships: JitMembership[]) {
     payload: { data: organization, organizationId: organization.id, addedUserIds: [userId] },
   }));
 }
-

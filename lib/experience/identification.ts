@@ -9,9 +9,12 @@ import { findUserBy, verificationOf } from './verification.ts';
 
 /** Whether this experience verified the email address with a code: only then may it join organizations by domain. */
 export function emailVerifiedIn(record: ExperienceRecord, email: string | null | undefined): email is string {
-  return Boolean(email) && record.verifications.some((item) => (
-    item.type === 'EmailVerificationCode' && item.verified && item.identifier.value === email
-  ));
+  return (
+    Boolean(email) &&
+    record.verifications.some(
+      (item) => item.type === 'EmailVerificationCode' && item.verified && item.identifier.value === email,
+    )
+  );
 }
 
 /**
@@ -19,7 +22,9 @@ export function emailVerifiedIn(record: ExperienceRecord, email: string | null |
  * existing account through a verification; registration creates the account from the profile (and the
  * verification, when one is named, adds its email or phone first).
  */
-export function createIdentification(deps: Pick<ExperienceDeps, 'repositories' | 'users' | 'organizationJit' | 'signInExperience'>) {
+export function createIdentification(
+  deps: Pick<ExperienceDeps, 'repositories' | 'users' | 'organizationJit' | 'signInExperience'>,
+) {
   async function existingUser(record: ExperienceRecord, verificationId: string | undefined): Promise<User> {
     if (!verificationId) throw errors.invalidInput('verificationId is required to identify an existing account');
     const verification = verificationOf(record, verificationId);
@@ -27,11 +32,15 @@ export function createIdentification(deps: Pick<ExperienceDeps, 'repositories' |
     assertEventAllowed(settings, record.interactionEvent);
     if (record.interactionEvent === 'SignIn') assertSignInMethod(settings, verification);
     else assertForgotPasswordMethod(settings, verification);
-    if (!verification.verified) throw errors.experience('session.verification_failed', 'this verification has not succeeded yet');
+    if (!verification.verified)
+      throw errors.experience('session.verification_failed', 'this verification has not succeeded yet');
     const user = verification.userId
-      ? (await deps.repositories.users.findById(verification.userId)) ?? undefined
+      ? ((await deps.repositories.users.findById(verification.userId)) ?? undefined)
       : await findUserBy(deps.repositories, verification.identifier);
-    if (!user) throw errors.experience('user.user_not_exist', 'no account has this identifier', { identifier: verification.identifier.value });
+    if (!user)
+      throw errors.experience('user.user_not_exist', 'no account has this identifier', {
+        identifier: verification.identifier.value,
+      });
     if (user.isSuspended) throw errors.experience('user.suspended', 'this account is suspended');
     if (record.userId && record.userId !== user.id) {
       throw errors.experience('session.identity_conflict', 'this sign-in already identified another account');
@@ -43,11 +52,15 @@ export function createIdentification(deps: Pick<ExperienceDeps, 'repositories' |
   async function addVerifiedIdentifier(record: ExperienceRecord, verificationId: string): Promise<void> {
     const verification = verificationOf(record, verificationId);
     if (verification.type === 'Password' || !verification.verified) {
-      throw errors.experience('session.verification_failed', 'registration takes a verified email or phone code verification');
+      throw errors.experience(
+        'session.verification_failed',
+        'registration takes a verified email or phone code verification',
+      );
     }
-    const change = verification.type === 'EmailVerificationCode'
-      ? { primaryEmail: verification.identifier.value }
-      : { primaryPhone: verification.identifier.value };
+    const change =
+      verification.type === 'EmailVerificationCode'
+        ? { primaryEmail: verification.identifier.value }
+        : { primaryPhone: verification.identifier.value };
     await assertAvailable(deps.repositories, change);
     Object.assign(record.profile, change);
   }
@@ -55,7 +68,10 @@ export function createIdentification(deps: Pick<ExperienceDeps, 'repositories' |
   return {
     async identify(record: ExperienceRecord, verificationId: string | undefined): Promise<void> {
       if (record.interactionEvent === 'Register') {
-        throw errors.experience('session.invalid_interaction_type', 'registration identifies a new account: use register');
+        throw errors.experience(
+          'session.invalid_interaction_type',
+          'registration identifies a new account: use register',
+        );
       }
       identifyAs(record, (await existingUser(record, verificationId)).id);
     },
@@ -65,12 +81,15 @@ export function createIdentification(deps: Pick<ExperienceDeps, 'repositories' |
      * missing (422 `user.missing_profile` names it), so the client completes the profile and calls again.
      */
     async register(
-      record: ExperienceRecord, verificationId: string | undefined, save: () => Promise<void>,
+      record: ExperienceRecord,
+      verificationId: string | undefined,
+      save: () => Promise<void>,
     ): Promise<{ user: User; memberships: JitMembership[] }> {
       if (record.interactionEvent !== 'Register') {
         throw errors.experience('session.invalid_interaction_type', 'only a registration creates an account');
       }
-      if (record.userId) throw errors.experience('session.identity_conflict', 'this registration already created its account');
+      if (record.userId)
+        throw errors.experience('session.identity_conflict', 'this registration already created its account');
       const settings = await deps.signInExperience.get();
       assertEventAllowed(settings, 'Register');
       if (verificationId) {
@@ -103,4 +122,3 @@ export function createIdentification(deps: Pick<ExperienceDeps, 'repositories' |
     },
   };
 }
-

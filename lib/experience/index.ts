@@ -11,7 +11,13 @@ import { assertEventAllowed, assertEventSwitch } from './rules.ts';
 import { createExperienceStore } from './store.ts';
 import { createSubmission } from './submission.ts';
 import {
-  dropAccountState, identifyAs, publicProfile, type ExperienceIdentifier, type ExperienceRecord, type ExperienceRequest, type InteractionEvent,
+  dropAccountState,
+  identifyAs,
+  publicProfile,
+  type ExperienceIdentifier,
+  type ExperienceRecord,
+  type ExperienceRequest,
+  type InteractionEvent,
 } from './types.ts';
 import { createVerifications } from './verification.ts';
 import { createConnectorVerifications, type ConnectorType } from './connectors.ts';
@@ -60,7 +66,10 @@ export function createExperience(deps: ExperienceDeps) {
     const interaction = await findInteraction(deps.provider, request.uid);
     const record = await store.load(interaction.uid);
     if (!record) {
-      throw errors.experience('session.interaction_not_found', 'no experience was started for this sign-in: PUT /api/experience first');
+      throw errors.experience(
+        'session.interaction_not_found',
+        'no experience was started for this sign-in: PUT /api/experience first',
+      );
     }
     return { interaction, record, save: () => store.save(interaction.uid, record, remainingSeconds(interaction)) };
   }
@@ -75,20 +84,33 @@ export function createExperience(deps: ExperienceDeps) {
   }
 
   /** A change to the experience of an identified account (sign-in or registration; forgot password has no MFA step). */
-  function withUser<T>(request: ExperienceRequest, change: (record: ExperienceRecord, user: User) => Promise<T>): Promise<T> {
+  function withUser<T>(
+    request: ExperienceRequest,
+    change: (record: ExperienceRecord, user: User) => Promise<T>,
+  ): Promise<T> {
     return requireRecord(request, async ({ record }) => {
       if (record.interactionEvent === 'ForgotPassword') {
-        throw errors.experience('session.not_supported_for_forgot_password', 'a forgot-password experience has no second-factor step');
+        throw errors.experience(
+          'session.not_supported_for_forgot_password',
+          'a forgot-password experience has no second-factor step',
+        );
       }
       return change(record, await submission.identifiedUser(record));
     });
   }
 
-  function messageContext(interaction: Interaction, record: ExperienceRecord, request: ExperienceRequest): MessageEventContext {
+  function messageContext(
+    interaction: Interaction,
+    record: ExperienceRecord,
+    request: ExperienceRequest,
+  ): MessageEventContext {
     const clientId = interaction.params.client_id;
     return {
-      ip: request.ip, ...(request.userAgent && { userAgent: request.userAgent }), interactionEvent: record.interactionEvent,
-      sessionId: interaction.jti, ...(typeof clientId === 'string' && { applicationId: clientId }),
+      ip: request.ip,
+      ...(request.userAgent && { userAgent: request.userAgent }),
+      interactionEvent: record.interactionEvent,
+      sessionId: interaction.jti,
+      ...(typeof clientId === 'string' && { applicationId: clientId }),
     };
   }
 
@@ -120,15 +142,16 @@ export function createExperience(deps: ExperienceDeps) {
      * registration must not submit as it), nor anything recorded for the identified account: second-factor
      * proofs, new factors, a skipped enrolment and a connector sign-in belong to the event they were made in.
      */
-    setEvent: (request: ExperienceRequest, interactionEvent: InteractionEvent) => requireRecord(request, async ({ record }) => {
-      assertEventAllowed(await deps.signInExperience.get(), interactionEvent);
-      assertEventSwitch(record.interactionEvent, interactionEvent);
-      if (record.interactionEvent === interactionEvent) return;
-      record.profile = {};
-      dropAccountState(record);
-      if (interactionEvent === 'Register' && !record.userCreated) identifyAs(record, undefined);
-      record.interactionEvent = interactionEvent;
-    }),
+    setEvent: (request: ExperienceRequest, interactionEvent: InteractionEvent) =>
+      requireRecord(request, async ({ record }) => {
+        assertEventAllowed(await deps.signInExperience.get(), interactionEvent);
+        assertEventSwitch(record.interactionEvent, interactionEvent);
+        if (record.interactionEvent === interactionEvent) return;
+        record.profile = {};
+        dropAccountState(record);
+        if (interactionEvent === 'Register' && !record.userCreated) identifyAs(record, undefined);
+        record.interactionEvent = interactionEvent;
+      }),
 
     verifyPassword: (request: ExperienceRequest, identifier: ExperienceIdentifier, password: string) =>
       requireRecord(request, async ({ record }) => {
@@ -142,7 +165,9 @@ export function createExperience(deps: ExperienceDeps) {
         if (interactionEvent !== 'ForgotPassword') await connectorFlows.assertNotSsoOnly(identifier);
         const registrationOff = (await deps.signInExperience.get()).signInMode === 'SignIn';
         const verification = await verifications.sendCode(record, identifier, interactionEvent, {
-          registrationOff, applicationName: await applicationName(interaction), context: messageContext(interaction, record, request),
+          registrationOff,
+          applicationName: await applicationName(interaction),
+          context: messageContext(interaction, record, request),
           senders: { ip: request.ip, interaction: interaction.uid },
         });
         return { verificationId: verification.id };
@@ -157,116 +182,158 @@ export function createExperience(deps: ExperienceDeps) {
      * `POST /api/experience/identification`: `created` when a registration created the account (User.Created
      * and the organizations it joined just in time are published once it is stored).
      */
-    identify: (request: ExperienceRequest, verificationId?: string, options: { linkSocialIdentity?: boolean } = {}) => store.serialized(request.uid, async (): Promise<{ created: boolean }> => {
-      const { interaction, record, save } = await open(request);
-      if (connectorFlows.owns(record, verificationId) && record.interactionEvent !== 'Register') {
-        await connectorFlows.identify(record, verificationId!, options.linkSocialIdentity);
-        await save();
-        return { created: false };
-      }
-      if (connectorFlows.owns(record, verificationId)) {
-        const { user, memberships } = await connectorFlows.register(record, verificationId!);
+    identify: (request: ExperienceRequest, verificationId?: string, options: { linkSocialIdentity?: boolean } = {}) =>
+      store.serialized(request.uid, async (): Promise<{ created: boolean }> => {
+        const { interaction, record, save } = await open(request);
+        if (connectorFlows.owns(record, verificationId) && record.interactionEvent !== 'Register') {
+          await connectorFlows.identify(record, verificationId!, options.linkSocialIdentity);
+          await save();
+          return { created: false };
+        }
+        if (connectorFlows.owns(record, verificationId)) {
+          const { user, memberships } = await connectorFlows.register(record, verificationId!);
+          await save();
+          await events.userCreated(interaction, request, user, memberships);
+          return { created: true };
+        }
+        if (record.interactionEvent !== 'Register') {
+          await identification.identify(record, verificationId);
+          await save();
+          return { created: false };
+        }
+        const { user, memberships } = await identification.register(record, verificationId, save);
         await save();
         await events.userCreated(interaction, request, user, memberships);
         return { created: true };
-      }
-      if (record.interactionEvent !== 'Register') {
-        await identification.identify(record, verificationId);
-        await save();
-        return { created: false };
-      }
-      const { user, memberships } = await identification.register(record, verificationId, save);
-      await save();
-      await events.userCreated(interaction, request, user, memberships);
-      return { created: true };
-    }),
+      }),
 
     /** `POST /api/experience/profile`; during sign-in it completes the identified account. */
-    addProfile: (request: ExperienceRequest, input: ProfileInput) => requireRecord(request, async ({ record }) => {
-      if (record.interactionEvent === 'ForgotPassword') {
-        throw errors.experience('session.not_supported_for_forgot_password', 'a forgot-password experience only sets a new password');
-      }
-      const user = record.interactionEvent === 'SignIn' || record.userId ? await submission.identifiedUser(record) : undefined;
-      await profiles.set(record, input, user);
-    }),
+    addProfile: (request: ExperienceRequest, input: ProfileInput) =>
+      requireRecord(request, async ({ record }) => {
+        if (record.interactionEvent === 'ForgotPassword') {
+          throw errors.experience(
+            'session.not_supported_for_forgot_password',
+            'a forgot-password experience only sets a new password',
+          );
+        }
+        const user =
+          record.interactionEvent === 'SignIn' || record.userId ? await submission.identifiedUser(record) : undefined;
+        await profiles.set(record, input, user);
+      }),
 
     /** `PUT /api/experience/profile/password`: the new password of a forgot-password experience. */
-    resetPassword: (request: ExperienceRequest, password: string) => requireRecord(request, async ({ record }) => {
-      if (record.interactionEvent !== 'ForgotPassword') {
-        throw errors.experience('session.invalid_interaction_type', 'only a forgot-password experience resets a password');
-      }
-      await profiles.reset(record, password, await submission.identifiedUser(record));
-    }),
+    resetPassword: (request: ExperienceRequest, password: string) =>
+      requireRecord(request, async ({ record }) => {
+        if (record.interactionEvent !== 'ForgotPassword') {
+          throw errors.experience(
+            'session.invalid_interaction_type',
+            'only a forgot-password experience resets a password',
+          );
+        }
+        await profiles.reset(record, password, await submission.identifiedUser(record));
+      }),
 
     /**
      * `POST /api/experience/submit`: commits, then hands the result to the OIDC interaction (as
      * `provider.interactionResult` does) and answers where the browser goes next: back into the authorization
      * flow, or, after a password reset, to the sign-in page of the same interaction.
      */
-    submit: (request: ExperienceRequest) => store.serialized(request.uid, async (): Promise<{ redirectTo: string }> => {
-      const { interaction, record } = await open(request);
-      const outcome = await connectorFlows.commit(record, await submission.commit(record));
-      let redirectTo = `${deps.baseUrl}/interaction/${interaction.uid}`;
-      if (record.interactionEvent !== 'ForgotPassword') {
-        interaction.result = { login: { accountId: outcome.user.id } };
-        await interaction.save(remainingSeconds(interaction));
-        redirectTo = interaction.returnTo;
-      }
-      await store.remove(interaction.uid);
-      await events.submitted(interaction, request, record.interactionEvent, outcome);
-      return { redirectTo };
-    }),
+    submit: (request: ExperienceRequest) =>
+      store.serialized(request.uid, async (): Promise<{ redirectTo: string }> => {
+        const { interaction, record } = await open(request);
+        const outcome = await connectorFlows.commit(record, await submission.commit(record));
+        let redirectTo = `${deps.baseUrl}/interaction/${interaction.uid}`;
+        if (record.interactionEvent !== 'ForgotPassword') {
+          interaction.result = { login: { accountId: outcome.user.id } };
+          await interaction.save(remainingSeconds(interaction));
+          redirectTo = interaction.returnTo;
+        }
+        await store.remove(interaction.uid);
+        await events.submitted(interaction, request, record.interactionEvent, outcome);
+        return { redirectTo };
+      }),
 
     /** Starts a sign-in through a social or enterprise connector: where to send the browser, and the verification. */
-    connectorAuthorization: (request: ExperienceRequest, type: ConnectorType, connectorId: string, target: { state?: string; redirectUri: string }) =>
-      requireRecord(request, ({ record }) => connectorFlows.authorize(record, type, connectorId, target)),
+    connectorAuthorization: (
+      request: ExperienceRequest,
+      type: ConnectorType,
+      connectorId: string,
+      target: { state?: string; redirectUri: string },
+    ) => requireRecord(request, ({ record }) => connectorFlows.authorize(record, type, connectorId, target)),
 
     /**
      * Checks the upstream's callback parameters against the verification; without a connector and verification
      * named (the pages' callback), against the sign-in of that type this experience started last.
      */
     verifyConnector: (
-      request: ExperienceRequest, type: ConnectorType, named: { connectorId: string; verificationId: string } | undefined,
+      request: ExperienceRequest,
+      type: ConnectorType,
+      named: { connectorId: string; verificationId: string } | undefined,
       connectorData: Record<string, string>,
-    ) => requireRecord(request, async ({ record }) => {
-      const latest = connectorFlows.latest(record, type);
-      const { connectorId, verificationId } = named ?? { connectorId: latest?.connectorId, verificationId: latest?.id };
-      if (!connectorId || !verificationId) {
-        throw errors.experience('session.verification_session_not_found', 'no sign-in through a connector was started here');
-      }
-      return { verificationId: await connectorFlows.verify(record, type, connectorId, verificationId, connectorData) };
-    }),
+    ) =>
+      requireRecord(request, async ({ record }) => {
+        const latest = connectorFlows.latest(record, type);
+        const { connectorId, verificationId } = named ?? {
+          connectorId: latest?.connectorId,
+          verificationId: latest?.id,
+        };
+        if (!connectorId || !verificationId) {
+          throw errors.experience(
+            'session.verification_session_not_found',
+            'no sign-in through a connector was started here',
+          );
+        }
+        return {
+          verificationId: await connectorFlows.verify(record, type, connectorId, verificationId, connectorData),
+        };
+      }),
 
     /** `POST /verification/totp/secret`: a new TOTP secret for the identified account, shown once. */
-    newTotpSecret: (request: ExperienceRequest) => withUser(request, (record, user) => mfaStep.newTotpSecret(record, user)),
+    newTotpSecret: (request: ExperienceRequest) =>
+      withUser(request, (record, user) => mfaStep.newTotpSecret(record, user)),
 
     /** `POST /verification/totp/verify`: confirms a new secret (`verificationId`), or checks the account's app. */
-    verifyTotp: (request: ExperienceRequest, code: string, verificationId?: string) => withUser(request, async (record, user) => ({
-      verificationId: await mfaStep.verifyTotp(record, user, code, verificationId),
-    })),
+    verifyTotp: (request: ExperienceRequest, code: string, verificationId?: string) =>
+      withUser(request, async (record, user) => ({
+        verificationId: await mfaStep.verifyTotp(record, user, code, verificationId),
+      })),
 
     /** `POST /verification/backup-code/generate`: ten new backup codes, shown once. */
-    newBackupCodes: (request: ExperienceRequest) => withUser(request, (record, user) => mfaStep.newBackupCodes(record, user)),
+    newBackupCodes: (request: ExperienceRequest) =>
+      withUser(request, (record, user) => mfaStep.newBackupCodes(record, user)),
 
     /** `POST /verification/backup-code/verify`: spends one of the account's backup codes. */
-    verifyBackupCode: (request: ExperienceRequest, code: string) => withUser(request, async (record, user) => ({
-      verificationId: await mfaStep.verifyBackupCode(record, user, code),
-    })),
+    verifyBackupCode: (request: ExperienceRequest, code: string) =>
+      withUser(request, async (record, user) => ({
+        verificationId: await mfaStep.verifyBackupCode(record, user, code),
+      })),
 
     /** `POST /verification/web-authn/registration`: options to create a passkey for the identified account. */
-    newWebAuthnRegistration: (request: ExperienceRequest) => withUser(request, (record, user) => mfaStep.webAuthnRegistration(record, user)),
+    newWebAuthnRegistration: (request: ExperienceRequest) =>
+      withUser(request, (record, user) => mfaStep.webAuthnRegistration(record, user)),
 
     /** `POST /verification/web-authn/registration/verify`: the new passkey, stored at submit once bound. */
     verifyWebAuthnRegistration: (request: ExperienceRequest, verificationId: string, payload: RegistrationPayload) =>
       withUser(request, async (record, user) => ({
-        verificationId: await mfaStep.verifyWebAuthnRegistration(record, user, verificationId, payload, request.userAgent),
+        verificationId: await mfaStep.verifyWebAuthnRegistration(
+          record,
+          user,
+          verificationId,
+          payload,
+          request.userAgent,
+        ),
       })),
 
     /** `POST /verification/web-authn/authentication`: a challenge for one of the account's passkeys. */
-    newWebAuthnAuthentication: (request: ExperienceRequest) => withUser(request, (record, user) => mfaStep.webAuthnAuthentication(record, user)),
+    newWebAuthnAuthentication: (request: ExperienceRequest) =>
+      withUser(request, (record, user) => mfaStep.webAuthnAuthentication(record, user)),
 
     /** `POST /verification/web-authn/authentication/verify`: the passkey's assertion, accepted once. */
-    verifyWebAuthnAuthentication: (request: ExperienceRequest, verificationId: string, payload: AuthenticationPayload) =>
+    verifyWebAuthnAuthentication: (
+      request: ExperienceRequest,
+      verificationId: string,
+      payload: AuthenticationPayload,
+    ) =>
       withUser(request, async (record, user) => ({
         verificationId: await mfaStep.verifyWebAuthnAuthentication(record, user, verificationId, payload),
       })),
@@ -288,7 +355,12 @@ export function createExperience(deps: ExperienceDeps) {
         interactionEvent: record.interactionEvent,
         ...(record.userId && { userId: record.userId }),
         profile: publicProfile(record.profile),
-        verificationRecords: record.verifications.map(({ id, type, identifier, verified }) => ({ id, type, identifier, verified })),
+        verificationRecords: record.verifications.map(({ id, type, identifier, verified }) => ({
+          id,
+          type,
+          identifier,
+          verified,
+        })),
       };
     },
   };

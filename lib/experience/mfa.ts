@@ -15,7 +15,6 @@ import type { NewCredential } from '../mfa/webauthn.ts';
 
 type BindableType = MfaVerificationRecord['type'];
 
-
 /** The identifier an MFA attempt is counted under: the account's own (its budget is the account's). */
 function identifierOf(user: User): Identifier {
   if (user.username) return { type: 'username', value: user.username };
@@ -51,7 +50,9 @@ function availableTypes(factors: Awaited<ReturnType<MfaLibrary['factorsOf']>>): 
  * experience's policy decides whether an account without one must enrol. Wrong codes count toward the lockout
  * of the account, like wrong passwords.
  */
-export function createMfaStep(deps: Pick<ExperienceDeps, 'signInExperience' | 'passkeys'> & { mfa: MfaLibrary; lockout: Lockout }) {
+export function createMfaStep(
+  deps: Pick<ExperienceDeps, 'signInExperience' | 'passkeys'> & { mfa: MfaLibrary; lockout: Lockout },
+) {
   const { mfa, passkeys } = deps;
 
   /** The verifications made for this account; one made for another account is none of its business. */
@@ -62,14 +63,21 @@ export function createMfaStep(deps: Pick<ExperienceDeps, 'signInExperience' | 'p
   /** A new verification replaces one of the same type, as in Logto. */
   function put(record: ExperienceRecord, verification: MfaVerificationRecord): MfaVerificationRecord {
     record.mfaVerifications = [
-      ...(record.mfaVerifications ?? []).filter((item) => item.type !== verification.type && item.userId === verification.userId), verification,
+      ...(record.mfaVerifications ?? []).filter(
+        (item) => item.type !== verification.type && item.userId === verification.userId,
+      ),
+      verification,
     ];
     return verification;
   }
 
   function find(record: ExperienceRecord, user: User, id: string, type: BindableType): MfaVerificationRecord {
     const found = verificationsOf(record, user).find((item) => item.id === id && item.type === type);
-    if (!found) throw errors.experience('session.verification_session_not_found', `no ${type} verification ${id.slice(0, 64)} in this sign-in`);
+    if (!found)
+      throw errors.experience(
+        'session.verification_session_not_found',
+        `no ${type} verification ${id.slice(0, 64)} in this sign-in`,
+      );
     return found;
   }
 
@@ -79,17 +87,22 @@ export function createMfaStep(deps: Pick<ExperienceDeps, 'signInExperience' | 'p
 
   /** What a verification's new factor carries, opened for this account only; undefined when it has none or it is another's. */
   function opened<T>(user: User, verification: MfaVerificationRecord, sealed: string | undefined): T | undefined {
-    const text = sealed === undefined ? undefined : mfa.open(sealed, pendingContext(user, verification.id, verification.type));
-    return text === undefined ? undefined : JSON.parse(text) as T;
+    const text =
+      sealed === undefined ? undefined : mfa.open(sealed, pendingContext(user, verification.id, verification.type));
+    return text === undefined ? undefined : (JSON.parse(text) as T);
   }
 
   /** The bindings of new factors made for this account. */
-  const bindingsOf = (record: ExperienceRecord, user: User) => (record.mfaBind?.userId === user.id ? record.mfaBind : undefined);
+  const bindingsOf = (record: ExperienceRecord, user: User) =>
+    record.mfaBind?.userId === user.id ? record.mfaBind : undefined;
 
   async function assertFactorEnabled(type: BindableType): Promise<SignInExperience> {
     const settings = await deps.signInExperience.get();
     if (!settings.mfa.factors.includes(type)) {
-      throw errors.experience('session.mfa.mfa_factor_not_enabled', `the sign-in experience does not offer ${type} as a second factor`);
+      throw errors.experience(
+        'session.mfa.mfa_factor_not_enabled',
+        `the sign-in experience does not offer ${type} as a second factor`,
+      );
     }
     return settings;
   }
@@ -101,8 +114,10 @@ export function createMfaStep(deps: Pick<ExperienceDeps, 'signInExperience' | 'p
     if (outcome === 'failed') throw wrong();
   }
 
-  const invalidTotp = () => errors.experience('session.mfa.invalid_totp_code', 'the code from the authenticator app is not right');
-  const invalidBackupCode = () => errors.experience('session.mfa.invalid_backup_code', 'the backup code is not right or was used already');
+  const invalidTotp = () =>
+    errors.experience('session.mfa.invalid_totp_code', 'the code from the authenticator app is not right');
+  const invalidBackupCode = () =>
+    errors.experience('session.mfa.invalid_backup_code', 'the backup code is not right or was used already');
 
   return {
     /** `POST /verification/totp/secret`: a new secret for this account, shown once with its URI and QR code. */
@@ -113,7 +128,13 @@ export function createMfaStep(deps: Pick<ExperienceDeps, 'signInExperience' | 'p
       }
       const id = newId();
       const secret = newTotpSecret();
-      put(record, { id, type: 'Totp', userId: user.id, verified: false, newSecret: mfa.seal(secret, pendingContext(user, id)) });
+      put(record, {
+        id,
+        type: 'Totp',
+        userId: user.id,
+        verified: false,
+        newSecret: mfa.seal(secret, pendingContext(user, id)),
+      });
       const { keyUri, secretQrCode } = await mfa.enrolmentOf(user, secret);
       return { verificationId: id, secret, secretQrCode, keyUri };
     },
@@ -125,13 +146,22 @@ export function createMfaStep(deps: Pick<ExperienceDeps, 'signInExperience' | 'p
     async verifyTotp(record: ExperienceRecord, user: User, code: string, verificationId?: string): Promise<string> {
       if (verificationId) {
         const pending = find(record, user, verificationId, 'Totp');
-        const secret = pending.newSecret === undefined ? undefined : mfa.open(pending.newSecret, pendingContext(user, pending.id));
-        if (secret === undefined) throw errors.experience('session.mfa.pending_info_not_found', 'this verification sets up no new authenticator');
+        const secret =
+          pending.newSecret === undefined ? undefined : mfa.open(pending.newSecret, pendingContext(user, pending.id));
+        if (secret === undefined)
+          throw errors.experience(
+            'session.mfa.pending_info_not_found',
+            'this verification sets up no new authenticator',
+          );
         let step: number | undefined;
-        await counted(user, async () => {
-          step = totpStepOf(secret, code);
-          return step !== undefined;
-        }, invalidTotp);
+        await counted(
+          user,
+          async () => {
+            step = totpStepOf(secret, code);
+            return step !== undefined;
+          },
+          invalidTotp,
+        );
         pending.verified = true;
         pending.acceptedStep = step;
         return pending.id;
@@ -145,7 +175,13 @@ export function createMfaStep(deps: Pick<ExperienceDeps, 'signInExperience' | 'p
       await assertFactorEnabled('BackupCode');
       const { codes, hashed } = newBackupCodes();
       const id = newId();
-      put(record, { id, type: 'BackupCode', userId: user.id, verified: true, newCodes: sealFor(user, { id, type: 'BackupCode' }, hashed) });
+      put(record, {
+        id,
+        type: 'BackupCode',
+        userId: user.id,
+        verified: true,
+        newCodes: sealFor(user, { id, type: 'BackupCode' }, hashed),
+      });
       return { verificationId: id, codes };
     },
 
@@ -165,11 +201,20 @@ export function createMfaStep(deps: Pick<ExperienceDeps, 'signInExperience' | 'p
     },
 
     /** `POST /verification/web-authn/registration/verify`: the browser's new passkey, stored at submit once bound. */
-    async verifyWebAuthnRegistration(record: ExperienceRecord, user: User, verificationId: string, payload: RegistrationPayload, agent?: string) {
+    async verifyWebAuthnRegistration(
+      record: ExperienceRecord,
+      user: User,
+      verificationId: string,
+      payload: RegistrationPayload,
+      agent?: string,
+    ) {
       const pending = find(record, user, verificationId, 'WebAuthn');
       const credential = await passkeys.verifyRegistration(pending.id, user.id, { ...payload, type: 'public-key' });
       pending.verified = true;
-      pending.newCredential = sealFor(user, pending, { ...credential, ...(agent && { agent }) } satisfies PendingCredential);
+      pending.newCredential = sealFor(user, pending, {
+        ...credential,
+        ...(agent && { agent }),
+      } satisfies PendingCredential);
       return pending.id;
     },
 
@@ -185,9 +230,15 @@ export function createMfaStep(deps: Pick<ExperienceDeps, 'signInExperience' | 'p
      * `POST /verification/web-authn/authentication/verify`: the browser's assertion, checked once against its
      * challenge; a failed one counts toward the account's lockout like a wrong code.
      */
-    async verifyWebAuthnAuthentication(record: ExperienceRecord, user: User, verificationId: string, payload: AuthenticationPayload) {
+    async verifyWebAuthnAuthentication(
+      record: ExperienceRecord,
+      user: User,
+      verificationId: string,
+      payload: AuthenticationPayload,
+    ) {
       const pending = find(record, user, verificationId, 'WebAuthn');
-      if (pending.newCredential) throw errors.experience('session.verification_session_not_found', 'this verification registers a passkey');
+      if (pending.newCredential)
+        throw errors.experience('session.verification_session_not_found', 'this verification registers a passkey');
       // Before the lockout: an answer to a challenge that is gone (a replay, a double submit) checks no secret.
       const challenge = await passkeys.takeAuthenticationChallenge(pending.id, user.id);
       let failure: unknown;
@@ -212,8 +263,13 @@ export function createMfaStep(deps: Pick<ExperienceDeps, 'signInExperience' | 'p
       const verification = find(record, user, verificationId, type);
       await assertFactorEnabled(type);
       if (type === 'Totp') {
-        if (!verification.newSecret) throw errors.experience('session.mfa.pending_info_not_found', 'this verification sets up no new authenticator');
-        if (!verification.verified) throw errors.experience('session.verification_failed', 'confirm the new authenticator with a code first');
+        if (!verification.newSecret)
+          throw errors.experience(
+            'session.mfa.pending_info_not_found',
+            'this verification sets up no new authenticator',
+          );
+        if (!verification.verified)
+          throw errors.experience('session.verification_failed', 'confirm the new authenticator with a code first');
         if ((await mfa.factorsOf(user.id)).some((factor) => factor.type === 'Totp')) {
           throw errors.experience('user.totp_already_in_use', 'this account already has an authenticator app');
         }
@@ -226,8 +282,15 @@ export function createMfaStep(deps: Pick<ExperienceDeps, 'signInExperience' | 'p
           throw errors.experience('session.mfa.pending_info_not_found', 'this verification made no new backup codes');
         }
         const bound = bindingsOf(record, user);
-        const others = (await mfa.factorsOf(user.id)).some((factor) => factor.type !== 'BackupCode') || bound?.Totp || bound?.WebAuthn;
-        if (!others) throw errors.experience('session.mfa.backup_code_can_not_be_alone', 'backup codes only back up another factor: add one first');
+        const others =
+          (await mfa.factorsOf(user.id)).some((factor) => factor.type !== 'BackupCode') ||
+          bound?.Totp ||
+          bound?.WebAuthn;
+        if (!others)
+          throw errors.experience(
+            'session.mfa.backup_code_can_not_be_alone',
+            'backup codes only back up another factor: add one first',
+          );
       }
       record.mfaBind = { ...bindingsOf(record, user), userId: user.id, [type]: verificationId };
     },
@@ -242,8 +305,11 @@ export function createMfaStep(deps: Pick<ExperienceDeps, 'signInExperience' | 'p
     /** `POST /profile/mfa/mfa-skipped`: not now, where the policy lets the user choose. */
     async skip(record: ExperienceRecord, user: User): Promise<void> {
       const settings = await deps.signInExperience.get();
-      if (settings.mfa.policy === 'Mandatory' || await requiredByOrganization(settings, user)) {
-        throw errors.experience('session.mfa.mfa_policy_not_user_controlled', 'a second factor is required here: it cannot be skipped');
+      if (settings.mfa.policy === 'Mandatory' || (await requiredByOrganization(settings, user))) {
+        throw errors.experience(
+          'session.mfa.mfa_policy_not_user_controlled',
+          'a second factor is required here: it cannot be skipped',
+        );
       }
       record.mfaSkipped = { userId: user.id };
     },
@@ -257,11 +323,17 @@ export function createMfaStep(deps: Pick<ExperienceDeps, 'signInExperience' | 'p
       const held = await mfa.factorsOf(user.id);
       const usable = availableTypes(held);
       if (record.interactionEvent === 'SignIn' && usable.length > 0) {
-        const proved = verificationsOf(record, user).some((item) => item.verified && !item.newSecret && !item.newCodes && !item.newCredential);
+        const proved = verificationsOf(record, user).some(
+          (item) => item.verified && !item.newSecret && !item.newCodes && !item.newCredential,
+        );
         if (!proved) {
-          throw errors.experience('session.mfa.require_mfa_verification', 'verify a second factor of this account first', {
-            availableFactors: usable,
-          });
+          throw errors.experience(
+            'session.mfa.require_mfa_verification',
+            'verify a second factor of this account first',
+            {
+              availableFactors: usable,
+            },
+          );
         }
       }
       const settings = await deps.signInExperience.get();
@@ -269,7 +341,7 @@ export function createMfaStep(deps: Pick<ExperienceDeps, 'signInExperience' | 'p
       if (factors.length === 0) return;
       const byOrganization = await requiredByOrganization(settings, user);
       if (policy === 'NoPrompt' && !byOrganization) return;
-      const skipped = record.mfaSkipped?.userId === user.id || await mfa.skipped(user.id);
+      const skipped = record.mfaSkipped?.userId === user.id || (await mfa.skipped(user.id));
       if (policy !== 'Mandatory' && skipped && !byOrganization) return;
       if (record.interactionEvent === 'Register' && policy === 'PromptOnlyAtSignIn') return;
       const { userId: _bound, ...bound } = bindingsOf(record, user) ?? {};
@@ -277,11 +349,15 @@ export function createMfaStep(deps: Pick<ExperienceDeps, 'signInExperience' | 'p
       const enrolable = factors.filter((type) => type !== 'BackupCode');
       if (!enrolable.some((type) => linked.has(type))) {
         throw errors.experience('user.missing_mfa', 'this account must add a second factor', {
-          availableFactors: enrolable, ...(policy !== 'Mandatory' && !byOrganization && { skippable: true }),
+          availableFactors: enrolable,
+          ...(policy !== 'Mandatory' && !byOrganization && { skippable: true }),
         });
       }
       if (factors.includes('BackupCode') && !linked.has('BackupCode')) {
-        throw errors.experience('session.mfa.backup_code_required', 'keep a set of backup codes: generate and bind them');
+        throw errors.experience(
+          'session.mfa.backup_code_required',
+          'keep a set of backup codes: generate and bind them',
+        );
       }
     },
 
@@ -291,8 +367,10 @@ export function createMfaStep(deps: Pick<ExperienceDeps, 'signInExperience' | 'p
       let added = false;
       if (bind.Totp) {
         const verification = find(record, user, bind.Totp, 'Totp');
-        const secret = verification.newSecret && mfa.open(verification.newSecret, pendingContext(user, verification.id));
-        if (!secret) throw errors.experience('session.mfa.pending_info_not_found', 'the new authenticator could not be read back');
+        const secret =
+          verification.newSecret && mfa.open(verification.newSecret, pendingContext(user, verification.id));
+        if (!secret)
+          throw errors.experience('session.mfa.pending_info_not_found', 'the new authenticator could not be read back');
         await mfa.addTotp(user.id, secret, verification.acceptedStep ?? 0);
         added = true;
       }

@@ -15,20 +15,29 @@ export type ProfileInput =
 const FIELD = { username: 'username', email: 'primaryEmail', phone: 'primaryPhone' } as const;
 
 const IN_USE = {
-  username: 'user.username_already_in_use', email: 'user.email_already_in_use', phone: 'user.phone_already_in_use',
+  username: 'user.username_already_in_use',
+  email: 'user.email_already_in_use',
+  phone: 'user.phone_already_in_use',
 } as const;
 
 const ON_ACCOUNT = {
-  username: 'user.username_exists_in_profile', email: 'user.email_exists_in_profile', phone: 'user.phone_exists_in_profile',
+  username: 'user.username_exists_in_profile',
+  email: 'user.email_exists_in_profile',
+  phone: 'user.phone_exists_in_profile',
 } as const;
 
 /** No other account may hold the identifiers the profile adds (409, Logto's codes). */
-export async function assertAvailable(repositories: Pick<Repositories, 'users'>, profile: ExperienceProfile, userId?: string): Promise<void> {
+export async function assertAvailable(
+  repositories: Pick<Repositories, 'users'>,
+  profile: ExperienceProfile,
+  userId?: string,
+): Promise<void> {
   for (const type of ['username', 'email', 'phone'] as const) {
     const value = profile[FIELD[type]];
     if (!value) continue;
     const holder = await findUserBy(repositories, { type, value });
-    if (holder && holder.id !== userId) throw errors.experience(IN_USE[type], `this ${type} is already used by another account`);
+    if (holder && holder.id !== userId)
+      throw errors.experience(IN_USE[type], `this ${type} is already used by another account`);
   }
 }
 
@@ -63,14 +72,15 @@ export function createProfiles(deps: Pick<ExperienceDeps, 'repositories' | 'sign
   return {
     async set(record: ExperienceRecord, input: ProfileInput, user?: User): Promise<void> {
       if (input.type === 'password') {
-        if (user?.hasPassword) throw errors.experience('user.password_exists_in_profile', 'this account already has a password');
+        if (user?.hasPassword)
+          throw errors.experience('user.password_exists_in_profile', 'this account already has a password');
         record.profile.passwordDigest = await hashUnderPolicy(input.value, record.profile, user);
         return;
       }
-      const value = input.type === 'username'
-        ? input.value
-        : verifiedIdentifier(record, input.type, input.verificationId);
-      if (user?.[FIELD[input.type]]) throw errors.experience(ON_ACCOUNT[input.type], `this account already has a ${input.type}`);
+      const value =
+        input.type === 'username' ? input.value : verifiedIdentifier(record, input.type, input.verificationId);
+      if (user?.[FIELD[input.type]])
+        throw errors.experience(ON_ACCOUNT[input.type], `this account already has a ${input.type}`);
       const change = { [FIELD[input.type]]: value };
       await assertAvailable(deps.repositories, change, user?.id);
       Object.assign(record.profile, change);
@@ -79,7 +89,7 @@ export function createProfiles(deps: Pick<ExperienceDeps, 'repositories' | 'sign
     /** Forgot password: the new password, under the policy, and not the one the account has now. */
     async reset(record: ExperienceRecord, password: string, user: User): Promise<void> {
       const found = await deps.repositories.users.findWithSecrets({ id: user.id });
-      if (found?.secrets.passwordDigest && await verifyPassword(password, found.secrets.passwordDigest)) {
+      if (found?.secrets.passwordDigest && (await verifyPassword(password, found.secrets.passwordDigest))) {
         throw errors.experience('user.same_password', 'the new password must differ from the current one');
       }
       record.profile.passwordDigest = await hashUnderPolicy(password, {}, user);
@@ -89,8 +99,10 @@ export function createProfiles(deps: Pick<ExperienceDeps, 'repositories' | 'sign
 
 /** The email or phone of a verified code verification of this experience. */
 function verifiedIdentifier(record: ExperienceRecord, type: 'email' | 'phone', verificationId: string): string {
-  const verification = verificationOf(record, verificationId, [type === 'email' ? 'EmailVerificationCode' : 'PhoneVerificationCode']);
-  if (!verification.verified) throw errors.experience('session.verification_failed', 'this verification has not succeeded yet');
+  const verification = verificationOf(record, verificationId, [
+    type === 'email' ? 'EmailVerificationCode' : 'PhoneVerificationCode',
+  ]);
+  if (!verification.verified)
+    throw errors.experience('session.verification_failed', 'this verification has not succeeded yet');
   return verification.identifier.value;
 }
-

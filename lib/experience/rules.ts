@@ -21,31 +21,41 @@ export function assertEventAllowed(settings: SignInExperience, event: Interactio
 /** Forgot password never turns into sign-in or registration, nor the other way round (Logto's rule). */
 export function assertEventSwitch(from: InteractionEvent, to: InteractionEvent): void {
   if ((from === 'ForgotPassword') !== (to === 'ForgotPassword')) {
-    throw errors.experience('session.not_supported_for_forgot_password',
-      'a forgot-password experience cannot switch to sign-in or registration, nor the other way round; start a new one');
+    throw errors.experience(
+      'session.not_supported_for_forgot_password',
+      'a forgot-password experience cannot switch to sign-in or registration, nor the other way round; start a new one',
+    );
   }
 }
 
 /** The verification must be one of the enabled sign-in methods: its identifier, with a password or a code. */
 export function assertSignInMethod(settings: SignInExperience, record: VerificationRecord): void {
   const byPassword = record.type === 'Password';
-  const enabled = settings.signIn.methods.some((method) => (
-    method.identifier === record.identifier.type && (byPassword ? method.password : method.verificationCode)
-  ));
+  const enabled = settings.signIn.methods.some(
+    (method) =>
+      method.identifier === record.identifier.type && (byPassword ? method.password : method.verificationCode),
+  );
   if (!enabled) {
-    throw errors.experience('user.sign_in_method_not_enabled',
-      `signing in with ${record.identifier.type} and ${byPassword ? 'a password' : 'a verification code'} is not enabled`);
+    throw errors.experience(
+      'user.sign_in_method_not_enabled',
+      `signing in with ${record.identifier.type} and ${byPassword ? 'a password' : 'a verification code'} is not enabled`,
+    );
   }
 }
 
 /** Only a verification code to the account's email or phone resets a password, of the methods the settings allow. */
 export function assertForgotPasswordMethod(settings: SignInExperience, record: VerificationRecord): void {
   if (record.type === 'Password') {
-    throw errors.experience('session.not_supported_for_forgot_password',
-      'a forgotten password is reset with a verification code sent to the email address or phone number');
+    throw errors.experience(
+      'session.not_supported_for_forgot_password',
+      'a forgotten password is reset with a verification code sent to the email address or phone number',
+    );
   }
   if (settings.forgotPasswordMethods && !settings.forgotPasswordMethods.includes(record.type)) {
-    throw errors.experience('session.not_supported_for_forgot_password', `forgotPasswordMethods does not include ${record.type}`);
+    throw errors.experience(
+      'session.not_supported_for_forgot_password',
+      `forgotPasswordMethods does not include ${record.type}`,
+    );
   }
 }
 

@@ -51,8 +51,11 @@ export function createExperienceStore(kv: KeyValueStore) {
       const expected = storedAs.get(record);
       if (expected === undefined) {
         await kv.set(keyOf(uid), text, ttlSeconds * 1000);
-      } else if (!await kv.compareAndSet(keyOf(uid), expected, text, ttlSeconds * 1000)) {
-        throw errors.experience('session.concurrent_update', 'another request changed this sign-in at the same time: send this one again');
+      } else if (!(await kv.compareAndSet(keyOf(uid), expected, text, ttlSeconds * 1000))) {
+        throw errors.experience(
+          'session.concurrent_update',
+          'another request changed this sign-in at the same time: send this one again',
+        );
       }
       storedAs.set(record, text);
     },

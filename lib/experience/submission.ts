@@ -47,12 +47,18 @@ export function createSubmission(
       const user = await identifiedUser(record);
       // Identifying another account drops what was recorded for the previous one; a record that still has some is refused whole.
       if (!accountStateBelongsTo(record, user.id)) {
-        throw errors.experience('session.identity_conflict', 'this sign-in recorded proofs for another account: start again');
+        throw errors.experience(
+          'session.identity_conflict',
+          'this sign-in recorded proofs for another account: start again',
+        );
       }
       const { username, primaryEmail, primaryPhone, passwordDigest } = record.profile;
       if (record.interactionEvent === 'ForgotPassword') {
         if (!passwordDigest) {
-          throw errors.experience('user.new_password_required_in_profile', 'set the new password first (PUT /api/experience/profile/password)');
+          throw errors.experience(
+            'user.new_password_required_in_profile',
+            'set the new password first (PUT /api/experience/profile/password)',
+          );
         }
         return { user: await apply(user.id, { passwordDigest }), userChanged: true, memberships: [] };
       }
@@ -72,9 +78,10 @@ export function createSubmission(
       const factorAdded = await deps.mfaStep.commit(record, updated);
       if (factorAdded) updated = await identifiedUser(record);
       const email = updated.primaryEmail;
-      const memberships = (firstSignIn || primaryEmail !== undefined) && emailVerifiedIn(record, email)
-        ? await deps.organizationJit.provisionByVerifiedEmail(updated.id, email)
-        : [];
+      const memberships =
+        (firstSignIn || primaryEmail !== undefined) && emailVerifiedIn(record, email)
+          ? await deps.organizationJit.provisionByVerifiedEmail(updated.id, email)
+          : [];
       return { user: updated, userChanged: Object.keys(changes).length > 0 || factorAdded, memberships };
     },
   };

@@ -91,9 +91,14 @@ export const experienceRecord = z.object({
   connectorSignIn: connectorSignIn.optional(),
   mfaVerifications: z.array(mfaVerification).optional(),
   /** Verifications of new factors to store at submit (`POST /profile/mfa`), one per type, for the account `userId`. */
-  mfaBind: z.object({
-    userId: z.string(), Totp: z.string().optional(), BackupCode: z.string().optional(), WebAuthn: z.string().optional(),
-  }).optional(),
+  mfaBind: z
+    .object({
+      userId: z.string(),
+      Totp: z.string().optional(),
+      BackupCode: z.string().optional(),
+      WebAuthn: z.string().optional(),
+    })
+    .optional(),
   /** The account `userId` chose not to enrol now (`POST /profile/mfa/mfa-skipped`); stored on it at submit. */
   mfaSkipped: z.object({ userId: z.string() }).optional(),
 });
@@ -110,7 +115,10 @@ export function dropAccountState(record: ExperienceRecord): void {
 /** Whether everything recorded for an account in this experience was recorded for `userId`. */
 export function accountStateBelongsTo(record: ExperienceRecord, userId: string): boolean {
   const owners = [
-    record.connectorSignIn?.userId, record.mfaBind?.userId, record.mfaSkipped?.userId, ...(record.mfaVerifications ?? []).map((item) => item.userId),
+    record.connectorSignIn?.userId,
+    record.mfaBind?.userId,
+    record.mfaSkipped?.userId,
+    ...(record.mfaVerifications ?? []).map((item) => item.userId),
   ];
   return owners.every((owner) => owner === undefined || owner === userId);
 }
@@ -134,7 +142,9 @@ export interface ExperienceRequest {
 }
 
 /** The profile fields a client can read back: never the password digest. */
-export function publicProfile(value: ExperienceProfile): Omit<ExperienceProfile, 'passwordDigest'> & { password?: true } {
+export function publicProfile(
+  value: ExperienceProfile,
+): Omit<ExperienceProfile, 'passwordDigest'> & { password?: true } {
   const { passwordDigest, ...rest } = value;
   return passwordDigest ? { ...rest, password: true } : rest;
 }
@@ -145,7 +155,10 @@ export function publicProfile(value: ExperienceProfile): Omit<ExperienceProfile,
  */
 export function signedInByEnterpriseSso(record: ExperienceRecord): boolean {
   const signIn = connectorSignInOf(record);
-  return Boolean(signIn) && record.connectorVerifications?.find((item) => item.id === signIn!.verificationId)?.type === 'EnterpriseSso';
+  return (
+    Boolean(signIn) &&
+    record.connectorVerifications?.find((item) => item.id === signIn!.verificationId)?.type === 'EnterpriseSso'
+  );
 }
 
 /** The connector sign-in of the identified account; one recorded for another account counts for nothing. */

@@ -7,7 +7,11 @@ import { createPasswordVerification, userLookup } from '../sign-in/password.ts';
 import type { User } from '../users/repository.ts';
 import type { ExperienceDeps } from './deps.ts';
 import type {
-  ExperienceIdentifier, ExperienceRecord, InteractionEvent, VerificationRecord, VerificationType,
+  ExperienceIdentifier,
+  ExperienceRecord,
+  InteractionEvent,
+  VerificationRecord,
+  VerificationType,
 } from './types.ts';
 
 /** Email addresses are stored and compared lower-cased. */
@@ -15,7 +19,10 @@ export function normalized<T extends ExperienceIdentifier>(identifier: T): T {
   return identifier.type === 'email' ? { ...identifier, value: identifier.value.trim().toLowerCase() } : identifier;
 }
 
-export async function findUserBy(repositories: Pick<Repositories, 'users'>, identifier: ExperienceIdentifier): Promise<User | undefined> {
+export async function findUserBy(
+  repositories: Pick<Repositories, 'users'>,
+  identifier: ExperienceIdentifier,
+): Promise<User | undefined> {
   return (await repositories.users.findWithSecrets(userLookup(identifier)))?.user;
 }
 
@@ -25,10 +32,17 @@ export function putVerification(record: ExperienceRecord, verification: Verifica
 }
 
 /** The record `verificationId` names in this experience, of one of `types`; 404 otherwise, foreign ids included. */
-export function verificationOf(record: ExperienceRecord, verificationId: string, types?: readonly VerificationType[]): VerificationRecord {
+export function verificationOf(
+  record: ExperienceRecord,
+  verificationId: string,
+  types?: readonly VerificationType[],
+): VerificationRecord {
   const found = record.verifications.find((item) => item.id === verificationId);
   if (!found || (types && !types.includes(found.type))) {
-    throw errors.experience('session.verification_session_not_found', `no verification ${verificationId.slice(0, 64)} in this sign-in`);
+    throw errors.experience(
+      'session.verification_session_not_found',
+      `no verification ${verificationId.slice(0, 64)} in this sign-in`,
+    );
   }
   return found;
 }
@@ -38,7 +52,9 @@ const codeType = (identifier: ExperienceIdentifier): VerificationType =>
 
 /** What a wrong guess of a code looks like; anything else (the store down, a provider failure) is not one. */
 const CODE_FAILURES: ReadonlySet<string> = new Set([
-  'verification_code.code_mismatch', 'verification_code.expired', 'verification_code.not_found',
+  'verification_code.code_mismatch',
+  'verification_code.expired',
+  'verification_code.not_found',
   'verification_code.exceed_max_try',
 ]);
 
@@ -50,7 +66,11 @@ export function createVerifications(deps: Pick<ExperienceDeps, 'repositories' | 
   const passwords = createPasswordVerification(deps);
 
   return {
-    async password(record: ExperienceRecord, identifier: ExperienceIdentifier, password: string): Promise<VerificationRecord> {
+    async password(
+      record: ExperienceRecord,
+      identifier: ExperienceIdentifier,
+      password: string,
+    ): Promise<VerificationRecord> {
       const typed = normalized(identifier);
       const result = await passwords(typed, password);
       if (!result.ok) {
@@ -58,7 +78,13 @@ export function createVerifications(deps: Pick<ExperienceDeps, 'repositories' | 
         if (result.reason === 'suspended') throw errors.experience('user.suspended', 'this account is suspended');
         throw errors.experience('session.invalid_credentials', 'the identifier or the password is not right');
       }
-      const verification: VerificationRecord = { id: newId(), type: 'Password', identifier: typed, verified: true, userId: result.user.id };
+      const verification: VerificationRecord = {
+        id: newId(),
+        type: 'Password',
+        identifier: typed,
+        verified: true,
+        userId: result.user.id,
+      };
       putVerification(record, verification);
       return verification;
     },
@@ -71,31 +97,54 @@ export function createVerifications(deps: Pick<ExperienceDeps, 'repositories' | 
      * interaction each spend one message of their budgets.
      */
     async sendCode(
-      record: ExperienceRecord, identifier: Recipient, event: InteractionEvent,
-      options: { registrationOff: boolean; applicationName?: string; context: MessageEventContext; senders: MessageSenders },
+      record: ExperienceRecord,
+      identifier: Recipient,
+      event: InteractionEvent,
+      options: {
+        registrationOff: boolean;
+        applicationName?: string;
+        context: MessageEventContext;
+        senders: MessageSenders;
+      },
     ): Promise<VerificationRecord> {
       const to = normalized(identifier);
-      const silent = (event === 'ForgotPassword' || (event === 'SignIn' && options.registrationOff))
-        && !(await findUserBy(deps.repositories, to));
+      const silent =
+        (event === 'ForgotPassword' || (event === 'SignIn' && options.registrationOff)) &&
+        !(await findUserBy(deps.repositories, to));
       await deps.messaging.sendCode({
-        purpose: event, to, applicationName: options.applicationName, context: options.context, deliver: !silent,
-        senders: options.senders, inBackground: true,
+        purpose: event,
+        to,
+        applicationName: options.applicationName,
+        context: options.context,
+        deliver: !silent,
+        senders: options.senders,
+        inBackground: true,
       });
       const verification: VerificationRecord = {
-        id: newId(), type: codeType(to), identifier: to, verified: false, purpose: event, ...(silent ? { undelivered: true } : {}),
+        id: newId(),
+        type: codeType(to),
+        identifier: to,
+        verified: false,
+        purpose: event,
+        ...(silent ? { undelivered: true } : {}),
       };
       putVerification(record, verification);
       return verification;
     },
 
     async verifyCode(
-      record: ExperienceRecord, identifier: Recipient, verificationId: string, code: string,
+      record: ExperienceRecord,
+      identifier: Recipient,
+      verificationId: string,
+      code: string,
     ): Promise<VerificationRecord> {
       const to = normalized(identifier);
       const verification = verificationOf(record, verificationId, [codeType(to)]);
       if (verification.identifier.value !== to.value) {
-        throw errors.experience(to.type === 'email' ? 'verification_code.email_mismatch' : 'verification_code.phone_mismatch',
-          `the code of this verification was not sent to this ${to.type === 'email' ? 'email address' : 'phone number'}`);
+        throw errors.experience(
+          to.type === 'email' ? 'verification_code.email_mismatch' : 'verification_code.phone_mismatch',
+          `the code of this verification was not sent to this ${to.type === 'email' ? 'email address' : 'phone number'}`,
+        );
       }
       const account = await findUserBy(deps.repositories, to);
       let failure: unknown;
@@ -120,4 +169,3 @@ export function createVerifications(deps: Pick<ExperienceDeps, 'repositories' | 
     },
   };
 }
-

@@ -53,7 +53,11 @@ export function accessLog(scope: RequestScope, metrics: Metrics): Middleware {
  * Runs the rest of the stack, then reports the status the request was answered with — the thrown error's status
  * when it threw (500 for an unexpected one) — whatever happened.
  */
-export async function afterResponse(ctx: Context, next: () => Promise<unknown>, report: (status: number) => void): Promise<void> {
+export async function afterResponse(
+  ctx: Context,
+  next: () => Promise<unknown>,
+  report: (status: number) => void,
+): Promise<void> {
   let status = 500;
   try {
     await next();
@@ -76,8 +80,15 @@ async function served(ctx: Context, next: () => Promise<unknown>, log: Logger, m
     metrics.httpRequests.inc(labels);
     metrics.httpDurations.observe(labels, seconds);
     const clientId = clientIdOf(ctx);
-    log.info({
-      method: ctx.method, route, status, durationMs: Math.round(seconds * 1e6) / 1000, ...(clientId ? { clientId } : {}),
-    }, 'request');
+    log.info(
+      {
+        method: ctx.method,
+        route,
+        status,
+        durationMs: Math.round(seconds * 1e6) / 1000,
+        ...(clientId ? { clientId } : {}),
+      },
+      'request',
+    );
   });
 }

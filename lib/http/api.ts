@@ -144,7 +144,9 @@ function parseOrThrow<T extends z.ZodType>(schema: T | undefined, value: unknown
       path: [where, ...issue.path.map(String)].join('.'),
       message: issue.message,
     }));
-    throw errors.invalidInput(`invalid ${where}: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, { issues });
+    throw errors.invalidInput(`invalid ${where}: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, {
+      issues,
+    });
   }
   return result.data;
 }
@@ -178,7 +180,8 @@ export function declare<P extends z.ZodType, Q extends z.ZodType, B extends z.Zo
   const status = route.status ?? 200;
   const name = `${route.method.toUpperCase()} ${deps.prefix}${route.path}`;
   const response = route.response;
-  if (status !== 204 && !response) throw new Error(`${name} answers ${status} with a body but declares no response schema`);
+  if (status !== 204 && !response)
+    throw new Error(`${name} answers ${status} with a body but declares no response schema`);
   if (route.transaction === false) {
     if (route.path.includes(':')) throw new Error(`${name}: only a static path can run without a transaction`);
     deps.registry.withoutTransaction(route.method, `${deps.prefix}${route.path}`);
@@ -205,7 +208,9 @@ export function declare<P extends z.ZodType, Q extends z.ZodType, B extends z.Zo
   if (scope) middlewares.push(deps.requireScope(scope));
   middlewares.push(async (ctx) => {
     const params = parseOrThrow(route.params, ctx.params, 'params');
-    const { search, rest } = route.search ? takeSearch(ctx.query, route.search) : { search: undefined, rest: ctx.query };
+    const { search, rest } = route.search
+      ? takeSearch(ctx.query, route.search)
+      : { search: undefined, rest: ctx.query };
     const query = parseOrThrow(route.query, rest, 'query');
     const body = parseOrThrow(route.body, route.body ? (ctx.request as { body?: unknown }).body : undefined, 'body');
     if (route.refuseEmptyBody && isEmptyObject(body)) {
@@ -214,7 +219,13 @@ export function declare<P extends z.ZodType, Q extends z.ZodType, B extends z.Zo
     const page = pageOf(query, route.pagination === 'optional');
     let answered = status;
     const result = await route.handler({
-      params, query, search, body, koa: ctx, page, events: ctx.state as EventState,
+      params,
+      query,
+      search,
+      body,
+      koa: ctx,
+      page,
+      events: ctx.state as EventState,
       header: (name, value) => ctx.set(name, value),
       answer(other) {
         if (other !== route.alternativeStatus) throw new Error(`${name} declares no alternative status ${other}`);
@@ -255,16 +266,20 @@ function pageOf(query: unknown, optional: boolean): Page {
  * `page` / `page_size` as Logto takes them. Strict, as every list query extending it: a parameter the route
  * does not take is a 400 naming it, never silently ignored.
  */
-export const pagination = z.object({
-  page: z.coerce.number().int().min(1).max(100_000).default(1),
-  page_size: z.coerce.number().int().min(1).max(100).default(20),
-}).strict();
+export const pagination = z
+  .object({
+    page: z.coerce.number().int().min(1).max(100_000).default(1),
+    page_size: z.coerce.number().int().min(1).max(100).default(20),
+  })
+  .strict();
 
 /** `page` / `page_size` for lists that answer every row without them (`pagination: 'optional'`). */
-export const optionalPagination = z.object({
-  page: z.coerce.number().int().min(1).max(100_000).optional(),
-  page_size: z.coerce.number().int().min(1).max(100).optional(),
-}).strict();
+export const optionalPagination = z
+  .object({
+    page: z.coerce.number().int().min(1).max(100_000).optional(),
+    page_size: z.coerce.number().int().min(1).max(100).optional(),
+  })
+  .strict();
 
 /** Any id-like path segment. */
 export const idParam = z.string().min(1).max(128);

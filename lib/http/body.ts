@@ -3,7 +3,12 @@ import { koaBody } from 'koa-body';
 import { errors } from '../errors.ts';
 
 /** Content codings the body parsers decode; `x-gzip` is gzip's old name (RFC 9110 §8.4.1.3). */
-const DECODED = new Map([['gzip', 'gzip'], ['x-gzip', 'gzip'], ['deflate', 'deflate'], ['br', 'br']]);
+const DECODED = new Map([
+  ['gzip', 'gzip'],
+  ['x-gzip', 'gzip'],
+  ['deflate', 'deflate'],
+  ['br', 'br'],
+]);
 const ACCEPTED_CODINGS = 'gzip, deflate, br';
 const IDENTITY = { coding: 'identity' } as const;
 
@@ -18,7 +23,10 @@ function hasBody(ctx: Context): boolean {
 function contentCoding(ctx: Context): { coding: string } | { unsupported: string } {
   const header = ctx.req.headers['content-encoding'] ?? '';
   if (header === '') return IDENTITY;
-  const codings = header.split(',').map((part) => part.trim().toLowerCase()).filter((part) => part && part !== 'identity');
+  const codings = header
+    .split(',')
+    .map((part) => part.trim().toLowerCase())
+    .filter((part) => part && part !== 'identity');
   if (!codings.length) return IDENTITY;
   const coding = codings.length === 1 ? DECODED.get(codings[0]!) : undefined;
   return coding ? { coding } : { unsupported: header };
@@ -65,7 +73,10 @@ export function refuseEncodedBodies(prefix: string): Middleware {
     if ('coding' in encoding && encoding.coding === 'identity') return next();
     ctx.status = 415;
     ctx.set('Accept-Encoding', 'identity');
-    ctx.body = { error: 'invalid_request', error_description: 'request bodies with a Content-Encoding are not supported here' };
+    ctx.body = {
+      error: 'invalid_request',
+      error_description: 'request bodies with a Content-Encoding are not supported here',
+    };
     return undefined;
   };
 }
@@ -78,7 +89,8 @@ const DIGITS = /^\d{1,9}$/;
 /** Strict JSON: an object or an array, after the whitespace RFC 8259 allows. */
 const STRICT_JSON = /^[ \t\n\r]*[[{]/;
 /** A `__proto__` key, however escaped (the check of @hapi/bourne, which the general parser uses). */
-const PROTO_KEY = /"(?:_|\\u005[Ff])(?:_|\\u005[Ff])(?:p|\\u0070)(?:r|\\u0072)(?:o|\\u006[Ff])(?:t|\\u0074)(?:o|\\u006[Ff])(?:_|\\u005[Ff])(?:_|\\u005[Ff])"\s*:/;
+const PROTO_KEY =
+  /"(?:_|\\u005[Ff])(?:_|\\u005[Ff])(?:p|\\u0070)(?:r|\\u0072)(?:o|\\u006[Ff])(?:t|\\u0074)(?:o|\\u006[Ff])(?:_|\\u005[Ff])(?:_|\\u005[Ff])"\s*:/;
 
 /** What koa-body throws for a body that is not strict JSON: a 400, which the API answers `guard.invalid_json`. */
 function notJson(message: string): Error {
@@ -138,7 +150,14 @@ function arrived(ctx: Context, bytes: number): string | undefined {
  * with koa-body's strictness and errors, without its stream plumbing; everything else goes through koa-body.
  */
 export function parseJsonBody(limit: number): Middleware {
-  const general = koaBody({ json: true, jsonLimit: limit, jsonStrict: true, urlencoded: false, text: false, multipart: false });
+  const general = koaBody({
+    json: true,
+    jsonLimit: limit,
+    jsonStrict: true,
+    urlencoded: false,
+    text: false,
+    multipart: false,
+  });
   return parseBody(async (ctx, next) => {
     if (!PARSED_METHODS.has(ctx.method)) return next();
     const bytes = plainJsonLength(ctx, limit);

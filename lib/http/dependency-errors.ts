@@ -5,8 +5,14 @@
 const DEPENDENCY_ERROR_NAMES = new Set([
   // MongoDB driver: no server to talk to, a connection lost or cleared, an operation past its timeoutMS, a
   // client or topology closed under the request.
-  'MongoNetworkError', 'MongoNetworkTimeoutError', 'MongoServerSelectionError', 'MongoNotConnectedError',
-  'MongoTopologyClosedError', 'MongoClientClosedError', 'MongoServerClosedError', 'MongoPoolClearedError',
+  'MongoNetworkError',
+  'MongoNetworkTimeoutError',
+  'MongoServerSelectionError',
+  'MongoNotConnectedError',
+  'MongoTopologyClosedError',
+  'MongoClientClosedError',
+  'MongoServerClosedError',
+  'MongoPoolClearedError',
   'MongoOperationTimeoutError',
   'MaxRetriesPerRequestError',
   // The embedded SQLite store: a write that could not be made durable (disk full, read-only, I/O error).
@@ -15,9 +21,19 @@ const DEPENDENCY_ERROR_NAMES = new Set([
 
 /** Server errors that mean "no usable primary right now" (elections, shutdowns, unreachable members). */
 const UNAVAILABLE_CODE_NAMES = new Set([
-  'NotWritablePrimary', 'NotPrimaryNoSecondaryOk', 'NotPrimaryOrSecondary', 'PrimarySteppedDown',
-  'InterruptedAtShutdown', 'InterruptedDueToReplStateChange', 'ShutdownInProgress', 'HostUnreachable',
-  'HostNotFound', 'NetworkTimeout', 'SocketException', 'ExceededTimeLimit', 'MaxTimeMSExpired',
+  'NotWritablePrimary',
+  'NotPrimaryNoSecondaryOk',
+  'NotPrimaryOrSecondary',
+  'PrimarySteppedDown',
+  'InterruptedAtShutdown',
+  'InterruptedDueToReplStateChange',
+  'ShutdownInProgress',
+  'HostUnreachable',
+  'HostNotFound',
+  'NetworkTimeout',
+  'SocketException',
+  'ExceededTimeLimit',
+  'MaxTimeMSExpired',
 ]);
 
 /**
@@ -37,7 +53,8 @@ export function isDependencyFailure(error: unknown): boolean {
     if ('codeName' in current && UNAVAILABLE_CODE_NAMES.has(String(current.codeName))) return true;
     if (hasRetryLabel(current)) return true;
     if (/^(Connection is closed|Stream isn't writeable)/.test(current.message)) return true;
-    if ('code' in current && ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE'].includes(String(current.code))) return true;
+    if ('code' in current && ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE'].includes(String(current.code)))
+      return true;
   }
   return false;
 }

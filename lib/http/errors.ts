@@ -91,12 +91,18 @@ export function jsonErrorMiddleware(logger: Logger): Middleware {
 /** Titles and wording of the sign-in pages' error pages; messages of domain errors are shown as they are. */
 function pageOf(error: unknown, domainError: DomainError): { title: string; message: string } {
   if (domainError.kind === 'unavailable') {
-    return { title: 'Temporarily unavailable', message: 'The sign-in service cannot complete this right now. Try again in a moment.' };
+    return {
+      title: 'Temporarily unavailable',
+      message: 'The sign-in service cannot complete this right now. Try again in a moment.',
+    };
   }
   if (domainError.kind === 'internal') {
     return { title: 'Something went wrong', message: 'The sign-in could not be completed. Try again later.' };
   }
-  return { title: 'Form not accepted', message: error instanceof DomainError ? error.message : 'The form could not be read.' };
+  return {
+    title: 'Form not accepted',
+    message: error instanceof DomainError ? error.message : 'The form could not be read.',
+  };
 }
 
 /**
@@ -112,7 +118,10 @@ export function htmlErrorMiddleware(logger: Logger): Middleware {
       let page: { title: string; message: string };
       if (error instanceof oidcErrors.SessionNotFound) {
         status = 400;
-        page = { title: 'Sign-in expired', message: 'This sign-in has expired. Go back to the application and start again.' };
+        page = {
+          title: 'Sign-in expired',
+          message: 'This sign-in has expired. Go back to the application and start again.',
+        };
       } else {
         const domainError = toDomainError(error, ctx, logger);
         status = httpStatusOf(domainError);

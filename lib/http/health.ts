@@ -16,13 +16,25 @@ export function healthMiddleware(probes: Probe[]): Middleware {
       ctx.body = { status: 'ok' };
       return;
     }
-    const results = await Promise.all(probes.map(async (probe) => {
-      const answered = await within(probe.check().then(() => true, () => false), PROBE_TIMEOUT_MS, false);
-      return [probe.name, answered ? 'ok' : 'unavailable'] as const;
-    }));
+    const results = await Promise.all(
+      probes.map(async (probe) => {
+        const answered = await within(
+          probe.check().then(
+            () => true,
+            () => false,
+          ),
+          PROBE_TIMEOUT_MS,
+          false,
+        );
+        return [probe.name, answered ? 'ok' : 'unavailable'] as const;
+      }),
+    );
     const allReady = results.every(([, state]) => state === 'ok');
     ctx.status = allReady ? 200 : 503;
     ctx.body = { status: allReady ? 'ready' : 'unavailable', checks: Object.fromEntries(results) };
   };
-  return when((ctx) => (ctx.method === 'GET' || ctx.method === 'HEAD') && (ctx.path === '/healthz' || ctx.path === '/readyz'), answer);
+  return when(
+    (ctx) => (ctx.method === 'GET' || ctx.method === 'HEAD') && (ctx.path === '/healthz' || ctx.path === '/readyz'),
+    answer,
+  );
 }

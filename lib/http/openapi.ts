@@ -14,8 +14,13 @@ function searchParameters(fields: readonly string[]): unknown[] {
   const text = { type: 'string', maxLength: 256 };
   const mode = { type: 'string', enum: ['like', 'exact'] };
   return [
-    { name: 'search', in: 'query', required: false, schema: text,
-      description: `A LIKE pattern (% any run, _ one character) matched against ${fields.join(', ')}` },
+    {
+      name: 'search',
+      in: 'query',
+      required: false,
+      schema: text,
+      description: `A LIKE pattern (% any run, _ one character) matched against ${fields.join(', ')}`,
+    },
     ...fields.map((field) => ({ name: `search.${field}`, in: 'query', required: false, schema: text })),
     { name: 'mode', in: 'query', required: false, schema: mode },
     ...fields.map((field) => ({ name: `mode.${field}`, in: 'query', required: false, schema: mode })),
@@ -26,7 +31,10 @@ function searchParameters(fields: readonly string[]): unknown[] {
 
 function parametersOf(route: RegisteredRoute): unknown[] {
   const parameters: unknown[] = [];
-  for (const [where, schema] of [['path', route.params], ['query', route.query]] as const) {
+  for (const [where, schema] of [
+    ['path', route.params],
+    ['query', route.query],
+  ] as const) {
     if (!schema) continue;
     const json = schemaOf(schema, 'input');
     const properties = (json.properties ?? {}) as Record<string, JsonSchema>;
@@ -52,7 +60,10 @@ function eventRulesOf(route: RegisteredRoute, events: OperationEvents | undefine
 }
 
 function describeRule(rule: RouteEventRule): string {
-  const notes = [...(rule.data === 'snapshot' ? ['data is the entity as it was before the delete'] : []), ...(rule.note ? [rule.note] : [])];
+  const notes = [
+    ...(rule.data === 'snapshot' ? ['data is the entity as it was before the delete'] : []),
+    ...(rule.note ? [rule.note] : []),
+  ];
   return notes.length ? `${rule.event} (${notes.join('; ')})` : rule.event;
 }
 
@@ -62,9 +73,10 @@ function operationOf(route: RegisteredRoute, events: OperationEvents | undefined
       ? { description: 'Success', content: { 'application/json': { schema: schemaOf(route.response, 'output') } } }
       : { description: 'Success' },
     ...(route.alternativeStatus && {
-      [route.alternativeStatus]: route.alternativeWithBody && route.response
-        ? { description: 'Success', content: { 'application/json': { schema: schemaOf(route.response, 'output') } } }
-        : { description: 'Success' },
+      [route.alternativeStatus]:
+        route.alternativeWithBody && route.response
+          ? { description: 'Success', content: { 'application/json': { schema: schemaOf(route.response, 'output') } } }
+          : { description: 'Success' },
     }),
     400: { $ref: '#/components/responses/Error' },
   };
@@ -87,20 +99,28 @@ function operationOf(route: RegisteredRoute, events: OperationEvents | undefined
     operation.description = `Webhook events: ${rules.map(describeRule).join('; ')}.`;
   }
   if (route.body) {
-    operation.requestBody = { required: true, content: { 'application/json': { schema: schemaOf(route.body, 'input') } } };
+    operation.requestBody = {
+      required: true,
+      content: { 'application/json': { schema: schemaOf(route.body, 'input') } },
+    };
   }
   return operation;
 }
 
 /** OpenAPI 3.1 `webhooks`: one POST per event type, its body the event's JSON Schema. */
 function webhooksOf(schemas: Record<string, Record<string, unknown>>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(schemas).map(([name, { $schema: _dialect, ...schema }]) => [name, {
-    post: {
-      summary: `${name}, as a hook subscribed to it receives it (also at GET /api/hook-events/${name}/schema)`,
-      requestBody: { required: true, content: { 'application/json': { schema } } },
-      responses: { '2XX': { description: 'Received: any 2xx ends the delivery' } },
-    },
-  }]));
+  return Object.fromEntries(
+    Object.entries(schemas).map(([name, { $schema: _dialect, ...schema }]) => [
+      name,
+      {
+        post: {
+          summary: `${name}, as a hook subscribed to it receives it (also at GET /api/hook-events/${name}/schema)`,
+          requestBody: { required: true, content: { 'application/json': { schema } } },
+          responses: { '2XX': { description: 'Received: any 2xx ends the delivery' } },
+        },
+      },
+    ]),
+  );
 }
 
 /**
@@ -108,7 +128,9 @@ function webhooksOf(schemas: Record<string, Record<string, unknown>>): Record<st
  * operation that publishes webhook events lists them (`x-webhook-events`, and a line of its description).
  */
 export function buildOpenApi(
-  registry: RouteRegistry, info: { baseUrl: string; version: string }, events?: OperationEvents,
+  registry: RouteRegistry,
+  info: { baseUrl: string; version: string },
+  events?: OperationEvents,
   webhooks?: Record<string, Record<string, unknown>>,
 ): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
@@ -132,17 +154,21 @@ export function buildOpenApi(
           flows: { clientCredentials: { tokenUrl: `${info.baseUrl}/oidc/token`, scopes: {} } },
         },
         resourceServer: {
-          type: 'http', scheme: 'basic',
-          description: 'HTTP Basic with the client id and secret of an application that serves an API: one holding a '
-            + "scope of that API through its machine-to-machine roles, as the introspection endpoint authenticates it. "
-            + 'Anyone else is 401 auth.unauthorized, an application serving no API 403 auth.not_a_resource_server.',
+          type: 'http',
+          scheme: 'basic',
+          description:
+            'HTTP Basic with the client id and secret of an application that serves an API: one holding a ' +
+            'scope of that API through its machine-to-machine roles, as the introspection endpoint authenticates it. ' +
+            'Anyone else is 401 auth.unauthorized, an application serving no API 403 auth.not_a_resource_server.',
         },
         user: {
           type: 'oauth2',
-          description: "An end user's own opaque access token, issued by the authorization-code flow without a resource (Account API).",
+          description:
+            "An end user's own opaque access token, issued by the authorization-code flow without a resource (Account API).",
           flows: {
             authorizationCode: {
-              authorizationUrl: `${info.baseUrl}/oidc/auth`, tokenUrl: `${info.baseUrl}/oidc/token`,
+              authorizationUrl: `${info.baseUrl}/oidc/auth`,
+              tokenUrl: `${info.baseUrl}/oidc/token`,
               scopes: Object.fromEntries(OIDC_SCOPES.map((scope) => [scope, `the ${scope} scope`])),
             },
           },

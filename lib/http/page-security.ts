@@ -84,7 +84,9 @@ const PLACEHOLDER = "script-src 'none'";
 export function providerPageSecurity(options: { prefix: string; serviceUrl: string }): Middleware {
   const { prefix, serviceUrl } = options;
   // Endpoints that answer JSON whatever happens (their errors included): nothing to place or finish there.
-  const jsonOnly = new Set(['/token', '/token/introspection', '/token/revocation', '/jwks', '/me'].map((path) => `${prefix}${path}`));
+  const jsonOnly = new Set(
+    ['/token', '/token/introspection', '/token/revocation', '/jwks', '/me'].map((path) => `${prefix}${path}`),
+  );
   const secure: Middleware = async (ctx, next) => {
     ctx.set('Content-Security-Policy', PLACEHOLDER);
     await next();
@@ -94,7 +96,9 @@ export function providerPageSecurity(options: { prefix: string; serviceUrl: stri
       if (placed === PLACEHOLDER) ctx.remove('Content-Security-Policy');
       return;
     }
-    const scriptSources = (/script-src ([^;]*)/.exec(placed)?.[1] ?? '').split(/\s+/).filter((source) => source.startsWith("'sha256-"));
+    const scriptSources = (/script-src ([^;]*)/.exec(placed)?.[1] ?? '')
+      .split(/\s+/)
+      .filter((source) => source.startsWith("'sha256-"));
     setPageHeaders(ctx, { formTargets: [serviceUrl, ...providerFormTargets(ctx)], scriptSources });
   };
   return when((ctx) => (ctx.path === prefix || ctx.path.startsWith(`${prefix}/`)) && !jsonOnly.has(ctx.path), secure);

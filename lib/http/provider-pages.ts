@@ -11,14 +11,20 @@ export function errorPage(out: { error: string; error_description?: string }): s
 
 export async function logoutSource(ctx: KoaContextWithOIDC, form: string): Promise<void> {
   ctx.type = 'html';
-  ctx.body = htmlPage('Sign out', `<h1>Do you want to sign out?</h1>${form}
+  ctx.body = htmlPage(
+    'Sign out',
+    `<h1>Do you want to sign out?</h1>${form}
 <button autofocus type="submit" form="op.logoutForm" value="yes" name="logout">Yes, sign me out</button>
-<button class="secondary" type="submit" form="op.logoutForm">No, stay signed in</button>`);
+<button class="secondary" type="submit" form="op.logoutForm">No, stay signed in</button>`,
+  );
 }
 
 export async function postLogoutSuccessSource(ctx: KoaContextWithOIDC): Promise<void> {
   const client = ctx.oidc.client;
   const name = client?.clientName ?? client?.clientId;
   ctx.type = 'html';
-  ctx.body = htmlPage('Signed out', `<h1>Signed out</h1><p>You signed out${name ? ` of ${escapeHtml(name)}` : ''}.</p>`);
+  ctx.body = htmlPage(
+    'Signed out',
+    `<h1>Signed out</h1><p>You signed out${name ? ` of ${escapeHtml(name)}` : ''}.</p>`,
+  );
 }

@@ -27,14 +27,17 @@ export interface RequestScope {
  */
 export function createRequestScope(base: Logger): RequestScope {
   const current = new AsyncLocalStorage<string>();
-  const logger = base.child({}, {
-    formatters: {
-      log(object: object) {
-        const requestId = current.getStore();
-        return requestId === undefined ? object : { ...object, requestId };
+  const logger = base.child(
+    {},
+    {
+      formatters: {
+        log(object: object) {
+          const requestId = current.getStore();
+          return requestId === undefined ? object : { ...object, requestId };
+        },
       },
     },
-  });
+  );
   return { logger, run: (requestId, serve) => current.run(requestId, serve) };
 }
 

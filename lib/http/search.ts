@@ -29,7 +29,8 @@ function single(key: string, value: string | string[]): string {
 
 function fieldOf(key: string, field: string | undefined, fields: readonly string[]): string | undefined {
   if (field === undefined) return undefined;
-  if (!fields.includes(field)) refuse(key, `search field ${field.slice(0, 64)} is not supported here; expect one of ${fields.join(', ')}`);
+  if (!fields.includes(field))
+    refuse(key, `search field ${field.slice(0, 64)} is not supported here; expect one of ${fields.join(', ')}`);
   return field;
 }
 
@@ -38,7 +39,8 @@ function fieldOf(key: string, field: string | undefined, fields: readonly string
  * search when the query has no search value.
  */
 export function takeSearch(
-  query: Record<string, string | string[] | undefined>, fields: readonly string[],
+  query: Record<string, string | string[] | undefined>,
+  fields: readonly string[],
 ): { search: Search | undefined; rest: Record<string, unknown> } {
   const rest: Record<string, unknown> = {};
   const modes = new Map<string | undefined, SearchMatch['mode']>();
@@ -82,7 +84,8 @@ export function takeSearch(
   const matches: SearchMatch[] = [];
   for (const [field, list] of values) {
     const mode = modes.get(field) ?? modes.get(undefined) ?? 'like';
-    if (mode === 'like' && list.length > 1) refuse(field ? `search.${field}` : 'search', 'only one value unless the mode is exact');
+    if (mode === 'like' && list.length > 1)
+      refuse(field ? `search.${field}` : 'search', 'only one value unless the mode is exact');
     matches.push({ ...(field !== undefined && { field }), mode, values: list });
   }
   return { search: matches.length ? { matches, joint, isCaseSensitive } : undefined, rest };

@@ -32,7 +32,10 @@ const CLOSE_MS = 3000;
 export async function createTraces(options: TracesOptions): Promise<Traces> {
   const { logger } = options;
   const [
-    api, { ExportResultCode, W3CTraceContextPropagator }, { resourceFromAttributes }, { BatchSpanProcessor, TracerProvider },
+    api,
+    { ExportResultCode, W3CTraceContextPropagator },
+    { resourceFromAttributes },
+    { BatchSpanProcessor, TracerProvider },
     { OTLPTraceExporter },
   ] = await Promise.all([
     import('@opentelemetry/api'),
@@ -49,7 +52,10 @@ export async function createTraces(options: TracesOptions): Promise<Traces> {
       otlp.export(spans, (result) => {
         if (result.code !== ExportResultCode.SUCCESS && !failing) {
           failing = true;
-          logger.warn({ error: result.error?.message }, 'traces not exported: the OTLP collector refused them or is unreachable');
+          logger.warn(
+            { error: result.error?.message },
+            'traces not exported: the OTLP collector refused them or is unreachable',
+          );
         } else if (result.code === ExportResultCode.SUCCESS && failing) {
           failing = false;
           logger.info('traces exported again');
@@ -61,7 +67,10 @@ export async function createTraces(options: TracesOptions): Promise<Traces> {
     forceFlush: () => otlp.forceFlush(),
   };
   const provider = new TracerProvider({
-    resource: resourceFromAttributes({ 'service.name': options.serviceName, 'service.version': options.serviceVersion }),
+    resource: resourceFromAttributes({
+      'service.name': options.serviceName,
+      'service.version': options.serviceVersion,
+    }),
     spanProcessors: [new BatchSpanProcessor({ exporter })],
   });
   const tracer = provider.getTracer('identity-service', options.serviceVersion);
@@ -91,11 +100,15 @@ export async function createTraces(options: TracesOptions): Promise<Traces> {
     middleware,
     async close() {
       let timer: NodeJS.Timeout | undefined;
-      const shutdown = provider.shutdown().then(() => true, () => false);
+      const shutdown = provider.shutdown().then(
+        () => true,
+        () => false,
+      );
       const timedOut = new Promise<false>((resolve) => (timer = setTimeout(resolve, CLOSE_MS, false)));
       const exported = await Promise.race([shutdown, timedOut]);
       clearTimeout(timer);
-      if (!exported) logger.warn('the last traces were not exported: the OTLP collector refused them or is unreachable');
+      if (!exported)
+        logger.warn('the last traces were not exported: the OTLP collector refused them or is unreachable');
     },
   };
 }

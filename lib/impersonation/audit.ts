@@ -3,8 +3,8 @@ import { newId } from '../ids.ts';
 import { findPage, publicShape, type Page, type Stored } from '../data/entity.ts';
 import type { ImpersonationRecord } from './record.ts';
 
-export type AuditEntry = Omit<ImpersonationRecord, 'id' | 'createdAt' | 'error' | 'errorDescription'>
-  & Partial<Pick<ImpersonationRecord, 'error' | 'errorDescription'>>;
+export type AuditEntry = Omit<ImpersonationRecord, 'id' | 'createdAt' | 'error' | 'errorDescription'> &
+  Partial<Pick<ImpersonationRecord, 'error' | 'errorDescription'>>;
 
 /** Records written before failures were audited have no error fields. */
 function withErrorFields(record: AuditEntry & Pick<ImpersonationRecord, 'id' | 'createdAt'>): ImpersonationRecord {
@@ -44,7 +44,12 @@ export function createImpersonationAudit(store: DocumentStore) {
       const query: Record<string, unknown> = {};
       for (const [field, value] of Object.entries(filter)) if (value) query[field] = value;
       const { items, total } = await findPage(records, query, page, { createdAt: -1, _id: -1 });
-      return { items: items.map((doc) => withErrorFields(publicShape<AuditEntry & Pick<ImpersonationRecord, 'id' | 'createdAt'>>(doc))), total };
+      return {
+        items: items.map((doc) =>
+          withErrorFields(publicShape<AuditEntry & Pick<ImpersonationRecord, 'id' | 'createdAt'>>(doc)),
+        ),
+        total,
+      };
     },
   };
 }

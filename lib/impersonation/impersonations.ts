@@ -3,12 +3,14 @@ import { findPage, type Page, type PageResult, type Stored } from '../data/entit
 import type { Impersonation, ImpersonationStatus } from './record.ts';
 
 /** As stored: the public record without its status (worked out at read time), with what only the service reads. */
-type StoredImpersonation = Stored<Omit<Impersonation, 'status'> & {
-  /** The grant of a userinfo token (its opaque token hangs off it), or null for a JWT. */
-  grantId: string | null;
-  /** Position in the revocation listing, set when it is revoked. */
-  revocationSeq?: number;
-}>;
+type StoredImpersonation = Stored<
+  Omit<Impersonation, 'status'> & {
+    /** The grant of a userinfo token (its opaque token hangs off it), or null for a JWT. */
+    grantId: string | null;
+    /** Position in the revocation listing, set when it is revoked. */
+    revocationSeq?: number;
+  }
+>;
 
 export interface ImpersonationFilter {
   userId?: string | undefined;
@@ -40,9 +42,19 @@ function statusOf(doc: StoredImpersonation, now: number): ImpersonationStatus {
 
 function present(doc: StoredImpersonation, now: number): Impersonation {
   return {
-    id: doc.id, userId: doc.userId, applicationId: doc.applicationId, actorUserId: doc.actorUserId,
-    subjectTokenRef: doc.subjectTokenRef, reason: doc.reason, createdBy: doc.createdBy, resource: doc.resource,
-    scope: doc.scope, issuedAt: doc.issuedAt, expiresAt: doc.expiresAt, revokedAt: doc.revokedAt, status: statusOf(doc, now),
+    id: doc.id,
+    userId: doc.userId,
+    applicationId: doc.applicationId,
+    actorUserId: doc.actorUserId,
+    subjectTokenRef: doc.subjectTokenRef,
+    reason: doc.reason,
+    createdBy: doc.createdBy,
+    resource: doc.resource,
+    scope: doc.scope,
+    issuedAt: doc.issuedAt,
+    expiresAt: doc.expiresAt,
+    revokedAt: doc.revokedAt,
+    status: statusOf(doc, now),
   };
 }
 
@@ -56,7 +68,10 @@ function statusFilter(status: ImpersonationStatus | 'ended', now: number): Filte
  * The impersonations: one per successful exchange, with the token it issued. Revoking one marks it, gives it the
  * next position in the revocation listing and ends the grant of its userinfo token, in one transaction.
  */
-export function createImpersonations(store: DocumentStore, deps: { revokeGrants: (grantIds: string[]) => Promise<void> }) {
+export function createImpersonations(
+  store: DocumentStore,
+  deps: { revokeGrants: (grantIds: string[]) => Promise<void> },
+) {
   const records = store.collection<StoredImpersonation>('impersonations');
   const counters = store.collection<{ _id: string; seq: number }>('impersonation_counters');
 
@@ -102,13 +117,18 @@ export function createImpersonations(store: DocumentStore, deps: { revokeGrants:
         if (active.length === 0) return [];
         // The counter is written by every revocation, so revocations take their positions in the order they commit.
         const counter = await counters.findOneAndUpdate(
-          { _id: COUNTER_ID }, { $inc: { seq: active.length } }, { upsert: true, returnDocument: 'after' },
+          { _id: COUNTER_ID },
+          { $inc: { seq: active.length } },
+          { upsert: true, returnDocument: 'after' },
         );
         let seq = (counter?.seq ?? active.length) - active.length;
         const revoked: StoredImpersonation[] = [];
         for (const doc of active) {
           seq += 1;
-          const result = await records.updateOne({ _id: doc._id, revokedAt: null }, { $set: { revokedAt: now, revocationSeq: seq } });
+          const result = await records.updateOne(
+            { _id: doc._id, revokedAt: null },
+            { $set: { revokedAt: now, revocationSeq: seq } },
+          );
           if (result.modifiedCount === 1) revoked.push({ ...doc, revokedAt: now, revocationSeq: seq });
         }
         await deps.revokeGrants(revoked.map((doc) => doc.grantId).filter((id) => id !== null));
@@ -121,7 +141,11 @@ export function createImpersonations(store: DocumentStore, deps: { revokeGrants:
      * The counter commits with the records it numbers: every revocation up to its value read first is visible, so a
      * page that is not full moves the cursor there, past revocations of other audiences.
      */
-    async revocationsAfter(after: number, audiences: readonly string[], limit: number): Promise<{ items: Revocation[]; next: number }> {
+    async revocationsAfter(
+      after: number,
+      audiences: readonly string[],
+      limit: number,
+    ): Promise<{ items: Revocation[]; next: number }> {
       const latest = (await counters.findOne({ _id: COUNTER_ID }))?.seq ?? 0;
       if (audiences.length === 0 || latest <= after) return { items: [], next: Math.max(after, latest) };
       const docs = await records.find(
@@ -129,8 +153,12 @@ export function createImpersonations(store: DocumentStore, deps: { revokeGrants:
         { sort: { revocationSeq: 1 }, limit },
       );
       const items = docs.map((doc) => ({
-        impersonationId: doc.id, userId: doc.userId, resource: doc.resource, revokedAt: doc.revokedAt ?? 0,
-        expiresAt: doc.expiresAt, cursor: doc.revocationSeq ?? 0,
+        impersonationId: doc.id,
+        userId: doc.userId,
+        resource: doc.resource,
+        revokedAt: doc.revokedAt ?? 0,
+        expiresAt: doc.expiresAt,
+        cursor: doc.revocationSeq ?? 0,
       }));
       return { items, next: items.length < limit ? latest : items[items.length - 1]!.cursor };
     },

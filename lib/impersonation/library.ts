@@ -19,7 +19,9 @@ import type { Impersonation as ImpersonationRecord } from './record.ts';
 import type { PeekedSubjectToken, SubjectTokenRecord, SubjectTokens } from './subject-tokens.ts';
 
 /** OIDC scopes an exchanged token may carry: never `offline_access`, since no refresh token is issued. */
-const EXCHANGEABLE_OIDC_SCOPES: ReadonlySet<string> = new Set(OIDC_SCOPES.filter((scope) => scope !== 'offline_access'));
+const EXCHANGEABLE_OIDC_SCOPES: ReadonlySet<string> = new Set(
+  OIDC_SCOPES.filter((scope) => scope !== 'offline_access'),
+);
 
 /** Why an exchange is refused; the grant turns each into its OAuth error. */
 export class ExchangeRefused extends Error {
@@ -100,7 +102,8 @@ const PROTECTED = 'the user holds a protected role and cannot be impersonated';
 
 /** Client-chosen text kept in the audit is bounded, so one request cannot write an arbitrarily large record. */
 const MAX_AUDITED_TEXT = 1024;
-const bounded = (text: string | undefined): string | null => (text === undefined ? null : text.slice(0, MAX_AUDITED_TEXT));
+const bounded = (text: string | undefined): string | null =>
+  text === undefined ? null : text.slice(0, MAX_AUDITED_TEXT);
 
 /**
  * Impersonation rules: who can be impersonated, what an exchanged token may reach (never the management API),
@@ -108,7 +111,10 @@ const bounded = (text: string | undefined): string | null => (text === undefined
  */
 export function createImpersonation(deps: {
   store: DocumentStore;
-  repositories: Pick<Repositories, 'users' | 'resources' | 'organizations' | 'mfaVerifications' | 'roles' | 'applications'>;
+  repositories: Pick<
+    Repositories,
+    'users' | 'resources' | 'organizations' | 'mfaVerifications' | 'roles' | 'applications'
+  >;
   authorization: Authorization;
   subjectTokens: SubjectTokens;
   audit: ImpersonationAudit;
@@ -127,24 +133,35 @@ export function createImpersonation(deps: {
    * management API scope, or a role named in the policy. Asked at every subject token and every exchange: remembered
    * until a role assignment, a role's scopes, a scope or (with protected names) a role changes.
    */
-  const isProtected = remembered(deps.store, [
-    'users_roles', 'roles_scopes', 'scopes', ...(protectedNames.size > 0 ? ['roles'] : []),
-  ], async (userId: string): Promise<boolean> => {
-    const roleIds = await repositories.roles.roleIdsOfUser(userId);
-    if (roleIds.length === 0) return false;
-    if (roleIds.includes(CONSOLE_ADMIN_ROLE_ID)) return true;
-    if ((await deps.authorization.scopesOfRoles(roleIds, MANAGEMENT_RESOURCE_ID)).length > 0) return true;
-    if (protectedNames.size === 0) return false;
-    return (await repositories.roles.findByIds(roleIds)).some((role) => protectedNames.has(role.name));
-  });
+  const isProtected = remembered(
+    deps.store,
+    ['users_roles', 'roles_scopes', 'scopes', ...(protectedNames.size > 0 ? ['roles'] : [])],
+    async (userId: string): Promise<boolean> => {
+      const roleIds = await repositories.roles.roleIdsOfUser(userId);
+      if (roleIds.length === 0) return false;
+      if (roleIds.includes(CONSOLE_ADMIN_ROLE_ID)) return true;
+      if ((await deps.authorization.scopesOfRoles(roleIds, MANAGEMENT_RESOURCE_ID)).length > 0) return true;
+      if (protectedNames.size === 0) return false;
+      return (await repositories.roles.findByIds(roleIds)).some((role) => protectedNames.has(role.name));
+    },
+  );
 
   async function announceRevoked(revoked: ImpersonationRecord[], revokedBy: string): Promise<void> {
     for (const record of revoked) {
-      await bus.emit('Impersonation.Revoked', {
-        impersonationId: record.id, userId: record.userId, applicationId: record.applicationId,
-        actorUserId: record.actorUserId, resource: record.resource, revokedBy,
-        revokedAt: new Date(record.revokedAt ?? Date.now()).toISOString(), expiresAt: new Date(record.expiresAt).toISOString(),
-      }, { applicationId: record.applicationId });
+      await bus.emit(
+        'Impersonation.Revoked',
+        {
+          impersonationId: record.id,
+          userId: record.userId,
+          applicationId: record.applicationId,
+          actorUserId: record.actorUserId,
+          resource: record.resource,
+          revokedBy,
+          revokedAt: new Date(record.revokedAt ?? Date.now()).toISOString(),
+          expiresAt: new Date(record.expiresAt).toISOString(),
+        },
+        { applicationId: record.applicationId },
+      );
     }
   }
   // Read for every subject token and every exchange, remembered until a user changes (a suspension, a deletion).
@@ -160,8 +177,10 @@ export function createImpersonation(deps: {
       const actor = record.actorUserId ? await repositories.users.findById(record.actorUserId) : null;
       return {
         applicationName: application?.name ?? record.applicationId,
-        actorName: actor ? actor.name || actor.username || actor.id : null, reason: record.reason,
-        issuedAt: record.issuedAt, expiresAt: record.expiresAt,
+        actorName: actor ? actor.name || actor.username || actor.id : null,
+        reason: record.reason,
+        issuedAt: record.issuedAt,
+        expiresAt: record.expiresAt,
       };
     });
   }
@@ -172,7 +191,12 @@ export function createImpersonation(deps: {
 
     maxTokenTtlSeconds: policy.maxTokenTtlSeconds,
 
-    async issueSubjectToken(input: { userId: string; context: Record<string, unknown>; reason?: string | undefined; createdBy: string }) {
+    async issueSubjectToken(input: {
+      userId: string;
+      context: Record<string, unknown>;
+      reason?: string | undefined;
+      createdBy: string;
+    }) {
       const reason = input.reason?.trim() || null;
       if (!reason && (await settingsOf()).requireReason) {
         throw errors.invalidInput('invalid body: reason: a reason is required to impersonate a user', {
@@ -184,25 +208,49 @@ export function createImpersonation(deps: {
       if (user.isSuspended) throw errors.unprocessable('user.suspended', 'a suspended user cannot be impersonated');
       if (await isProtected(user.id)) {
         await audit.record({
-          type: 'SubjectToken.Refused', subjectTokenRef: null, userId: user.id, createdBy: input.createdBy,
-          applicationId: null, actorUserId: null, resource: null, scope: null,
-          error: 'user.impersonation_protected', errorDescription: PROTECTED,
+          type: 'SubjectToken.Refused',
+          subjectTokenRef: null,
+          userId: user.id,
+          createdBy: input.createdBy,
+          applicationId: null,
+          actorUserId: null,
+          resource: null,
+          scope: null,
+          error: 'user.impersonation_protected',
+          errorDescription: PROTECTED,
         });
         throw errors.unprocessable('user.impersonation_protected', PROTECTED);
       }
-      const { token, record, stored } = subjectTokens.issue({ userId: user.id, context: input.context, reason, createdBy: input.createdBy });
+      const { token, record, stored } = subjectTokens.issue({
+        userId: user.id,
+        context: input.context,
+        reason,
+        createdBy: input.createdBy,
+      });
       // The token and the audit of its creation are written together (one commit on the embedded store), and the token
       // is handed out once both are.
-      await Promise.all([stored, audit.record({
-        type: 'SubjectToken.Created', subjectTokenRef: record.ref, userId: user.id, createdBy: record.createdBy,
-        applicationId: null, actorUserId: null, resource: null, scope: null,
-      })]);
+      await Promise.all([
+        stored,
+        audit.record({
+          type: 'SubjectToken.Created',
+          subjectTokenRef: record.ref,
+          userId: user.id,
+          createdBy: record.createdBy,
+          applicationId: null,
+          actorUserId: null,
+          resource: null,
+          scope: null,
+        }),
+      ]);
       return { subjectToken: token, expiresIn: subjectTokens.ttlSeconds };
     },
 
     /** Checks the subject token (without spending it), its user and the target, and works out the scopes. */
     async plan(
-      subjectToken: string, resource: string | undefined, requested: readonly string[], organizationId?: string,
+      subjectToken: string,
+      resource: string | undefined,
+      requested: readonly string[],
+      organizationId?: string,
     ): Promise<ExchangePlan> {
       const peeked = await subjectTokens.peek(subjectToken);
       if (!peeked) throw new ExchangeRefused('invalid_request', 'subject_token is invalid, expired or already used');
@@ -213,13 +261,25 @@ export function createImpersonation(deps: {
       // Checked at every exchange too: the user may have gained a protected role since the token was created.
       if (await isProtected(user.id)) throw new ExchangeRefused('access_denied', PROTECTED);
       const { authorization } = deps;
-      const refusal = organizationId ? await organizationTokenRefusal(repositories, organizationId, user.id) : undefined;
+      const refusal = organizationId
+        ? await organizationTokenRefusal(repositories, organizationId, user.id)
+        : undefined;
       if (refusal) throw new ExchangeRefused('access_denied', refusal);
       const inOrganization = organizationId ?? null;
       const narrowed = (allowed: string[]) => requested.filter((scope) => allowed.includes(scope));
       if (!resource && inOrganization) {
-        const allowed = (await authorization.organizationScopesForUser(inOrganization, user.id)).map((scope) => scope.name);
-        return { subjectToken: peeked, record, user, target: null, organizationId: inOrganization, allowed, granted: narrowed(allowed) };
+        const allowed = (await authorization.organizationScopesForUser(inOrganization, user.id)).map(
+          (scope) => scope.name,
+        );
+        return {
+          subjectToken: peeked,
+          record,
+          user,
+          target: null,
+          organizationId: inOrganization,
+          allowed,
+          granted: narrowed(allowed),
+        };
       }
       if (!resource) {
         const granted = requested.filter((scope) => EXCHANGEABLE_OIDC_SCOPES.has(scope));
@@ -234,7 +294,15 @@ export function createImpersonation(deps: {
       const allowed = inOrganization
         ? await authorization.scopesForOrganizationUser(inOrganization, user.id, target.id)
         : await authorization.scopesForUser(user.id, target.id);
-      return { subjectToken: peeked, record, user, target, organizationId: inOrganization, allowed, granted: narrowed(allowed) };
+      return {
+        subjectToken: peeked,
+        record,
+        user,
+        target,
+        organizationId: inOrganization,
+        allowed,
+        granted: narrowed(allowed),
+      };
     },
 
     /** Audits a refused exchange with the error it was answered with. The subject token stays as it was. */
@@ -242,10 +310,16 @@ export function createImpersonation(deps: {
       const token = failure.subjectToken;
       const record = failure.plan?.record ?? (token ? (await subjectTokens.peek(token))?.record : null);
       await audit.record({
-        type: 'TokenExchange.Failed', subjectTokenRef: token ? subjectTokens.refOf(token) : null,
-        userId: record?.userId ?? null, createdBy: record?.createdBy ?? null, applicationId: failure.applicationId,
-        actorUserId: failure.actorUserId, resource: bounded(failure.resource), scope: bounded(failure.scope),
-        error: failure.error, errorDescription: bounded(failure.errorDescription),
+        type: 'TokenExchange.Failed',
+        subjectTokenRef: token ? subjectTokens.refOf(token) : null,
+        userId: record?.userId ?? null,
+        createdBy: record?.createdBy ?? null,
+        applicationId: failure.applicationId,
+        actorUserId: failure.actorUserId,
+        resource: bounded(failure.resource),
+        scope: bounded(failure.scope),
+        error: failure.error,
+        errorDescription: bounded(failure.errorDescription),
       });
     },
 
@@ -262,28 +336,54 @@ export function createImpersonation(deps: {
       // The spending is decided already; the records are written right after it, and the exchange goes on once both are
       // durable. On the SQLite store they share one commit (the token's removal is in the commit the records join), so
       // the exchange waits for one sync, and a commit that fails puts the token back with the records undone.
-      const [record] = await Promise.all([deps.store.transaction(async () => {
-        await audit.record({
-          type: 'TokenExchange.Succeeded', subjectTokenRef: plan.record.ref, userId: plan.user.id, createdBy: plan.record.createdBy,
-          applicationId: exchange.applicationId, actorUserId: exchange.actorUserId, resource, scope: exchange.scope,
-        });
-        return impersonations.insert({
-          id: exchange.impersonationId, userId: plan.user.id, applicationId: exchange.applicationId,
-          actorUserId: exchange.actorUserId, subjectTokenRef: plan.record.ref, reason: plan.record.reason ?? null,
-          createdBy: plan.record.createdBy, resource, scope: exchange.scope, issuedAt: exchange.issuedAt,
-          expiresAt: exchange.expiresAt, grantId: exchange.grantId,
-        });
-      }), spent.durable]);
+      const [record] = await Promise.all([
+        deps.store.transaction(async () => {
+          await audit.record({
+            type: 'TokenExchange.Succeeded',
+            subjectTokenRef: plan.record.ref,
+            userId: plan.user.id,
+            createdBy: plan.record.createdBy,
+            applicationId: exchange.applicationId,
+            actorUserId: exchange.actorUserId,
+            resource,
+            scope: exchange.scope,
+          });
+          return impersonations.insert({
+            id: exchange.impersonationId,
+            userId: plan.user.id,
+            applicationId: exchange.applicationId,
+            actorUserId: exchange.actorUserId,
+            subjectTokenRef: plan.record.ref,
+            reason: plan.record.reason ?? null,
+            createdBy: plan.record.createdBy,
+            resource,
+            scope: exchange.scope,
+            issuedAt: exchange.issuedAt,
+            expiresAt: exchange.expiresAt,
+            grantId: exchange.grantId,
+          });
+        }),
+        spent.durable,
+      ]);
       // Read once the impersonation is stored: a kill switch that stored its time later finds the impersonation itself.
       if (await subjectTokens.wasRevoked(plan.record)) {
         await impersonations.revoke({ id: record.id });
         return 'revoked';
       }
-      await bus.emit('User.Impersonated', {
-        impersonationId: record.id, userId: record.userId, applicationId: record.applicationId,
-        actorUserId: record.actorUserId, reason: record.reason, resource: record.resource, scope: record.scope,
-        expiresAt: new Date(record.expiresAt).toISOString(),
-      }, { applicationId: record.applicationId });
+      await bus.emit(
+        'User.Impersonated',
+        {
+          impersonationId: record.id,
+          userId: record.userId,
+          applicationId: record.applicationId,
+          actorUserId: record.actorUserId,
+          reason: record.reason,
+          resource: record.resource,
+          scope: record.scope,
+          expiresAt: new Date(record.expiresAt).toISOString(),
+        },
+        { applicationId: record.applicationId },
+      );
       await notifyUser(record, plan.user);
       return record;
     },
@@ -322,18 +422,24 @@ export function createImpersonation(deps: {
     /** What the impersonated user is shown of their impersonations: never the subject token's context. */
     async listForUser(userId: string, page: Page): Promise<{ items: ImpersonationOfMine[]; total: number }> {
       const { items, total } = await impersonations.list(page, { userId });
-      const shown = await Promise.all(items.map(async (record): Promise<ImpersonationOfMine> => {
-        const application = await repositories.applications.findById(record.applicationId);
-        const actor = record.actorUserId ? await repositories.users.findById(record.actorUserId) : null;
-        return {
-          id: record.id, issuedAt: record.issuedAt, expiresAt: record.expiresAt, revokedAt: record.revokedAt,
-          status: record.status, reason: record.reason,
-          application: { id: record.applicationId, name: application?.name ?? null },
-          actor: record.actorUserId
-            ? { id: record.actorUserId, name: actor?.name ?? null, username: actor?.username ?? null }
-            : null,
-        };
-      }));
+      const shown = await Promise.all(
+        items.map(async (record): Promise<ImpersonationOfMine> => {
+          const application = await repositories.applications.findById(record.applicationId);
+          const actor = record.actorUserId ? await repositories.users.findById(record.actorUserId) : null;
+          return {
+            id: record.id,
+            issuedAt: record.issuedAt,
+            expiresAt: record.expiresAt,
+            revokedAt: record.revokedAt,
+            status: record.status,
+            reason: record.reason,
+            application: { id: record.applicationId, name: application?.name ?? null },
+            actor: record.actorUserId
+              ? { id: record.actorUserId, name: actor?.name ?? null, username: actor?.username ?? null }
+              : null,
+          };
+        }),
+      );
       return { items: shown, total };
     },
   };

@@ -1,7 +1,10 @@
 /** The impersonation audit's record: as stored, and as the management API and the console read it. No imports, so the console can. */
 
 export const AUDIT_RECORD_TYPES = [
-  'SubjectToken.Created', 'SubjectToken.Refused', 'TokenExchange.Succeeded', 'TokenExchange.Failed',
+  'SubjectToken.Created',
+  'SubjectToken.Refused',
+  'TokenExchange.Succeeded',
+  'TokenExchange.Failed',
 ] as const;
 
 export interface ImpersonationRecord {

@@ -44,7 +44,7 @@ function parse(text: string | null): SubjectTokenRecord | null {
  */
 export function createSubjectTokens(kv: KeyValueStore, ttlSeconds: number) {
   async function revokedBefore(userId: string): Promise<number> {
-    return Number(await kv.get(revokedBeforeKey(userId)) ?? 0);
+    return Number((await kv.get(revokedBeforeKey(userId))) ?? 0);
   }
 
   return {
@@ -55,7 +55,10 @@ export function createSubjectTokens(kv: KeyValueStore, ttlSeconds: number) {
       const tokenDigest = digest(token);
       const now = Date.now();
       const record: SubjectTokenRecord = {
-        ref: refOfDigest(tokenDigest), ...input, createdAt: now, expiresAt: now + ttlSeconds * 1000,
+        ref: refOfDigest(tokenDigest),
+        ...input,
+        createdAt: now,
+        expiresAt: now + ttlSeconds * 1000,
       };
       return { token, record, stored: kv.set(key(tokenDigest), JSON.stringify(record), ttlSeconds * 1000) };
     },
@@ -67,7 +70,7 @@ export function createSubjectTokens(kv: KeyValueStore, ttlSeconds: number) {
       if (!token.startsWith(SUBJECT_TOKEN_PREFIX)) return null;
       const tokenDigest = digest(token);
       const record = parse(await kv.get(key(tokenDigest)));
-      if (!record || record.createdAt <= await revokedBefore(record.userId)) return null;
+      if (!record || record.createdAt <= (await revokedBefore(record.userId))) return null;
       return { digest: tokenDigest, record };
     },
     /** Voids every subject token of the user created up to now. */
@@ -78,7 +81,7 @@ export function createSubjectTokens(kv: KeyValueStore, ttlSeconds: number) {
     },
     /** Whether the user's kill switch voided this token since it was peeked (an exchange running beside it). */
     async wasRevoked(record: SubjectTokenRecord): Promise<boolean> {
-      return record.createdAt <= await revokedBefore(record.userId);
+      return record.createdAt <= (await revokedBefore(record.userId));
     },
     /**
      * Spends a peeked token: null when it expired or another exchange spent it since; otherwise the spending's

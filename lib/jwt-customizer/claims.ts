@@ -9,7 +9,20 @@ import type { User } from '../users/repository.ts';
 import { IMPERSONATION_CLAIM } from '../impersonation/record.ts';
 
 /** Claims a customizer can never set or override. */
-export const RESERVED_CLAIMS = new Set(['iss', 'sub', 'aud', 'exp', 'iat', 'nbf', 'jti', 'scope', 'client_id', 'act', 'cnf', IMPERSONATION_CLAIM]);
+export const RESERVED_CLAIMS = new Set([
+  'iss',
+  'sub',
+  'aud',
+  'exp',
+  'iat',
+  'nbf',
+  'jti',
+  'scope',
+  'client_id',
+  'act',
+  'cnf',
+  IMPERSONATION_CLAIM,
+]);
 /**
  * Names no token can carry: oidc-provider refuses extra claims whose `constructor` is not `Object` (a 500
  * for every token request), and the other two would reach prototypes when the claims are merged.
@@ -43,10 +56,12 @@ export type CustomizerContext = {
   /** The application the token is issued to, or null. */
   application: Application | null;
   /** The user behind the token, with the roles and organizations they hold; absent for client credentials. */
-  user?: (User & {
-    roles: Array<Pick<Role, 'id' | 'name' | 'description'>>;
-    organizations: Array<{ id: string; name: string; organizationRoles: RoleSummary[] }>;
-  }) | undefined;
+  user?:
+    | (User & {
+        roles: Array<Pick<Role, 'id' | 'name' | 'description'>>;
+        organizations: Array<{ id: string; name: string; organizationRoles: RoleSummary[] }>;
+      })
+    | undefined;
 };
 
 export interface CustomizerInput {
@@ -80,7 +95,11 @@ export function withoutReserved(claims: Record<string, unknown>): Record<string,
   return kept;
 }
 
-async function runFunction(customizer: FunctionCustomizer, token: CustomizerToken, context: CustomizerContext): Promise<SandboxOutcome> {
+async function runFunction(
+  customizer: FunctionCustomizer,
+  token: CustomizerToken,
+  context: CustomizerContext,
+): Promise<SandboxOutcome> {
   const api: CustomizerApi = {
     denyAccess(message = 'access denied by the token customizer') {
       throw new Denied(message);
@@ -88,7 +107,10 @@ async function runFunction(customizer: FunctionCustomizer, token: CustomizerToke
   };
   try {
     const result = await customizer.getCustomJwtClaims({
-      token, context, environmentVariables: customizer.environmentVariables ?? {}, api,
+      token,
+      context,
+      environmentVariables: customizer.environmentVariables ?? {},
+      api,
     });
     if (result === undefined || result === null) return { kind: 'claims', claims: {} };
     if (!isPlainObject(result)) return { kind: 'error', code: 'invalid_result', message: 'must return an object' };
@@ -115,7 +137,8 @@ export function createClaimsCustomizer(deps: {
   scriptExemptAudiences?: readonly string[];
 }) {
   const exemptions = new Set(deps.scriptExemptAudiences);
-  const exempt = (audience: unknown): boolean => [audience].flat().some((one) => typeof one === 'string' && exemptions.has(one));
+  const exempt = (audience: unknown): boolean =>
+    [audience].flat().some((one) => typeof one === 'string' && exemptions.has(one));
 
   return {
     /** False when no customizer applies to a token for this audience, so callers can skip building the context. */
@@ -133,11 +156,14 @@ export function createClaimsCustomizer(deps: {
         const config = exempt(token.aud) ? null : await deps.configs.get();
         if (!hasScript(config)) return { kind: 'claims', claims: {} };
         blockIssuance = config.blockIssuanceOnError;
-        outcome = await deps.runner().run(config.script, { token, context, environmentVariables: config.environmentVariables });
+        outcome = await deps
+          .runner()
+          .run(config.script, { token, context, environmentVariables: config.environmentVariables });
       }
       if (outcome.kind === 'claims') {
         const unsafe = Object.keys(outcome.claims).filter((name) => UNSAFE_CLAIMS.has(name));
-        if (unsafe.length) deps.logger.warn({ claims: unsafe }, 'custom JWT claims dropped: no token can carry these names');
+        if (unsafe.length)
+          deps.logger.warn({ claims: unsafe }, 'custom JWT claims dropped: no token can carry these names');
         return { kind: 'claims', claims: withoutReserved(outcome.claims) };
       }
       if (outcome.kind === 'denied') return outcome;

@@ -38,7 +38,10 @@ export function createJwtCustomizerConfigs(store: DocumentStore) {
     async put(config: JwtCustomizerInput): Promise<JwtCustomizerConfig> {
       const { tokenSample, contextSample, ...rest } = config;
       const value: JwtCustomizerConfig = {
-        ...rest, ...(tokenSample && { tokenSample }), ...(contextSample && { contextSample }), updatedAt: Date.now(),
+        ...rest,
+        ...(tokenSample && { tokenSample }),
+        ...(contextSample && { contextSample }),
+        updatedAt: Date.now(),
       };
       await configs.replaceOne({ _id: ID }, { ...value, _id: ID }, { upsert: true });
       forget();
@@ -67,12 +70,18 @@ export async function assertScriptCompiles(runner: ScriptRunner, script: string)
   const outcome = await runner.check(script);
   if (outcome.kind === 'compiled') return;
   if (outcome.code === 'syntax') {
-    throw errors.invalid('jwt_customizer.syntax_error', `the script does not compile: ${outcome.message}`, { message: outcome.message });
-  }
-  if (outcome.code === 'memory') {
-    throw errors.invalid('jwt_customizer.syntax_error', `the script cannot be compiled within the memory limit: ${outcome.message}`, {
+    throw errors.invalid('jwt_customizer.syntax_error', `the script does not compile: ${outcome.message}`, {
       message: outcome.message,
     });
+  }
+  if (outcome.code === 'memory') {
+    throw errors.invalid(
+      'jwt_customizer.syntax_error',
+      `the script cannot be compiled within the memory limit: ${outcome.message}`,
+      {
+        message: outcome.message,
+      },
+    );
   }
   throw errors.dependencyDown('the script sandbox');
 }

@@ -117,7 +117,11 @@ export class HostSide extends Block {
    * goes alone, through `post`, before it is announced) and answers how many. `onReply` runs on the event loop once
    * the worker answered the batch, or with nothing when the host cancelled.
    */
-  send(requests: readonly RunRequest[], post: (request: RunRequest) => void, onReply: (reply: BatchReply | undefined) => void): number {
+  send(
+    requests: readonly RunRequest[],
+    post: (request: RunRequest) => void,
+    onReply: (reply: BatchReply | undefined) => void,
+  ): number {
     const { header, entries, deadlines } = this;
     let script = this.#script;
     let offset = 0;

@@ -1,6 +1,14 @@
 import { Worker } from 'node:worker_threads';
 import { HostSide, MAX_BATCH, type BatchReply } from './sandbox-channel.ts';
-import type { CheckOutcome, RunRequest, SandboxLimits, SandboxOutcome, ScriptInput, ScriptRunner, WorkerMessage } from './sandbox-protocol.ts';
+import type {
+  CheckOutcome,
+  RunRequest,
+  SandboxLimits,
+  SandboxOutcome,
+  ScriptInput,
+  ScriptRunner,
+  WorkerMessage,
+} from './sandbox-protocol.ts';
 
 /** `.ts` when run from source, `.js` from the published build: the worker file sits beside this one. */
 const MODULE_EXTENSION = import.meta.url.endsWith('.js') ? '.js' : '.ts';
@@ -105,7 +113,9 @@ export class SandboxPool {
             environmentVariables: input.environmentVariables,
           });
         } catch (error) {
-          return Promise.resolve(runtimeError(`the script input is not JSON-serialisable: ${(error as Error).message}`));
+          return Promise.resolve(
+            runtimeError(`the script input is not JSON-serialisable: ${(error as Error).message}`),
+          );
         }
         return this.#submit(lane, script, inputJson, false);
       },
@@ -150,7 +160,11 @@ export class SandboxPool {
   }
 
   #timeout(): SandboxOutcome {
-    return { kind: 'error', code: 'timeout', message: `script exceeded the time limit of ${this.#limits.timeoutMs} ms` };
+    return {
+      kind: 'error',
+      code: 'timeout',
+      message: `script exceeded the time limit of ${this.#limits.timeoutMs} ms`,
+    };
   }
 
   /** Hands queued runs to idle workers, starts a worker when one is needed and follows the deadlines. */
@@ -298,7 +312,10 @@ export class SandboxPool {
       ready: false,
       referenced: true,
       batch: undefined,
-      startupTimer: setTimeout(() => this.#onFailure(slot, new Error('the sandbox worker did not start in time')), WORKER_STARTUP_TIMEOUT_MS),
+      startupTimer: setTimeout(
+        () => this.#onFailure(slot, new Error('the sandbox worker did not start in time')),
+        WORKER_STARTUP_TIMEOUT_MS,
+      ),
     };
     slot.startupTimer.unref();
     this.#slots.add(slot);
@@ -358,9 +375,12 @@ export class SandboxPool {
   #onFailure(slot: Slot, error: Error & { code?: string }): void {
     if (!this.#slots.has(slot)) return;
     const outOfMemory = error.code === 'ERR_WORKER_OUT_OF_MEMORY';
-    this.#abandon(slot, outOfMemory
-      ? { kind: 'error', code: 'memory', message: 'script exceeded the memory limit of the sandbox worker' }
-      : runtimeError(`the sandbox worker failed: ${error.message}`));
+    this.#abandon(
+      slot,
+      outOfMemory
+        ? { kind: 'error', code: 'memory', message: 'script exceeded the memory limit of the sandbox worker' }
+        : runtimeError(`the sandbox worker failed: ${error.message}`),
+    );
     if (slot.ready) {
       this.#replace(slot);
     } else {
@@ -369,7 +389,8 @@ export class SandboxPool {
       // queues are failed instead of restarting in a loop.
       if (![...this.#slots].some((other) => other.ready)) {
         for (const lane of this.#lanes) {
-          for (const run of lane.queue.splice(0)) run.resolve(runtimeError(`the sandbox worker failed: ${error.message}`));
+          for (const run of lane.queue.splice(0))
+            run.resolve(runtimeError(`the sandbox worker failed: ${error.message}`));
         }
       }
     }

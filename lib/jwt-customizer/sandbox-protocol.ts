@@ -52,6 +52,4 @@ export interface RunRequest {
  * Worker → host messages: the worker is ready, or the outcome of the current batch's request `index`, too large for
  * the shared block (requests and the other replies travel through `sandbox-channel.ts`).
  */
-export type WorkerMessage =
-  | { type: 'ready' }
-  | { type: 'result'; index: number; outcome: SandboxOutcome };
+export type WorkerMessage = { type: 'ready' } | { type: 'result'; index: number; outcome: SandboxOutcome };

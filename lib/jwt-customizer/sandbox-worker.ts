@@ -147,9 +147,10 @@ function describeThrown(ctx: QuickJSContext, handle: QuickJSHandle): { name: str
 function decodeEnvelope(text: string): SandboxOutcome {
   // `__proto__` keys would turn into prototype setters when the host merges the claims into a token. Only a text
   // that spells it, or has an escape that could, can hold one: the others skip the slower parse that drops them.
-  const envelope: unknown = text.includes('__proto__') || text.includes('\\u')
-    ? JSON.parse(text, (key, value: unknown) => (key === '__proto__' ? undefined : value))
-    : JSON.parse(text);
+  const envelope: unknown =
+    text.includes('__proto__') || text.includes('\\u')
+      ? JSON.parse(text, (key, value: unknown) => (key === '__proto__' ? undefined : value))
+      : JSON.parse(text);
   if (isPlainObject(envelope)) {
     if (envelope.kind === 'claims' && isPlainObject(envelope.claims)) {
       return { kind: 'claims', claims: envelope.claims };
@@ -273,7 +274,8 @@ class Realm {
   #settleThenable(driver: Driver, thenable: QuickJSHandle): CallResult {
     const ctx = this.#ctx;
     const state = ctx.getPromiseState(thenable);
-    if (state.type === 'pending' || 'notAPromise' in state) return ctx.callFunction(driver.later, ctx.undefined, [thenable]);
+    if (state.type === 'pending' || 'notAPromise' in state)
+      return ctx.callFunction(driver.later, ctx.undefined, [thenable]);
     const settled = state.type === 'fulfilled' ? state.value : state.error;
     try {
       return ctx.callFunction(state.type === 'fulfilled' ? driver.finish : driver.fail, ctx.undefined, [settled]);
@@ -308,7 +310,11 @@ class Realm {
     error.dispose();
     if (this.#interrupted) return this.#timeout();
     if (name === 'InternalError' && message === 'out of memory') {
-      return { kind: 'error', code: 'memory', message: `script exceeded the memory limit of ${this.#limits.memoryBytes} bytes` };
+      return {
+        kind: 'error',
+        code: 'memory',
+        message: `script exceeded the memory limit of ${this.#limits.memoryBytes} bytes`,
+      };
     }
     return { kind: 'error', code, message: truncate(name ? `${name}: ${message}` : message) };
   }
@@ -316,7 +322,11 @@ class Realm {
   #timeout(): SandboxOutcome {
     // An interrupted realm is never reused: mark it so even when the deadline passed between two checks.
     this.#interrupted = true;
-    return { kind: 'error', code: 'timeout', message: `script exceeded the time limit of ${this.#limits.timeoutMs} ms` };
+    return {
+      kind: 'error',
+      code: 'timeout',
+      message: `script exceeded the time limit of ${this.#limits.timeoutMs} ms`,
+    };
   }
 }
 
@@ -373,7 +383,10 @@ class Realms {
 function boundedMemory(memoryBytes: number): object {
   const pages = (bytes: number) => Math.ceil(bytes / WASM_PAGE_BYTES);
   // The project's type libraries do not declare the WebAssembly global, so its one constructor is typed here.
-  const wasm: { Memory: new (descriptor: { initial: number; maximum: number }) => object } = Reflect.get(globalThis, 'WebAssembly');
+  const wasm: { Memory: new (descriptor: { initial: number; maximum: number }) => object } = Reflect.get(
+    globalThis,
+    'WebAssembly',
+  );
   return new wasm.Memory({
     initial: pages(QUICKJS_BASE_BYTES),
     maximum: pages(QUICKJS_BASE_BYTES + memoryBytes),
@@ -385,7 +398,9 @@ async function main(): Promise<void> {
   if (!port) throw new Error('sandbox-worker must run in a worker thread');
   const { buffer, ...limits } = workerData as SandboxLimits & { buffer: SharedArrayBuffer };
   const channel = new WorkerSide(buffer);
-  const module = await newQuickJSWASMModule(newVariant(RELEASE_SYNC, { wasmMemory: boundedMemory(limits.memoryBytes) }));
+  const module = await newQuickJSWASMModule(
+    newVariant(RELEASE_SYNC, { wasmMemory: boundedMemory(limits.memoryBytes) }),
+  );
   const realms = new Realms(module, limits);
   const fromMessage = (): RunRequest => {
     const received = receiveMessageOnPort(port);

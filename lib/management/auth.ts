@@ -51,7 +51,11 @@ export function createManagementAuth(options: ManagementAuthOptions) {
   async function verify(token: string): Promise<JWTPayload> {
     const cached = verified.get(token);
     if (cached) return cached;
-    const { payload } = await jwtVerify(token, keys, { issuer: options.issuer, audience: options.audience, typ: 'at+jwt' });
+    const { payload } = await jwtVerify(token, keys, {
+      issuer: options.issuer,
+      audience: options.audience,
+      typ: 'at+jwt',
+    });
     verified.set(token, payload);
     return payload;
   }
@@ -59,7 +63,9 @@ export function createManagementAuth(options: ManagementAuthOptions) {
   const throttled = (retryAfterSeconds: number) => {
     options.onLimited?.();
     return errors.rateLimited(
-      'request.too_many_requests', 'too many failed authentications; try again later', retryAfterSeconds,
+      'request.too_many_requests',
+      'too many failed authentications; try again later',
+      retryAfterSeconds,
     );
   };
 
@@ -74,7 +80,11 @@ export function createManagementAuth(options: ManagementAuthOptions) {
     const match = /^Bearer ([A-Za-z0-9._~+/-]+=*)$/i.exec(header);
     // A token verified before says which client it is; only an unknown one is decoded for its claim.
     const known = match ? verified.get(match[1]!) : undefined;
-    const clientId = known ? (typeof known.client_id === 'string' ? known.client_id : undefined) : claimedClientId(match?.[1]);
+    const clientId = known
+      ? typeof known.client_id === 'string'
+        ? known.client_id
+        : undefined
+      : claimedClientId(match?.[1]);
     const attempt: AuthAttempt = { ip: ctx.ip, clientId };
     // While limited, even a valid token is refused: its holder waits like everyone behind the same address.
     const blocked = await options.failures?.blockedFor(attempt);
@@ -95,12 +105,14 @@ export function createManagementAuth(options: ManagementAuthOptions) {
     await next();
   };
 
-  const requireScope = (scope: string): Middleware => async (ctx, next) => {
-    const principal = ctx.state.principal as ManagementPrincipal | undefined;
-    if (!principal) throw errors.unauthorized();
-    if (!principal.scopes.has(MANAGEMENT_SCOPES.all) && !principal.scopes.has(scope)) throw errors.forbidden(scope);
-    await next();
-  };
+  const requireScope =
+    (scope: string): Middleware =>
+    async (ctx, next) => {
+      const principal = ctx.state.principal as ManagementPrincipal | undefined;
+      if (!principal) throw errors.unauthorized();
+      if (!principal.scopes.has(MANAGEMENT_SCOPES.all) && !principal.scopes.has(scope)) throw errors.forbidden(scope);
+      await next();
+    };
 
   return { authenticate, requireScope };
 }

@@ -16,7 +16,10 @@ export function createBackgroundSends(logger: Logger) {
       const previous = pending.get(key) ?? Promise.resolve();
       const task = previous.then(send).catch((error: unknown) => {
         const code = error instanceof DomainError ? error.code : undefined;
-        logger.warn({ ...about, ...(code ? { code } : { err: error }) }, 'a message sent in the background was not delivered');
+        logger.warn(
+          { ...about, ...(code ? { code } : { err: error }) },
+          'a message sent in the background was not delivered',
+        );
       });
       pending.set(key, task);
       all.add(task);

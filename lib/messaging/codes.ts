@@ -41,9 +41,12 @@ function parse(value: string | null): StoredCode | null {
   if (value === null) return null;
   try {
     const stored = JSON.parse(value) as Partial<StoredCode>;
-    const complete = typeof stored.id === 'string' && typeof stored.salt === 'string'
-      && typeof stored.digest === 'string' && typeof stored.expiresAt === 'number';
-    return complete ? stored as StoredCode : null;
+    const complete =
+      typeof stored.id === 'string' &&
+      typeof stored.salt === 'string' &&
+      typeof stored.digest === 'string' &&
+      typeof stored.expiresAt === 'number';
+    return complete ? (stored as StoredCode) : null;
   } catch {
     return null;
   }
@@ -71,8 +74,10 @@ export function createVerificationCodes(deps: { kv: KeyValueStore; ttlSeconds: n
         async commit() {
           const salt = randomBytes(16);
           const stored: StoredCode = {
-            id: randomBytes(12).toString('base64url'), salt: salt.toString('base64'),
-            digest: codeDigest(salt, code).toString('base64'), expiresAt,
+            id: randomBytes(12).toString('base64url'),
+            salt: salt.toString('base64'),
+            digest: codeDigest(salt, code).toString('base64'),
+            expiresAt,
           };
           await kv.set(keyOf(purpose, to), JSON.stringify(stored), 2 * ttlMs);
         },
@@ -83,7 +88,10 @@ export function createVerificationCodes(deps: { kv: KeyValueStore; ttlSeconds: n
     async verify(purpose: CodePurpose, to: Recipient, code: string): Promise<void> {
       const stored = parse(await kv.get(keyOf(purpose, to)));
       if (!stored || (await kv.get(`vcode:used:${stored.id}`)) !== null) {
-        throw errors.invalid('verification_code.not_found', 'no verification code is pending for this recipient; send one first');
+        throw errors.invalid(
+          'verification_code.not_found',
+          'no verification code is pending for this recipient; send one first',
+        );
       }
       const now = Date.now();
       if (now >= stored.expiresAt) {
@@ -92,14 +100,20 @@ export function createVerificationCodes(deps: { kv: KeyValueStore; ttlSeconds: n
       const keepMs = stored.expiresAt + ttlMs - now;
       // Counted before the comparison, so concurrent guesses cannot all be evaluated.
       if ((await kv.incr(`vcode:attempts:${stored.id}`, keepMs)) > MAX_CODE_ATTEMPTS) {
-        throw errors.rateLimited('verification_code.exceed_max_try', 'too many attempts for this code; request a new one');
+        throw errors.rateLimited(
+          'verification_code.exceed_max_try',
+          'too many attempts for this code; request a new one',
+        );
       }
       if (!digestsEqual(Buffer.from(stored.digest, 'base64'), codeDigest(Buffer.from(stored.salt, 'base64'), code))) {
         throw errors.invalid('verification_code.code_mismatch', 'the verification code is not correct');
       }
       // Of concurrent correct attempts, exactly one spends the code.
       if (!(await kv.setIfAbsent(`vcode:used:${stored.id}`, '1', keepMs))) {
-        throw errors.invalid('verification_code.not_found', 'no verification code is pending for this recipient; send one first');
+        throw errors.invalid(
+          'verification_code.not_found',
+          'no verification code is pending for this recipient; send one first',
+        );
       }
     },
   };

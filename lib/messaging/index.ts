@@ -5,8 +5,20 @@ import type { Settings } from '../settings.ts';
 import { createVerificationCodes, type Recipient } from './codes.ts';
 import { createConnectors } from './connectors/index.ts';
 import { createBackgroundSends } from './background.ts';
-import { createMessageRateLimit, createSenderBudgets, type MessageEventContext, type MessageSenders } from './rate-limit.ts';
-import { readTemplatesDir, render, resolveTemplates, type CodePurpose, type MessagePurpose, type MessageTemplates } from './templates.ts';
+import {
+  createMessageRateLimit,
+  createSenderBudgets,
+  type MessageEventContext,
+  type MessageSenders,
+} from './rate-limit.ts';
+import {
+  readTemplatesDir,
+  render,
+  resolveTemplates,
+  type CodePurpose,
+  type MessagePurpose,
+  type MessageTemplates,
+} from './templates.ts';
 
 export type { Recipient } from './codes.ts';
 export type { MessageEventContext, MessageSenders } from './rate-limit.ts';
@@ -98,8 +110,10 @@ const readableTime = (ms: number) => `${new Date(ms).toISOString().slice(0, 16).
 const oneLine = (subject: string) => subject.replace(/[\r\n]+/g, ' ');
 
 function asCodePurpose(purpose: MessagePurpose): CodePurpose {
-  if (purpose === 'OrganizationInvitation') throw new TypeError('OrganizationInvitation messages carry a link, not a code: use sendInvitation');
-  if (purpose === 'UserImpersonated') throw new TypeError('UserImpersonated messages carry no code: use sendImpersonationNotice');
+  if (purpose === 'OrganizationInvitation')
+    throw new TypeError('OrganizationInvitation messages carry a link, not a code: use sendInvitation');
+  if (purpose === 'UserImpersonated')
+    throw new TypeError('UserImpersonated messages carry no code: use sendImpersonationNotice');
   return purpose;
 }
 
@@ -123,14 +137,17 @@ export async function createMessaging(deps: {
   const connectors = createConnectors(settings, logger);
   const codes = createVerificationCodes({ kv: deps.kv, ttlSeconds: settings.VERIFICATION_CODE_TTL_SECONDS });
   const rateLimit = createMessageRateLimit({
-    kv: deps.kv, bus: deps.bus,
+    kv: deps.kv,
+    bus: deps.bus,
     policy: { count: settings.MESSAGE_RATE_LIMIT_COUNT, windowSeconds: settings.MESSAGE_RATE_LIMIT_WINDOW_SECONDS },
   });
   const senderBudgets = createSenderBudgets({
     kv: deps.kv,
     policy: {
-      perIp: settings.MESSAGE_RATE_LIMIT_PER_IP, perInteraction: settings.MESSAGE_RATE_LIMIT_PER_INTERACTION,
-      perUser: settings.MESSAGE_RATE_LIMIT_PER_USER, windowSeconds: settings.MESSAGE_RATE_LIMIT_WINDOW_SECONDS,
+      perIp: settings.MESSAGE_RATE_LIMIT_PER_IP,
+      perInteraction: settings.MESSAGE_RATE_LIMIT_PER_INTERACTION,
+      perUser: settings.MESSAGE_RATE_LIMIT_PER_USER,
+      windowSeconds: settings.MESSAGE_RATE_LIMIT_WINDOW_SECONDS,
     },
   });
   const background = createBackgroundSends(logger);
@@ -142,12 +159,16 @@ export async function createMessaging(deps: {
     const issued = codes.issue(purpose, to);
     const template = templates[purpose];
     const values = {
-      code: issued.code, applicationName: applicationName ?? serviceName, recipient: to.value,
+      code: issued.code,
+      applicationName: applicationName ?? serviceName,
+      recipient: to.value,
       expiresInMinutes: String(Math.ceil(codes.ttlSeconds / 60)),
     };
     const connector = to.type === 'email' ? connectors.email : connectors.phone;
     await connector.send({
-      channel: to.type, to: to.value, purpose,
+      channel: to.type,
+      to: to.value,
+      purpose,
       subject: oneLine(render(template.subject, values)),
       text: render(to.type === 'email' ? template.text : template.sms, values),
       html: render(template.html, values, 'html'),
@@ -166,7 +187,10 @@ export async function createMessaging(deps: {
         await deliverCode(codePurpose, to, applicationName);
         return;
       }
-      background.run(sendKey(codePurpose, to), () => deliverCode(codePurpose, to, applicationName), { purpose, channel: to.type });
+      background.run(sendKey(codePurpose, to), () => deliverCode(codePurpose, to, applicationName), {
+        purpose,
+        channel: to.type,
+      });
     },
 
     async verifyCode({ purpose, to, code }) {
@@ -181,11 +205,17 @@ export async function createMessaging(deps: {
       await rateLimit.consume('OrganizationInvitation', recipient, context);
       const template = templates.OrganizationInvitation;
       const values = {
-        organizationName, inviterName: inviterName ?? '', invitedBy: inviterName ? ` by ${inviterName}` : '',
-        recipient: recipient.value, ...variables, link,
+        organizationName,
+        inviterName: inviterName ?? '',
+        invitedBy: inviterName ? ` by ${inviterName}` : '',
+        recipient: recipient.value,
+        ...variables,
+        link,
       };
       await connectors.email.send({
-        channel: 'email', to: recipient.value, purpose: 'OrganizationInvitation',
+        channel: 'email',
+        to: recipient.value,
+        purpose: 'OrganizationInvitation',
         subject: oneLine(render(template.subject, values)),
         text: render(template.text, values),
         html: render(template.html, values, 'html'),
@@ -195,21 +225,32 @@ export async function createMessaging(deps: {
     sendImpersonationNotice(to, describe) {
       const recipient: Recipient = { type: 'email', value: to.toLowerCase() };
       const template = templates.UserImpersonated;
-      background.run(`UserImpersonated:email:${recipient.value}`, async () => {
-        const { applicationName, actorName, reason, issuedAt, expiresAt } = await describe();
-        const values = {
-          applicationName, actorName: actorName ?? '', actedBy: actorName ? ` by ${actorName}` : '',
-          reason: reason ?? '', reasonGiven: reason ? ` The reason given: ${reason}.` : '',
-          issuedAt: readableTime(issuedAt), expiresAt: readableTime(expiresAt), recipient: recipient.value,
-        };
-        await rateLimit.consume('UserImpersonated', recipient);
-        await connectors.email.send({
-          channel: 'email', to: recipient.value, purpose: 'UserImpersonated',
-          subject: oneLine(render(template.subject, values)),
-          text: render(template.text, values),
-          html: render(template.html, values, 'html'),
-        });
-      }, { purpose: 'UserImpersonated', channel: 'email' });
+      background.run(
+        `UserImpersonated:email:${recipient.value}`,
+        async () => {
+          const { applicationName, actorName, reason, issuedAt, expiresAt } = await describe();
+          const values = {
+            applicationName,
+            actorName: actorName ?? '',
+            actedBy: actorName ? ` by ${actorName}` : '',
+            reason: reason ?? '',
+            reasonGiven: reason ? ` The reason given: ${reason}.` : '',
+            issuedAt: readableTime(issuedAt),
+            expiresAt: readableTime(expiresAt),
+            recipient: recipient.value,
+          };
+          await rateLimit.consume('UserImpersonated', recipient);
+          await connectors.email.send({
+            channel: 'email',
+            to: recipient.value,
+            purpose: 'UserImpersonated',
+            subject: oneLine(render(template.subject, values)),
+            text: render(template.text, values),
+            html: render(template.html, values, 'html'),
+          });
+        },
+        { purpose: 'UserImpersonated', channel: 'email' },
+      );
     },
 
     async close() {

@@ -36,7 +36,9 @@ export function createMessageRateLimit(deps: { kv: KeyValueStore; bus: EventBus;
         await bus.emit('Message.RateLimited', { action, recipient: to.value }, context);
       }
       throw errors.rateLimited(
-        'request.message_rate_limited', 'too many messages sent to this recipient; try again later', Math.ceil(remainingMs / 1000),
+        'request.message_rate_limited',
+        'too many messages sent to this recipient; try again later',
+        Math.ceil(remainingMs / 1000),
       );
     },
   };
@@ -74,7 +76,11 @@ const SENDER_REFUSALS: Record<keyof MessageSenders, string> = {
 export function createSenderBudgets(deps: { kv: KeyValueStore; policy: SenderBudgetPolicy }) {
   const { kv, policy } = deps;
   const windowMs = policy.windowSeconds * 1000;
-  const limits: Record<keyof MessageSenders, number> = { ip: policy.perIp, interaction: policy.perInteraction, user: policy.perUser };
+  const limits: Record<keyof MessageSenders, number> = {
+    ip: policy.perIp,
+    interaction: policy.perInteraction,
+    user: policy.perUser,
+  };
 
   return {
     /** Takes one message from each named sender's budget, or throws `request.message_rate_limited` for the first one spent. */
@@ -85,7 +91,11 @@ export function createSenderBudgets(deps: { kv: KeyValueStore; policy: SenderBud
         const counter = `message:sender:${kind}:${subject}`;
         if ((await kv.incr(counter, windowMs)) <= limits[kind]) continue;
         const ttl = await kv.ttl(counter);
-        throw errors.rateLimited('request.message_rate_limited', SENDER_REFUSALS[kind], Math.ceil((ttl > 0 ? ttl : 1000) / 1000));
+        throw errors.rateLimited(
+          'request.message_rate_limited',
+          SENDER_REFUSALS[kind],
+          Math.ceil((ttl > 0 ? ttl : 1000) / 1000),
+        );
       }
     },
   };

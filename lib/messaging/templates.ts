@@ -3,7 +3,14 @@ import { join } from 'node:path';
 import { ConfigurationError } from '../config.ts';
 
 /** Why a message is sent; Logto's template types. */
-export const MESSAGE_PURPOSES = ['Register', 'SignIn', 'ForgotPassword', 'Generic', 'OrganizationInvitation', 'UserImpersonated'] as const;
+export const MESSAGE_PURPOSES = [
+  'Register',
+  'SignIn',
+  'ForgotPassword',
+  'Generic',
+  'OrganizationInvitation',
+  'UserImpersonated',
+] as const;
 export type MessagePurpose = (typeof MESSAGE_PURPOSES)[number];
 /** Purposes whose messages are emails without a code: an invitation's link, the notice of an impersonation. */
 type EmailOnlyPurpose = 'OrganizationInvitation' | 'UserImpersonated';
@@ -24,7 +31,14 @@ export type MessageTemplates = { [P in MessagePurpose]?: Partial<MessageTemplate
 const CODE_PLACEHOLDERS = ['code', 'applicationName', 'expiresInMinutes', 'recipient'] as const;
 /** Placeholders of the notice sent to a user at each impersonation (`actedBy` is " by <actor>" and `reasonGiven` " The reason given: <reason>.", or empty when there is none). */
 const IMPERSONATION_PLACEHOLDERS = [
-  'applicationName', 'actorName', 'actedBy', 'reason', 'reasonGiven', 'issuedAt', 'expiresAt', 'recipient',
+  'applicationName',
+  'actorName',
+  'actedBy',
+  'reason',
+  'reasonGiven',
+  'issuedAt',
+  'expiresAt',
+  'recipient',
 ] as const;
 
 const PLACEHOLDER = /\{\{\s*([A-Za-z_][\w.-]*)\s*\}\}/g;
@@ -36,8 +50,10 @@ function codeTemplate(subject: string, lead: string): MessageTemplate {
   return {
     subject,
     text: `${lead}\n\n    {{code}}\n\nThe code expires in {{expiresInMinutes}} minutes. If you did not ask for it, ignore this message.\n`,
-    html: page(`<p>${lead}</p>\n<p style="font-size:28px;font-weight:bold;letter-spacing:6px">{{code}}</p>\n`
-      + '<p>The code expires in {{expiresInMinutes}} minutes. If you did not ask for it, ignore this message.</p>'),
+    html: page(
+      `<p>${lead}</p>\n<p style="font-size:28px;font-weight:bold;letter-spacing:6px">{{code}}</p>\n` +
+        '<p>The code expires in {{expiresInMinutes}} minutes. If you did not ask for it, ignore this message.</p>',
+    ),
     sms: '{{code}} is your {{applicationName}} verification code. It expires in {{expiresInMinutes}} minutes.',
   };
 }
@@ -47,24 +63,36 @@ function page(body: string): string {
 }
 
 const DEFAULT_TEMPLATES: Record<MessagePurpose, MessageTemplate> = {
-  Register: codeTemplate('Your {{applicationName}} sign-up code', 'Use this code to finish creating your {{applicationName}} account:'),
+  Register: codeTemplate(
+    'Your {{applicationName}} sign-up code',
+    'Use this code to finish creating your {{applicationName}} account:',
+  ),
   SignIn: codeTemplate('Your {{applicationName}} sign-in code', 'Use this code to sign in to {{applicationName}}:'),
-  ForgotPassword: codeTemplate('Reset your {{applicationName}} password', 'Use this code to reset your {{applicationName}} password:'),
+  ForgotPassword: codeTemplate(
+    'Reset your {{applicationName}} password',
+    'Use this code to reset your {{applicationName}} password:',
+  ),
   Generic: codeTemplate('Your {{applicationName}} verification code', 'Your {{applicationName}} verification code:'),
   OrganizationInvitation: {
     subject: 'You are invited to join {{organizationName}}',
-    text: 'You have been invited to join {{organizationName}}{{invitedBy}}.\n\nAccept the invitation: {{link}}\n\n'
-      + 'If you were not expecting it, ignore this message.\n',
-    html: page('<p>You have been invited to join <strong>{{organizationName}}</strong>{{invitedBy}}.</p>\n'
-      + '<p><a href="{{link}}">Accept the invitation</a></p>\n<p>If you were not expecting it, ignore this message.</p>'),
+    text:
+      'You have been invited to join {{organizationName}}{{invitedBy}}.\n\nAccept the invitation: {{link}}\n\n' +
+      'If you were not expecting it, ignore this message.\n',
+    html: page(
+      '<p>You have been invited to join <strong>{{organizationName}}</strong>{{invitedBy}}.</p>\n' +
+        '<p><a href="{{link}}">Accept the invitation</a></p>\n<p>If you were not expecting it, ignore this message.</p>',
+    ),
     sms: '',
   },
   UserImpersonated: {
     subject: 'Your {{applicationName}} account was accessed on your behalf',
-    text: 'On {{issuedAt}}, {{applicationName}} was given access to your account on your behalf{{actedBy}}, until {{expiresAt}} at the latest.'
-      + '{{reasonGiven}}\n\nIf you did not expect this, contact the support team of {{applicationName}}.\n',
-    html: page('<p>On {{issuedAt}}, <strong>{{applicationName}}</strong> was given access to your account on your behalf{{actedBy}}, '
-      + 'until {{expiresAt}} at the latest.{{reasonGiven}}</p>\n<p>If you did not expect this, contact the support team of {{applicationName}}.</p>'),
+    text:
+      'On {{issuedAt}}, {{applicationName}} was given access to your account on your behalf{{actedBy}}, until {{expiresAt}} at the latest.' +
+      '{{reasonGiven}}\n\nIf you did not expect this, contact the support team of {{applicationName}}.\n',
+    html: page(
+      '<p>On {{issuedAt}}, <strong>{{applicationName}}</strong> was given access to your account on your behalf{{actedBy}}, ' +
+        'until {{expiresAt}} at the latest.{{reasonGiven}}</p>\n<p>If you did not expect this, contact the support team of {{applicationName}}.</p>',
+    ),
     sms: '',
   },
 };
@@ -73,9 +101,13 @@ const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '
 const escapeHtml = (value: string) => value.replace(/[&<>"']/g, (char) => HTML_ESCAPES[char] ?? char);
 
 /** Fills `{{name}}` placeholders; a name without a value renders empty, as Logto's templates do. */
-export function render(template: string, values: Readonly<Record<string, string>>, format: 'text' | 'html' = 'text'): string {
+export function render(
+  template: string,
+  values: Readonly<Record<string, string>>,
+  format: 'text' | 'html' = 'text',
+): string {
   return template.replace(PLACEHOLDER, (_match, name: string) => {
-    const value = Object.hasOwn(values, name) ? values[name] ?? '' : '';
+    const value = Object.hasOwn(values, name) ? (values[name] ?? '') : '';
     return format === 'html' ? escapeHtml(value) : value;
   });
 }
@@ -105,11 +137,16 @@ function validate(purpose: MessagePurpose, template: MessageTemplate, source: st
   const { required, known } = placeholderRules(purpose);
   for (const part of partsOf(purpose)) {
     const names = placeholdersOf(template[part]);
-    if (part === 'subject' && /[\r\n]/.test(template.subject)) problems.push(`${source}: ${purpose} subject must be one line`);
-    if (required && part !== 'subject' && !names.includes(required)) problems.push(`${source}: ${purpose} ${part} must contain {{${required}}}`);
+    if (part === 'subject' && /[\r\n]/.test(template.subject))
+      problems.push(`${source}: ${purpose} subject must be one line`);
+    if (required && part !== 'subject' && !names.includes(required))
+      problems.push(`${source}: ${purpose} ${part} must contain {{${required}}}`);
     if (!known) continue;
     const unknown = names.filter((name) => !known.includes(name));
-    if (unknown.length) problems.push(`${source}: ${purpose} ${part} uses unknown placeholders ${unknown.map((n) => `{{${n}}}`).join(', ')}`);
+    if (unknown.length)
+      problems.push(
+        `${source}: ${purpose} ${part} uses unknown placeholders ${unknown.map((n) => `{{${n}}}`).join(', ')}`,
+      );
   }
   return problems;
 }
@@ -128,8 +165,11 @@ export async function readTemplatesDir(dir: string): Promise<MessageTemplates> {
   const templates: MessageTemplates = {};
   const unexpected: string[] = [];
   for (const name of names.sort()) {
-    const match = MESSAGE_PURPOSES.flatMap((purpose) => partsOf(purpose)
-      .filter((part) => name === purpose + FILE_SUFFIX[part]).map((part) => ({ purpose, part })))[0];
+    const match = MESSAGE_PURPOSES.flatMap((purpose) =>
+      partsOf(purpose)
+        .filter((part) => name === purpose + FILE_SUFFIX[part])
+        .map((part) => ({ purpose, part })),
+    )[0];
     if (!match) {
       unexpected.push(name);
       continue;
@@ -141,27 +181,38 @@ export async function readTemplatesDir(dir: string): Promise<MessageTemplates> {
     templates[match.purpose] = parts;
   }
   if (unexpected.length) {
-    throw new ConfigurationError(`MESSAGE_TEMPLATES_DIR holds files that name no template: ${unexpected.join(', ')} `
-      + '(expected <Purpose>.subject.txt, .txt, .html or .sms.txt; invitations and impersonation notices have no .sms.txt)');
+    throw new ConfigurationError(
+      `MESSAGE_TEMPLATES_DIR holds files that name no template: ${unexpected.join(', ')} ` +
+        '(expected <Purpose>.subject.txt, .txt, .html or .sms.txt; invitations and impersonation notices have no .sms.txt)',
+    );
   }
   return templates;
 }
 
 /** Defaults, then the operator's directory, then the library user's templates (code wins, as `config` wins over env). */
-export function resolveTemplates(layers: Array<{ source: string; templates: MessageTemplates | undefined }>): Record<MessagePurpose, MessageTemplate> {
+export function resolveTemplates(
+  layers: Array<{ source: string; templates: MessageTemplates | undefined }>,
+): Record<MessagePurpose, MessageTemplate> {
   const problems: string[] = [];
   const resolved = { ...DEFAULT_TEMPLATES };
   for (const { source, templates } of layers) {
-    const unknown = Object.keys(templates ?? {}).filter((key) => !(MESSAGE_PURPOSES as readonly string[]).includes(key));
-    if (unknown.length) problems.push(`${source}: unknown purposes ${unknown.join(', ')} (known: ${MESSAGE_PURPOSES.join(', ')})`);
+    const unknown = Object.keys(templates ?? {}).filter(
+      (key) => !(MESSAGE_PURPOSES as readonly string[]).includes(key),
+    );
+    if (unknown.length)
+      problems.push(`${source}: unknown purposes ${unknown.join(', ')} (known: ${MESSAGE_PURPOSES.join(', ')})`);
   }
   for (const purpose of MESSAGE_PURPOSES) {
     for (const { source, templates } of layers) {
       const overrides = templates?.[purpose];
       if (!overrides) continue;
-      const unknownParts = Object.keys(overrides).filter((part) => !(partsOf(purpose) as readonly string[]).includes(part));
+      const unknownParts = Object.keys(overrides).filter(
+        (part) => !(partsOf(purpose) as readonly string[]).includes(part),
+      );
       if (unknownParts.length) problems.push(`${source}: ${purpose} has no part ${unknownParts.join(', ')}`);
-      const notText = Object.entries(overrides).filter(([, value]) => typeof value !== 'string').map(([part]) => part);
+      const notText = Object.entries(overrides)
+        .filter(([, value]) => typeof value !== 'string')
+        .map(([part]) => part);
       if (notText.length) {
         problems.push(`${source}: ${purpose} ${notText.join(', ')} must be strings`);
         continue;

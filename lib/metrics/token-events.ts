@@ -5,7 +5,6 @@ import { requestLogger } from '../http/request-id.ts';
 import type { Metrics } from './registry.ts';
 import { TOKEN_EXCHANGE_GRANT } from '../impersonation/grant.ts';
 
-
 /** The user a token was issued for, when a user is behind it (none for client credentials). */
 function userOf(ctx: KoaContextWithOIDC): string | undefined {
   const { entities } = ctx.oidc;
@@ -26,9 +25,15 @@ export function observeTokenEvents(provider: Provider, deps: { logger: Logger; m
   provider.on('grant.success', (ctx) => {
     const grant = String(ctx.oidc.params?.grant_type);
     deps.metrics.tokensIssued.inc({ grant });
-    requestLogger(ctx, deps.logger).info({
-      grant, clientId: ctx.oidc.client?.clientId, userId: userOf(ctx), resource: resourceOf(ctx),
-    }, 'token issued');
+    requestLogger(ctx, deps.logger).info(
+      {
+        grant,
+        clientId: ctx.oidc.client?.clientId,
+        userId: userOf(ctx),
+        resource: resourceOf(ctx),
+      },
+      'token issued',
+    );
   });
   provider.on('grant.error', (ctx, error) => {
     if (ctx.oidc.params?.grant_type !== TOKEN_EXCHANGE_GRANT) return;

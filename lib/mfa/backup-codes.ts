@@ -17,7 +17,9 @@ export function normalizeBackupCode(code: string): string {
 }
 
 export function backupCodeDigest(salt: string, code: string): string {
-  return createHash('sha256').update(`${salt}:${normalizeBackupCode(code)}`, 'utf8').digest('hex');
+  return createHash('sha256')
+    .update(`${salt}:${normalizeBackupCode(code)}`, 'utf8')
+    .digest('hex');
 }
 
 /** What is kept of a set of codes: their digests under a new random salt. */
@@ -29,8 +31,11 @@ export function hashBackupCodes(codes: readonly string[]): HashedCodes {
 /** A set as this service issues it: ten distinct codes of 12 characters [0-9a-z] (dashes and spaces aside). */
 export function isBackupCodeSet(codes: readonly string[]): boolean {
   const normalized = codes.map(normalizeBackupCode);
-  return normalized.length === BACKUP_CODE_COUNT && new Set(normalized).size === normalized.length
-    && normalized.every((code) => new RegExp(`^[0-9a-z]{${LENGTH}}$`).test(code));
+  return (
+    normalized.length === BACKUP_CODE_COUNT &&
+    new Set(normalized).size === normalized.length &&
+    normalized.every((code) => new RegExp(`^[0-9a-z]{${LENGTH}}$`).test(code))
+  );
 }
 
 /** A new set: the clear codes (shown once) and what is kept of them. */

@@ -22,7 +22,11 @@ export interface PublicMfaFactor {
 }
 
 export function publicFactor(factor: MfaFactor): PublicMfaFactor {
-  const shown: PublicMfaFactor = { id: factor.id, type: factor.type, createdAt: new Date(factor.createdAt).toISOString() };
+  const shown: PublicMfaFactor = {
+    id: factor.id,
+    type: factor.type,
+    createdAt: new Date(factor.createdAt).toISOString(),
+  };
   if (factor.lastUsedAt !== null) shown.lastUsedAt = new Date(factor.lastUsedAt).toISOString();
   if (factor.type === 'BackupCode') shown.remainCodes = factor.unusedCodes.length;
   if (factor.type === 'WebAuthn') {
@@ -50,7 +54,11 @@ const sealingContext = (factor: { id: string; userId: string }) => `totp:${facto
  * TOTP step and each backup code accepted once, atomically) and removal. Every enrolment and removal touches the
  * user's `updatedAt` and answers the user, for the User.Data.Updated its caller publishes.
  */
-export function createMfaLibrary(deps: { repositories: Pick<Repositories, 'users' | 'mfaVerifications' | 'organizations'>; box: SecretBox; issuer: string }) {
+export function createMfaLibrary(deps: {
+  repositories: Pick<Repositories, 'users' | 'mfaVerifications' | 'organizations'>;
+  box: SecretBox;
+  issuer: string;
+}) {
   const { users, mfaVerifications: factors, organizations } = deps.repositories;
 
   async function mustFindUser(userId: string): Promise<User> {
@@ -113,17 +121,25 @@ export function createMfaLibrary(deps: { repositories: Pick<Repositories, 'users
      */
     async addTotp(userId: string, secret: string, acceptedStep = 0): Promise<{ factor: TotpFactor; user: User }> {
       await mustFindUser(userId);
-      if (await totpOf(userId)) throw errors.experience('user.totp_already_in_use', 'this account already has an authenticator app');
+      if (await totpOf(userId))
+        throw errors.experience('user.totp_already_in_use', 'this account already has an authenticator app');
       const id = newId();
       const factor: TotpFactor = {
-        id, userId, type: 'Totp', slot: slotOf(userId, 'Totp'), createdAt: Date.now(), lastUsedAt: null,
-        sealedSecret: deps.box.seal(secret, sealingContext({ id, userId })), lastUsedStep: acceptedStep,
+        id,
+        userId,
+        type: 'Totp',
+        slot: slotOf(userId, 'Totp'),
+        createdAt: Date.now(),
+        lastUsedAt: null,
+        sealedSecret: deps.box.seal(secret, sealingContext({ id, userId })),
+        lastUsedStep: acceptedStep,
       };
       try {
         await factors.insert(factor);
       } catch (error) {
         // Another request enrolled one meanwhile: the unique slot keeps it to one.
-        if (error instanceof DuplicateKeyError) throw errors.experience('user.totp_already_in_use', 'this account already has an authenticator app');
+        if (error instanceof DuplicateKeyError)
+          throw errors.experience('user.totp_already_in_use', 'this account already has an authenticator app');
         throw error;
       }
       return { factor, user: await touched(userId) };
@@ -135,7 +151,11 @@ export function createMfaLibrary(deps: { repositories: Pick<Repositories, 'users
      * previous set has unused codes. Backup codes are never a user's only factor (422
      * `session.mfa.backup_code_can_not_be_alone`).
      */
-    async addBackupCodes(userId: string, hashed: HashedCodes, options: { replace: boolean; otherFactorPending?: boolean }) {
+    async addBackupCodes(
+      userId: string,
+      hashed: HashedCodes,
+      options: { replace: boolean; otherFactorPending?: boolean },
+    ) {
       await mustFindUser(userId);
       const existing = await factors.listOf(userId);
       const previous = existing.find((factor): factor is BackupCodeFactor => factor.type === 'BackupCode');
@@ -143,12 +163,22 @@ export function createMfaLibrary(deps: { repositories: Pick<Repositories, 'users
         throw errors.experience('user.backup_code_already_in_use', 'this account still has unused backup codes');
       }
       if (!options.otherFactorPending && !existing.some((factor) => factor.type !== 'BackupCode')) {
-        throw errors.experience('session.mfa.backup_code_can_not_be_alone', 'backup codes only back up another factor: add one first');
+        throw errors.experience(
+          'session.mfa.backup_code_can_not_be_alone',
+          'backup codes only back up another factor: add one first',
+        );
       }
       if (previous) await factors.delete(userId, previous.id);
       const factor: BackupCodeFactor = {
-        id: newId(), userId, type: 'BackupCode', slot: slotOf(userId, 'BackupCode'), createdAt: Date.now(), lastUsedAt: null,
-        salt: hashed.salt, unusedCodes: hashed.digests, usedCodes: [],
+        id: newId(),
+        userId,
+        type: 'BackupCode',
+        slot: slotOf(userId, 'BackupCode'),
+        createdAt: Date.now(),
+        lastUsedAt: null,
+        salt: hashed.salt,
+        unusedCodes: hashed.digests,
+        usedCodes: [],
       };
       await unique('mfa verification', 'slot', () => factors.insert(factor));
       return { factor, user: await touched(userId) };
@@ -181,10 +211,14 @@ export function createMfaLibrary(deps: { repositories: Pick<Repositories, 'users
      */
     async removeOwn(userId: string, id: string, policy: MfaPolicy): Promise<{ factor: MfaFactor; user: User }> {
       await mustFindUser(userId);
-      const mandatory = policy.policy === 'Mandatory'
-        || (policy.organizationRequiredMfaPolicy === 'Mandatory' && await this.requiredByOrganization(userId));
-      const refused = () => errors.experience('session.mfa.mfa_policy_not_user_controlled',
-        'a second factor is mandatory here: the last authenticator app or passkey cannot be removed; add another first');
+      const mandatory =
+        policy.policy === 'Mandatory' ||
+        (policy.organizationRequiredMfaPolicy === 'Mandatory' && (await this.requiredByOrganization(userId)));
+      const refused = () =>
+        errors.experience(
+          'session.mfa.mfa_policy_not_user_controlled',
+          'a second factor is mandatory here: the last authenticator app or passkey cannot be removed; add another first',
+        );
       const proving = async () => (await factors.listOf(userId)).filter((factor) => factor.type !== 'BackupCode');
       if (mandatory) {
         const held = await proving();

@@ -101,7 +101,10 @@ export function createMfaRepository(store: DocumentStore) {
      */
     async advanceWebAuthnCounter(id: string, seen: number, next: number, at: number): Promise<boolean> {
       if (seen === 0 && next === 0) {
-        return (await factors.findOneAndUpdate({ _id: id, type: 'WebAuthn', counter: 0 }, { $set: { lastUsedAt: at } })) !== null;
+        return (
+          (await factors.findOneAndUpdate({ _id: id, type: 'WebAuthn', counter: 0 }, { $set: { lastUsedAt: at } })) !==
+          null
+        );
       }
       if (next <= seen) return false;
       const updated = await factors.findOneAndUpdate(
@@ -111,7 +114,13 @@ export function createMfaRepository(store: DocumentStore) {
       return updated !== null;
     },
     async renameWebAuthn(userId: string, id: string, name: string): Promise<MfaFactor | null> {
-      return strip(await factors.findOneAndUpdate({ _id: id, userId, type: 'WebAuthn' }, { $set: { name } }, { returnDocument: 'after' }));
+      return strip(
+        await factors.findOneAndUpdate(
+          { _id: id, userId, type: 'WebAuthn' },
+          { $set: { name } },
+          { returnDocument: 'after' },
+        ),
+      );
     },
     /** Spends one backup code: of concurrent callers presenting it, exactly one finds it unused. */
     async consumeBackupCode(id: string, digest: string, at: number): Promise<boolean> {
@@ -123,5 +132,3 @@ export function createMfaRepository(store: DocumentStore) {
     },
   };
 }
-
-

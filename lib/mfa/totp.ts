@@ -15,7 +15,14 @@ export function isTotpSecret(text: string): boolean {
 }
 
 function totpOf(secret: string, label = 'account', issuer = ''): TOTP {
-  return new TOTP({ issuer, label, secret: Secret.fromBase32(secret), digits: DIGITS, period: PERIOD, algorithm: 'SHA1' });
+  return new TOTP({
+    issuer,
+    label,
+    secret: Secret.fromBase32(secret),
+    digits: DIGITS,
+    period: PERIOD,
+    algorithm: 'SHA1',
+  });
 }
 
 /**
@@ -33,7 +40,11 @@ export function totpStepOf(secret: string, code: string, now = Date.now()): numb
  * The `otpauth://` URI an app scans, and the same as a QR code image (PNG data URL). The QR code library (and its PNG
  * encoder) loads with the first enrolment.
  */
-export async function totpEnrolment(secret: string, label: string, issuer: string): Promise<{ keyUri: string; secretQrCode: string }> {
+export async function totpEnrolment(
+  secret: string,
+  label: string,
+  issuer: string,
+): Promise<{ keyUri: string; secretQrCode: string }> {
   const keyUri = URI.stringify(totpOf(secret, label, issuer));
   const { default: QRCode } = await import('qrcode');
   return { keyUri, secretQrCode: await QRCode.toDataURL(keyUri, { errorCorrectionLevel: 'M', margin: 2, width: 240 }) };

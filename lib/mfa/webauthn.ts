@@ -1,5 +1,7 @@
 import type {
-  AuthenticationResponseJSON, PublicKeyCredentialCreationOptionsJSON, PublicKeyCredentialRequestOptionsJSON,
+  AuthenticationResponseJSON,
+  PublicKeyCredentialCreationOptionsJSON,
+  PublicKeyCredentialRequestOptionsJSON,
   RegistrationResponseJSON,
 } from '@simplewebauthn/server';
 import { errors, unique } from '../errors.ts';
@@ -52,9 +54,13 @@ export interface NewCredential {
 
 const transportsOf = (factor: WebAuthnFactor) => factor.transports;
 
-const failed = (why: string) => errors.experience('session.mfa.webauthn_verification_failed', `the passkey could not be verified: ${why}`);
-const noChallenge = () => errors.experience('session.mfa.pending_info_not_found',
-  'no open passkey challenge for this verification: it was answered already or expired; ask for a new one');
+const failed = (why: string) =>
+  errors.experience('session.mfa.webauthn_verification_failed', `the passkey could not be verified: ${why}`);
+const noChallenge = () =>
+  errors.experience(
+    'session.mfa.pending_info_not_found',
+    'no open passkey challenge for this verification: it was answered already or expired; ask for a new one',
+  );
 
 /**
  * Passkeys as a second factor (`@simplewebauthn/server`). Each ceremony's challenge is kept in the key-value store
@@ -103,23 +109,36 @@ export function createPasskeys(deps: {
       const held = await passkeysOf(user.id);
       const label = accountLabel(user);
       const options = await (await webauthn()).generateRegistrationOptions({
-        rpName: rp.name, rpID: rp.id,
-        userID: new TextEncoder().encode(user.id), userName: label, userDisplayName: user.name ?? label,
-        timeout: PROMPT_TIMEOUT_MS, attestationType: 'none',
+        rpName: rp.name,
+        rpID: rp.id,
+        userID: new TextEncoder().encode(user.id),
+        userName: label,
+        userDisplayName: user.name ?? label,
+        timeout: PROMPT_TIMEOUT_MS,
+        attestationType: 'none',
         excludeCredentials: held.map((factor) => ({ id: factor.credentialId, transports: transportsOf(factor) })),
-        authenticatorSelection: { residentKey: 'preferred', userVerification: 'preferred' }, supportedAlgorithmIDs: ALGORITHMS,
+        authenticatorSelection: { residentKey: 'preferred', userVerification: 'preferred' },
+        supportedAlgorithmIDs: ALGORITHMS,
       });
       await remember('registration', handle, user.id, options.challenge);
       return options;
     },
 
     /** Checks the browser's answer to `registrationOptions(handle)`: the new credential, not stored yet. */
-    async verifyRegistration(handle: string, userId: string, response: RegistrationResponseJSON): Promise<NewCredential> {
+    async verifyRegistration(
+      handle: string,
+      userId: string,
+      response: RegistrationResponseJSON,
+    ): Promise<NewCredential> {
       const expectedChallenge = await take('registration', handle, userId);
       let verified: Awaited<ReturnType<SimpleWebAuthn['verifyRegistrationResponse']>>;
       try {
         verified = await (await webauthn()).verifyRegistrationResponse({
-          response, expectedChallenge, expectedOrigin: rp.origin, expectedRPID: rp.id, requireUserVerification: false,
+          response,
+          expectedChallenge,
+          expectedOrigin: rp.origin,
+          expectedRPID: rp.id,
+          requireUserVerification: false,
           supportedAlgorithmIDs: ALGORITHMS,
         });
       } catch (error) {
@@ -143,7 +162,9 @@ export function createPasskeys(deps: {
         throw errors.experience('session.mfa.webauthn_verification_not_found', 'this account has no passkey');
       }
       const options = await (await webauthn()).generateAuthenticationOptions({
-        rpID: rp.id, timeout: PROMPT_TIMEOUT_MS, userVerification: 'preferred',
+        rpID: rp.id,
+        timeout: PROMPT_TIMEOUT_MS,
+        userVerification: 'preferred',
         allowCredentials: held.map((factor) => ({ id: factor.credentialId, transports: transportsOf(factor) })),
       });
       await remember('authentication', handle, userId, options.challenge);
@@ -157,15 +178,25 @@ export function createPasskeys(deps: {
      * Checks an answer to a taken challenge with one of the user's passkeys, and moves its counter forward (a
      * counter not above the stored one means a cloned authenticator or a replay: refused).
      */
-    async verifyAuthentication(userId: string, expectedChallenge: string, response: AuthenticationResponseJSON): Promise<WebAuthnFactor> {
+    async verifyAuthentication(
+      userId: string,
+      expectedChallenge: string,
+      response: AuthenticationResponseJSON,
+    ): Promise<WebAuthnFactor> {
       const factor = (await passkeysOf(userId)).find((candidate) => candidate.credentialId === response.id);
-      if (!factor) throw failed('the credential is not one of this account\'s passkeys');
+      if (!factor) throw failed("the credential is not one of this account's passkeys");
       let verified: Awaited<ReturnType<SimpleWebAuthn['verifyAuthenticationResponse']>>;
       try {
         verified = await (await webauthn()).verifyAuthenticationResponse({
-          response, expectedChallenge, expectedOrigin: rp.origin, expectedRPID: rp.id, requireUserVerification: false,
+          response,
+          expectedChallenge,
+          expectedOrigin: rp.origin,
+          expectedRPID: rp.id,
+          requireUserVerification: false,
           credential: {
-            id: factor.credentialId, publicKey: Buffer.from(factor.publicKey, 'base64url'), counter: factor.counter,
+            id: factor.credentialId,
+            publicKey: Buffer.from(factor.publicKey, 'base64url'),
+            counter: factor.counter,
             transports: transportsOf(factor),
           },
         });
@@ -173,7 +204,12 @@ export function createPasskeys(deps: {
         throw failed((error as Error).message);
       }
       if (!verified.verified) throw failed('the signature does not verify');
-      const advanced = await factors.advanceWebAuthnCounter(factor.id, factor.counter, verified.authenticationInfo.newCounter, Date.now());
+      const advanced = await factors.advanceWebAuthnCounter(
+        factor.id,
+        factor.counter,
+        verified.authenticationInfo.newCounter,
+        Date.now(),
+      );
       if (!advanced) throw failed('the signature counter did not move forward');
       return factor;
     },
@@ -182,7 +218,12 @@ export function createPasskeys(deps: {
      * Keeps a verified registration for `ttlMs` under its record id, until `spendRegistration` binds it (Account
      * API: verification record first, then the bind behind the identity gate).
      */
-    async holdRegistration(handle: string, userId: string, credential: NewCredential & { agent?: string }, ttlMs: number): Promise<void> {
+    async holdRegistration(
+      handle: string,
+      userId: string,
+      credential: NewCredential & { agent?: string },
+      ttlMs: number,
+    ): Promise<void> {
       await kv.set(registeredKey(userId, handle), JSON.stringify(credential), ttlMs);
     },
 
@@ -190,14 +231,20 @@ export function createPasskeys(deps: {
     async spendRegistration(handle: string, userId: string): Promise<(NewCredential & { agent?: string }) | null> {
       // Keyed by the user too: another user's record id finds nothing, and takes nothing from its owner.
       const stored = await kv.getDel(registeredKey(userId, handle));
-      return stored === null ? null : JSON.parse(stored) as NewCredential & { agent?: string };
+      return stored === null ? null : (JSON.parse(stored) as NewCredential & { agent?: string });
     },
 
     /** Stores a verified credential as one of the user's factors; answers it and the user (User.Data.Updated). */
     async add(userId: string, credential: NewCredential, details: { name?: string | null; agent?: string | null }) {
       const factor: WebAuthnFactor = {
-        id: newId(), userId, type: 'WebAuthn', createdAt: Date.now(), lastUsedAt: null, ...credential,
-        name: details.name ?? null, agent: details.agent?.slice(0, 512) ?? null,
+        id: newId(),
+        userId,
+        type: 'WebAuthn',
+        createdAt: Date.now(),
+        lastUsedAt: null,
+        ...credential,
+        name: details.name ?? null,
+        agent: details.agent?.slice(0, 512) ?? null,
       };
       await unique('mfa verification', 'credentialId', () => factors.insert(factor));
       return { factor, user: await touched(userId) };

@@ -17,7 +17,11 @@ interface StoredModel {
 }
 
 const GRANTABLE = new Set([
-  'AccessToken', 'AuthorizationCode', 'RefreshToken', 'DeviceCode', 'BackchannelAuthenticationRequest',
+  'AccessToken',
+  'AuthorizationCode',
+  'RefreshToken',
+  'DeviceCode',
+  'BackchannelAuthenticationRequest',
 ]);
 
 export type ClientLoader = (clientId: string) => Promise<AdapterPayload | undefined>;
@@ -33,9 +37,19 @@ export async function prepareOidcCollections(store: DocumentStore, models: strin
 }
 
 export const OIDC_MODELS = [
-  'Session', 'AccessToken', 'AuthorizationCode', 'RefreshToken', 'DeviceCode', 'ClientCredentials',
-  'InitialAccessToken', 'RegistrationAccessToken', 'Interaction', 'ReplayDetection',
-  'PushedAuthorizationRequest', 'Grant', 'BackchannelAuthenticationRequest',
+  'Session',
+  'AccessToken',
+  'AuthorizationCode',
+  'RefreshToken',
+  'DeviceCode',
+  'ClientCredentials',
+  'InitialAccessToken',
+  'RegistrationAccessToken',
+  'Interaction',
+  'ReplayDetection',
+  'PushedAuthorizationRequest',
+  'Grant',
+  'BackchannelAuthenticationRequest',
 ];
 
 /** The document collection that holds one oidc-provider model. */
@@ -59,7 +73,9 @@ class DocumentAdapter implements Adapter {
     const unset: Record<string, ''> = {};
     const optional: Record<string, unknown> = {
       expiresAt: expiresIn ? new Date(Date.now() + expiresIn * 1000) : undefined,
-      grantId: payload.grantId, userCode: payload.userCode, uid: payload.uid,
+      grantId: payload.grantId,
+      userCode: payload.userCode,
+      uid: payload.uid,
     };
     for (const [field, value] of Object.entries(optional)) {
       if (value) set[field] = value;

@@ -2,9 +2,13 @@ import type Provider from 'oidc-provider';
 import type { Configuration, KoaContextWithOIDC } from 'oidc-provider';
 import type { Middleware } from 'koa';
 import compose from 'koa-compose';
-import { handler as refreshTokenHandler, parameters as refreshTokenParameters } from 'oidc-provider/lib/actions/grants/refresh_token.js';
 import {
-  handler as clientCredentialsHandler, parameters as clientCredentialsParameters,
+  handler as refreshTokenHandler,
+  parameters as refreshTokenParameters,
+} from 'oidc-provider/lib/actions/grants/refresh_token.js';
+import {
+  handler as clientCredentialsHandler,
+  parameters as clientCredentialsParameters,
 } from 'oidc-provider/lib/actions/grants/client_credentials.js';
 import * as grantHelpers from 'oidc-provider/lib/helpers/grants.js';
 
@@ -23,7 +27,10 @@ export function extraTokenClaimsHook<T>(
 
 /** `registerGrantType`'s handler type is a Koa middleware with `next`; a grant handler never calls it. */
 export function registerGrantType(
-  provider: Provider, grantType: string, handler: (ctx: KoaContextWithOIDC) => Promise<void>, parameters: Set<string>,
+  provider: Provider,
+  grantType: string,
+  handler: (ctx: KoaContextWithOIDC) => Promise<void>,
+  parameters: Set<string>,
   dupes?: Set<string>,
 ): void {
   provider.registerGrantType(grantType, handler as never, parameters, dupes as never);
@@ -34,25 +41,36 @@ export function registerGrantType(
  * that a grant registered in its place can run it: the package exports neither.
  */
 export function providerRefreshTokenGrant(provider: Provider): {
-  handler: (ctx: KoaContextWithOIDC) => Promise<void>; parameters: ReadonlySet<string>;
+  handler: (ctx: KoaContextWithOIDC) => Promise<void>;
+  parameters: ReadonlySet<string>;
 } {
-  return { handler: (ctx) => refreshTokenHandler(provider, boundHelpers(provider), ctx), parameters: refreshTokenParameters };
+  return {
+    handler: (ctx) => refreshTokenHandler(provider, boundHelpers(provider), ctx),
+    parameters: refreshTokenParameters,
+  };
 }
 
 /** The provider's own `client_credentials` grant, bound the same way. */
 export function providerClientCredentialsGrant(provider: Provider): {
-  handler: (ctx: KoaContextWithOIDC) => Promise<void>; parameters: ReadonlySet<string>;
+  handler: (ctx: KoaContextWithOIDC) => Promise<void>;
+  parameters: ReadonlySet<string>;
 } {
-  return { handler: (ctx) => clientCredentialsHandler(provider, boundHelpers(provider), ctx), parameters: clientCredentialsParameters };
+  return {
+    handler: (ctx) => clientCredentialsHandler(provider, boundHelpers(provider), ctx),
+    parameters: clientCredentialsParameters,
+  };
 }
 
 function boundHelpers(provider: Provider): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(grantHelpers).map(([name, helper]) => [name, helper.bind(undefined, provider)]));
+  return Object.fromEntries(
+    Object.entries(grantHelpers).map(([name, helper]) => [name, helper.bind(undefined, provider)]),
+  );
 }
 
 /** The AccessToken constructor's declared fields omit `gty`, which the provider stores and reads back. */
 export function newAccessToken(
-  ctx: KoaContextWithOIDC, fields: { accountId: string; client: NonNullable<KoaContextWithOIDC['oidc']['client']>; gty: string },
+  ctx: KoaContextWithOIDC,
+  fields: { accountId: string; client: NonNullable<KoaContextWithOIDC['oidc']['client']>; gty: string },
 ): InstanceType<Provider['AccessToken']> {
   return new ctx.oidc.provider.AccessToken(fields as never);
 }

@@ -10,7 +10,14 @@ export const ORGANIZATIONS_RESOURCE = 'urn:logto:resource:organizations';
 
 /** `custom_data` and `identities` are Logto's: they grant those claims, and reading those fields through the Account API. */
 export const OIDC_SCOPES = [
-  'openid', 'offline_access', 'profile', 'email', 'phone', 'custom_data', 'identities', ORGANIZATIONS_SCOPE,
+  'openid',
+  'offline_access',
+  'profile',
+  'email',
+  'phone',
+  'custom_data',
+  'identities',
+  ORGANIZATIONS_SCOPE,
   ORGANIZATION_ROLES_SCOPE,
 ];
 
@@ -54,17 +61,24 @@ type OrganizationReads = Pick<Repositories, 'organizations' | 'organizationRoles
  * hold as `<organizationId>:<roleName>`. Read only when a scope asks for them.
  */
 export async function organizationClaims(
-  repositories: OrganizationReads, userId: string, scopes: ReadonlySet<string>,
+  repositories: OrganizationReads,
+  userId: string,
+  scopes: ReadonlySet<string>,
 ): Promise<{ organizations?: string[]; organization_roles?: string[] }> {
   const claims: { organizations?: string[]; organization_roles?: string[] } = {};
   if (scopes.has(ORGANIZATIONS_SCOPE)) {
-    claims.organizations = (await repositories.organizations.users.where({ userId })).map((link) => link.organizationId!);
+    claims.organizations = (await repositories.organizations.users.where({ userId })).map(
+      (link) => link.organizationId!,
+    );
   }
   if (scopes.has(ORGANIZATION_ROLES_SCOPE)) {
     const links = await repositories.organizations.userRoles.where({ userId });
-    const roles = await repositories.organizationRoles.findByIds([...new Set(links.map((link) => link.organizationRoleId!))]);
+    const roles = await repositories.organizationRoles.findByIds([
+      ...new Set(links.map((link) => link.organizationRoleId!)),
+    ]);
     const names = new Map(roles.map((role) => [role.id, role.name]));
-    claims.organization_roles = links.filter((link) => names.has(link.organizationRoleId!))
+    claims.organization_roles = links
+      .filter((link) => names.has(link.organizationRoleId!))
       .map((link) => `${link.organizationId}:${names.get(link.organizationRoleId!)}`);
   }
   return claims;

@@ -19,7 +19,8 @@ const CONFIDENTIAL_ROTATION_AFTER = 70;
  */
 function settingsOf(client: Client) {
   const metadata = client.metadata();
-  const number = (value: unknown) => (typeof value === 'number' && Number.isInteger(value) && value > 0 ? value : undefined);
+  const number = (value: unknown) =>
+    typeof value === 'number' && Number.isInteger(value) && value > 0 ? value : undefined;
   const origins = metadata.corsAllowedOrigins;
   return {
     corsAllowedOrigins: Array.isArray(origins) ? origins.filter((origin) => typeof origin === 'string') : [],

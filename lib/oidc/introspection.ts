@@ -32,7 +32,11 @@ export function createIntrospectionPolicy(deps: {
     return (await deps.authorization.scopesForApplication(clientId, resource.id)).length > 0;
   }
 
-  return async function introspectionAllowed(_ctx: unknown, client: Caller, token: IntrospectedToken): Promise<boolean> {
+  return async function introspectionAllowed(
+    _ctx: unknown,
+    client: Caller,
+    token: IntrospectedToken,
+  ): Promise<boolean> {
     if (token.clientId === client.clientId) return true;
     if (token.kind === 'RefreshToken') return false;
     const audiences = token.aud === undefined ? [] : [token.aud].flat();

@@ -75,6 +75,8 @@ export async function loadSigningKeys(options: { configured?: string; store: Doc
   }
   // A configured key without a `kid` gets its RFC 7638 thumbprint, the `kid` the provider itself would give it, so that
   // the tokens' headers and the public keys the service verifies them with name it alike.
-  const named = await Promise.all(keys.map(async (key) => ({ ...key, kid: key.kid ?? await calculateJwkThumbprint(key) })));
+  const named = await Promise.all(
+    keys.map(async (key) => ({ ...key, kid: key.kid ?? (await calculateJwkThumbprint(key)) })),
+  );
   return { keys: named, publicKeys: { keys: named.map(publicHalf) }, alg: signingAlgOf(named[0]!) };
 }

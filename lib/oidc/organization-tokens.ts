@@ -20,8 +20,12 @@ const ORGANIZATION_GRANTS: ReadonlySet<unknown> = new Set(['refresh_token', 'cli
 export function requestedOrganization(ctx: KoaContextWithOIDC): string | undefined {
   const params = ctx.oidc.params as Record<string, unknown> | undefined;
   const value = params?.organization_id;
-  return ctx.oidc.route === 'token' && ORGANIZATION_GRANTS.has(params?.grant_type) && typeof value === 'string' && value !== ''
-    ? value : undefined;
+  return ctx.oidc.route === 'token' &&
+    ORGANIZATION_GRANTS.has(params?.grant_type) &&
+    typeof value === 'string' &&
+    value !== ''
+    ? value
+    : undefined;
 }
 
 /** Whether the token request is the client-credentials grant (an application acting for itself). */
@@ -43,11 +47,20 @@ export function registerOrganizationTokens(provider: Provider, deps: Deps): void
 
   async function check(ctx: KoaContextWithOIDC, organizationId: string): Promise<void> {
     const value = ctx.oidc.params?.refresh_token;
-    const refreshToken = typeof value === 'string' ? await provider.RefreshToken.find(value, { ignoreExpiration: true }) : undefined;
+    const refreshToken =
+      typeof value === 'string' ? await provider.RefreshToken.find(value, { ignoreExpiration: true }) : undefined;
     // A refresh token the grant refuses anyway is refused by it, with its own error.
     const clientId = ctx.oidc.client?.clientId;
     const accountId = refreshToken?.accountId;
-    if (!refreshToken || !accountId || !clientId || refreshToken.clientId !== clientId || refreshToken.isExpired || refreshToken.consumed) return;
+    if (
+      !refreshToken ||
+      !accountId ||
+      !clientId ||
+      refreshToken.clientId !== clientId ||
+      refreshToken.isExpired ||
+      refreshToken.consumed
+    )
+      return;
     const refusal = await organizationTokenRefusal(deps, organizationId, accountId);
     if (refusal) throw accessDenied(refusal);
     // Logto lets a third-party application into the organizations its user picked on the consent page, which this
@@ -64,20 +77,31 @@ export function registerOrganizationTokens(provider: Provider, deps: Deps): void
     }
   }
 
-  registerGrantType(provider, 'refresh_token', async (ctx) => {
-    const organizationId = requestedOrganization(ctx);
-    if (organizationId) await check(ctx, organizationId);
-    await own.handler(ctx);
-  }, new Set([...own.parameters, 'resource', 'organization_id']), new Set(['resource']));
+  registerGrantType(
+    provider,
+    'refresh_token',
+    async (ctx) => {
+      const organizationId = requestedOrganization(ctx);
+      if (organizationId) await check(ctx, organizationId);
+      await own.handler(ctx);
+    },
+    new Set([...own.parameters, 'resource', 'organization_id']),
+    new Set(['resource']),
+  );
 
   // Logto's organization tokens for machine-to-machine applications: only a member application gets one.
   const machine = providerClientCredentialsGrant(provider);
-  registerGrantType(provider, 'client_credentials', async (ctx) => {
-    const organizationId = requestedOrganization(ctx);
-    const clientId = ctx.oidc.client?.clientId;
-    if (organizationId && !(clientId && await deps.organizations.applications.has({ organizationId }, clientId))) {
-      throw accessDenied('app has not associated with the organization');
-    }
-    await machine.handler(ctx);
-  }, new Set([...machine.parameters, 'resource', 'organization_id']));
+  registerGrantType(
+    provider,
+    'client_credentials',
+    async (ctx) => {
+      const organizationId = requestedOrganization(ctx);
+      const clientId = ctx.oidc.client?.clientId;
+      if (organizationId && !(clientId && (await deps.organizations.applications.has({ organizationId }, clientId)))) {
+        throw accessDenied('app has not associated with the organization');
+      }
+      await machine.handler(ctx);
+    },
+    new Set([...machine.parameters, 'resource', 'organization_id']),
+  );
 }

@@ -1,5 +1,8 @@
 import Provider, {
-  errors as oidcErrors, type Configuration, type ExternalSigningKey, type KoaContextWithOIDC,
+  errors as oidcErrors,
+  type Configuration,
+  type ExternalSigningKey,
+  type KoaContextWithOIDC,
 } from 'oidc-provider';
 import type { Logger } from 'pino';
 import type { Authorization } from '../roles/authorization.ts';
@@ -9,13 +12,16 @@ import { isDependencyFailure } from '../http/dependency-errors.ts';
 import { requestLogger } from '../http/request-id.ts';
 import { CLIENT_SETTINGS, toClientMetadata } from '../applications/clients.ts';
 import {
-  corsAllowed, grantTtl, idTokenTtl, issueRefreshToken, refreshTokenTtl, rotateRefreshToken,
+  corsAllowed,
+  grantTtl,
+  idTokenTtl,
+  issueRefreshToken,
+  refreshTokenTtl,
+  rotateRefreshToken,
 } from './client-policy.ts';
 import { createAdapterFactory } from './adapter.ts';
 import type { DocumentStore } from '../ports/documents.ts';
-import {
-  OIDC_SCOPES, ORGANIZATIONS_RESOURCE, SCOPE_CLAIMS, accountClaims, organizationClaims,
-} from './claims.ts';
+import { OIDC_SCOPES, ORGANIZATIONS_RESOURCE, SCOPE_CLAIMS, accountClaims, organizationClaims } from './claims.ts';
 import { LOGTO_MANAGEMENT_INDICATOR, MANAGEMENT_RESOURCE_ID } from '../bootstrap.ts';
 import { ORGANIZATION_TOKEN_TTL_SECONDS, organizationUrn } from '../organizations/urn.ts';
 import { LOGTO_AUTHORIZATION_PARAMETERS } from './sign-in-parameters.ts';
@@ -59,15 +65,21 @@ export interface ProviderOptions {
 /** Which user an authorization-flow request acts for, when there is one. */
 function accountIdOf(ctx: KoaContextWithOIDC): string | undefined {
   const { oidc } = ctx;
-  return oidc.account?.accountId ?? oidc.entities.AuthorizationCode?.accountId
-    ?? oidc.entities.RefreshToken?.accountId ?? oidc.session?.accountId;
+  return (
+    oidc.account?.accountId ??
+    oidc.entities.AuthorizationCode?.accountId ??
+    oidc.entities.RefreshToken?.accountId ??
+    oidc.session?.accountId
+  );
 }
 
 export function createProvider(options: ProviderOptions): Provider {
   const { repositories, authorization } = options;
   // A token for a resource lives as long as that resource says; one for the userinfo endpoint, the default.
-  const accessTokenTtl = (_ctx: unknown, token: { resourceServer?: { accessTokenTTL?: number | undefined } | undefined }) =>
-    token.resourceServer?.accessTokenTTL ?? options.accessTokenTtl;
+  const accessTokenTtl = (
+    _ctx: unknown,
+    token: { resourceServer?: { accessTokenTTL?: number | undefined } | undefined },
+  ) => token.resourceServer?.accessTokenTTL ?? options.accessTokenTtl;
 
   /**
    * The organization template as a resource (Logto's RFC 0001): at authorization, every organization scope may be
@@ -77,11 +89,16 @@ export function createProvider(options: ProviderOptions): Provider {
   async function organizationsResourceServer(ctx: KoaContextWithOIDC) {
     const organizationId = requestedOrganization(ctx);
     const accountId = accountIdOf(ctx);
-    const jwt = { accessTokenFormat: 'jwt' as const, jwt: { sign: { alg: options.signingAlg } }, accessTokenTTL: ORGANIZATION_TOKEN_TTL_SECONDS };
+    const jwt = {
+      accessTokenFormat: 'jwt' as const,
+      jwt: { sign: { alg: options.signingAlg } },
+      accessTokenTTL: ORGANIZATION_TOKEN_TTL_SECONDS,
+    };
     const clientId = ctx.oidc.client?.clientId;
     if (isClientCredentials(ctx)) {
       // An application gets organization scopes only inside an organization it is a member of.
-      if (!organizationId || !clientId) throw new oidcErrors.InvalidTarget(`${ORGANIZATIONS_RESOURCE} needs organization_id`);
+      if (!organizationId || !clientId)
+        throw new oidcErrors.InvalidTarget(`${ORGANIZATIONS_RESOURCE} needs organization_id`);
       const scopes = await authorization.organizationScopesForApplication(organizationId, clientId);
       return { ...jwt, scope: scopes.map((scope) => scope.name).join(' '), audience: organizationUrn(organizationId) };
     }
@@ -89,7 +106,11 @@ export function createProvider(options: ProviderOptions): Provider {
       const scopes = await authorization.organizationScopesForUser(organizationId, accountId);
       return { ...jwt, scope: scopes.map((scope) => scope.name).join(' '), audience: organizationUrn(organizationId) };
     }
-    return { ...jwt, scope: (await repositories.organizationScopes.names()).join(' '), audience: ORGANIZATIONS_RESOURCE };
+    return {
+      ...jwt,
+      scope: (await repositories.organizationScopes.names()).join(' '),
+      audience: ORGANIZATIONS_RESOURCE,
+    };
   }
 
   const configuration: Configuration = {
@@ -112,7 +133,8 @@ export function createProvider(options: ProviderOptions): Provider {
       return {
         accountId: user.id,
         claims: async (_use, scope) => ({
-          ...accountClaims(user), ...(await organizationClaims(repositories, user.id, new Set(scope.split(' ')))),
+          ...accountClaims(user),
+          ...(await organizationClaims(repositories, user.id, new Set(scope.split(' ')))),
         }),
       };
     },
@@ -138,7 +160,10 @@ export function createProvider(options: ProviderOptions): Provider {
         // A request that names no resource gets a token for the default resource, when one is set; an organization
         // token is one for the organizations resource the refresh token was granted.
         async defaultResource(ctx, _client, oneOf) {
-          if (oneOf) return requestedOrganization(ctx) && oneOf.includes(ORGANIZATIONS_RESOURCE) ? ORGANIZATIONS_RESOURCE : oneOf;
+          if (oneOf)
+            return requestedOrganization(ctx) && oneOf.includes(ORGANIZATIONS_RESOURCE)
+              ? ORGANIZATIONS_RESOURCE
+              : oneOf;
           // An application's organization token (client credentials with organization_id) is for the organization.
           if (requestedOrganization(ctx)) return ORGANIZATIONS_RESOURCE;
           return (await repositories.resources.findDefault())?.indicator;
@@ -148,9 +173,10 @@ export function createProvider(options: ProviderOptions): Provider {
         useGrantedResource: (ctx) => requestedOrganization(ctx) !== undefined,
         async getResourceServerInfo(ctx, indicator, client) {
           if (indicator === ORGANIZATIONS_RESOURCE) return organizationsResourceServer(ctx);
-          const resource = indicator === LOGTO_MANAGEMENT_INDICATOR
-            ? await repositories.resources.findById(MANAGEMENT_RESOURCE_ID)
-            : await repositories.resources.findByIndicator(indicator);
+          const resource =
+            indicator === LOGTO_MANAGEMENT_INDICATOR
+              ? await repositories.resources.findById(MANAGEMENT_RESOURCE_ID)
+              : await repositories.resources.findByIndicator(indicator);
           if (!resource) throw new oidcErrors.InvalidTarget(`resource indicator ${indicator} is not registered`);
           let scopes: string[] = [];
           const accountId = accountIdOf(ctx);
@@ -201,8 +227,10 @@ export function createProvider(options: ProviderOptions): Provider {
       userinfoSigningAlgValues: ['ES256', 'EdDSA'],
     },
     interactions: {
-      url: (_ctx, interaction) => `${options.interactionUrl}/${interaction.uid}${
-        options.interactionStart?.(interaction.prompt.name, interaction.params) ?? ''}`,
+      url: (_ctx, interaction) =>
+        `${options.interactionUrl}/${interaction.uid}${
+          options.interactionStart?.(interaction.prompt.name, interaction.params) ?? ''
+        }`,
     },
     // First-party applications are trusted: their requested scopes are granted without a consent screen.
     async loadExistingGrant(ctx) {
@@ -227,7 +255,11 @@ export function createProvider(options: ProviderOptions): Provider {
           await options.customizeJwt?.(ctx, token, jwt);
           // An API token issued within an organization names it, as Logto's do.
           const organizationId = requestedOrganization(ctx);
-          if (organizationId && (token.kind === 'AccessToken' || token.kind === 'ClientCredentials') && jwt.payload.aud !== organizationUrn(organizationId)) {
+          if (
+            organizationId &&
+            (token.kind === 'AccessToken' || token.kind === 'ClientCredentials') &&
+            jwt.payload.aud !== organizationUrn(organizationId)
+          ) {
             jwt.payload.organization_id = organizationId;
           }
         },
@@ -245,7 +277,8 @@ export function createProvider(options: ProviderOptions): Provider {
   // Client secrets are stored as digests; compare the presented secret's digest in constant time.
   const { clientGate } = options;
   provider.Client.prototype.compareClientSecret = async function compare(
-    this: { clientId: string; clientSecret?: string }, actual: string,
+    this: { clientId: string; clientSecret?: string },
+    actual: string,
   ) {
     await clientGate?.(this.clientId);
     return typeof this.clientSecret === 'string' && matchesDigest(actual, this.clientSecret);
@@ -279,7 +312,10 @@ export function createProvider(options: ProviderOptions): Provider {
     logger.warn({ err: error, path: ctx.path }, 'a backing store is unavailable');
     ctx.status = 503;
     if (typeof ctx.body === 'object') {
-      ctx.body = { error: 'temporarily_unavailable', error_description: 'a backing store is unavailable; try again later' };
+      ctx.body = {
+        error: 'temporarily_unavailable',
+        error_description: 'a backing store is unavailable; try again later',
+      };
     }
   });
   return provider;

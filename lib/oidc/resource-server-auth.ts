@@ -32,7 +32,9 @@ function basicCredentials(header: string): { id: string; secret: string } | null
  */
 export function createResourceServerAuth(deps: {
   provider: Provider;
-  resources: { list(page: { page: number; pageSize: number }): Promise<{ items: Array<{ id: string; indicator: string }> }> };
+  resources: {
+    list(page: { page: number; pageSize: number }): Promise<{ items: Array<{ id: string; indicator: string }> }>;
+  };
   authorization: Pick<Authorization, 'scopesForApplication'>;
 }) {
   return async function authenticate(ctx: Context): Promise<ResourceServerPrincipal> {
@@ -44,9 +46,11 @@ export function createResourceServerAuth(deps: {
     }
     const audiences: string[] = [];
     for (const resource of (await deps.resources.list(ALL_RESOURCES)).items) {
-      if ((await deps.authorization.scopesForApplication(client.clientId, resource.id)).length > 0) audiences.push(resource.indicator);
+      if ((await deps.authorization.scopesForApplication(client.clientId, resource.id)).length > 0)
+        audiences.push(resource.indicator);
     }
-    if (audiences.length === 0) throw errors.refused('auth.not_a_resource_server', 'the client holds no scope of any API');
+    if (audiences.length === 0)
+      throw errors.refused('auth.not_a_resource_server', 'the client holds no scope of any API');
     return { clientId: client.clientId, audiences };
   };
 }

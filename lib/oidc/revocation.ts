@@ -2,7 +2,13 @@ import { collectionName } from './adapter.ts';
 import type { DocumentStore } from '../ports/documents.ts';
 
 /** OIDC models that hang off a grant: deleting a grant must take these with it. */
-const GRANT_BOUND_MODELS = ['AccessToken', 'RefreshToken', 'AuthorizationCode', 'DeviceCode', 'BackchannelAuthenticationRequest'];
+const GRANT_BOUND_MODELS = [
+  'AccessToken',
+  'RefreshToken',
+  'AuthorizationCode',
+  'DeviceCode',
+  'BackchannelAuthenticationRequest',
+];
 
 interface OidcDoc {
   _id: string;
@@ -13,8 +19,11 @@ interface OidcDoc {
 
 /** The grants a session gave its clients (node-oidc-provider's `authorizations`, one per client). */
 function grantsOfSession(session: OidcDoc): string[] {
-  const authorizations = (session.payload as { authorizations?: Record<string, { grantId?: string }> }).authorizations ?? {};
-  return Object.values(authorizations).map((authorization) => authorization.grantId).filter((id) => id !== undefined);
+  const authorizations =
+    (session.payload as { authorizations?: Record<string, { grantId?: string }> }).authorizations ?? {};
+  return Object.values(authorizations)
+    .map((authorization) => authorization.grantId)
+    .filter((id) => id !== undefined);
 }
 
 /**
@@ -48,20 +57,30 @@ export function createOidcRevocation(store: DocumentStore) {
      * Deletes the user's sessions, grants and their tokens; returns how many sessions and grants ended. With
      * `keepGrantId`, that grant, its tokens and the session it was given in stay (the device asking for the change).
      */
-    async revokeUser(accountId: string, options: { keepGrantId?: string } = {}): Promise<{ sessions: number; grants: number }> {
+    async revokeUser(
+      accountId: string,
+      options: { keepGrantId?: string } = {},
+    ): Promise<{ sessions: number; grants: number }> {
       const now = Date.now();
       const keep = options.keepGrantId;
-      const grants = (await model('Grant').find({ 'payload.accountId': accountId }, { projection: { _id: 1, expiresAt: 1 } }))
-        .filter((grant) => grant._id !== keep);
-      const sessions = (await model('Session').find({ 'payload.accountId': accountId }))
-        .filter((session) => keep === undefined || !grantsOfSession(session).includes(keep));
+      const grants = (
+        await model('Grant').find({ 'payload.accountId': accountId }, { projection: { _id: 1, expiresAt: 1 } })
+      ).filter((grant) => grant._id !== keep);
+      const sessions = (await model('Session').find({ 'payload.accountId': accountId })).filter(
+        (session) => keep === undefined || !grantsOfSession(session).includes(keep),
+      );
       await model('Session').deleteMany({ _id: { $in: sessions.map((session) => session._id) } });
       await revokeGrants(grants.map((grant) => grant._id));
       // Opaque access tokens issued outside a grant (e.g. token exchange) still name the account.
-      const tokens = keep === undefined ? [] : await model('AccessToken').find({ 'payload.accountId': accountId }, { projection: { _id: 1, grantId: 1 } });
-      await model('AccessToken').deleteMany(keep === undefined
-        ? { 'payload.accountId': accountId }
-        : { _id: { $in: tokens.filter((token) => token.grantId !== keep).map((token) => token._id) } });
+      const tokens =
+        keep === undefined
+          ? []
+          : await model('AccessToken').find({ 'payload.accountId': accountId }, { projection: { _id: 1, grantId: 1 } });
+      await model('AccessToken').deleteMany(
+        keep === undefined
+          ? { 'payload.accountId': accountId }
+          : { _id: { $in: tokens.filter((token) => token.grantId !== keep).map((token) => token._id) } },
+      );
       return {
         sessions: sessions.filter((doc) => isLive(doc, now)).length,
         grants: grants.filter((doc) => isLive(doc, now)).length,
@@ -78,11 +97,13 @@ export function createOidcRevocation(store: DocumentStore) {
     /** Deletes every grant of an application and the tokens issued under them (the application is gone). */
     async revokeClient(clientId: string): Promise<number> {
       const now = Date.now();
-      const grants = await model('Grant').find({ 'payload.clientId': clientId }, { projection: { _id: 1, expiresAt: 1 } });
+      const grants = await model('Grant').find(
+        { 'payload.clientId': clientId },
+        { projection: { _id: 1, expiresAt: 1 } },
+      );
       await revokeGrants(grants.map((grant) => grant._id));
       await model('AccessToken').deleteMany({ 'payload.clientId': clientId });
       return grants.filter((doc) => isLive(doc, now)).length;
     },
   };
 }
-

@@ -3,7 +3,13 @@
  * `interaction_mode`), `identifier`, `direct_sign_in`, and `organization_id`, whose organization's branding the pages
  * show. `login_hint` is OpenID Connect's own.
  */
-export const LOGTO_AUTHORIZATION_PARAMETERS = ['first_screen', 'interaction_mode', 'identifier', 'direct_sign_in', 'organization_id'];
+export const LOGTO_AUTHORIZATION_PARAMETERS = [
+  'first_screen',
+  'interaction_mode',
+  'identifier',
+  'direct_sign_in',
+  'organization_id',
+];
 
 const IDENTIFIER_TYPES = ['username', 'email', 'phone'] as const;
 type IdentifierType = (typeof IDENTIFIER_TYPES)[number];
@@ -22,13 +28,17 @@ export interface SignInHints {
 }
 
 const FIRST_SCREENS: Record<string, FirstScreen> = {
-  signIn: 'sign-in', sign_in: 'sign-in', 'identifier:sign_in': 'sign-in',
-  register: 'register', 'identifier:register': 'register',
-  reset_password: 'reset-password', single_sign_on: 'single-sign-on',
+  signIn: 'sign-in',
+  sign_in: 'sign-in',
+  'identifier:sign_in': 'sign-in',
+  register: 'register',
+  'identifier:register': 'register',
+  reset_password: 'reset-password',
+  single_sign_on: 'single-sign-on',
 };
 
 const text = (value: unknown, max: number): string | undefined =>
-  (typeof value === 'string' && value.trim() !== '' && value.length <= max ? value.trim() : undefined);
+  typeof value === 'string' && value.trim() !== '' && value.length <= max ? value.trim() : undefined;
 
 /** What an authorization request's parameters ask of the sign-in pages; what is not understood is left out. */
 export function signInHints(params: Record<string, unknown>): SignInHints {
@@ -37,7 +47,8 @@ export function signInHints(params: Record<string, unknown>): SignInHints {
   const hints: SignInHints = { firstScreen };
   const loginHint = text(params.login_hint, 320);
   if (loginHint) hints.loginHint = loginHint;
-  const identifiers = (text(params.identifier, 64) ?? '').split(/[\s,]+/)
+  const identifiers = (text(params.identifier, 64) ?? '')
+    .split(/[\s,]+/)
     .filter((value): value is IdentifierType => (IDENTIFIER_TYPES as readonly string[]).includes(value));
   if (identifiers.length) hints.identifiers = [...new Set(identifiers)];
   const direct = /^(social|sso):(.{1,128})$/.exec(text(params.direct_sign_in, 140) ?? '');

@@ -49,12 +49,17 @@ class ServiceSigningKey extends ExternalSigningKey {
 
 /** The keys (validated private EC P-256 or OKP Ed25519 JWKs with a `kid`) as the provider's signing keys. */
 export async function providerSigningKeys(keys: (JWK & { kid: string })[]): Promise<ExternalSigningKey[]> {
-  return Promise.all(keys.map(async (jwk) => {
-    const alg = signingAlgOf(jwk);
-    const privateKey = await webcrypto.subtle.importKey(
-      'jwk', { ...jwk, key_ops: undefined, ext: undefined, alg: undefined, use: undefined } as webcrypto.JsonWebKey,
-      WEBCRYPTO[alg].key, false, ['sign'],
-    );
-    return new ServiceSigningKey(jwk, alg, privateKey);
-  }));
+  return Promise.all(
+    keys.map(async (jwk) => {
+      const alg = signingAlgOf(jwk);
+      const privateKey = await webcrypto.subtle.importKey(
+        'jwk',
+        { ...jwk, key_ops: undefined, ext: undefined, alg: undefined, use: undefined } as webcrypto.JsonWebKey,
+        WEBCRYPTO[alg].key,
+        false,
+        ['sign'],
+      );
+      return new ServiceSigningKey(jwk, alg, privateKey);
+    }),
+  );
 }

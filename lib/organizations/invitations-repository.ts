@@ -30,9 +30,12 @@ export function createOrganizationInvitationsRepository(store: DocumentStore) {
   // `pendingKey` (organization and invitee) exists only while an invitation is pending and unexpired: a unique
   // index on it keeps two concurrent creations from both leaving a pending invitation.
   const { collection, present, operations } = createEntityRepository<StoredInvitation, { pendingKey: string }>(
-    store, 'organization_invitations', { searchFields: ['invitee'], hidden: ['pendingKey'] },
+    store,
+    'organization_invitations',
+    { searchFields: ['invitee'], hidden: ['pendingKey'] },
   );
-  const pendingKeyOf = (invitation: Pick<StoredInvitation, 'organizationId' | 'invitee'>) => `${invitation.organizationId}\n${invitation.invitee}`;
+  const pendingKeyOf = (invitation: Pick<StoredInvitation, 'organizationId' | 'invitee'>) =>
+    `${invitation.organizationId}\n${invitation.invitee}`;
 
   return {
     /** Inserts a pending invitation; a DuplicateKeyError when one is already pending for the same invitee. */
@@ -70,4 +73,3 @@ export function createOrganizationInvitationsRepository(store: DocumentStore) {
     },
   };
 }
-

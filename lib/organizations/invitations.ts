@@ -55,13 +55,17 @@ export function createOrganizationInvitationsLibrary(deps: InvitationsDeps) {
 
   async function assertInvitable(input: NewInvitation, now: number): Promise<void> {
     if (input.expiresAt <= now) throw errors.invalidInput('expiresAt must be in the future');
-    if (!(await organizations.findById(input.organizationId))) throw errors.relationNotFound('organization', input.organizationId);
+    if (!(await organizations.findById(input.organizationId)))
+      throw errors.relationNotFound('organization', input.organizationId);
     if (input.inviterId && !(await users.findById(input.inviterId))) throw errors.notFound('user', input.inviterId);
     const roleIds = [...new Set(input.organizationRoleIds ?? [])];
     const roles = await organizationRoles.findByIds(roleIds);
     assertAllFound('organization role', roleIds, roles, { relation: true });
     if (roles.some((role) => role.type !== 'User')) {
-      throw errors.unprocessable('organization.role_type_mismatch', 'only User organization roles can be given to invitees');
+      throw errors.unprocessable(
+        'organization.role_type_mismatch',
+        'only User organization roles can be given to invitees',
+      );
     }
   }
 
@@ -70,7 +74,10 @@ export function createOrganizationInvitationsLibrary(deps: InvitationsDeps) {
     const organizationId = invitation.organizationId;
     const added = await organizations.users.add({ organizationId }, [userId]);
     const roles = await organizationRoles.findByIds(invitation.organizationRoleIds);
-    await organizations.userRoles.add({ organizationId, userId }, roles.map((role) => role.id));
+    await organizations.userRoles.add(
+      { organizationId, userId },
+      roles.map((role) => role.id),
+    );
     return added;
   }
 
@@ -80,8 +87,12 @@ export function createOrganizationInvitationsLibrary(deps: InvitationsDeps) {
     if (!organization) throw errors.notFound('organization', invitation.organizationId);
     const inviter = invitation.inviterId ? await users.findById(invitation.inviterId) : null;
     await message.sender.sendInvitation({
-      to: invitation.invitee, link: message.link, organizationName: organization.name,
-      inviterName: inviter ? inviter.name ?? inviter.username : null, variables: message.variables, context: message.context,
+      to: invitation.invitee,
+      link: message.link,
+      organizationName: organization.name,
+      inviterName: inviter ? (inviter.name ?? inviter.username) : null,
+      variables: message.variables,
+      context: message.context,
     });
   }
 
@@ -95,18 +106,29 @@ export function createOrganizationInvitationsLibrary(deps: InvitationsDeps) {
       await assertInvitable(input, now);
       const invitee = input.invitee.toLowerCase();
       const account = await users.findWithSecrets({ primaryEmail: invitee });
-      if (account && await organizations.users.has({ organizationId: input.organizationId }, account.user.id)) {
+      if (account && (await organizations.users.has({ organizationId: input.organizationId }, account.user.id))) {
         throw errors.unprocessable('request.invalid_input', 'the invitee is already a member of the organization');
       }
       if (await invitations.countLivePending(input.organizationId, invitee, now)) {
         throw errors.duplicate('organization invitation', 'invitee');
       }
-      const created = await unique('organization invitation', 'invitee', () => invitations.insertPending({
-        id: newId(), inviterId: input.inviterId ?? null, invitee, acceptedUserId: null,
-        organizationId: input.organizationId, status: 'Pending',
-        organizationRoleIds: [...new Set(input.organizationRoleIds ?? [])],
-        createdAt: now, updatedAt: now, expiresAt: input.expiresAt,
-      }, now));
+      const created = await unique('organization invitation', 'invitee', () =>
+        invitations.insertPending(
+          {
+            id: newId(),
+            inviterId: input.inviterId ?? null,
+            invitee,
+            acceptedUserId: null,
+            organizationId: input.organizationId,
+            status: 'Pending',
+            organizationRoleIds: [...new Set(input.organizationRoleIds ?? [])],
+            createdAt: now,
+            updatedAt: now,
+            expiresAt: input.expiresAt,
+          },
+          now,
+        ),
+      );
       if (message) {
         try {
           await send(created, message);
@@ -122,7 +144,11 @@ export function createOrganizationInvitationsLibrary(deps: InvitationsDeps) {
       const invitation = await mustFindStored(id);
       const status = statusAt(invitation, Date.now());
       if (status !== 'Pending') {
-        throw errors.unprocessable('organization_invitation.not_pending', 'only a pending, unexpired invitation can be sent', { status });
+        throw errors.unprocessable(
+          'organization_invitation.not_pending',
+          'only a pending, unexpired invitation can be sent',
+          { status },
+        );
       }
       await send(invitation, message);
     },
@@ -140,7 +166,11 @@ export function createOrganizationInvitationsLibrary(deps: InvitationsDeps) {
      * Accepts or revokes a pending invitation. Accepting requires the user whose primary email is the
      * invitee's; the membership change is empty when that user already was a member (or on revocation).
      */
-    async settle(id: string, status: 'Accepted' | 'Revoked', acceptedUserId?: string): Promise<{
+    async settle(
+      id: string,
+      status: 'Accepted' | 'Revoked',
+      acceptedUserId?: string,
+    ): Promise<{
       invitation: OrganizationInvitation;
       membership: MembershipUpdate;
     }> {
@@ -149,9 +179,10 @@ export function createOrganizationInvitationsLibrary(deps: InvitationsDeps) {
       const organization = await organizations.findById(invitation.organizationId);
       if (!organization) throw errors.notFound('organization', invitation.organizationId);
       // Logto's code for both refusals below: the invitation or the user does not allow it.
-      const notPending = () => errors.unprocessable(
-        'request.invalid_input', 'only a pending, unexpired invitation can change status', { status: statusAt(invitation, now) },
-      );
+      const notPending = () =>
+        errors.unprocessable('request.invalid_input', 'only a pending, unexpired invitation can change status', {
+          status: statusAt(invitation, now),
+        });
       if (statusAt(invitation, now) !== 'Pending') throw notPending();
       if (status === 'Accepted') {
         if (!acceptedUserId) throw errors.invalidInput('acceptedUserId is required to accept an invitation');
@@ -175,4 +206,3 @@ export function createOrganizationInvitationsLibrary(deps: InvitationsDeps) {
     },
   };
 }
-

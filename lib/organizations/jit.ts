@@ -37,7 +37,10 @@ export function createOrganizationJitLibrary(deps: JitDeps) {
     const found = await organizationRoles.findByIds([...new Set(organizationRoleIds)]);
     assertAllFound('organization role', organizationRoleIds, found, { relation: true });
     if (found.some((role) => role.type !== 'User')) {
-      throw errors.unprocessable('organization.role_type_mismatch', 'only User organization roles can be JIT default roles');
+      throw errors.unprocessable(
+        'organization.role_type_mismatch',
+        'only User organization roles can be JIT default roles',
+      );
     }
   }
 
@@ -54,7 +57,8 @@ export function createOrganizationJitLibrary(deps: JitDeps) {
       const added = await organizations.users.add({ organizationId }, [userId]);
       if (added.length === 0) continue;
       const organizationRoleIds = await organizations.jitRoles.targetsOf({ organizationId });
-      if (organizationRoleIds.length) await organizations.userRoles.add({ organizationId, userId }, organizationRoleIds);
+      if (organizationRoleIds.length)
+        await organizations.userRoles.add({ organizationId, userId }, organizationRoleIds);
       provisioned.push({ organization, organizationRoleIds });
     }
     return provisioned;
@@ -93,13 +97,19 @@ export function createOrganizationJitLibrary(deps: JitDeps) {
       const domain = domainOf(email);
       if (!domain) return [];
       const links = await organizations.jitEmailDomains.where({ emailDomain: domain });
-      return provisionInto(userId, links.map((link) => link.organizationId!));
+      return provisionInto(
+        userId,
+        links.map((link) => link.organizationId!),
+      );
     },
 
     /** Adds the user to every organization linked to the enterprise SSO connector, as `provisionByVerifiedEmail` does. */
     async provisionBySsoConnector(userId: string, ssoConnectorId: string): Promise<JitMembership[]> {
       const links = await organizations.jitSsoConnectors.where({ ssoConnectorId });
-      return provisionInto(userId, links.map((link) => link.organizationId!));
+      return provisionInto(
+        userId,
+        links.map((link) => link.organizationId!),
+      );
     },
 
     async ssoConnectorIds(id: string): Promise<string[]> {

@@ -40,7 +40,8 @@ function update(organization: Organization, changes: Partial<MembershipChanges>)
 }
 
 type OrganizationsDeps = Pick<
-  Repositories, 'organizations' | 'organizationRoles' | 'organizationScopes' | 'organizationInvitations' | 'users' | 'applications'
+  Repositories,
+  'organizations' | 'organizationRoles' | 'organizationScopes' | 'organizationInvitations' | 'users' | 'applications'
 >;
 
 /** Organizations with their members (users and M2M applications) and the members' organization roles. */
@@ -73,7 +74,8 @@ export function createOrganizationsLibrary(deps: OrganizationsDeps) {
     assertAllFound('application', applicationIds, found, { relation: true });
     if (found.some((app) => app.type !== 'MachineToMachine')) {
       throw errors.unprocessable(
-        'organization.application_type_not_allowed', 'only MachineToMachine applications can join organizations',
+        'organization.application_type_not_allowed',
+        'only MachineToMachine applications can join organizations',
       );
     }
   }
@@ -82,7 +84,8 @@ export function createOrganizationsLibrary(deps: OrganizationsDeps) {
     await mustFind(organizationId);
     if (!(await organizations.users.has({ organizationId }, userId))) {
       throw errors.unprocessable(
-        'organization.require_membership', `user ${userId} is not a member of organization ${organizationId}`,
+        'organization.require_membership',
+        `user ${userId} is not a member of organization ${organizationId}`,
       );
     }
   }
@@ -91,12 +94,18 @@ export function createOrganizationsLibrary(deps: OrganizationsDeps) {
     const found = await organizationRoles.findByIds([...new Set(organizationRoleIds)]);
     assertAllFound('organization role', organizationRoleIds, found, { relation: true });
     if (found.some((role) => role.type !== 'User')) {
-      throw errors.unprocessable('organization.role_type_mismatch', 'only User organization roles can be assigned to users');
+      throw errors.unprocessable(
+        'organization.role_type_mismatch',
+        'only User organization roles can be assigned to users',
+      );
     }
   }
 
   /** Member user → their organization roles (id and name), for the users listed. */
-  async function rolesByMember(organizationId: string, userIds: readonly string[]): Promise<Map<string, RoleSummary[]>> {
+  async function rolesByMember(
+    organizationId: string,
+    userIds: readonly string[],
+  ): Promise<Map<string, RoleSummary[]>> {
     const links = await organizations.userRoles.where({ organizationId, userId: userIds });
     const roles = await organizationRoles.findByIds([...new Set(links.map((link) => link.organizationRoleId!))]);
     const byUser = new Map<string, RoleSummary[]>(userIds.map((id) => [id, []]));
@@ -121,9 +130,15 @@ export function createOrganizationsLibrary(deps: OrganizationsDeps) {
     assertMember,
     async create(input: OrganizationInput & { name: string }): Promise<Organization> {
       return organizations.insert({
-        id: newId(), name: input.name, description: input.description ?? null, customData: input.customData ?? {},
-        isMfaRequired: input.isMfaRequired ?? false, color: input.color ?? {}, branding: input.branding ?? {},
-        customCss: input.customCss ?? null, createdAt: Date.now(),
+        id: newId(),
+        name: input.name,
+        description: input.description ?? null,
+        customData: input.customData ?? {},
+        isMfaRequired: input.isMfaRequired ?? false,
+        color: input.color ?? {},
+        branding: input.branding ?? {},
+        customCss: input.customCss ?? null,
+        createdAt: Date.now(),
       });
     },
     async update(id: string, changes: OrganizationInput): Promise<Organization> {
@@ -145,13 +160,20 @@ export function createOrganizationsLibrary(deps: OrganizationsDeps) {
      * store cuts the page out of the membership links, so a large organization is never read whole.
      */
     async listUsers(
-      id: string, page: Page, search?: SearchInput, organizationRoleId?: string,
+      id: string,
+      page: Page,
+      search?: SearchInput,
+      organizationRoleId?: string,
     ): Promise<PageResult<User & { organizationRoles: RoleSummary[] }>> {
       await mustFind(id);
       const byRole = organizationRoleId !== undefined;
       async function membersPage(): Promise<PageResult<User>> {
         const { values, total } = byRole
-          ? await organizations.userRoles.page({ organizationId: id, organizationRoleId: organizationRoleId! }, page, 'userId')
+          ? await organizations.userRoles.page(
+              { organizationId: id, organizationRoleId: organizationRoleId! },
+              page,
+              'userId',
+            )
           : await organizations.users.page({ organizationId: id }, page);
         const found = new Map((await users.findByIds(values)).map((user) => [user.id, user]));
         return { items: values.map((userId) => found.get(userId)).filter((user) => user !== undefined), total };
@@ -159,12 +181,17 @@ export function createOrganizationsLibrary(deps: OrganizationsDeps) {
       async function searchMembers(): Promise<PageResult<User>> {
         // A search needs the users' fields: the members' ids narrow it (no join in the store port).
         const ids = byRole
-          ? (await organizations.userRoles.where({ organizationId: id, organizationRoleId: organizationRoleId! })).map((link) => link.userId!)
+          ? (await organizations.userRoles.where({ organizationId: id, organizationRoleId: organizationRoleId! })).map(
+              (link) => link.userId!,
+            )
           : await organizations.users.targetsOf({ organizationId: id });
         return users.list(page, { ids, search });
       }
       const { items, total } = search ? await searchMembers() : await membersPage();
-      const roles = await rolesByMember(id, items.map((user) => user.id));
+      const roles = await rolesByMember(
+        id,
+        items.map((user) => user.id),
+      );
       return { items: items.map((user) => ({ ...user, organizationRoles: roles.get(user.id) ?? [] })), total };
     },
     async addUsers(id: string, userIds: readonly string[]): Promise<MembershipUpdate> {
@@ -248,7 +275,9 @@ export function createOrganizationsLibrary(deps: OrganizationsDeps) {
       await mustFind(id);
       const domains = await organizations.jitEmailDomains.targetsOf({ organizationId: id });
       const start = (page.page - 1) * page.pageSize;
-      const items = domains.slice(start, start + page.pageSize).map((emailDomain) => ({ organizationId: id, emailDomain }));
+      const items = domains
+        .slice(start, start + page.pageSize)
+        .map((emailDomain) => ({ organizationId: id, emailDomain }));
       return { items, total: domains.length };
     },
     async addJitEmailDomain(id: string, emailDomain: string): Promise<JitEmailDomain> {
@@ -281,4 +310,3 @@ export function createOrganizationsLibrary(deps: OrganizationsDeps) {
     },
   };
 }
-

@@ -6,9 +6,11 @@ import type { OrganizationScope } from './scopes-repository.ts';
 
 type AccessDeps = Pick<Repositories, 'organizations' | 'organizationRoles' | 'organizationScopes'>;
 
-const requireMembership = (what: string, id: string, organizationId: string) => errors.unprocessable(
-  'organization.require_membership', `${what} ${id} is not a member of organization ${organizationId}`,
-);
+const requireMembership = (what: string, id: string, organizationId: string) =>
+  errors.unprocessable(
+    'organization.require_membership',
+    `${what} ${id} is not a member of organization ${organizationId}`,
+  );
 
 /**
  * What members may do inside an organization: the organization roles of member applications, roles given
@@ -22,7 +24,10 @@ export function createMemberAccess(deps: AccessDeps, mustFind: (id: string) => P
     assertAllFound('organization role', organizationRoleIds, found, { relation: true });
     if (found.some((role) => role.type !== type)) {
       const who = type === 'User' ? 'users' : 'applications';
-      throw errors.unprocessable('organization.role_type_mismatch', `only ${type} organization roles can be assigned to ${who}`);
+      throw errors.unprocessable(
+        'organization.role_type_mismatch',
+        `only ${type} organization roles can be assigned to ${who}`,
+      );
     }
   }
 
@@ -38,14 +43,24 @@ export function createMemberAccess(deps: AccessDeps, mustFind: (id: string) => P
   return {
     async applicationRoles(id: string, applicationId: string): Promise<OrganizationRole[]> {
       await assertApplicationMember(id, applicationId);
-      return organizationRoles.findByIds(await organizations.applicationRoles.targetsOf(applicationOwner(id, applicationId)));
+      return organizationRoles.findByIds(
+        await organizations.applicationRoles.targetsOf(applicationOwner(id, applicationId)),
+      );
     },
-    async assignApplicationRoles(id: string, applicationId: string, organizationRoleIds: readonly string[]): Promise<void> {
+    async assignApplicationRoles(
+      id: string,
+      applicationId: string,
+      organizationRoleIds: readonly string[],
+    ): Promise<void> {
       await assertApplicationMember(id, applicationId);
       await assertRolesOfType(organizationRoleIds, 'MachineToMachine');
       await organizations.applicationRoles.add(applicationOwner(id, applicationId), organizationRoleIds);
     },
-    async replaceApplicationRoles(id: string, applicationId: string, organizationRoleIds: readonly string[]): Promise<void> {
+    async replaceApplicationRoles(
+      id: string,
+      applicationId: string,
+      organizationRoleIds: readonly string[],
+    ): Promise<void> {
       await assertApplicationMember(id, applicationId);
       await assertRolesOfType(organizationRoleIds, 'MachineToMachine');
       await organizations.applicationRoles.replace(applicationOwner(id, applicationId), organizationRoleIds);
@@ -58,23 +73,35 @@ export function createMemberAccess(deps: AccessDeps, mustFind: (id: string) => P
     },
 
     /** Gives every listed member every listed role; all users must be members (nothing changes otherwise). */
-    async assignRolesToMembers(id: string, userIds: readonly string[], organizationRoleIds: readonly string[]): Promise<void> {
+    async assignRolesToMembers(
+      id: string,
+      userIds: readonly string[],
+      organizationRoleIds: readonly string[],
+    ): Promise<void> {
       await mustFind(id);
       for (const userId of new Set(userIds)) {
-        if (!(await organizations.users.has({ organizationId: id }, userId))) throw requireMembership('user', userId, id);
+        if (!(await organizations.users.has({ organizationId: id }, userId)))
+          throw requireMembership('user', userId, id);
       }
       await assertRolesOfType(organizationRoleIds, 'User');
-      for (const userId of new Set(userIds)) await organizations.userRoles.add({ organizationId: id, userId }, organizationRoleIds);
+      for (const userId of new Set(userIds))
+        await organizations.userRoles.add({ organizationId: id, userId }, organizationRoleIds);
     },
 
     /** Gives every listed member application every listed role; all must be members (nothing changes otherwise). */
-    async assignRolesToApplications(id: string, applicationIds: readonly string[], organizationRoleIds: readonly string[]): Promise<void> {
+    async assignRolesToApplications(
+      id: string,
+      applicationIds: readonly string[],
+      organizationRoleIds: readonly string[],
+    ): Promise<void> {
       await mustFind(id);
       for (const applicationId of new Set(applicationIds)) {
-        if (!(await organizations.applications.has({ organizationId: id }, applicationId))) throw requireMembership('application', applicationId, id);
+        if (!(await organizations.applications.has({ organizationId: id }, applicationId)))
+          throw requireMembership('application', applicationId, id);
       }
       await assertRolesOfType(organizationRoleIds, 'MachineToMachine');
-      for (const applicationId of new Set(applicationIds)) await organizations.applicationRoles.add(applicationOwner(id, applicationId), organizationRoleIds);
+      for (const applicationId of new Set(applicationIds))
+        await organizations.applicationRoles.add(applicationOwner(id, applicationId), organizationRoleIds);
     },
 
     /** The organization scopes a member's organization roles grant there (422 for a non-member). */
@@ -89,7 +116,8 @@ export function createMemberAccess(deps: AccessDeps, mustFind: (id: string) => P
 
     /** Forgets a member application's organization roles (it left the organization). */
     async removeApplicationRolesOf(id: string, applicationIds: readonly string[]): Promise<void> {
-      if (applicationIds.length) await organizations.applicationRoles.removeWhere({ organizationId: id, applicationId: applicationIds });
+      if (applicationIds.length)
+        await organizations.applicationRoles.removeWhere({ organizationId: id, applicationId: applicationIds });
     },
   };
 }

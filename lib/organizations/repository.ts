@@ -38,7 +38,10 @@ export function createOrganizationsRepository(store: DocumentStore) {
     userRoles: createLinks(store, 'organizations_users_roles', ['organizationId', 'userId'], 'organizationRoleId'),
     /** Organization roles of a member application, per organization. */
     applicationRoles: createLinks(
-      store, 'organizations_applications_roles', ['organizationId', 'applicationId'], 'organizationRoleId',
+      store,
+      'organizations_applications_roles',
+      ['organizationId', 'applicationId'],
+      'organizationRoleId',
     ),
     jitEmailDomains: createLinks(store, 'organizations_jit_email_domains', ['organizationId'], 'emailDomain'),
     /** Organization roles a user gets when joining just in time. */
@@ -65,4 +68,3 @@ export function createOrganizationsRepository(store: DocumentStore) {
     },
   };
 }
-

@@ -29,4 +29,3 @@ export function createOrganizationRolesRepository(store: DocumentStore) {
     },
   };
 }
-

@@ -25,4 +25,3 @@ export function createOrganizationScopesRepository(store: DocumentStore) {
     },
   };
 }
-

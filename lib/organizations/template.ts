@@ -20,7 +20,10 @@ export interface OrganizationScopeInput {
 
 export type ScopeSummary = Pick<OrganizationScope, 'id' | 'name'>;
 
-type TemplateDeps = Pick<Repositories, 'organizations' | 'organizationRoles' | 'organizationScopes' | 'roles' | 'resources'>;
+type TemplateDeps = Pick<
+  Repositories,
+  'organizations' | 'organizationRoles' | 'organizationScopes' | 'roles' | 'resources'
+>;
 
 /**
  * The organization template (Logto's term): organization roles and scopes, shared by every organization.
@@ -56,43 +59,62 @@ export function createOrganizationTemplateLibrary(deps: TemplateDeps) {
     assertAllFound('scope', scopeIds, found, { relation: true });
     if (found.some((scope) => scope.resourceId === MANAGEMENT_RESOURCE_ID)) {
       throw errors.unprocessable(
-        'organization_role.management_api_scopes_not_assignable', 'management API scopes cannot be assigned to an organization role',
+        'organization_role.management_api_scopes_not_assignable',
+        'management API scopes cannot be assigned to an organization role',
       );
     }
   }
 
   async function resourceScopesOfRole(id: string): Promise<Scope[]> {
-    return deps.resources.findScopesByIds(await deps.roles.organizationRoleScopes.targetsOf({ organizationRoleId: id }));
+    return deps.resources.findScopesByIds(
+      await deps.roles.organizationRoleScopes.targetsOf({ organizationRoleId: id }),
+    );
   }
 
   return {
     mustFindRole,
     mustFindScope,
-    async listRoles(page: Page, search?: SearchInput): Promise<PageResult<OrganizationRole & { scopes: ScopeSummary[] }>> {
+    async listRoles(
+      page: Page,
+      search?: SearchInput,
+    ): Promise<PageResult<OrganizationRole & { scopes: ScopeSummary[] }>> {
       const { items, total } = await organizationRoles.list(page, search);
       const links = await organizationRoles.scopes.where({ organizationRoleId: items.map((role) => role.id) });
       const scopes = await organizationScopes.findByIds([...new Set(links.map((link) => link.organizationScopeId!))]);
-      const summaries = (roleId: string) => scopes
-        .filter((scope) => links.some((link) => link.organizationRoleId === roleId && link.organizationScopeId === scope.id))
-        .map((scope) => ({ id: scope.id, name: scope.name }));
+      const summaries = (roleId: string) =>
+        scopes
+          .filter((scope) =>
+            links.some((link) => link.organizationRoleId === roleId && link.organizationScopeId === scope.id),
+          )
+          .map((scope) => ({ id: scope.id, name: scope.name }));
       return { items: items.map((role) => ({ ...role, scopes: summaries(role.id) })), total };
     },
     /** Creates the role and links the given scopes; all of them must exist. */
     async createRole(
-      input: OrganizationRoleInput, organizationScopeIds: readonly string[], resourceScopeIds: readonly string[] = [],
+      input: OrganizationRoleInput,
+      organizationScopeIds: readonly string[],
+      resourceScopeIds: readonly string[] = [],
     ): Promise<OrganizationRole> {
       await assertScopesExist(organizationScopeIds);
       await assertResourceScopesAssignable(resourceScopeIds);
-      const role = await unique('organization role', 'name', () => organizationRoles.insert({
-        id: newId(), name: input.name, description: input.description ?? null, type: input.type ?? 'User', createdAt: Date.now(),
-      }));
+      const role = await unique('organization role', 'name', () =>
+        organizationRoles.insert({
+          id: newId(),
+          name: input.name,
+          description: input.description ?? null,
+          type: input.type ?? 'User',
+          createdAt: Date.now(),
+        }),
+      );
       await organizationRoles.scopes.add({ organizationRoleId: role.id }, organizationScopeIds);
       await deps.roles.organizationRoleScopes.add({ organizationRoleId: role.id }, resourceScopeIds);
       return role;
     },
     async updateRole(id: string, changes: Partial<OrganizationRoleInput>): Promise<OrganizationRole> {
       await mustFindRole(id);
-      return (await unique('organization role', 'name', () => organizationRoles.update(id, changes))) ?? mustFindRole(id);
+      return (
+        (await unique('organization role', 'name', () => organizationRoles.update(id, changes))) ?? mustFindRole(id)
+      );
     },
     async deleteRole(id: string): Promise<OrganizationRole> {
       await mustFindRole(id);
@@ -155,12 +177,20 @@ export function createOrganizationTemplateLibrary(deps: TemplateDeps) {
       return resourceScopesOfRole(id);
     },
 
-    createScope: (input: OrganizationScopeInput) => unique('organization scope', 'name', () => organizationScopes.insert({
-      id: newId(), name: input.name, description: input.description ?? null, createdAt: Date.now(),
-    })),
+    createScope: (input: OrganizationScopeInput) =>
+      unique('organization scope', 'name', () =>
+        organizationScopes.insert({
+          id: newId(),
+          name: input.name,
+          description: input.description ?? null,
+          createdAt: Date.now(),
+        }),
+      ),
     async updateScope(id: string, changes: Partial<OrganizationScopeInput>): Promise<OrganizationScope> {
       await mustFindScope(id);
-      return (await unique('organization scope', 'name', () => organizationScopes.update(id, changes))) ?? mustFindScope(id);
+      return (
+        (await unique('organization scope', 'name', () => organizationScopes.update(id, changes))) ?? mustFindScope(id)
+      );
     },
     async deleteScope(id: string): Promise<OrganizationScope> {
       const deleted = await organizationScopes.delete(id);

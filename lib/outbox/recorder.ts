@@ -19,7 +19,10 @@ interface Recording {
  * own (an exception a failing request reports), they are written at once, in a transaction of their own.
  */
 export function createOutboxRecorder(deps: {
-  store: DocumentStore; outbox: OutboxRepository; log: Pick<EventLog, 'append'>; wake: () => void;
+  store: DocumentStore;
+  outbox: OutboxRepository;
+  log: Pick<EventLog, 'append'>;
+  wake: () => void;
 }): EventRecorder {
   async function write(events: readonly IdentityEvent[]): Promise<RecordedEvent[]> {
     const recorded = await deps.log.append(events);

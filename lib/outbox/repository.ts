@@ -42,7 +42,12 @@ export function createOutboxRepository(store: DocumentStore) {
     async add(events: readonly RecordedEvent[]): Promise<void> {
       const now = new Date();
       await outbox.insertOne({
-        _id: `obx_${newId()}`, events: JSON.stringify(events), createdAt: now, availableAt: now, claim: null, attempts: 0,
+        _id: `obx_${newId()}`,
+        events: JSON.stringify(events),
+        createdAt: now,
+        availableAt: now,
+        claim: null,
+        attempts: 0,
       });
     },
     /**
@@ -52,7 +57,8 @@ export function createOutboxRepository(store: DocumentStore) {
     async claim(limit: number, leaseMs: number): Promise<OutboxEntry[]> {
       const now = new Date();
       const due = await outbox.find(
-        { availableAt: { $lte: now } }, { sort: { availableAt: 1, createdAt: 1 }, limit, projection: { _id: 1 } },
+        { availableAt: { $lte: now } },
+        { sort: { availableAt: 1, createdAt: 1 }, limit, projection: { _id: 1 } },
       );
       if (due.length === 0) return [];
       const claim = newId();
@@ -62,7 +68,10 @@ export function createOutboxRepository(store: DocumentStore) {
       );
       const claimed = await outbox.find({ claim }, { sort: { createdAt: 1 } });
       return claimed.map((doc) => ({
-        id: doc._id, events: JSON.parse(doc.events) as RecordedEvent[], createdAt: doc.createdAt.getTime(), claim,
+        id: doc._id,
+        events: JSON.parse(doc.events) as RecordedEvent[],
+        createdAt: doc.createdAt.getTime(),
+        claim,
         attempts: doc.attempts,
       }));
     },

@@ -24,12 +24,17 @@ export interface AuthFailureLimit {
 /** Client ids are attacker-chosen strings; a bounded one keeps the counter keys bounded too. */
 const MAX_CLIENT_ID = 128;
 
-export function createAuthFailureLimit(kv: KeyValueStore, surface: 'oidc' | 'api', policy: WindowPolicy): AuthFailureLimit {
+export function createAuthFailureLimit(
+  kv: KeyValueStore,
+  surface: 'oidc' | 'api',
+  policy: WindowPolicy,
+): AuthFailureLimit {
   const byIp = createWindowLimit(kv, `auth-failures:${surface}:ip`, policy);
   const byClient = createWindowLimit(kv, `auth-failures:${surface}:client`, policy);
   const clientKey = (attempt: AuthAttempt) => attempt.clientId?.slice(0, MAX_CLIENT_ID);
 
-  const longest = (a: number | undefined, b: number | undefined) => (a === undefined ? b : b === undefined ? a : Math.max(a, b));
+  const longest = (a: number | undefined, b: number | undefined) =>
+    a === undefined ? b : b === undefined ? a : Math.max(a, b);
 
   /** Reads only the counters the attempt names, both in one call to the store (one round trip). */
   async function blockedEach(attempt: AuthAttempt): Promise<{ ip: number | undefined; client: number | undefined }> {
@@ -42,7 +47,8 @@ export function createAuthFailureLimit(kv: KeyValueStore, surface: 'oidc' | 'api
     const storedValue = (counter: string) => values[counters.indexOf(counter)] ?? null;
     // A counter that is full asks the store how long it stays so; one that is not answers at once.
     const ipWait = ipCounter === undefined ? undefined : byIp.blockedByValue(ipCounter, storedValue(ipCounter));
-    const clientWait = clientCounter === undefined ? undefined : byClient.blockedByValue(clientCounter, storedValue(clientCounter));
+    const clientWait =
+      clientCounter === undefined ? undefined : byClient.blockedByValue(clientCounter, storedValue(clientCounter));
     if (ipWait === undefined && clientWait === undefined) return { ip: undefined, client: undefined };
     const [ip, byClientId] = await Promise.all([ipWait, clientWait]);
     return { ip, client: byClientId };
@@ -57,7 +63,8 @@ export function createAuthFailureLimit(kv: KeyValueStore, surface: 'oidc' | 'api
     async failed(attempt) {
       const client = clientKey(attempt);
       const [byAddress, byClientId] = await Promise.all([
-        attempt.ip ? byIp.count(attempt.ip) : undefined, client ? byClient.count(client) : undefined,
+        attempt.ip ? byIp.count(attempt.ip) : undefined,
+        client ? byClient.count(client) : undefined,
       ]);
       return longest(byAddress, byClientId);
     },

@@ -24,10 +24,17 @@ export interface RateLimits {
 /** The instance's rate limits, counted in its key-value store (Redis when `REDIS_URL` is set, in memory otherwise). */
 export function createRateLimits(deps: { kv: KeyValueStore; settings: Settings; metrics: Metrics }): RateLimits {
   const { kv, settings, metrics } = deps;
-  const failurePolicy = { limit: settings.AUTH_FAILURE_RATE_LIMIT, windowSeconds: settings.AUTH_FAILURE_RATE_WINDOW_SECONDS };
-  const subjectTokens = createWindowLimit(kv, 'subject-tokens:client', { limit: settings.SUBJECT_TOKEN_RATE_LIMIT, windowSeconds: 60 });
+  const failurePolicy = {
+    limit: settings.AUTH_FAILURE_RATE_LIMIT,
+    windowSeconds: settings.AUTH_FAILURE_RATE_WINDOW_SECONDS,
+  };
+  const subjectTokens = createWindowLimit(kv, 'subject-tokens:client', {
+    limit: settings.SUBJECT_TOKEN_RATE_LIMIT,
+    windowSeconds: 60,
+  });
   const tokenRequests = createWindowLimit(kv, 'token-requests:client', {
-    limit: settings.TOKEN_RATE_LIMIT_PER_CLIENT, windowSeconds: settings.TOKEN_RATE_LIMIT_WINDOW_SECONDS,
+    limit: settings.TOKEN_RATE_LIMIT_PER_CLIENT,
+    windowSeconds: settings.TOKEN_RATE_LIMIT_WINDOW_SECONDS,
   });
   const limited: RateLimits['limited'] = (limit) => metrics.rateLimitHits.inc({ limit });
   return {
@@ -42,7 +49,11 @@ export function createRateLimits(deps: { kv: KeyValueStore; settings: Settings; 
       const wait = await subjectTokens.count(clientId);
       if (wait === undefined) return;
       limited('subject_tokens');
-      throw errors.rateLimited('request.too_many_requests', 'too many subject tokens created by this client; try again later', wait);
+      throw errors.rateLimited(
+        'request.too_many_requests',
+        'too many subject tokens created by this client; try again later',
+        wait,
+      );
     },
     limited,
   };

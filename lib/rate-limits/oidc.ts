@@ -85,7 +85,8 @@ export function clientAuthLimit(deps: { failures: AuthFailureLimit; onLimited: (
     try {
       const counts = await failures.blockedEach({ ip, clientId: claimed });
       blocked = counts.ip;
-      if (claimed !== undefined) (ctx.state as Record<symbol, ClientCount>)[CLIENT_COUNT] = { clientId: claimed, wait: counts.client };
+      if (claimed !== undefined)
+        (ctx.state as Record<symbol, ClientCount>)[CLIENT_COUNT] = { clientId: claimed, wait: counts.client };
     } catch {
       answerUnavailable(ctx);
       return;

@@ -35,7 +35,8 @@ export function createWindowLimit(kv: KeyValueStore, name: string, policy: Windo
 
   return {
     counterOf: (key) => (policy.limit === 0 ? undefined : keyOf(key)),
-    blockedByValue: (counter, value) => (value === null || Number(value) < policy.limit ? undefined : secondsLeft(counter)),
+    blockedByValue: (counter, value) =>
+      value === null || Number(value) < policy.limit ? undefined : secondsLeft(counter),
     async count(key) {
       if (policy.limit === 0) return undefined;
       const counter = keyOf(key);

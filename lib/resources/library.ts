@@ -15,7 +15,10 @@ export interface NewResource {
  * that only its token lifetime may change on, one default resource at most, and the cascades of a delete
  * (its scopes, and those scopes on every role).
  */
-export function createResourcesLibrary(deps: Pick<Repositories, 'resources' | 'roles'>, options: { defaultAccessTokenTtl: number }) {
+export function createResourcesLibrary(
+  deps: Pick<Repositories, 'resources' | 'roles'>,
+  options: { defaultAccessTokenTtl: number },
+) {
   const { resources, roles } = deps;
 
   async function mustFind(id: string): Promise<Resource> {
@@ -26,24 +29,41 @@ export function createResourcesLibrary(deps: Pick<Repositories, 'resources' | 'r
 
   async function assertNotBuiltIn(id: string): Promise<void> {
     if (await resources.isBuiltIn(id)) {
-      throw errors.invalid('resource.cannot_modify_management_api', 'the management API resource cannot be changed here');
+      throw errors.invalid(
+        'resource.cannot_modify_management_api',
+        'the management API resource cannot be changed here',
+      );
     }
   }
 
   return {
     mustFind,
     /** A page of resources, each with its scopes when `includeScopes` (Logto's `GET /resources?includeScopes=true`). */
-    async list(page: Page, search: SearchInput, includeScopes: boolean): Promise<PageResult<Resource & { scopes?: Scope[] }>> {
+    async list(
+      page: Page,
+      search: SearchInput,
+      includeScopes: boolean,
+    ): Promise<PageResult<Resource & { scopes?: Scope[] }>> {
       const listed = await resources.list(page, search);
       if (!includeScopes) return listed;
       const scopes = await resources.scopesOfResources(listed.items.map((item) => item.id));
-      const items = listed.items.map((item) => ({ ...item, scopes: scopes.filter((scope) => scope.resourceId === item.id) }));
+      const items = listed.items.map((item) => ({
+        ...item,
+        scopes: scopes.filter((scope) => scope.resourceId === item.id),
+      }));
       return { items, total: listed.total };
     },
-    create: (input: NewResource) => unique('resource', 'indicator', () => resources.insert({
-      id: newId(), name: input.name, indicator: input.indicator, isDefault: false,
-      accessTokenTtl: input.accessTokenTtl ?? options.defaultAccessTokenTtl, createdAt: Date.now(),
-    })),
+    create: (input: NewResource) =>
+      unique('resource', 'indicator', () =>
+        resources.insert({
+          id: newId(),
+          name: input.name,
+          indicator: input.indicator,
+          isDefault: false,
+          accessTokenTtl: input.accessTokenTtl ?? options.defaultAccessTokenTtl,
+          createdAt: Date.now(),
+        }),
+      ),
     async update(id: string, changes: Partial<Pick<Resource, 'name' | 'accessTokenTtl'>>): Promise<Resource> {
       const current = await mustFind(id);
       if (changes.name !== undefined && changes.name !== current.name) await assertNotBuiltIn(id);
@@ -72,11 +92,21 @@ export function createResourcesLibrary(deps: Pick<Repositories, 'resources' | 'r
     async createScope(resourceId: string, input: { name: string; description?: string | null }): Promise<Scope> {
       await mustFind(resourceId);
       await assertNotBuiltIn(resourceId);
-      return unique('scope', 'name', () => resources.insertScope({
-        id: newId(), resourceId, name: input.name, description: input.description ?? null, createdAt: Date.now(),
-      }));
+      return unique('scope', 'name', () =>
+        resources.insertScope({
+          id: newId(),
+          resourceId,
+          name: input.name,
+          description: input.description ?? null,
+          createdAt: Date.now(),
+        }),
+      );
     },
-    async updateScope(resourceId: string, scopeId: string, changes: Partial<Pick<Scope, 'name' | 'description'>>): Promise<Scope> {
+    async updateScope(
+      resourceId: string,
+      scopeId: string,
+      changes: Partial<Pick<Scope, 'name' | 'description'>>,
+    ): Promise<Scope> {
       await assertNotBuiltIn(resourceId);
       const updated = await unique('scope', 'name', () => resources.updateScope(resourceId, scopeId, changes));
       if (!updated) throw errors.notFound('scope', scopeId);
@@ -92,4 +122,3 @@ export function createResourcesLibrary(deps: Pick<Repositories, 'resources' | 'r
     },
   };
 }
-

@@ -1,7 +1,12 @@
 import type { DocumentStore } from '../ports/documents.ts';
 import { remembered } from '../data/remembered.ts';
 import {
-  createEntityRepository, findPage, searchFilter, type Page, type PageResult, type SearchInput,
+  createEntityRepository,
+  findPage,
+  searchFilter,
+  type Page,
+  type PageResult,
+  type SearchInput,
 } from '../data/entity.ts';
 
 export interface Resource {
@@ -25,7 +30,8 @@ export interface Scope {
 /** API resources and their scopes; the built-in management API resource is marked `builtIn`. */
 export function createResourcesRepository(store: DocumentStore) {
   const resources = createEntityRepository<Resource, { builtIn: boolean }>(store, 'resources', {
-    searchFields: ['name', 'indicator'], hidden: ['builtIn'],
+    searchFields: ['name', 'indicator'],
+    hidden: ['builtIn'],
   });
   const scopes = createEntityRepository<Scope>(store, 'scopes', { searchFields: ['id', 'name', 'description'] });
   const presentScopeOrNull = (doc: Parameters<typeof scopes.present>[0] | null) => (doc ? scopes.present(doc) : null);
@@ -56,7 +62,9 @@ export function createResourcesRepository(store: DocumentStore) {
     async upsertBuiltIn(resource: Resource): Promise<void> {
       const { id, indicator, ...initial } = resource;
       await resources.collection.updateOne(
-        { _id: id }, { $set: { indicator, builtIn: true }, $setOnInsert: { id, ...initial } }, { upsert: true },
+        { _id: id },
+        { $set: { indicator, builtIn: true }, $setOnInsert: { id, ...initial } },
+        { upsert: true },
       );
     },
     async isBuiltIn(id: string): Promise<boolean> {
@@ -65,7 +73,10 @@ export function createResourcesRepository(store: DocumentStore) {
     list: (page: Page, search?: SearchInput) => resources.operations.list(page, search),
     async scopesOfResources(resourceIds: readonly string[]): Promise<Scope[]> {
       if (resourceIds.length === 0) return [];
-      const docs = await scopes.collection.find({ resourceId: { $in: [...resourceIds] } }, { sort: { createdAt: 1, _id: 1 } });
+      const docs = await scopes.collection.find(
+        { resourceId: { $in: [...resourceIds] } },
+        { sort: { createdAt: 1, _id: 1 } },
+      );
       return docs.map(scopes.present);
     },
 
@@ -86,9 +97,13 @@ export function createResourcesRepository(store: DocumentStore) {
       return { items: items.map(scopes.present), total };
     },
     async updateScope(resourceId: string, scopeId: string, changes: Partial<Scope>): Promise<Scope | null> {
-      return presentScopeOrNull(await scopes.collection.findOneAndUpdate(
-        { _id: scopeId, resourceId }, { $set: changes }, { returnDocument: 'after' },
-      ));
+      return presentScopeOrNull(
+        await scopes.collection.findOneAndUpdate(
+          { _id: scopeId, resourceId },
+          { $set: changes },
+          { returnDocument: 'after' },
+        ),
+      );
     },
     async deleteScope(resourceId: string, scopeId: string): Promise<Scope | null> {
       return presentScopeOrNull(await scopes.collection.findOneAndDelete({ _id: scopeId, resourceId }));
@@ -98,4 +113,3 @@ export function createResourcesRepository(store: DocumentStore) {
     },
   };
 }
-

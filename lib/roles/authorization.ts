@@ -4,7 +4,10 @@ import { remembered } from '../data/remembered.ts';
 import { CONSOLE_ADMIN_ROLE_ID, MANAGEMENT_RESOURCE_ID } from '../bootstrap.ts';
 import type { OrganizationScope } from '../organizations/scopes-repository.ts';
 
-type AuthorizationDeps = Pick<Repositories, 'roles' | 'resources' | 'organizations' | 'organizationRoles' | 'organizationScopes'>;
+type AuthorizationDeps = Pick<
+  Repositories,
+  'roles' | 'resources' | 'organizations' | 'organizationRoles' | 'organizationScopes'
+>;
 
 /**
  * Which scopes a principal may receive: on an API resource, the union of the scopes its roles grant there;
@@ -36,29 +39,45 @@ export function createAuthorization(repositories: AuthorizationDeps, store: Docu
   return {
     /** The scope names these roles grant on a resource, whatever kind of principal holds them. */
     scopesOfRoles,
-    scopesForUser: remembered(store, ['users_roles', 'roles_scopes', 'scopes'], async (userId: string, resourceId: string) => {
-      let roleIds = await repositories.roles.roleIdsOfUser(userId);
-      // Only the console-admin role grants users management scopes, whatever older data put on other roles.
-      if (resourceId === MANAGEMENT_RESOURCE_ID) roleIds = roleIds.filter((id) => id === CONSOLE_ADMIN_ROLE_ID);
-      return scopesOfRoles(roleIds, resourceId);
-    }),
-    scopesForApplication: remembered(store, ['applications_roles', 'roles_scopes', 'scopes'], async (applicationId: string, resourceId: string) => (
-      scopesOfRoles(await repositories.roles.roleIdsOfApplication(applicationId), resourceId)
-    )),
+    scopesForUser: remembered(
+      store,
+      ['users_roles', 'roles_scopes', 'scopes'],
+      async (userId: string, resourceId: string) => {
+        let roleIds = await repositories.roles.roleIdsOfUser(userId);
+        // Only the console-admin role grants users management scopes, whatever older data put on other roles.
+        if (resourceId === MANAGEMENT_RESOURCE_ID) roleIds = roleIds.filter((id) => id === CONSOLE_ADMIN_ROLE_ID);
+        return scopesOfRoles(roleIds, resourceId);
+      },
+    ),
+    scopesForApplication: remembered(
+      store,
+      ['applications_roles', 'roles_scopes', 'scopes'],
+      async (applicationId: string, resourceId: string) =>
+        scopesOfRoles(await repositories.roles.roleIdsOfApplication(applicationId), resourceId),
+    ),
 
     /** The organization scopes a member's organization roles grant in that organization. */
     async organizationScopesForUser(organizationId: string, userId: string): Promise<OrganizationScope[]> {
       return organizationScopesOfRoles(await organizationRoleIdsOf(organizationId, userId));
     },
     /** The organization scopes a member application's organization roles grant in that organization. */
-    async organizationScopesForApplication(organizationId: string, applicationId: string): Promise<OrganizationScope[]> {
+    async organizationScopesForApplication(
+      organizationId: string,
+      applicationId: string,
+    ): Promise<OrganizationScope[]> {
       return organizationScopesOfRoles(await organizationRoleIdsOfApplication(organizationId, applicationId));
     },
     /** A member application's scopes on an API resource inside one organization, as for a member user. */
-    async scopesForOrganizationApplication(organizationId: string, applicationId: string, resourceId: string): Promise<string[]> {
+    async scopesForOrganizationApplication(
+      organizationId: string,
+      applicationId: string,
+      resourceId: string,
+    ): Promise<string[]> {
       if (resourceId === MANAGEMENT_RESOURCE_ID) return [];
       const own = await repositories.roles.scopeIdsOf(await repositories.roles.roleIdsOfApplication(applicationId));
-      const inherited = await repositories.roles.scopeIdsOfOrganizationRoles(await organizationRoleIdsOfApplication(organizationId, applicationId));
+      const inherited = await repositories.roles.scopeIdsOfOrganizationRoles(
+        await organizationRoleIdsOfApplication(organizationId, applicationId),
+      );
       return [...new Set(await scopeNamesOn([...own, ...inherited], resourceId))];
     },
     /**
@@ -68,7 +87,9 @@ export function createAuthorization(repositories: AuthorizationDeps, store: Docu
     async scopesForOrganizationUser(organizationId: string, userId: string, resourceId: string): Promise<string[]> {
       if (resourceId === MANAGEMENT_RESOURCE_ID) return [];
       const own = await repositories.roles.scopeIdsOf(await repositories.roles.roleIdsOfUser(userId));
-      const inherited = await repositories.roles.scopeIdsOfOrganizationRoles(await organizationRoleIdsOf(organizationId, userId));
+      const inherited = await repositories.roles.scopeIdsOfOrganizationRoles(
+        await organizationRoleIdsOf(organizationId, userId),
+      );
       return [...new Set(await scopeNamesOn([...own, ...inherited], resourceId))];
     },
   };

@@ -35,13 +35,15 @@ export function createRolesLibrary(deps: Pick<Repositories, 'roles' | 'resources
     assertAllFound('scope', scopeIds, found);
     if (type === 'User' && found.some((item) => item.resourceId === MANAGEMENT_RESOURCE_ID)) {
       throw errors.invalid(
-        'role.management_api_scopes_not_assignable_to_user_role', 'management API scopes cannot be assigned to a user role',
+        'role.management_api_scopes_not_assignable_to_user_role',
+        'management API scopes cannot be assigned to a user role',
       );
     }
   }
 
   function assertNotBuiltIn(id: string, change: string): void {
-    if (BUILT_IN_ROLE_IDS.has(id)) throw errors.unprocessable('role.protected', `the built-in role ${id} cannot ${change}`);
+    if (BUILT_IN_ROLE_IDS.has(id))
+      throw errors.unprocessable('role.protected', `the built-in role ${id} cannot ${change}`);
   }
 
   return {
@@ -51,10 +53,16 @@ export function createRolesLibrary(deps: Pick<Repositories, 'roles' | 'resources
     /** Creates the role with its scopes; the scopes it was created with (empty when none). */
     async create(input: NewRole, scopeIds: readonly string[]): Promise<{ role: Role; scopes: Scope[] }> {
       await assertScopesAssignable(input.type, scopeIds);
-      const role = await unique('role', 'name', () => roles.insert({
-        id: newId(), name: input.name, description: input.description, type: input.type,
-        isDefault: input.isDefault ?? false, createdAt: Date.now(),
-      }));
+      const role = await unique('role', 'name', () =>
+        roles.insert({
+          id: newId(),
+          name: input.name,
+          description: input.description,
+          type: input.type,
+          isDefault: input.isDefault ?? false,
+          createdAt: Date.now(),
+        }),
+      );
       if (scopeIds.length === 0) return { role, scopes: [] };
       await roles.addScopes(role.id, [...scopeIds]);
       return { role, scopes: await scopesOf(role.id) };
@@ -82,7 +90,8 @@ export function createRolesLibrary(deps: Pick<Repositories, 'roles' | 'resources
       assertNotBuiltIn(id, 'have its scopes changed');
       const held = new Set(await roles.scopeIdsOf([id]));
       const already = scopeIds.find((scopeId) => held.has(scopeId));
-      if (already) throw errors.unprocessable('role.scope_exists', `the role already has scope ${already}`, { scopeId: already });
+      if (already)
+        throw errors.unprocessable('role.scope_exists', `the role already has scope ${already}`, { scopeId: already });
       await assertScopesAssignable(current.type, scopeIds);
       await roles.addScopes(id, [...scopeIds]);
       return scopesOf(id);
@@ -96,4 +105,3 @@ export function createRolesLibrary(deps: Pick<Repositories, 'roles' | 'resources
     },
   };
 }
-

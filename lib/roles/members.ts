@@ -19,13 +19,20 @@ export function createRoleMembers(deps: MembersDeps, mustFind: (id: string) => P
     if (role.type !== type) {
       throw type === 'User'
         ? errors.unprocessable('user.invalid_role_type', 'only User roles can be assigned to users')
-        : errors.unprocessable('application.invalid_role_type', 'only MachineToMachine roles can be assigned to applications');
+        : errors.unprocessable(
+            'application.invalid_role_type',
+            'only MachineToMachine roles can be assigned to applications',
+          );
     }
     return role;
   }
 
   /** Logto's `POST /roles/:id/users|applications`: a holder the role already has is 422, nothing assigned. */
-  function assertNoneHeld(held: readonly string[], wanted: readonly string[], code: 'role.user_exists' | 'role.application_exists'): void {
+  function assertNoneHeld(
+    held: readonly string[],
+    wanted: readonly string[],
+    code: 'role.user_exists' | 'role.application_exists',
+  ): void {
     const holding = new Set(held);
     const already = wanted.find((holder) => holding.has(holder));
     if (already) throw errors.unprocessable(code, `the role is already assigned to ${already}`, { id: already });
@@ -69,7 +76,8 @@ export function createRoleMembers(deps: MembersDeps, mustFind: (id: string) => P
     },
     async removeApplication(id: string, applicationId: string): Promise<void> {
       await mustFind(id);
-      if (!(await roles.removeFromApplication(applicationId, id))) throw errors.notFound('role assignment', applicationId);
+      if (!(await roles.removeFromApplication(applicationId, id)))
+        throw errors.notFound('role assignment', applicationId);
     },
   };
 }

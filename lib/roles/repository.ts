@@ -16,12 +16,19 @@ export interface Role {
 
 /** Roles, their scopes, and who holds them (users and M2M applications). */
 export function createRolesRepository(store: DocumentStore) {
-  const { collection, present, operations } = createEntityRepository<Role>(store, 'roles', { searchFields: ['id', 'name', 'description'] });
+  const { collection, present, operations } = createEntityRepository<Role>(store, 'roles', {
+    searchFields: ['id', 'name', 'description'],
+  });
   const roleScopes = createLinks(store, 'roles_scopes', ['roleId'], 'scopeId');
   const userRoles = createLinks(store, 'users_roles', ['userId'], 'roleId');
   const applicationRoles = createLinks(store, 'applications_roles', ['applicationId'], 'roleId');
   // API-resource scopes of organization roles live beside those of roles, so removing a scope reaches both.
-  const organizationRoleScopes = createLinks(store, 'organization_roles_resource_scopes', ['organizationRoleId'], 'scopeId');
+  const organizationRoleScopes = createLinks(
+    store,
+    'organization_roles_resource_scopes',
+    ['organizationRoleId'],
+    'scopeId',
+  );
 
   return {
     ...operations,
@@ -29,7 +36,10 @@ export function createRolesRepository(store: DocumentStore) {
       await collection.createIndex({ keys: { name: 1 }, unique: true });
       for (const links of [roleScopes, userRoles, applicationRoles, organizationRoleScopes]) await links.prepare();
     },
-    list(page: Page, filter: { search?: SearchInput; type?: RoleType; excludeIds?: string[]; ids?: string[] }): Promise<PageResult<Role>> {
+    list(
+      page: Page,
+      filter: { search?: SearchInput; type?: RoleType; excludeIds?: string[]; ids?: string[] },
+    ): Promise<PageResult<Role>> {
       const query: Filter = {};
       if (filter.type) query.type = filter.type;
       if (filter.ids) query._id = { $in: filter.ids };
@@ -84,10 +94,10 @@ export function createRolesRepository(store: DocumentStore) {
 
     roleIdsOfApplication: (applicationId: string) => applicationRoles.targetsOf({ applicationId }),
     assignToApplication: (applicationId: string, roleIds: string[]) => applicationRoles.add({ applicationId }, roleIds),
-    removeFromApplication: (applicationId: string, roleId: string) => applicationRoles.remove({ applicationId }, roleId),
+    removeFromApplication: (applicationId: string, roleId: string) =>
+      applicationRoles.remove({ applicationId }, roleId),
     async removeAllOfApplication(applicationId: string): Promise<void> {
       await applicationRoles.removeWhere({ applicationId });
     },
   };
 }
-

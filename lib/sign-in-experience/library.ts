@@ -3,8 +3,12 @@ import { commonPasswordList } from './common-passwords.ts';
 import { passwordProblems, type PasswordOwner, type PasswordProblem } from './password-policy.ts';
 import type { SignInExperienceRepository } from './repository.ts';
 import {
-  DEFAULT_SIGN_IN_EXPERIENCE, signInExperience, signInExperiencePatch, unsupportedSettingsOf,
-  type SignInExperience, type SignInExperiencePatch,
+  DEFAULT_SIGN_IN_EXPERIENCE,
+  signInExperience,
+  signInExperiencePatch,
+  unsupportedSettingsOf,
+  type SignInExperience,
+  type SignInExperiencePatch,
 } from './schema.ts';
 import { assertConsistent, refuseUnsupported } from './validation.ts';
 
@@ -22,7 +26,10 @@ function withDefaults(stored: SignInExperience | undefined): SignInExperience {
 function parsePatch(patch: unknown): SignInExperiencePatch {
   const result = signInExperiencePatch.safeParse(patch);
   if (result.success) return result.data;
-  const issues = result.error.issues.map((issue) => ({ path: ['body', ...issue.path.map(String)].join('.'), message: issue.message }));
+  const issues = result.error.issues.map((issue) => ({
+    path: ['body', ...issue.path.map(String)].join('.'),
+    message: issue.message,
+  }));
   throw errors.invalidInput(`invalid body: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, { issues });
 }
 
@@ -36,30 +43,37 @@ function applyPatch(current: SignInExperience, patch: SignInExperiencePatch): Si
     signIn: patch.signIn ?? current.signIn,
     signUp: patch.signUp
       ? {
-        identifiers: patch.signUp.identifiers, password: patch.signUp.password, verify: patch.signUp.verify,
-        ...(patch.signUp.secondaryIdentifiers && { secondaryIdentifiers: patch.signUp.secondaryIdentifiers }),
-      }
+          identifiers: patch.signUp.identifiers,
+          password: patch.signUp.password,
+          verify: patch.signUp.verify,
+          ...(patch.signUp.secondaryIdentifiers && { secondaryIdentifiers: patch.signUp.secondaryIdentifiers }),
+        }
       : current.signUp,
     passwordPolicy: policy
       ? {
-        length: { ...defaults.length, ...policy.length },
-        characterTypes: { ...defaults.characterTypes, ...policy.characterTypes },
-        rejects: { ...defaults.rejects, ...policy.rejects },
-      }
+          length: { ...defaults.length, ...policy.length },
+          characterTypes: { ...defaults.characterTypes, ...policy.characterTypes },
+          rejects: { ...defaults.rejects, ...policy.rejects },
+        }
       : current.passwordPolicy,
     branding: patch.branding
       ? {
-        ...(patch.branding.logoUrl !== undefined && { logoUrl: patch.branding.logoUrl }),
-        ...(patch.branding.darkLogoUrl !== undefined && { darkLogoUrl: patch.branding.darkLogoUrl }),
-      }
+          ...(patch.branding.logoUrl !== undefined && { logoUrl: patch.branding.logoUrl }),
+          ...(patch.branding.darkLogoUrl !== undefined && { darkLogoUrl: patch.branding.darkLogoUrl }),
+        }
       : current.branding,
     mfa: patch.mfa ? { organizationRequiredMfaPolicy: 'NoPrompt', ...patch.mfa } : current.mfa,
     sentinelPolicy: patch.sentinelPolicy ?? current.sentinelPolicy,
-    forgotPasswordMethods: patch.forgotPasswordMethods === undefined ? current.forgotPasswordMethods : patch.forgotPasswordMethods,
+    forgotPasswordMethods:
+      patch.forgotPasswordMethods === undefined ? current.forgotPasswordMethods : patch.forgotPasswordMethods,
     singleSignOnEnabled: patch.singleSignOnEnabled ?? current.singleSignOnEnabled,
     impersonation: { ...current.impersonation, ...patch.impersonation },
     socialSignIn: patch.socialSignIn
-      ? { ...(patch.socialSignIn.automaticAccountLinking !== undefined && { automaticAccountLinking: patch.socialSignIn.automaticAccountLinking }) }
+      ? {
+          ...(patch.socialSignIn.automaticAccountLinking !== undefined && {
+            automaticAccountLinking: patch.socialSignIn.automaticAccountLinking,
+          }),
+        }
       : current.socialSignIn,
   };
 }
@@ -103,8 +117,11 @@ export function createSignInExperienceLibrary(repository: SignInExperienceReposi
     async assertPassword(password: string, user?: PasswordOwner): Promise<void> {
       const problems = await checkPassword(password, user);
       if (problems.length) {
-        throw errors.unprocessable('password.rejected',
-          `the password ${problems.map((problem) => problem.message).join('; ')}`, { problems });
+        throw errors.unprocessable(
+          'password.rejected',
+          `the password ${problems.map((problem) => problem.message).join('; ')}`,
+          { problems },
+        );
       }
     },
   };

@@ -89,15 +89,26 @@ function ownerFieldsIn(password: string, owner: PasswordOwner): string[] {
  * of the password as it is hashed; the user's identifiers are checked only when `owner` is given.
  */
 export function passwordProblems(
-  policy: PasswordPolicy, password: string, owner: PasswordOwner | undefined, common: CommonPasswords,
+  policy: PasswordPolicy,
+  password: string,
+  owner: PasswordOwner | undefined,
+  common: CommonPasswords,
 ): PasswordProblem[] {
   const problems: PasswordProblem[] = [];
   const hashed = [...password.normalize('NFKC')];
   const { min, max } = policy.length;
   if (hashed.length < min) {
-    problems.push({ code: 'password_rejected.too_short', message: `must be at least ${min} characters long`, interpolation: { min } });
+    problems.push({
+      code: 'password_rejected.too_short',
+      message: `must be at least ${min} characters long`,
+      interpolation: { min },
+    });
   } else if (hashed.length > max) {
-    problems.push({ code: 'password_rejected.too_long', message: `must be at most ${max} characters long`, interpolation: { max } });
+    problems.push({
+      code: 'password_rejected.too_long',
+      message: `must be at most ${max} characters long`,
+      interpolation: { max },
+    });
   }
 
   const classes = new Set(hashed.map(characterClass));
@@ -107,7 +118,8 @@ export function passwordProblems(
   if (classes.size < policy.characterTypes.min) {
     const wanted = policy.characterTypes.min;
     problems.push({
-      code: 'password_rejected.character_types', interpolation: { min: wanted },
+      code: 'password_rejected.character_types',
+      interpolation: { min: wanted },
       message: `must mix at least ${wanted} of: ${CHARACTER_CLASSES.join(', ')}`,
     });
   }
@@ -120,7 +132,10 @@ export function passwordProblems(
   if (rejects.repetitionAndSequence) {
     const chars = [...compared];
     if (hasRepetition(chars)) {
-      problems.push({ code: 'password_rejected.restricted.repetition', message: `must not repeat a character ${RUN} times in a row` });
+      problems.push({
+        code: 'password_rejected.restricted.repetition',
+        message: `must not repeat a character ${RUN} times in a row`,
+      });
     }
     if (hasSequence(chars)) {
       problems.push({
@@ -133,7 +148,8 @@ export function passwordProblems(
     const fields = ownerFieldsIn(compared, owner);
     if (fields.length) {
       problems.push({
-        code: 'password_rejected.restricted.user_info', interpolation: { fields },
+        code: 'password_rejected.restricted.user_info',
+        interpolation: { fields },
         message: `must not contain your ${fields.join(', ')}`,
       });
     }
@@ -141,7 +157,8 @@ export function passwordProblems(
   const words = rejects.words.filter((word) => compared.includes(normalise(word)));
   if (words.length) {
     problems.push({
-      code: 'password_rejected.restricted.words', interpolation: { words },
+      code: 'password_rejected.restricted.words',
+      interpolation: { words },
       message: `must not contain ${words.length === 1 ? 'the word' : 'the words'} ${words.join(', ')}`,
     });
   }

@@ -13,7 +13,9 @@ const ID = 'default';
 /** The one sign-in experience document (`_id: 'default'`, as Logto's single row); absent until first written. */
 export function createSignInExperienceRepository(store: DocumentStore) {
   const { collection, present } = createEntityRepository<SignInExperience, { revision: number }>(
-    store, 'sign_in_experiences', { searchFields: [], hidden: ['revision'] },
+    store,
+    'sign_in_experiences',
+    { searchFields: [], hidden: ['revision'] },
   );
 
   return {

@@ -15,10 +15,18 @@ function signInRefusal({ signIn }: SignInExperience): Refusal | undefined {
   for (const method of methods) {
     const where = { identifier: method.identifier };
     if (!method.password && !method.verificationCode) {
-      return ['sign_in_experiences.at_least_one_authentication_factor', `sign-in by ${method.identifier} needs a password or a verification code`, where];
+      return [
+        'sign_in_experiences.at_least_one_authentication_factor',
+        `sign-in by ${method.identifier} needs a password or a verification code`,
+        where,
+      ];
     }
     if (method.identifier === 'username' && method.verificationCode) {
-      return ['sign_in_experiences.verification_code_requires_email_or_phone', 'no verification code can be sent to a username', where];
+      return [
+        'sign_in_experiences.verification_code_requires_email_or_phone',
+        'no verification code can be sent to a username',
+        where,
+      ];
     }
   }
   return undefined;
@@ -39,14 +47,21 @@ function secondaryRefusal({ signUp }: SignInExperience): Refusal | undefined {
   }
   const names = secondary.map((item) => item.identifier);
   const primary = new Set<string>(signUp.identifiers);
-  const overlaps = (name: string) => (name === 'emailOrPhone' ? primary.has('email') || primary.has('phone') : primary.has(name));
+  const overlaps = (name: string) =>
+    name === 'emailOrPhone' ? primary.has('email') || primary.has('phone') : primary.has(name);
   if (new Set(names).size !== names.length || names.some(overlaps)) {
-    return ['sign_in_experiences.duplicated_sign_up_identifiers', 'a secondary sign-up identifier must not repeat nor be a primary one'];
+    return [
+      'sign_in_experiences.duplicated_sign_up_identifiers',
+      'a secondary sign-up identifier must not repeat nor be a primary one',
+    ];
   }
   const unverified = secondary.find((item) => item.identifier !== 'username' && (!item.verify || !signUp.verify));
   if (unverified) {
-    return ['sign_in_experiences.passwordless_requires_verify',
-      `a secondary ${unverified.identifier} is only taken by a verified code: it needs verify, and so does sign-up`, { identifier: unverified.identifier }];
+    return [
+      'sign_in_experiences.passwordless_requires_verify',
+      `a secondary ${unverified.identifier} is only taken by a verified code: it needs verify, and so does sign-up`,
+      { identifier: unverified.identifier },
+    ];
   }
   return undefined;
 }
@@ -64,14 +79,20 @@ function signUpRefusal({ signUp, signIn }: SignInExperience): Refusal | undefine
     return undefined;
   }
   if (identifiers.length > 1 && !(identifiers.length === 2 && identifiers.every(isContact))) {
-    return ['sign_in_experiences.unsupported_sign_up_identifiers', 'sign-up takes one identifier, or email and phone (either one)'];
+    return [
+      'sign_in_experiences.unsupported_sign_up_identifiers',
+      'sign-up takes one identifier, or email and phone (either one)',
+    ];
   }
   if (identifiers.includes('username') && !signUp.password) {
     return ['sign_in_experiences.username_requires_password', 'sign-up by username needs a password'];
   }
   const contact = identifiers.some(isContact);
   if (contact && !signUp.verify) {
-    return ['sign_in_experiences.passwordless_requires_verify', 'sign-up by email or phone needs verify: the address is proven with a code'];
+    return [
+      'sign_in_experiences.passwordless_requires_verify',
+      'sign-up by email or phone needs verify: the address is proven with a code',
+    ];
   }
   const secondaryContact = (signUp.secondaryIdentifiers ?? []).some((item) => item.identifier !== 'username');
   if (!contact && !secondaryContact && signUp.verify) {
@@ -80,13 +101,25 @@ function signUpRefusal({ signUp, signIn }: SignInExperience): Refusal | undefine
   for (const identifier of identifiers) {
     const method = signIn.methods.find((candidate) => candidate.identifier === identifier);
     if (!method) {
-      return ['sign_in_experiences.miss_sign_up_identifier_in_sign_in', `users who sign up by ${identifier} must be able to sign in by it`, { identifier }];
+      return [
+        'sign_in_experiences.miss_sign_up_identifier_in_sign_in',
+        `users who sign up by ${identifier} must be able to sign in by it`,
+        { identifier },
+      ];
     }
     if (signUp.password && !method.password) {
-      return ['sign_in_experiences.password_sign_in_must_be_enabled', `sign-up sets a password, so sign-in by ${identifier} must take one`, { identifier }];
+      return [
+        'sign_in_experiences.password_sign_in_must_be_enabled',
+        `sign-up sets a password, so sign-in by ${identifier} must take one`,
+        { identifier },
+      ];
     }
     if (!signUp.password && !method.verificationCode) {
-      return ['sign_in_experiences.code_sign_in_must_be_enabled', `sign-up sets no password, so sign-in by ${identifier} must take a code`, { identifier }];
+      return [
+        'sign_in_experiences.code_sign_in_must_be_enabled',
+        `sign-up sets no password, so sign-in by ${identifier} must take a code`,
+        { identifier },
+      ];
     }
   }
   return undefined;
@@ -94,7 +127,11 @@ function signUpRefusal({ signUp, signIn }: SignInExperience): Refusal | undefine
 
 function passwordPolicyRefusal({ passwordPolicy }: SignInExperience): Refusal | undefined {
   if (passwordPolicy.length.min > passwordPolicy.length.max) {
-    return ['sign_in_experiences.invalid_password_length', 'passwordPolicy.length.min must not exceed length.max', { ...passwordPolicy.length }];
+    return [
+      'sign_in_experiences.invalid_password_length',
+      'passwordPolicy.length.min must not exceed length.max',
+      { ...passwordPolicy.length },
+    ];
   }
   if (passwordPolicy.rejects.pwned) {
     return [
@@ -112,22 +149,32 @@ function assertMfa({ mfa }: SignInExperience): void {
     throw errors.invalid('sign_in_experiences.duplicated_mfa_factors', 'each MFA factor may appear once');
   }
   if (mfa.factors.length === 1 && mfa.factors[0] === 'BackupCode') {
-    throw errors.invalid('sign_in_experiences.backup_code_cannot_be_enabled_alone', 'backup codes only back up another factor');
+    throw errors.invalid(
+      'sign_in_experiences.backup_code_cannot_be_enabled_alone',
+      'backup codes only back up another factor',
+    );
   }
   if (mfa.factors.length === 0 && (mfa.policy === 'Mandatory' || mfa.organizationRequiredMfaPolicy === 'Mandatory')) {
-    throw errors.invalid('sign_in_experiences.mandatory_mfa_requires_factors', 'mandatory MFA needs at least one factor users can enrol');
+    throw errors.invalid(
+      'sign_in_experiences.mandatory_mfa_requires_factors',
+      'mandatory MFA needs at least one factor users can enrol',
+    );
   }
 }
 
 export function assertConsistent(settings: SignInExperience): void {
   assertMfa(settings);
-  const refusal = signInRefusal(settings) ?? signUpRefusal(settings) ?? secondaryRefusal(settings) ?? passwordPolicyRefusal(settings);
+  const refusal =
+    signInRefusal(settings) ?? signUpRefusal(settings) ?? secondaryRefusal(settings) ?? passwordPolicyRefusal(settings);
   if (refusal) throw errors.unprocessable(...refusal);
 }
 
 export function refuseUnsupported(settings: readonly string[]): void {
   if (settings.length) {
-    throw errors.unprocessable('sign_in_experiences.unsupported_setting',
-      `not supported by this service: ${settings.join(', ')}`, { settings: [...settings] });
+    throw errors.unprocessable(
+      'sign_in_experiences.unsupported_setting',
+      `not supported by this service: ${settings.join(', ')}`,
+      { settings: [...settings] },
+    );
   }
 }

@@ -38,7 +38,11 @@ function subjectOf(identifier: Identifier, accountId: string | undefined): strin
  * locks the subject: every attempt is refused, even a correct one, until the lock expires, and
  * Identifier.Lockout is published once per lock.
  */
-export function createLockout(deps: { kv: KeyValueStore; bus: EventBus; policy: LockoutPolicy | (() => Promise<LockoutPolicy>) }) {
+export function createLockout(deps: {
+  kv: KeyValueStore;
+  bus: EventBus;
+  policy: LockoutPolicy | (() => Promise<LockoutPolicy>);
+}) {
   const { kv } = deps;
   /** The policy in force (the sign-in experience's sentinelPolicy can change it), read once per attempt. */
   const current = async (): Promise<LockoutPolicy> => (typeof deps.policy === 'function' ? deps.policy() : deps.policy);
@@ -49,7 +53,11 @@ export function createLockout(deps: { kv: KeyValueStore; bus: EventBus; policy: 
       const policy = await current();
       const lockMs = policy.lockSeconds * 1000;
       const subject = subjectOf(identifier, accountId);
-      const keys = { attempts: `lockout:attempts:${subject}`, failures: `lockout:failures:${subject}`, lock: `lockout:lock:${subject}` };
+      const keys = {
+        attempts: `lockout:attempts:${subject}`,
+        failures: `lockout:failures:${subject}`,
+        lock: `lockout:lock:${subject}`,
+      };
       if ((await kv.get(keys.lock)) !== null) return null;
       // The increment is the check: each caller gets its own number, so concurrent attempts cannot all pass.
       if ((await kv.incr(keys.attempts, lockMs)) > policy.threshold) return null;
@@ -77,7 +85,11 @@ export function createLockout(deps: { kv: KeyValueStore; bus: EventBus; policy: 
      * the attempt got a reservation, and says whether the secret was right. The failure that locks, and every
      * attempt while locked, come back as `locked`.
      */
-    async verify(identifier: Identifier, accountId: string | undefined, check: () => Promise<boolean>): Promise<LockoutOutcome> {
+    async verify(
+      identifier: Identifier,
+      accountId: string | undefined,
+      check: () => Promise<boolean>,
+    ): Promise<LockoutOutcome> {
       const attempt = await lockout.reserve(identifier, accountId);
       if (!attempt) return 'locked';
       if (!(await check())) return (await attempt.failed()) ? 'locked' : 'failed';
@@ -91,6 +103,8 @@ export type Lockout = ReturnType<typeof createLockout>;
 
 /** The answer to an attempt the lockout refuses, in every flow that counts secrets (sign-in, MFA, the Account API). */
 export function lockedError(subject: 'account' | 'identifier') {
-  return errors.rateLimited('session.verification_blocked_too_many_attempts',
-    `too many failed verifications for this ${subject}; it is locked for a while, try again later`);
+  return errors.rateLimited(
+    'session.verification_blocked_too_many_attempts',
+    `too many failed verifications for this ${subject}; it is locked for a while, try again later`,
+  );
 }

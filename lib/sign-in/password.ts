@@ -3,10 +3,14 @@ import type { User } from '../users/repository.ts';
 import type { Identifier, Lockout } from './lockout.ts';
 import { hashPassword, needsRehash, verifyPassword } from '../users/passwords.ts';
 
-export type SignInResult = { ok: true; user: User } | { ok: false; reason: 'invalid_credentials' | 'suspended' | 'locked' };
+export type SignInResult =
+  | { ok: true; user: User }
+  | { ok: false; reason: 'invalid_credentials' | 'suspended' | 'locked' };
 
 /** The stored-user filter an identifier names; email addresses are stored lower-cased. */
-export function userLookup(identifier: Identifier): { id: string } | { username: string } | { primaryEmail: string } | { primaryPhone: string } {
+export function userLookup(
+  identifier: Identifier,
+): { id: string } | { username: string } | { primaryEmail: string } | { primaryPhone: string } {
   if (identifier.type === 'userId') return { id: identifier.value };
   if (identifier.type === 'email') return { primaryEmail: identifier.value.toLowerCase() };
   if (identifier.type === 'phone') return { primaryPhone: identifier.value };

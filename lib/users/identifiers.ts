@@ -9,9 +9,16 @@ type IdentifierChange = Partial<Pick<User, 'username' | 'primaryEmail' | 'primar
  */
 export function assertRemainingIdentifier(user: User, change: IdentifierChange, otherIdentities = 0): void {
   const after = { ...user, ...change };
-  const count = Number(Boolean(after.username)) + Number(Boolean(after.primaryEmail)) + Number(Boolean(after.primaryPhone))
-    + Object.keys(after.identities).length + otherIdentities;
+  const count =
+    Number(Boolean(after.username)) +
+    Number(Boolean(after.primaryEmail)) +
+    Number(Boolean(after.primaryPhone)) +
+    Object.keys(after.identities).length +
+    otherIdentities;
   if (count === 0) {
-    throw errors.unprocessable('user.last_sign_in_method_required', 'the account must keep at least one way to sign in');
+    throw errors.unprocessable(
+      'user.last_sign_in_method_required',
+      'the account must keep at least one way to sign in',
+    );
   }
 }

@@ -1,7 +1,15 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 
 /** Logto's `passwordAlgorithm` values for digests imported from another system (its `Legacy` format aside). */
-export const IMPORTED_PASSWORD_ALGORITHMS = ['Argon2i', 'Argon2id', 'Argon2d', 'Bcrypt', 'SHA1', 'SHA256', 'MD5'] as const;
+export const IMPORTED_PASSWORD_ALGORITHMS = [
+  'Argon2i',
+  'Argon2id',
+  'Argon2d',
+  'Bcrypt',
+  'SHA1',
+  'SHA256',
+  'MD5',
+] as const;
 export type ImportedPasswordAlgorithm = (typeof IMPORTED_PASSWORD_ALGORITHMS)[number];
 
 /** Stored form: `imported$<algorithm>$<digest>`, told apart from our own `scrypt$…` digests by its scheme. */
@@ -18,17 +26,22 @@ const MAX_BCRYPT_COST = 15;
 const MAX_ARGON2 = { m: 65_536, t: 16, p: 16 } as const;
 
 const BCRYPT = /^\$2[aby]\$(\d{2})\$[./A-Za-z0-9]{53}$/;
-const ARGON2 = /^\$(argon2(?:id|i|d))\$v=19\$m=(\d{1,6}),t=(\d{1,3}),p=(\d{1,3})\$[A-Za-z0-9+/]{11,}\$[A-Za-z0-9+/]{16,}$/;
+const ARGON2 =
+  /^\$(argon2(?:id|i|d))\$v=19\$m=(\d{1,6}),t=(\d{1,3}),p=(\d{1,3})\$[A-Za-z0-9+/]{11,}\$[A-Za-z0-9+/]{16,}$/;
 
 /** Checks a digest's format for its algorithm; its stored form, or `undefined` when it is not one. */
 export function importedDigest(algorithm: ImportedPasswordAlgorithm, digest: string): string | undefined {
   if (algorithm === 'SHA1' || algorithm === 'SHA256' || algorithm === 'MD5') {
     const hex = digest.toLowerCase();
-    return hex.length === HEX_LENGTH[algorithm] && /^[0-9a-f]+$/.test(hex) ? `${SCHEME}$${algorithm}$${hex}` : undefined;
+    return hex.length === HEX_LENGTH[algorithm] && /^[0-9a-f]+$/.test(hex)
+      ? `${SCHEME}$${algorithm}$${hex}`
+      : undefined;
   }
   if (algorithm === 'Bcrypt') {
     const cost = BCRYPT.exec(digest)?.[1];
-    return cost && Number(cost) >= 4 && Number(cost) <= MAX_BCRYPT_COST ? `${SCHEME}$${algorithm}$${digest}` : undefined;
+    return cost && Number(cost) >= 4 && Number(cost) <= MAX_BCRYPT_COST
+      ? `${SCHEME}$${algorithm}$${digest}`
+      : undefined;
   }
   const match = ARGON2.exec(digest);
   if (!match || match[1] !== ARGON2_VARIANT[algorithm]) return undefined;

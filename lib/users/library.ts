@@ -36,7 +36,10 @@ export type ExperienceChanges = {
   lastSignInAt?: number;
 };
 
-type UsersDeps = Pick<Repositories, 'users' | 'roles' | 'organizations' | 'oidcRevocation' | 'identities' | 'mfaVerifications'>;
+type UsersDeps = Pick<
+  Repositories,
+  'users' | 'roles' | 'organizations' | 'oidcRevocation' | 'identities' | 'mfaVerifications'
+>;
 /**
  * The sign-in experience's password policy. Passwords the management API sets obey it too: the policy says
  * which passwords the service keeps, whoever chose them (Logto checks end users' only).
@@ -82,9 +85,13 @@ export function createUsersLibrary(deps: UsersDeps, passwordPolicy: PasswordPoli
     async create(input: NewUser): Promise<User> {
       assertPicture(input.avatar);
       if (input.password !== undefined) await passwordPolicy.assertPassword(input.password, input);
-      const imported = input.importedPassword && importedDigest(input.importedPassword.algorithm, input.importedPassword.digest);
+      const imported =
+        input.importedPassword && importedDigest(input.importedPassword.algorithm, input.importedPassword.digest);
       if (input.importedPassword && !imported) {
-        const issue = { path: 'body.passwordDigest', message: `not a ${input.importedPassword.algorithm} digest this service can verify` };
+        const issue = {
+          path: 'body.passwordDigest',
+          message: `not a ${input.importedPassword.algorithm} digest this service can verify`,
+        };
         throw errors.invalidInput(`invalid body: ${issue.path}: ${issue.message}`, { issues: [issue] });
       }
       const now = Date.now();
@@ -105,10 +112,15 @@ export function createUsersLibrary(deps: UsersDeps, passwordPolicy: PasswordPoli
         createdAt: now,
         updatedAt: now,
       };
-      const passwordDigest = input.passwordDigest ?? imported ?? (input.password === undefined ? null : await hashPassword(input.password));
+      const passwordDigest =
+        input.passwordDigest ?? imported ?? (input.password === undefined ? null : await hashPassword(input.password));
       await unique('user', null, () => users.insert(user, { passwordDigest }));
       const defaults = await roles.defaults('User');
-      if (defaults.length) await roles.assignToUser(user.id, defaults.map((role) => role.id));
+      if (defaults.length)
+        await roles.assignToUser(
+          user.id,
+          defaults.map((role) => role.id),
+        );
       return user;
     },
     update: (id: string, changes: UserChanges) => update(id, changes),

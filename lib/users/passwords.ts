@@ -25,7 +25,9 @@ function derive(password: string, salt: Buffer, cost: { N: number; r: number; p:
   // Node refuses to run scrypt above `maxmem` (default 32 MiB); the need is 128 · N · r bytes, plus slack.
   const options: ScryptOptions = { ...cost, maxmem: 128 * cost.N * cost.r * 2 };
   return new Promise((resolve, reject) => {
-    scrypt(password.normalize('NFKC'), salt, KEY_BYTES, options, (error, key) => (error ? reject(error) : resolve(key)));
+    scrypt(password.normalize('NFKC'), salt, KEY_BYTES, options, (error, key) =>
+      error ? reject(error) : resolve(key),
+    );
   });
 }
 

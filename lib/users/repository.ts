@@ -30,7 +30,11 @@ export interface UserSecrets {
 const SEARCH_FIELDS = ['id', 'username', 'primaryEmail', 'primaryPhone', 'name'] as const;
 
 export function createUsersRepository(store: DocumentStore) {
-  const { collection: users, present, operations } = createEntityRepository<User, UserSecrets>(store, 'users', {
+  const {
+    collection: users,
+    present,
+    operations,
+  } = createEntityRepository<User, UserSecrets>(store, 'users', {
     searchFields: SEARCH_FIELDS,
     // Identifiers are unset rather than stored as null (sparse unique indexes); the API shape has them as null.
     present(doc) {
@@ -50,7 +54,8 @@ export function createUsersRepository(store: DocumentStore) {
       await users.createIndex({ keys: { primaryPhone: 1 }, unique: true, sparse: true });
       await users.createIndex({ keys: { createdAt: 1 } });
       // `?search=` looks for a substring of these: trigram postings read only the users holding the text's trigrams.
-      for (const field of SEARCH_FIELDS) await users.createIndex({ keys: { [field]: 1 }, substring: true, name: `${field}_substring` });
+      for (const field of SEARCH_FIELDS)
+        await users.createIndex({ keys: { [field]: 1 }, substring: true, name: `${field}_substring` });
     },
     async insert(user: User, secrets: UserSecrets = {}): Promise<User> {
       await operations.insert(withoutNullIdentifiers(user), secrets);
@@ -60,11 +65,21 @@ export function createUsersRepository(store: DocumentStore) {
     async findWithSecrets(filter: { id?: string; username?: string; primaryEmail?: string; primaryPhone?: string }) {
       const query = filter.id ? { _id: filter.id } : filter;
       const doc = await users.findOne(query);
-      return doc ? { user: present(doc), secrets: {
-        passwordDigest: doc.passwordDigest ?? null, mfaVerifications: doc.mfaVerifications ?? [], mfaSkipped: doc.mfaSkipped ?? false,
-      } } : null;
+      return doc
+        ? {
+            user: present(doc),
+            secrets: {
+              passwordDigest: doc.passwordDigest ?? null,
+              mfaVerifications: doc.mfaVerifications ?? [],
+              mfaSkipped: doc.mfaSkipped ?? false,
+            },
+          }
+        : null;
     },
-    list(page: Page, filter: { search?: SearchInput; excludeIds?: string[]; ids?: string[] }): Promise<PageResult<User>> {
+    list(
+      page: Page,
+      filter: { search?: SearchInput; excludeIds?: string[]; ids?: string[] },
+    ): Promise<PageResult<User>> {
       const query: Filter = {};
       if (filter.ids) query._id = { $in: filter.ids };
       else if (filter.excludeIds?.length) query._id = { $nin: filter.excludeIds };
@@ -75,11 +90,19 @@ export function createUsersRepository(store: DocumentStore) {
      * key, atomic on the stored document. Keys a dotted path cannot name (empty, or with a dot) are merged by
      * compare-and-set on the stored object instead, retried a few times, the last try writing regardless.
      */
-    async mergeInto(id: string, field: 'customData' | 'profile', values: Record<string, unknown>): Promise<User | null> {
+    async mergeInto(
+      id: string,
+      field: 'customData' | 'profile',
+      values: Record<string, unknown>,
+    ): Promise<User | null> {
       const updatedAt = Date.now();
       if (Object.keys(values).every((key) => key !== '' && !key.includes('.'))) {
         const set = Object.fromEntries(Object.entries(values).map(([key, value]) => [`${field}.${key}`, value]));
-        const doc = await users.findOneAndUpdate({ _id: id }, { $set: { ...set, updatedAt } }, { returnDocument: 'after' });
+        const doc = await users.findOneAndUpdate(
+          { _id: id },
+          { $set: { ...set, updatedAt } },
+          { returnDocument: 'after' },
+        );
         return doc ? present(doc) : null;
       }
       for (let attempt = 1; ; attempt += 1) {
@@ -88,7 +111,9 @@ export function createUsersRepository(store: DocumentStore) {
         const stored = current[field];
         const filter = attempt < MERGE_ATTEMPTS ? { _id: id, [field]: stored ?? { $exists: false } } : { _id: id };
         const doc = await users.findOneAndUpdate(
-          filter, { $set: { [field]: { ...stored, ...values }, updatedAt } }, { returnDocument: 'after' },
+          filter,
+          { $set: { [field]: { ...stored, ...values }, updatedAt } },
+          { returnDocument: 'after' },
         );
         if (doc) return present(doc);
       }
@@ -118,4 +143,3 @@ function withoutNullIdentifiers<T extends object>(doc: T): T {
   for (const key of IDENTIFIERS) if (copy[key] === null) delete copy[key];
   return copy as T;
 }
-

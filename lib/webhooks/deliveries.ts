@@ -71,7 +71,8 @@ type DeliveryRecord = Stored<Omit<Delivery, 'webhookId' | 'replayId' | 'sequence
 };
 
 /** A number the payload carries at the top level, if any. */
-const numberIn = (payload: Record<string, unknown>, field: string) => (typeof payload[field] === 'number' ? payload[field] : undefined);
+const numberIn = (payload: Record<string, unknown>, field: string) =>
+  typeof payload[field] === 'number' ? payload[field] : undefined;
 
 /** The payload as stored: its JSON text without `hookId`. */
 function storedPayload(payload: Record<string, unknown>): string {
@@ -93,8 +94,11 @@ const unexpired = () => ({ expiresAt: { $gt: new Date() } });
 export function createDeliveriesRepository(store: DocumentStore, options: { retentionMs: number }) {
   const deliveries = store.collection<DeliveryRecord>('webhook_deliveries');
   const present = (doc: DeliveryRecord): Delivery => ({
-    ...publicShape<Delivery>(doc, HIDDEN), webhookId: doc.webhookId ?? doc.id, replayId: doc.replayId ?? null,
-    sequence: doc.sequence ?? null, version: doc.version ?? null,
+    ...publicShape<Delivery>(doc, HIDDEN),
+    webhookId: doc.webhookId ?? doc.id,
+    replayId: doc.replayId ?? null,
+    sequence: doc.sequence ?? null,
+    version: doc.version ?? null,
   });
 
   function initial(job: DeliveryJob, resentFrom: string | null, payload = storedPayload(job.payload)): DeliveryRecord {
@@ -132,11 +136,13 @@ export function createDeliveriesRepository(store: DocumentStore, options: { rete
     async insertPending(jobs: DeliveryJob[], resentFrom: string | null = null): Promise<void> {
       // One event's deliveries to several hooks have the same text: the records get the same string.
       const texts = new Map<string, string>();
-      await deliveries.insertMany(jobs.map((job) => {
-        const text = storedPayload(job.payload);
-        if (!texts.has(text)) texts.set(text, text);
-        return initial(job, resentFrom, texts.get(text));
-      }));
+      await deliveries.insertMany(
+        jobs.map((job) => {
+          const text = storedPayload(job.payload);
+          if (!texts.has(text)) texts.set(text, text);
+          return initial(job, resentFrom, texts.get(text));
+        }),
+      );
     },
     /** The status of each of these deliveries that has a record. */
     async statusesOf(ids: string[]): Promise<Map<string, DeliveryStatus>> {
@@ -156,23 +162,33 @@ export function createDeliveriesRepository(store: DocumentStore, options: { rete
           lastResponseStatus: outcome.responseStatus,
           lastError: outcome.error,
           lastLatencyMs: outcome.latencyMs,
-          lastResponseExcerpt: outcome.responseBody === null ? null : outcome.responseBody.slice(0, RESPONSE_EXCERPT_LENGTH),
+          lastResponseExcerpt:
+            outcome.responseBody === null ? null : outcome.responseBody.slice(0, RESPONSE_EXCERPT_LENGTH),
         },
         $inc: { attempts: 1 },
       };
       // The record is nearly always there: the fields of a new one are built only when it is not.
       if ((await deliveries.updateOne({ _id: job.deliveryId }, update)).matchedCount === 1) return;
-      const { _id, status: _status, attempts: _attempts, lastAttemptAt: _at, nextRetryAt: _next, lastResponseStatus: _rs,
-        lastError: _error, lastLatencyMs: _latency, lastResponseExcerpt: _excerpt, ...fields } = initial(job, null);
-      await deliveries.updateOne(
-        { _id },
-        { ...update, $setOnInsert: fields },
-        { upsert: true },
-      );
+      const {
+        _id,
+        status: _status,
+        attempts: _attempts,
+        lastAttemptAt: _at,
+        nextRetryAt: _next,
+        lastResponseStatus: _rs,
+        lastError: _error,
+        lastLatencyMs: _latency,
+        lastResponseExcerpt: _excerpt,
+        ...fields
+      } = initial(job, null);
+      await deliveries.updateOne({ _id }, { ...update, $setOnInsert: fields }, { upsert: true });
     },
     /** Ends a delivery that was never sent (its hook was disabled meanwhile). */
     async cancel(deliveryId: string, reason: string): Promise<void> {
-      await deliveries.updateOne({ _id: deliveryId }, { $set: { status: 'failed', nextRetryAt: null, lastError: reason } });
+      await deliveries.updateOne(
+        { _id: deliveryId },
+        { $set: { status: 'failed', nextRetryAt: null, lastError: reason } },
+      );
     },
     async list(hookId: string, page: Page, status?: DeliveryStatus): Promise<PageResult<Delivery>> {
       const filter: Record<string, unknown> = { hookId, ...unexpired() };
@@ -188,12 +204,21 @@ export function createDeliveriesRepository(store: DocumentStore, options: { rete
      * The hook's deliveries that failed for good (`failed`, `exhausted`) created in [since, until], oldest first, after
      * the cursor (`createdAt`, then id), with their payloads; replays' own deliveries left out.
      */
-    async failedBetween(hookId: string, window: { since: number; until: number }, after: { createdAt: number; id: string } | null, limit: number) {
+    async failedBetween(
+      hookId: string,
+      window: { since: number; until: number },
+      after: { createdAt: number; id: string } | null,
+      limit: number,
+    ) {
       const filter: Record<string, unknown> = {
-        hookId, status: { $in: ['failed', 'exhausted'] }, createdAt: { $gte: window.since, $lte: window.until }, replayId: { $exists: false },
+        hookId,
+        status: { $in: ['failed', 'exhausted'] },
+        createdAt: { $gte: window.since, $lte: window.until },
+        replayId: { $exists: false },
         ...unexpired(),
       };
-      if (after) filter.$or = [{ createdAt: { $gt: after.createdAt } }, { createdAt: after.createdAt, _id: { $gt: after.id } }];
+      if (after)
+        filter.$or = [{ createdAt: { $gt: after.createdAt } }, { createdAt: after.createdAt, _id: { $gt: after.id } }];
       const docs = await deliveries.find(filter, { sort: { createdAt: 1, _id: 1 }, limit });
       return docs.map((doc) => ({ ...present(doc), payload: sentPayload(doc) }));
     },

@@ -57,9 +57,11 @@ export function presentLog(log: AttemptLog & { id: string }): LogEntry {
       deliveryId: log.deliveryId,
       event: log.event,
       attempt: log.attempt,
-      ...(log.responseStatus === null ? {} : {
-        response: { status: log.responseStatus, statusCode: log.responseStatus, body: log.responseBody ?? '' },
-      }),
+      ...(log.responseStatus === null
+        ? {}
+        : {
+            response: { status: log.responseStatus, statusCode: log.responseStatus, body: log.responseBody ?? '' },
+          }),
       ...(log.error === null ? {} : { error: log.error }),
       latencyMs: log.latencyMs,
       nextRetryAt: log.nextRetryAt,

@@ -38,17 +38,38 @@ export function parseNetworks(text: string): Network[] {
 
 /** Loopback, unspecified, private, shared (CGNAT), link-local, documentation, benchmark, multicast and reserved. */
 const NON_PUBLIC_IPV4 = [
-  '0.0.0.0/8', '10.0.0.0/8', '100.64.0.0/10', '127.0.0.0/8', '169.254.0.0/16', '172.16.0.0/12', '192.0.0.0/24',
-  '192.0.2.0/24', '192.88.99.0/24', '192.168.0.0/16', '198.18.0.0/15', '198.51.100.0/24', '203.0.113.0/24',
-  '224.0.0.0/4', '240.0.0.0/4',
+  '0.0.0.0/8',
+  '10.0.0.0/8',
+  '100.64.0.0/10',
+  '127.0.0.0/8',
+  '169.254.0.0/16',
+  '172.16.0.0/12',
+  '192.0.0.0/24',
+  '192.0.2.0/24',
+  '192.88.99.0/24',
+  '192.168.0.0/16',
+  '198.18.0.0/15',
+  '198.51.100.0/24',
+  '203.0.113.0/24',
+  '224.0.0.0/4',
+  '240.0.0.0/4',
 ];
 /**
  * `::/96` holds the unspecified and loopback addresses and the deprecated IPv4-compatible ones. Forms that
  * embed an IPv4 address (mapped, NAT64, 6to4) are judged by that address instead, see `embeddedIPv4`.
  */
 const NON_PUBLIC_IPV6 = [
-  '::/96', '::ffff:0:0:0/96', '64:ff9b:1::/48', '100::/64', '2001::/23', '2001:db8::/32', '3fff::/20', 'fc00::/7',
-  'fe80::/10', 'fec0::/10', 'ff00::/8',
+  '::/96',
+  '::ffff:0:0:0/96',
+  '64:ff9b:1::/48',
+  '100::/64',
+  '2001::/23',
+  '2001:db8::/32',
+  '3fff::/20',
+  'fc00::/7',
+  'fe80::/10',
+  'fec0::/10',
+  'ff00::/8',
 ];
 
 function blockList(networks: readonly Network[]): BlockList {
@@ -61,8 +82,11 @@ const cidr = (text: string): Network => parseNetworks(text)[0]!;
 
 /** The eight 16-bit groups of a valid IPv6 address (without zone). */
 function ipv6Groups(address: string): number[] {
-  const text = address.replace(/(\d+)\.(\d+)\.(\d+)\.(\d+)$/, (_, a: string, b: string, c: string, d: string) =>
-    `${((Number(a) << 8) | Number(b)).toString(16)}:${((Number(c) << 8) | Number(d)).toString(16)}`);
+  const text = address.replace(
+    /(\d+)\.(\d+)\.(\d+)\.(\d+)$/,
+    (_, a: string, b: string, c: string, d: string) =>
+      `${((Number(a) << 8) | Number(b)).toString(16)}:${((Number(c) << 8) | Number(d)).toString(16)}`,
+  );
   const [head = '', tail] = text.split('::');
   const groups = (part: string) => (part === '' ? [] : part.split(':').map((group) => Number.parseInt(group, 16)));
   const front = groups(head);
@@ -96,12 +120,14 @@ export interface DestinationPolicy {
  * resolved addresses (not the name) is what stops a name that points inward; connecting to the address
  * that was checked (`pinnedLookup`) is what stops a second DNS answer from changing it afterwards.
  */
-export function createDestinationPolicy(options: {
-  allowedNetworks?: readonly Network[];
-  resolve?: Resolver;
-  /** How long one resolution serves further deliveries to the same host, ms. */
-  cacheMs?: number;
-} = {}): DestinationPolicy {
+export function createDestinationPolicy(
+  options: {
+    allowedNetworks?: readonly Network[];
+    resolve?: Resolver;
+    /** How long one resolution serves further deliveries to the same host, ms. */
+    cacheMs?: number;
+  } = {},
+): DestinationPolicy {
   const allowed = blockList(options.allowedNetworks ?? []);
   const nonPublic4 = blockList(NON_PUBLIC_IPV4.map(cidr));
   const nonPublic6 = blockList(NON_PUBLIC_IPV6.map(cidr));
@@ -125,7 +151,9 @@ export function createDestinationPolicy(options: {
   return {
     async check(hostname) {
       const host = unbracket(hostname);
-      const addresses: ResolvedAddress[] = isIP(host) ? [{ address: host, family: isIP(host) === 6 ? 6 : 4 }] : await resolve(host);
+      const addresses: ResolvedAddress[] = isIP(host)
+        ? [{ address: host, family: isIP(host) === 6 ? 6 : 4 }]
+        : await resolve(host);
       if (addresses.length === 0) throw new Error(`${host} resolved to no address`);
       const refused = addresses.find((candidate) => !permitted(candidate.address));
       return refused ? { refused: refusal(refused.address, host) } : { addresses };
@@ -178,10 +206,16 @@ function unbracket(hostname: string): string {
  */
 export function pinnedLookup(addresses: readonly ResolvedAddress[]): LookupFunction {
   return (_hostname, options, callback) => {
-    const wanted = options.family === 4 || options.family === 6 ? addresses.filter((a) => a.family === options.family) : addresses;
+    const wanted =
+      options.family === 4 || options.family === 6 ? addresses.filter((a) => a.family === options.family) : addresses;
     const [first] = wanted;
-    if (!first) callback(Object.assign(new Error('no checked address of the requested family'), { code: 'ENOTFOUND' }), []);
-    else if (options.all) callback(null, wanted.map(({ address, family }) => ({ address, family })));
+    if (!first)
+      callback(Object.assign(new Error('no checked address of the requested family'), { code: 'ENOTFOUND' }), []);
+    else if (options.all)
+      callback(
+        null,
+        wanted.map(({ address, family }) => ({ address, family })),
+      );
     else callback(null, first.address, first.family);
   };
 }

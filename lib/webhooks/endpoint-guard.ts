@@ -49,10 +49,12 @@ export function createEndpointGuard(deps: {
   const { kv, limits } = deps;
   const random = deps.random ?? Math.random;
   const slots = createOriginSlots({ concurrency: limits.concurrency, fastMs: limits.timeoutMs * FAST_SHARE });
-  const key = (origin: string, part: 'failures' | 'open' | 'probe') => `webhooks:breaker:${deps.namespace}:${origin}:${part}`;
+  const key = (origin: string, part: 'failures' | 'open' | 'probe') =>
+    `webhooks:breaker:${deps.namespace}:${origin}:${part}`;
   // Spreads the deferred deliveries of one endpoint so they do not all come back at the same moment.
   const jittered = (ms: number) => Math.round(Math.max(MIN_DEFER_MS, ms) * (1 + random() / 2));
-  const openMs = (failures: number) => limits.breakerOpenMs * 2 ** Math.min(failures - limits.breakerFailures, MAX_OPEN_DOUBLINGS);
+  const openMs = (failures: number) =>
+    limits.breakerOpenMs * 2 ** Math.min(failures - limits.breakerFailures, MAX_OPEN_DOUBLINGS);
 
   const circuitReads = sharedReads<{ openForMs: number; failures: number }>();
   /** The circuit as the key-value store has it (one read for attempts that ask together); when the store fails, closed. */
@@ -72,7 +74,8 @@ export function createEndpointGuard(deps: {
     async admit(url: string): Promise<Admission> {
       const origin = originOf(url);
       const slot = await slots.acquire(origin);
-      if ('busyForMs' in slot) return { deferInMs: jittered(Math.min(slot.busyForMs ?? limits.timeoutMs / 4, limits.timeoutMs)) };
+      if ('busyForMs' in slot)
+        return { deferInMs: jittered(Math.min(slot.busyForMs ?? limits.timeoutMs / 4, limits.timeoutMs)) };
       const { openForMs, failures } = await circuit(origin);
       if (openForMs > 0) {
         slot.release();

@@ -16,7 +16,9 @@ export type HookOrdering = (typeof HOOK_ORDERINGS)[number];
 /** The entity a delivery's payload is about and its event's sequence, when it has both (data events). */
 export function orderedPlace(payload: Record<string, unknown>): { key: string; sequence: number } | undefined {
   const entity = entityOf(payload);
-  return entity && typeof payload.sequence === 'number' ? { key: entityKey(entity), sequence: payload.sequence } : undefined;
+  return entity && typeof payload.sequence === 'number'
+    ? { key: entityKey(entity), sequence: payload.sequence }
+    : undefined;
 }
 
 /**
@@ -32,7 +34,11 @@ export function createEntityOrder(store: DocumentStore) {
     /** Notes deliveries about to be queued. */
     async hold(hookId: string, places: ReadonlyArray<{ key: string; sequence: number }>): Promise<void> {
       for (const place of places) {
-        await order.updateOne({ _id: id(hookId, place.key) }, { $addToSet: { pending: place.sequence } }, { upsert: true });
+        await order.updateOne(
+          { _id: id(hookId, place.key) },
+          { $addToSet: { pending: place.sequence } },
+          { upsert: true },
+        );
       }
     },
     /** Whether an earlier delivery of the same entity is still unfinished. */
@@ -47,7 +53,9 @@ export function createEntityOrder(store: DocumentStore) {
     /** A delivery finished (either way): those behind it may go. */
     async release(hookId: string, place: { key: string; sequence: number }): Promise<void> {
       const doc = await order.findOneAndUpdate(
-        { _id: id(hookId, place.key) }, { $pull: { pending: place.sequence } }, { returnDocument: 'after' },
+        { _id: id(hookId, place.key) },
+        { $pull: { pending: place.sequence } },
+        { returnDocument: 'after' },
       );
       if (doc && doc.pending.length === 0) await order.deleteOne({ _id: doc._id, pending: { $size: 0 } });
     },

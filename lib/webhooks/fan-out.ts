@@ -54,15 +54,19 @@ export function createFanOut(
       for (const hook of subscribers) {
         made.add(`${hook.id}\n${event.sequence}`);
         jobs.push({
-          deliveryId: relayedDeliveryId(entry.id, index, event.sequence, hook.id), hookId: hook.id, event: event.event,
-          payload: hookPayload(body, hook.id), createdAt: entry.createdAt,
+          deliveryId: relayedDeliveryId(entry.id, index, event.sequence, hook.id),
+          hookId: hook.id,
+          event: event.event,
+          payload: hookPayload(body, hook.id),
+          createdAt: entry.createdAt,
         });
       }
     });
     const held = deps.holds.get(entry);
     if (held) {
       deps.holds.delete(entry);
-      for (const place of held) if (!made.has(`${place.hookId}\n${place.sequence}`)) await deps.order.release(place.hookId, place);
+      for (const place of held)
+        if (!made.has(`${place.hookId}\n${place.sequence}`)) await deps.order.release(place.hookId, place);
     }
     if (jobs.length === 0) return;
     // Only an entry claimed before can have deliveries already: the first forward skips the lookup.
@@ -88,13 +92,16 @@ export function createFanOut(
  * Before a batch of entries is forwarded (concurrently), notes in sequence order the deliveries that hooks with
  * `ordering: "entity"` will get, so that a later version never goes out before an earlier one was noted.
  */
-export function createOrderAdmission(
-  deps: { cache: HookCache; order: EntityOrder; holds: OrderHolds },
-): (entries: readonly OutboxEntry[]) => Promise<void> {
+export function createOrderAdmission(deps: {
+  cache: HookCache;
+  order: EntityOrder;
+  holds: OrderHolds;
+}): (entries: readonly OutboxEntry[]) => Promise<void> {
   return async (entries) => {
     const hooks = await deps.cache.current();
     if (!hooks.ordered) return;
-    const events = entries.flatMap((entry) => entry.events.map((event) => ({ entry, event })))
+    const events = entries
+      .flatMap((entry) => entry.events.map((event) => ({ entry, event })))
       .sort((a, b) => a.event.sequence - b.event.sequence);
     for (const { entry, event } of events) {
       const place = orderedPlace(event as unknown as Record<string, unknown>);
@@ -111,7 +118,9 @@ export function createOrderAdmission(
 }
 
 function relayedDeliveryId(entryId: string, index: number, sequence: number | undefined, hookId: string): string {
-  return typeof sequence === 'number' ? originalDeliveryId(sequence, hookId) : idOfText('dlv_', `${entryId}\n${index}\n${hookId}`);
+  return typeof sequence === 'number'
+    ? originalDeliveryId(sequence, hookId)
+    : idOfText('dlv_', `${entryId}\n${index}\n${hookId}`);
 }
 
 /** The id (and `webhook-id`) of the first delivery of event `sequence` to a hook. */

@@ -69,7 +69,11 @@ const UNKNOWN = Symbol('unknown version');
 const VERSION_WAIT_MS = 200;
 
 function readVersion(kv: KeyValueStore): Promise<string | null | typeof UNKNOWN> {
-  return within(kv.get(VERSION_KEY).catch((): typeof UNKNOWN => UNKNOWN), VERSION_WAIT_MS, UNKNOWN);
+  return within(
+    kv.get(VERSION_KEY).catch((): typeof UNKNOWN => UNKNOWN),
+    VERSION_WAIT_MS,
+    UNKNOWN,
+  );
 }
 
 function indexHooks(records: HookRecord[]): HookSnapshot {

@@ -45,15 +45,23 @@ export interface HookRecord extends Omit<Hook, 'disabledReason' | 'signature' | 
   retiredSigningKeys: RetiredKey[];
 }
 
-export type HookChanges = Partial<Pick<HookRecord, 'name' | 'events' | 'config' | 'enabled' | 'disabledReason' | 'signingKey' | 'retiredSigningKeys' | 'ordering'>>;
+export type HookChanges = Partial<
+  Pick<
+    HookRecord,
+    'name' | 'events' | 'config' | 'enabled' | 'disabledReason' | 'signingKey' | 'retiredSigningKeys' | 'ordering'
+  >
+>;
 
 const SECRET_FIELDS = ['signingKey', 'retiredSigningKeys'] as const;
 
 export function presentHook(record: HookRecord): Hook {
   const signature = record.signature ?? 'hmac';
   return {
-    ...publicShape<Hook>(record, SECRET_FIELDS), disabledReason: record.disabledReason ?? null, signature,
-    publicKey: signature === 'ed25519' ? publicKeyOf(record.signingKey) : null, ordering: record.ordering ?? 'none',
+    ...publicShape<Hook>(record, SECRET_FIELDS),
+    disabledReason: record.disabledReason ?? null,
+    signature,
+    publicKey: signature === 'ed25519' ? publicKeyOf(record.signingKey) : null,
+    ordering: record.ordering ?? 'none',
   };
 }
 
@@ -90,14 +98,17 @@ export function createHooksRepository(store: DocumentStore) {
     async update(id: string, changes: HookChanges, expectedKey?: string): Promise<HookRecord | null> {
       const filter = expectedKey === undefined ? { _id: id } : { _id: id, signingKey: expectedKey };
       const doc = await hooks.findOneAndUpdate(
-        filter, { $set: { ...changes, updatedAt: Date.now() } }, { returnDocument: 'after' },
+        filter,
+        { $set: { ...changes, updatedAt: Date.now() } },
+        { returnDocument: 'after' },
       );
       return doc ? record(doc) : null;
     },
     /** Disables the hook with a reason, only if it is enabled: true when this call disabled it. */
     async disableIfEnabled(id: string, reason: string): Promise<boolean> {
       const doc = await hooks.findOneAndUpdate(
-        { _id: id, enabled: true }, { $set: { enabled: false, disabledReason: reason, updatedAt: Date.now() } },
+        { _id: id, enabled: true },
+        { $set: { enabled: false, disabledReason: reason, updatedAt: Date.now() } },
         { returnDocument: 'after' },
       );
       return doc !== null;

@@ -52,15 +52,28 @@ export function createWebhooks(deps: WebhooksDeps) {
   const deliveries = createDeliveriesRepository(store, { retentionMs });
   const logs = createDeliveryLogs(store, { retentionMs });
   const destinations = createDestinationPolicy({
-    allowedNetworks: settings.WEBHOOK_ALLOWED_NETWORKS ?? [], ...(deps.resolve ? { resolve: deps.resolve } : {}),
+    allowedNetworks: settings.WEBHOOK_ALLOWED_NETWORKS ?? [],
+    ...(deps.resolve ? { resolve: deps.resolve } : {}),
   });
   const order = createEntityOrder(store);
   const management = createHookManagement({
-    hooks, cache, deliveries, logs, order, destinations, signingKeyGraceMs: settings.WEBHOOK_SIGNING_KEY_GRACE_SECONDS * 1000,
+    hooks,
+    cache,
+    deliveries,
+    logs,
+    order,
+    destinations,
+    signingKeyGraceMs: settings.WEBHOOK_SIGNING_KEY_GRACE_SECONDS * 1000,
   });
   const holds: OrderHolds = new WeakMap();
   const replays = createReplays({
-    deliveries, queue, store, log: deps.log, management, logger: deps.logger, retentionMs: settings.EVENT_RETENTION_DAYS * DAY_MS,
+    deliveries,
+    queue,
+    store,
+    log: deps.log,
+    management,
+    logger: deps.logger,
+    retentionMs: settings.EVENT_RETENTION_DAYS * DAY_MS,
   });
   const agents = createWebhookAgents(settings.WEBHOOK_CONCURRENCY);
   const policy: DeliveryPolicy = {
@@ -80,7 +93,8 @@ export function createWebhooks(deps: WebhooksDeps) {
     fanOut: createFanOut({ deliveries, queue, cache, order, holds }),
     /** Before the relay forwards a batch: notes the deliveries of hooks with `ordering: "entity"`, in sequence order. */
     admitOrdered: createOrderAdmission({ cache, order, holds }),
-    resend: (hookId: string, deliveryId: string) => resendDelivery({ deliveries, queue, management }, hookId, deliveryId),
+    resend: (hookId: string, deliveryId: string) =>
+      resendDelivery({ deliveries, queue, management }, hookId, deliveryId),
     async sendTest(hookId: string, request: { events: EventName[]; config: HookConfig }): Promise<void> {
       await sendTestPayloads(await management.mustFind(hookId), request, policy);
     },
@@ -105,7 +119,15 @@ export function createWebhooks(deps: WebhooksDeps) {
       });
       const streaks = createFailureStreaks({ kv: deps.kv, disableAfterMs: settings.WEBHOOK_AUTO_DISABLE_AFTER_MS });
       const processor = createDeliveryProcessor({
-        cache, deliveries, logs, policy, guard, streaks, order, disableHook: management.disable, logger: deps.logger,
+        cache,
+        deliveries,
+        logs,
+        policy,
+        guard,
+        streaks,
+        order,
+        disableHook: management.disable,
+        logger: deps.logger,
         onAttempt: deps.onAttempt,
       });
       await queue.consume(processor, { concurrency: settings.WEBHOOK_CONCURRENCY });

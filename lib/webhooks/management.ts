@@ -93,10 +93,19 @@ export function createHookManagement(deps: {
       const now = Date.now();
       const signature = input.signature ?? 'hmac';
       const record = await hooks.insert({
-        id: newId(), name: input.name ?? '', event: null, events: subscription(input.events, input.event),
-        config: mustBeAllowed(input.config), enabled: input.enabled ?? true, disabledReason: null, signature,
+        id: newId(),
+        name: input.name ?? '',
+        event: null,
+        events: subscription(input.events, input.event),
+        config: mustBeAllowed(input.config),
+        enabled: input.enabled ?? true,
+        disabledReason: null,
+        signature,
         ordering: input.ordering ?? 'none',
-        signingKey: generateSigningKey(signature), retiredSigningKeys: [], createdAt: now, updatedAt: now,
+        signingKey: generateSigningKey(signature),
+        retiredSigningKeys: [],
+        createdAt: now,
+        updatedAt: now,
       });
       await cache.invalidate();
       return withSecret(record);
@@ -147,7 +156,9 @@ export function createHookManagement(deps: {
         const retiredSigningKeys = [
           { key: current.signingKey, until: now + deps.signingKeyGraceMs },
           ...current.retiredSigningKeys,
-        ].filter((retired) => retired.until > now).slice(0, MAX_RETIRED_KEYS);
+        ]
+          .filter((retired) => retired.until > now)
+          .slice(0, MAX_RETIRED_KEYS);
         const signingKey = generateSigningKey(current.signature ?? 'hmac');
         const updated = await hooks.update(id, { signingKey, retiredSigningKeys }, current.signingKey);
         if (updated) {

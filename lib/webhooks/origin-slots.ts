@@ -40,7 +40,8 @@ export function createOriginSlots(options: { concurrency: number; fastMs: number
         released = true;
         origin.starts.splice(origin.starts.indexOf(startedAt), 1);
         if (latencyMs !== undefined) {
-          origin.typicalMs = origin.typicalMs === undefined ? latencyMs : origin.typicalMs + SMOOTHING * (latencyMs - origin.typicalMs);
+          origin.typicalMs =
+            origin.typicalMs === undefined ? latencyMs : origin.typicalMs + SMOOTHING * (latencyMs - origin.typicalMs);
         }
         const next = origin.waiters.shift();
         if (next) next.grant(slotOf(name, origin));
@@ -61,8 +62,11 @@ export function createOriginSlots(options: { concurrency: number; fastMs: number
 
   function fast(origin: Origin): boolean {
     const oldest = origin.starts[0];
-    return origin.typicalMs !== undefined && origin.typicalMs <= options.fastMs
-      && (oldest === undefined || performance.now() - oldest <= options.fastMs);
+    return (
+      origin.typicalMs !== undefined &&
+      origin.typicalMs <= options.fastMs &&
+      (oldest === undefined || performance.now() - oldest <= options.fastMs)
+    );
   }
 
   function wait(origin: Origin): Promise<OriginSlot | undefined> {

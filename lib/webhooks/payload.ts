@@ -6,7 +6,8 @@ import { newId } from '../ids.ts';
  * last line of defence before a payload leaves the service. `code` is matched exactly so that fields like
  * `postalCode` survive.
  */
-const SECRET_FIELD = /^(password\w*|\w*secret|\w*token|\w*privatekey|signingkeys?|retiredsigningkeys|code|verificationcode)$/i;
+const SECRET_FIELD =
+  /^(password\w*|\w*secret|\w*token|\w*privatekey|signingkeys?|retiredsigningkeys|code|verificationcode)$/i;
 
 /** The event as plain JSON without secret-looking fields: what every subscriber of the event receives. */
 export function eventBody(event: IdentityEvent): Record<string, unknown> {

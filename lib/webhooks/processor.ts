@@ -40,12 +40,17 @@ export interface ProcessorDeps {
 
 /** Signs and POSTs one delivery to its hook's current URL, with the hook's current keys. */
 export async function sendDelivery(
-  hook: HookRecord, delivery: { deliveryId: string; webhookId?: string; payload: Record<string, unknown> }, policy: DeliveryPolicy,
+  hook: HookRecord,
+  delivery: { deliveryId: string; webhookId?: string; payload: Record<string, unknown> },
+  policy: DeliveryPolicy,
 ): Promise<SendResult> {
   const body = JSON.stringify(delivery.payload);
   const now = Date.now();
   const signatures = signatureHeaders({
-    deliveryId: delivery.webhookId ?? delivery.deliveryId, timestamp: now / 1000, body, signingKeys: signingKeysAt(hook, now),
+    deliveryId: delivery.webhookId ?? delivery.deliveryId,
+    timestamp: now / 1000,
+    body,
+    signingKeys: signingKeysAt(hook, now),
   });
   return sendWebhook({
     url: hook.config.url,
@@ -99,9 +104,12 @@ export function createDeliveryProcessor(deps: ProcessorDeps): DeliveryProcessor 
       return {};
     }
     // A job run again after a crash (or a batch whose hand-over failed) may hold deliveries that had finished.
-    if (attempt > 1 && await finishedBefore(deps.deliveries, job.deliveryId)) return {};
-    if (place && await deps.order.mustWait(hook.id, place)) return { deferInMs: ORDER_WAIT_MS };
-    const [admission, failingSince] = await Promise.all([deps.guard.admit(hook.config.url), deps.streaks.since(hook.id)]);
+    if (attempt > 1 && (await finishedBefore(deps.deliveries, job.deliveryId))) return {};
+    if (place && (await deps.order.mustWait(hook.id, place))) return { deferInMs: ORDER_WAIT_MS };
+    const [admission, failingSince] = await Promise.all([
+      deps.guard.admit(hook.config.url),
+      deps.streaks.since(hook.id),
+    ]);
     if ('deferInMs' in admission) return { deferInMs: admission.deferInMs };
     let result: SendResult;
     try {
@@ -116,12 +124,21 @@ export function createDeliveryProcessor(deps: ProcessorDeps): DeliveryProcessor 
       admission.pass.done(healthOf(result, outcome), result.latencyMs),
       deps.streaks.record(hook.id, !result.ok, failingSince, at),
     ]);
-    const disableReason = outcome === 'gone' ? 'the endpoint answered 410 Gone'
-      : streakStart === null ? undefined
-        : `every delivery attempt failed from ${new Date(streakStart).toISOString()} to ${new Date(at).toISOString()} (WEBHOOK_AUTO_DISABLE_AFTER_MS)`;
-    const retryInMs = outcome === 'retry' && disableReason === undefined ? nextDelayMs({
-      attempt, delays: policy.retryDelaysMs, retryAfterMs: result.retryAfterMs, retryAfterCapMs: policy.retryAfterCapMs,
-    }) : undefined;
+    const disableReason =
+      outcome === 'gone'
+        ? 'the endpoint answered 410 Gone'
+        : streakStart === null
+          ? undefined
+          : `every delivery attempt failed from ${new Date(streakStart).toISOString()} to ${new Date(at).toISOString()} (WEBHOOK_AUTO_DISABLE_AFTER_MS)`;
+    const retryInMs =
+      outcome === 'retry' && disableReason === undefined
+        ? nextDelayMs({
+            attempt,
+            delays: policy.retryDelaysMs,
+            retryAfterMs: result.retryAfterMs,
+            retryAfterCapMs: policy.retryAfterCapMs,
+          })
+        : undefined;
     const nextRetryAt = retryInMs === undefined ? null : at + retryInMs;
     const responseStatus = result.status ?? null;
     const responseBody = result.responseBody ?? null;
@@ -130,21 +147,45 @@ export function createDeliveryProcessor(deps: ProcessorDeps): DeliveryProcessor 
     await Promise.all([
       deps.logs.record({
         // The hook's own strings rather than the job's copies: a log is kept for days, and these are the same text.
-        hookId: hook.id, deliveryId: job.deliveryId, event: hook.events.find((event) => event === job.event) ?? job.event,
-        attempt, succeeded: result.ok,
-        responseStatus, responseBody, error, latencyMs: result.latencyMs, nextRetryAt,
+        hookId: hook.id,
+        deliveryId: job.deliveryId,
+        event: hook.events.find((event) => event === job.event) ?? job.event,
+        attempt,
+        succeeded: result.ok,
+        responseStatus,
+        responseBody,
+        error,
+        latencyMs: result.latencyMs,
+        nextRetryAt,
         createdAt: at,
       }),
-      deps.deliveries.recordAttempt(job, { status, at, nextRetryAt, responseStatus, responseBody, latencyMs: result.latencyMs, error }),
+      deps.deliveries.recordAttempt(job, {
+        status,
+        at,
+        nextRetryAt,
+        responseStatus,
+        responseBody,
+        latencyMs: result.latencyMs,
+        error,
+      }),
     ]);
     if (place && status !== 'pending') await deps.order.release(hook.id, place);
     // Never the URL (its query may hold a consumer's secret), the headers or the payload.
-    deps.logger.info({
-      hookId: hook.id, deliveryId: job.deliveryId, event: job.event, attempt, outcome, responseStatus,
-      latencyMs: result.latencyMs, nextRetryAt,
-    }, 'webhook delivery attempt');
+    deps.logger.info(
+      {
+        hookId: hook.id,
+        deliveryId: job.deliveryId,
+        event: job.event,
+        attempt,
+        outcome,
+        responseStatus,
+        latencyMs: result.latencyMs,
+        nextRetryAt,
+      },
+      'webhook delivery attempt',
+    );
     deps.onAttempt?.({ outcome, latencyMs: result.latencyMs });
-    if (disableReason !== undefined && await deps.disableHook(hook.id, disableReason)) {
+    if (disableReason !== undefined && (await deps.disableHook(hook.id, disableReason))) {
       deps.logger.warn({ hookId: hook.id, deliveryId: job.deliveryId, reason: disableReason }, 'webhook hook disabled');
     }
     return retryInMs === undefined ? {} : { retryInMs };

@@ -61,9 +61,15 @@ export interface ReplayRequest {
  * a `failed` replay does the same for the hook's deliveries that failed for good. Each is a new delivery (its own id,
  * retries and record), marked with the replay's id. A replay whose process stopped resumes at the next start.
  */
-export function createReplays(deps: EnqueueDeps & {
-  store: DocumentStore; log: EventLog; management: HookManagement; logger: Logger; retentionMs: number;
-}) {
+export function createReplays(
+  deps: EnqueueDeps & {
+    store: DocumentStore;
+    log: EventLog;
+    management: HookManagement;
+    logger: Logger;
+    retentionMs: number;
+  },
+) {
   const replays = deps.store.collection<ReplayRecord>('webhook_replays');
   const running = new Map<string, Promise<void>>();
   let stopped = false;
@@ -74,33 +80,59 @@ export function createReplays(deps: EnqueueDeps & {
     if (!hook) return finish(record, 'failed', 'the hook was deleted');
     if (!hook.enabled) return finish(record, 'failed', 'the hook is disabled');
     const room = Math.min(BATCH, MAX_REPLAY_DELIVERIES - record.enqueued);
-    if (room <= 0) return finish(record, 'completed', `stopped at ${MAX_REPLAY_DELIVERIES} deliveries: replay the rest of the window separately`);
+    if (room <= 0)
+      return finish(
+        record,
+        'completed',
+        `stopped at ${MAX_REPLAY_DELIVERIES} deliveries: replay the rest of the window separately`,
+      );
     const now = Date.now();
     let jobs: DeliveryJob[];
     let cursor: ReplayRecord['cursor'];
     if (record.kind === 'events') {
       const after = record.cursor && 'sequence' in record.cursor ? record.cursor.sequence : 0;
       const found = await deps.log.window({
-        since: new Date(record.since), until: new Date(record.until), after, types: record.events, limit: room,
+        since: new Date(record.since),
+        until: new Date(record.until),
+        after,
+        types: record.events,
+        limit: room,
       });
       jobs = found.map(({ sequence, event, body }) => ({
-        deliveryId: newDeliveryId(), webhookId: originalDeliveryId(sequence, hook.id), replayId: record.id,
-        hookId: hook.id, event, payload: hookPayload(body, hook.id), createdAt: now,
+        deliveryId: newDeliveryId(),
+        webhookId: originalDeliveryId(sequence, hook.id),
+        replayId: record.id,
+        hookId: hook.id,
+        event,
+        payload: hookPayload(body, hook.id),
+        createdAt: now,
       }));
       cursor = found.length > 0 ? { sequence: found.at(-1)!.sequence } : record.cursor;
     } else {
       const after = record.cursor && 'id' in record.cursor ? record.cursor : null;
-      const found = await deps.deliveries.failedBetween(hook.id, { since: record.since, until: record.until }, after, room);
+      const found = await deps.deliveries.failedBetween(
+        hook.id,
+        { since: record.since, until: record.until },
+        after,
+        room,
+      );
       jobs = found.map((delivery) => ({
-        deliveryId: newDeliveryId(), webhookId: delivery.webhookId, replayId: record.id,
-        hookId: hook.id, event: delivery.event, payload: delivery.payload, createdAt: now,
+        deliveryId: newDeliveryId(),
+        webhookId: delivery.webhookId,
+        replayId: record.id,
+        hookId: hook.id,
+        event: delivery.event,
+        payload: delivery.payload,
+        createdAt: now,
       }));
       cursor = found.length > 0 ? { createdAt: found.at(-1)!.createdAt, id: found.at(-1)!.id } : record.cursor;
     }
     if (jobs.length === 0) return finish(record, 'completed', null);
     await enqueueDeliveries(deps, jobs);
     const updated = await replays.findOneAndUpdate(
-      { _id: record.id }, { $set: { cursor, updatedAt: Date.now() }, $inc: { enqueued: jobs.length } }, { returnDocument: 'after' },
+      { _id: record.id },
+      { $set: { cursor, updatedAt: Date.now() }, $inc: { enqueued: jobs.length } },
+      { returnDocument: 'after' },
     );
     return updated;
   }
@@ -114,17 +146,20 @@ export function createReplays(deps: EnqueueDeps & {
   /** Runs one replay to its end (or until the process stops), outside any request's transaction. */
   function run(record: ReplayRecord): void {
     if (running.has(record.id)) return;
-    const job = deps.store.outsideTransaction(async () => {
-      let current: ReplayRecord | null = record;
-      while (current && !stopped) {
-        current = await step(current);
-        // Lets requests run between steps.
-        await new Promise((resolve) => setImmediate(resolve));
-      }
-    }).catch(async (error: unknown) => {
-      deps.logger.warn({ err: error, replayId: record.id }, 'webhook replay stopped');
-      await finish(record, 'failed', 'the replay could not continue (see the service log)').catch(() => undefined);
-    }).finally(() => running.delete(record.id));
+    const job = deps.store
+      .outsideTransaction(async () => {
+        let current: ReplayRecord | null = record;
+        while (current && !stopped) {
+          current = await step(current);
+          // Lets requests run between steps.
+          await new Promise((resolve) => setImmediate(resolve));
+        }
+      })
+      .catch(async (error: unknown) => {
+        deps.logger.warn({ err: error, replayId: record.id }, 'webhook replay stopped');
+        await finish(record, 'failed', 'the replay could not continue (see the service log)').catch(() => undefined);
+      })
+      .finally(() => running.delete(record.id));
     running.set(record.id, job);
   }
 
@@ -142,10 +177,23 @@ export function createReplays(deps: EnqueueDeps & {
       const until = Math.min(request.until ?? now, now);
       if (request.since > until) throw errors.invalidInput('since must not be after until (or now)');
       const events = request.events ? request.events.filter((event) => hook.events.includes(event)) : hook.events;
-      if (request.events && events.length === 0) throw errors.invalidInput('the hook subscribes to none of these events');
+      if (request.events && events.length === 0)
+        throw errors.invalidInput('the hook subscribes to none of these events');
       const record: ReplayRecord = {
-        _id: `rpl_${newId()}`, id: '', hookId, kind: request.kind, since: request.since, until, events, status: 'running',
-        enqueued: 0, note: null, createdAt: now, updatedAt: now, completedAt: null, cursor: null,
+        _id: `rpl_${newId()}`,
+        id: '',
+        hookId,
+        kind: request.kind,
+        since: request.since,
+        until,
+        events,
+        status: 'running',
+        enqueued: 0,
+        note: null,
+        createdAt: now,
+        updatedAt: now,
+        completedAt: null,
+        cursor: null,
         expiresAt: new Date(now + deps.retentionMs),
       };
       record.id = record._id;

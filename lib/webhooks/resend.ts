@@ -11,17 +11,39 @@ import { newDeliveryId } from './payload.ts';
  * that de-duplicates on `webhook-id` should treat an operator's explicit resend as a new message.
  */
 export async function resendDelivery(
-  deps: EnqueueDeps & { management: HookManagement }, hookId: string, deliveryId: string,
+  deps: EnqueueDeps & { management: HookManagement },
+  hookId: string,
+  deliveryId: string,
 ): Promise<Delivery> {
   const hook = await deps.management.mustFind(hookId);
   const original = await deps.deliveries.find(hookId, deliveryId);
   if (!original) throw errors.notFound('delivery', deliveryId);
   if (!hook.enabled) throw hookErrors.disabled(hookId);
-  const job = { deliveryId: newDeliveryId(), hookId, event: original.event, payload: original.payload, createdAt: Date.now() };
+  const job = {
+    deliveryId: newDeliveryId(),
+    hookId,
+    event: original.event,
+    payload: original.payload,
+    createdAt: Date.now(),
+  };
   await enqueueDeliveries(deps, [job], original.id);
   return {
-    id: job.deliveryId, hookId, event: job.event, status: 'pending', attempts: 0, lastAttemptAt: null, nextRetryAt: null,
-    lastResponseStatus: null, lastError: null, lastLatencyMs: null, lastResponseExcerpt: null, resentFrom: original.id,
-    webhookId: job.deliveryId, replayId: null, sequence: original.sequence, version: original.version, createdAt: job.createdAt,
+    id: job.deliveryId,
+    hookId,
+    event: job.event,
+    status: 'pending',
+    attempts: 0,
+    lastAttemptAt: null,
+    nextRetryAt: null,
+    lastResponseStatus: null,
+    lastError: null,
+    lastLatencyMs: null,
+    lastResponseExcerpt: null,
+    resentFrom: original.id,
+    webhookId: job.deliveryId,
+    replayId: null,
+    sequence: original.sequence,
+    version: original.version,
+    createdAt: job.createdAt,
   };
 }

@@ -14,7 +14,6 @@ export const DEFAULT_RETRY_DELAYS_MS: readonly number[] = Object.freeze([
   10 * HOUR,
 ]);
 
-
 const JITTER = 0.2;
 
 /** Parses `WEBHOOK_RETRY_DELAYS_MS`-style text: comma-separated non-negative integer milliseconds. */

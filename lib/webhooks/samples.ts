@@ -1,7 +1,12 @@
 import { stampEvent } from '../events/bus.ts';
 import { isDataEvent, isInteractionEvent, type EventName } from '../events/catalogue.ts';
 import {
-  numberedEvent, type ApplicationSummary, type EventContext, type EventPayloads, type InteractionPayload, type ManagementContext,
+  numberedEvent,
+  type ApplicationSummary,
+  type EventContext,
+  type EventPayloads,
+  type InteractionPayload,
+  type ManagementContext,
   type RecordedEvent,
 } from '../events/payloads.ts';
 import type { Organization } from '../organizations/repository.ts';
@@ -34,21 +39,47 @@ const SAMPLE_USER: User = {
 };
 
 const SAMPLE_APPLICATION: ApplicationSummary = {
-  id: 'sample-application-id', type: 'Traditional', name: 'Sample application', description: null,
+  id: 'sample-application-id',
+  type: 'Traditional',
+  name: 'Sample application',
+  description: null,
 };
 
-const ROLE: Role = { id: 'sample-role-id', name: 'sample-role', description: 'A sample role', type: 'User', isDefault: false, createdAt: 0 };
+const ROLE: Role = {
+  id: 'sample-role-id',
+  name: 'sample-role',
+  description: 'A sample role',
+  type: 'User',
+  isDefault: false,
+  createdAt: 0,
+};
 const SCOPE: Scope = {
-  id: 'sample-scope-id', resourceId: 'sample-resource-id', name: 'read:sample', description: 'A sample scope', createdAt: 0,
+  id: 'sample-scope-id',
+  resourceId: 'sample-resource-id',
+  name: 'read:sample',
+  description: 'A sample scope',
+  createdAt: 0,
 };
 const ORGANIZATION: Organization = {
-  id: 'sample-organization-id', name: 'Sample organization', description: null, customData: {}, isMfaRequired: false, createdAt: 0,
+  id: 'sample-organization-id',
+  name: 'Sample organization',
+  description: null,
+  customData: {},
+  isMfaRequired: false,
+  createdAt: 0,
 };
 const ORGANIZATION_ROLE: OrganizationRole = {
-  id: 'sample-organization-role-id', name: 'member', description: 'A sample organization role', type: 'User', createdAt: 0,
+  id: 'sample-organization-role-id',
+  name: 'member',
+  description: 'A sample organization role',
+  type: 'User',
+  createdAt: 0,
 };
 const ORGANIZATION_SCOPE: OrganizationScope = {
-  id: 'sample-organization-scope-id', name: 'read:members', description: 'A sample organization scope', createdAt: 0,
+  id: 'sample-organization-scope-id',
+  name: 'read:members',
+  description: 'A sample organization scope',
+  createdAt: 0,
 };
 
 const SIGNED_IN: InteractionPayload = { userId: SAMPLE_USER.id, user: SAMPLE_USER, application: SAMPLE_APPLICATION };
@@ -72,7 +103,11 @@ const PAYLOADS: EventPayloads = {
   'Organization.Deleted': { data: ORGANIZATION },
   'Organization.Data.Updated': { data: ORGANIZATION },
   // Membership changes carry their delta at the top level, as Logto sends them.
-  'Organization.Membership.Updated': { data: ORGANIZATION, organizationId: ORGANIZATION.id, addedUserIds: [SAMPLE_USER.id] },
+  'Organization.Membership.Updated': {
+    data: ORGANIZATION,
+    organizationId: ORGANIZATION.id,
+    addedUserIds: [SAMPLE_USER.id],
+  },
   'OrganizationRole.Created': { data: ORGANIZATION_ROLE },
   'OrganizationRole.Deleted': { data: ORGANIZATION_ROLE },
   'OrganizationRole.Data.Updated': { data: ORGANIZATION_ROLE },
@@ -83,18 +118,31 @@ const PAYLOADS: EventPayloads = {
   'Identifier.Lockout': { type: 'email', value: 'user@example.com' },
   'Message.RateLimited': { action: 'SignIn', recipient: 'user@example.com' },
   'Grant.LimitExceeded': {
-    userId: SAMPLE_USER.id, applicationId: SAMPLE_APPLICATION.id, revokedGrantIds: ['sample-grant-id'],
-    maxAllowedGrants: 1, preRevocationActiveGrantCount: 2,
+    userId: SAMPLE_USER.id,
+    applicationId: SAMPLE_APPLICATION.id,
+    revokedGrantIds: ['sample-grant-id'],
+    maxAllowedGrants: 1,
+    preRevocationActiveGrantCount: 2,
   },
   'User.Impersonated': {
-    impersonationId: 'sample-impersonation-id', userId: SAMPLE_USER.id, applicationId: SAMPLE_APPLICATION.id,
-    actorUserId: 'sample-actor-id', reason: 'Support ticket SUP-42', resource: 'https://api.example.com', scope: 'read',
+    impersonationId: 'sample-impersonation-id',
+    userId: SAMPLE_USER.id,
+    applicationId: SAMPLE_APPLICATION.id,
+    actorUserId: 'sample-actor-id',
+    reason: 'Support ticket SUP-42',
+    resource: 'https://api.example.com',
+    scope: 'read',
     expiresAt: '2030-01-01T01:00:00.000Z',
   },
   'Impersonation.Revoked': {
-    impersonationId: 'sample-impersonation-id', userId: SAMPLE_USER.id, applicationId: SAMPLE_APPLICATION.id,
-    actorUserId: 'sample-actor-id', resource: 'https://api.example.com', revokedBy: 'sample-admin-client',
-    revokedAt: '2030-01-01T00:10:00.000Z', expiresAt: '2030-01-01T01:00:00.000Z',
+    impersonationId: 'sample-impersonation-id',
+    userId: SAMPLE_USER.id,
+    applicationId: SAMPLE_APPLICATION.id,
+    actorUserId: 'sample-actor-id',
+    resource: 'https://api.example.com',
+    revokedBy: 'sample-admin-client',
+    revokedAt: '2030-01-01T00:10:00.000Z',
+    expiresAt: '2030-01-01T01:00:00.000Z',
   },
 };
 
@@ -118,13 +166,15 @@ function managementContext(event: EventName): ManagementContext {
   const membership = action === 'Membership.Updated';
   const matchedRoute = membership
     ? '/organizations/:id/users'
-    : action === 'Created' ? route.replace(/\/:\w+$/, '') : route;
+    : action === 'Created'
+      ? route.replace(/\/:\w+$/, '')
+      : route;
   const params = Object.fromEntries([...matchedRoute.matchAll(/:(\w+)/g)].map(([, name]) => [name, `sample-${name}`]));
   return {
     ip: '192.0.2.1',
     userAgent: 'sample-client/1.0',
     path: matchedRoute.replace(/:(\w+)/g, 'sample-$1'),
-    method: membership ? 'POST' : ACTION_METHOD[action] ?? 'PATCH',
+    method: membership ? 'POST' : (ACTION_METHOD[action] ?? 'PATCH'),
     status: action === 'Created' || membership ? 201 : action === 'Deleted' ? 204 : 200,
     params,
     matchedRoute,
@@ -132,11 +182,16 @@ function managementContext(event: EventName): ManagementContext {
 }
 
 function contextOf(event: EventName): EventContext<EventName> {
-  if (isInteractionEvent(event)) return { sessionId: 'sample-session-id', userIp: '192.0.2.1', userAgent: 'Mozilla/5.0 (sample)' };
+  if (isInteractionEvent(event))
+    return { sessionId: 'sample-session-id', userIp: '192.0.2.1', userAgent: 'Mozilla/5.0 (sample)' };
   return isDataEvent(event) ? managementContext(event) : { ip: '192.0.2.1', userAgent: 'Mozilla/5.0 (sample)' };
 }
 
 /** A sample numbered as recorded events are: sequence 0 (no recorded event has it), version 1 for data events. */
 export function sampleEvent(event: EventName, createdAt = new Date()): RecordedEvent {
-  return numberedEvent(stampEvent(event, PAYLOADS[event], contextOf(event), createdAt), 0, isDataEvent(event) ? 1 : null);
+  return numberedEvent(
+    stampEvent(event, PAYLOADS[event], contextOf(event), createdAt),
+    0,
+    isDataEvent(event) ? 1 : null,
+  );
 }

@@ -84,12 +84,15 @@ export function sendWebhook(input: SendInput): Promise<SendResult> {
       clearTimeout(timer);
       resolve({ ...result, latencyMs: elapsed() });
     };
-    const failed = (error: unknown) => finish({ ok: false, error: error instanceof Error ? error.message || String(error) : String(error) });
+    const failed = (error: unknown) =>
+      finish({ ok: false, error: error instanceof Error ? error.message || String(error) : String(error) });
     const answered = () => {
       const status = response!.statusCode ?? 0;
       const retryAfterMs = parseRetryAfter(headerValue(response!.headers['retry-after']));
       finish({
-        ok: status >= 200 && status < 300, status, responseBody: decodeBounded(chunks, size),
+        ok: status >= 200 && status < 300,
+        status,
+        responseBody: decodeBounded(chunks, size),
         ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
       });
     };
@@ -105,7 +108,12 @@ export function sendWebhook(input: SendInput): Promise<SendResult> {
       const secure = url.protocol === 'https:';
       const send = secure ? httpsRequest : httpRequest;
       const agent = input.agents ? (secure ? input.agents.https : input.agents.http) : undefined;
-      const options = { method: 'POST', headers: requestHeaders(input), lookup: pinnedLookup(addresses), ...(agent ? { agent } : {}) };
+      const options = {
+        method: 'POST',
+        headers: requestHeaders(input),
+        lookup: pinnedLookup(addresses),
+        ...(agent ? { agent } : {}),
+      };
       request = send(url, options, (res) => {
         response = res;
         res.on('data', (chunk: Buffer) => {
@@ -131,12 +139,16 @@ export function sendWebhook(input: SendInput): Promise<SendResult> {
 
     try {
       const url = new URL(input.url);
-      if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error(`unsupported protocol ${url.protocol}`);
-      input.destinations.check(url.hostname).then((verdict) => {
-        if (settled) return;
-        if ('refused' in verdict) finish({ ok: false, error: verdict.refused, refused: verdict.refused });
-        else post(url, verdict.addresses);
-      }).catch(failed);
+      if (url.protocol !== 'https:' && url.protocol !== 'http:')
+        throw new Error(`unsupported protocol ${url.protocol}`);
+      input.destinations
+        .check(url.hostname)
+        .then((verdict) => {
+          if (settled) return;
+          if ('refused' in verdict) finish({ ok: false, error: verdict.refused, refused: verdict.refused });
+          else post(url, verdict.addresses);
+        })
+        .catch(failed);
     } catch (error) {
       failed(error);
     }

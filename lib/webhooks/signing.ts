@@ -1,4 +1,13 @@
-import { createHmac, createPrivateKey, createPublicKey, createSecretKey, generateKeyPairSync, randomBytes, sign, type KeyObject } from 'node:crypto';
+import {
+  createHmac,
+  createPrivateKey,
+  createPublicKey,
+  createSecretKey,
+  generateKeyPairSync,
+  randomBytes,
+  sign,
+  type KeyObject,
+} from 'node:crypto';
 import { setBounded } from '../bounded-map.ts';
 
 const KEY_PREFIX = 'whsec_';
@@ -24,7 +33,11 @@ const keptPrivateKeys = new Map<string, KeyObject>();
 function ed25519Key(signingKey: string): KeyObject {
   let key = keptPrivateKeys.get(signingKey);
   if (key) return key;
-  key = createPrivateKey({ key: Buffer.from(signingKey.slice(PRIVATE_KEY_PREFIX.length), 'base64'), format: 'der', type: 'pkcs8' });
+  key = createPrivateKey({
+    key: Buffer.from(signingKey.slice(PRIVATE_KEY_PREFIX.length), 'base64'),
+    format: 'der',
+    type: 'pkcs8',
+  });
   setBounded(keptPrivateKeys, signingKey, key, MAX_KEPT_KEYS);
   return key;
 }
@@ -85,9 +98,11 @@ export function signatureHeaders({ deliveryId, timestamp, body, signingKeys }: S
   const seconds = String(Math.floor(timestamp));
   const signedContent = `${deliveryId}.${seconds}.${body}`;
   // One signature per key lets consumers verify with either the old or the new key during rotation.
-  const signatures = signingKeys.map((key) => (isEd25519Key(key)
-    ? `v1a,${sign(null, Buffer.from(signedContent, 'utf8'), ed25519Key(key)).toString('base64')}`
-    : `v1,${createHmac('sha256', hmacKeys(key).standard).update(signedContent, 'utf8').digest('base64')}`));
+  const signatures = signingKeys.map((key) =>
+    isEd25519Key(key)
+      ? `v1a,${sign(null, Buffer.from(signedContent, 'utf8'), ed25519Key(key)).toString('base64')}`
+      : `v1,${createHmac('sha256', hmacKeys(key).standard).update(signedContent, 'utf8').digest('base64')}`,
+  );
   const headers: SignatureHeaders = {
     'webhook-id': deliveryId,
     'webhook-timestamp': seconds,
@@ -95,6 +110,8 @@ export function signatureHeaders({ deliveryId, timestamp, body, signingKeys }: S
   };
   if (isEd25519Key(currentKey)) return headers;
   // Logto keys its HMAC with the key string itself (a string key is taken as UTF-8), not the decoded bytes.
-  headers['logto-signature-sha-256'] = createHmac('sha256', hmacKeys(currentKey).logto).update(body, 'utf8').digest('hex');
+  headers['logto-signature-sha-256'] = createHmac('sha256', hmacKeys(currentKey).logto)
+    .update(body, 'utf8')
+    .digest('hex');
   return headers;
 }

@@ -12,7 +12,9 @@ import { sampleEvent } from './samples.ts';
  * the answer.
  */
 export async function sendTestPayloads(
-  hook: HookRecord, request: { events: EventName[]; config: HookConfig }, policy: DeliveryPolicy,
+  hook: HookRecord,
+  request: { events: EventName[]; config: HookConfig },
+  policy: DeliveryPolicy,
 ): Promise<void> {
   const target = { ...hook, config: request.config };
   for (const event of request.events) {
@@ -20,7 +22,8 @@ export async function sendTestPayloads(
     const result = await sendDelivery(target, { deliveryId: `test_${newId()}`, payload }, policy);
     if (result.ok) continue;
     if (result.refused !== undefined) throw hookErrors.destinationNotAllowed(result.refused);
-    if (result.status !== undefined) throw hookErrors.endpointRespondedWithError(result.status, result.responseBody ?? '');
+    if (result.status !== undefined)
+      throw hookErrors.endpointRespondedWithError(result.status, result.responseBody ?? '');
     throw hookErrors.sendTestPayloadFailed(result.error ?? 'unknown error');
   }
 }

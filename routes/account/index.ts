@@ -7,7 +7,13 @@ import { verificationRoutes } from './verifications.ts';
 import { accountMfaRoutes } from './mfa-verifications.ts';
 import { accountImpersonationRoutes } from './impersonations.ts';
 import {
-  accountProfile, basicsBody, passwordBody, primaryEmailBody, primaryPhoneBody, profileBody, profileResponse,
+  accountProfile,
+  basicsBody,
+  passwordBody,
+  primaryEmailBody,
+  primaryPhoneBody,
+  profileBody,
+  profileResponse,
 } from './schemas.ts';
 
 const tag = 'Account';
@@ -36,19 +42,30 @@ export function accountRoutes(api: ApiRouterDeps, core: ServiceCore): void {
   const user = accountApi(api, core);
 
   declare(api, {
-    method: 'get', path: '/account-center', tag: 'Account center', response: accountCenterSchema,
+    method: 'get',
+    path: '/account-center',
+    tag: 'Account center',
+    response: accountCenterSchema,
     summary: 'The account center: whether the Account API is on, and which fields users may see or change',
     handler: () => account.center.get(),
   });
 
   declare(api, {
-    method: 'patch', path: '/account-center', tag: 'Account center', body: accountCenterPatch, response: accountCenterSchema,
+    method: 'patch',
+    path: '/account-center',
+    tag: 'Account center',
+    body: accountCenterPatch,
+    response: accountCenterSchema,
     summary: 'Update the account center; `fields`, when given, replaces every field (one left out is Off)',
     handler: ({ body }) => account.center.update(body),
   });
 
   declare(user, {
-    method: 'get', path: '/my-account', tag, scope: 'openid', response: accountProfile,
+    method: 'get',
+    path: '/my-account',
+    tag,
+    scope: 'openid',
+    response: accountProfile,
     summary: "The signed-in user's account: fields as the token's scopes and the account center allow",
     async handler({ koa }) {
       return account.profileOf(await account.authorize(koa, { access: 'read' }));
@@ -56,7 +73,13 @@ export function accountRoutes(api: ApiRouterDeps, core: ServiceCore): void {
   });
 
   declare(user, {
-    method: 'patch', path: '/my-account', tag, scope: 'openid', body: basicsBody, response: accountProfile, refuseEmptyBody: true,
+    method: 'patch',
+    path: '/my-account',
+    tag,
+    scope: 'openid',
+    body: basicsBody,
+    response: accountProfile,
+    refuseEmptyBody: true,
     summary: 'Change name, avatar, username (behind the identity gate) or customData (replaced; needs custom_data)',
     async handler({ koa, body, events }) {
       const request = await account.authorize(koa, { access: 'edit' });
@@ -67,8 +90,14 @@ export function accountRoutes(api: ApiRouterDeps, core: ServiceCore): void {
   });
 
   declare(user, {
-    method: 'patch', path: '/my-account/profile', tag, scope: 'profile', body: profileBody, response: profileResponse,
-    refuseEmptyBody: true, summary: 'Merge top-level keys into the profile; returns it',
+    method: 'patch',
+    path: '/my-account/profile',
+    tag,
+    scope: 'profile',
+    body: profileBody,
+    response: profileResponse,
+    refuseEmptyBody: true,
+    summary: 'Merge top-level keys into the profile; returns it',
     async handler({ koa, body, events }) {
       const request = await account.authorize(koa, { field: 'profile', access: 'edit' });
       const updated = await account.updateProfile(request, body);
@@ -78,8 +107,14 @@ export function accountRoutes(api: ApiRouterDeps, core: ServiceCore): void {
   });
 
   declare(user, {
-    method: 'post', path: '/my-account/password', tag, scope: 'openid', body: passwordBody, status: 204,
-    summary: 'Set a new password (behind the identity gate when the user can prove who they are); the password policy applies',
+    method: 'post',
+    path: '/my-account/password',
+    tag,
+    scope: 'openid',
+    body: passwordBody,
+    status: 204,
+    summary:
+      'Set a new password (behind the identity gate when the user can prove who they are); the password policy applies',
     async handler({ koa, body, events }) {
       const request = await account.authorize(koa, { field: 'password', access: 'edit' });
       announceUserChange(events, await account.setPassword(koa, request, body.password));
@@ -90,16 +125,28 @@ export function accountRoutes(api: ApiRouterDeps, core: ServiceCore): void {
     const path = channel === 'email' ? '/my-account/primary-email' : '/my-account/primary-phone';
     const noun = channel === 'email' ? 'primary email' : 'primary phone';
     declare(user, {
-      method: 'post', path, tag, scope: channel, status: 204, body: channel === 'email' ? primaryEmailBody : primaryPhoneBody,
+      method: 'post',
+      path,
+      tag,
+      scope: channel,
+      status: 204,
+      body: channel === 'email' ? primaryEmailBody : primaryPhoneBody,
       summary: `Set the ${noun} (identity gate), proven by a verified code record of the new ${channel === 'email' ? 'address' : 'number'}`,
       async handler({ koa, body, events }) {
         const request = await account.authorize(koa, { field: channel, access: 'edit', identity: true });
         const value = 'email' in body ? body.email : body.phone;
-        announceUserChange(events, await account.setPrimary(request, channel, value, body.newIdentifierVerificationRecordId));
+        announceUserChange(
+          events,
+          await account.setPrimary(request, channel, value, body.newIdentifierVerificationRecordId),
+        );
       },
     });
     declare(user, {
-      method: 'delete', path, tag, scope: channel, status: 204,
+      method: 'delete',
+      path,
+      tag,
+      scope: channel,
+      status: 204,
       summary: `Remove the ${noun} (identity gate); refused when sign-up requires it or it is the last identifier`,
       async handler({ koa, events }) {
         const request = await account.authorize(koa, { field: channel, access: 'edit', identity: true });

@@ -20,11 +20,15 @@ const byFactor = z.object({ verificationId: idParam });
  * authenticator app and backup codes from `totp-secret/generate` and `backup-codes/generate` (routes/mfa/account.ts).
  */
 const addBody = z.discriminatedUnion('type', [
-  z.object({
-    type: z.literal('WebAuthn'),
-    newIdentifierVerificationRecordId: recordId.describe('The record of POST /verifications/web-authn/registration/verify'),
-    name: passkeyName.optional().describe('What the user calls this passkey ("Work laptop")'),
-  }).strict(),
+  z
+    .object({
+      type: z.literal('WebAuthn'),
+      newIdentifierVerificationRecordId: recordId.describe(
+        'The record of POST /verifications/web-authn/registration/verify',
+      ),
+      name: passkeyName.optional().describe('What the user calls this passkey ("Work laptop")'),
+    })
+    .strict(),
   totpBody,
   backupCodeBody,
 ]);
@@ -40,10 +44,15 @@ export function accountMfaRoutes(user: ApiRouterDeps, core: ServiceCore): void {
   const { mfa, passkeys, signInExperience } = core.libraries;
 
   declare(user, {
-    method: 'post', path: '/verifications/web-authn/registration', tag: 'Account verifications', scope: 'identities',
+    method: 'post',
+    path: '/verifications/web-authn/registration',
+    tag: 'Account verifications',
+    scope: 'identities',
     response: z.object({
       verificationRecordId: z.string(),
-      registrationOptions: z.record(z.string(), z.unknown()).describe('For navigator.credentials.create(): rp.id is the host of BASE_URL'),
+      registrationOptions: z
+        .record(z.string(), z.unknown())
+        .describe('For navigator.credentials.create(): rp.id is the host of BASE_URL'),
       expiresAt: z.string(),
     }),
     summary: 'Start registering a passkey: creation options for the browser, answered to /verify within five minutes',
@@ -51,27 +60,46 @@ export function accountMfaRoutes(user: ApiRouterDeps, core: ServiceCore): void {
       const { user: me } = await account.authorize(koa, { field: 'mfa', access: 'edit' });
       const verificationRecordId = newId();
       const registrationOptions = await passkeys.registrationOptions(verificationRecordId, me);
-      return { verificationRecordId, registrationOptions, expiresAt: new Date(Date.now() + passkeys.challengeTtlMs).toISOString() };
+      return {
+        verificationRecordId,
+        registrationOptions,
+        expiresAt: new Date(Date.now() + passkeys.challengeTtlMs).toISOString(),
+      };
     },
   });
 
   declare(user, {
-    method: 'post', path: '/verifications/web-authn/registration/verify', tag: 'Account verifications', scope: 'identities',
+    method: 'post',
+    path: '/verifications/web-authn/registration/verify',
+    tag: 'Account verifications',
+    scope: 'identities',
     body: z.object({ verificationRecordId: recordId, payload: registrationPayload }).strict(),
     response: z.object({ verificationRecordId: z.string() }),
-    summary: 'Check the passkey the browser created (each challenge answered once); the record then binds it for ten minutes',
+    summary:
+      'Check the passkey the browser created (each challenge answered once); the record then binds it for ten minutes',
     async handler({ koa, body }) {
       const { user: me } = await account.authorize(koa, { field: 'mfa', access: 'edit' });
-      const credential = await passkeys.verifyRegistration(body.verificationRecordId, me.id, { ...body.payload, type: 'public-key' });
+      const credential = await passkeys.verifyRegistration(body.verificationRecordId, me.id, {
+        ...body.payload,
+        type: 'public-key',
+      });
       const agent = koa.get('user-agent');
-      await passkeys.holdRegistration(body.verificationRecordId, me.id, { ...credential, ...(agent && { agent }) },
-        VERIFICATION_RECORD_TTL_SECONDS * 1000);
+      await passkeys.holdRegistration(
+        body.verificationRecordId,
+        me.id,
+        { ...credential, ...(agent && { agent }) },
+        VERIFICATION_RECORD_TTL_SECONDS * 1000,
+      );
       return { verificationRecordId: body.verificationRecordId };
     },
   });
 
   declare(user, {
-    method: 'get', path: '/my-account/mfa-verifications', tag, scope: 'identities', response: z.array(mfaFactor),
+    method: 'get',
+    path: '/my-account/mfa-verifications',
+    tag,
+    scope: 'identities',
+    response: z.array(mfaFactor),
     summary: "The user's second factors (never a secret, a code or a key)",
     async handler({ koa }) {
       const { user: me } = await account.authorize(koa, { field: 'mfa', access: 'read' });
@@ -80,21 +108,34 @@ export function accountMfaRoutes(user: ApiRouterDeps, core: ServiceCore): void {
   });
 
   declare(user, {
-    method: 'post', path: '/my-account/mfa-verifications', tag, scope: 'identities', status: 204, body: addBody,
-    summary: 'Add a passkey from a verified registration record, an authenticator app (its secret and a code from it) or '
-      + 'backup codes (identity gate; the type must be among the sign-in experience\'s factors); 422 user.totp_already_in_use, '
-      + 'user.backup_code_already_in_use, session.mfa.backup_code_can_not_be_alone, user.wrong_backup_code_format',
+    method: 'post',
+    path: '/my-account/mfa-verifications',
+    tag,
+    scope: 'identities',
+    status: 204,
+    body: addBody,
+    summary:
+      'Add a passkey from a verified registration record, an authenticator app (its secret and a code from it) or ' +
+      "backup codes (identity gate; the type must be among the sign-in experience's factors); 422 user.totp_already_in_use, " +
+      'user.backup_code_already_in_use, session.mfa.backup_code_can_not_be_alone, user.wrong_backup_code_format',
     async handler({ koa, body, events }) {
       const { user: me } = await account.authorize(koa, { field: 'mfa', access: 'edit', identity: true });
       if (!(await signInExperience.get()).mfa.factors.includes(body.type)) {
-        throw errors.experience('session.mfa.mfa_factor_not_enabled', `the sign-in experience does not offer ${body.type} as a second factor`);
+        throw errors.experience(
+          'session.mfa.mfa_factor_not_enabled',
+          `the sign-in experience does not offer ${body.type} as a second factor`,
+        );
       }
       if (body.type !== 'WebAuthn') {
         announceUserChange(events, await addOwnFactor(mfa, me.id, body));
         return;
       }
       const held = await passkeys.spendRegistration(body.newIdentifierVerificationRecordId, me.id);
-      if (!held) throw errors.account('verification_record.not_found', 'no verified passkey registration of this user has this id');
+      if (!held)
+        throw errors.account(
+          'verification_record.not_found',
+          'no verified passkey registration of this user has this id',
+        );
       const { agent, ...credential } = held;
       const { user: updated } = await passkeys.add(me.id, credential, { name: body.name, agent });
       announceUserChange(events, updated);
@@ -102,8 +143,13 @@ export function accountMfaRoutes(user: ApiRouterDeps, core: ServiceCore): void {
   });
 
   declare(user, {
-    method: 'patch', path: '/my-account/mfa-verifications/:verificationId/name', tag, scope: 'identities', params: byFactor,
-    body: z.object({ name: passkeyName }).strict(), response: mfaFactor,
+    method: 'patch',
+    path: '/my-account/mfa-verifications/:verificationId/name',
+    tag,
+    scope: 'identities',
+    params: byFactor,
+    body: z.object({ name: passkeyName }).strict(),
+    response: mfaFactor,
     summary: 'Rename a passkey (identity gate); 404 for any other factor',
     async handler({ koa, params, body, events }) {
       const { user: me } = await account.authorize(koa, { field: 'mfa', access: 'edit', identity: true });
@@ -114,9 +160,15 @@ export function accountMfaRoutes(user: ApiRouterDeps, core: ServiceCore): void {
   });
 
   declare(user, {
-    method: 'delete', path: '/my-account/mfa-verifications/:verificationId', tag, scope: 'identities', params: byFactor, status: 204,
-    summary: 'Remove one of the user\'s second factors (identity gate); where a second factor is mandatory, never the last '
-      + 'authenticator app or passkey (422 session.mfa.mfa_policy_not_user_controlled)',
+    method: 'delete',
+    path: '/my-account/mfa-verifications/:verificationId',
+    tag,
+    scope: 'identities',
+    params: byFactor,
+    status: 204,
+    summary:
+      "Remove one of the user's second factors (identity gate); where a second factor is mandatory, never the last " +
+      'authenticator app or passkey (422 session.mfa.mfa_policy_not_user_controlled)',
     async handler({ koa, params, events }) {
       const { user: me } = await account.authorize(koa, { field: 'mfa', access: 'edit', identity: true });
       const { user: updated } = await mfa.removeOwn(me.id, params.verificationId, (await signInExperience.get()).mfa);

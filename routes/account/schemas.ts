@@ -6,12 +6,14 @@ import { avatar, email, password, phone, profile, user, username } from '../user
 /** The account as the user's token may see it: `id` always, every other field when scope and account center allow. */
 export const accountProfile = user.partial().required({ id: true });
 
-export const basicsBody = z.object({
-  name: z.string().max(256).nullable().optional(),
-  avatar: avatar.nullable().optional(),
-  username: username.nullable().optional(),
-  customData: jsonObject.optional(),
-}).strict();
+export const basicsBody = z
+  .object({
+    name: z.string().max(256).nullable().optional(),
+    avatar: avatar.nullable().optional(),
+    username: username.nullable().optional(),
+    customData: jsonObject.optional(),
+  })
+  .strict();
 
 export const profileBody = profile;
 export const profileResponse = z.record(z.string(), z.unknown());
@@ -31,9 +33,13 @@ export const codeIdentifier = z.discriminatedUnion('type', [
 /** Verification takes any string: the policy applies to setting a password, not to checking one. */
 export const verifyPasswordBody = z.object({ password: z.string().min(1).max(PASSWORD_POLICY.maxLength) }).strict();
 export const sendCodeBody = z.object({ identifier: codeIdentifier }).strict();
-export const verifyCodeBody = z.object({
-  identifier: codeIdentifier, verificationId: recordId, code: z.string().min(1).max(64),
-}).strict();
+export const verifyCodeBody = z
+  .object({
+    identifier: codeIdentifier,
+    verificationId: recordId,
+    code: z.string().min(1).max(64),
+  })
+  .strict();
 
 export const issuedRecord = z.object({
   verificationRecordId: z.string(),

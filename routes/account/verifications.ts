@@ -14,9 +14,15 @@ export function verificationRoutes(user: ApiRouterDeps, core: ServiceCore): void
   const { account } = core;
 
   declare(user, {
-    method: 'post', path: '/verifications/password', tag, scope: 'openid', status: 201, body: verifyPasswordBody,
+    method: 'post',
+    path: '/verifications/password',
+    tag,
+    scope: 'openid',
+    status: 201,
+    body: verifyPasswordBody,
     response: issuedRecord,
-    summary: "Verify the user's password: a record proving their identity (422 session.invalid_credentials; counts toward lockout)",
+    summary:
+      "Verify the user's password: a record proving their identity (422 session.invalid_credentials; counts toward lockout)",
     async handler({ koa, body }) {
       const { principal } = await account.authorize(koa, { access: 'edit' });
       return account.verifications.password(principal.userId, body.password);
@@ -24,21 +30,37 @@ export function verificationRoutes(user: ApiRouterDeps, core: ServiceCore): void
   });
 
   declare(user, {
-    method: 'post', path: '/verifications/verification-code', tag, scope: 'openid', status: 201, body: sendCodeBody,
+    method: 'post',
+    path: '/verifications/verification-code',
+    tag,
+    scope: 'openid',
+    status: 201,
+    body: sendCodeBody,
     response: issuedRecord,
-    summary: 'Send a code to an email address or phone number (429 request.message_rate_limited past the budget of the recipient, '
-      + 'the user or the client address)',
+    summary:
+      'Send a code to an email address or phone number (429 request.message_rate_limited past the budget of the recipient, ' +
+      'the user or the client address)',
     async handler({ koa, body }) {
       const { principal } = await account.authorize(koa, { access: 'edit' });
       const application = await core.repositories.applications.findById(principal.clientId);
-      return account.verifications.sendCode(principal.userId, body.identifier, {
-        ...requestContext(koa), applicationId: principal.clientId,
-      }, application?.name);
+      return account.verifications.sendCode(
+        principal.userId,
+        body.identifier,
+        {
+          ...requestContext(koa),
+          applicationId: principal.clientId,
+        },
+        application?.name,
+      );
     },
   });
 
   declare(user, {
-    method: 'post', path: '/verifications/verification-code/verify', tag, scope: 'openid', body: verifyCodeBody,
+    method: 'post',
+    path: '/verifications/verification-code/verify',
+    tag,
+    scope: 'openid',
+    body: verifyCodeBody,
     response: verifiedRecord,
     summary: 'Check the code of a verification-code record (wrong codes count toward lockout)',
     async handler({ koa, body }) {

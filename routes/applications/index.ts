@@ -4,8 +4,13 @@ import type { ServiceCore } from '../../lib/core.ts';
 import { errors } from '../../lib/errors.ts';
 import { role, ROLE_SEARCH_FIELDS } from '../roles/schemas.ts';
 import {
-  application, APPLICATION_SEARCH_FIELDS, applicationWithSecret, createApplicationBody, listApplicationsQuery,
-  redirectUriIssues, roleIdsBody,
+  application,
+  APPLICATION_SEARCH_FIELDS,
+  applicationWithSecret,
+  createApplicationBody,
+  listApplicationsQuery,
+  redirectUriIssues,
+  roleIdsBody,
   updateApplicationBody,
 } from './schemas.ts';
 
@@ -18,47 +23,76 @@ export function applicationRoutes(api: ApiRouterDeps, core: ServiceCore): void {
   const library = core.libraries.applications;
 
   declare(api, {
-    method: 'get', path: '/applications', tag, summary: 'List applications',
-    query: listApplicationsQuery, search: APPLICATION_SEARCH_FIELDS, pagination: 'optional',
+    method: 'get',
+    path: '/applications',
+    tag,
+    summary: 'List applications',
+    query: listApplicationsQuery,
+    search: APPLICATION_SEARCH_FIELDS,
+    pagination: 'optional',
     response: z.array(application),
     async handler({ query, search, page, paged }) {
       if (query.excludeRoleId && query.excludeOrganizationId) {
         throw errors.invalidInput('excludeRoleId and excludeOrganizationId cannot be used together');
       }
-      const excludeIds = query.excludeRoleId ? await repositories.roles.applicationIdsOfRole(query.excludeRoleId)
+      const excludeIds = query.excludeRoleId
+        ? await repositories.roles.applicationIdsOfRole(query.excludeRoleId)
         : query.excludeOrganizationId
           ? await repositories.organizations.applications.targetsOf({ organizationId: query.excludeOrganizationId })
           : undefined;
-      return paged(await repositories.applications.list(
-        page, { search, types: query.types, isThirdParty: query.isThirdParty, excludeIds },
-      ));
+      return paged(
+        await repositories.applications.list(page, {
+          search,
+          types: query.types,
+          isThirdParty: query.isThirdParty,
+          excludeIds,
+        }),
+      );
     },
   });
 
   declare(api, {
-    method: 'post', path: '/applications', tag, summary: 'Create an application (the secret is shown once)',
-    body: createApplicationBody, status: 201, response: applicationWithSecret.partial({ secret: true }),
+    method: 'post',
+    path: '/applications',
+    tag,
+    summary: 'Create an application (the secret is shown once)',
+    body: createApplicationBody,
+    status: 201,
+    response: applicationWithSecret.partial({ secret: true }),
     handler: ({ body }) => library.create(body),
   });
 
   declare(api, {
-    method: 'get', path: '/applications/:id', tag, summary: 'Get an application',
-    params: byId, response: application,
+    method: 'get',
+    path: '/applications/:id',
+    tag,
+    summary: 'Get an application',
+    params: byId,
+    response: application,
     handler: ({ params }) => library.mustFind(params.id),
   });
 
   declare(api, {
-    method: 'patch', path: '/applications/:id', tag, summary: 'Update an application',
+    method: 'patch',
+    path: '/applications/:id',
+    tag,
+    summary: 'Update an application',
     refuseEmptyBody: true,
-    params: byId, body: updateApplicationBody, response: application,
+    params: byId,
+    body: updateApplicationBody,
+    response: application,
     async handler({ params, body }) {
       if (body.oidcClientMetadata) {
         // The type cannot change, so the stored one decides which redirect URIs are acceptable.
         const { type } = await library.mustFind(params.id);
-        const issues = redirectUriIssues(type, body.oidcClientMetadata)
-          .map((issue) => ({ path: ['body', ...issue.path].join('.'), message: issue.message }));
+        const issues = redirectUriIssues(type, body.oidcClientMetadata).map((issue) => ({
+          path: ['body', ...issue.path].join('.'),
+          message: issue.message,
+        }));
         if (issues.length) {
-          throw errors.invalidInput(`invalid body: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, { issues });
+          throw errors.invalidInput(`invalid body: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, {
+            issues,
+          });
         }
       }
       return library.update(params.id, body);
@@ -66,22 +100,36 @@ export function applicationRoutes(api: ApiRouterDeps, core: ServiceCore): void {
   });
 
   declare(api, {
-    method: 'post', path: '/applications/:id/secret', tag, summary: 'Rotate the secret of a confidential application',
-    params: byId, response: applicationWithSecret,
+    method: 'post',
+    path: '/applications/:id/secret',
+    tag,
+    summary: 'Rotate the secret of a confidential application',
+    params: byId,
+    response: applicationWithSecret,
     handler: ({ params }) => library.rotateSecret(params.id),
   });
 
   declare(api, {
-    method: 'delete', path: '/applications/:id', tag, summary: 'Delete an application',
-    params: byId, status: 204,
+    method: 'delete',
+    path: '/applications/:id',
+    tag,
+    summary: 'Delete an application',
+    params: byId,
+    status: 204,
     async handler({ params }) {
       await library.delete(params.id);
     },
   });
 
   declare(api, {
-    method: 'get', path: '/applications/:id/roles', tag, summary: 'List the roles of an M2M application',
-    params: byId, query: pagination, search: ROLE_SEARCH_FIELDS, response: z.array(role),
+    method: 'get',
+    path: '/applications/:id/roles',
+    tag,
+    summary: 'List the roles of an M2M application',
+    params: byId,
+    query: pagination,
+    search: ROLE_SEARCH_FIELDS,
+    response: z.array(role),
     async handler({ params, page, search, paged }) {
       await library.mustFindRoleHolder(params.id);
       const ids = await repositories.roles.roleIdsOfApplication(params.id);
@@ -90,8 +138,14 @@ export function applicationRoutes(api: ApiRouterDeps, core: ServiceCore): void {
   });
 
   declare(api, {
-    method: 'post', path: '/applications/:id/roles', tag, summary: 'Assign roles to an M2M application',
-    params: byId, body: roleIdsBody, status: 201, response: assignedRoles.extend({ addedRoleIds: z.array(z.string()) }),
+    method: 'post',
+    path: '/applications/:id/roles',
+    tag,
+    summary: 'Assign roles to an M2M application',
+    params: byId,
+    body: roleIdsBody,
+    status: 201,
+    response: assignedRoles.extend({ addedRoleIds: z.array(z.string()) }),
     async handler({ params, body }) {
       await library.assertRolesAssignable(params.id, body.roleIds, true);
       const addedRoleIds = await repositories.roles.assignToApplication(params.id, body.roleIds);
@@ -100,8 +154,13 @@ export function applicationRoutes(api: ApiRouterDeps, core: ServiceCore): void {
   });
 
   declare(api, {
-    method: 'put', path: '/applications/:id/roles', tag, summary: 'Replace the roles of an M2M application',
-    params: byId, body: roleIdsBody, response: assignedRoles,
+    method: 'put',
+    path: '/applications/:id/roles',
+    tag,
+    summary: 'Replace the roles of an M2M application',
+    params: byId,
+    body: roleIdsBody,
+    response: assignedRoles,
     async handler({ params, body }) {
       await library.assertRolesAssignable(params.id, body.roleIds);
       await repositories.roles.removeAllOfApplication(params.id);
@@ -111,8 +170,12 @@ export function applicationRoutes(api: ApiRouterDeps, core: ServiceCore): void {
   });
 
   declare(api, {
-    method: 'delete', path: '/applications/:id/roles/:roleId', tag, summary: 'Remove a role from an M2M application',
-    params: z.object({ id: idParam, roleId: idParam }), status: 204,
+    method: 'delete',
+    path: '/applications/:id/roles/:roleId',
+    tag,
+    summary: 'Remove a role from an M2M application',
+    params: z.object({ id: idParam, roleId: idParam }),
+    status: 204,
     async handler({ params }) {
       await library.mustFind(params.id);
       if (!(await repositories.roles.removeFromApplication(params.id, params.roleId))) {

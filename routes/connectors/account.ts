@@ -4,7 +4,10 @@ import { declare, idParam, type ApiRouterDeps } from '../../lib/http/api.ts';
 import type { ServiceCore } from '../../lib/core.ts';
 import { accountApi, announceUserChange } from '../account/index.ts';
 
-const absoluteUrl = z.string().max(2048).refine((value) => URL.canParse(value), 'must be an absolute URL');
+const absoluteUrl = z
+  .string()
+  .max(2048)
+  .refine((value) => URL.canParse(value), 'must be an absolute URL');
 const recordId = z.string().min(1).max(128);
 
 /**
@@ -19,12 +22,20 @@ export function accountIdentityRoutes(api: ApiRouterDeps, core: ServiceCore): vo
   const social = createAccountSocial({ kv: core.kv, ...core.libraries });
 
   declare(user, {
-    method: 'post', path: '/verifications/social', tag: 'Account verifications', scope: 'openid', status: 201,
-    body: z.object({
-      connectorId: idParam, redirectUri: absoluteUrl, state: z.string().min(8).max(512),
-    }).strict(),
+    method: 'post',
+    path: '/verifications/social',
+    tag: 'Account verifications',
+    scope: 'openid',
+    status: 201,
+    body: z
+      .object({
+        connectorId: idParam,
+        redirectUri: absoluteUrl,
+        state: z.string().min(8).max(512),
+      })
+      .strict(),
     response: z.object({ verificationRecordId: z.string(), authorizationUri: z.string(), expiresAt: z.string() }),
-    summary: 'Start proving a social identity: the provider\'s authorization URL, and the record its callback verifies',
+    summary: "Start proving a social identity: the provider's authorization URL, and the record its callback verifies",
     async handler({ koa, body }) {
       const { principal } = await account.authorize(koa, { field: 'social', access: 'edit' });
       return social.start(principal.userId, body.connectorId, body);
@@ -32,13 +43,20 @@ export function accountIdentityRoutes(api: ApiRouterDeps, core: ServiceCore): vo
   });
 
   declare(user, {
-    method: 'post', path: '/verifications/social/verify', tag: 'Account verifications', scope: 'openid',
-    body: z.object({
-      verificationRecordId: recordId,
-      connectorData: z.record(z.string().max(64), z.string().max(8192)).refine((data) => Object.keys(data).length <= 32, 'at most 32 parameters'),
-    }).strict(),
+    method: 'post',
+    path: '/verifications/social/verify',
+    tag: 'Account verifications',
+    scope: 'openid',
+    body: z
+      .object({
+        verificationRecordId: recordId,
+        connectorData: z
+          .record(z.string().max(64), z.string().max(8192))
+          .refine((data) => Object.keys(data).length <= 32, 'at most 32 parameters'),
+      })
+      .strict(),
     response: z.object({ verificationRecordId: z.string() }),
-    summary: 'Verify the provider\'s callback of a social verification record (state, code, ID token and nonce)',
+    summary: "Verify the provider's callback of a social verification record (state, code, ID token and nonce)",
     async handler({ koa, body }) {
       const { principal } = await account.authorize(koa, { field: 'social', access: 'edit' });
       return social.verify(principal.userId, body.verificationRecordId, body.connectorData);
@@ -46,9 +64,14 @@ export function accountIdentityRoutes(api: ApiRouterDeps, core: ServiceCore): vo
   });
 
   declare(user, {
-    method: 'post', path: '/my-account/identities', tag: 'Account', scope: 'openid', status: 204,
+    method: 'post',
+    path: '/my-account/identities',
+    tag: 'Account',
+    scope: 'openid',
+    status: 204,
     body: z.object({ newIdentifierVerificationRecordId: recordId }).strict(),
-    summary: 'Link the social identity a verified social record proves (behind the gate; 409 user.identity_already_in_use)',
+    summary:
+      'Link the social identity a verified social record proves (behind the gate; 409 user.identity_already_in_use)',
     async handler({ koa, body, events }) {
       const { user: me } = await account.authorize(koa, { field: 'social', access: 'edit', identity: true });
       announceUserChange(events, await social.link(me.id, body.newIdentifierVerificationRecordId));
@@ -56,9 +79,13 @@ export function accountIdentityRoutes(api: ApiRouterDeps, core: ServiceCore): vo
   });
 
   declare(user, {
-    method: 'delete', path: '/my-account/identities/:target', tag: 'Account', scope: 'openid', status: 204,
+    method: 'delete',
+    path: '/my-account/identities/:target',
+    tag: 'Account',
+    scope: 'openid',
+    status: 204,
     params: z.object({ target: idParam }),
-    summary: 'Unlink the user\'s social identity for a target (behind the gate; 404 user.identity_not_exist)',
+    summary: "Unlink the user's social identity for a target (behind the gate; 404 user.identity_not_exist)",
     async handler({ koa, params, events }) {
       const { user: me } = await account.authorize(koa, { field: 'social', access: 'edit', identity: true });
       announceUserChange(events, await social.unlink(me.id, params.target));

@@ -11,17 +11,25 @@ const tag = 'Console';
  */
 export function consoleRoutes(api: ApiRouterDeps, core: ServiceCore): void {
   declare(api, {
-    method: 'get', path: '/console/setup', tag, scope: null,
+    method: 'get',
+    path: '/console/setup',
+    tag,
+    scope: null,
     response: z.object({ adminExists: z.boolean() }),
     summary: 'Whether the console still needs its first admin (the setup page asks before showing its form)',
     handler: async () => ({ adminExists: await core.consoleAdmins.hasAdmin() }),
   });
 
   declare(api, {
-    method: 'post', path: '/console/setup', tag, scope: null, status: 201,
+    method: 'post',
+    path: '/console/setup',
+    tag,
+    scope: null,
+    status: 201,
     body: z.object({ token: z.string().min(1).max(256), username, password }).strict(),
     response: user,
-    summary: 'Create the first console admin with the one-time setup link printed at start (403 once used or expired, 409 once an admin exists)',
+    summary:
+      'Create the first console admin with the one-time setup link printed at start (403 once used or expired, 409 once an admin exists)',
     handler: ({ body }) => core.consoleAdmins.completeSetup(body.token, body.username, body.password),
   });
 }

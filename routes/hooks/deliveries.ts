@@ -15,8 +15,13 @@ export function deliveryRoutes(api: ApiRouterDeps, webhooks: Webhooks): void {
   const { management, deliveries, logs } = webhooks;
 
   declare(api, {
-    method: 'get', path: '/hooks/:id/recent-logs', tag, summary: 'List the attempts of the last 24 hours, newest first',
-    params: byId, query: recentLogsQuery, response: z.array(logEntry),
+    method: 'get',
+    path: '/hooks/:id/recent-logs',
+    tag,
+    summary: 'List the attempts of the last 24 hours, newest first',
+    params: byId,
+    query: recentLogsQuery,
+    response: z.array(logEntry),
     async handler({ params, query, page, paged }) {
       await management.mustFind(params.id);
       const event = query.logKey?.startsWith(LOG_KEY_PREFIX) ? query.logKey.slice(LOG_KEY_PREFIX.length) : query.logKey;
@@ -38,8 +43,13 @@ export function deliveryRoutes(api: ApiRouterDeps, webhooks: Webhooks): void {
   });
 
   declare(api, {
-    method: 'get', path: '/hooks/:id/deliveries', tag, summary: 'List deliveries with their status, newest first',
-    params: byId, query: listDeliveriesQuery, response: z.array(delivery),
+    method: 'get',
+    path: '/hooks/:id/deliveries',
+    tag,
+    summary: 'List deliveries with their status, newest first',
+    params: byId,
+    query: listDeliveriesQuery,
+    response: z.array(delivery),
     async handler({ params, query, page, paged }) {
       await management.mustFind(params.id);
       return paged(await deliveries.list(params.id, page, query.status));
@@ -47,8 +57,12 @@ export function deliveryRoutes(api: ApiRouterDeps, webhooks: Webhooks): void {
   });
 
   declare(api, {
-    method: 'get', path: '/hooks/:id/deliveries/:deliveryId', tag, summary: 'Get a delivery, its payload and its attempts',
-    params: byDelivery, response: deliveryDetail,
+    method: 'get',
+    path: '/hooks/:id/deliveries/:deliveryId',
+    tag,
+    summary: 'Get a delivery, its payload and its attempts',
+    params: byDelivery,
+    response: deliveryDetail,
     async handler({ params }) {
       await management.mustFind(params.id);
       const found = await deliveries.find(params.id, params.deliveryId);
@@ -58,9 +72,13 @@ export function deliveryRoutes(api: ApiRouterDeps, webhooks: Webhooks): void {
   });
 
   declare(api, {
-    method: 'post', path: '/hooks/:id/deliveries/:deliveryId/resend', tag,
-    summary: 'Send a delivery\'s payload again, as a new delivery with a new id',
-    params: byDelivery, status: 202, response: delivery,
+    method: 'post',
+    path: '/hooks/:id/deliveries/:deliveryId/resend',
+    tag,
+    summary: "Send a delivery's payload again, as a new delivery with a new id",
+    params: byDelivery,
+    status: 202,
+    response: delivery,
     handler: ({ params }) => webhooks.resend(params.id, params.deliveryId),
   });
 }

@@ -21,24 +21,44 @@ export function signUpPage(view: SignUpView): string {
   let content = '';
   if (methods.signUp?.by === 'username') {
     content = form({
-      id: 'sign-up', action: at('/sign-up'), csrf: view.csrf, submit: 'Create account', problem: view.problem, autofocus: true,
+      id: 'sign-up',
+      action: at('/sign-up'),
+      csrf: view.csrf,
+      submit: 'Create account',
+      problem: view.problem,
+      autofocus: true,
       fields: [
-        { name: 'username', label: 'Username', autocomplete: 'username', value: view.username, maxlength: 128,
-          hint: 'Letters, digits and underscores; it starts with a letter or an underscore.' },
+        {
+          name: 'username',
+          label: 'Username',
+          autocomplete: 'username',
+          value: view.username,
+          maxlength: 128,
+          hint: 'Letters, digits and underscores; it starts with a letter or an underscore.',
+        },
         newPasswordField(view.policy),
       ],
     });
   } else if (methods.signUp?.by === 'code') {
     content = form({
-      id: 'sign-up', action: at('/sign-up/send-code'), csrf: view.csrf, submit: 'Send code', problem: view.problem, autofocus: true,
-      fields: [identifierField(methods.signUp.identifiers, view.identifier ?? (view.problem ? undefined : view.loginHint))],
+      id: 'sign-up',
+      action: at('/sign-up/send-code'),
+      csrf: view.csrf,
+      submit: 'Send code',
+      problem: view.problem,
+      autofocus: true,
+      fields: [
+        identifierField(methods.signUp.identifiers, view.identifier ?? (view.problem ? undefined : view.loginHint)),
+      ],
     });
   }
   const signIn = methods.canSignIn
     ? links({ text: 'Already have an account?', href: at(), label: 'Sign in instead' })
     : buttonForm(at('/abort'), view.csrf, 'Cancel');
   return page({
-    title: 'Create account', heading: `Create your ${view.branding.appName} account`, branding: view.branding,
+    title: 'Create account',
+    heading: `Create your ${view.branding.appName} account`,
+    branding: view.branding,
     problem: view.problem,
     // Social connectors create accounts too; single sign-on stays on the sign-in page.
     body: `${content}\n${connectorSection({ ...view, connectors: view.connectors && { social: view.connectors.social, sso: false } })}\n${signIn}`,
@@ -54,12 +74,20 @@ export interface ForgotPasswordView extends PageFrame {
 export function forgotPasswordPage(view: ForgotPasswordView): string {
   const { at } = view;
   return page({
-    title: 'Reset password', heading: 'Reset your password', branding: view.branding, problem: view.problem,
+    title: 'Reset password',
+    heading: 'Reset your password',
+    branding: view.branding,
+    problem: view.problem,
     body: `<p>We will send a code to confirm it is you.</p>
 ${form({
-    id: 'forgot-password', action: at('/forgot-password/send-code'), csrf: view.csrf, submit: 'Send code',
-    problem: view.problem, autofocus: true, fields: [identifierField(view.methods.forgotPassword, view.identifier)],
-  })}
+  id: 'forgot-password',
+  action: at('/forgot-password/send-code'),
+  csrf: view.csrf,
+  submit: 'Send code',
+  problem: view.problem,
+  autofocus: true,
+  fields: [identifierField(view.methods.forgotPassword, view.identifier)],
+})}
 ${links({ text: 'Remembered it?', href: at(), label: 'Sign in instead' })}`,
   });
 }

@@ -36,7 +36,13 @@ export function recipientOf(pending: PendingCode): { type: CodeIdentifierType; v
   return { type: pending.identifier.type === 'phone' ? 'phone' : 'email', value: pending.identifier.value };
 }
 
-export function codeFlowRoutes(router: Router, form: Middleware, kit: PageKit, experience: Experience, flow: CodeFlow): void {
+export function codeFlowRoutes(
+  router: Router,
+  form: Middleware,
+  kit: PageKit,
+  experience: Experience,
+  flow: CodeFlow,
+): void {
   /** The experience of this flow and its pending code, or undefined when there is none (the flow starts over). */
   async function pendingOf(visit: Visit): Promise<{ state: ExperienceState; pending: PendingCode } | undefined> {
     let state: ExperienceState;
@@ -52,8 +58,14 @@ export function codeFlowRoutes(router: Router, form: Middleware, kit: PageKit, e
 
   function page(visit: Visit, pending: PendingCode, problem?: FormProblem, notice?: string): string {
     return codePage({
-      ...visit, ...flow.view(visit), recipient: pending.identifier.value, verified: pending.verified,
-      action: visit.at(`${flow.path}/code`), resend: visit.at(`${flow.path}/resend`), problem, notice,
+      ...visit,
+      ...flow.view(visit),
+      recipient: pending.identifier.value,
+      verified: pending.verified,
+      action: visit.at(`${flow.path}/code`),
+      resend: visit.at(`${flow.path}/resend`),
+      problem,
+      notice,
     });
   }
 
@@ -66,11 +78,16 @@ export function codeFlowRoutes(router: Router, form: Middleware, kit: PageKit, e
       kit.reject(ctx, visit, flow.startPage(visit, recipient, identifier));
       return;
     }
-    await kit.attempt(ctx, visit, (failure) => flow.startPage(visit, failure.problem, identifier), async () => {
-      await experience.start(visit.request, flow.event);
-      await experience.sendCode(visit.request, recipient, flow.event);
-      kit.redirect(ctx, visit.at(`${flow.path}/code`));
-    });
+    await kit.attempt(
+      ctx,
+      visit,
+      (failure) => flow.startPage(visit, failure.problem, identifier),
+      async () => {
+        await experience.start(visit.request, flow.event);
+        await experience.sendCode(visit.request, recipient, flow.event);
+        kit.redirect(ctx, visit.at(`${flow.path}/code`));
+      },
+    );
   });
 
   router.get(`/:uid${flow.path}/code`, async (ctx) => {
@@ -99,10 +116,20 @@ export function codeFlowRoutes(router: Router, form: Middleware, kit: PageKit, e
     const submitted = await submittedWithPending(ctx);
     if (!submitted) return;
     const { visit, pending } = submitted;
-    await kit.attempt(ctx, visit, (failure) => page(visit, pending, failure.problem), async () => {
-      await experience.sendCode(visit.request, recipientOf(pending), flow.event);
-      kit.send(ctx, 200, page(visit, pending, undefined, 'A new code is on its way. The earlier one no longer works.'), visit);
-    });
+    await kit.attempt(
+      ctx,
+      visit,
+      (failure) => page(visit, pending, failure.problem),
+      async () => {
+        await experience.sendCode(visit.request, recipientOf(pending), flow.event);
+        kit.send(
+          ctx,
+          200,
+          page(visit, pending, undefined, 'A new code is on its way. The earlier one no longer works.'),
+          visit,
+        );
+      },
+    );
   });
 
   router.post(`/:uid${flow.path}/code`, form, async (ctx) => {
@@ -120,11 +147,16 @@ export function codeFlowRoutes(router: Router, form: Middleware, kit: PageKit, e
       return;
     }
     const problemOf = (failure: PageFailure) => flow.problemOf?.(visit, failure) ?? failure.problem;
-    await kit.attempt(ctx, visit, async (failure) => page(visit, (await pendingOf(visit))?.pending ?? pending, problemOf(failure)), async () => {
-      if (!pending.verified) {
-        await experience.verifyCode(visit.request, recipientOf(pending), pending.id, code);
-      }
-      await flow.finish(ctx, visit, await experience.state(visit.request), pending, password);
-    });
+    await kit.attempt(
+      ctx,
+      visit,
+      async (failure) => page(visit, (await pendingOf(visit))?.pending ?? pending, problemOf(failure)),
+      async () => {
+        if (!pending.verified) {
+          await experience.verifyCode(visit.request, recipientOf(pending), pending.id, code);
+        }
+        await flow.finish(ctx, visit, await experience.state(visit.request), pending, password);
+      },
+    );
   });
 }

@@ -28,20 +28,37 @@ export async function answerSsoChoice(ctx: Context, kit: PageKit, visit: Visit, 
  * `/interaction/callback/social` (or `/sso`), one URL to register at every provider, bound to the interaction by
  * a signed cookie and to the sign-in by its state; then the account is signed in, linked or created.
  */
-export function connectorPageRoutes(router: Router, form: Middleware, kit: PageKit, experience: Experience, baseUrl: string): void {
+export function connectorPageRoutes(
+  router: Router,
+  form: Middleware,
+  kit: PageKit,
+  experience: Experience,
+  baseUrl: string,
+): void {
   const callbackPath = `${new URL(baseUrl).pathname.replace(/\/+$/, '')}/interaction/callback`;
   const callbackUrl = (kind: Kind) => `${baseUrl}/interaction/callback/${kind}`;
 
   async function sendToProvider(ctx: Context, visit: Visit, kind: Kind, connectorId: string): Promise<void> {
-    await kit.attempt(ctx, visit, (failure) => connectorProblemPage(visit, failure.problem), async () => {
-      await experience.start(visit.request, visit.methods.canSignIn ? 'SignIn' : 'Register');
-      const { authorizationUri } = await experience.connectorAuthorization(visit.request, KINDS[kind], connectorId, { redirectUri: callbackUrl(kind) });
-      ctx.cookies.set(CONNECTOR_COOKIE, visit.details.uid, {
-        signed: true, httpOnly: true, sameSite: 'lax', path: callbackPath, overwrite: true,
-        expires: new Date((visit.details.exp ?? Math.floor(Date.now() / 1000) + 600) * 1000),
-      });
-      kit.redirect(ctx, authorizationUri);
-    });
+    await kit.attempt(
+      ctx,
+      visit,
+      (failure) => connectorProblemPage(visit, failure.problem),
+      async () => {
+        await experience.start(visit.request, visit.methods.canSignIn ? 'SignIn' : 'Register');
+        const { authorizationUri } = await experience.connectorAuthorization(visit.request, KINDS[kind], connectorId, {
+          redirectUri: callbackUrl(kind),
+        });
+        ctx.cookies.set(CONNECTOR_COOKIE, visit.details.uid, {
+          signed: true,
+          httpOnly: true,
+          sameSite: 'lax',
+          path: callbackPath,
+          overwrite: true,
+          expires: new Date((visit.details.exp ?? Math.floor(Date.now() / 1000) + 600) * 1000),
+        });
+        kit.redirect(ctx, authorizationUri);
+      },
+    );
   }
 
   // Before the `/:uid/…` pages, which would otherwise read "callback" as an interaction.
@@ -50,10 +67,18 @@ export function connectorPageRoutes(router: Router, form: Middleware, kit: PageK
     const uid = ctx.cookies.get(CONNECTOR_COOKIE, { signed: true });
     const frame = { at: (path?: string) => kit.url(uid ?? '', path), branding: { appName: 'the application' } };
     if (!Object.hasOwn(KINDS, kind) || !uid || uid.length > 128) {
-      kit.send(ctx, 400, connectorProblemPage(frame, { message: 'This sign-in has expired. Go back to the application and start again.' }));
+      kit.send(
+        ctx,
+        400,
+        connectorProblemPage(frame, {
+          message: 'This sign-in has expired. Go back to the application and start again.',
+        }),
+      );
       return;
     }
-    const params = Object.fromEntries(Object.entries(ctx.query).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
+    const params = Object.fromEntries(
+      Object.entries(ctx.query).filter((entry): entry is [string, string] => typeof entry[1] === 'string'),
+    );
     const request = { uid, ip: ctx.ip, userAgent: ctx.get('user-agent') || undefined };
     try {
       const { verificationId } = await experience.verifyConnector(request, KINDS[kind], undefined, params);
@@ -67,8 +92,12 @@ export function connectorPageRoutes(router: Router, form: Middleware, kit: PageK
     }
   });
 
-  router.get('/:uid/social/:connectorId', async (ctx) => sendToProvider(ctx, await kit.visit(ctx), 'social', ctx.params.connectorId!));
-  router.get('/:uid/sso/:connectorId', async (ctx) => sendToProvider(ctx, await kit.visit(ctx), 'sso', ctx.params.connectorId!));
+  router.get('/:uid/social/:connectorId', async (ctx) =>
+    sendToProvider(ctx, await kit.visit(ctx), 'social', ctx.params.connectorId!),
+  );
+  router.get('/:uid/sso/:connectorId', async (ctx) =>
+    sendToProvider(ctx, await kit.visit(ctx), 'sso', ctx.params.connectorId!),
+  );
 
   // Logto's `direct_sign_in`: the interaction opens here and goes on to the connector; one that does not exist
   // leaves the sign-in page to choose from.
@@ -79,9 +108,11 @@ export function connectorPageRoutes(router: Router, form: Middleware, kit: PageK
       await sendToProvider(ctx, visit, 'sso', target);
       return;
     }
-    const social = method === 'social' && visit.details.prompt.name === 'login'
-      ? visit.connectors?.social.find((connector) => connector.target === target) ?? visit.connectors?.social.find((connector) => connector.id === target)
-      : undefined;
+    const social =
+      method === 'social' && visit.details.prompt.name === 'login'
+        ? (visit.connectors?.social.find((connector) => connector.target === target) ??
+          visit.connectors?.social.find((connector) => connector.id === target))
+        : undefined;
     if (social) await sendToProvider(ctx, visit, 'social', social.id);
     else kit.redirect(ctx, visit.at());
   });
@@ -90,57 +121,79 @@ export function connectorPageRoutes(router: Router, form: Middleware, kit: PageK
     const visit = await kit.submitted(ctx);
     if (!visit) return;
     const identifier = kit.field(ctx, 'identifier');
-    const again = (message: string) => signInPage({ ...visit, failed: 'sso', problem: { field: 'identifier', message }, identifier });
+    const again = (message: string) =>
+      signInPage({ ...visit, failed: 'sso', problem: { field: 'identifier', message }, identifier });
     const email = parseRecipient(identifier, ['email']);
     if (isProblem(email)) {
       kit.reject(ctx, visit, again('Enter your work email address.'));
       return;
     }
-    if (!(await answerSsoChoice(ctx, kit, visit, email.value))) kit.send(ctx, 422, again('No single sign-on is set up for this email domain.'), visit);
+    if (!(await answerSsoChoice(ctx, kit, visit, email.value)))
+      kit.send(ctx, 422, again('No single sign-on is set up for this email domain.'), visit);
   });
-
 
   /** After the callback: sign in the account holding the identity, link it on request, or create an account. */
   router.get('/:uid/connector/:verificationId', async (ctx) => {
     const visit = await kit.visit(ctx);
     const verificationId = ctx.params.verificationId!;
-    await kit.attempt(ctx, visit, (failure) => connectorProblemPage(visit, failure.problem), async () => {
-      try {
-        await experience.identify(visit.request, verificationId);
-      } catch (error) {
-        if (!(error instanceof DomainError) || error.code !== 'user.identity_not_exist') throw error;
-        const relatedUser = (error.data as { relatedUser?: string } | undefined)?.relatedUser;
-        if (relatedUser) {
-          kit.send(ctx, 200, linkPage(visit, {
-            email: relatedUser, link: visit.at(`/connector/${verificationId}/link`),
-            ...(visit.methods.canRegister && { register: visit.at(`/connector/${verificationId}/register`) }),
-          }), visit);
-          return;
+    await kit.attempt(
+      ctx,
+      visit,
+      (failure) => connectorProblemPage(visit, failure.problem),
+      async () => {
+        try {
+          await experience.identify(visit.request, verificationId);
+        } catch (error) {
+          if (!(error instanceof DomainError) || error.code !== 'user.identity_not_exist') throw error;
+          const relatedUser = (error.data as { relatedUser?: string } | undefined)?.relatedUser;
+          if (relatedUser) {
+            kit.send(
+              ctx,
+              200,
+              linkPage(visit, {
+                email: relatedUser,
+                link: visit.at(`/connector/${verificationId}/link`),
+                ...(visit.methods.canRegister && { register: visit.at(`/connector/${verificationId}/register`) }),
+              }),
+              visit,
+            );
+            return;
+          }
+          if (!visit.methods.canRegister) throw error;
+          await experience.setEvent(visit.request, 'Register');
+          await experience.identify(visit.request, verificationId);
         }
-        if (!visit.methods.canRegister) throw error;
-        await experience.setEvent(visit.request, 'Register');
-        await experience.identify(visit.request, verificationId);
-      }
-      await kit.finish(ctx, visit);
-    });
+        await kit.finish(ctx, visit);
+      },
+    );
   });
 
   router.post('/:uid/connector/:verificationId/link', form, async (ctx) => {
     const visit = await kit.submitted(ctx);
     if (!visit) return;
-    await kit.attempt(ctx, visit, (failure) => connectorProblemPage(visit, failure.problem), async () => {
-      await experience.identify(visit.request, ctx.params.verificationId!, { linkSocialIdentity: true });
-      await kit.finish(ctx, visit);
-    });
+    await kit.attempt(
+      ctx,
+      visit,
+      (failure) => connectorProblemPage(visit, failure.problem),
+      async () => {
+        await experience.identify(visit.request, ctx.params.verificationId!, { linkSocialIdentity: true });
+        await kit.finish(ctx, visit);
+      },
+    );
   });
 
   router.post('/:uid/connector/:verificationId/register', form, async (ctx) => {
     const visit = await kit.submitted(ctx);
     if (!visit) return;
-    await kit.attempt(ctx, visit, (failure) => connectorProblemPage(visit, failure.problem), async () => {
-      await experience.setEvent(visit.request, 'Register');
-      await experience.identify(visit.request, ctx.params.verificationId!);
-      await kit.finish(ctx, visit);
-    });
+    await kit.attempt(
+      ctx,
+      visit,
+      (failure) => connectorProblemPage(visit, failure.problem),
+      async () => {
+        await experience.setEvent(visit.request, 'Register');
+        await experience.identify(visit.request, ctx.params.verificationId!);
+        await kit.finish(ctx, visit);
+      },
+    );
   });
 }

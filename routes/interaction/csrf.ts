@@ -6,7 +6,8 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
  * key verifies, as for cookies.
  */
 export function createFormTokens(keys: readonly string[]) {
-  const sign = (key: string, uid: string) => createHmac('sha256', key).update(`interaction-form:${uid}`).digest('base64url');
+  const sign = (key: string, uid: string) =>
+    createHmac('sha256', key).update(`interaction-form:${uid}`).digest('base64url');
   return {
     issue: (uid: string): string => sign(keys[0]!, uid),
     verify(uid: string, presented: unknown): boolean {

@@ -8,7 +8,8 @@ import { signInHints } from '../../lib/oidc/sign-in-parameters.ts';
 export function firstPagePath(prompt: string, params: Record<string, unknown>): string {
   if (prompt !== 'login') return '';
   const hints = signInHints(params);
-  if (hints.directSignIn) return `/direct/${hints.directSignIn.method}/${encodeURIComponent(hints.directSignIn.target)}`;
+  if (hints.directSignIn)
+    return `/direct/${hints.directSignIn.method}/${encodeURIComponent(hints.directSignIn.target)}`;
   if (hints.firstScreen === 'register') return '/sign-up';
   if (hints.firstScreen === 'reset-password') return '/forgot-password';
   return '';

@@ -28,7 +28,8 @@ export function forgotPasswordRoutes(router: Router, form: Middleware, kit: Page
     startPage: (visit, problem, identifier) => forgotPasswordPage({ ...visit, problem, identifier }),
     startUrl: (visit) => visit.at('/forgot-password'),
     view: (visit) => ({
-      heading: 'Reset your password', submit: 'Reset password',
+      heading: 'Reset your password',
+      submit: 'Reset password',
       password: { policy: visit.settings.passwordPolicy, label: 'New password' },
       back: { href: visit.at('/forgot-password'), label: 'Use another address' },
     }),

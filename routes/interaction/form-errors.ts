@@ -16,17 +16,27 @@ const WORDING: Partial<Record<ErrorCode, { message: string; field?: string; stat
   'request.message_rate_limited': {
     message: 'Too many codes were sent to this address. Wait a few minutes before asking for a new one.',
   },
-  'verification_code.code_mismatch': { message: 'The code is not right. Check the latest message and try again.', field: 'code' },
+  'verification_code.code_mismatch': {
+    message: 'The code is not right. Check the latest message and try again.',
+    field: 'code',
+  },
   'verification_code.expired': { message: 'This code has expired. Send a new one.', field: 'code' },
   'verification_code.not_found': { message: 'This code is no longer valid. Send a new one.', field: 'code' },
   'verification_code.exceed_max_try': { message: 'Too many wrong codes. Send a new one.', field: 'code' },
   'user.user_not_exist': { message: 'No account uses this address.' },
-  'session.mfa.invalid_totp_code': { message: 'The code is not right. Enter the code your app shows now.', field: 'code' },
+  'session.mfa.invalid_totp_code': {
+    message: 'The code is not right. Enter the code your app shows now.',
+    field: 'code',
+  },
   'session.mfa.invalid_backup_code': { message: 'This backup code is not right or was already used.', field: 'code' },
   'session.mfa.mfa_factor_not_enabled': { message: 'This kind of second factor is not offered here.' },
-  'session.mfa.mfa_policy_not_user_controlled': { message: 'A second factor is required for this account: it cannot be skipped.' },
+  'session.mfa.mfa_policy_not_user_controlled': {
+    message: 'A second factor is required for this account: it cannot be skipped.',
+  },
   'session.mfa.pending_info_not_found': { message: 'This setup has expired. Start again with a new key.' },
-  'session.mfa.webauthn_verification_failed': { message: 'This passkey could not be verified. Try again, or use another way to verify.' },
+  'session.mfa.webauthn_verification_failed': {
+    message: 'This passkey could not be verified. Try again, or use another way to verify.',
+  },
   'user.totp_already_in_use': { message: 'This account already has an authenticator app.' },
   'user.username_already_in_use': { message: 'This username is taken. Choose another one.', field: 'username' },
   'user.email_already_in_use': { message: 'An account already uses this email address.' },
@@ -38,18 +48,25 @@ const WORDING: Partial<Record<ErrorCode, { message: string; field?: string; stat
   'session.not_found': { message: 'This sign-in has expired. Go back to the application and start again.' },
   'session.interaction_not_found': { message: 'This step has expired. Start again.' },
   'session.verification_session_not_found': { message: 'This code request has expired. Send a new code.' },
-  'session.sso_enabled': { message: 'This email address signs in with its organization\'s single sign-on: use "Continue with single sign-on".' },
+  'session.sso_enabled': {
+    message: 'This email address signs in with its organization\'s single sign-on: use "Continue with single sign-on".',
+  },
   'user.identity_not_exist': { message: 'No account uses this sign-in, and new accounts cannot be created here.' },
   'user.identity_already_in_use': { message: 'Another account already uses this sign-in.' },
-  'connector.authorization_failed': { message: 'The sign-in at the provider did not complete, or this page was opened twice. Start again.' },
+  'connector.authorization_failed': {
+    message: 'The sign-in at the provider did not complete, or this page was opened twice. Start again.',
+  },
   'connector.social_auth_code_invalid': { message: 'The provider did not accept this sign-in. Start again.' },
-  'connector.social_id_token_invalid': { message: 'The provider\'s answer could not be verified. Start again.' },
+  'connector.social_id_token_invalid': { message: "The provider's answer could not be verified. Start again." },
   'connector.upstream_unreachable': { message: 'The provider cannot be reached right now. Try again in a moment.' },
 };
 
 /** What a missing profile field (`user.missing_profile`) is called on the pages. */
 const PROFILE_FIELD: Record<string, string> = {
-  username: 'a username', email: 'an email address', phone: 'a phone number', emailOrPhone: 'an email address or a phone number',
+  username: 'a username',
+  email: 'an email address',
+  phone: 'a phone number',
+  emailOrPhone: 'an email address or a phone number',
 };
 
 export interface PageFailure {
@@ -70,15 +87,22 @@ export function failureOf(error: unknown): PageFailure | undefined {
   if (error.code === 'password.rejected') {
     const problems = (error.data as { problems?: Array<{ message: string }> } | undefined)?.problems ?? [];
     const reasons = problems.map((problem) => problem.message).join('; ');
-    return { code: error.code, status: httpStatusOf(error), problem: { field: 'password', message: reasons ? `This password ${reasons}.` : 'Choose another password.' } };
+    return {
+      code: error.code,
+      status: httpStatusOf(error),
+      problem: { field: 'password', message: reasons ? `This password ${reasons}.` : 'Choose another password.' },
+    };
   }
   if (error.code === 'user.missing_profile') {
     const missing = (error.data as { missingProfile?: string[] } | undefined)?.missingProfile ?? [];
     const fields = missing.filter((name) => name !== 'password').map((name) => PROFILE_FIELD[name] ?? name);
     if (fields.length) {
       return {
-        code: error.code, status: httpStatusOf(error),
-        problem: { message: `Every account here must also have ${fields.join(' and ')}, which these pages cannot add. Ask the site's support to add it to your account.` },
+        code: error.code,
+        status: httpStatusOf(error),
+        problem: {
+          message: `Every account here must also have ${fields.join(' and ')}, which these pages cannot add. Ask the site's support to add it to your account.`,
+        },
       };
     }
   }

@@ -33,7 +33,9 @@ export function interactionRoutes(core: ServiceCore): Middleware {
       ? (await provider.Grant.find(details.grantId))!
       : new provider.Grant({ accountId, clientId: String(details.params.client_id) });
     const missing = details.prompt.details as {
-      missingOIDCScope?: string[]; missingOIDCClaims?: string[]; missingResourceScopes?: Record<string, string[]>;
+      missingOIDCScope?: string[];
+      missingOIDCClaims?: string[];
+      missingResourceScopes?: Record<string, string[]>;
     };
     if (missing.missingOIDCScope) grant.addOIDCScope(missing.missingOIDCScope.join(' '));
     if (missing.missingOIDCClaims) grant.addOIDCClaims(missing.missingOIDCClaims);
@@ -65,13 +67,32 @@ export function interactionRoutes(core: ServiceCore): Middleware {
       await consent(ctx, details, accountId);
       return;
     }
-    const missing = details.prompt.details as { missingOIDCScope?: string[]; missingResourceScopes?: Record<string, string[]> };
-    const missingScopes = [...(missing.missingOIDCScope ?? []), ...Object.values(missing.missingResourceScopes ?? {}).flat()];
+    const missing = details.prompt.details as {
+      missingOIDCScope?: string[];
+      missingResourceScopes?: Record<string, string[]>;
+    };
+    const missingScopes = [
+      ...(missing.missingOIDCScope ?? []),
+      ...Object.values(missing.missingResourceScopes ?? {}).flat(),
+    ];
     // An explicit prompt=consent re-asks for what was granted before: show the request then.
-    const scopes = missingScopes.length ? missingScopes : String(details.params.scope ?? '').split(' ').filter(Boolean);
-    kit.send(ctx, 200, consentPage({
-      action: visit.at('/consent'), abort: visit.at('/abort'), csrf: visit.csrf, branding: visit.branding, scopes,
-    }), visit);
+    const scopes = missingScopes.length
+      ? missingScopes
+      : String(details.params.scope ?? '')
+          .split(' ')
+          .filter(Boolean);
+    kit.send(
+      ctx,
+      200,
+      consentPage({
+        action: visit.at('/consent'),
+        abort: visit.at('/abort'),
+        csrf: visit.csrf,
+        branding: visit.branding,
+        scopes,
+      }),
+      visit,
+    );
   });
 
   passkeyRoutes(router, form, kit, experience, core.settings.baseUrl);
@@ -95,9 +116,15 @@ export function interactionRoutes(core: ServiceCore): Middleware {
 
   router.post('/:uid/abort', form, async (ctx) => {
     if (!(await kit.submitted(ctx))) return;
-    await provider.interactionFinished(ctx.req, ctx.res, {
-      error: 'access_denied', error_description: 'the user cancelled',
-    }, { mergeWithLastSubmission: false });
+    await provider.interactionFinished(
+      ctx.req,
+      ctx.res,
+      {
+        error: 'access_denied',
+        error_description: 'the user cancelled',
+      },
+      { mergeWithLastSubmission: false },
+    );
     ctx.respond = false;
   });
 

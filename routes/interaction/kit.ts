@@ -38,13 +38,20 @@ export function createPageKit(core: ServiceCore) {
     const organization = await organizationOf(details.params);
     // An organization's logos, as Logto's `organization_id` asks, come before the application's and the sign-in
     // experience's; an application's own logo has no dark variant: it replaces both of the sign-in experience's.
-    const logos = organization?.branding?.logoUrl || organization?.branding?.darkLogoUrl ? organization.branding
-      : app?.oidcClientMetadata.logoUri ? { logoUrl: app.oidcClientMetadata.logoUri } : settings.branding;
+    const logos =
+      organization?.branding?.logoUrl || organization?.branding?.darkLogoUrl
+        ? organization.branding
+        : app?.oidcClientMetadata.logoUri
+          ? { logoUrl: app.oidcClientMetadata.logoUri }
+          : settings.branding;
     const { logoUrl, darkLogoUrl } = logos;
     const { primaryColor, isDarkModeEnabled, darkPrimaryColor } = organization?.color ?? {};
     return {
-      appName, ...(logoUrl && { logoUrl }), ...(darkLogoUrl && { darkLogoUrl }),
-      ...(primaryColor && { primaryColor }), ...(isDarkModeEnabled && darkPrimaryColor && { darkPrimaryColor }),
+      appName,
+      ...(logoUrl && { logoUrl }),
+      ...(darkLogoUrl && { darkLogoUrl }),
+      ...(primaryColor && { primaryColor }),
+      ...(isDarkModeEnabled && darkPrimaryColor && { darkPrimaryColor }),
       ...(organization?.customCss && { customCss: organization.customCss }),
     };
   }
@@ -65,16 +72,26 @@ export function createPageKit(core: ServiceCore) {
     const settings = await core.libraries.signInExperience.get();
     const hints = signInHints(details.params);
     return {
-      details, settings, methods: narrowedTo(methodsOf(settings), hints.identifiers), branding: await branding(details, settings),
+      details,
+      settings,
+      methods: narrowedTo(methodsOf(settings), hints.identifiers),
+      branding: await branding(details, settings),
       loginHint: hints.loginHint,
       connectors: await connectorChoices(settings),
-      csrf: tokens.issue(details.uid), at: (path?: string) => url(details.uid, path),
+      csrf: tokens.issue(details.uid),
+      at: (path?: string) => url(details.uid, path),
       request: { uid: details.uid, ip: ctx.ip, userAgent: ctx.get('user-agent') || undefined },
     };
   }
 
   /** Sends a page; its forms post to the service, which redirects to the client's redirect URI. */
-  function send(ctx: Context, status: number, html: string, visit?: Visit, options: { dataImages?: boolean; scripts?: string[] } = {}): void {
+  function send(
+    ctx: Context,
+    status: number,
+    html: string,
+    visit?: Visit,
+    options: { dataImages?: boolean; scripts?: string[] } = {},
+  ): void {
     ctx.status = status;
     ctx.type = 'html';
     ctx.body = html;
@@ -89,7 +106,11 @@ export function createPageKit(core: ServiceCore) {
   }
 
   /** Runs `work`; a refusal of the library goes to `refused`, with `Retry-After` when rate-limited; anything else on. */
-  async function recover(ctx: Context, work: () => Promise<void>, refused: (failure: PageFailure) => Promise<void>): Promise<void> {
+  async function recover(
+    ctx: Context,
+    work: () => Promise<void>,
+    refused: (failure: PageFailure) => Promise<void>,
+  ): Promise<void> {
     try {
       await work();
     } catch (error) {
@@ -112,7 +133,10 @@ export function createPageKit(core: ServiceCore) {
     /** The enterprise connectors of an email's domain, as the pages name them. */
     async ssoConnectorsFor(email: string): Promise<Array<{ id: string; name: string }>> {
       const found = await core.experience.ssoConnectorsFor(email);
-      return found.map((connector) => ({ id: connector.id, name: connector.branding.displayName ?? connector.connectorName }));
+      return found.map((connector) => ({
+        id: connector.id,
+        name: connector.branding.displayName ?? connector.connectorName,
+      }));
     },
 
     async visit(ctx: Context): Promise<Visit> {
@@ -123,9 +147,15 @@ export function createPageKit(core: ServiceCore) {
     async submitted(ctx: Context): Promise<Visit | undefined> {
       const details = await provider.interactionDetails(ctx.req, ctx.res);
       if (tokens.verify(details.uid, formBody(ctx)[CSRF_FIELD])) return visitOf(ctx, details);
-      send(ctx, 403, messagePage('Sign-in form not accepted',
-        'This form was not sent from the sign-in page, or the page is out of date.',
-        { href: url(details.uid), label: 'Back to the sign-in page' }));
+      send(
+        ctx,
+        403,
+        messagePage(
+          'Sign-in form not accepted',
+          'This form was not sent from the sign-in page, or the page is out of date.',
+          { href: url(details.uid), label: 'Back to the sign-in page' },
+        ),
+      );
       return undefined;
     },
 
@@ -158,7 +188,12 @@ export function createPageKit(core: ServiceCore) {
      * Runs the library calls of a form post; a refusal comes back as the form's page (`render`), with its
      * status and, when rate-limited, `Retry-After`. Anything else goes on to the error middleware.
      */
-    async attempt(ctx: Context, visit: Visit, render: (failure: PageFailure) => string | Promise<string>, work: () => Promise<void>): Promise<void> {
+    async attempt(
+      ctx: Context,
+      visit: Visit,
+      render: (failure: PageFailure) => string | Promise<string>,
+      work: () => Promise<void>,
+    ): Promise<void> {
       await recover(ctx, work, async (failure) => send(ctx, failure.status, await render(failure), visit));
     },
 
@@ -188,8 +223,6 @@ const SECOND_FACTOR_STEPS: Partial<Record<ErrorCode, string>> = {
   'user.missing_mfa': '/mfa/setup',
   'session.mfa.backup_code_required': '/mfa/backup-codes',
 };
-
-
 
 function formBody(ctx: Context): Record<string, unknown> {
   return (ctx.request.body ?? {}) as Record<string, unknown>;

@@ -69,7 +69,10 @@ function input(formId: string, field: Field, problem: FormProblem | undefined, f
   const error = problem?.field === field.name ? problem.message : undefined;
   const described = [field.hint ? `${id}-hint` : '', error ? `${id}-error` : ''].filter(Boolean).join(' ');
   const attributes = [
-    `id="${id}"`, `name="${field.name}"`, `type="${field.type ?? 'text'}"`, 'required',
+    `id="${id}"`,
+    `name="${field.name}"`,
+    `type="${field.type ?? 'text'}"`,
+    'required',
     field.autocomplete ? `autocomplete="${field.autocomplete}"` : '',
     field.inputmode ? `inputmode="${field.inputmode}"` : '',
     field.maxlength ? `maxlength="${field.maxlength}"` : '',
@@ -77,10 +80,13 @@ function input(formId: string, field: Field, problem: FormProblem | undefined, f
     error ? 'aria-invalid="true"' : '',
     described ? `aria-describedby="${described}"` : '',
     focus ? 'autofocus' : '',
-  ].filter(Boolean).join(' ');
+  ]
+    .filter(Boolean)
+    .join(' ');
   return `<label for="${id}">${escapeHtml(field.label)}</label>
 <input ${attributes}>${field.hint ? `<p class="hint" id="${id}-hint">${escapeHtml(field.hint)}</p>` : ''}${
-  error ? `<p class="field-error" id="${id}-error">${escapeHtml(error)}</p>` : ''}`;
+    error ? `<p class="field-error" id="${id}-error">${escapeHtml(error)}</p>` : ''
+  }`;
 }
 
 /**
@@ -88,14 +94,24 @@ function input(formId: string, field: Field, problem: FormProblem | undefined, f
  * the first field does when `autofocus` is set (the main form of the page).
  */
 export function form(options: {
-  id: string; action: string; csrf: string; fields: Field[]; submit: string;
-  problem?: FormProblem; autofocus?: boolean; hidden?: Record<string, string>; secondary?: boolean;
+  id: string;
+  action: string;
+  csrf: string;
+  fields: Field[];
+  submit: string;
+  problem?: FormProblem;
+  autofocus?: boolean;
+  hidden?: Record<string, string>;
+  secondary?: boolean;
 }): string {
   const named = options.problem?.field && options.fields.some((field) => field.name === options.problem?.field);
   const focusName = named ? options.problem!.field : options.autofocus ? options.fields[0]?.name : undefined;
   const hidden = Object.entries(options.hidden ?? {})
-    .map(([name, value]) => `<input type="hidden" name="${escapeHtml(name)}" value="${escapeHtml(value)}">`).join('');
-  const fields = options.fields.map((field) => input(options.id, field, options.problem, field.name === focusName)).join('\n');
+    .map(([name, value]) => `<input type="hidden" name="${escapeHtml(name)}" value="${escapeHtml(value)}">`)
+    .join('');
+  const fields = options.fields
+    .map((field) => input(options.id, field, options.problem, field.name === focusName))
+    .join('\n');
   return `<form method="post" action="${escapeHtml(options.action)}" id="${options.id}">${csrfInput(options.csrf)}${hidden}
 ${fields}
 <button${options.secondary ? ' class="secondary"' : ''} type="submit">${escapeHtml(options.submit)}</button></form>`;
@@ -112,7 +128,9 @@ export function link(href: string, label: string): string {
 
 /** One line of links under a form: `text` (escaped) then the link. */
 export function links(...items: Array<{ text?: string; href: string; label: string }>): string {
-  return items.map((item) => `<p class="links">${item.text ? `${escapeHtml(item.text)} ` : ''}${link(item.href, item.label)}</p>`).join('\n');
+  return items
+    .map((item) => `<p class="links">${item.text ? `${escapeHtml(item.text)} ` : ''}${link(item.href, item.label)}</p>`)
+    .join('\n');
 }
 
 /**
@@ -120,20 +138,31 @@ export function links(...items: Array<{ text?: string; href: string; label: stri
  * (announced), then `body` (trusted HTML).
  */
 export function page(options: {
-  title: string; heading: string; branding: Branding; body: string; problem?: FormProblem; notice?: string;
+  title: string;
+  heading: string;
+  branding: Branding;
+  body: string;
+  problem?: FormProblem;
+  notice?: string;
 }): string {
   const { branding, problem } = options;
   const light = branding.logoUrl ?? branding.darkLogoUrl;
-  const dark = branding.logoUrl && branding.darkLogoUrl
-    ? `<source media="(prefers-color-scheme: dark)" srcset="${escapeHtml(branding.darkLogoUrl)}">`
-    : '';
+  const dark =
+    branding.logoUrl && branding.darkLogoUrl
+      ? `<source media="(prefers-color-scheme: dark)" srcset="${escapeHtml(branding.darkLogoUrl)}">`
+      : '';
   const logo = light
     ? `<div class="brand"><picture>${dark}<img src="${escapeHtml(light)}" alt="${escapeHtml(`${branding.appName} logo`)}"></picture></div>`
     : '';
-  const alert = problem && !problem.field
-    ? `<div class="alert" role="alert"><p>${escapeHtml(problem.message)}</p>${problem.link ? `<p>${link(problem.link.href, problem.link.label)}</p>` : ''}</div>`
-    : '';
+  const alert =
+    problem && !problem.field
+      ? `<div class="alert" role="alert"><p>${escapeHtml(problem.message)}</p>${problem.link ? `<p>${link(problem.link.href, problem.link.label)}</p>` : ''}</div>`
+      : '';
   const notice = options.notice ? `<p class="notice" role="status">${escapeHtml(options.notice)}</p>` : '';
-  return htmlPage(`${options.title} · ${branding.appName}`, `${logo}<h1>${escapeHtml(options.heading)}</h1>
-${notice}${alert}${options.body}`, brandingStyle(branding));
+  return htmlPage(
+    `${options.title} · ${branding.appName}`,
+    `${logo}<h1>${escapeHtml(options.heading)}</h1>
+${notice}${alert}${options.body}`,
+    brandingStyle(branding),
+  );
 }

@@ -29,7 +29,9 @@ const isContact = (type: IdentifierType): type is CodeIdentifierType => type !==
 function resetMethods(settings: SignInExperience, phoneInUse: boolean): CodeIdentifierType[] {
   const allowed = settings.forgotPasswordMethods;
   if (!allowed) return phoneInUse ? ['email', 'phone'] : ['email'];
-  return (['email', 'phone'] as const).filter((type) => allowed.includes(type === 'email' ? 'EmailVerificationCode' : 'PhoneVerificationCode'));
+  return (['email', 'phone'] as const).filter((type) =>
+    allowed.includes(type === 'email' ? 'EmailVerificationCode' : 'PhoneVerificationCode'),
+  );
 }
 
 export function methodsOf(settings: SignInExperience): PageMethods {
@@ -38,11 +40,15 @@ export function methodsOf(settings: SignInExperience): PageMethods {
   const signUpContacts = settings.signUp.identifiers.filter(isContact);
   let signUp: PageMethods['signUp'];
   if (settings.signUp.identifiers.includes('username')) signUp = { by: 'username' };
-  else if (signUpContacts.length) signUp = { by: 'code', identifiers: signUpContacts, password: settings.signUp.password };
+  else if (signUpContacts.length)
+    signUp = { by: 'code', identifiers: signUpContacts, password: settings.signUp.password };
   const phoneInUse = methods.some((method) => method.identifier === 'phone');
   return {
     password: methods.filter((method) => method.password).map((method) => method.identifier),
-    code: methods.filter((method) => method.verificationCode).map((method) => method.identifier).filter(isContact),
+    code: methods
+      .filter((method) => method.verificationCode)
+      .map((method) => method.identifier)
+      .filter(isContact),
     passwordFirst: both ? both.isPasswordPrimary : true,
     canSignIn: settings.signInMode !== 'Register',
     canRegister: settings.signInMode !== 'SignIn' && signUp !== undefined,
@@ -62,7 +68,8 @@ export function narrowedTo(methods: PageMethods, identifiers: readonly Identifie
   const password = keep(methods.password);
   const code = keep(methods.code);
   let { signUp } = methods;
-  if (signUp?.by === 'code' && keep(signUp.identifiers).length) signUp = { ...signUp, identifiers: keep(signUp.identifiers) };
+  if (signUp?.by === 'code' && keep(signUp.identifiers).length)
+    signUp = { ...signUp, identifiers: keep(signUp.identifiers) };
   if (!password.length && !code.length && signUp === methods.signUp) return methods;
   return { ...methods, ...(password.length || code.length ? { password, code } : {}), signUp };
 }
@@ -72,7 +79,7 @@ const NAMES: Record<IdentifierType, string> = { username: 'username', email: 'em
 /** "Username or email", "Email", "Username, email or phone number". */
 export function identifierLabel(types: readonly IdentifierType[]): string {
   const names = types.map((type) => NAMES[type]);
-  const text = names.length > 1 ? `${names.slice(0, -1).join(', ')} or ${names.at(-1)}` : names[0] ?? '';
+  const text = names.length > 1 ? `${names.slice(0, -1).join(', ')} or ${names.at(-1)}` : (names[0] ?? '');
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
@@ -80,7 +87,10 @@ export function identifierLabel(types: readonly IdentifierType[]): string {
 export function identifierField(types: readonly IdentifierType[], value?: string, autocomplete?: string): Field {
   const only = types.length === 1 ? types[0] : undefined;
   return {
-    name: 'identifier', label: identifierLabel(types), value, maxlength: 320,
+    name: 'identifier',
+    label: identifierLabel(types),
+    value,
+    maxlength: 320,
     type: only === 'email' ? 'email' : only === 'phone' ? 'tel' : 'text',
     autocomplete: autocomplete ?? (only === 'email' ? 'email' : only === 'phone' ? 'tel' : 'username'),
   };
@@ -91,7 +101,8 @@ export function identifierField(types: readonly IdentifierType[], value?: string
  * and a leading + allowed, then dropped), anything else a username (which never starts with a digit).
  */
 export function parseIdentifier(
-  text: string, types: readonly IdentifierType[],
+  text: string,
+  types: readonly IdentifierType[],
 ): { type: IdentifierType; value: string } | FormProblem {
   const trimmed = text.trim();
   const label = identifierLabel(types).toLowerCase();
@@ -105,13 +116,17 @@ export function parseIdentifier(
 
 /** An email address or phone number a code can be sent to, checked as the Experience API checks it. */
 export function parseRecipient(
-  text: string, types: readonly CodeIdentifierType[],
+  text: string,
+  types: readonly CodeIdentifierType[],
 ): { type: CodeIdentifierType; value: string } | FormProblem {
   const parsed = parseIdentifier(text, types);
   if ('message' in parsed) return parsed;
   const checked = codeIdentifier.safeParse(parsed);
   if (!checked.success) {
-    return { field: 'identifier', message: parsed.type === 'email' ? 'Enter a valid email address.' : 'Enter a valid phone number.' };
+    return {
+      field: 'identifier',
+      message: parsed.type === 'email' ? 'Enter a valid email address.' : 'Enter a valid phone number.',
+    };
   }
   return checked.data;
 }

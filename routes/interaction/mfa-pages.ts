@@ -5,7 +5,12 @@ import type { PageFrame } from './sign-in-pages.ts';
 /** The second-factor pages: plain forms, no script; the only image a page carries itself is the QR code. */
 
 const codeField = (label: string, hint: string): Field => ({
-  name: 'code', label, inputmode: label === 'Backup code' ? undefined : 'numeric', autocomplete: 'one-time-code', maxlength: 64, hint,
+  name: 'code',
+  label,
+  inputmode: label === 'Backup code' ? undefined : 'numeric',
+  autocomplete: 'one-time-code',
+  maxlength: 64,
+  hint,
 });
 
 export interface SecondFactorView extends PageFrame {
@@ -22,13 +27,26 @@ export function secondFactorPage(view: SecondFactorView): string {
   const totp = view.factor === 'Totp';
   const field = totp
     ? codeField('Authentication code', 'The 6-digit code your authenticator app shows for this account.')
-    : codeField('Backup code', 'One of the backup codes you saved when you set up two-step verification. Each works once.');
-  const switchTo = totp ? { href: view.at('/mfa/backup-code'), label: 'Use a backup code' } : { href: view.at('/mfa'), label: 'Use your authenticator app' };
+    : codeField(
+        'Backup code',
+        'One of the backup codes you saved when you set up two-step verification. Each works once.',
+      );
+  const switchTo = totp
+    ? { href: view.at('/mfa/backup-code'), label: 'Use a backup code' }
+    : { href: view.at('/mfa'), label: 'Use your authenticator app' };
   return page({
-    title: 'Two-step verification', heading: 'Two-step verification', branding: view.branding, problem: view.problem,
+    title: 'Two-step verification',
+    heading: 'Two-step verification',
+    branding: view.branding,
+    problem: view.problem,
     body: `${form({
-      id: 'second-factor', action: view.at(totp ? '/mfa' : '/mfa/backup-code'), csrf: view.csrf, submit: 'Verify',
-      fields: [field], problem: view.problem, autofocus: true,
+      id: 'second-factor',
+      action: view.at(totp ? '/mfa' : '/mfa/backup-code'),
+      csrf: view.csrf,
+      submit: 'Verify',
+      fields: [field],
+      problem: view.problem,
+      autofocus: true,
     })}
 ${view.other ? links(switchTo) : ''}
 ${view.passkey ? links({ href: view.at('/mfa/passkey'), label: 'Use a passkey' }) : ''}
@@ -59,12 +77,21 @@ export function setupPage(view: SetupView): string {
     : `<p>Enter the code your authenticator app shows for the key you added.</p>
 ${links({ text: 'Lost the key?', href: view.at('/mfa/setup'), label: 'Start again with a new key' })}`;
   return page({
-    title: 'Set up two-step verification', heading: 'Set up two-step verification', branding: view.branding, problem: view.problem,
+    title: 'Set up two-step verification',
+    heading: 'Set up two-step verification',
+    branding: view.branding,
+    problem: view.problem,
     body: `${intro}
 ${form({
-    id: 'setup', action: view.at('/mfa/setup'), csrf: view.csrf, submit: 'Confirm', problem: view.problem, autofocus: !enrolment,
-    fields: [codeField('Authentication code', 'The 6-digit code the app shows now.')], hidden: { verificationId: view.verificationId },
-  })}
+  id: 'setup',
+  action: view.at('/mfa/setup'),
+  csrf: view.csrf,
+  submit: 'Confirm',
+  problem: view.problem,
+  autofocus: !enrolment,
+  fields: [codeField('Authentication code', 'The 6-digit code the app shows now.')],
+  hidden: { verificationId: view.verificationId },
+})}
 ${view.passkeySetup ? links({ href: view.passkeySetup, label: 'Use a passkey instead' }) : ''}
 ${view.skippable ? buttonForm(view.at('/mfa/skip'), view.csrf, 'Skip for now') : ''}`,
   });
@@ -74,7 +101,9 @@ ${view.skippable ? buttonForm(view.at('/mfa/skip'), view.csrf, 'Skip for now') :
 export function backupCodesPage(view: PageFrame & { verificationId: string; codes: string[] }): string {
   const items = view.codes.map((code) => `<li><code>${escapeHtml(code)}</code></li>`).join('');
   return page({
-    title: 'Save your backup codes', heading: 'Save your backup codes', branding: view.branding,
+    title: 'Save your backup codes',
+    heading: 'Save your backup codes',
+    branding: view.branding,
     body: `<p>If you lose your authenticator app, each of these codes signs you in once. Keep them somewhere safe:
 they are shown only on this page.</p>
 <ul class="codes" aria-label="Backup codes">${items}</ul>

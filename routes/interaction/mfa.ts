@@ -27,7 +27,11 @@ export function mfaRoutes(router: Router, form: Middleware, kit: PageKit, experi
     const pageOf = async (visit: Visit, problem?: FormProblem) => {
       const { held } = await experience.mfaStatus(visit.request);
       return secondFactorPage({
-        ...visit, factor, other: held.includes(factor === 'Totp' ? 'BackupCode' : 'Totp'), passkey: held.includes('WebAuthn'), problem,
+        ...visit,
+        factor,
+        other: held.includes(factor === 'Totp' ? 'BackupCode' : 'Totp'),
+        passkey: held.includes('WebAuthn'),
+        problem,
       });
     };
 
@@ -50,11 +54,16 @@ export function mfaRoutes(router: Router, form: Middleware, kit: PageKit, experi
         kit.reject(ctx, visit, await pageOf(visit, enterCode));
         return;
       }
-      await kit.attempt(ctx, visit, (failure) => pageOf(visit, failure.problem), async () => {
-        if (factor === 'Totp') await experience.verifyTotp(visit.request, typed);
-        else await experience.verifyBackupCode(visit.request, typed);
-        await kit.finish(ctx, visit);
-      });
+      await kit.attempt(
+        ctx,
+        visit,
+        (failure) => pageOf(visit, failure.problem),
+        async () => {
+          if (factor === 'Totp') await experience.verifyTotp(visit.request, typed);
+          else await experience.verifyBackupCode(visit.request, typed);
+          await kit.finish(ctx, visit);
+        },
+      );
     });
   }
 
@@ -69,26 +78,40 @@ export function mfaRoutes(router: Router, form: Middleware, kit: PageKit, experi
     const { skippable } = await experience.mfaStatus(visit.request);
     const { verificationId, secret, keyUri, secretQrCode } = await experience.newTotpSecret(visit.request);
     const passkeySetup = factors.includes('WebAuthn') ? visit.at('/mfa/passkey/setup') : undefined;
-    sendSecret(ctx, setupPage({ ...visit, verificationId, enrolment: { secret, keyUri, secretQrCode }, skippable, passkeySetup }), visit, true);
+    sendSecret(
+      ctx,
+      setupPage({ ...visit, verificationId, enrolment: { secret, keyUri, secretQrCode }, skippable, passkeySetup }),
+      visit,
+      true,
+    );
   });
 
   router.post('/:uid/mfa/setup', form, async (ctx) => {
     const visit = await kit.submitted(ctx);
     if (!visit) return;
     const verificationId = kit.field(ctx, 'verificationId', { max: 128 });
-    const again = async (problem: FormProblem) => setupPage({
-      ...visit, verificationId, skippable: (await experience.mfaStatus(visit.request)).skippable, problem,
-    });
+    const again = async (problem: FormProblem) =>
+      setupPage({
+        ...visit,
+        verificationId,
+        skippable: (await experience.mfaStatus(visit.request)).skippable,
+        problem,
+      });
     const typed = code(ctx);
     if (!typed || !verificationId) {
       kit.reject(ctx, visit, await again(enterCode));
       return;
     }
-    await kit.attempt(ctx, visit, (failure) => again(failure.problem), async () => {
-      await experience.verifyTotp(visit.request, typed, verificationId);
-      await experience.bindMfa(visit.request, 'Totp', verificationId);
-      await kit.finish(ctx, visit);
-    });
+    await kit.attempt(
+      ctx,
+      visit,
+      (failure) => again(failure.problem),
+      async () => {
+        await experience.verifyTotp(visit.request, typed, verificationId);
+        await experience.bindMfa(visit.request, 'Totp', verificationId);
+        await kit.finish(ctx, visit);
+      },
+    );
   });
 
   router.post('/:uid/mfa/skip', form, async (ctx) => {

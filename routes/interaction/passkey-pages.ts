@@ -31,7 +31,8 @@ export function passkeyPage(view: PasskeyView): string {
   return page({
     title: creating ? 'Set up a passkey' : 'Two-step verification',
     heading: creating ? 'Set up a passkey' : 'Two-step verification',
-    branding: view.branding, problem: view.problem,
+    branding: view.branding,
+    problem: view.problem,
     body: `<p>${escapeHtml(intro)}</p>
 <form method="post" action="${escapeHtml(action)}" id="passkey" data-ceremony="${view.ceremony}" data-options="${escapeHtml(JSON.stringify(view.options))}">${csrfInput(view.csrf)}<input type="hidden" name="verificationId" value="${escapeHtml(view.verificationId)}"><input type="hidden" name="payload" value="">
 <button type="submit">${button}</button></form>

@@ -72,4 +72,3 @@ export const PASSKEY_SCRIPT = `'use strict';
   });
 })();
 `;
-

@@ -11,7 +11,9 @@ import { PASSKEY_SCRIPT, PASSKEY_SCRIPT_PATH } from './passkey-script.ts';
 /** Where each factor is proved on the pages. */
 export const FACTOR_PAGES = { Totp: '/mfa', WebAuthn: '/mfa/passkey', BackupCode: '/mfa/backup-code' } as const;
 
-const noAnswer: FormProblem = { message: 'Use the button to answer with your passkey (this needs JavaScript), or use another way to verify.' };
+const noAnswer: FormProblem = {
+  message: 'Use the button to answer with your passkey (this needs JavaScript), or use another way to verify.',
+};
 
 /** The browser's answer posted in the form's `payload` field, or undefined when it is missing or not one. */
 function answerOf<T extends z.ZodType>(kit: PageKit, ctx: Context, schema: T): z.infer<T> | undefined {
@@ -30,7 +32,13 @@ function answerOf<T extends z.ZodType>(kit: PageKit, ctx: Context, schema: T): z
  * registers one when the account must enrol; each page carries a fresh challenge and posts the browser's answer,
  * then submits again like the other factors' pages. The script they run is served here, from this origin.
  */
-export function passkeyRoutes(router: Router, form: Middleware, kit: PageKit, experience: Experience, baseUrl: string): void {
+export function passkeyRoutes(
+  router: Router,
+  form: Middleware,
+  kit: PageKit,
+  experience: Experience,
+  baseUrl: string,
+): void {
   const script = `${baseUrl}${PASSKEY_SCRIPT_PATH}`;
 
   router.get('/assets/passkey.js', (ctx) => {
@@ -57,16 +65,43 @@ export function passkeyRoutes(router: Router, form: Middleware, kit: PageKit, ex
       ...(held.includes('Totp') ? [{ href: visit.at(FACTOR_PAGES.Totp), label: 'Use your authenticator app' }] : []),
       ...(held.includes('BackupCode') ? [{ href: visit.at(FACTOR_PAGES.BackupCode), label: 'Use a backup code' }] : []),
     ];
-    send(ctx, status, passkeyPage({ ...visit, ceremony: 'get', verificationId, options: authenticationOptions, script, others, problem }), visit);
+    send(
+      ctx,
+      status,
+      passkeyPage({
+        ...visit,
+        ceremony: 'get',
+        verificationId,
+        options: authenticationOptions,
+        script,
+        others,
+        problem,
+      }),
+      visit,
+    );
   }
 
   async function setupStep(ctx: Context, visit: Visit, status = 200, problem?: FormProblem): Promise<void> {
     const { skippable } = await experience.mfaStatus(visit.request);
     const { verificationId, registrationOptions } = await experience.newWebAuthnRegistration(visit.request);
-    const others = visit.settings.mfa.factors.includes('Totp') ? [{ href: visit.at('/mfa/setup'), label: 'Use an authenticator app instead' }] : [];
-    send(ctx, status, passkeyPage({
-      ...visit, ceremony: 'create', verificationId, options: registrationOptions, script, others, skippable, problem,
-    }), visit);
+    const others = visit.settings.mfa.factors.includes('Totp')
+      ? [{ href: visit.at('/mfa/setup'), label: 'Use an authenticator app instead' }]
+      : [];
+    send(
+      ctx,
+      status,
+      passkeyPage({
+        ...visit,
+        ceremony: 'create',
+        verificationId,
+        options: registrationOptions,
+        script,
+        others,
+        skippable,
+        problem,
+      }),
+      visit,
+    );
   }
 
   router.get('/:uid/mfa/passkey', async (ctx) => {
@@ -84,10 +119,14 @@ export function passkeyRoutes(router: Router, form: Middleware, kit: PageKit, ex
       await again(400, noAnswer);
       return;
     }
-    await kit.recover(ctx, async () => {
-      await experience.verifyWebAuthnAuthentication(visit.request, verificationId, answer);
-      await kit.finish(ctx, visit);
-    }, (failure) => again(failure.status, failure.problem));
+    await kit.recover(
+      ctx,
+      async () => {
+        await experience.verifyWebAuthnAuthentication(visit.request, verificationId, answer);
+        await kit.finish(ctx, visit);
+      },
+      (failure) => again(failure.status, failure.problem),
+    );
   });
 
   router.get('/:uid/mfa/passkey/setup', async (ctx) => {
@@ -105,10 +144,14 @@ export function passkeyRoutes(router: Router, form: Middleware, kit: PageKit, ex
       await again(400, noAnswer);
       return;
     }
-    await kit.recover(ctx, async () => {
-      await experience.verifyWebAuthnRegistration(visit.request, verificationId, answer);
-      await experience.bindMfa(visit.request, 'WebAuthn', verificationId);
-      await kit.finish(ctx, visit);
-    }, (failure) => again(failure.status, failure.problem));
+    await kit.recover(
+      ctx,
+      async () => {
+        await experience.verifyWebAuthnRegistration(visit.request, verificationId, answer);
+        await experience.bindMfa(visit.request, 'WebAuthn', verificationId);
+        await kit.finish(ctx, visit);
+      },
+      (failure) => again(failure.status, failure.problem),
+    );
   });
 }

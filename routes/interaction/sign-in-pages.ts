@@ -32,11 +32,16 @@ export interface SignInView extends PageFrame {
 export function signInPage(view: SignInView): string {
   const { methods, at } = view;
   const problemOf = (which: 'password' | 'code') => (view.failed === which ? view.problem : undefined);
-  const prefillOf = (which: 'password' | 'code') => (view.failed === which ? view.identifier : view.failed ? undefined : view.loginHint);
+  const prefillOf = (which: 'password' | 'code') =>
+    view.failed === which ? view.identifier : view.failed ? undefined : view.loginHint;
   const sections: string[] = [];
   if (methods.password.length) {
     sections.push(`${form({
-      id: 'password', action: at('/login'), csrf: view.csrf, submit: 'Sign in', problem: problemOf('password'),
+      id: 'password',
+      action: at('/login'),
+      csrf: view.csrf,
+      submit: 'Sign in',
+      problem: problemOf('password'),
       autofocus: !view.failed && (methods.passwordFirst || !methods.code.length),
       fields: [
         identifierField(methods.password, prefillOf('password'), 'username'),
@@ -46,20 +51,34 @@ export function signInPage(view: SignInView): string {
 ${methods.forgotPassword.length ? links({ href: at('/forgot-password'), label: 'Forgot password?' }) : ''}`);
   }
   if (methods.code.length) {
-    sections.push(form({
-      id: 'code', action: at('/sign-in/send-code'), csrf: view.csrf, submit: 'Send code', problem: problemOf('code'),
-      autofocus: !view.failed && (!methods.passwordFirst || !methods.password.length),
-      fields: [identifierField(methods.code, prefillOf('code'))],
-    }));
+    sections.push(
+      form({
+        id: 'code',
+        action: at('/sign-in/send-code'),
+        csrf: view.csrf,
+        submit: 'Send code',
+        problem: problemOf('code'),
+        autofocus: !view.failed && (!methods.passwordFirst || !methods.password.length),
+        fields: [identifierField(methods.code, prefillOf('code'))],
+      }),
+    );
   }
   if (!methods.passwordFirst) sections.reverse();
-  const alternative = methods.passwordFirst ? `Or get a sign-in code by ${identifierLabel(methods.code).toLowerCase()}` : 'Or use your password';
-  const body = sections.length === 2
-    ? `${sections[0]}\n<hr class="divider"><h2>${alternative}</h2>\n${sections[1]}`
-    : sections.join('\n');
-  const register = methods.canRegister ? links({ text: 'No account yet?', href: at('/sign-up'), label: 'Create account' }) : '';
+  const alternative = methods.passwordFirst
+    ? `Or get a sign-in code by ${identifierLabel(methods.code).toLowerCase()}`
+    : 'Or use your password';
+  const body =
+    sections.length === 2
+      ? `${sections[0]}\n<hr class="divider"><h2>${alternative}</h2>\n${sections[1]}`
+      : sections.join('\n');
+  const register = methods.canRegister
+    ? links({ text: 'No account yet?', href: at('/sign-up'), label: 'Create account' })
+    : '';
   return page({
-    title: 'Sign in', heading: `Sign in to ${view.branding.appName}`, branding: view.branding, notice: view.notice,
+    title: 'Sign in',
+    heading: `Sign in to ${view.branding.appName}`,
+    branding: view.branding,
+    notice: view.notice,
     problem: view.problem,
     body: `${body}\n${connectorSection(view)}\n${register}\n${buttonForm(at('/abort'), view.csrf, 'Cancel')}`,
   });
@@ -67,14 +86,22 @@ ${methods.forgotPassword.length ? links({ href: at('/forgot-password'), label: '
 
 /** The hint under a new password field: the policy's length and character mix. */
 export function passwordHint(policy: PasswordPolicy): string {
-  const types = policy.characterTypes.min > 1
-    ? `, mixing at least ${policy.characterTypes.min} of lowercase letters, uppercase letters, digits and symbols`
-    : '';
+  const types =
+    policy.characterTypes.min > 1
+      ? `, mixing at least ${policy.characterTypes.min} of lowercase letters, uppercase letters, digits and symbols`
+      : '';
   return `At least ${policy.length.min} characters${types}.`;
 }
 
 export function newPasswordField(policy: PasswordPolicy, label = 'Password'): Field {
-  return { name: 'password', label, type: 'password', autocomplete: 'new-password', maxlength: 256, hint: passwordHint(policy) };
+  return {
+    name: 'password',
+    label,
+    type: 'password',
+    autocomplete: 'new-password',
+    maxlength: 256,
+    hint: passwordHint(policy),
+  };
 }
 
 export interface CodeView extends PageFrame {
@@ -96,17 +123,31 @@ export interface CodeView extends PageFrame {
 
 /** The page after "Send code": the code (and a new password, when the flow sets one). */
 export function codePage(view: CodeView): string {
-  const fields: Field[] = view.verified ? [] : [{
-    name: 'code', label: 'Verification code', inputmode: 'numeric', autocomplete: 'one-time-code', maxlength: 64,
-  }];
+  const fields: Field[] = view.verified
+    ? []
+    : [
+        {
+          name: 'code',
+          label: 'Verification code',
+          inputmode: 'numeric',
+          autocomplete: 'one-time-code',
+          maxlength: 64,
+        },
+      ];
   if (view.password) fields.push(newPasswordField(view.password.policy, view.password.label));
   const sentTo = view.verified
     ? `<p>The code sent to <strong>${escapeHtml(view.recipient)}</strong> is confirmed.</p>`
     : `<p>We sent a code to <strong>${escapeHtml(view.recipient)}</strong>. Enter it below.</p>`;
-  const resend = view.verified ? '' : `\n<hr class="divider"><p class="links">No code? It can take a minute to arrive.</p>
+  const resend = view.verified
+    ? ''
+    : `\n<hr class="divider"><p class="links">No code? It can take a minute to arrive.</p>
 ${form({ id: 'resend', action: view.resend, csrf: view.csrf, submit: 'Send a new code', fields: [], hidden: { identifier: view.recipient }, secondary: true })}`;
   return page({
-    title: view.heading, heading: view.heading, branding: view.branding, problem: view.problem, notice: view.notice,
+    title: view.heading,
+    heading: view.heading,
+    branding: view.branding,
+    problem: view.problem,
+    notice: view.notice,
     body: `${sentTo}
 ${form({ id: 'verify', action: view.action, csrf: view.csrf, submit: view.submit, fields, problem: view.problem, autofocus: true })}${resend}
 ${links(view.back)}`,

@@ -34,17 +34,22 @@ export function signInRoutes(router: Router, form: Middleware, kit: PageKit, exp
       return;
     }
     // An email of a domain that signs in by SSO goes to its provider, as Logto's sign-in does.
-    if (typed.type === 'email' && await answerSsoChoice(ctx, kit, visit, typed.value)) return;
+    if (typed.type === 'email' && (await answerSsoChoice(ctx, kit, visit, typed.value))) return;
     if (!password) {
       kit.reject(ctx, visit, again({ field: 'password', message: 'Enter your password.' }));
       return;
     }
-    await kit.attempt(ctx, visit, (failure) => again(failure.problem), async () => {
-      await experience.start(visit.request, 'SignIn');
-      const { verificationId } = await experience.verifyPassword(visit.request, typed, password);
-      await experience.identify(visit.request, verificationId);
-      await kit.finish(ctx, visit);
-    });
+    await kit.attempt(
+      ctx,
+      visit,
+      (failure) => again(failure.problem),
+      async () => {
+        await experience.start(visit.request, 'SignIn');
+        const { verificationId } = await experience.verifyPassword(visit.request, typed, password);
+        await experience.identify(visit.request, verificationId);
+        await kit.finish(ctx, visit);
+      },
+    );
   });
 
   const flow: CodeFlow = {
@@ -54,12 +59,15 @@ export function signInRoutes(router: Router, form: Middleware, kit: PageKit, exp
     startPage: (visit, problem, identifier) => signInPage({ ...visit, failed: 'code', problem, identifier }),
     startUrl: (visit) => visit.at(),
     view: (visit) => ({
-      heading: `Sign in to ${visit.branding.appName}`, submit: 'Sign in', back: { href: visit.at(), label: 'Sign in another way' },
+      heading: `Sign in to ${visit.branding.appName}`,
+      submit: 'Sign in',
+      back: { href: visit.at(), label: 'Sign in another way' },
     }),
     // An address without an account, where sign-up is open: the page offers to create one.
-    problemOf: (visit, failure) => (failure.code === 'user.user_not_exist' && visit.methods.canRegister
-      ? { ...failure.problem, link: { href: visit.at('/sign-up'), label: 'Create account' } }
-      : failure.problem),
+    problemOf: (visit, failure) =>
+      failure.code === 'user.user_not_exist' && visit.methods.canRegister
+        ? { ...failure.problem, link: { href: visit.at('/sign-up'), label: 'Create account' } }
+        : failure.problem,
     async finish(ctx, visit, _state, pending) {
       await experience.identify(visit.request, pending.id);
       await kit.finish(ctx, visit);

@@ -19,8 +19,11 @@ export function signUpRoutes(router: Router, form: Middleware, kit: PageKit, exp
 
   /** Registration is off: a page that says so, with the way back. */
   function closed(visit: Visit): string {
-    return messagePage('Registration is not available', 'New accounts cannot be created here. Sign in with an existing account.',
-      { href: visit.at(), label: 'Back to sign in' });
+    return messagePage(
+      'Registration is not available',
+      'New accounts cannot be created here. Sign in with an existing account.',
+      { href: visit.at(), label: 'Back to sign in' },
+    );
   }
 
   router.get('/:uid/sign-up', async (ctx) => {
@@ -47,7 +50,9 @@ export function signUpRoutes(router: Router, form: Middleware, kit: PageKit, exp
     const password = kit.field(ctx, 'password', { max: 256, trim: false });
     const again = (problem: FormProblem) => pageOf(visit, problem, { username });
     if (!usernameSchema.safeParse(username).success) {
-      const message = username ? 'A username starts with a letter or an underscore, then letters, digits or underscores.' : 'Choose a username.';
+      const message = username
+        ? 'A username starts with a letter or an underscore, then letters, digits or underscores.'
+        : 'Choose a username.';
       kit.reject(ctx, visit, again({ field: 'username', message }));
       return;
     }
@@ -55,13 +60,18 @@ export function signUpRoutes(router: Router, form: Middleware, kit: PageKit, exp
       kit.reject(ctx, visit, again({ field: 'password', message: 'Choose a password.' }));
       return;
     }
-    await kit.attempt(ctx, visit, (failure) => again(failure.problem), async () => {
-      await experience.start(visit.request, 'Register');
-      await experience.addProfile(visit.request, { type: 'username', value: username });
-      await experience.addProfile(visit.request, { type: 'password', value: password });
-      await experience.identify(visit.request);
-      await kit.finish(ctx, visit);
-    });
+    await kit.attempt(
+      ctx,
+      visit,
+      (failure) => again(failure.problem),
+      async () => {
+        await experience.start(visit.request, 'Register');
+        await experience.addProfile(visit.request, { type: 'username', value: username });
+        await experience.addProfile(visit.request, { type: 'password', value: password });
+        await experience.identify(visit.request);
+        await kit.finish(ctx, visit);
+      },
+    );
   });
 
   const flow: CodeFlow = {
@@ -71,19 +81,25 @@ export function signUpRoutes(router: Router, form: Middleware, kit: PageKit, exp
     startPage: (visit, problem, identifier) => pageOf(visit, problem, { identifier }),
     startUrl: (visit) => visit.at('/sign-up'),
     view: (visit) => ({
-      heading: `Create your ${visit.branding.appName} account`, submit: 'Create account',
+      heading: `Create your ${visit.branding.appName} account`,
+      submit: 'Create account',
       back: { href: visit.at('/sign-up'), label: 'Use another address' },
       ...(visit.settings.signUp.password && { password: { policy: visit.settings.passwordPolicy, label: 'Password' } }),
     }),
-    problemOf: (visit, failure) => (failure.code === 'user.email_already_in_use' || failure.code === 'user.phone_already_in_use'
-      ? { ...failure.problem, link: { href: visit.at(), label: 'Sign in instead' } }
-      : failure.problem),
+    problemOf: (visit, failure) =>
+      failure.code === 'user.email_already_in_use' || failure.code === 'user.phone_already_in_use'
+        ? { ...failure.problem, link: { href: visit.at(), label: 'Sign in instead' } }
+        : failure.problem,
     async finish(ctx, visit, state, pending, password) {
       const { profile } = state;
       if (!profile.primaryEmail && !profile.primaryPhone) {
-        await experience.addProfile(visit.request, { type: pending.identifier.type === 'phone' ? 'phone' : 'email', verificationId: pending.id });
+        await experience.addProfile(visit.request, {
+          type: pending.identifier.type === 'phone' ? 'phone' : 'email',
+          verificationId: pending.id,
+        });
       }
-      if (visit.settings.signUp.password) await experience.addProfile(visit.request, { type: 'password', value: password });
+      if (visit.settings.signUp.password)
+        await experience.addProfile(visit.request, { type: 'password', value: password });
       await experience.identify(visit.request);
       await kit.finish(ctx, visit);
     },

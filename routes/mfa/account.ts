@@ -20,14 +20,21 @@ export function accountMfaSecretRoutes(api: ApiRouterDeps, core: ServiceCore): v
 
   async function assertOffered(type: 'Totp' | 'BackupCode'): Promise<void> {
     if (!(await signInExperience.get()).mfa.factors.includes(type)) {
-      throw errors.experience('session.mfa.mfa_factor_not_enabled', `the sign-in experience does not offer ${type} as a second factor`);
+      throw errors.experience(
+        'session.mfa.mfa_factor_not_enabled',
+        `the sign-in experience does not offer ${type} as a second factor`,
+      );
     }
   }
 
   declare(user, {
-    method: 'post', path: '/my-account/mfa-verifications/totp-secret/generate', tag, scope: 'identities',
+    method: 'post',
+    path: '/my-account/mfa-verifications/totp-secret/generate',
+    tag,
+    scope: 'identities',
     response: z.object({ secret: z.string(), secretQrCode: z.string(), keyUri: z.string() }),
-    summary: 'A new TOTP secret for the user\'s app, with its otpauth URI and QR code (nothing is stored until it is added)',
+    summary:
+      "A new TOTP secret for the user's app, with its otpauth URI and QR code (nothing is stored until it is added)",
     async handler({ koa }) {
       const { user: me } = await account.authorize(koa, { field: 'mfa', access: 'edit' });
       await assertOffered('Totp');
@@ -37,7 +44,10 @@ export function accountMfaSecretRoutes(api: ApiRouterDeps, core: ServiceCore): v
   });
 
   declare(user, {
-    method: 'post', path: '/my-account/mfa-verifications/backup-codes/generate', tag, scope: 'identities',
+    method: 'post',
+    path: '/my-account/mfa-verifications/backup-codes/generate',
+    tag,
+    scope: 'identities',
     response: z.object({ codes: z.array(z.string()) }),
     summary: 'Ten new backup codes to show the user (nothing is stored until they are added)',
     async handler({ koa }) {

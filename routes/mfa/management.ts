@@ -8,11 +8,16 @@ const tag = 'Users';
 const byUser = z.object({ userId: idParam });
 
 const createBody = z.discriminatedUnion('type', [
-  z.object({
-    type: z.literal('Totp'),
-    secret: z.string().refine(isTotpSecret, 'must be base32 (A-Z, 2-7), 16 to 128 characters').optional()
-      .describe('An existing secret to import; generated when left out'),
-  }).strict(),
+  z
+    .object({
+      type: z.literal('Totp'),
+      secret: z
+        .string()
+        .refine(isTotpSecret, 'must be base32 (A-Z, 2-7), 16 to 128 characters')
+        .optional()
+        .describe('An existing secret to import; generated when left out'),
+    })
+    .strict(),
   z.object({ type: z.literal('BackupCode') }).strict(),
 ]);
 
@@ -25,16 +30,27 @@ export function userMfaRoutes(api: ApiRouterDeps, core: ServiceCore): void {
   const { mfa } = core.libraries;
 
   declare(api, {
-    method: 'get', path: '/users/:userId/mfa-verifications', tag, summary: "List a user's second factors (no secrets)",
-    params: byUser, response: z.array(mfaFactor),
+    method: 'get',
+    path: '/users/:userId/mfa-verifications',
+    tag,
+    summary: "List a user's second factors (no secrets)",
+    params: byUser,
+    response: z.array(mfaFactor),
     handler: ({ params }) => mfa.list(params.userId),
   });
 
   declare(api, {
-    method: 'post', path: '/users/:userId/mfa-verifications', tag, status: 201, params: byUser, body: createBody, response: createdFactor,
-    summary: 'Add a TOTP authenticator (422 user.totp_already_in_use when one exists) or a set of ten backup codes '
-      + '(422 user.backup_code_already_in_use while unused ones remain; 422 session.mfa.backup_code_can_not_be_alone '
-      + 'without another factor); the secret or the codes are answered this once',
+    method: 'post',
+    path: '/users/:userId/mfa-verifications',
+    tag,
+    status: 201,
+    params: byUser,
+    body: createBody,
+    response: createdFactor,
+    summary:
+      'Add a TOTP authenticator (422 user.totp_already_in_use when one exists) or a set of ten backup codes ' +
+      '(422 user.backup_code_already_in_use while unused ones remain; 422 session.mfa.backup_code_can_not_be_alone ' +
+      'without another factor); the secret or the codes are answered this once',
     async handler({ params, body, events }) {
       if (body.type === 'Totp') {
         const secret = body.secret ?? newTotpSecret();
@@ -49,7 +65,10 @@ export function userMfaRoutes(api: ApiRouterDeps, core: ServiceCore): void {
   });
 
   declare(api, {
-    method: 'delete', path: '/users/:userId/mfa-verifications/:verificationId', tag, status: 204,
+    method: 'delete',
+    path: '/users/:userId/mfa-verifications/:verificationId',
+    tag,
+    status: 204,
     params: z.object({ userId: idParam, verificationId: idParam }),
     summary: "Remove one of a user's second factors",
     async handler({ params, events }) {

@@ -15,7 +15,8 @@ export const mfaFactor = z.object({
 /** What creating a factor answers: the secret or the codes, this once. */
 export const createdFactor = z.discriminatedUnion('type', [
   z.object({
-    type: z.literal('Totp'), id: z.string(),
+    type: z.literal('Totp'),
+    id: z.string(),
     secret: z.string().describe('Base32; shown this once'),
     secretQrCode: z.string().describe('The otpauth URI as a QR code, a PNG data URL'),
     keyUri: z.string().describe('The otpauth:// URI'),

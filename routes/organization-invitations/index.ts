@@ -5,7 +5,13 @@ import type { ServiceCore } from '../../lib/core.ts';
 import { announceMembership } from '../organizations/events.ts';
 import type { InvitationMessage } from '../../lib/organizations/invitations.ts';
 import type { MessageEventContext } from '../../lib/messaging/index.ts';
-import { createInvitationBody, invitation, invitationStatusBody, listInvitationsQuery, messagePayload } from './schemas.ts';
+import {
+  createInvitationBody,
+  invitation,
+  invitationStatusBody,
+  listInvitationsQuery,
+  messagePayload,
+} from './schemas.ts';
 
 const tag = 'Organization invitations';
 const byId = z.object({ id: idParam });
@@ -20,8 +26,12 @@ export function organizationInvitationRoutes(api: ApiRouterDeps, core: ServiceCo
   });
 
   declare(api, {
-    method: 'get', path: '/organization-invitations', tag, summary: 'List organization invitations',
-    query: listInvitationsQuery, response: z.array(invitation),
+    method: 'get',
+    path: '/organization-invitations',
+    tag,
+    summary: 'List organization invitations',
+    query: listInvitationsQuery,
+    response: z.array(invitation),
     async handler({ query, page, paged }) {
       const { page: _page, page_size: _pageSize, ...filter } = query;
       return paged(await library.list(page, filter));
@@ -29,39 +39,60 @@ export function organizationInvitationRoutes(api: ApiRouterDeps, core: ServiceCo
   });
 
   declare(api, {
-    method: 'post', path: '/organization-invitations', tag, summary: 'Invite an email address into an organization',
-    body: createInvitationBody, status: 201, response: invitation,
+    method: 'post',
+    path: '/organization-invitations',
+    tag,
+    summary: 'Invite an email address into an organization',
+    body: createInvitationBody,
+    status: 201,
+    response: invitation,
     handler: ({ body: { messagePayload: payload, ...body }, koa }) =>
       library.create(body, payload === false ? undefined : message(payload, koa)),
   });
 
   declare(api, {
-    method: 'post', path: '/organization-invitations/:id/message', tag,
+    method: 'post',
+    path: '/organization-invitations/:id/message',
+    tag,
     summary: 'Email a pending invitation to its invitee again (body: the message payload)',
-    params: byId, body: messagePayload, status: 204,
+    params: byId,
+    body: messagePayload,
+    status: 204,
     async handler({ params, body, koa }) {
       await library.resend(params.id, message(body, koa));
     },
   });
 
   declare(api, {
-    method: 'get', path: '/organization-invitations/:id', tag, summary: 'Get an organization invitation',
-    params: byId, response: invitation,
+    method: 'get',
+    path: '/organization-invitations/:id',
+    tag,
+    summary: 'Get an organization invitation',
+    params: byId,
+    response: invitation,
     handler: ({ params }) => library.get(params.id),
   });
 
   declare(api, {
-    method: 'delete', path: '/organization-invitations/:id', tag, summary: 'Delete an organization invitation',
-    params: byId, status: 204,
+    method: 'delete',
+    path: '/organization-invitations/:id',
+    tag,
+    summary: 'Delete an organization invitation',
+    params: byId,
+    status: 204,
     async handler({ params }) {
       await library.delete(params.id);
     },
   });
 
   declare(api, {
-    method: 'put', path: '/organization-invitations/:id/status', tag,
+    method: 'put',
+    path: '/organization-invitations/:id/status',
+    tag,
     summary: 'Accept or revoke a pending invitation; accepting makes the user a member',
-    params: byId, body: invitationStatusBody, response: invitation,
+    params: byId,
+    body: invitationStatusBody,
+    response: invitation,
     async handler({ params, body, events }) {
       const { invitation: settled, membership } = await library.settle(params.id, body.status, body.acceptedUserId);
       announceMembership(events, membership);

@@ -23,18 +23,28 @@ export function organizationRoleResourceScopeRoutes(api: ApiRouterDeps, core: Se
   const library = core.libraries.organizationTemplate;
 
   declare(api, {
-    method: 'get', path: '/organization-roles/:id/resource-scopes', tag,
+    method: 'get',
+    path: '/organization-roles/:id/resource-scopes',
+    tag,
     summary: 'List the API-resource scopes of an organization role',
-    params: byId, query: optionalPageQuery, pagination: 'optional', response: z.array(scope),
+    params: byId,
+    query: optionalPageQuery,
+    pagination: 'optional',
+    response: z.array(scope),
     async handler({ params, paged }) {
       return paged(await library.resourceScopesOfRole(params.id));
     },
   });
 
   declare(api, {
-    method: 'post', path: '/organization-roles/:id/resource-scopes', tag,
+    method: 'post',
+    path: '/organization-roles/:id/resource-scopes',
+    tag,
     summary: "Add API-resource scopes to an organization role; returns the role's resource scopes",
-    params: byId, body: addResourceScopesBody, status: 201, response: z.array(scope),
+    params: byId,
+    body: addResourceScopesBody,
+    status: 201,
+    response: z.array(scope),
     async handler({ params, body, events }) {
       const scopes = await library.addRoleResourceScopes(params.id, body.scopeIds);
       announceResourceScopes(events, params.id, scopes);
@@ -43,18 +53,25 @@ export function organizationRoleResourceScopeRoutes(api: ApiRouterDeps, core: Se
   });
 
   declare(api, {
-    method: 'put', path: '/organization-roles/:id/resource-scopes', tag,
+    method: 'put',
+    path: '/organization-roles/:id/resource-scopes',
+    tag,
     summary: 'Replace the API-resource scopes of an organization role',
-    params: byId, body: replaceResourceScopesBody, status: 204,
+    params: byId,
+    body: replaceResourceScopesBody,
+    status: 204,
     async handler({ params, body, events }) {
       announceResourceScopes(events, params.id, await library.replaceRoleResourceScopes(params.id, body.scopeIds));
     },
   });
 
   declare(api, {
-    method: 'delete', path: '/organization-roles/:id/resource-scopes/:scopeId', tag,
+    method: 'delete',
+    path: '/organization-roles/:id/resource-scopes/:scopeId',
+    tag,
     summary: 'Remove an API-resource scope from an organization role',
-    params: byId.extend({ scopeId: idParam }), status: 204,
+    params: byId.extend({ scopeId: idParam }),
+    status: 204,
     async handler({ params, events }) {
       announceResourceScopes(events, params.id, await library.removeRoleResourceScope(params.id, params.scopeId));
     },

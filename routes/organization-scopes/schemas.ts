@@ -7,6 +7,9 @@ export const organizationScope = organizationScopeSchema;
 const name = scopeToken;
 
 export const createOrganizationScopeBody = z.object({ name, description: z.string().max(2048).nullish() }).strict();
-export const updateOrganizationScopeBody = z.object({
-  name: name.optional(), description: z.string().max(2048).nullish(),
-}).strict();
+export const updateOrganizationScopeBody = z
+  .object({
+    name: name.optional(),
+    description: z.string().max(2048).nullish(),
+  })
+  .strict();

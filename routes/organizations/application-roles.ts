@@ -15,28 +15,45 @@ export function organizationApplicationRoleRoutes(api: ApiRouterDeps, core: Serv
   const library = core.libraries.organizations;
 
   declare(api, {
-    method: 'post', path: '/organizations/:id/applications/roles', tag,
+    method: 'post',
+    path: '/organizations/:id/applications/roles',
+    tag,
     summary: 'Assign organization roles to several member applications at once',
-    params: z.object({ id: idParam }), body: assignApplicationsRolesBody, status: 201, response: assignApplicationsRolesBody,
+    params: z.object({ id: idParam }),
+    body: assignApplicationsRolesBody,
+    status: 201,
+    response: assignApplicationsRolesBody,
     async handler({ params, body }) {
       await library.assignRolesToApplications(params.id, body.applicationIds, body.organizationRoleIds);
-      return { applicationIds: [...new Set(body.applicationIds)], organizationRoleIds: [...new Set(body.organizationRoleIds)] };
+      return {
+        applicationIds: [...new Set(body.applicationIds)],
+        organizationRoleIds: [...new Set(body.organizationRoleIds)],
+      };
     },
   });
 
   declare(api, {
-    method: 'get', path: '/organizations/:id/applications/:applicationId/roles', tag,
+    method: 'get',
+    path: '/organizations/:id/applications/:applicationId/roles',
+    tag,
     summary: "List a member application's organization roles",
-    params: byApplication, query: pageQuery, response: z.array(organizationRole),
+    params: byApplication,
+    query: pageQuery,
+    response: z.array(organizationRole),
     async handler({ params, paged }) {
       return paged(await library.applicationRoles(params.id, params.applicationId));
     },
   });
 
   declare(api, {
-    method: 'post', path: '/organizations/:id/applications/:applicationId/roles', tag,
+    method: 'post',
+    path: '/organizations/:id/applications/:applicationId/roles',
+    tag,
     summary: 'Assign organization roles to a member application',
-    params: byApplication, body: addMemberRolesBody, status: 201, response: addMemberRolesBody,
+    params: byApplication,
+    body: addMemberRolesBody,
+    status: 201,
+    response: addMemberRolesBody,
     async handler({ params, body }) {
       await library.assignApplicationRoles(params.id, params.applicationId, body.organizationRoleIds);
       return { organizationRoleIds: [...new Set(body.organizationRoleIds)] };
@@ -44,16 +61,24 @@ export function organizationApplicationRoleRoutes(api: ApiRouterDeps, core: Serv
   });
 
   declare(api, {
-    method: 'put', path: '/organizations/:id/applications/:applicationId/roles', tag,
+    method: 'put',
+    path: '/organizations/:id/applications/:applicationId/roles',
+    tag,
     summary: "Replace a member application's organization roles",
-    params: byApplication, body: addMemberRolesBody, status: 204,
-    handler: ({ params, body }) => library.replaceApplicationRoles(params.id, params.applicationId, body.organizationRoleIds),
+    params: byApplication,
+    body: addMemberRolesBody,
+    status: 204,
+    handler: ({ params, body }) =>
+      library.replaceApplicationRoles(params.id, params.applicationId, body.organizationRoleIds),
   });
 
   declare(api, {
-    method: 'delete', path: '/organizations/:id/applications/:applicationId/roles/:organizationRoleId', tag,
+    method: 'delete',
+    path: '/organizations/:id/applications/:applicationId/roles/:organizationRoleId',
+    tag,
     summary: 'Remove an organization role from a member application',
-    params: byApplication.extend({ organizationRoleId: idParam }), status: 204,
+    params: byApplication.extend({ organizationRoleId: idParam }),
+    status: 204,
     handler: ({ params }) => library.removeApplicationRole(params.id, params.applicationId, params.organizationRoleId),
   });
 }

@@ -9,8 +9,7 @@ export function announceMembership(events: EventState, { organization, changes }
   const delta = Object.fromEntries(Object.entries(changes).filter(([, ids]) => ids.length > 0));
   events.events = {
     ...events.events,
-    'Organization.Membership.Updated': Object.keys(delta).length === 0
-      ? false
-      : { data: organization, organizationId: organization.id, ...delta },
+    'Organization.Membership.Updated':
+      Object.keys(delta).length === 0 ? false : { data: organization, organizationId: organization.id, ...delta },
   };
 }

@@ -7,7 +7,11 @@ import { organizationJitSsoRoutes } from './jit-sso.ts';
 import { organizationMemberRoleRoutes } from './member-roles.ts';
 import { organizationMemberRoutes } from './members.ts';
 import {
-  createOrganizationBody, listOrganizationsQuery, organization, TEMPLATE_SEARCH_FIELDS, updateOrganizationBody,
+  createOrganizationBody,
+  listOrganizationsQuery,
+  organization,
+  TEMPLATE_SEARCH_FIELDS,
+  updateOrganizationBody,
 } from './schemas.ts';
 import { featuredOrganization, withFeaturedMembers } from './featured.ts';
 
@@ -18,8 +22,13 @@ export function organizationRoutes(api: ApiRouterDeps, core: ServiceCore): void 
   const library = core.libraries.organizations;
 
   declare(api, {
-    method: 'get', path: '/organizations', tag, summary: 'List organizations (q searches id, name and description)',
-    query: listOrganizationsQuery, search: TEMPLATE_SEARCH_FIELDS, response: z.array(featuredOrganization),
+    method: 'get',
+    path: '/organizations',
+    tag,
+    summary: 'List organizations (q searches id, name and description)',
+    query: listOrganizationsQuery,
+    search: TEMPLATE_SEARCH_FIELDS,
+    response: z.array(featuredOrganization),
     async handler({ query, search, page, paged }) {
       const listed = await core.repositories.organizations.list(page, query.q ?? search);
       if (!query.showFeatured) return paged(listed);
@@ -28,28 +37,45 @@ export function organizationRoutes(api: ApiRouterDeps, core: ServiceCore): void 
   });
 
   declare(api, {
-    method: 'post', path: '/organizations', tag, summary: 'Create an organization',
-    body: createOrganizationBody, status: 201, response: organization,
+    method: 'post',
+    path: '/organizations',
+    tag,
+    summary: 'Create an organization',
+    body: createOrganizationBody,
+    status: 201,
+    response: organization,
     handler: ({ body }) => library.create(body),
   });
 
   declare(api, {
-    method: 'get', path: '/organizations/:id', tag, summary: 'Get an organization',
-    params: byId, response: organization,
+    method: 'get',
+    path: '/organizations/:id',
+    tag,
+    summary: 'Get an organization',
+    params: byId,
+    response: organization,
     handler: ({ params }) => library.mustFind(params.id),
   });
 
   declare(api, {
-    method: 'patch', path: '/organizations/:id', tag, summary: 'Update an organization',
+    method: 'patch',
+    path: '/organizations/:id',
+    tag,
+    summary: 'Update an organization',
     refuseEmptyBody: true,
-    params: byId, body: updateOrganizationBody, response: organization,
+    params: byId,
+    body: updateOrganizationBody,
+    response: organization,
     handler: ({ params, body }) => library.update(params.id, body),
   });
 
   declare(api, {
-    method: 'delete', path: '/organizations/:id', tag,
+    method: 'delete',
+    path: '/organizations/:id',
+    tag,
     summary: 'Delete an organization with its memberships and invitations',
-    params: byId, status: 204,
+    params: byId,
+    status: 204,
     async handler({ params, events }) {
       events.snapshot = await library.delete(params.id);
     },

@@ -12,9 +12,14 @@ export function organizationJitSsoRoutes(api: ApiRouterDeps, core: ServiceCore):
   const jit = core.libraries.organizationJit;
 
   declare(api, {
-    method: 'get', path: '/organizations/:id/jit/sso-connectors', tag,
+    method: 'get',
+    path: '/organizations/:id/jit/sso-connectors',
+    tag,
     summary: 'List the enterprise SSO connectors whose users join just in time',
-    params: byId, query: optionalPagination, pagination: 'optional', response: z.array(ssoConnectorResponse),
+    params: byId,
+    query: optionalPagination,
+    pagination: 'optional',
+    response: z.array(ssoConnectorResponse),
     async handler({ params, paged }) {
       const found = await core.repositories.connectors.sso.findByIds(await jit.ssoConnectorIds(params.id));
       return paged(found.map(presentSsoConnector));
@@ -22,9 +27,13 @@ export function organizationJitSsoRoutes(api: ApiRouterDeps, core: ServiceCore):
   });
 
   declare(api, {
-    method: 'post', path: '/organizations/:id/jit/sso-connectors', tag,
+    method: 'post',
+    path: '/organizations/:id/jit/sso-connectors',
+    tag,
     summary: 'Add enterprise SSO connectors whose users join just in time, with the JIT default roles',
-    params: byId, body: z.object({ ssoConnectorIds: ids.min(1) }).strict(), status: 201,
+    params: byId,
+    body: z.object({ ssoConnectorIds: ids.min(1) }).strict(),
+    status: 201,
     response: z.object({ ssoConnectorIds: z.array(z.string()) }),
     async handler({ params, body }) {
       await jit.addSsoConnectors(params.id, body.ssoConnectorIds);
@@ -33,16 +42,23 @@ export function organizationJitSsoRoutes(api: ApiRouterDeps, core: ServiceCore):
   });
 
   declare(api, {
-    method: 'put', path: '/organizations/:id/jit/sso-connectors', tag,
+    method: 'put',
+    path: '/organizations/:id/jit/sso-connectors',
+    tag,
     summary: 'Replace the enterprise SSO connectors whose users join just in time',
-    params: byId, body: z.object({ ssoConnectorIds: ids }).strict(), status: 204,
+    params: byId,
+    body: z.object({ ssoConnectorIds: ids }).strict(),
+    status: 204,
     handler: ({ params, body }) => jit.replaceSsoConnectors(params.id, body.ssoConnectorIds),
   });
 
   declare(api, {
-    method: 'delete', path: '/organizations/:id/jit/sso-connectors/:ssoConnectorId', tag,
+    method: 'delete',
+    path: '/organizations/:id/jit/sso-connectors/:ssoConnectorId',
+    tag,
     summary: 'Stop just-in-time membership through an enterprise SSO connector',
-    params: z.object({ id: idParam, ssoConnectorId: idParam }), status: 204,
+    params: z.object({ id: idParam, ssoConnectorId: idParam }),
+    status: 204,
     handler: ({ params }) => jit.removeSsoConnector(params.id, params.ssoConnectorId),
   });
 }

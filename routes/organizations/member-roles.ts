@@ -6,7 +6,11 @@ import { organizationScope } from '../organization-scopes/schemas.ts';
 import type { Repositories } from '../../lib/repositories.ts';
 import { errors } from '../../lib/errors.ts';
 import {
-  addMemberRolesBody, addMemberRolesByNameBody, assignMembersRolesBody, memberRolesBody, optionalPageQuery,
+  addMemberRolesBody,
+  addMemberRolesByNameBody,
+  assignMembersRolesBody,
+  memberRolesBody,
+  optionalPageQuery,
 } from './schemas.ts';
 
 const tag = 'Organizations';
@@ -18,10 +22,15 @@ async function roleIdsOf(
   body: { organizationRoleIds?: string[]; organizationRoleNames?: string[] },
 ): Promise<string[]> {
   const names = [...new Set(body.organizationRoleNames ?? [])];
-  const named = names.length === 0 ? [] : (await repositories.organizationRoles.list(
-    { page: 1, pageSize: names.length },
-    { matches: [{ field: 'name', mode: 'exact', values: names }], joint: 'or', isCaseSensitive: true },
-  )).items;
+  const named =
+    names.length === 0
+      ? []
+      : (
+          await repositories.organizationRoles.list(
+            { page: 1, pageSize: names.length },
+            { matches: [{ field: 'name', mode: 'exact', values: names }], joint: 'or', isCaseSensitive: true },
+          )
+        ).items;
   const missing = names.filter((name) => !named.some((role) => role.name === name));
   if (missing.length) {
     const message = `no organization role named ${missing.join(', ')}`;
@@ -35,9 +44,14 @@ export function organizationMemberRoleRoutes(api: ApiRouterDeps, core: ServiceCo
   const library = core.libraries.organizations;
 
   declare(api, {
-    method: 'post', path: '/organizations/:id/users/roles', tag,
+    method: 'post',
+    path: '/organizations/:id/users/roles',
+    tag,
     summary: 'Assign organization roles to several member users at once',
-    params: z.object({ id: idParam }), body: assignMembersRolesBody, status: 201, response: assignMembersRolesBody,
+    params: z.object({ id: idParam }),
+    body: assignMembersRolesBody,
+    status: 201,
+    response: assignMembersRolesBody,
     async handler({ params, body }) {
       await library.assignRolesToMembers(params.id, body.userIds, body.organizationRoleIds);
       return { userIds: [...new Set(body.userIds)], organizationRoleIds: [...new Set(body.organizationRoleIds)] };
@@ -45,15 +59,24 @@ export function organizationMemberRoleRoutes(api: ApiRouterDeps, core: ServiceCo
   });
 
   declare(api, {
-    method: 'get', path: '/organizations/:id/users/:userId/scopes', tag,
+    method: 'get',
+    path: '/organizations/:id/users/:userId/scopes',
+    tag,
     summary: "List the organization scopes a member's organization roles grant",
-    params: byMember, response: z.array(organizationScope),
+    params: byMember,
+    response: z.array(organizationScope),
     handler: ({ params }) => library.memberScopes(params.id, params.userId),
   });
 
   declare(api, {
-    method: 'get', path: '/organizations/:id/users/:userId/roles', tag, summary: "List a member's organization roles",
-    params: byMember, query: optionalPageQuery, pagination: 'optional', response: z.array(organizationRole),
+    method: 'get',
+    path: '/organizations/:id/users/:userId/roles',
+    tag,
+    summary: "List a member's organization roles",
+    params: byMember,
+    query: optionalPageQuery,
+    pagination: 'optional',
+    response: z.array(organizationRole),
     async handler({ params, paged }) {
       const roles = await library.memberRoles(params.id, params.userId);
       return paged(roles);
@@ -61,8 +84,14 @@ export function organizationMemberRoleRoutes(api: ApiRouterDeps, core: ServiceCo
   });
 
   declare(api, {
-    method: 'post', path: '/organizations/:id/users/:userId/roles', tag, summary: 'Assign organization roles to a member',
-    params: byMember, body: addMemberRolesByNameBody, status: 201, response: addMemberRolesBody,
+    method: 'post',
+    path: '/organizations/:id/users/:userId/roles',
+    tag,
+    summary: 'Assign organization roles to a member',
+    params: byMember,
+    body: addMemberRolesByNameBody,
+    status: 201,
+    response: addMemberRolesBody,
     async handler({ params, body }) {
       const organizationRoleIds = await roleIdsOf(core.repositories, body);
       await library.assignMemberRoles(params.id, params.userId, organizationRoleIds);
@@ -71,17 +100,25 @@ export function organizationMemberRoleRoutes(api: ApiRouterDeps, core: ServiceCo
   });
 
   declare(api, {
-    method: 'put', path: '/organizations/:id/users/:userId/roles', tag, summary: "Replace a member's organization roles",
-    params: byMember, body: memberRolesBody, status: 204,
+    method: 'put',
+    path: '/organizations/:id/users/:userId/roles',
+    tag,
+    summary: "Replace a member's organization roles",
+    params: byMember,
+    body: memberRolesBody,
+    status: 204,
     async handler({ params, body }) {
       await library.replaceMemberRoles(params.id, params.userId, await roleIdsOf(core.repositories, body));
     },
   });
 
   declare(api, {
-    method: 'delete', path: '/organizations/:id/users/:userId/roles/:organizationRoleId', tag,
+    method: 'delete',
+    path: '/organizations/:id/users/:userId/roles/:organizationRoleId',
+    tag,
     summary: 'Remove an organization role from a member',
-    params: byMember.extend({ organizationRoleId: idParam }), status: 204,
+    params: byMember.extend({ organizationRoleId: idParam }),
+    status: 204,
     handler: ({ params }) => library.removeMemberRole(params.id, params.userId, params.organizationRoleId),
   });
 }

@@ -4,21 +4,27 @@ import type { Role } from '../../lib/roles/repository.ts';
 const FEATURED = 3;
 
 /** Logto's role list fields: how many users and applications hold each role, and the first three of each. */
-export async function withHolders(repositories: Pick<Repositories, 'roles' | 'users' | 'applications'>, listed: Role[]) {
-  return Promise.all(listed.map(async (role) => {
-    const [userIds, applicationIds] = await Promise.all([
-      repositories.roles.userIdsOfRole(role.id), repositories.roles.applicationIdsOfRole(role.id),
-    ]);
-    const [users, applications] = await Promise.all([
-      repositories.users.findByIds(userIds.slice(0, FEATURED)),
-      repositories.applications.findByIds(applicationIds.slice(0, FEATURED)),
-    ]);
-    return {
-      ...role,
-      usersCount: userIds.length,
-      featuredUsers: users.map(({ id, avatar, name }) => ({ id, avatar, name })),
-      applicationsCount: applicationIds.length,
-      featuredApplications: applications.map(({ id, name, type }) => ({ id, name, type })),
-    };
-  }));
+export async function withHolders(
+  repositories: Pick<Repositories, 'roles' | 'users' | 'applications'>,
+  listed: Role[],
+) {
+  return Promise.all(
+    listed.map(async (role) => {
+      const [userIds, applicationIds] = await Promise.all([
+        repositories.roles.userIdsOfRole(role.id),
+        repositories.roles.applicationIdsOfRole(role.id),
+      ]);
+      const [users, applications] = await Promise.all([
+        repositories.users.findByIds(userIds.slice(0, FEATURED)),
+        repositories.applications.findByIds(applicationIds.slice(0, FEATURED)),
+      ]);
+      return {
+        ...role,
+        usersCount: userIds.length,
+        featuredUsers: users.map(({ id, avatar, name }) => ({ id, avatar, name })),
+        applicationsCount: applicationIds.length,
+        featuredApplications: applications.map(({ id, name, type }) => ({ id, name, type })),
+      };
+    }),
+  );
 }

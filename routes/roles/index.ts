@@ -6,8 +6,15 @@ import type { Scope } from '../../lib/resources/repository.ts';
 import { scope } from '../resources/schemas.ts';
 import { roleMemberRoutes } from './members.ts';
 import {
-  createRoleBody, listedRole, listRolesQuery, role, ROLE_SCOPE_SEARCH_FIELDS, ROLE_SEARCH_FIELDS, roleScopesQuery,
-  scopeIdsBody, updateRoleBody,
+  createRoleBody,
+  listedRole,
+  listRolesQuery,
+  role,
+  ROLE_SCOPE_SEARCH_FIELDS,
+  ROLE_SEARCH_FIELDS,
+  roleScopesQuery,
+  scopeIdsBody,
+  updateRoleBody,
 } from './schemas.ts';
 import { withHolders } from './featured.ts';
 
@@ -24,8 +31,13 @@ export function roleRoutes(api: ApiRouterDeps, core: ServiceCore): void {
   const { roles } = core.repositories;
 
   declare(api, {
-    method: 'get', path: '/roles', tag, summary: 'List roles',
-    query: listRolesQuery, search: ROLE_SEARCH_FIELDS, response: z.array(listedRole),
+    method: 'get',
+    path: '/roles',
+    tag,
+    summary: 'List roles',
+    query: listRolesQuery,
+    search: ROLE_SEARCH_FIELDS,
+    response: z.array(listedRole),
     async handler({ query, search, page, paged }) {
       const excludeIds = [
         ...(query.excludeUserId ? await roles.roleIdsOfUser(query.excludeUserId) : []),
@@ -37,8 +49,13 @@ export function roleRoutes(api: ApiRouterDeps, core: ServiceCore): void {
   });
 
   declare(api, {
-    method: 'post', path: '/roles', tag, summary: 'Create a role',
-    body: createRoleBody, status: 201, response: role,
+    method: 'post',
+    path: '/roles',
+    tag,
+    summary: 'Create a role',
+    body: createRoleBody,
+    status: 201,
+    response: role,
     async handler({ body, events }) {
       const { scopeIds = [], ...input } = body;
       const created = await rolesLibrary.create(input, scopeIds);
@@ -48,29 +65,48 @@ export function roleRoutes(api: ApiRouterDeps, core: ServiceCore): void {
   });
 
   declare(api, {
-    method: 'get', path: '/roles/:id', tag, summary: 'Get a role',
-    params: byId, response: role,
+    method: 'get',
+    path: '/roles/:id',
+    tag,
+    summary: 'Get a role',
+    params: byId,
+    response: role,
     handler: ({ params }) => rolesLibrary.mustFind(params.id),
   });
 
   declare(api, {
-    method: 'patch', path: '/roles/:id', tag, summary: 'Update a role',
+    method: 'patch',
+    path: '/roles/:id',
+    tag,
+    summary: 'Update a role',
     refuseEmptyBody: true,
-    params: byId, body: updateRoleBody, response: role,
+    params: byId,
+    body: updateRoleBody,
+    response: role,
     handler: ({ params, body }) => rolesLibrary.update(params.id, body),
   });
 
   declare(api, {
-    method: 'delete', path: '/roles/:id', tag, summary: 'Delete a role',
-    params: byId, status: 204,
+    method: 'delete',
+    path: '/roles/:id',
+    tag,
+    summary: 'Delete a role',
+    params: byId,
+    status: 204,
     async handler({ params, events }) {
       events.snapshot = await rolesLibrary.delete(params.id);
     },
   });
 
   declare(api, {
-    method: 'get', path: '/roles/:id/scopes', tag, summary: 'List the scopes of a role',
-    params: byId, query: roleScopesQuery, search: ROLE_SCOPE_SEARCH_FIELDS, pagination: 'optional',
+    method: 'get',
+    path: '/roles/:id/scopes',
+    tag,
+    summary: 'List the scopes of a role',
+    params: byId,
+    query: roleScopesQuery,
+    search: ROLE_SCOPE_SEARCH_FIELDS,
+    pagination: 'optional',
     response: z.array(scope),
     async handler({ params, search, page, paged }) {
       await rolesLibrary.mustFind(params.id);
@@ -80,8 +116,14 @@ export function roleRoutes(api: ApiRouterDeps, core: ServiceCore): void {
   });
 
   declare(api, {
-    method: 'post', path: '/roles/:id/scopes', tag, summary: 'Add scopes to a role',
-    params: byId, body: scopeIdsBody, status: 201, response: z.array(scope),
+    method: 'post',
+    path: '/roles/:id/scopes',
+    tag,
+    summary: 'Add scopes to a role',
+    params: byId,
+    body: scopeIdsBody,
+    status: 201,
+    response: z.array(scope),
     async handler({ params, body, events }) {
       const scopes = await rolesLibrary.addScopes(params.id, body.scopeIds);
       announceScopes(events, params.id, scopes);
@@ -90,8 +132,12 @@ export function roleRoutes(api: ApiRouterDeps, core: ServiceCore): void {
   });
 
   declare(api, {
-    method: 'delete', path: '/roles/:id/scopes/:scopeId', tag, summary: 'Remove a scope from a role',
-    params: z.object({ id: idParam, scopeId: idParam }), status: 204,
+    method: 'delete',
+    path: '/roles/:id/scopes/:scopeId',
+    tag,
+    summary: 'Remove a scope from a role',
+    params: z.object({ id: idParam, scopeId: idParam }),
+    status: 204,
     async handler({ params, events }) {
       announceScopes(events, params.id, await rolesLibrary.removeScope(params.id, params.scopeId));
     },

@@ -15,16 +15,28 @@ export function roleMemberRoutes(api: ApiRouterDeps, core: ServiceCore): void {
   const library = core.libraries.roles;
 
   declare(api, {
-    method: 'get', path: '/roles/:id/users', tag, summary: 'List the users holding a role',
-    params: byId, query: pagination, search: USER_SEARCH_FIELDS, response: z.array(user),
+    method: 'get',
+    path: '/roles/:id/users',
+    tag,
+    summary: 'List the users holding a role',
+    params: byId,
+    query: pagination,
+    search: USER_SEARCH_FIELDS,
+    response: z.array(user),
     async handler({ params, page, search, paged }) {
       return paged(await library.usersOf(params.id, page, search));
     },
   });
 
   declare(api, {
-    method: 'post', path: '/roles/:id/users', tag, summary: 'Assign a User role to users',
-    params: byId, body: userIdsBody, status: 201, response: userIdsBody,
+    method: 'post',
+    path: '/roles/:id/users',
+    tag,
+    summary: 'Assign a User role to users',
+    params: byId,
+    body: userIdsBody,
+    status: 201,
+    response: userIdsBody,
     async handler({ params, body }) {
       await library.assignUsers(params.id, body.userIds);
       return { userIds: [...new Set(body.userIds)] };
@@ -32,22 +44,38 @@ export function roleMemberRoutes(api: ApiRouterDeps, core: ServiceCore): void {
   });
 
   declare(api, {
-    method: 'delete', path: '/roles/:id/users/:userId', tag, summary: 'Remove a role from a user',
-    params: byId.extend({ userId: idParam }), status: 204,
+    method: 'delete',
+    path: '/roles/:id/users/:userId',
+    tag,
+    summary: 'Remove a role from a user',
+    params: byId.extend({ userId: idParam }),
+    status: 204,
     handler: ({ params }) => library.removeUser(params.id, params.userId),
   });
 
   declare(api, {
-    method: 'get', path: '/roles/:id/applications', tag, summary: 'List the applications holding a role',
-    params: byId, query: pagination, search: APPLICATION_SEARCH_FIELDS, response: z.array(application),
+    method: 'get',
+    path: '/roles/:id/applications',
+    tag,
+    summary: 'List the applications holding a role',
+    params: byId,
+    query: pagination,
+    search: APPLICATION_SEARCH_FIELDS,
+    response: z.array(application),
     async handler({ params, page, search, paged }) {
       return paged(await library.applicationsOf(params.id, page, search));
     },
   });
 
   declare(api, {
-    method: 'post', path: '/roles/:id/applications', tag, summary: 'Assign a MachineToMachine role to applications',
-    params: byId, body: applicationIdsBody, status: 201, response: applicationIdsBody,
+    method: 'post',
+    path: '/roles/:id/applications',
+    tag,
+    summary: 'Assign a MachineToMachine role to applications',
+    params: byId,
+    body: applicationIdsBody,
+    status: 201,
+    response: applicationIdsBody,
     async handler({ params, body }) {
       await library.assignApplications(params.id, body.applicationIds);
       return { applicationIds: [...new Set(body.applicationIds)] };
@@ -55,8 +83,12 @@ export function roleMemberRoutes(api: ApiRouterDeps, core: ServiceCore): void {
   });
 
   declare(api, {
-    method: 'delete', path: '/roles/:id/applications/:applicationId', tag, summary: 'Remove a role from an application',
-    params: byId.extend({ applicationId: idParam }), status: 204,
+    method: 'delete',
+    path: '/roles/:id/applications/:applicationId',
+    tag,
+    summary: 'Remove a role from an application',
+    params: byId.extend({ applicationId: idParam }),
+    status: 204,
     handler: ({ params }) => library.removeApplication(params.id, params.applicationId),
   });
 }

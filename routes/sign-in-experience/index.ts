@@ -8,16 +8,23 @@ export function signInExperienceRoutes(api: ApiRouterDeps, core: ServiceCore): v
   const library = core.libraries.signInExperience;
 
   declare(api, {
-    method: 'get', path: '/sign-in-exp', tag, summary: 'Get the sign-in experience (defaults until first changed)',
+    method: 'get',
+    path: '/sign-in-exp',
+    tag,
+    summary: 'Get the sign-in experience (defaults until first changed)',
     response: signInExperience,
     handler: () => library.get(),
   });
 
   declare(api, {
-    method: 'patch', path: '/sign-in-exp', tag,
-    summary: 'Update the sign-in experience: each field given replaces the stored one; unsupported Logto settings '
-      + 'and inconsistent combinations are refused with 422 and their code',
-    body: signInExperiencePatch, response: signInExperience,
+    method: 'patch',
+    path: '/sign-in-exp',
+    tag,
+    summary:
+      'Update the sign-in experience: each field given replaces the stored one; unsupported Logto settings ' +
+      'and inconsistent combinations are refused with 422 and their code',
+    body: signInExperiencePatch,
+    response: signInExperience,
     handler: ({ body }) => library.update(body),
   });
 }

@@ -9,8 +9,14 @@ const tag = 'Users';
 const byTarget = z.object({ userId: idParam, target: idParam });
 
 const ssoIdentity = z.object({
-  id: z.string(), userId: z.string(), issuer: z.string(), identityId: z.string(), detail: z.record(z.string(), z.unknown()),
-  ssoConnectorId: z.string(), createdAt: z.number(), updatedAt: z.number(),
+  id: z.string(),
+  userId: z.string(),
+  issuer: z.string(),
+  identityId: z.string(),
+  detail: z.record(z.string(), z.unknown()),
+  ssoConnectorId: z.string(),
+  createdAt: z.number(),
+  updatedAt: z.number(),
 });
 
 /** A user's social identities (Logto's `/users/:userId/identities/:target`) and enterprise SSO identities. */
@@ -18,11 +24,17 @@ export function userIdentityRoutes(api: ApiRouterDeps, core: ServiceCore): void 
   const identities = core.libraries.identities;
 
   declare(api, {
-    method: 'put', path: '/users/:userId/identities/:target', tag,
-    summary: 'Set the user\'s social identity for a target (201 when new); 409 user.identity_already_in_use when another user has it',
+    method: 'put',
+    path: '/users/:userId/identities/:target',
+    tag,
+    summary:
+      "Set the user's social identity for a target (201 when new); 409 user.identity_already_in_use when another user has it",
     params: byTarget,
     body: z.object({ userId: z.string().min(1).max(256), details: jsonObject.optional() }).strict(),
-    status: 200, alternativeStatus: 201, alternativeWithBody: true, response: z.record(z.string(), z.unknown()),
+    status: 200,
+    alternativeStatus: 201,
+    alternativeWithBody: true,
+    response: z.record(z.string(), z.unknown()),
     async handler({ params, body, answer, events }) {
       const { user: updated, created } = await identities.linkSocial(params.userId, params.target, body);
       if (created) answer(201);
@@ -32,19 +44,31 @@ export function userIdentityRoutes(api: ApiRouterDeps, core: ServiceCore): void 
   });
 
   declare(api, {
-    method: 'delete', path: '/users/:userId/identities/:target', tag,
-    summary: 'Remove the user\'s social identity for a target; 404 user.identity_not_exist when there is none',
-    params: byTarget, response: user,
+    method: 'delete',
+    path: '/users/:userId/identities/:target',
+    tag,
+    summary: "Remove the user's social identity for a target; 404 user.identity_not_exist when there is none",
+    params: byTarget,
+    response: user,
     handler: ({ params }) => identities.unlinkSocial(params.userId, params.target),
   });
 
   declare(api, {
-    method: 'get', path: '/users/:userId/sso-identities/:ssoConnectorId', tag,
-    summary: 'The user\'s enterprise SSO identity through a connector; 404 user.enterprise_sso_identity_not_exists',
-    params: z.object({ userId: idParam, ssoConnectorId: idParam }), response: z.object({ ssoIdentity }),
+    method: 'get',
+    path: '/users/:userId/sso-identities/:ssoConnectorId',
+    tag,
+    summary: "The user's enterprise SSO identity through a connector; 404 user.enterprise_sso_identity_not_exists",
+    params: z.object({ userId: idParam, ssoConnectorId: idParam }),
+    response: z.object({ ssoIdentity }),
     async handler({ params }) {
-      const found = (await identities.ssoIdentitiesOf(params.userId)).find((item) => item.ssoConnectorId === params.ssoConnectorId);
-      if (!found) throw errors.experience('user.enterprise_sso_identity_not_exists', 'this user has no identity through this SSO connector');
+      const found = (await identities.ssoIdentitiesOf(params.userId)).find(
+        (item) => item.ssoConnectorId === params.ssoConnectorId,
+      );
+      if (!found)
+        throw errors.experience(
+          'user.enterprise_sso_identity_not_exists',
+          'this user has no identity through this SSO connector',
+        );
       return { ssoIdentity: found };
     },
   });

@@ -15,8 +15,14 @@ export function userRelationRoutes(api: ApiRouterDeps, core: ServiceCore): void 
   const library = core.libraries.users;
 
   declare(api, {
-    method: 'get', path: '/users/:userId/roles', tag, summary: "List a user's roles",
-    params: byUser, query: pagination, search: USER_ROLE_SEARCH_FIELDS, response: z.array(role),
+    method: 'get',
+    path: '/users/:userId/roles',
+    tag,
+    summary: "List a user's roles",
+    params: byUser,
+    query: pagination,
+    search: USER_ROLE_SEARCH_FIELDS,
+    response: z.array(role),
     async handler({ params, search, page, paged }) {
       await library.mustFind(params.userId);
       const ids = await core.repositories.roles.roleIdsOfUser(params.userId);
@@ -25,8 +31,14 @@ export function userRelationRoutes(api: ApiRouterDeps, core: ServiceCore): void 
   });
 
   declare(api, {
-    method: 'post', path: '/users/:userId/roles', tag, summary: 'Assign roles to a user',
-    params: byUser, body: roleIdsBody, status: 201, response: assignedRoles,
+    method: 'post',
+    path: '/users/:userId/roles',
+    tag,
+    summary: 'Assign roles to a user',
+    params: byUser,
+    body: roleIdsBody,
+    status: 201,
+    response: assignedRoles,
     async handler({ params, body }) {
       const addedRoleIds = await library.assignRoles(params.userId, body.roleIds);
       return { roleIds: [...new Set(body.roleIds)], addedRoleIds };
@@ -34,8 +46,13 @@ export function userRelationRoutes(api: ApiRouterDeps, core: ServiceCore): void 
   });
 
   declare(api, {
-    method: 'put', path: '/users/:userId/roles', tag, summary: "Replace a user's roles",
-    params: byUser, body: replaceRoleIdsBody, response: replaceRoleIdsBody,
+    method: 'put',
+    path: '/users/:userId/roles',
+    tag,
+    summary: "Replace a user's roles",
+    params: byUser,
+    body: replaceRoleIdsBody,
+    response: replaceRoleIdsBody,
     async handler({ params, body }) {
       await library.replaceRoles(params.userId, body.roleIds);
       return { roleIds: [...new Set(body.roleIds)] };
@@ -43,15 +60,22 @@ export function userRelationRoutes(api: ApiRouterDeps, core: ServiceCore): void 
   });
 
   declare(api, {
-    method: 'delete', path: '/users/:userId/roles/:roleId', tag, summary: 'Remove a role from a user',
-    params: z.object({ userId: idParam, roleId: idParam }), status: 204,
+    method: 'delete',
+    path: '/users/:userId/roles/:roleId',
+    tag,
+    summary: 'Remove a role from a user',
+    params: z.object({ userId: idParam, roleId: idParam }),
+    status: 204,
     handler: ({ params }) => library.removeRole(params.userId, params.roleId),
   });
 
   declare(api, {
-    method: 'get', path: '/users/:userId/organizations', tag,
+    method: 'get',
+    path: '/users/:userId/organizations',
+    tag,
     summary: "List a user's organizations with the user's organization roles in each",
-    params: byUser, response: z.array(organizationWithRoles),
+    params: byUser,
+    response: z.array(organizationWithRoles),
     async handler({ params }) {
       await library.mustFind(params.userId);
       return core.libraries.organizations.organizationsOfUser(params.userId);

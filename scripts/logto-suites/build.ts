@@ -37,7 +37,10 @@ export function openCheckout(path: string): Checkout {
  * files; pnpm resolves the whole workspace even when it installs a part of it, hence the edits to packages it
  * does not build. Done once: a second run finds the stamp and skips it.
  */
-export async function buildCheckout(checkout: Checkout, options: { oidcProvider?: string; rebuild: boolean; say: (line: string) => void }): Promise<void> {
+export async function buildCheckout(
+  checkout: Checkout,
+  options: { oidcProvider?: string; rebuild: boolean; say: (line: string) => void },
+): Promise<void> {
   const stamp = join(checkout.work, 'built.json');
   if (!options.rebuild && existsSync(stamp) && existsSync(join(checkout.tests, 'lib/tests/api'))) {
     options.say(`build: already built (${stamp}; --rebuild to build again)`);
@@ -51,23 +54,58 @@ export async function buildCheckout(checkout: Checkout, options: { oidcProvider?
 
   const tools = join(checkout.work, 'tools');
   options.say(`build: installing ${PNPM} (log: ${logFile})`);
-  await step('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', '--prefix', tools, PNPM], checkout.root, env, logFile, INSTALL_TIMEOUT_MS);
+  await step(
+    'npm',
+    ['install', '--no-audit', '--no-fund', '--loglevel=error', '--prefix', tools, PNPM],
+    checkout.root,
+    env,
+    logFile,
+    INSTALL_TIMEOUT_MS,
+  );
   const pnpm = join(tools, 'node_modules/.bin/pnpm');
   // The packages' build scripts call pnpm by name.
   const pnpmEnv = { ...env, PATH: `${join(tools, 'node_modules/.bin')}:${env.PATH ?? ''}` };
 
   options.say('build: installing the integration tests and their workspace packages');
-  await step(pnpm, [
-    'install', '--filter', `${INTEGRATION_TESTS}...`, '--no-frozen-lockfile', '--ignore-scripts',
-    '--store-dir', join(checkout.work, 'pnpm-store'), '--reporter', 'append-only',
-  ], checkout.root, pnpmEnv, logFile, INSTALL_TIMEOUT_MS);
+  await step(
+    pnpm,
+    [
+      'install',
+      '--filter',
+      `${INTEGRATION_TESTS}...`,
+      '--no-frozen-lockfile',
+      '--ignore-scripts',
+      '--store-dir',
+      join(checkout.work, 'pnpm-store'),
+      '--reporter',
+      'append-only',
+    ],
+    checkout.root,
+    pnpmEnv,
+    logFile,
+    INSTALL_TIMEOUT_MS,
+  );
 
   options.say('build: building them');
-  await step(pnpm, ['--filter', `${INTEGRATION_TESTS}...`, 'run', 'build'], checkout.root, pnpmEnv, logFile, BUILD_TIMEOUT_MS);
+  await step(
+    pnpm,
+    ['--filter', `${INTEGRATION_TESTS}...`, 'run', 'build'],
+    checkout.root,
+    pnpmEnv,
+    logFile,
+    BUILD_TIMEOUT_MS,
+  );
   writeFileSync(stamp, `${JSON.stringify({ version: checkout.version, builtAt: new Date().toISOString() })}\n`);
 }
 
-async function step(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv, logFile: string, timeoutMs: number): Promise<void> {
+async function step(
+  command: string,
+  args: string[],
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+  logFile: string,
+  timeoutMs: number,
+): Promise<void> {
   const { code, timedOut } = await runLogged(command, args, { cwd, env, logFile, timeoutMs });
   if (timedOut) throw new Error(`${command} ${args[0]} took longer than ${timeoutMs / 60_000} min (see ${logFile})`);
   if (code !== 0) throw new Error(`${command} ${args[0]} failed with ${code} (see ${logFile})`);
@@ -89,11 +127,16 @@ function installPackedFork(checkout: Checkout, forkPath: string | undefined, say
     );
   }
   const fork = resolve(forkPath);
-  if (readJson(join(fork, 'package.json')).name !== 'oidc-provider') throw new Error(`${fork} is not a checkout of node-oidc-provider`);
+  if (readJson(join(fork, 'package.json')).name !== 'oidc-provider')
+    throw new Error(`${fork} is not a checkout of node-oidc-provider`);
   const commit = /#([0-9a-f]{7,40})$/.exec(spec)?.[1];
   say(`build: packing the oidc-provider fork from ${fork}${commit ? ` (Logto names commit ${commit})` : ''}`);
   // The package ships its sources (`files: ["lib"]`): nothing to build before packing.
-  const packed = spawnSync('npm', ['pack', '--silent', '--pack-destination', checkout.work], { cwd: fork, encoding: 'utf8', timeout: 120_000 });
+  const packed = spawnSync('npm', ['pack', '--silent', '--pack-destination', checkout.work], {
+    cwd: fork,
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
   const name = packed.stdout?.trim().split('\n').pop();
   if (packed.status !== 0 || !name) throw new Error(`npm pack in ${fork} failed: ${packed.stderr}`);
   dependencies['oidc-provider'] = `file:${join(checkout.work, name)}`;

@@ -32,16 +32,20 @@ const TEST_FRAME = /(src\/tests\/\S+?\.test\.ts):(\d+):\d+/;
 export function failuresOf(outcome: SuiteOutcome, testsRoot: string): Failure[] {
   if (outcome.status === 'timeout' || (outcome.suiteMessage && outcome.assertions.length === 0)) {
     const last = outcome.requests.at(-1);
-    return [{
-      suite: outcome.name,
-      test: '(suite)',
-      message: firstLines(outcome.suiteMessage ?? 'failed', 6),
-      ...(last ? { request: pick(last) } : {}),
-    }];
+    return [
+      {
+        suite: outcome.name,
+        test: '(suite)',
+        message: firstLines(outcome.suiteMessage ?? 'failed', 6),
+        ...(last ? { request: pick(last) } : {}),
+      },
+    ];
   }
   return outcome.assertions
     .filter((assertion) => assertion.status === 'failed')
-    .map((assertion) => describeFailure(outcome, assertion.fullName, assertion.failureMessages.join('\n').replace(ANSI, ''), testsRoot));
+    .map((assertion) =>
+      describeFailure(outcome, assertion.fullName, assertion.failureMessages.join('\n').replace(ANSI, ''), testsRoot),
+    );
 }
 
 function describeFailure(outcome: SuiteOutcome, test: string, text: string, testsRoot: string): Failure {
@@ -78,7 +82,10 @@ function describeFailure(outcome: SuiteOutcome, test: string, text: string, test
       failure.actual = { ...(last.status ? { status: last.status } : {}) };
       failure.request = pick(last);
     } else if (refused) {
-      failure.actual = { ...(refused.status ? { status: refused.status } : {}), ...(refused.code ? { code: refused.code } : {}) };
+      failure.actual = {
+        ...(refused.status ? { status: refused.status } : {}),
+        ...(refused.code ? { code: refused.code } : {}),
+      };
       failure.request = pick(refused);
     }
     return failure;
@@ -127,7 +134,10 @@ function pick(request: LoggedRequest): NonNullable<Failure['request']> {
 function summarise(text: string): string {
   const lines = text.split('\n').filter((line) => line.trim() !== '');
   const head = lines[0]?.trim() ?? '';
-  const compared = lines.map((line) => line.trim()).filter((line) => /^(Expected|Received)( value)?:/.test(line)).slice(0, 2);
+  const compared = lines
+    .map((line) => line.trim())
+    .filter((line) => /^(Expected|Received)( value)?:/.test(line))
+    .slice(0, 2);
   const diff = lines
     .filter((line) => /^\s*[-+] {2,}\S/.test(line))
     .map((line) => line.trim().replace(/\s+/g, ' '))
@@ -136,5 +146,12 @@ function summarise(text: string): string {
 }
 
 function firstLines(text: string, count: number): string {
-  return text.replace(ANSI, '').split('\n').map((line) => line.trim()).filter(Boolean).slice(0, count).join(' | ').slice(0, 800);
+  return text
+    .replace(ANSI, '')
+    .split('\n')
+    .map((line) => line.trim())
+    .filter(Boolean)
+    .slice(0, count)
+    .join(' | ')
+    .slice(0, 800);
 }

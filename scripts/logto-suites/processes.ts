@@ -43,7 +43,12 @@ export async function runLogged(
   const log = createWriteStream(options.logFile, { flags: 'a' });
   await once(log, 'open');
   log.write(`\n$ ${command} ${args.join(' ')}\n`);
-  const child = spawn(command, args, { cwd: options.cwd, env: options.env, detached: true, stdio: ['ignore', log, log] });
+  const child = spawn(command, args, {
+    cwd: options.cwd,
+    env: options.env,
+    detached: true,
+    stdio: ['ignore', log, log],
+  });
   let timedOut = false;
   const timer = setTimeout(() => {
     timedOut = true;

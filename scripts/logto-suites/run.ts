@@ -16,7 +16,8 @@ import { provision } from './provision.ts';
 import { startService, type RunningService, type Storage } from './service.ts';
 import { listSuites, runSuite, writeJestConfig, type SuiteOutcome } from './suites.ts';
 
-const USAGE = 'usage: npm run logto-suites -- <logto checkout> [--oidc-provider <dir>] [--suite <text>]... [--suite-timeout <s>] [--timeout <s>] [--storage memory|sqlite] [--rebuild] [--json]';
+const USAGE =
+  'usage: npm run logto-suites -- <logto checkout> [--oidc-provider <dir>] [--suite <text>]... [--suite-timeout <s>] [--timeout <s>] [--storage memory|sqlite] [--rebuild] [--json]';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -72,7 +73,9 @@ const running = async (): Promise<RunningService> => {
 
 const outcomes: SuiteOutcome[] = [];
 const notRun: string[] = [];
-say(`Logto ${checkout.version}: ${suites.length} API suites against this service (${storage}); each bounded to ${suiteTimeoutMs / 1000} s, all to ${totalTimeoutMs / 1000} s`);
+say(
+  `Logto ${checkout.version}: ${suites.length} API suites against this service (${storage}); each bounded to ${suiteTimeoutMs / 1000} s, all to ${totalTimeoutMs / 1000} s`,
+);
 say('passed failed skipped    time  suite');
 try {
   for (const suite of suites) {
@@ -94,7 +97,9 @@ try {
       outcome.suiteMessage = `${outcome.suiteMessage ? `${outcome.suiteMessage} | ` : ''}the service exited during this suite (see ${serviceLog})`;
     }
     outcomes.push(outcome);
-    say(`${pad(outcome.passed, 6)} ${pad(outcome.failed, 6)} ${pad(outcome.skipped, 7)} ${pad(`${(outcome.durationMs / 1000).toFixed(1)}s`, 7)}  ${outcome.name}${outcome.status === 'timeout' ? ' (timed out)' : outcome.status === 'failed' && outcome.failed === 0 ? ' (could not run)' : ''}`);
+    say(
+      `${pad(outcome.passed, 6)} ${pad(outcome.failed, 6)} ${pad(outcome.skipped, 7)} ${pad(`${(outcome.durationMs / 1000).toFixed(1)}s`, 7)}  ${outcome.name}${outcome.status === 'timeout' ? ' (timed out)' : outcome.status === 'failed' && outcome.failed === 0 ? ' (could not run)' : ''}`,
+    );
   }
 } finally {
   await stopService();
@@ -118,7 +123,13 @@ const summary = {
   finishedAt: new Date().toISOString(),
   totals,
   suites: outcomes.map(({ name, status, passed, failed, skipped, durationMs, suiteMessage }) => ({
-    name, status, passed, failed, skipped, durationMs, ...(suiteMessage ? { message: suiteMessage } : {}),
+    name,
+    status,
+    passed,
+    failed,
+    skipped,
+    durationMs,
+    ...(suiteMessage ? { message: suiteMessage } : {}),
   })),
   notRun,
   serviceRestarts,
@@ -126,7 +137,9 @@ const summary = {
 };
 const summaryFile = join(results, 'summary.json');
 writeFileSync(summaryFile, `${JSON.stringify(summary, null, 2)}\n`);
-say(`total: ${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped; suites: ${totals.suitesPassed} passed, ${totals.suitesFailed} failed, ${totals.suitesTimedOut} timed out, ${totals.suitesNotRun} not run (time bound)`);
+say(
+  `total: ${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped; suites: ${totals.suitesPassed} passed, ${totals.suitesFailed} failed, ${totals.suitesTimedOut} timed out, ${totals.suitesNotRun} not run (time bound)`,
+);
 say(`failures (JSON): ${summaryFile}`);
 if (values.json) process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
 

@@ -52,7 +52,12 @@ export async function startService(options: { storage: Storage; logFile: string 
   };
   const log = createWriteStream(options.logFile, { flags: 'a' });
   await once(log, 'open');
-  const child = spawn(process.execPath, ['bin/server.ts'], { cwd: REPOSITORY, env, detached: true, stdio: ['ignore', log, log] });
+  const child = spawn(process.execPath, ['bin/server.ts'], {
+    cwd: REPOSITORY,
+    env,
+    detached: true,
+    stdio: ['ignore', log, log],
+  });
   const stop = async (): Promise<void> => {
     await endGroup(child);
     log.end();
@@ -80,7 +85,8 @@ export async function startService(options: { storage: Storage; logFile: string 
         signal: AbortSignal.timeout(10_000),
       });
       const body = (await response.json()) as { access_token?: string; expires_in?: number };
-      if (!response.ok || !body.access_token) throw new Error(`no management token: ${response.status} ${JSON.stringify(body)}`);
+      if (!response.ok || !body.access_token)
+        throw new Error(`no management token: ${response.status} ${JSON.stringify(body)}`);
       cached = { token: body.access_token, expiresAt: Date.now() + (body.expires_in ?? 0) * 1000 };
       return cached.token;
     },
@@ -90,8 +96,12 @@ export async function startService(options: { storage: Storage; logFile: string 
 async function untilReady(child: ChildProcess, baseUrl: string): Promise<void> {
   const deadline = Date.now() + READY_TIMEOUT_MS;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`the service exited (${child.exitCode ?? child.signalCode}) before it was ready`);
-    const ready = await fetch(`${baseUrl}/readyz`, { signal: AbortSignal.timeout(2_000) }).then((response) => response.ok, () => false);
+    if (child.exitCode !== null || child.signalCode !== null)
+      throw new Error(`the service exited (${child.exitCode ?? child.signalCode}) before it was ready`);
+    const ready = await fetch(`${baseUrl}/readyz`, { signal: AbortSignal.timeout(2_000) }).then(
+      (response) => response.ok,
+      () => false,
+    );
     if (ready) return;
     await new Promise((resolve) => setTimeout(resolve, 250));
   }

@@ -60,15 +60,18 @@ export function listSuites(checkout: Checkout, filters: string[]): string[] {
  */
 export function writeJestConfig(checkout: Checkout): string {
   const file = join(checkout.work, 'jest.config.mjs');
-  writeFileSync(file, [
-    `import base from ${JSON.stringify(join(checkout.tests, 'jest.config.js'))};`,
-    'export default {',
-    '  ...base,',
-    `  rootDir: ${JSON.stringify(checkout.tests)},`,
-    `  setupFilesAfterEnv: [${JSON.stringify(JEST_SETUP)}, ...base.setupFilesAfterEnv],`,
-    '};',
-    '',
-  ].join('\n'));
+  writeFileSync(
+    file,
+    [
+      `import base from ${JSON.stringify(join(checkout.tests, 'jest.config.js'))};`,
+      'export default {',
+      '  ...base,',
+      `  rootDir: ${JSON.stringify(checkout.tests)},`,
+      `  setupFilesAfterEnv: [${JSON.stringify(JEST_SETUP)}, ...base.setupFilesAfterEnv],`,
+      '};',
+      '',
+    ].join('\n'),
+  );
   return file;
 }
 
@@ -85,31 +88,52 @@ export async function runSuite(
   rmSync(requestLog, { force: true });
   const jest = join(checkout.tests, 'node_modules/jest/bin/jest.js');
   const started = Date.now();
-  const { timedOut } = await runLogged(process.execPath, [
-    jest, '--config', options.config, '--runInBand', '--json', '--outputFile', report, '--ci', '--forceExit',
-    join(API_SUITES, suite),
-  ], {
-    cwd: checkout.tests,
-    env: {
-      PATH: process.env.PATH,
-      HOME: process.env.HOME,
-      NODE_OPTIONS: '--experimental-vm-modules --no-warnings',
-      INTEGRATION_TESTS_LOGTO_URL: options.baseUrl,
-      // Logto's admin tenant is another port there; here the one service plays both.
-      INTEGRATION_TESTS_LOGTO_CONSOLE_URL: options.baseUrl,
-      INTEGRATION_TESTS_LOGTO_CLOUD_URL: options.baseUrl,
-      LOGTO_SUITES_TOKEN: options.token,
-      LOGTO_SUITES_REQUEST_LOG: requestLog,
+  const { timedOut } = await runLogged(
+    process.execPath,
+    [
+      jest,
+      '--config',
+      options.config,
+      '--runInBand',
+      '--json',
+      '--outputFile',
+      report,
+      '--ci',
+      '--forceExit',
+      join(API_SUITES, suite),
+    ],
+    {
+      cwd: checkout.tests,
+      env: {
+        PATH: process.env.PATH,
+        HOME: process.env.HOME,
+        NODE_OPTIONS: '--experimental-vm-modules --no-warnings',
+        INTEGRATION_TESTS_LOGTO_URL: options.baseUrl,
+        // Logto's admin tenant is another port there; here the one service plays both.
+        INTEGRATION_TESTS_LOGTO_CONSOLE_URL: options.baseUrl,
+        INTEGRATION_TESTS_LOGTO_CLOUD_URL: options.baseUrl,
+        LOGTO_SUITES_TOKEN: options.token,
+        LOGTO_SUITES_REQUEST_LOG: requestLog,
+      },
+      logFile: join(options.results, `${stem}.log`),
+      timeoutMs: options.timeoutMs,
     },
-    logFile: join(options.results, `${stem}.log`),
-    timeoutMs: options.timeoutMs,
-  });
+  );
   const durationMs = Date.now() - started;
   const requests = readRequests(requestLog);
   if (timedOut || !existsSync(report)) {
     return {
-      name: suite, status: 'timeout', passed: 0, failed: 0, skipped: 0, durationMs, assertions: [], requests,
-      suiteMessage: timedOut ? `ended after ${options.timeoutMs / 1000} s` : `Jest wrote no report (see ${relative(checkout.root, join(options.results, `${stem}.log`))})`,
+      name: suite,
+      status: 'timeout',
+      passed: 0,
+      failed: 0,
+      skipped: 0,
+      durationMs,
+      assertions: [],
+      requests,
+      suiteMessage: timedOut
+        ? `ended after ${options.timeoutMs / 1000} s`
+        : `Jest wrote no report (see ${relative(checkout.root, join(options.results, `${stem}.log`))})`,
     };
   }
   const json = JSON.parse(readFileSync(report, 'utf8')) as {

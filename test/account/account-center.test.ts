@@ -16,21 +16,33 @@ describe('account center: which fields users see and change', () => {
     apps = await accountClient(running);
   });
   afterEach(async () => {
-    const reset = await running.request('/api/account-center', { method: 'PATCH', json: { enabled: true, fields: DEFAULT_ACCOUNT_CENTER.fields } });
+    const reset = await running.request('/api/account-center', {
+      method: 'PATCH',
+      json: { enabled: true, fields: DEFAULT_ACCOUNT_CENTER.fields },
+    });
     expect(reset.status).to.equal(200);
   });
   after(() => running.close());
 
   const center = async (json?: unknown) => {
     const res = await running.request('/api/account-center', json === undefined ? {} : { method: 'PATCH', json });
-    return { status: res.status, body: await res.json() as Record<string, any> };
+    return { status: res.status, body: (await res.json()) as Record<string, any> };
   };
 
   async function member() {
     const username = `member_${randomBytes(4).toString('hex')}`;
-    const user = await createUser(running, [], {
-      username, primaryEmail: `${username}@example.com`, name: 'Member', customData: { plan: 'gold' }, profile: { nickname: 'M' },
-    }, PASSWORD);
+    const user = await createUser(
+      running,
+      [],
+      {
+        username,
+        primaryEmail: `${username}@example.com`,
+        name: 'Member',
+        customData: { plan: 'gold' },
+        profile: { nickname: 'M' },
+      },
+      PASSWORD,
+    );
     return { user, me: asUser(running, await apps.signIn(username, PASSWORD)) };
   }
 
@@ -38,10 +50,19 @@ describe('account center: which fields users see and change', () => {
     const answer = await center();
     expect(answer.status).to.equal(200);
     expect(answer.body).to.deep.equal({
-      id: 'default', enabled: true,
+      id: 'default',
+      enabled: true,
       fields: {
-        name: 'Edit', avatar: 'Edit', profile: 'Edit', email: 'Edit', phone: 'Edit', password: 'Edit',
-        username: 'Edit', social: 'Edit', customData: 'Off', mfa: 'Edit',
+        name: 'Edit',
+        avatar: 'Edit',
+        profile: 'Edit',
+        email: 'Edit',
+        phone: 'Edit',
+        password: 'Edit',
+        username: 'Edit',
+        social: 'Edit',
+        customData: 'Off',
+        mfa: 'Edit',
       },
     });
     const { me } = await member();
@@ -57,12 +78,20 @@ describe('account center: which fields users see and change', () => {
     const updated = await center({ fields: { name: 'ReadOnly', customData: 'Edit', profile: 'Edit' } });
     expect(updated.status).to.equal(200);
     // Logto's PATCH: the fields given replace them all; the ones left out are Off.
-    expect(updated.body.fields).to.include({ name: 'ReadOnly', customData: 'Edit', profile: 'Edit', email: 'Off', password: 'Off', username: 'Off' });
+    expect(updated.body.fields).to.include({
+      name: 'ReadOnly',
+      customData: 'Edit',
+      profile: 'Edit',
+      email: 'Off',
+      password: 'Off',
+      username: 'Off',
+    });
     const { me, user } = await member();
     const mine = (await me('/api/my-account')).body!;
     expect(mine).to.include({ id: user.id, name: 'Member' });
     expect(mine.customData).to.deep.equal({ plan: 'gold' });
-    for (const hidden of ['primaryEmail', 'username', 'hasPassword', 'avatar']) expect(mine, hidden).not.to.have.property(hidden);
+    for (const hidden of ['primaryEmail', 'username', 'hasPassword', 'avatar'])
+      expect(mine, hidden).not.to.have.property(hidden);
 
     const rename = await me('/api/my-account', { method: 'PATCH', json: { name: 'Renamed' } });
     expect(rename.status).to.equal(403);
@@ -86,7 +115,10 @@ describe('account center: which fields users see and change', () => {
 
   it('refuses settings it does not know or cannot act on', async () => {
     for (const json of [
-      { fields: { name: 'Maybe' } }, { fields: { shoeSize: 'Edit' } }, { enabled: 'yes' }, { webauthnRelatedOrigins: [] },
+      { fields: { name: 'Maybe' } },
+      { fields: { shoeSize: 'Edit' } },
+      { enabled: 'yes' },
+      { webauthnRelatedOrigins: [] },
       { deleteAccountUrl: 'https://example.com' },
     ]) {
       const answer = await center(json);
@@ -114,8 +146,13 @@ describe('Account API in the OpenAPI document, and the management reads beside i
   after(() => running.close());
 
   it('documents the Account API under the user-token scheme, its events, and the account center under management auth', async () => {
-    const doc = await (await fetch(`${running.baseUrl}/api/swagger.json`)).json() as Record<string, any>;
-    expect(doc.components.securitySchemes.user.flows.authorizationCode.scopes).to.include.keys('openid', 'email', 'custom_data', 'identities');
+    const doc = (await (await fetch(`${running.baseUrl}/api/swagger.json`)).json()) as Record<string, any>;
+    expect(doc.components.securitySchemes.user.flows.authorizationCode.scopes).to.include.keys(
+      'openid',
+      'email',
+      'custom_data',
+      'identities',
+    );
     expect(doc.paths['/api/my-account'].get.security).to.deep.equal([{ user: ['openid'] }]);
     expect(doc.paths['/api/my-account/primary-email'].post.security).to.deep.equal([{ user: ['email'] }]);
     expect(doc.paths['/api/my-account/primary-email'].post['x-webhook-events']).to.deep.equal(['User.Data.Updated']);
@@ -127,10 +164,14 @@ describe('Account API in the OpenAPI document, and the management reads beside i
   it('answers GET /api/users/:userId/has-password for a user with and without a password, 404 for none', async () => {
     const withPassword = await createUser(running, [], {}, PASSWORD);
     const without = await createUser(running);
-    expect(await (await running.request(`/api/users/${withPassword.id}/has-password`)).json()).to.deep.equal({ hasPassword: true });
-    expect(await (await running.request(`/api/users/${without.id}/has-password`)).json()).to.deep.equal({ hasPassword: false });
+    expect(await (await running.request(`/api/users/${withPassword.id}/has-password`)).json()).to.deep.equal({
+      hasPassword: true,
+    });
+    expect(await (await running.request(`/api/users/${without.id}/has-password`)).json()).to.deep.equal({
+      hasPassword: false,
+    });
     const missing = await running.request('/api/users/nobody/has-password');
     expect(missing.status).to.equal(404);
-    expect((await missing.json() as { code: string }).code).to.equal('entity.not_found');
+    expect(((await missing.json()) as { code: string }).code).to.equal('entity.not_found');
   });
 });

@@ -41,27 +41,42 @@ for (const backend of ['embedded', 'redis'] as const) {
 
     it(`evaluates at most the lockout threshold of ${CONCURRENT} concurrent wrong passwords, and locks once`, async () => {
       const { me, user } = await member();
-      const answers = await Promise.all(Array.from({ length: CONCURRENT }, () =>
-        me('/api/verifications/password', { method: 'POST', json: { password: 'not my password' } })));
+      const answers = await Promise.all(
+        Array.from({ length: CONCURRENT }, () =>
+          me('/api/verifications/password', { method: 'POST', json: { password: 'not my password' } }),
+        ),
+      );
       const statuses = answers.map((answer) => answer.status);
       expect(statuses.filter((status) => status >= 500)).to.deep.equal([]);
       // Threshold 3: two failures answer as such, the third locks, every other attempt is refused unevaluated.
       expect(statuses.filter((status) => status === 422).length).to.be.at.most(2);
       expect(statuses.filter((status) => status === 429).length).to.be.at.least(CONCURRENT - 2);
       expect(statuses.filter((status) => status === 201)).to.deep.equal([]);
-      expect(events.filter((event) => event.event === 'Identifier.Lockout' && event.value === user.id)).to.have.length(1);
-      expect(events.find((event) => event.event === 'Identifier.Lockout' && event.value === user.id)).to.include({ type: 'userId' });
+      expect(events.filter((event) => event.event === 'Identifier.Lockout' && event.value === user.id)).to.have.length(
+        1,
+      );
+      expect(events.find((event) => event.event === 'Identifier.Lockout' && event.value === user.id)).to.include({
+        type: 'userId',
+      });
     });
 
     it(`sends exactly the per-recipient limit of ${CONCURRENT} concurrent codes to one address, and announces the limit once`, async () => {
       const { me } = await member();
       const target = `burst-${randomBytes(4).toString('hex')}@example.com`;
-      const answers = await Promise.all(Array.from({ length: CONCURRENT }, () =>
-        me('/api/verifications/verification-code', { method: 'POST', json: { identifier: { type: 'email', value: target } } })));
+      const answers = await Promise.all(
+        Array.from({ length: CONCURRENT }, () =>
+          me('/api/verifications/verification-code', {
+            method: 'POST',
+            json: { identifier: { type: 'email', value: target } },
+          }),
+        ),
+      );
       const statuses = answers.map((answer) => answer.status);
       expect(statuses.filter((status) => status === 201)).to.have.length(10);
       expect(statuses.filter((status) => status === 429)).to.have.length(CONCURRENT - 10);
-      expect(events.filter((event) => event.event === 'Message.RateLimited' && event.recipient === target)).to.have.length(1);
+      expect(
+        events.filter((event) => event.event === 'Message.RateLimited' && event.recipient === target),
+      ).to.have.length(1);
     });
   });
 }

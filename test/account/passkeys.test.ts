@@ -17,7 +17,8 @@ describe('Account API: passkeys under /api/my-account/mfa-verifications', () => 
   afterEach(() => mfaPolicy(h, DEFAULT_MFA));
   after(() => h.close());
 
-  const updatesOf = (userId: string) => h.deliveries().filter((payload) => payload.event === 'User.Data.Updated' && payload.data?.id === userId);
+  const updatesOf = (userId: string) =>
+    h.deliveries().filter((payload) => payload.event === 'User.Data.Updated' && payload.data?.id === userId);
 
   it('registers, lists, renames and removes a passkey behind the identity gate, announcing each change', async () => {
     const alice = await passwordUser(h);
@@ -27,13 +28,22 @@ describe('Account API: passkeys under /api/my-account/mfa-verifications', () => 
 
     const started = await me('/api/verifications/web-authn/registration', { method: 'POST' });
     expect(started.status, JSON.stringify(started.body)).to.equal(200);
-    const { verificationRecordId, registrationOptions } = started.body as { verificationRecordId: string; registrationOptions: any };
+    const { verificationRecordId, registrationOptions } = started.body as {
+      verificationRecordId: string;
+      registrationOptions: any;
+    };
     expect(registrationOptions.rp.id).to.equal('127.0.0.1');
     expect(Date.parse(String(started.body!.expiresAt))).to.be.greaterThan(Date.now());
     const attestation = passkey.register(registrationOptions);
-    const verified = await me('/api/verifications/web-authn/registration/verify', { method: 'POST', json: { verificationRecordId, payload: attestation } });
+    const verified = await me('/api/verifications/web-authn/registration/verify', {
+      method: 'POST',
+      json: { verificationRecordId, payload: attestation },
+    });
     expect(verified.status, JSON.stringify(verified.body)).to.equal(200);
-    const replayed = await me('/api/verifications/web-authn/registration/verify', { method: 'POST', json: { verificationRecordId, payload: attestation } });
+    const replayed = await me('/api/verifications/web-authn/registration/verify', {
+      method: 'POST',
+      json: { verificationRecordId, payload: attestation },
+    });
     expect(replayed.status).to.equal(400);
     expect(replayed.body!.code).to.equal('session.mfa.pending_info_not_found');
 
@@ -42,11 +52,15 @@ describe('Account API: passkeys under /api/my-account/mfa-verifications', () => 
     expect(ungated.status).to.equal(401);
     expect(ungated.body!.code).to.equal('verification_record.permission_denied');
     const gate = await passwordRecord(me, PASSWORD);
-    expect((await me('/api/my-account/mfa-verifications', { method: 'POST', json: add, verification: gate })).status).to.equal(204);
+    expect(
+      (await me('/api/my-account/mfa-verifications', { method: 'POST', json: add, verification: gate })).status,
+    ).to.equal(204);
     const spent = await me('/api/my-account/mfa-verifications', { method: 'POST', json: add, verification: gate });
     expect(spent.status, 'a registration record binds one passkey once').to.equal(400);
     expect(spent.body!.code).to.equal('verification_record.not_found');
-    await eventually(() => updatesOf(alice.id).length === 1 || undefined, { what: 'User.Data.Updated for the enrolment' });
+    await eventually(() => updatesOf(alice.id).length === 1 || undefined, {
+      what: 'User.Data.Updated for the enrolment',
+    });
     expect(JSON.stringify(updatesOf(alice.id))).not.to.include(passkey.credentialId);
 
     const listed = await me('/api/my-account/mfa-verifications');
@@ -55,27 +69,39 @@ describe('Account API: passkeys under /api/my-account/mfa-verifications', () => 
     expect(factor).to.include({ type: 'WebAuthn', name: 'Laptop' });
     expect(Object.keys(factor!).sort()).to.deep.equal(['agent', 'createdAt', 'id', 'name', 'type']);
 
-    const renamed = await me(`/api/my-account/mfa-verifications/${factor!.id}/name`, { method: 'PATCH', json: { name: 'Work laptop' }, verification: gate });
+    const renamed = await me(`/api/my-account/mfa-verifications/${factor!.id}/name`, {
+      method: 'PATCH',
+      json: { name: 'Work laptop' },
+      verification: gate,
+    });
     expect(renamed.status).to.equal(200);
     expect(renamed.body).to.include({ id: factor!.id, name: 'Work laptop' });
     await eventually(() => updatesOf(alice.id).length === 2 || undefined, { what: 'User.Data.Updated for the rename' });
-    const unknown = await me('/api/my-account/mfa-verifications/nope/name', { method: 'PATCH', json: { name: 'x' }, verification: gate });
+    const unknown = await me('/api/my-account/mfa-verifications/nope/name', {
+      method: 'PATCH',
+      json: { name: 'x' },
+      verification: gate,
+    });
     expect(unknown.status).to.equal(404);
 
     const ungatedRemoval = await me(`/api/my-account/mfa-verifications/${factor!.id}`, { method: 'DELETE' });
     expect(ungatedRemoval.status).to.equal(401);
-    expect((await me(`/api/my-account/mfa-verifications/${factor!.id}`, { method: 'DELETE', verification: gate })).status).to.equal(204);
+    expect(
+      (await me(`/api/my-account/mfa-verifications/${factor!.id}`, { method: 'DELETE', verification: gate })).status,
+    ).to.equal(204);
     const removal = await eventually(() => updatesOf(alice.id)[2], { what: 'User.Data.Updated for the removal' });
     expect(removal.data.id).to.equal(alice.id);
     expect((await me('/api/my-account/mfa-verifications')).body).to.deep.equal([]);
   });
 
-  it('follows the account center\'s mfa field: read-only lists but registers nothing, off hides the factors', async () => {
+  it("follows the account center's mfa field: read-only lists but registers nothing, off hides the factors", async () => {
     const dave = await passwordUser(h);
     const me = asUser(h.running, await apps.signIn(dave.username, PASSWORD));
-    const center = (mfa: string) => h.running.request('/api/account-center', {
-      method: 'PATCH', json: { enabled: true, fields: { ...DEFAULT_ACCOUNT_CENTER.fields, mfa } },
-    });
+    const center = (mfa: string) =>
+      h.running.request('/api/account-center', {
+        method: 'PATCH',
+        json: { enabled: true, fields: { ...DEFAULT_ACCOUNT_CENTER.fields, mfa } },
+      });
     try {
       expect((await center('ReadOnly')).status).to.equal(200);
       expect((await me('/api/my-account/mfa-verifications')).status).to.equal(200);
@@ -91,7 +117,7 @@ describe('Account API: passkeys under /api/my-account/mfa-verifications', () => 
     }
   });
 
-  it('refuses a passkey the sign-in experience does not offer, another user\'s record, and a foreign origin', async () => {
+  it("refuses a passkey the sign-in experience does not offer, another user's record, and a foreign origin", async () => {
     const bob = await passwordUser(h);
     const carol = await passwordUser(h);
     const asBob = asUser(h.running, await apps.signIn(bob.username, PASSWORD));
@@ -101,7 +127,10 @@ describe('Account API: passkeys under /api/my-account/mfa-verifications', () => 
     const foreign = await asBob('/api/verifications/web-authn/registration', { method: 'POST' });
     const fromElsewhere = await asBob('/api/verifications/web-authn/registration/verify', {
       method: 'POST',
-      json: { verificationRecordId: foreign.body!.verificationRecordId, payload: passkey.register(foreign.body!.registrationOptions as any, 'http://evil.example') },
+      json: {
+        verificationRecordId: foreign.body!.verificationRecordId,
+        payload: passkey.register(foreign.body!.registrationOptions as any, 'http://evil.example'),
+      },
     });
     expect(fromElsewhere.status).to.equal(400);
     expect(fromElsewhere.body!.code).to.equal('session.mfa.webauthn_verification_failed');
@@ -109,25 +138,37 @@ describe('Account API: passkeys under /api/my-account/mfa-verifications', () => 
     const started = await asBob('/api/verifications/web-authn/registration', { method: 'POST' });
     const verificationRecordId = started.body!.verificationRecordId as string;
     const byCarol = await asCarol('/api/verifications/web-authn/registration/verify', {
-      method: 'POST', json: { verificationRecordId, payload: passkey.register(started.body!.registrationOptions as any) },
+      method: 'POST',
+      json: { verificationRecordId, payload: passkey.register(started.body!.registrationOptions as any) },
     });
-    expect(byCarol.status, 'another user\'s challenge').to.equal(400);
+    expect(byCarol.status, "another user's challenge").to.equal(400);
     const stolen = await asCarol('/api/my-account/mfa-verifications', {
-      method: 'POST', json: { type: 'WebAuthn', newIdentifierVerificationRecordId: verificationRecordId }, verification: await passwordRecord(asCarol, PASSWORD),
+      method: 'POST',
+      json: { type: 'WebAuthn', newIdentifierVerificationRecordId: verificationRecordId },
+      verification: await passwordRecord(asCarol, PASSWORD),
     });
     expect(stolen.status).to.be.within(400, 499);
 
     const again = await asBob('/api/verifications/web-authn/registration', { method: 'POST' });
     await asBob('/api/verifications/web-authn/registration/verify', {
-      method: 'POST', json: { verificationRecordId: again.body!.verificationRecordId, payload: passkey.register(again.body!.registrationOptions as any) },
+      method: 'POST',
+      json: {
+        verificationRecordId: again.body!.verificationRecordId,
+        payload: passkey.register(again.body!.registrationOptions as any),
+      },
     });
     const notOffered = await asBob('/api/my-account/mfa-verifications', {
-      method: 'POST', json: { type: 'WebAuthn', newIdentifierVerificationRecordId: again.body!.verificationRecordId },
+      method: 'POST',
+      json: { type: 'WebAuthn', newIdentifierVerificationRecordId: again.body!.verificationRecordId },
       verification: await passwordRecord(asBob, PASSWORD),
     });
     expect(notOffered.status).to.equal(400);
     expect(notOffered.body!.code).to.equal('session.mfa.mfa_factor_not_enabled');
-    for (const json of [{ type: 'Passkey' }, { type: 'WebAuthn' }, { type: 'WebAuthn', newIdentifierVerificationRecordId: 'x', name: '' }]) {
+    for (const json of [
+      { type: 'Passkey' },
+      { type: 'WebAuthn' },
+      { type: 'WebAuthn', newIdentifierVerificationRecordId: 'x', name: '' },
+    ]) {
       const bad = await asBob('/api/my-account/mfa-verifications', { method: 'POST', json, verification: 'x' });
       expect(bad.status, JSON.stringify(json)).to.equal(400);
       expect(bad.body!.code).to.equal('guard.invalid_input');

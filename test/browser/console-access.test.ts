@@ -3,7 +3,7 @@ import { createApplication, createResource, createRole, createUser } from '../su
 import { accessibleDescription, freshPage, isFocused, screenshot, useChromium } from '../support/chromium.ts';
 import { signInToConsole, useConsoleService } from './support/console.ts';
 
-describe('browser: the console\'s roles and permissions and API resources pages (Chromium)', () => {
+describe("browser: the console's roles and permissions and API resources pages (Chromium)", () => {
   const chromium = useChromium();
   const running = useConsoleService();
 
@@ -28,16 +28,21 @@ describe('browser: the console\'s roles and permissions and API resources pages 
       await scopeName.fill('read:orders');
       await page.getByRole('textbox', { name: 'Scope description' }).fill('Read every order');
       await page.getByRole('button', { name: 'Add scope' }).click();
-      await page.getByRole('table', { name: 'Scopes of this API resource' }).getByRole('cell', { name: 'read:orders', exact: true }).waitFor();
+      await page
+        .getByRole('table', { name: 'Scopes of this API resource' })
+        .getByRole('cell', { name: 'read:orders', exact: true })
+        .waitFor();
       expect(await scopeName.getAttribute('aria-invalid')).to.equal(null);
       await screenshot(page, 'console-resource-scope');
 
-      const resources = await running.read<Array<{ id: string; name: string; indicator: string; scopes: Array<{ name: string; description: string }> }>>(
-        '/api/resources?includeScopes=true',
-      );
+      const resources = await running.read<
+        Array<{ id: string; name: string; indicator: string; scopes: Array<{ name: string; description: string }> }>
+      >('/api/resources?includeScopes=true');
       const created = resources.find((resource) => resource.indicator === 'https://orders.example.com');
       expect(created?.name).to.equal('Orders API');
-      expect(created?.scopes.map(({ name, description }) => ({ name, description }))).to.deep.equal([{ name: 'read:orders', description: 'Read every order' }]);
+      expect(created?.scopes.map(({ name, description }) => ({ name, description }))).to.deep.equal([
+        { name: 'read:orders', description: 'Read every order' },
+      ]);
     } finally {
       await context.close();
     }
@@ -58,9 +63,14 @@ describe('browser: the console\'s roles and permissions and API resources pages 
       await dialog.getByRole('button', { name: 'Create', exact: true }).click();
       await page.getByRole('heading', { name: 'Billing clerk', level: 1 }).waitFor();
 
-      await page.getByRole('combobox', { name: 'Permission to add' }).selectOption({ label: 'https://billing.example.com: invoices:write' });
+      await page
+        .getByRole('combobox', { name: 'Permission to add' })
+        .selectOption({ label: 'https://billing.example.com: invoices:write' });
       await page.getByRole('button', { name: 'Add permission' }).click();
-      await page.getByRole('table', { name: 'Permissions' }).getByRole('cell', { name: 'invoices:write', exact: true }).waitFor();
+      await page
+        .getByRole('table', { name: 'Permissions' })
+        .getByRole('cell', { name: 'invoices:write', exact: true })
+        .waitFor();
 
       // By keyboard: Enter searches, Tab reaches the match's button, Enter assigns.
       await page.getByRole('searchbox', { name: 'Find users to assign' }).fill('Rita');
@@ -70,12 +80,17 @@ describe('browser: the console\'s roles and permissions and API resources pages 
       for (let presses = 0; presses < 6 && !(await isFocused(assign)); presses += 1) await page.keyboard.press('Tab');
       expect(await isFocused(assign), 'Tab reaches "Assign to Rita Role"').to.equal(true);
       await page.keyboard.press('Enter');
-      await page.getByRole('table', { name: 'Users holding this role' }).getByRole('cell', { name: 'Rita Role', exact: true }).waitFor();
+      await page
+        .getByRole('table', { name: 'Users holding this role' })
+        .getByRole('cell', { name: 'Rita Role', exact: true })
+        .waitFor();
       const overflow = await page.locator('html').evaluate((root) => root.scrollWidth - root.clientWidth);
       expect(overflow, 'nothing sticks out sideways at 360 px').to.be.at.most(0);
       await screenshot(page, 'console-role-assigned');
 
-      const [role] = await running.read<Array<{ id: string; name: string; description: string; type: string }>>(`/api/users/${user.id}/roles`);
+      const [role] = await running.read<Array<{ id: string; name: string; description: string; type: string }>>(
+        `/api/users/${user.id}/roles`,
+      );
       expect(role).to.include({ name: 'Billing clerk', description: 'Writes invoices', type: 'User' });
       const granted = await running.read<Array<{ id: string }>>(`/api/roles/${role!.id}/scopes`);
       expect(granted.map((scope) => scope.id)).to.deep.equal([scopes['invoices:write']!.id]);
@@ -92,8 +107,13 @@ describe('browser: the console\'s roles and permissions and API resources pages 
       const section = page.getByRole('region', { name: 'Applications' });
       await section.getByRole('combobox', { name: 'Application to assign' }).selectOption({ label: 'Report exporter' });
       await section.getByRole('button', { name: 'Assign application' }).click();
-      await section.getByRole('table', { name: 'Applications holding this role' }).getByRole('link', { name: 'Report exporter' }).waitFor();
-      expect((await running.read<Array<{ id: string }>>(`/api/applications/${app.id}/roles`)).map((held) => held.id)).to.deep.equal([role.id]);
+      await section
+        .getByRole('table', { name: 'Applications holding this role' })
+        .getByRole('link', { name: 'Report exporter' })
+        .waitFor();
+      expect(
+        (await running.read<Array<{ id: string }>>(`/api/applications/${app.id}/roles`)).map((held) => held.id),
+      ).to.deep.equal([role.id]);
       await screenshot(page, 'console-role-application');
 
       await section.getByRole('button', { name: 'Remove Report exporter from this role' }).click();

@@ -12,13 +12,19 @@ describe('browser: the API reference page at /api/docs, linked from the console 
     expect(res.headers.get('cache-control')).to.equal('no-store');
     const policy = res.headers.get('content-security-policy')!;
     expect(policy).not.to.include('unsafe-inline');
-    expect(policy).to.include("script-src 'self'").and.match(/style-src 'self' 'nonce-[\w+/]+={0,2}'/)
-      .and.include('worker-src blob:').and.include("connect-src 'self'").and.include("frame-ancestors 'none'");
+    expect(policy)
+      .to.include("script-src 'self'")
+      .and.match(/style-src 'self' 'nonce-[\w+/]+={0,2}'/)
+      .and.include('worker-src blob:')
+      .and.include("connect-src 'self'")
+      .and.include("frame-ancestors 'none'");
     const html = await res.text();
-    expect(html).not.to.match(/<script(?![^>]*\bsrc=)/).and.not.to.match(/<style/);
+    expect(html)
+      .not.to.match(/<script(?![^>]*\bsrc=)/)
+      .and.not.to.match(/<style/);
   });
 
-  it('renders the OpenAPI document with Redoc from the console\'s link, every request the pages make to this origin, nothing blocked', async () => {
+  it("renders the OpenAPI document with Redoc from the console's link, every request the pages make to this origin, nothing blocked", async () => {
     const { page, context } = await freshPage(chromium.browser(), { width: 1280, height: 900 });
     await page.addInitScript({
       content: `addEventListener('securitypolicyviolation', (event) => console.log('csp-violation ' + JSON.stringify({
@@ -26,7 +32,8 @@ describe('browser: the API reference page at /api/docs, linked from the console 
     });
     const violations: Array<{ directive: string; blocked: string }> = [];
     page.on('console', (message) => {
-      if (message.text().startsWith('csp-violation ')) violations.push(JSON.parse(message.text().slice('csp-violation '.length)));
+      if (message.text().startsWith('csp-violation '))
+        violations.push(JSON.parse(message.text().slice('csp-violation '.length)));
     });
     // Every request of the console, the sign-in pages and the reference page, their workers' included.
     const requested: string[] = [];
@@ -42,7 +49,10 @@ describe('browser: the API reference page at /api/docs, linked from the console 
       await page.waitForLoadState('networkidle');
       await screenshot(page, 'console-api-docs', { fullPage: false });
       const origin = new URL(running.baseUrl).origin;
-      expect(requested.some((url) => url.includes('/api/swagger.json')), 'the OpenAPI document was fetched').to.equal(true);
+      expect(
+        requested.some((url) => url.includes('/api/swagger.json')),
+        'the OpenAPI document was fetched',
+      ).to.equal(true);
       expect(requested.filter((url) => !url.startsWith('data:') && new URL(url).origin !== origin)).to.deep.equal([]);
       expect(violations).to.deep.equal([]);
     } finally {

@@ -5,9 +5,10 @@ import { accessibleDescription, freshPage, screenshot, useChromium } from '../su
 import { clientCredentialsToken } from '../support/service.ts';
 import { signInToConsole, useConsoleService } from './support/console.ts';
 
-const SCRIPT = 'const getCustomJwtClaims = async ({ context, environmentVariables }) => ({ tier: environmentVariables.TIER, grant: context.grant?.type ?? null });';
+const SCRIPT =
+  'const getCustomJwtClaims = async ({ context, environmentVariables }) => ({ tier: environmentVariables.TIER, grant: context.grant?.type ?? null });';
 
-describe('browser: the console\'s custom JWT script editor and its test panel (Chromium)', () => {
+describe("browser: the console's custom JWT script editor and its test panel (Chromium)", () => {
   const chromium = useChromium();
   const running = useConsoleService();
 
@@ -22,7 +23,8 @@ describe('browser: the console\'s custom JWT script editor and its test panel (C
     });
     const violations: Array<{ directive: string; source: string; sample: string }> = [];
     page.on('console', (message) => {
-      if (message.text().startsWith('csp-violation ')) violations.push(JSON.parse(message.text().slice('csp-violation '.length)));
+      if (message.text().startsWith('csp-violation '))
+        violations.push(JSON.parse(message.text().slice('csp-violation '.length)));
     });
     try {
       await signInToConsole(page, running.consoleUrl());
@@ -44,11 +46,14 @@ describe('browser: the console\'s custom JWT script editor and its test panel (C
       await page.getByRole('switch', { name: 'Fail closed' }).click();
       await page.getByRole('button', { name: 'Save script' }).click();
       await page.getByRole('status').filter({ hasText: 'Saved' }).waitFor();
-      const stored = await (await running.request('/api/configs/jwt-customizer/access-token')).json() as Record<string, unknown>;
+      const stored = (await (await running.request('/api/configs/jwt-customizer/access-token')).json()) as Record<
+        string,
+        unknown
+      >;
       expect(stored).to.include({ script: SCRIPT, blockIssuanceOnError: true });
       expect(stored.environmentVariables).to.deep.equal({ TIER: 'gold' });
       const ours = violations.filter((violation) => violation.source || violation.directive !== 'style-src-attr');
-      expect(ours, 'no CSP violation by the console\'s scripts or styles, the editor\'s included').to.deep.equal([]);
+      expect(ours, "no CSP violation by the console's scripts or styles, the editor's included").to.deep.equal([]);
     } finally {
       await screenshot(page, 'console-custom-jwt-saved');
       await context.close();
@@ -59,12 +64,21 @@ describe('browser: the console\'s custom JWT script editor and its test panel (C
     const role = await createRole(running, [api.scopes['read:reports']!.id], 'MachineToMachine');
     const app = await createApplication(running, { type: 'MachineToMachine' });
     await running.request(`/api/applications/${app.id}/roles`, { method: 'POST', json: { roleIds: [role.id] } });
-    const token = await clientCredentialsToken(running.baseUrl, app.id, app.secret!, api.resource.indicator, 'read:reports');
+    const token = await clientCredentialsToken(
+      running.baseUrl,
+      app.id,
+      app.secret!,
+      api.resource.indicator,
+      'read:reports',
+    );
     expect(decodeJwt(token)).to.include({ tier: 'gold', grant: 'client_credentials' });
   });
 
   it('puts a syntax error under the editor and stores nothing; a script error shows in the test panel', async () => {
-    const before = await (await running.request('/api/configs/jwt-customizer/access-token')).json() as Record<string, unknown>;
+    const before = (await (await running.request('/api/configs/jwt-customizer/access-token')).json()) as Record<
+      string,
+      unknown
+    >;
     const { page, context } = await freshPage(chromium.browser());
     try {
       await signInToConsole(page, running.consoleUrl('/custom-jwt'));
@@ -77,7 +91,10 @@ describe('browser: the console\'s custom JWT script editor and its test panel (C
       expect(await editor.getAttribute('aria-invalid')).to.equal('true');
       expect(await accessibleDescription(editor)).to.match(/does not compile|syntax/i);
       await screenshot(page, 'console-custom-jwt-syntax-error');
-      const after = await (await running.request('/api/configs/jwt-customizer/access-token')).json() as Record<string, unknown>;
+      const after = (await (await running.request('/api/configs/jwt-customizer/access-token')).json()) as Record<
+        string,
+        unknown
+      >;
       expect(after.script, 'nothing stored').to.equal(before.script);
 
       await editor.click();
@@ -86,7 +103,9 @@ describe('browser: the console\'s custom JWT script editor and its test panel (C
       await page.getByRole('button', { name: 'Run test' }).click();
       const alert = page.getByRole('region', { name: 'Test result' }).getByRole('alert');
       await alert.waitFor();
-      expect(await alert.innerText()).to.include('no tier today').and.include('jwt_customizer.script_error');
+      expect(await alert.innerText())
+        .to.include('no tier today')
+        .and.include('jwt_customizer.script_error');
     } finally {
       await screenshot(page, 'console-custom-jwt-script-error');
       await context.close();
@@ -100,12 +119,16 @@ describe('browser: the console\'s custom JWT script editor and its test panel (C
     const pasted = 'const getCustomJwtClaims = async () => ({ pasted: "from the clipboard" });';
     const editor = page.getByRole('textbox', { name: 'Script' });
     /** The editor's text, as CodeMirror holds it (one element per line). */
-    const text = () => editor.evaluate((content) => [...content.querySelectorAll('.cm-line')].map((line) => line.textContent).join('\n'));
+    const text = () =>
+      editor.evaluate((content) =>
+        [...content.querySelectorAll('.cm-line')].map((line) => line.textContent).join('\n'),
+      );
     /**
      * Counts the editor's DOM changes over 30 animation frames: a render loop writes an older and a newer text back in
      * turn, every frame, so it would show here (and keep the page from answering at all). Run in the page as it is.
      */
-    const changesWhileIdle = () => page.evaluate<number>(`new Promise((resolve) => {
+    const changesWhileIdle = () =>
+      page.evaluate<number>(`new Promise((resolve) => {
       const content = document.querySelector('.cm-content[aria-label="Script"]');
       let changes = 0;
       const observer = new MutationObserver((records) => { changes += records.length; });
@@ -140,7 +163,9 @@ describe('browser: the console\'s custom JWT script editor and its test panel (C
 
       await page.getByRole('button', { name: 'Save script' }).click();
       await page.getByRole('status').filter({ hasText: 'Saved' }).waitFor();
-      const stored = await (await running.request('/api/configs/jwt-customizer/access-token')).json() as { script: string };
+      const stored = (await (await running.request('/api/configs/jwt-customizer/access-token')).json()) as {
+        script: string;
+      };
       expect(stored.script).to.equal(pasted);
       await screenshot(page, 'console-custom-jwt-fast-typing');
     } finally {

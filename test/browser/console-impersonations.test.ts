@@ -9,9 +9,14 @@ import { accountClient } from '../account/support.ts';
 
 const AGENT_PASSWORD = 'support agent passphrase 5';
 
-interface Impersonation { id: string; applicationId: string; status: string; reason: string | null }
+interface Impersonation {
+  id: string;
+  applicationId: string;
+  status: string;
+  reason: string | null;
+}
 
-describe('browser: the console\'s impersonations, a user\'s history and the impersonation settings (Chromium)', () => {
+describe("browser: the console's impersonations, a user's history and the impersonation settings (Chromium)", () => {
   const chromium = useChromium();
   const running = useConsoleService();
   let helpDesk: { id: string; secret?: string };
@@ -20,14 +25,25 @@ describe('browser: the console\'s impersonations, a user\'s history and the impe
 
   /** An impersonation of the user through the application, with a reason, answered as the API lists it. */
   async function impersonate(
-    app: { id: string; secret?: string }, userId: string, reason: string, actor: Record<string, string> = {},
+    app: { id: string; secret?: string },
+    userId: string,
+    reason: string,
+    actor: Record<string, string> = {},
   ): Promise<string> {
     const created = await running.request('/api/subject-tokens', { method: 'POST', json: { userId, reason } });
     expect(created.status).to.equal(201);
-    const { subjectToken } = await created.json() as { subjectToken: string };
-    const exchanged = await tokenRequest(running, {
-      grant_type: TOKEN_EXCHANGE_GRANT, subject_token: subjectToken, subject_token_type: ACCESS_TOKEN_TYPE, scope: 'openid', ...actor,
-    }, app);
+    const { subjectToken } = (await created.json()) as { subjectToken: string };
+    const exchanged = await tokenRequest(
+      running,
+      {
+        grant_type: TOKEN_EXCHANGE_GRANT,
+        subject_token: subjectToken,
+        subject_token_type: ACCESS_TOKEN_TYPE,
+        scope: 'openid',
+        ...actor,
+      },
+      app,
+    );
     expect(exchanged.status, JSON.stringify(exchanged.body)).to.equal(200);
     const [newest] = await running.read<Impersonation[]>(`/api/impersonations?userId=${userId}&page_size=1`);
     return newest!.id;
@@ -35,8 +51,16 @@ describe('browser: the console\'s impersonations, a user\'s history and the impe
   const statusOf = async (id: string) => (await running.read<Impersonation>(`/api/impersonations/${id}`)).status;
 
   before(async () => {
-    helpDesk = await createApplication(running, { type: 'Traditional', name: 'Help desk', customClientMetadata: { allowTokenExchange: true } });
-    billing = await createApplication(running, { type: 'Traditional', name: 'Billing tool', customClientMetadata: { allowTokenExchange: true } });
+    helpDesk = await createApplication(running, {
+      type: 'Traditional',
+      name: 'Help desk',
+      customClientMetadata: { allowTokenExchange: true },
+    });
+    billing = await createApplication(running, {
+      type: 'Traditional',
+      name: 'Billing tool',
+      customClientMetadata: { allowTokenExchange: true },
+    });
     carol = await createUser(running, [], { name: 'Carol Case', username: 'carol_case' });
   });
 
@@ -59,7 +83,10 @@ describe('browser: the console\'s impersonations, a user\'s history and the impe
       const endedRows = await rowsOf(page, 'Ended');
       await active.filter({ hasText: 'Ticket SUP-3: refund' }).waitFor();
       expect(await active.count(), 'header and the two running').to.equal(3);
-      expect(await active.filter({ hasText: 'Ticket SUP-3' }).innerText(), 'named as the console names users').to.include('Carol Case');
+      expect(
+        await active.filter({ hasText: 'Ticket SUP-3' }).innerText(),
+        'named as the console names users',
+      ).to.include('Carol Case');
       await endedRows.filter({ hasText: 'Ticket SUP-1: old' }).waitFor();
       expect(await endedRows.filter({ hasText: 'Revoked' }).count()).to.equal(1);
       // The active section comes before the ended one.
@@ -69,8 +96,12 @@ describe('browser: the console\'s impersonations, a user\'s history and the impe
       await page.getByRole('combobox', { name: 'Application' }).selectOption({ label: 'Billing tool' });
       await page.getByRole('button', { name: 'Filter', exact: true }).click();
       // Header and the Billing tool one, once the filtered list has replaced the whole one.
-      await eventually(async () => (await active.count()) === 2 && (await active.filter({ hasText: 'Ticket SUP-3' }).count()) === 1);
-      expect(await active.nth(1).innerText()).to.include('Billing tool').and.include('Active');
+      await eventually(
+        async () => (await active.count()) === 2 && (await active.filter({ hasText: 'Ticket SUP-3' }).count()) === 1,
+      );
+      expect(await active.nth(1).innerText())
+        .to.include('Billing tool')
+        .and.include('Active');
       await page.getByRole('button', { name: 'Clear', exact: true }).click();
       await active.filter({ hasText: 'Ticket SUP-2' }).waitFor();
 
@@ -78,7 +109,9 @@ describe('browser: the console\'s impersonations, a user\'s history and the impe
       const row = active.filter({ hasText: 'Ticket SUP-2: invoice missing' });
       await row.getByRole('button', { name: 'Revoke' }).click();
       const confirm = page.getByRole('dialog', { name: 'Revoke this impersonation?' });
-      expect(await confirm.innerText()).to.include(helpDesk.id).and.include(carol.id);
+      expect(await confirm.innerText())
+        .to.include(helpDesk.id)
+        .and.include(carol.id);
       await screenshot(page, 'console-impersonation-revoke-confirm');
       await confirm.getByRole('button', { name: 'Cancel' }).click();
       expect(await statusOf(viaHelpDesk)).to.equal('active');
@@ -100,7 +133,8 @@ describe('browser: the console\'s impersonations, a user\'s history and the impe
     const agent = await createUser(running, [], { name: 'Sam Support' }, AGENT_PASSWORD);
     const actorToken = await (await accountClient(running)).signIn(agent.username!, AGENT_PASSWORD, 'openid');
     const second = await impersonate(billing, dave.id, 'Ticket SUP-11: card declined', {
-      actor_token: actorToken, actor_token_type: ACCESS_TOKEN_TYPE,
+      actor_token: actorToken,
+      actor_token_type: ACCESS_TOKEN_TYPE,
     });
     const { page, context } = await freshPage(chromium.browser());
     try {
@@ -109,9 +143,13 @@ describe('browser: the console\'s impersonations, a user\'s history and the impe
       const history = await rowsOf(page, 'Impersonation history');
       await history.filter({ hasText: 'Ticket SUP-11: card declined' }).waitFor();
       expect(await history.count()).to.equal(3);
-      expect(await history.nth(1).innerText(), 'newest first').to.include('Ticket SUP-11').and.include('Billing tool')
+      expect(await history.nth(1).innerText(), 'newest first')
+        .to.include('Ticket SUP-11')
+        .and.include('Billing tool')
         .and.include('Sam Support');
-      expect(await history.nth(2).innerText()).to.include('Ticket SUP-10').and.include('Help desk');
+      expect(await history.nth(2).innerText())
+        .to.include('Ticket SUP-10')
+        .and.include('Help desk');
 
       await page.getByRole('button', { name: 'Revoke all impersonations' }).click();
       const confirm = page.getByRole('dialog', { name: 'Revoke every impersonation of Dave Detail?' });

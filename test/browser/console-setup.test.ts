@@ -22,8 +22,14 @@ describe('browser: the first admin through the one-time setup link, with the ser
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     service = await createIdentityService({
-      env: { STORAGE: 'memory', BASE_URL: `${origin}/auth`, ADMIN_CLIENT_ID: 'mounted-admin', ADMIN_CLIENT_SECRET: 'mounted-admin-secret-123' },
-      logger: pino({ level: 'silent' }), print: (text) => printed.push(text),
+      env: {
+        STORAGE: 'memory',
+        BASE_URL: `${origin}/auth`,
+        ADMIN_CLIENT_ID: 'mounted-admin',
+        ADMIN_CLIENT_SECRET: 'mounted-admin-secret-123',
+      },
+      logger: pino({ level: 'silent' }),
+      print: (text) => printed.push(text),
     });
     const host = new Koa();
     host.use(mount('/auth', service.app));
@@ -36,7 +42,11 @@ describe('browser: the first admin through the one-time setup link, with the ser
   });
 
   it('creates the first admin once from the printed link, signs in with it under the prefix, and refuses the link afterwards', async () => {
-    const link = printed.join('').split('\n').map((line) => line.trim()).find((line) => line.startsWith(`${origin}/auth/console/setup#token=`));
+    const link = printed
+      .join('')
+      .split('\n')
+      .map((line) => line.trim())
+      .find((line) => line.startsWith(`${origin}/auth/console/setup#token=`));
     expect(link, printed.join('')).to.be.a('string');
     const { page, context } = await freshPage(chromium.browser());
     try {
@@ -49,7 +59,9 @@ describe('browser: the first admin through the one-time setup link, with the ser
       await page.getByRole('button', { name: 'Create admin' }).click();
       const password = page.getByLabel('Password', { exact: true });
       await page.locator('[aria-invalid="true"]').first().waitFor();
-      expect(await accessibleDescription(password), 'the policy speaks at the password field').to.include('most common passwords');
+      expect(await accessibleDescription(password), 'the policy speaks at the password field').to.include(
+        'most common passwords',
+      );
       await screenshot(page, 'console-setup-weak-password');
 
       await password.fill(ADMIN.password);

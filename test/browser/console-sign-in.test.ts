@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { accessibleDescription, freshPage, screenshot, useChromium } from '../support/chromium.ts';
 import { CONSOLE_ADMIN, signInToConsole, useConsoleService } from './support/console.ts';
 
-describe('browser: the console\'s sign-in experience and connectors pages (Chromium)', () => {
+describe("browser: the console's sign-in experience and connectors pages (Chromium)", () => {
   const chromium = useChromium();
   const running = useConsoleService();
 
@@ -23,11 +23,18 @@ describe('browser: the console\'s sign-in experience and connectors pages (Chrom
       const username = page.getByRole('group', { name: 'Username' });
       await username.getByRole('checkbox', { name: 'Password' }).uncheck();
       await page.getByRole('button', { name: 'Save sign-in and sign-up' }).click();
-      await username.getByRole('alert').filter({ hasText: 'sign-in by username needs a password or a verification code' }).waitFor();
+      await username
+        .getByRole('alert')
+        .filter({ hasText: 'sign-in by username needs a password or a verification code' })
+        .waitFor();
       await username.getByRole('checkbox', { name: 'Password' }).check();
       await page.getByRole('combobox', { name: 'Sign-in mode' }).selectOption({ label: 'Sign in only (no sign-up)' });
       await page.getByRole('button', { name: 'Save sign-in and sign-up' }).click();
-      await page.getByRole('region', { name: 'Sign-in and sign-up' }).getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+      await page
+        .getByRole('region', { name: 'Sign-in and sign-up' })
+        .getByRole('status')
+        .filter({ hasText: 'Saved.' })
+        .waitFor();
       expect(await username.getByRole('alert').count()).to.equal(0);
 
       const policy = page.getByRole('region', { name: 'Password policy' });
@@ -42,12 +49,16 @@ describe('browser: the console\'s sign-in experience and connectors pages (Chrom
       await policy.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
 
       const mfa = page.getByRole('region', { name: 'Multi-factor authentication' });
-      expect(await mfa.getByRole('checkbox').count(), 'one checkbox per factor: TOTP, passkeys, backup codes').to.equal(3);
+      expect(await mfa.getByRole('checkbox').count(), 'one checkbox per factor: TOTP, passkeys, backup codes').to.equal(
+        3,
+      );
       await mfa.getByRole('checkbox', { name: 'Backup codes' }).check();
       await mfa.getByRole('button', { name: 'Save MFA settings' }).click();
       await mfa.getByRole('alert').filter({ hasText: 'backup codes only back up another factor' }).waitFor();
       await mfa.getByRole('checkbox', { name: 'Authenticator app (TOTP)' }).check();
-      await mfa.getByRole('combobox', { name: 'MFA policy' }).selectOption({ label: 'Optional: users enrol from their account, never asked' });
+      await mfa
+        .getByRole('combobox', { name: 'MFA policy' })
+        .selectOption({ label: 'Optional: users enrol from their account, never asked' });
       await mfa.getByRole('button', { name: 'Save MFA settings' }).click();
       await mfa.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
 
@@ -62,8 +73,11 @@ describe('browser: the console\'s sign-in experience and connectors pages (Chrom
       await screenshot(page, 'console-sign-in-experience');
 
       const settings = await running.read<{
-        signInMode: string; branding: { logoUrl?: string }; signIn: { methods: Array<{ identifier: string; password: boolean }> };
-        mfa: { factors: string[]; policy: string }; passwordPolicy: { length: { min: number; max: number }; rejects: { words: string[] } };
+        signInMode: string;
+        branding: { logoUrl?: string };
+        signIn: { methods: Array<{ identifier: string; password: boolean }> };
+        mfa: { factors: string[]; policy: string };
+        passwordPolicy: { length: { min: number; max: number }; rejects: { words: string[] } };
       }>('/api/sign-in-exp');
       expect(settings.passwordPolicy.length).to.deep.equal({ min: 12, max: 128 });
       expect(settings.passwordPolicy.rejects.words).to.deep.equal(['acme']);
@@ -77,7 +91,9 @@ describe('browser: the console\'s sign-in experience and connectors pages (Chrom
       await visitor.page.reload();
       await visitor.page.getByRole('textbox', { name: 'Username or email' }).waitFor();
       expect(await visitor.page.getByRole('link', { name: 'Create account' }).count()).to.equal(0);
-      expect(await visitor.page.getByRole('img', { name: /logo/ }).getAttribute('src')).to.equal('https://cdn.example.com/acme.svg');
+      expect(await visitor.page.getByRole('img', { name: /logo/ }).getAttribute('src')).to.equal(
+        'https://cdn.example.com/acme.svg',
+      );
       await screenshot(visitor.page, 'console-sign-in-experience-applied');
     } finally {
       await context.close();
@@ -88,10 +104,19 @@ describe('browser: the console\'s sign-in experience and connectors pages (Chrom
     const secondaryIdentifiers = [{ identifier: 'email', verify: true }];
     // The administrator must have the email the settings will require of every account signing in.
     const [admin] = await running.read<Array<{ id: string }>>(`/api/users?search=${CONSOLE_ADMIN.username}`);
-    expect((await running.request(`/api/users/${admin!.id}`, { method: 'PATCH', json: { primaryEmail: 'console.admin@example.com' } })).status).to.equal(200);
+    expect(
+      (
+        await running.request(`/api/users/${admin!.id}`, {
+          method: 'PATCH',
+          json: { primaryEmail: 'console.admin@example.com' },
+        })
+      ).status,
+    ).to.equal(200);
     const patched = await running.request('/api/sign-in-exp', {
-      method: 'PATCH', json: {
-        signInMode: 'SignIn', signUp: { identifiers: ['username'], password: true, verify: true, secondaryIdentifiers },
+      method: 'PATCH',
+      json: {
+        signInMode: 'SignIn',
+        signUp: { identifiers: ['username'], password: true, verify: true, secondaryIdentifiers },
         socialSignIn: { automaticAccountLinking: true },
       },
     });
@@ -101,14 +126,25 @@ describe('browser: the console\'s sign-in experience and connectors pages (Chrom
       await signInToConsole(page, running.consoleUrl('/sign-in-experience'));
       await page.getByRole('combobox', { name: 'Sign-in mode' }).selectOption({ label: 'Sign in and sign up' });
       await page.getByRole('button', { name: 'Save sign-in and sign-up' }).click();
-      await page.getByRole('region', { name: 'Sign-in and sign-up' }).getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+      await page
+        .getByRole('region', { name: 'Sign-in and sign-up' })
+        .getByRole('status')
+        .filter({ hasText: 'Saved.' })
+        .waitFor();
       await screenshot(page, 'console-sign-in-experience-secondary-kept');
     } finally {
       await context.close();
     }
-    const stored = await running.read<{ signInMode: string; signUp: Record<string, unknown>; socialSignIn: unknown }>('/api/sign-in-exp');
+    const stored = await running.read<{ signInMode: string; signUp: Record<string, unknown>; socialSignIn: unknown }>(
+      '/api/sign-in-exp',
+    );
     expect(stored.signInMode).to.equal('SignInAndRegister');
-    expect(stored.signUp).to.deep.equal({ identifiers: ['username'], password: true, verify: true, secondaryIdentifiers });
+    expect(stored.signUp).to.deep.equal({
+      identifiers: ['username'],
+      password: true,
+      verify: true,
+      secondaryIdentifiers,
+    });
     expect(stored.socialSignIn).to.deep.equal({ automaticAccountLinking: true });
   });
 
@@ -136,7 +172,9 @@ describe('browser: the console\'s sign-in experience and connectors pages (Chrom
       await token.fill('https://id.acme.example/token');
       await social.getByRole('button', { name: 'Create', exact: true }).click();
       await page.getByRole('heading', { name: 'Acme ID', level: 1 }).waitFor();
-      expect(await accessibleDescription(page.getByLabel('Client secret')), 'the secret is answered masked').to.match(/Stored: \*+1234/);
+      expect(await accessibleDescription(page.getByLabel('Client secret')), 'the secret is answered masked').to.match(
+        /Stored: \*+1234/,
+      );
       await screenshot(page, 'console-social-connector');
 
       await page.getByRole('link', { name: '← Connectors' }).click();
@@ -150,19 +188,40 @@ describe('browser: the console\'s sign-in experience and connectors pages (Chrom
       await sso.getByRole('button', { name: 'Create', exact: true }).click();
       await page.getByRole('heading', { name: 'Contoso workforce', level: 1 }).waitFor();
       await page.getByRole('link', { name: '← Connectors' }).click();
-      await page.getByRole('table', { name: 'Enterprise SSO connectors' }).getByRole('link', { name: 'Contoso workforce' }).waitFor();
+      await page
+        .getByRole('table', { name: 'Enterprise SSO connectors' })
+        .getByRole('link', { name: 'Contoso workforce' })
+        .waitFor();
       await page.getByRole('table', { name: 'Social connectors' }).getByRole('link', { name: 'Acme ID' }).waitFor();
       const overflow = await page.locator('html').evaluate((root) => root.scrollWidth - root.clientWidth);
       expect(overflow, 'nothing sticks out sideways at 360 px').to.be.at.most(0);
       await screenshot(page, 'console-connectors');
 
-      const [connector] = await running.read<Array<{ connectorId: string; target: string; config: Record<string, any>; metadata: { name: Record<string, string> } }>>('/api/connectors');
-      expect(connector).to.deep.include({ connectorId: 'oauth2', target: 'acme', metadata: { ...connector!.metadata, name: { en: 'Acme ID' } } });
-      expect(connector!.config).to.deep.include({
-        clientId: 'acme-client', authorizationEndpoint: 'https://id.acme.example/authorize', tokenEndpoint: 'https://id.acme.example/token',
-        userInfoEndpoint: 'https://id.acme.example/me', profileMap: { id: 'user_id' },
+      const [connector] =
+        await running.read<
+          Array<{
+            connectorId: string;
+            target: string;
+            config: Record<string, any>;
+            metadata: { name: Record<string, string> };
+          }>
+        >('/api/connectors');
+      expect(connector).to.deep.include({
+        connectorId: 'oauth2',
+        target: 'acme',
+        metadata: { ...connector!.metadata, name: { en: 'Acme ID' } },
       });
-      const [ssoConnector] = await running.read<Array<{ connectorName: string; domains: string[]; config: Record<string, any> }>>('/api/sso-connectors');
+      expect(connector!.config).to.deep.include({
+        clientId: 'acme-client',
+        authorizationEndpoint: 'https://id.acme.example/authorize',
+        tokenEndpoint: 'https://id.acme.example/token',
+        userInfoEndpoint: 'https://id.acme.example/me',
+        profileMap: { id: 'user_id' },
+      });
+      const [ssoConnector] =
+        await running.read<Array<{ connectorName: string; domains: string[]; config: Record<string, any> }>>(
+          '/api/sso-connectors',
+        );
       expect(ssoConnector).to.deep.include({ connectorName: 'Contoso workforce', domains: ['contoso.example'] });
       expect(ssoConnector!.config).to.deep.include({ issuer: `${running.baseUrl}/oidc`, clientId: 'contoso-client' });
     } finally {
@@ -170,21 +229,28 @@ describe('browser: the console\'s sign-in experience and connectors pages (Chrom
     }
   });
 
-  it('keeps a connector\'s Logto-only settings when its page saves a change to the settings it shows', async () => {
+  it("keeps a connector's Logto-only settings when its page saves a change to the settings it shows", async () => {
     const created = await running.request('/api/connectors', {
       method: 'POST',
       json: {
-        connectorId: 'oauth2', metadata: { target: 'exported', name: { en: 'Exported' }, logo: '' },
+        connectorId: 'oauth2',
+        metadata: { target: 'exported', name: { en: 'Exported' }, logo: '' },
         config: {
-          clientId: 'exported-client', clientSecret: 'exported-secret-9876', responseType: 'code', grantType: 'authorization_code',
+          clientId: 'exported-client',
+          clientSecret: 'exported-secret-9876',
+          responseType: 'code',
+          grantType: 'authorization_code',
           authorizationEndpoint: 'https://git.exported.example/login/oauth/authorize',
-          tokenEndpoint: 'https://git.exported.example/login/oauth/access_token', userInfoEndpoint: 'https://api.exported.example/user',
-          scope: 'read:user+user:email', tokenEndpointResponseType: 'query-string', customConfig: { allowSignup: 'false' },
+          tokenEndpoint: 'https://git.exported.example/login/oauth/access_token',
+          userInfoEndpoint: 'https://api.exported.example/user',
+          scope: 'read:user+user:email',
+          tokenEndpointResponseType: 'query-string',
+          customConfig: { allowSignup: 'false' },
           profileMap: { id: 'id' },
         },
       },
     });
-    const { id } = await created.json() as { id: string };
+    const { id } = (await created.json()) as { id: string };
     expect(created.status).to.equal(201);
     const { page, context } = await freshPage(chromium.browser());
     try {
@@ -197,11 +263,17 @@ describe('browser: the console\'s sign-in experience and connectors pages (Chrom
     } finally {
       await context.close();
     }
-    const stored = await running.read<{ metadata: { name: Record<string, string> }; config: Record<string, unknown> }>(`/api/connectors/${id}`);
+    const stored = await running.read<{ metadata: { name: Record<string, string> }; config: Record<string, unknown> }>(
+      `/api/connectors/${id}`,
+    );
     expect(stored.metadata.name).to.deep.equal({ en: 'Exported Git' });
     expect(stored.config).to.deep.include({
-      clientId: 'exported-client', responseType: 'code', grantType: 'authorization_code', tokenEndpointResponseType: 'query-string',
-      customConfig: { allowSignup: 'false' }, profileMap: { id: 'id' },
+      clientId: 'exported-client',
+      responseType: 'code',
+      grantType: 'authorization_code',
+      tokenEndpointResponseType: 'query-string',
+      customConfig: { allowSignup: 'false' },
+      profileMap: { id: 'id' },
     });
     expect(stored.config.clientSecret, 'the stored secret is kept, answered masked').to.match(/\*+9876$/);
   });

@@ -7,7 +7,7 @@ import { CONSOLE_ADMIN, signInToConsole, useConsoleService } from './support/con
 const EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
 const ACCESS_TOKEN = 'urn:ietf:params:oauth:token-type:access_token';
 
-describe('browser: the console\'s users, impersonation and its log (Chromium)', () => {
+describe("browser: the console's users, impersonation and its log (Chromium)", () => {
   const chromium = useChromium();
   const running = useConsoleService();
 
@@ -56,20 +56,38 @@ describe('browser: the console\'s users, impersonation and its log (Chromium)', 
       const subjectToken = await dialog.getByRole('textbox', { name: 'Subject token' }).inputValue();
       expect(subjectToken).to.match(/^sub_tk_/);
       const command = await dialog.getByRole('textbox', { name: 'Token exchange request' }).inputValue();
-      expect(command).to.include(`-u "${appId}:$CLIENT_SECRET" ${running.baseUrl}/oidc/token`)
-        .and.include(`subject_token=${subjectToken}`).and.include(`grant_type=${EXCHANGE}`);
+      expect(command)
+        .to.include(`-u "${appId}:$CLIENT_SECRET" ${running.baseUrl}/oidc/token`)
+        .and.include(`subject_token=${subjectToken}`)
+        .and.include(`grant_type=${EXCHANGE}`);
       await screenshot(page, 'console-impersonate');
 
       // The application exchanges exactly what the page showed, as the command says.
-      const exchanged = await tokenRequest(running, {
-        grant_type: EXCHANGE, subject_token: subjectToken, subject_token_type: ACCESS_TOKEN, scope: 'openid',
-      }, { id: appId, secret: appSecret });
+      const exchanged = await tokenRequest(
+        running,
+        {
+          grant_type: EXCHANGE,
+          subject_token: subjectToken,
+          subject_token_type: ACCESS_TOKEN,
+          scope: 'openid',
+        },
+        { id: appId, secret: appSecret },
+      );
       expect(exchanged.status, JSON.stringify(exchanged.body)).to.equal(200);
-      const me = await fetch(`${running.baseUrl}/oidc/me`, { headers: { authorization: `Bearer ${String(exchanged.body.access_token)}` } });
-      expect((await me.json() as { sub: string }).sub).to.equal(userId);
-      const replay = await tokenRequest(running, {
-        grant_type: EXCHANGE, subject_token: subjectToken, subject_token_type: ACCESS_TOKEN, scope: 'openid',
-      }, { id: appId, secret: appSecret });
+      const me = await fetch(`${running.baseUrl}/oidc/me`, {
+        headers: { authorization: `Bearer ${String(exchanged.body.access_token)}` },
+      });
+      expect(((await me.json()) as { sub: string }).sub).to.equal(userId);
+      const replay = await tokenRequest(
+        running,
+        {
+          grant_type: EXCHANGE,
+          subject_token: subjectToken,
+          subject_token_type: ACCESS_TOKEN,
+          scope: 'openid',
+        },
+        { id: appId, secret: appSecret },
+      );
       expect(replay.status, 'single use').to.equal(400);
       const [recorded] = await running.read<Array<{ reason: string | null }>>(`/api/impersonations?userId=${userId}`);
       expect(recorded?.reason, 'the reason the dialog asked for').to.equal('Ticket SUP-42: checkout fails');
@@ -86,8 +104,12 @@ describe('browser: the console\'s users, impersonation and its log (Chromium)', 
       const [admin] = await running.read<Array<{ id: string }>>('/api/users?search=console_admin');
       expect(admin, 'the console admin').to.not.equal(undefined);
       const created = rows.filter({ hasText: 'Token created' });
-      expect(await created.innerText()).to.include(userId).and.include(admin?.id ?? '');
-      expect(await rows.filter({ hasText: 'Exchanged' }).innerText()).to.include(appId).and.include('openid');
+      expect(await created.innerText())
+        .to.include(userId)
+        .and.include(admin?.id ?? '');
+      expect(await rows.filter({ hasText: 'Exchanged' }).innerText())
+        .to.include(appId)
+        .and.include('openid');
       // The refused replay names no user (the token was spent), but it belongs to the token's trail.
       await created.getByRole('button', { name: /^Show every record of token/ }).click();
       await rows.filter({ hasText: 'Exchange refused' }).waitFor();
@@ -102,29 +124,50 @@ describe('browser: the console\'s users, impersonation and its log (Chromium)', 
     const user = await createUser(running, [], { username: 'profile_bob', name: 'Bob Profile' });
     const role = await createRole(running, []);
     const roleName = (await running.read<{ name: string }>(`/api/roles/${role.id}`)).name;
-    const organization = await (await running.request('/api/organizations', { method: 'POST', json: { name: 'Acme Support' } })).json() as { id: string };
-    await running.request(`/api/organizations/${organization.id}/users`, { method: 'POST', json: { userIds: [user.id] } });
-    const linked = await running.request(`/api/users/${user.id}/identities/github`, { method: 'PUT', json: { userId: 'gh-4242' } });
+    const organization = (await (
+      await running.request('/api/organizations', { method: 'POST', json: { name: 'Acme Support' } })
+    ).json()) as { id: string };
+    await running.request(`/api/organizations/${organization.id}/users`, {
+      method: 'POST',
+      json: { userIds: [user.id] },
+    });
+    const linked = await running.request(`/api/users/${user.id}/identities/github`, {
+      method: 'PUT',
+      json: { userId: 'gh-4242' },
+    });
     expect(linked.status).to.equal(201);
-    const totp = await running.request(`/api/users/${user.id}/mfa-verifications`, { method: 'POST', json: { type: 'Totp' } });
+    const totp = await running.request(`/api/users/${user.id}/mfa-verifications`, {
+      method: 'POST',
+      json: { type: 'Totp' },
+    });
     expect(totp.status).to.equal(201);
     const { page, context } = await freshPage(chromium.browser());
     try {
       await signInToConsole(page, running.consoleUrl());
       await openUser(page, 'Bob Profile');
-      expect(await page.getByRole('table', { name: 'Organizations of this user' }).innerText()).to.include('Acme Support');
-      expect(await page.getByRole('table', { name: 'Identities of this user' }).innerText()).to.include('github').and.include('gh-4242');
+      expect(await page.getByRole('table', { name: 'Organizations of this user' }).innerText()).to.include(
+        'Acme Support',
+      );
+      expect(await page.getByRole('table', { name: 'Identities of this user' }).innerText())
+        .to.include('github')
+        .and.include('gh-4242');
 
       await page.getByRole('textbox', { name: 'Email' }).fill('bob@example.com');
       await page.getByRole('button', { name: 'Save profile' }).click();
       await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
-      expect((await running.read<{ primaryEmail: string }>(`/api/users/${user.id}`)).primaryEmail).to.equal('bob@example.com');
+      expect((await running.read<{ primaryEmail: string }>(`/api/users/${user.id}`)).primaryEmail).to.equal(
+        'bob@example.com',
+      );
 
       await page.getByRole('button', { name: 'Suspend user' }).click();
       await page.getByRole('button', { name: 'Reactivate user' }).waitFor();
       expect((await running.read<{ isSuspended: boolean }>(`/api/users/${user.id}`)).isSuspended).to.equal(true);
       // A suspended user cannot be impersonated: the refusal shows by the button that asked.
-      await createApplication(running, { type: 'Traditional', name: 'Exchange app', customClientMetadata: { allowTokenExchange: true } });
+      await createApplication(running, {
+        type: 'Traditional',
+        name: 'Exchange app',
+        customClientMetadata: { allowTokenExchange: true },
+      });
       await page.getByRole('button', { name: 'Impersonate' }).click();
       const dialog = page.getByRole('dialog', { name: 'Impersonate Bob Profile' });
       await dialog.getByRole('textbox', { name: 'Reason' }).fill('Ticket SUP-7');
@@ -139,7 +182,11 @@ describe('browser: the console\'s users, impersonation and its log (Chromium)', 
       await page.getByRole('combobox', { name: 'Role to assign' }).selectOption({ label: roleName });
       await page.getByRole('button', { name: 'Assign role' }).click();
       await page.getByRole('button', { name: `Remove role ${roleName}` }).waitFor();
-      expect((await running.read<Array<{ id: string }>>(`/api/users/${user.id}/roles`)).map((held: { id: string }) => held.id)).to.include(role.id);
+      expect(
+        (await running.read<Array<{ id: string }>>(`/api/users/${user.id}/roles`)).map(
+          (held: { id: string }) => held.id,
+        ),
+      ).to.include(role.id);
       await screenshot(page, 'console-user-details');
 
       const factors = page.getByRole('table', { name: 'Second factors of this user' });
@@ -161,7 +208,8 @@ describe('browser: the console\'s users, impersonation and its log (Chromium)', 
     const user = await createUser(running, [], { username: 'picker_carol', name: 'Carol Picker' });
     const role = await createRole(running, []);
     const roleName = (await running.read<{ name: string }>(`/api/roles/${role.id}`)).name;
-    const held = async () => (await running.read<Array<{ id: string }>>(`/api/users/${user.id}/roles`)).map((each) => each.id).sort();
+    const held = async () =>
+      (await running.read<Array<{ id: string }>>(`/api/users/${user.id}/roles`)).map((each) => each.id).sort();
     const { page, context } = await freshPage(chromium.browser());
     try {
       await signInToConsole(page, running.consoleUrl());

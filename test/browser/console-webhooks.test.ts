@@ -6,7 +6,7 @@ import { verifyDelivery } from '../webhooks-delivery/support/hooks.ts';
 import { Receiver } from '../webhooks-delivery/support/receiver.ts';
 import { signInToConsole, useConsoleService } from './support/console.ts';
 
-describe('browser: the console\'s webhooks and their deliveries (Chromium)', () => {
+describe("browser: the console's webhooks and their deliveries (Chromium)", () => {
   const chromium = useChromium();
   const running = useConsoleService({ WEBHOOK_RETRY_DELAYS_MS: '50,100' });
   let receiver: Receiver;
@@ -26,7 +26,7 @@ describe('browser: the console\'s webhooks and their deliveries (Chromium)', () 
     return dialog;
   }
 
-  it('registers a webhook to a receiver, shows a user creation\'s delivery on its own, and resends it (the receiver gets it twice)', async () => {
+  it("registers a webhook to a receiver, shows a user creation's delivery on its own, and resends it (the receiver gets it twice)", async () => {
     receiver.script('/console-hook', () => ({ status: 200, body: 'thanks from the receiver' }));
     const { page, context } = await freshPage(chromium.browser());
     try {
@@ -55,13 +55,18 @@ describe('browser: the console\'s webhooks and their deliveries (Chromium)', () 
       const row = table.getByRole('row').filter({ hasText: 'User.Created' });
       await row.filter({ hasText: 'Succeeded' }).waitFor();
       const text = await row.innerText();
-      expect(text).to.include('200').and.include('thanks from the receiver').and.match(/\d+ ms/);
+      expect(text)
+        .to.include('200')
+        .and.include('thanks from the receiver')
+        .and.match(/\d+ ms/);
       expect(receiver.requests('/console-hook')).to.have.length(1);
       await screenshot(page, 'console-deliveries');
 
       await row.getByRole('button', { name: /^Resend User\.Created delivery/ }).click();
       await page.getByRole('status').filter({ hasText: 'Resent as a new delivery' }).waitFor();
-      await eventually(() => receiver.requests('/console-hook').length === 2, { what: 'the resent delivery at the receiver' });
+      await eventually(() => receiver.requests('/console-hook').length === 2, {
+        what: 'the resent delivery at the receiver',
+      });
       const [first, second] = receiver.requests('/console-hook').map((request) => verifyDelivery(request, signingKey));
       expect(second!.data).to.deep.equal(first!.data);
       expect(second!.data.username).to.equal('hooked_user');
@@ -76,9 +81,10 @@ describe('browser: the console\'s webhooks and their deliveries (Chromium)', () 
   it('sends a test to the endpoint, rotates the signing key once, and says why a test failed', async () => {
     receiver.script('/console-test', (nth) => (nth === 1 ? { status: 200 } : { status: 500, body: 'broken today' }));
     const created = await running.request('/api/hooks', {
-      method: 'POST', json: { name: 'Test target', events: ['User.Created'], config: { url: receiver.url('/console-test') } },
+      method: 'POST',
+      json: { name: 'Test target', events: ['User.Created'], config: { url: receiver.url('/console-test') } },
     });
-    const hook = await created.json() as { id: string };
+    const hook = (await created.json()) as { id: string };
     const { page, context } = await freshPage(chromium.browser());
     try {
       await signInToConsole(page, running.consoleUrl(`/webhooks/${hook.id}`));
@@ -90,7 +96,10 @@ describe('browser: the console\'s webhooks and their deliveries (Chromium)', () 
       expect(await page.getByRole('alert').filter({ hasText: 'hook.' }).innerText()).to.include('500');
 
       await page.getByRole('button', { name: 'Rotate signing key' }).click();
-      await page.getByRole('dialog', { name: 'Rotate the signing key?' }).getByRole('button', { name: 'Rotate', exact: true }).click();
+      await page
+        .getByRole('dialog', { name: 'Rotate the signing key?' })
+        .getByRole('button', { name: 'Rotate', exact: true })
+        .click();
       const key = await page.getByRole('textbox', { name: 'New signing key' }).inputValue();
       expect(key).to.match(/^whsec_/);
       await screenshot(page, 'console-webhook-settings');
@@ -103,13 +112,19 @@ describe('browser: the console\'s webhooks and their deliveries (Chromium)', () 
     }
   });
 
-  it('creates an Ed25519 webhook showing its public key, shows each delivery\'s sequence and version, and replays a window', async () => {
+  it("creates an Ed25519 webhook showing its public key, shows each delivery's sequence and version, and replays a window", async () => {
     receiver.script('/console-ed', () => ({ status: 200, body: 'ok' }));
     const { page, context } = await freshPage(chromium.browser());
     try {
       const dialog = await openCreateDialog(page, 'Ed25519 sync', receiver.url('/console-ed'));
-      await dialog.getByRole('group', { name: 'Events', exact: true }).getByRole('checkbox', { name: 'User.Created', exact: true }).check();
-      await dialog.getByRole('group', { name: 'Events', exact: true }).getByRole('checkbox', { name: 'User.Data.Updated', exact: true }).check();
+      await dialog
+        .getByRole('group', { name: 'Events', exact: true })
+        .getByRole('checkbox', { name: 'User.Created', exact: true })
+        .check();
+      await dialog
+        .getByRole('group', { name: 'Events', exact: true })
+        .getByRole('checkbox', { name: 'User.Data.Updated', exact: true })
+        .check();
       await dialog.getByRole('combobox', { name: 'Signature' }).selectOption('ed25519');
       await dialog.getByRole('checkbox', { name: "Deliver each entity's events in order" }).check();
       await dialog.getByRole('button', { name: 'Create', exact: true }).click();
@@ -119,9 +134,14 @@ describe('browser: the console\'s webhooks and their deliveries (Chromium)', () 
       await page.getByRole('heading', { name: 'Ed25519 sync', level: 1 }).waitFor();
       await page.getByRole('heading', { name: 'Signature: Ed25519' }).waitFor();
       expect(await page.getByRole('textbox', { name: 'Public key' }).inputValue()).to.equal(publicKey);
-      expect(await page.getByRole('checkbox', { name: "Deliver each entity's events in order" }).isChecked()).to.equal(true);
+      expect(await page.getByRole('checkbox', { name: "Deliver each entity's events in order" }).isChecked()).to.equal(
+        true,
+      );
       const hookId = new URL(page.url()).pathname.split('/').pop()!;
-      const stored = (await (await running.request(`/api/hooks/${hookId}`)).json()) as { ordering: string; signature: string };
+      const stored = (await (await running.request(`/api/hooks/${hookId}`)).json()) as {
+        ordering: string;
+        signature: string;
+      };
       expect(stored).to.include({ ordering: 'entity', signature: 'ed25519' });
 
       const created = await running.request('/api/users', { method: 'POST', json: { username: 'versioned_user' } });
@@ -142,7 +162,9 @@ describe('browser: the console\'s webhooks and their deliveries (Chromium)', () 
       const since = new Date();
       since.setSeconds(0, 0);
       const local = new Date(since.getTime() - since.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
-      const listed = (await (await running.request('/api/events?types=User.Created,User.Data.Updated&limit=500')).json()) as { events: Array<{ createdAt: string }> };
+      const listed = (await (
+        await running.request('/api/events?types=User.Created,User.Data.Updated&limit=500')
+      ).json()) as { events: Array<{ createdAt: string }> };
       const inWindow = listed.events.filter((event) => Date.parse(event.createdAt) >= since.getTime()).length;
       await replays.getByLabel('Replay events since').fill(local);
       await replays.getByRole('button', { name: 'Start replay' }).click();
@@ -150,7 +172,9 @@ describe('browser: the console\'s webhooks and their deliveries (Chromium)', () 
       await replayRow.waitFor();
       expect(await replayRow.getByRole('cell').last().innerText()).to.equal(String(inWindow));
       await table.getByRole('row').filter({ hasText: '(replay)' }).filter({ hasText: 'Succeeded' }).nth(1).waitFor();
-      await eventually(() => receiver.requests('/console-ed').length === 2 + inWindow, { what: 'the replayed deliveries' });
+      await eventually(() => receiver.requests('/console-ed').length === 2 + inWindow, {
+        what: 'the replayed deliveries',
+      });
       const ids = receiver.requests('/console-ed').map((request) => String(request.headers['webhook-id']));
       // This hook's two deliveries came again under their own webhook-ids.
       expect(ids.slice(2)).to.include.members(ids.slice(0, 2));

@@ -39,7 +39,10 @@ describe('browser: the console, its sign-in and the applications page (Chromium)
 
       await dialog.getByRole('button', { name: 'Open application' }).click();
       await page.getByRole('heading', { name: 'Support desk', level: 1 }).waitFor();
-      expect(await page.getByRole('textbox', { name: 'Client secret' }).count(), 'the secret is not shown again').to.equal(0);
+      expect(
+        await page.getByRole('textbox', { name: 'Client secret' }).count(),
+        'the secret is not shown again',
+      ).to.equal(0);
       const toggle = page.getByRole('switch', { name: 'Allow token exchange' });
       expect(await toggle.getAttribute('aria-checked')).to.equal('false');
       await toggle.click();
@@ -50,16 +53,23 @@ describe('browser: the console, its sign-in and the applications page (Chromium)
       const token = await fetch(`${running.baseUrl}/oidc/token`, {
         method: 'POST',
         headers: { authorization: `Basic ${Buffer.from(`${clientId}:${secret}`).toString('base64')}` },
-        body: new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:token-exchange', subject_token: 'sub_tk_unknown', subject_token_type: 'urn:ietf:params:oauth:token-type:access_token' }),
+        body: new URLSearchParams({
+          grant_type: 'urn:ietf:params:oauth:grant-type:token-exchange',
+          subject_token: 'sub_tk_unknown',
+          subject_token_type: 'urn:ietf:params:oauth:token-type:access_token',
+        }),
       });
-      expect((await token.json() as { error: string }).error, 'authenticated, then refused for the unknown subject token').to.equal('invalid_request');
+      expect(
+        ((await token.json()) as { error: string }).error,
+        'authenticated, then refused for the unknown subject token',
+      ).to.equal('invalid_request');
       await screenshot(page, 'console-token-exchange-on');
     } finally {
       await context.close();
     }
   });
 
-  it('shows the API\'s objection next to the field that caused it, and saves once corrected', async () => {
+  it("shows the API's objection next to the field that caused it, and saves once corrected", async () => {
     const app = await createApplication(running, { type: 'SPA', name: 'Field errors app' });
     const { page, context } = await freshPage(chromium.browser());
     try {
@@ -70,14 +80,18 @@ describe('browser: the console, its sign-in and the applications page (Chromium)
       await page.getByRole('button', { name: 'Save settings' }).click();
       await page.locator('[aria-invalid="true"]').first().waitFor();
       expect(await uris.getAttribute('aria-invalid')).to.equal('true');
-      expect(await accessibleDescription(uris)).to.include('line 2').and.include('must be an absolute URI');
+      expect(await accessibleDescription(uris))
+        .to.include('line 2')
+        .and.include('must be an absolute URI');
       await screenshot(page, 'console-field-error');
 
       await uris.fill('https://app.example.com/callback');
       await page.getByRole('button', { name: 'Save settings' }).click();
       await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
       expect(await uris.getAttribute('aria-invalid')).to.equal(null);
-      expect((await application(app.id)).oidcClientMetadata.redirectUris).to.deep.equal(['https://app.example.com/callback']);
+      expect((await application(app.id)).oidcClientMetadata.redirectUris).to.deep.equal([
+        'https://app.example.com/callback',
+      ]);
     } finally {
       await screenshot(page, 'console-field-error-corrected');
       await context.close();
@@ -103,10 +117,17 @@ describe('browser: the console, its sign-in and the applications page (Chromium)
     const user = await createUser(running, [], {}, 'Quiet-Harbor-58');
     const { page, context } = await freshPage(chromium.browser());
     try {
-      await signInToConsole(page, running.consoleUrl(), { username: String(user.username), password: 'Quiet-Harbor-58' });
+      await signInToConsole(page, running.consoleUrl(), {
+        username: String(user.username),
+        password: 'Quiet-Harbor-58',
+      });
       await page.getByRole('heading', { name: 'No access to the console' }).waitFor();
-      expect(await page.getByRole('alert').innerText()).to.include('not a console admin').and.include('Console admin role');
-      expect(await page.getByRole('link', { name: 'Applications' }).count(), 'no console page is reachable').to.equal(0);
+      expect(await page.getByRole('alert').innerText())
+        .to.include('not a console admin')
+        .and.include('Console admin role');
+      expect(await page.getByRole('link', { name: 'Applications' }).count(), 'no console page is reachable').to.equal(
+        0,
+      );
       await screenshot(page, 'console-not-admin');
       await page.getByRole('button', { name: 'Sign out' }).click();
       await page.getByRole('button', { name: 'Yes, sign me out' }).click();
@@ -133,7 +154,7 @@ describe('browser: the console, its sign-in and the applications page (Chromium)
     }
   });
 
-  it('fits every page of its navigation into a phone\'s width (360 px): tables scroll inside themselves, the page never sideways', async () => {
+  it("fits every page of its navigation into a phone's width (360 px): tables scroll inside themselves, the page never sideways", async () => {
     const { page, context } = await freshPage(chromium.browser(), { width: 360, height: 740 });
     try {
       await signInToConsole(page, running.consoleUrl());
@@ -146,7 +167,8 @@ describe('browser: the console, its sign-in and the applications page (Chromium)
         await page.getByRole('heading', { level: 1 }).first().waitFor();
         // A page may load several sections at once: wait until none still says it is loading.
         const loading = page.getByRole('status').filter({ hasText: /^Loading/ });
-        for (let left = 20; left > 0 && await loading.count() > 0; left--) await loading.first().waitFor({ state: 'detached' });
+        for (let left = 20; left > 0 && (await loading.count()) > 0; left--)
+          await loading.first().waitFor({ state: 'detached' });
         expect(await loading.count(), `${name}: loaded`).to.equal(0);
         const overflow = await page.locator('html').evaluate((root) => root.scrollWidth - root.clientWidth);
         expect(overflow, `${name}: nothing sticks out sideways`).to.be.at.most(0);

@@ -31,9 +31,13 @@ describe('browser: the sign-in pages by keyboard alone, and how they announce er
       const identifier = page.getByRole('textbox', { name: 'Username or email' });
       const password = page.getByLabel('Password', { exact: true });
       await expectTabOrder(page, [
-        identifier, password, page.getByRole('button', { name: 'Sign in', exact: true }),
-        page.getByRole('link', { name: 'Forgot password?' }), page.getByRole('textbox', { name: 'Email', exact: true }),
-        page.getByRole('button', { name: 'Send code' }), page.getByRole('link', { name: 'Create account' }),
+        identifier,
+        password,
+        page.getByRole('button', { name: 'Sign in', exact: true }),
+        page.getByRole('link', { name: 'Forgot password?' }),
+        page.getByRole('textbox', { name: 'Email', exact: true }),
+        page.getByRole('button', { name: 'Send code' }),
+        page.getByRole('link', { name: 'Create account' }),
         page.getByRole('button', { name: 'Cancel' }),
       ]);
 
@@ -69,7 +73,10 @@ describe('browser: the sign-in pages by keyboard alone, and how they announce er
       const username = page.getByRole('textbox', { name: 'Username' });
       const password = page.getByLabel('Password', { exact: true });
       await expectTabOrder(page, [
-        username, password, page.getByRole('button', { name: 'Create account' }), page.getByRole('link', { name: 'Sign in instead' }),
+        username,
+        password,
+        page.getByRole('button', { name: 'Create account' }),
+        page.getByRole('link', { name: 'Sign in instead' }),
       ]);
 
       await username.fill(`keyboard_${Date.now().toString(36)}`);
@@ -77,7 +84,9 @@ describe('browser: the sign-in pages by keyboard alone, and how they announce er
       await page.keyboard.press('Enter');
       await page.getByText('This password is one of the most common passwords').waitFor();
       expect(await password.getAttribute('aria-invalid')).to.equal('true');
-      expect(await accessibleDescription(password)).to.include('At least 8 characters').and.include('most common passwords');
+      expect(await accessibleDescription(password))
+        .to.include('At least 8 characters')
+        .and.include('most common passwords');
       expect(await isFocused(password), 'the field with the problem has the focus').to.equal(true);
       expect(await username.getAttribute('aria-invalid'), 'the username is fine').to.equal(null);
       await screenshot(page, 'keyboard-sign-up-policy');
@@ -91,9 +100,14 @@ describe('browser: the sign-in pages by keyboard alone, and how they announce er
     try {
       await h.rp.signIn(page);
       await page.getByRole('heading', { name: 'Sign in to Acme Notes' }).waitFor();
-      const overflow = await page.getByRole('main').evaluate(({ ownerDocument: { documentElement: root } }) => root.scrollWidth - root.clientWidth);
+      const overflow = await page
+        .getByRole('main')
+        .evaluate(({ ownerDocument: { documentElement: root } }) => root.scrollWidth - root.clientWidth);
       expect(overflow, 'horizontal overflow in px').to.equal(0);
-      for (const control of [page.getByRole('textbox', { name: 'Username or email' }), page.getByRole('button', { name: 'Send code' })]) {
+      for (const control of [
+        page.getByRole('textbox', { name: 'Username or email' }),
+        page.getByRole('button', { name: 'Send code' }),
+      ]) {
         const box = await control.boundingBox();
         expect(box!.x).to.be.at.least(0);
         expect(box!.x + box!.width).to.be.at.most(360);

@@ -22,10 +22,21 @@ describe('browser: two-step verification on the sign-in pages (Chromium)', () =>
   });
   after(() => h?.close());
 
-  async function enrolled(): Promise<{ user: { id: string; username: string | null }; secret: string; codes: string[] }> {
+  async function enrolled(): Promise<{
+    user: { id: string; username: string | null };
+    secret: string;
+    codes: string[];
+  }> {
     const user = await createUser(h.running, [], {}, PASSWORD);
-    const totp = await (await h.running.request(`/api/users/${user.id}/mfa-verifications`, { method: 'POST', json: { type: 'Totp' } })).json() as { secret: string };
-    const backup = await (await h.running.request(`/api/users/${user.id}/mfa-verifications`, { method: 'POST', json: { type: 'BackupCode' } })).json() as { codes: string[] };
+    const totp = (await (
+      await h.running.request(`/api/users/${user.id}/mfa-verifications`, { method: 'POST', json: { type: 'Totp' } })
+    ).json()) as { secret: string };
+    const backup = (await (
+      await h.running.request(`/api/users/${user.id}/mfa-verifications`, {
+        method: 'POST',
+        json: { type: 'BackupCode' },
+      })
+    ).json()) as { codes: string[] };
     return { user, secret: totp.secret, codes: backup.codes };
   }
 
@@ -39,7 +50,10 @@ describe('browser: two-step verification on the sign-in pages (Chromium)', () =>
       const field = page.getByRole('textbox', { name: 'Authentication code' });
       await field.fill(totpCode(secret, 9));
       await page.getByRole('button', { name: 'Verify' }).click();
-      await page.getByRole('textbox', { name: 'Authentication code' }).and(page.locator('[aria-invalid=true]')).waitFor();
+      await page
+        .getByRole('textbox', { name: 'Authentication code' })
+        .and(page.locator('[aria-invalid=true]'))
+        .waitFor();
       expect(await accessibleDescription(field)).to.include('The code is not right');
       await field.fill(totpCode(secret));
       await screenshot(page, 'mfa-authentication-code');
@@ -93,7 +107,9 @@ describe('browser: two-step verification on the sign-in pages (Chromium)', () =>
       await screenshot(page, 'mfa-backup-codes');
       await page.getByRole('button', { name: 'I have saved my backup codes' }).click();
       expect((await flow.finish()).claims()!.sub).to.equal(user.id);
-      const factors = await (await h.running.request(`/api/users/${user.id}/mfa-verifications`)).json() as Array<{ type: string }>;
+      const factors = (await (await h.running.request(`/api/users/${user.id}/mfa-verifications`)).json()) as Array<{
+        type: string;
+      }>;
       expect(factors.map((factor) => factor.type).sort()).to.deep.equal(['BackupCode', 'Totp']);
       const updated = await h.delivery('User.Data.Updated', user.id);
       expect(JSON.stringify(updated)).not.to.include(secret);

@@ -7,7 +7,8 @@ import { startService, type RunningService } from '../support/service.ts';
 import { newId } from '../../lib/ids.ts';
 
 const PASSWORD = 'Correct-Horse-7';
-const logo = (fill: string) => `<svg xmlns="http://www.w3.org/2000/svg" width="160" height="48"><rect width="160" height="48" fill="${fill}"/></svg>`;
+const logo = (fill: string) =>
+  `<svg xmlns="http://www.w3.org/2000/svg" width="160" height="48"><rect width="160" height="48" fill="${fill}"/></svg>`;
 
 /** The application's pages and the organization's logos, on one loopback origin. */
 function appPages() {
@@ -24,7 +25,7 @@ function appPages() {
  * Logto's `organization_id` authorization parameter (sent through `@logto/node`'s `extraParams`): the sign-in pages
  * show that organization's logos, colors and style sheet, and only for a sign-in naming it.
  */
-describe('browser: an organization\'s branding on the sign-in pages (Chromium)', () => {
+describe("browser: an organization's branding on the sign-in pages (Chromium)", () => {
   const chromium = useChromium();
   let running: RunningService;
   let pages: AppPages;
@@ -47,24 +48,32 @@ describe('browser: an organization\'s branding on the sign-in pages (Chromium)',
   }
 
   /** A style property of the element as the browser computed it. */
-const computed = (locator: Locator, property: 'backgroundColor' | 'letterSpacing') =>
-  locator.evaluate((element, name) => element.ownerDocument.defaultView!.getComputedStyle(element)[name], property);
-const buttonColor = (page: Page) => computed(page.getByRole('button', { name: 'Sign in' }), 'backgroundColor');
-const headingSpacing = (page: Page) => computed(page.getByRole('heading', { name: 'Sign in to Acme Web' }), 'letterSpacing');
-/** The address of the image the browser loaded and shows. */
-const shown = (image: Locator) => image.evaluate((img) => ['complete', 'naturalWidth', 'currentSrc'].map((key) => String(Reflect.get(img, key))).join(' '));
+  const computed = (locator: Locator, property: 'backgroundColor' | 'letterSpacing') =>
+    locator.evaluate((element, name) => element.ownerDocument.defaultView!.getComputedStyle(element)[name], property);
+  const buttonColor = (page: Page) => computed(page.getByRole('button', { name: 'Sign in' }), 'backgroundColor');
+  const headingSpacing = (page: Page) =>
+    computed(page.getByRole('heading', { name: 'Sign in to Acme Web' }), 'letterSpacing');
+  /** The address of the image the browser loaded and shows. */
+  const shown = (image: Locator) =>
+    image.evaluate((img) =>
+      ['complete', 'naturalWidth', 'currentSrc'].map((key) => String(Reflect.get(img, key))).join(' '),
+    );
 
-  it('shows the organization\'s logos, colors and style sheet when the sign-in names it, and nothing of it otherwise', async () => {
-    const organization = await (await running.request('/api/organizations', {
-      method: 'POST', json: {
-        name: 'Teal Corp',
-        color: { primaryColor: '#0f766e', isDarkModeEnabled: true, darkPrimaryColor: '#f59e0b' },
-        branding: { logoUrl: `${pages.origin}/teal.svg`, darkLogoUrl: `${pages.origin}/teal-dark.svg` },
-        customCss: 'h1 { letter-spacing: 3px; } /* </style><script>document.title = "injected"</script> */',
-      },
-    })).json() as { id: string };
+  it("shows the organization's logos, colors and style sheet when the sign-in names it, and nothing of it otherwise", async () => {
+    const organization = (await (
+      await running.request('/api/organizations', {
+        method: 'POST',
+        json: {
+          name: 'Teal Corp',
+          color: { primaryColor: '#0f766e', isDarkModeEnabled: true, darkPrimaryColor: '#f59e0b' },
+          branding: { logoUrl: `${pages.origin}/teal.svg`, darkLogoUrl: `${pages.origin}/teal-dark.svg` },
+          customCss: 'h1 { letter-spacing: 3px; } /* </style><script>document.title = "injected"</script> */',
+        },
+      })
+    ).json()) as { id: string };
     const app = await createApplication(running, {
-      type: 'Traditional', name: 'Acme Web',
+      type: 'Traditional',
+      name: 'Acme Web',
       oidcClientMetadata: { redirectUris: [`${pages.origin}/callback`], postLogoutRedirectUris: [] },
     });
     const username = `teal_${newId(6).toLowerCase()}`;
@@ -73,7 +82,7 @@ const shown = (image: Locator) => image.evaluate((img) => ['complete', 'naturalW
     const plain = await freshPage(chromium.browser());
     try {
       await startSignIn(plain.page, app);
-      expect(await buttonColor(plain.page), 'the service\'s own blue').to.equal('rgb(53, 86, 216)');
+      expect(await buttonColor(plain.page), "the service's own blue").to.equal('rgb(53, 86, 216)');
       expect(await plain.page.getByRole('img').count(), 'no logo without the organization').to.equal(0);
       await startSignIn(plain.page, app, { organization_id: 'no-such-organization' });
       expect(await buttonColor(plain.page), 'an unknown organization changes nothing').to.equal('rgb(53, 86, 216)');
@@ -89,8 +98,9 @@ const shown = (image: Locator) => image.evaluate((img) => ['complete', 'naturalW
       const image = page.getByRole('img', { name: 'Acme Web logo' });
       expect(await shown(image)).to.equal(`true 160 ${pages.origin}/teal.svg`);
       expect(await buttonColor(page)).to.equal('rgb(15, 118, 110)');
-      expect(await headingSpacing(page),
-        'the organization\'s style sheet applies (the page policy allows it)').to.equal('3px');
+      expect(await headingSpacing(page), "the organization's style sheet applies (the page policy allows it)").to.equal(
+        '3px',
+      );
 
       await page.emulateMedia({ colorScheme: 'dark' });
       expect(await buttonColor(page), 'the dark primary color where dark is preferred').to.equal('rgb(245, 158, 11)');
@@ -111,7 +121,11 @@ const shown = (image: Locator) => image.evaluate((img) => ['complete', 'naturalW
     }
 
     const patched = await running.request(`/api/organizations/${organization.id}`, {
-      method: 'PATCH', json: { color: { primaryColor: '#0f766e', isDarkModeEnabled: false, darkPrimaryColor: '#f59e0b' }, customCss: null },
+      method: 'PATCH',
+      json: {
+        color: { primaryColor: '#0f766e', isDarkModeEnabled: false, darkPrimaryColor: '#f59e0b' },
+        customCss: null,
+      },
     });
     expect(patched.status).to.equal(200);
     const light = await freshPage(chromium.browser());

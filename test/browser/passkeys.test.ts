@@ -20,7 +20,13 @@ async function virtualAuthenticator(page: Page): Promise<{ cdp: CDPSession; auth
   const cdp = await page.context().newCDPSession(page);
   await cdp.send('WebAuthn.enable');
   const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
-    options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true },
+    options: {
+      protocol: 'ctap2',
+      transport: 'internal',
+      hasResidentKey: true,
+      hasUserVerification: true,
+      isUserVerified: true,
+    },
   });
   return { cdp, authenticatorId };
 }
@@ -43,7 +49,9 @@ describe('browser: passkeys on the sign-in pages (Chromium, virtual authenticato
     try {
       const { cdp, authenticatorId } = await virtualAuthenticator(page);
       const flow = await h.rp.signIn(page);
-      const setup = page.waitForResponse((res) => res.url().endsWith('/mfa/passkey/setup') && res.request().method() === 'GET');
+      const setup = page.waitForResponse(
+        (res) => res.url().endsWith('/mfa/passkey/setup') && res.request().method() === 'GET',
+      );
       await signInWithPassword(page, user.username!);
       const answer = await setup;
       const csp = answer.headers()['content-security-policy']!;
@@ -51,7 +59,9 @@ describe('browser: passkeys on the sign-in pages (Chromium, virtual authenticato
       expect(csp).not.to.include('unsafe-inline');
       expect(answer.headers()['cache-control']).to.equal('no-store');
       await page.getByRole('heading', { name: 'Set up a passkey' }).waitFor();
-      expect(await page.getByText('Passkeys need JavaScript').count(), 'the script runs and removes the note').to.equal(0);
+      expect(await page.getByText('Passkeys need JavaScript').count(), 'the script runs and removes the note').to.equal(
+        0,
+      );
       expect(await page.getByRole('button', { name: 'Skip for now' }).count(), 'mandatory: no way to skip').to.equal(0);
       await screenshot(page, 'passkey-setup');
       await page.getByRole('button', { name: 'Create a passkey' }).click();
@@ -60,7 +70,9 @@ describe('browser: passkeys on the sign-in pages (Chromium, virtual authenticato
       const { credentials } = await cdp.send('WebAuthn.getCredentials', { authenticatorId });
       expect(credentials).to.have.length(1);
       expect(credentials[0]!.rpId).to.equal('localhost');
-      const factors = await (await h.running.request(`/api/users/${user.id}/mfa-verifications`)).json() as Array<Record<string, string>>;
+      const factors = (await (await h.running.request(`/api/users/${user.id}/mfa-verifications`)).json()) as Array<
+        Record<string, string>
+      >;
       expect(factors.map((factor) => factor.type)).to.deep.equal(['WebAuthn']);
       expect(factors[0]!.agent).to.equal('browser-tests (Chromium)');
       expect(JSON.stringify(factors)).not.to.include(credentials[0]!.credentialId.replace(/=+$/, ''));
@@ -74,10 +86,14 @@ describe('browser: passkeys on the sign-in pages (Chromium, virtual authenticato
       await screenshot(page, 'passkey-sign-in');
       await page.getByRole('button', { name: 'Use a passkey' }).click();
       expect((await again.finish()).claims()!.sub).to.equal(user.id);
-      const [used] = await (await h.running.request(`/api/users/${user.id}/mfa-verifications`)).json() as Array<Record<string, string>>;
+      const [used] = (await (await h.running.request(`/api/users/${user.id}/mfa-verifications`)).json()) as Array<
+        Record<string, string>
+      >;
       expect(used!.lastUsedAt).to.be.a('string');
       const after = await cdp.send('WebAuthn.getCredentials', { authenticatorId });
-      expect(after.credentials[0]!.signCount, 'the authenticator counted the sign-in').to.be.greaterThan(credentials[0]!.signCount);
+      expect(after.credentials[0]!.signCount, 'the authenticator counted the sign-in').to.be.greaterThan(
+        credentials[0]!.signCount,
+      );
     } finally {
       await context.close();
     }
@@ -92,14 +108,27 @@ describe('browser: passkeys on the sign-in pages (Chromium, virtual authenticato
     const record = started.body!.verificationRecordId as string;
     const soft = new SoftPasskey(h.running.baseUrl);
     const payload = soft.register(started.body!.registrationOptions as { challenge: string; rp: { id: string } });
-    expect((await me('/api/verifications/web-authn/registration/verify', { method: 'POST', json: { verificationRecordId: record, payload } })).status).to.equal(200);
+    expect(
+      (
+        await me('/api/verifications/web-authn/registration/verify', {
+          method: 'POST',
+          json: { verificationRecordId: record, payload },
+        })
+      ).status,
+    ).to.equal(200);
     const added = await me('/api/my-account/mfa-verifications', {
-      method: 'POST', json: { type: 'WebAuthn', newIdentifierVerificationRecordId: record, name: 'Phone' }, verification: await passwordRecord(me, PASSWORD),
+      method: 'POST',
+      json: { type: 'WebAuthn', newIdentifierVerificationRecordId: record, name: 'Phone' },
+      verification: await passwordRecord(me, PASSWORD),
     });
     expect(added.status).to.equal(204);
-    const totp = await (await h.running.request(`/api/users/${user.id}/mfa-verifications`, { method: 'POST', json: { type: 'Totp' } })).json() as { secret: string };
+    const totp = (await (
+      await h.running.request(`/api/users/${user.id}/mfa-verifications`, { method: 'POST', json: { type: 'Totp' } })
+    ).json()) as { secret: string };
 
-    const context = await chromium.browser().newContext({ javaScriptEnabled: false, userAgent: 'browser-tests (no script)' });
+    const context = await chromium
+      .browser()
+      .newContext({ javaScriptEnabled: false, userAgent: 'browser-tests (no script)' });
     context.setDefaultTimeout(10_000);
     const page = await context.newPage();
     try {

@@ -5,7 +5,10 @@ import { accessibleDescription, freshPage, isFocused, screenshot, useChromium } 
 import { startBrowserHarness, uniqueEmail, type BrowserHarness } from './support/harness.ts';
 
 /** The status the service answered a form post with, once the click that sends it is done. */
-async function postStatus(page: Page, click: () => Promise<void>): Promise<{ status: number; retryAfter: string | null }> {
+async function postStatus(
+  page: Page,
+  click: () => Promise<void>,
+): Promise<{ status: number; retryAfter: string | null }> {
   const [response] = await Promise.all([page.waitForResponse((res) => res.request().method() === 'POST'), click()]);
   return { status: response.status(), retryAfter: await response.headerValue('retry-after') };
 }

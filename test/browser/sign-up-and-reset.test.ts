@@ -33,7 +33,10 @@ describe('browser: sign up with an email code, sign out, reset the password, sig
       const first = await h.rp.signIn(page);
       await page.getByRole('heading', { name: 'Sign in to Acme Notes' }).waitFor();
       const logo = page.getByRole('img', { name: 'Acme Notes logo' });
-      expect(await logo.evaluate((image) => image.complete && image.naturalWidth > 0), 'the logo loads under the CSP').to.equal(true);
+      expect(
+        await logo.evaluate((image) => image.complete && image.naturalWidth > 0),
+        'the logo loads under the CSP',
+      ).to.equal(true);
       await screenshot(page, 'flow-1-sign-in');
       await page.getByRole('link', { name: 'Create account' }).click();
       await page.getByRole('heading', { name: 'Create your Acme Notes account' }).waitFor();
@@ -47,11 +50,15 @@ describe('browser: sign up with an email code, sign out, reset the password, sig
       await page.getByRole('button', { name: 'Create account' }).click();
       const registered = await expectSignedIn(page, first.finish);
       const userId = registered.claims()!.sub;
-      const stored = await (await h.running.request(`/api/users/${userId}`)).json() as Record<string, unknown>;
+      const stored = (await (await h.running.request(`/api/users/${userId}`)).json()) as Record<string, unknown>;
       expect(stored).to.include({ primaryEmail: email, hasPassword: true });
 
       const created = await h.delivery('User.Created', userId);
-      expect(created).to.include({ interactionEvent: 'Register', applicationId: h.rp.app.id, userAgent: 'browser-tests (Chromium)' });
+      expect(created).to.include({
+        interactionEvent: 'Register',
+        applicationId: h.rp.app.id,
+        userAgent: 'browser-tests (Chromium)',
+      });
       const postRegister = await h.delivery('PostRegister', userId);
       expect(postRegister.user).to.include({ id: userId, primaryEmail: email, hasPassword: true });
       expect(postRegister.application).to.include({ id: h.rp.app.id, name: 'Acme Notes' });

@@ -18,14 +18,20 @@ describe('browser: continue with a social connector whose provider is a second i
     await upstream?.close();
   });
 
-  it('signs up at the provider\'s page and comes back signed in, in one browser (User.Created, PostRegister)', async () => {
+  it("signs up at the provider's page and comes back signed in, in one browser (User.Created, PostRegister)", async () => {
     const app = await createApplication(upstream, {
-      type: 'Traditional', name: 'Acme Notes login',
-      oidcClientMetadata: { redirectUris: [`${h.running.baseUrl}/interaction/callback/social`], postLogoutRedirectUris: [] },
+      type: 'Traditional',
+      name: 'Acme Notes login',
+      oidcClientMetadata: {
+        redirectUris: [`${h.running.baseUrl}/interaction/callback/social`],
+        postLogoutRedirectUris: [],
+      },
     });
     const connector = await h.running.request('/api/connectors', {
-      method: 'POST', json: {
-        connectorId: 'oidc', metadata: { target: 'upstream', name: { en: 'Upstream ID' } },
+      method: 'POST',
+      json: {
+        connectorId: 'oidc',
+        metadata: { target: 'upstream', name: { en: 'Upstream ID' } },
         config: { clientId: app.id, clientSecret: app.secret, issuer: `${upstream.baseUrl}/oidc` },
       },
     });
@@ -33,7 +39,8 @@ describe('browser: continue with a social connector whose provider is a second i
     const username = `browser_${Math.random().toString(36).slice(2, 8)}`;
     const email = `${username}@upstream.example.com`;
     const created = await upstream.request('/api/users', {
-      method: 'POST', json: { username, primaryEmail: email, password: 'Correct-Horse-7', name: 'Browser Person' },
+      method: 'POST',
+      json: { username, primaryEmail: email, password: 'Correct-Horse-7', name: 'Browser Person' },
     });
     expect(created.status).to.equal(201);
 
@@ -42,7 +49,9 @@ describe('browser: continue with a social connector whose provider is a second i
       const flow = await h.rp.signIn(page);
       const continueWith = page.getByRole('link', { name: 'Continue with Upstream ID' });
       await continueWith.waitFor();
-      expect(await page.getByRole('textbox', { name: 'Work email' }).count(), 'no SSO connector: no SSO form').to.equal(0);
+      expect(await page.getByRole('textbox', { name: 'Work email' }).count(), 'no SSO connector: no SSO form').to.equal(
+        0,
+      );
       await screenshot(page, 'connector-sign-in-page');
       await continueWith.click();
       await page.waitForURL((url) => url.href.startsWith(upstream.baseUrl));
@@ -50,7 +59,10 @@ describe('browser: continue with a social connector whose provider is a second i
       await page.getByLabel('Password', { exact: true }).fill('Correct-Horse-7');
       await page.getByRole('button', { name: 'Sign in' }).click();
       const userId = (await flow.finish()).claims()!.sub;
-      const user = await (await h.running.request(`/api/users/${userId}`)).json() as { primaryEmail: string; identities: Record<string, { userId: string }> };
+      const user = (await (await h.running.request(`/api/users/${userId}`)).json()) as {
+        primaryEmail: string;
+        identities: Record<string, { userId: string }>;
+      };
       expect(user.primaryEmail).to.equal(email);
       expect(user.identities.upstream).to.have.property('userId');
       await h.delivery('User.Created', userId);
@@ -63,19 +75,37 @@ describe('browser: continue with a social connector whose provider is a second i
 
   it('sends a work email typed in the sign-in form to its SSO provider and back (Organization.Membership.Updated)', async () => {
     const app = await createApplication(upstream, {
-      type: 'Traditional', name: 'Acme Notes SSO',
-      oidcClientMetadata: { redirectUris: [`${h.running.baseUrl}/interaction/callback/sso`], postLogoutRedirectUris: [] },
-    });
-    const sso = await (await h.running.request('/api/sso-connectors', {
-      method: 'POST', json: {
-        providerName: 'OIDC', connectorName: 'Delta', domains: ['delta.example.com'], branding: { displayName: 'Delta SSO' },
-        config: { clientId: app.id, clientSecret: app.secret, issuer: `${upstream.baseUrl}/oidc` },
+      type: 'Traditional',
+      name: 'Acme Notes SSO',
+      oidcClientMetadata: {
+        redirectUris: [`${h.running.baseUrl}/interaction/callback/sso`],
+        postLogoutRedirectUris: [],
       },
-    })).json() as { id: string };
-    const organization = await (await h.running.request('/api/organizations', { method: 'POST', json: { name: 'Delta Inc' } })).json() as { id: string };
-    await h.running.request(`/api/organizations/${organization.id}/jit/sso-connectors`, { method: 'POST', json: { ssoConnectorIds: [sso.id] } });
+    });
+    const sso = (await (
+      await h.running.request('/api/sso-connectors', {
+        method: 'POST',
+        json: {
+          providerName: 'OIDC',
+          connectorName: 'Delta',
+          domains: ['delta.example.com'],
+          branding: { displayName: 'Delta SSO' },
+          config: { clientId: app.id, clientSecret: app.secret, issuer: `${upstream.baseUrl}/oidc` },
+        },
+      })
+    ).json()) as { id: string };
+    const organization = (await (
+      await h.running.request('/api/organizations', { method: 'POST', json: { name: 'Delta Inc' } })
+    ).json()) as { id: string };
+    await h.running.request(`/api/organizations/${organization.id}/jit/sso-connectors`, {
+      method: 'POST',
+      json: { ssoConnectorIds: [sso.id] },
+    });
     const username = `delta_${Math.random().toString(36).slice(2, 8)}`;
-    await upstream.request('/api/users', { method: 'POST', json: { username, primaryEmail: `${username}@delta.example.com`, password: 'Correct-Horse-7' } });
+    await upstream.request('/api/users', {
+      method: 'POST',
+      json: { username, primaryEmail: `${username}@delta.example.com`, password: 'Correct-Horse-7' },
+    });
 
     const { page, context } = await freshPage(chromium.browser());
     try {
@@ -91,7 +121,9 @@ describe('browser: continue with a social connector whose provider is a second i
       await page.getByLabel('Password', { exact: true }).fill('Correct-Horse-7');
       await page.getByRole('button', { name: 'Sign in' }).click();
       const userId = (await flow.finish()).claims()!.sub;
-      const members = await (await h.running.request(`/api/organizations/${organization.id}/users`)).json() as Array<{ id: string }>;
+      const members = (await (await h.running.request(`/api/organizations/${organization.id}/users`)).json()) as Array<{
+        id: string;
+      }>;
       expect(members.map((member) => member.id)).to.deep.equal([userId]);
       await h.delivery('PostRegister', userId);
     } finally {
@@ -101,12 +133,19 @@ describe('browser: continue with a social connector whose provider is a second i
   });
 
   it('asks before linking to the account with the same email, and signs in to it after "Link and continue" (User.Data.Updated)', async () => {
-    const connectors = await (await h.running.request('/api/connectors?target=upstream')).json() as Array<{ id: string }>;
+    const connectors = (await (await h.running.request('/api/connectors?target=upstream')).json()) as Array<{
+      id: string;
+    }>;
     expect(connectors).to.have.length(1);
     const username = `linker_${Math.random().toString(36).slice(2, 8)}`;
     const email = `${username}@upstream.example.com`;
-    await upstream.request('/api/users', { method: 'POST', json: { username, primaryEmail: email, password: 'Correct-Horse-7' } });
-    const existing = await (await h.running.request('/api/users', { method: 'POST', json: { primaryEmail: email } })).json() as { id: string };
+    await upstream.request('/api/users', {
+      method: 'POST',
+      json: { username, primaryEmail: email, password: 'Correct-Horse-7' },
+    });
+    const existing = (await (
+      await h.running.request('/api/users', { method: 'POST', json: { primaryEmail: email } })
+    ).json()) as { id: string };
 
     const { page, context } = await freshPage(chromium.browser());
     try {
@@ -130,12 +169,20 @@ describe('browser: continue with a social connector whose provider is a second i
   });
 
   it('with socialSignIn.automaticAccountLinking on, links to the account with the same verified email without asking', async () => {
-    const settings = await h.running.request('/api/sign-in-exp', { method: 'PATCH', json: { socialSignIn: { automaticAccountLinking: true } } });
+    const settings = await h.running.request('/api/sign-in-exp', {
+      method: 'PATCH',
+      json: { socialSignIn: { automaticAccountLinking: true } },
+    });
     expect(settings.status).to.equal(200);
     const username = `auto_${Math.random().toString(36).slice(2, 8)}`;
     const email = `${username}@upstream.example.com`;
-    await upstream.request('/api/users', { method: 'POST', json: { username, primaryEmail: email, password: 'Correct-Horse-7' } });
-    const existing = await (await h.running.request('/api/users', { method: 'POST', json: { primaryEmail: email } })).json() as { id: string };
+    await upstream.request('/api/users', {
+      method: 'POST',
+      json: { username, primaryEmail: email, password: 'Correct-Horse-7' },
+    });
+    const existing = (await (
+      await h.running.request('/api/users', { method: 'POST', json: { primaryEmail: email } })
+    ).json()) as { id: string };
 
     const { page, context } = await freshPage(chromium.browser());
     try {
@@ -145,7 +192,10 @@ describe('browser: continue with a social connector whose provider is a second i
       await page.getByRole('textbox', { name: /username/i }).fill(username);
       await page.getByLabel('Password', { exact: true }).fill('Correct-Horse-7');
       await page.getByRole('button', { name: 'Sign in' }).click();
-      expect((await flow.finish()).claims()!.sub, 'signed in to the existing account, no link page on the way').to.equal(existing.id);
+      expect(
+        (await flow.finish()).claims()!.sub,
+        'signed in to the existing account, no link page on the way',
+      ).to.equal(existing.id);
       const updated = await h.delivery('User.Data.Updated', existing.id);
       expect(updated.data.identities.upstream).to.have.property('userId');
     } finally {

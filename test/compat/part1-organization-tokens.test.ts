@@ -1,7 +1,15 @@
 import { expect } from 'chai';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { startService, type RunningService } from '../support/service.ts';
-import { apiJson, createApplication, createResource, createUser, subjectToken, tokenRequest, type ApiFixture } from '../support/fixtures.ts';
+import {
+  apiJson,
+  createApplication,
+  createResource,
+  createUser,
+  subjectToken,
+  tokenRequest,
+  type ApiFixture,
+} from '../support/fixtures.ts';
 import { newId } from '../../lib/ids.ts';
 
 const GRANT = 'urn:ietf:params:oauth:grant-type:token-exchange';
@@ -36,12 +44,16 @@ describe('Logto compatibility: token-exchange parameters and organization tokens
     const invite = await json('/api/organization-scopes', 'POST', { name: `invite_${newId(6)}` });
     await json('/api/organization-scopes', 'POST', { name: `manage_${newId(6)}` });
     const role = await json('/api/organization-roles', 'POST', {
-      name: `viewer_${newId(6)}`, organizationScopeIds: [view.id, invite.id], resourceScopeIds: [api.scopes.read!.id],
+      name: `viewer_${newId(6)}`,
+      organizationScopeIds: [view.id, invite.id],
+      resourceScopeIds: [api.scopes.read!.id],
     });
     const organization = await json('/api/organizations', 'POST', { name: 'Acme' });
     organizationId = organization.id;
     await json(`/api/organizations/${organizationId}/users`, 'POST', { userIds: [member.id] });
-    await json(`/api/organizations/${organizationId}/users/${member.id}/roles`, 'POST', { organizationRoleIds: [role.id] });
+    await json(`/api/organizations/${organizationId}/users/${member.id}/roles`, 'POST', {
+      organizationRoleIds: [role.id],
+    });
     scopeNames = { view: view.name, invite: invite.name };
   });
   after(() => running.close());
@@ -58,17 +70,23 @@ describe('Logto compatibility: token-exchange parameters and organization tokens
 
   it("accepts Logto's urn:logto:token-type:impersonation_token as the subject_token_type", async () => {
     const { status, body } = await exchange({
-      subject_token: await subjectToken(running, member.id), subject_token_type: LOGTO_TYPE, scope: 'openid',
+      subject_token: await subjectToken(running, member.id),
+      subject_token_type: LOGTO_TYPE,
+      scope: 'openid',
     });
     expect(status, JSON.stringify(body)).to.equal(200);
     expect(body.scope).to.equal('openid');
-    const other = await exchange({ subject_token: await subjectToken(running, member.id), subject_token_type: 'urn:logto:token-type:other' });
+    const other = await exchange({
+      subject_token: await subjectToken(running, member.id),
+      subject_token_type: 'urn:logto:token-type:other',
+    });
     expect(other.body.error).to.equal('invalid_request');
   });
 
   it('organization_id without resource: an organization token with the granted organization scopes', async () => {
     const { status, body } = await exchange({
-      subject_token: await subjectToken(running, member.id), organization_id: organizationId,
+      subject_token: await subjectToken(running, member.id),
+      organization_id: organizationId,
       scope: `${scopeNames.view} ${scopeNames.invite} manage_nothing openid`,
     });
     expect(status, JSON.stringify(body)).to.equal(200);
@@ -82,7 +100,10 @@ describe('Logto compatibility: token-exchange parameters and organization tokens
 
   it("organization_id with resource: the API's token with the organization role's resource scopes, naming the organization", async () => {
     const { status, body } = await exchange({
-      subject_token: await subjectToken(running, member.id), organization_id: organizationId, resource: INDICATOR, scope: 'read write',
+      subject_token: await subjectToken(running, member.id),
+      organization_id: organizationId,
+      resource: INDICATOR,
+      scope: 'read write',
     });
     expect(status, JSON.stringify(body)).to.equal(200);
     const payload = await verified(body.access_token as string, INDICATOR);
@@ -91,7 +112,11 @@ describe('Logto compatibility: token-exchange parameters and organization tokens
   });
 
   it('without organization_id the same user gets none of the organization role resource scopes', async () => {
-    const { body } = await exchange({ subject_token: await subjectToken(running, member.id), resource: INDICATOR, scope: 'read write' });
+    const { body } = await exchange({
+      subject_token: await subjectToken(running, member.id),
+      resource: INDICATOR,
+      scope: 'read write',
+    });
     const payload = await verified(body.access_token as string, INDICATOR);
     expect(payload.scope).to.equal('');
     expect(payload.organization_id).to.equal(undefined);
@@ -99,7 +124,10 @@ describe('Logto compatibility: token-exchange parameters and organization tokens
 
   it('refuses a user who is not a member with access_denied (403), without spending the subject token', async () => {
     const token = await subjectToken(running, outsider.id);
-    for (const params of [{ organization_id: organizationId }, { organization_id: 'no-such-organization', resource: INDICATOR }]) {
+    for (const params of [
+      { organization_id: organizationId },
+      { organization_id: 'no-such-organization', resource: INDICATOR },
+    ]) {
       const { status, body } = await exchange({ subject_token: token, scope: scopeNames.view, ...params });
       expect(status, JSON.stringify(body)).to.equal(403);
       expect(body.error).to.equal('access_denied');
@@ -110,7 +138,10 @@ describe('Logto compatibility: token-exchange parameters and organization tokens
 
   it('never yields a management API token, even inside an organization', async () => {
     const { status, body } = await exchange({
-      subject_token: await subjectToken(running, member.id), organization_id: organizationId, resource: `${running.baseUrl}/api`, scope: 'all',
+      subject_token: await subjectToken(running, member.id),
+      organization_id: organizationId,
+      resource: `${running.baseUrl}/api`,
+      scope: 'all',
     });
     expect(status).to.equal(400);
     expect(body.error).to.equal('invalid_target');
@@ -119,7 +150,7 @@ describe('Logto compatibility: token-exchange parameters and organization tokens
   it('audits the organization token with its audience as the resource', async () => {
     await exchange({ subject_token: await subjectToken(running, member.id), organization_id: organizationId });
     const res = await running.request(`/api/impersonation-logs?userId=${member.id}`, { method: 'GET' });
-    const logs = await res.json() as Array<{ type: string; resource: string | null }>;
+    const logs = (await res.json()) as Array<{ type: string; resource: string | null }>;
     const exchanged = logs.filter((entry) => entry.type === 'TokenExchange.Succeeded').map((entry) => entry.resource);
     expect(exchanged).to.include(`urn:logto:organization:${organizationId}`);
   });

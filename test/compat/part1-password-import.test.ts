@@ -8,7 +8,14 @@ import { newId } from '../../lib/ids.ts';
 
 const PASSWORD = 'Imported-Pass-42';
 const salt = () => new Uint8Array(Buffer.from(newId(16)));
-const argon2 = { password: PASSWORD, parallelism: 1, iterations: 2, memorySize: 512, hashLength: 32, outputType: 'encoded' } as const;
+const argon2 = {
+  password: PASSWORD,
+  parallelism: 1,
+  iterations: 2,
+  memorySize: 512,
+  hashLength: 32,
+  outputType: 'encoded',
+} as const;
 const hex = (algorithm: string) => createHash(algorithm).update(PASSWORD).digest('hex');
 
 /** Digests of PASSWORD as other systems store them, per Logto's `passwordAlgorithm`. */
@@ -41,15 +48,21 @@ describe('Logto compatibility: importing users with password digests', () => {
   after(() => running.close());
 
   async function create(body: Record<string, unknown>) {
-    const res = await running.request('/api/users', { method: 'POST', json: { username: `imported_${newId(8)}`, ...body } });
-    return { status: res.status, body: await res.json() as Record<string, any> };
+    const res = await running.request('/api/users', {
+      method: 'POST',
+      json: { username: `imported_${newId(8)}`, ...body },
+    });
+    return { status: res.status, body: (await res.json()) as Record<string, any> };
   }
 
   async function signIn(username: string, password: string) {
     const client = new ExperienceClient(running);
     await client.open(app);
     await client.ok('PUT', '', { interactionEvent: 'SignIn' });
-    const verified = await client.api('POST', '/verification/password', { identifier: { type: 'username', value: username }, password });
+    const verified = await client.api('POST', '/verification/password', {
+      identifier: { type: 'username', value: username },
+      password,
+    });
     if (verified.status !== 200) return verified;
     await client.ok('POST', '/identification', { verificationId: verified.body.verificationId });
     const tokens = await client.submitForTokens();
@@ -77,9 +90,14 @@ describe('Logto compatibility: importing users with password digests', () => {
       expect((await signIn(username, PASSWORD)).body).to.deep.equal({ sub: id });
       expect(await storedDigest(id), 're-hashed on the first sign-in').to.match(/^scrypt\$/);
       expect((await signIn(username, PASSWORD)).body, 'and signs in with ours afterwards').to.deep.equal({ sub: id });
-      const verify = await running.request(`/api/users/${id}/password/verify`, { method: 'POST', json: { password: PASSWORD } });
+      const verify = await running.request(`/api/users/${id}/password/verify`, {
+        method: 'POST',
+        json: { password: PASSWORD },
+      });
       expect(verify.status).to.equal(204);
-      expect(published.filter((event) => event.includes(id)).join(), 'never in an event').not.to.match(/imported\$|scrypt\$/);
+      expect(published.filter((event) => event.includes(id)).join(), 'never in an event').not.to.match(
+        /imported\$|scrypt\$/,
+      );
     });
   }
 
@@ -92,11 +110,21 @@ describe('Logto compatibility: importing users with password digests', () => {
       ['an algorithm Logto names but this service lacks', { passwordDigest: hex('md5'), passwordAlgorithm: 'Legacy' }],
       ['a digest of another algorithm', { passwordDigest: hex('sha1'), passwordAlgorithm: 'SHA256' }],
       ['not hexadecimal', { passwordDigest: 'z'.repeat(32), passwordAlgorithm: 'MD5' }],
-      ['a bcrypt cost that would stall sign-in', { passwordDigest: bcryptDigest.replace(/^\$2(.)\$04\$/, '$2$1$31$'), passwordAlgorithm: 'Bcrypt' }],
-      ['an Argon2 variant other than the one named', { passwordDigest: await DIGESTS.Argon2i!(), passwordAlgorithm: 'Argon2id' }],
-      ['Argon2 memory beyond the bound', {
-        passwordDigest: (await DIGESTS.Argon2id!()).replace('m=512', 'm=4194304'), passwordAlgorithm: 'Argon2id',
-      }],
+      [
+        'a bcrypt cost that would stall sign-in',
+        { passwordDigest: bcryptDigest.replace(/^\$2(.)\$04\$/, '$2$1$31$'), passwordAlgorithm: 'Bcrypt' },
+      ],
+      [
+        'an Argon2 variant other than the one named',
+        { passwordDigest: await DIGESTS.Argon2i!(), passwordAlgorithm: 'Argon2id' },
+      ],
+      [
+        'Argon2 memory beyond the bound',
+        {
+          passwordDigest: (await DIGESTS.Argon2id!()).replace('m=512', 'm=4194304'),
+          passwordAlgorithm: 'Argon2id',
+        },
+      ],
     ];
     for (const [why, body] of cases) {
       const res = await create(body);

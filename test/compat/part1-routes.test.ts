@@ -46,8 +46,9 @@ describe('Logto compatibility: role holders, organization application roles, mem
     expect(refused.status).to.equal(422);
     expect(refused.body.code).to.equal('application.invalid_type');
     const userRole = await fixtures(h).role();
-    expect((await h.api('POST', `/roles/${userRole.id}/applications`, { applicationIds: [app.id] })).body.code)
-      .to.equal('application.invalid_role_type');
+    expect(
+      (await h.api('POST', `/roles/${userRole.id}/applications`, { applicationIds: [app.id] })).body.code,
+    ).to.equal('application.invalid_role_type');
   });
 
   it('GET /users/:id/custom-data answers the custom data', async () => {
@@ -60,7 +61,9 @@ describe('Logto compatibility: role holders, organization application roles, mem
     expect(await ok(h.api('GET', '/configs/jwt-customizer'))).to.deep.equal([]);
     const script = 'const getCustomJwtClaims = async () => ({ tier: "gold" });';
     const stored = await ok(h.api('PUT', '/configs/jwt-customizer/access-token', { script }));
-    expect(await ok(h.api('GET', '/configs/jwt-customizer'))).to.deep.equal([{ key: 'jwt.accessToken', value: stored }]);
+    expect(await ok(h.api('GET', '/configs/jwt-customizer'))).to.deep.equal([
+      { key: 'jwt.accessToken', value: stored },
+    ]);
     await ok(h.api('DELETE', '/configs/jwt-customizer/access-token'));
     expect(await ok(h.api('GET', '/configs/jwt-customizer'))).to.deep.equal([]);
   });
@@ -69,7 +72,8 @@ describe('Logto compatibility: role holders, organization application roles, mem
     const organization = await fixtures(h).organization();
     const app = await fixtures(h).m2mApplication();
     const [reader, writer] = [
-      await fixtures(h).organizationRole({ type: 'MachineToMachine' }), await fixtures(h).organizationRole({ type: 'MachineToMachine' }),
+      await fixtures(h).organizationRole({ type: 'MachineToMachine' }),
+      await fixtures(h).organizationRole({ type: 'MachineToMachine' }),
     ];
     const path = `/organizations/${organization.id}/applications/${app.id}/roles`;
     const notMember = await h.api('POST', path, { organizationRoleIds: [reader.id] });
@@ -84,7 +88,9 @@ describe('Logto compatibility: role holders, organization application roles, mem
     expect(await ok(h.api('GET', path))).to.deep.equal([]);
     expect((await h.api('DELETE', `${path}/${writer.id}`)).status).to.equal(404);
     const userRole = await fixtures(h).organizationRole();
-    expect((await h.api('POST', path, { organizationRoleIds: [userRole.id] })).body.code).to.equal('organization.role_type_mismatch');
+    expect((await h.api('POST', path, { organizationRoleIds: [userRole.id] })).body.code).to.equal(
+      'organization.role_type_mismatch',
+    );
     expect((await h.api('POST', path, { organizationRoleIds: ['no-such-role'] })).status).to.equal(422);
     await ok(h.api('POST', path, { organizationRoleIds: [reader.id] }));
     await ok(h.api('DELETE', `/organizations/${organization.id}/applications/${app.id}`));
@@ -93,30 +99,52 @@ describe('Logto compatibility: role holders, organization application roles, mem
 
     await ok(h.api('POST', path, { organizationRoleIds: [reader.id] }));
     await ok(h.api('DELETE', `/applications/${app.id}`));
-    const left = await h.running.service.core.repositories.organizations.applicationRoles.where({ applicationId: app.id });
+    const left = await h.running.service.core.repositories.organizations.applicationRoles.where({
+      applicationId: app.id,
+    });
     expect(left, 'nor the application').to.deep.equal([]);
   });
 
   it('POST /organizations/:id/applications/roles gives MachineToMachine roles to several member applications, all or nothing', async () => {
     const organization = await fixtures(h).organization();
-    const [first, second, outsider] = [await fixtures(h).m2mApplication(), await fixtures(h).m2mApplication(), await fixtures(h).m2mApplication()];
-    await ok(h.api('POST', `/organizations/${organization.id}/applications`, { applicationIds: [first.id, second.id] }));
+    const [first, second, outsider] = [
+      await fixtures(h).m2mApplication(),
+      await fixtures(h).m2mApplication(),
+      await fixtures(h).m2mApplication(),
+    ];
+    await ok(
+      h.api('POST', `/organizations/${organization.id}/applications`, { applicationIds: [first.id, second.id] }),
+    );
     const [reader, writer] = [
-      await fixtures(h).organizationRole({ type: 'MachineToMachine' }), await fixtures(h).organizationRole({ type: 'MachineToMachine' }),
+      await fixtures(h).organizationRole({ type: 'MachineToMachine' }),
+      await fixtures(h).organizationRole({ type: 'MachineToMachine' }),
     ];
     const path = `/organizations/${organization.id}/applications/roles`;
-    const res = await h.api('POST', path, { applicationIds: [first.id, second.id], organizationRoleIds: [reader.id, writer.id] });
-    expect([res.status, res.body], JSON.stringify(res.body)).to.deep.equal([201, { applicationIds: [first.id, second.id], organizationRoleIds: [reader.id, writer.id] }]);
+    const res = await h.api('POST', path, {
+      applicationIds: [first.id, second.id],
+      organizationRoleIds: [reader.id, writer.id],
+    });
+    expect([res.status, res.body], JSON.stringify(res.body)).to.deep.equal([
+      201,
+      { applicationIds: [first.id, second.id], organizationRoleIds: [reader.id, writer.id] },
+    ]);
     for (const app of [first, second]) {
-      expect(ids(await ok(h.api('GET', `/organizations/${organization.id}/applications/${app.id}/roles`)))).to.deep.equal([reader.id, writer.id].sort());
+      expect(
+        ids(await ok(h.api('GET', `/organizations/${organization.id}/applications/${app.id}/roles`))),
+      ).to.deep.equal([reader.id, writer.id].sort());
     }
-    const refused = await h.api('POST', path, { applicationIds: [first.id, outsider.id], organizationRoleIds: [reader.id] });
+    const refused = await h.api('POST', path, {
+      applicationIds: [first.id, outsider.id],
+      organizationRoleIds: [reader.id],
+    });
     expect([refused.status, refused.body.code]).to.deep.equal([422, 'organization.require_membership']);
     const userRole = await fixtures(h).organizationRole();
     const wrongType = await h.api('POST', path, { applicationIds: [first.id], organizationRoleIds: [userRole.id] });
     expect([wrongType.status, wrongType.body.code]).to.deep.equal([422, 'organization.role_type_mismatch']);
-    expect(ids(await ok(h.api('GET', `/organizations/${organization.id}/applications/${first.id}/roles`))), 'nothing changed')
-      .to.deep.equal([reader.id, writer.id].sort());
+    expect(
+      ids(await ok(h.api('GET', `/organizations/${organization.id}/applications/${first.id}/roles`))),
+      'nothing changed',
+    ).to.deep.equal([reader.id, writer.id].sort());
     expect((await h.api('POST', path, { applicationIds: [], organizationRoleIds: [reader.id] })).status).to.equal(400);
   });
 
@@ -127,28 +155,47 @@ describe('Logto compatibility: role holders, organization application roles, mem
     const viewer = await fixtures(h).organizationRole({ organizationScopeIds: [view.id] });
     const editor = await fixtures(h).organizationRole({ organizationScopeIds: [view.id, edit.id] });
     const res = await h.api('POST', `/organizations/${organization.id}/users/roles`, {
-      userIds: [alice.id, bob.id], organizationRoleIds: [viewer.id],
+      userIds: [alice.id, bob.id],
+      organizationRoleIds: [viewer.id],
     });
     expect(res.status, JSON.stringify(res.body)).to.equal(201);
     for (const user of [alice, bob]) {
-      expect(ids(await ok(h.api('GET', `/organizations/${organization.id}/users/${user.id}/roles`)))).to.deep.equal([viewer.id]);
+      expect(ids(await ok(h.api('GET', `/organizations/${organization.id}/users/${user.id}/roles`)))).to.deep.equal([
+        viewer.id,
+      ]);
     }
-    await ok(h.api('POST', `/organizations/${organization.id}/users/${alice.id}/roles`, { organizationRoleIds: [editor.id] }));
-    expect(ids(await ok(h.api('GET', `/organizations/${organization.id}/users/${alice.id}/scopes`)))).to.deep.equal([view.id, edit.id].sort());
-    expect(ids(await ok(h.api('GET', `/organizations/${organization.id}/users/${bob.id}/scopes`)))).to.deep.equal([view.id]);
+    await ok(
+      h.api('POST', `/organizations/${organization.id}/users/${alice.id}/roles`, { organizationRoleIds: [editor.id] }),
+    );
+    expect(ids(await ok(h.api('GET', `/organizations/${organization.id}/users/${alice.id}/scopes`)))).to.deep.equal(
+      [view.id, edit.id].sort(),
+    );
+    expect(ids(await ok(h.api('GET', `/organizations/${organization.id}/users/${bob.id}/scopes`)))).to.deep.equal([
+      view.id,
+    ]);
 
     const outsider = await fixtures(h).user();
     const refused = await h.api('POST', `/organizations/${organization.id}/users/roles`, {
-      userIds: [alice.id, outsider.id], organizationRoleIds: [editor.id],
+      userIds: [alice.id, outsider.id],
+      organizationRoleIds: [editor.id],
     });
     expect(refused.status).to.equal(422);
     expect(refused.body.code).to.equal('organization.require_membership');
-    expect(ids(await ok(h.api('GET', `/organizations/${organization.id}/users/${alice.id}/roles`))), 'nothing changed')
-      .to.deep.equal([viewer.id, editor.id].sort());
-    expect((await h.api('GET', `/organizations/${organization.id}/users/${outsider.id}/scopes`)).body.code)
-      .to.equal('organization.require_membership');
-    expect((await h.api('POST', `/organizations/${organization.id}/users/roles`, { userIds: [alice.id], organizationRoleIds: [] })).status)
-      .to.equal(400);
+    expect(
+      ids(await ok(h.api('GET', `/organizations/${organization.id}/users/${alice.id}/roles`))),
+      'nothing changed',
+    ).to.deep.equal([viewer.id, editor.id].sort());
+    expect((await h.api('GET', `/organizations/${organization.id}/users/${outsider.id}/scopes`)).body.code).to.equal(
+      'organization.require_membership',
+    );
+    expect(
+      (
+        await h.api('POST', `/organizations/${organization.id}/users/roles`, {
+          userIds: [alice.id],
+          organizationRoleIds: [],
+        })
+      ).status,
+    ).to.equal(400);
   });
 
   it('organization roles carry API-resource scopes: resourceScopeIds on create, GET …/resource-scopes', async () => {
@@ -156,13 +203,23 @@ describe('Logto compatibility: role holders, organization application roles, mem
     const role = await fixtures(h).organizationRole({ resourceScopeIds: [scopes[0].id] });
     expect(ids(await ok(h.api('GET', `/organization-roles/${role.id}/resource-scopes`)))).to.deep.equal([scopes[0].id]);
     const many = await fixtures(h).resourceWithScopes(25);
-    await ok(h.api('PUT', `/organization-roles/${role.id}/resource-scopes`, { scopeIds: many.scopes.map((item: { id: string }) => item.id) }));
-    expect(await ok(h.api('GET', `/organization-roles/${role.id}/resource-scopes`)), 'all without page or page_size').to.have.length(25);
+    await ok(
+      h.api('PUT', `/organization-roles/${role.id}/resource-scopes`, {
+        scopeIds: many.scopes.map((item: { id: string }) => item.id),
+      }),
+    );
+    expect(
+      await ok(h.api('GET', `/organization-roles/${role.id}/resource-scopes`)),
+      'all without page or page_size',
+    ).to.have.length(25);
     const paged = await h.api('GET', `/organization-roles/${role.id}/resource-scopes?page=2&page_size=10`);
     expect([paged.body.length, paged.headers.get('total-number')]).to.deep.equal([10, '25']);
     await ok(h.api('PUT', `/organization-roles/${role.id}/resource-scopes`, { scopeIds: [scopes[0].id] }));
     await ok(h.api('DELETE', `/resources/${scopes[0].resourceId}/scopes/${scopes[0].id}`));
-    expect(await ok(h.api('GET', `/organization-roles/${role.id}/resource-scopes`)), 'a deleted scope leaves the role').to.deep.equal([]);
+    expect(
+      await ok(h.api('GET', `/organization-roles/${role.id}/resource-scopes`)),
+      'a deleted scope leaves the role',
+    ).to.deep.equal([]);
     expect((await h.api('GET', '/organization-roles/no-such-role/resource-scopes')).status).to.equal(404);
   });
 });

@@ -32,7 +32,11 @@ describe('Logto compatibility: customizer and role assignment answers', () => {
     const app = await createApplication(h.running, { type: 'MachineToMachine' });
     await ok(h.api('POST', `/applications/${app.id}/roles`, { roleIds: [role.id] }));
     const claims = async () => {
-      const res = await tokenRequest(h.running, { grant_type: 'client_credentials', resource: indicator, scope: 'read' }, app);
+      const res = await tokenRequest(
+        h.running,
+        { grant_type: 'client_credentials', resource: indicator, scope: 'read' },
+        app,
+      );
       expect(res.status, JSON.stringify(res.body)).to.equal(200);
       return decodeJwt(String(res.body.access_token));
     };
@@ -47,11 +51,16 @@ describe('Logto compatibility: customizer and role assignment answers', () => {
     expect((await h.api('PATCH', PATH, { script: ' ' })).status, 'blank again: no customizer').to.equal(200);
     expect(await claims()).to.not.have.property('seen');
     const broken = await h.api('PUT', PATH, { script: 'const getCustomJwtClaims = (' });
-    expect([broken.status, broken.body.code], 'a script that does not compile stays refused').to.deep.equal([400, 'jwt_customizer.syntax_error']);
+    expect([broken.status, broken.body.code], 'a script that does not compile stays refused').to.deep.equal([
+      400,
+      'jwt_customizer.syntax_error',
+    ]);
 
     expect((await h.api('DELETE', PATH)).status).to.equal(204);
     for (const [method, body, code] of [
-      ['GET', undefined, 'entity.not_exists_with_id'], ['PATCH', { blockIssuanceOnError: false }, 'entity.not_exists_with_id'], ['DELETE', undefined, 'entity.not_found'],
+      ['GET', undefined, 'entity.not_exists_with_id'],
+      ['PATCH', { blockIssuanceOnError: false }, 'entity.not_exists_with_id'],
+      ['DELETE', undefined, 'entity.not_found'],
     ] as const) {
       const missing = await h.api(method, PATH, body);
       expect([missing.status, missing.body.code], method).to.deep.equal([404, code]);
@@ -60,13 +69,21 @@ describe('Logto compatibility: customizer and role assignment answers', () => {
 
   it("takes Logto's tokenType on the test endpoint and answers 403 when the script denies access", async () => {
     for (const tokenType of ['access-token', 'client-credentials']) {
-      const res = await h.api('POST', '/configs/jwt-customizer/test', { tokenType, script: SCRIPT, token: { sub: 'u1' }, context: {} });
+      const res = await h.api('POST', '/configs/jwt-customizer/test', {
+        tokenType,
+        script: SCRIPT,
+        token: { sub: 'u1' },
+        context: {},
+      });
       expect([res.status, res.body], tokenType).to.deep.equal([200, { seen: 'u1' }]);
     }
     const unknown = await h.api('POST', '/configs/jwt-customizer/test', { tokenType: 'id-token', script: SCRIPT });
     expect(unknown.status).to.equal(400);
     const denied = await h.api('POST', '/configs/jwt-customizer/test', {
-      tokenType: 'access-token', script: 'const getCustomJwtClaims = ({ api }) => { api.denyAccess("no"); };', token: {}, context: {},
+      tokenType: 'access-token',
+      script: 'const getCustomJwtClaims = ({ api }) => { api.denyAccess("no"); };',
+      token: {},
+      context: {},
     });
     expect([denied.status, denied.body.code]).to.deep.equal([403, 'jwt_customizer.access_denied']);
   });
@@ -76,13 +93,19 @@ describe('Logto compatibility: customizer and role assignment answers', () => {
     const user = await fixtures(h).user();
     await ok(h.api('POST', `/users/${user.id}/roles`, { roleIds: [held.id] }));
     const assigned = await h.api('POST', `/users/${user.id}/roles`, { roleIds: [held.id, fresh.id] });
-    expect([assigned.status, assigned.body]).to.deep.equal([201, { roleIds: [held.id, fresh.id], addedRoleIds: [fresh.id] }]);
+    expect([assigned.status, assigned.body]).to.deep.equal([
+      201,
+      { roleIds: [held.id, fresh.id], addedRoleIds: [fresh.id] },
+    ]);
 
     const m2m = await fixtures(h).role({ type: 'MachineToMachine' });
     const app = await fixtures(h).m2mApplication();
     const first = await ok(h.api('POST', `/applications/${app.id}/roles`, { roleIds: [m2m.id] }));
     expect(first).to.deep.equal({ roleIds: [m2m.id], addedRoleIds: [m2m.id] });
     const again = await h.api('POST', `/applications/${app.id}/roles`, { roleIds: [m2m.id] });
-    expect([again.status, again.body.code], 'a role the application holds').to.deep.equal([422, 'application.role_exists']);
+    expect([again.status, again.body.code], 'a role the application holds').to.deep.equal([
+      422,
+      'application.role_exists',
+    ]);
   });
 });

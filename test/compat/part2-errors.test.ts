@@ -15,7 +15,12 @@ describe('Logto compatibility: error codes', () => {
       expect(res.status, path).to.equal(404);
       expect(res.body.code, path).to.equal('entity.not_exists_with_id');
     }
-    for (const [method, path] of [['GET', '/users/nope'], ['PATCH', '/users/nope'], ['DELETE', '/users/nope'], ['GET', '/users/nope/mfa-verifications']] as const) {
+    for (const [method, path] of [
+      ['GET', '/users/nope'],
+      ['PATCH', '/users/nope'],
+      ['DELETE', '/users/nope'],
+      ['GET', '/users/nope/mfa-verifications'],
+    ] as const) {
       const res = await h.api(method, path, method === 'PATCH' ? { name: 'x' } : undefined);
       expect([res.status, res.body.code], `${method} ${path}`).to.deep.equal([404, 'entity.not_found']);
     }
@@ -36,29 +41,52 @@ describe('Logto compatibility: error codes', () => {
       ['POST', `/organization-roles/${role.id}/resource-scopes`, { scopeIds: ['no-scope'] }],
       ['POST', `/organizations/${organization.id}/jit/roles`, { organizationRoleIds: ['no-role'] }],
       ['POST', `/organizations/${organization.id}/jit/sso-connectors`, { ssoConnectorIds: ['no-connector'] }],
-      ['POST', '/organization-invitations', { organizationId: 'nope', invitee: `${unique('i')}@example.com`, expiresAt: Date.now() + 60_000 }],
+      [
+        'POST',
+        '/organization-invitations',
+        { organizationId: 'nope', invitee: `${unique('i')}@example.com`, expiresAt: Date.now() + 60_000 },
+      ],
     ];
     for (const [method, path, body] of cases) {
       const res = await h.api(method, path, body);
-      expect([res.status, res.body.code], `${method} ${path}`).to.deep.equal([422, 'entity.relation_foreign_key_not_found']);
+      expect([res.status, res.body.code], `${method} ${path}`).to.deep.equal([
+        422,
+        'entity.relation_foreign_key_not_found',
+      ]);
     }
     const members = await ok(h.api('GET', `/organizations/${organization.id}/users`));
-    expect(members.map((member: { id: string }) => member.id), 'a refused replacement changed nothing').to.deep.equal([user.id]);
+    expect(
+      members.map((member: { id: string }) => member.id),
+      'a refused replacement changed nothing',
+    ).to.deep.equal([user.id]);
   });
 
-  it('answers Logto\'s codes on invitation status changes: request.invalid_input for a settled invitation or another email, entity.not_found for an unknown user', async () => {
+  it("answers Logto's codes on invitation status changes: request.invalid_input for a settled invitation or another email, entity.not_found for an unknown user", async () => {
     const organization = await ok(h.api('POST', '/organizations', { name: unique('inv') }));
     const email = `${unique('inv')}@example.com`;
-    const create = () => ok(h.api('POST', '/organization-invitations', { organizationId: organization.id, invitee: email, expiresAt: Date.now() + 60_000 }));
+    const create = () =>
+      ok(
+        h.api('POST', '/organization-invitations', {
+          organizationId: organization.id,
+          invitee: email,
+          expiresAt: Date.now() + 60_000,
+        }),
+      );
     const other = await fixtures(h).user({ primaryEmail: `${unique('other')}@example.com` });
     const first = await create();
-    const status = (id: string, body: Record<string, unknown>) => h.api('PUT', `/organization-invitations/${id}/status`, body);
-    expect((await status(first.id, { status: 'Accepted', acceptedUserId: other.id })).body.code).to.equal('request.invalid_input');
+    const status = (id: string, body: Record<string, unknown>) =>
+      h.api('PUT', `/organization-invitations/${id}/status`, body);
+    expect((await status(first.id, { status: 'Accepted', acceptedUserId: other.id })).body.code).to.equal(
+      'request.invalid_input',
+    );
     const unknown = await status(first.id, { status: 'Accepted', acceptedUserId: 'nobody' });
     expect([unknown.status, unknown.body.code]).to.deep.equal([404, 'entity.not_found']);
     expect((await status(first.id, { status: 'Revoked' })).status).to.equal(200);
     const settled = await status(first.id, { status: 'Accepted' });
-    expect([settled.status, settled.body.code], 'checked before acceptedUserId').to.deep.equal([422, 'request.invalid_input']);
+    expect([settled.status, settled.body.code], 'checked before acceptedUserId').to.deep.equal([
+      422,
+      'request.invalid_input',
+    ]);
     const pending = await create();
     const withoutUser = await status(pending.id, { status: 'Accepted' });
     expect([withoutUser.status, withoutUser.body.code]).to.deep.equal([400, 'guard.invalid_input']);
@@ -66,7 +94,11 @@ describe('Logto compatibility: error codes', () => {
 
   it("answers Logto's codes for identifiers, role names and resource indicators in use", async () => {
     const username = unique('taken');
-    const holder = await fixtures(h).user({ username, primaryEmail: `${username}@example.com`, primaryPhone: '15550001111' });
+    const holder = await fixtures(h).user({
+      username,
+      primaryEmail: `${username}@example.com`,
+      primaryPhone: '15550001111',
+    });
     const cases: Array<[Record<string, string>, string]> = [
       [{ username }, 'user.username_already_in_use'],
       [{ primaryEmail: `${username}@example.com` }, 'user.email_already_in_use'],

@@ -25,12 +25,23 @@ describe('Logto compatibility: optional pagination', () => {
   }
 
   it('answers every hook, resource, application and organization scope without page parameters', async () => {
-    await expectOptional('/hooks', () => ok(h.api('POST', '/hooks', {
-      name: unique('hook'), events: ['User.Created'], config: { url: 'http://127.0.0.1:9/hook' },
-    })));
-    await expectOptional('/resources', () => ok(h.api('POST', '/resources', {
-      name: unique('api'), indicator: `https://${unique('api').toLowerCase()}.example.com`,
-    })));
+    await expectOptional('/hooks', () =>
+      ok(
+        h.api('POST', '/hooks', {
+          name: unique('hook'),
+          events: ['User.Created'],
+          config: { url: 'http://127.0.0.1:9/hook' },
+        }),
+      ),
+    );
+    await expectOptional('/resources', () =>
+      ok(
+        h.api('POST', '/resources', {
+          name: unique('api'),
+          indicator: `https://${unique('api').toLowerCase()}.example.com`,
+        }),
+      ),
+    );
     await expectOptional('/applications', () => fixtures(h).m2mApplication());
     await expectOptional('/organization-scopes', () => fixtures(h).organizationScope());
   });
@@ -38,9 +49,13 @@ describe('Logto compatibility: optional pagination', () => {
   it('answers every JIT email domain and every scope of a role without page parameters', async () => {
     const org = await fixtures(h).organization();
     let domain = 0;
-    await expectOptional(`/organizations/${org.id}/jit/email-domains`, () => ok(h.api('POST', `/organizations/${org.id}/jit/email-domains`, {
-      emailDomain: `d${++domain}.example.com`,
-    })));
+    await expectOptional(`/organizations/${org.id}/jit/email-domains`, () =>
+      ok(
+        h.api('POST', `/organizations/${org.id}/jit/email-domains`, {
+          emailDomain: `d${++domain}.example.com`,
+        }),
+      ),
+    );
     const { scopes } = await fixtures(h).resourceWithScopes(MORE_THAN_A_PAGE);
     const role = await fixtures(h).role({ scopeIds: scopes.map((scope: { id: string }) => scope.id) });
     const all = await ok(h.api('GET', `/roles/${role.id}/scopes`));
@@ -58,7 +73,9 @@ describe('Logto compatibility: optional pagination', () => {
     const { resource, scopes } = await fixtures(h).resourceWithScopes(2);
     const listed = await ok(h.api('GET', '/resources?includeScopes=true'));
     const found = listed.find((item: { id: string }) => item.id === resource.id);
-    expect(found.scopes.map((scope: { id: string }) => scope.id)).to.deep.equal(scopes.map((scope: { id: string }) => scope.id));
+    expect(found.scopes.map((scope: { id: string }) => scope.id)).to.deep.equal(
+      scopes.map((scope: { id: string }) => scope.id),
+    );
     const without = await ok(h.api('GET', '/resources'));
     expect(without.find((item: { id: string }) => item.id === resource.id)).not.to.have.property('scopes');
   });

@@ -20,19 +20,33 @@ describe('Logto compatibility: search and filters', () => {
     const tag = unique('who').toLowerCase();
     const alice = await fixtures(h).user({ primaryEmail: `${tag}.alice@example.com` });
     await fixtures(h).user({ primaryEmail: `${tag}.bob@example.com` });
-    const found = await ok(h.api('GET', `/users?${q({ 'search.primaryEmail': `${tag}.ALICE@example.com`, 'mode.primaryEmail': 'exact' })}`));
+    const found = await ok(
+      h.api('GET', `/users?${q({ 'search.primaryEmail': `${tag}.ALICE@example.com`, 'mode.primaryEmail': 'exact' })}`),
+    );
     expect(ids(found)).to.deep.equal([alice.id]);
-    const none = await ok(h.api('GET', `/users?${q({ 'search.primaryEmail': `${tag}.nobody@example.com`, 'mode.primaryEmail': 'exact' })}`));
+    const none = await ok(
+      h.api('GET', `/users?${q({ 'search.primaryEmail': `${tag}.nobody@example.com`, 'mode.primaryEmail': 'exact' })}`),
+    );
     expect(none).to.deep.equal([]);
-    const caseSensitive = await ok(h.api('GET', `/users?${q({
-      'search.primaryEmail': `${tag}.ALICE@example.com`, 'mode.primaryEmail': 'exact', isCaseSensitive: 'true',
-    })}`));
+    const caseSensitive = await ok(
+      h.api(
+        'GET',
+        `/users?${q({
+          'search.primaryEmail': `${tag}.ALICE@example.com`,
+          'mode.primaryEmail': 'exact',
+          isCaseSensitive: 'true',
+        })}`,
+      ),
+    );
     expect(caseSensitive).to.deep.equal([]);
   });
 
   it('treats search as a LIKE pattern: % and _ are the only wildcards, everything else is literal', async () => {
     const tag = unique('like').toLowerCase();
-    const [one, two] = [await fixtures(h).user({ username: `${tag}_one` }), await fixtures(h).user({ username: `${tag}_two` })];
+    const [one, two] = [
+      await fixtures(h).user({ username: `${tag}_one` }),
+      await fixtures(h).user({ username: `${tag}_two` }),
+    ];
     expect(ids(await ok(h.api('GET', `/users?${q({ search: `%${tag}%` })}`)))).to.have.members([one.id, two.id]);
     // Without a wildcard the pattern is the whole value, case-insensitively.
     expect(ids(await ok(h.api('GET', `/users?${q({ search: `${tag.toUpperCase()}_ONE` })}`)))).to.deep.equal([one.id]);
@@ -46,11 +60,17 @@ describe('Logto compatibility: search and filters', () => {
     const tag = unique('jt').toLowerCase();
     const ann = await fixtures(h).user({ username: `${tag}_ann`, name: 'Ann Example' });
     const ben = await fixtures(h).user({ username: `${tag}_ben`, name: 'Ben Example' });
-    const and = await ok(h.api('GET', `/users?${q({ 'search.username': `${tag}%`, 'search.name': 'ann%', joint: 'and' })}`));
+    const and = await ok(
+      h.api('GET', `/users?${q({ 'search.username': `${tag}%`, 'search.name': 'ann%', joint: 'and' })}`),
+    );
     expect(ids(and)).to.deep.equal([ann.id]);
-    const or = await ok(h.api('GET', `/users?${q({ 'search.username': `${tag}_ann`, 'search.name': 'ben example', joint: 'or' })}`));
+    const or = await ok(
+      h.api('GET', `/users?${q({ 'search.username': `${tag}_ann`, 'search.name': 'ben example', joint: 'or' })}`),
+    );
     expect(ids(or)).to.have.members([ann.id, ben.id]);
-    const several = await ok(h.api('GET', `/users?${q({ 'search.username': [`${tag}_ann`, `${tag}_ben`], 'mode.username': 'exact' })}`));
+    const several = await ok(
+      h.api('GET', `/users?${q({ 'search.username': [`${tag}_ann`, `${tag}_ben`], 'mode.username': 'exact' })}`),
+    );
     expect(ids(several)).to.have.members([ann.id, ben.id]);
   });
 
@@ -82,7 +102,9 @@ describe('Logto compatibility: search and filters', () => {
   it("searches a role's scopes as Logto", async () => {
     const { scopes } = await fixtures(h).resourceWithScopes(3);
     const role = await fixtures(h).role({ scopeIds: scopes.map((scope: { id: string }) => scope.id) });
-    const found = await ok(h.api('GET', `/roles/${role.id}/scopes?${q({ 'search.name': scopes[1].name, 'mode.name': 'exact' })}`));
+    const found = await ok(
+      h.api('GET', `/roles/${role.id}/scopes?${q({ 'search.name': scopes[1].name, 'mode.name': 'exact' })}`),
+    );
     expect(ids(found)).to.deep.equal([scopes[1].id]);
     expect(await ok(h.api('GET', `/roles/${role.id}/scopes?${q({ search: '%no-such-scope%' })}`))).to.deep.equal([]);
     expect(ids(await ok(h.api('GET', `/roles/${role.id}/scopes`)))).to.have.members(ids(scopes));
@@ -111,7 +133,9 @@ describe('Logto compatibility: search and filters', () => {
     const m2mRole = await fixtures(h).role({ type: 'MachineToMachine' });
     const app = await fixtures(h).m2mApplication();
     await ok(h.api('POST', `/applications/${app.id}/roles`, { roleIds: [m2mRole.id] }));
-    expect(ids(await ok(h.api('GET', `/roles?${q({ excludeApplicationId: app.id, page_size: '100' })}`)))).not.to.include(m2mRole.id);
+    expect(
+      ids(await ok(h.api('GET', `/roles?${q({ excludeApplicationId: app.id, page_size: '100' })}`))),
+    ).not.to.include(m2mRole.id);
     expect(ids(await ok(h.api('GET', `/applications?${q({ excludeRoleId: m2mRole.id })}`)))).not.to.include(app.id);
     const searched = await ok(h.api('GET', `/applications?${q({ 'search.name': app.name, 'mode.name': 'exact' })}`));
     expect(ids(searched)).to.deep.equal([app.id]);

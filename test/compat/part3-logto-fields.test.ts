@@ -13,7 +13,10 @@ describe('Logto compatibility: resources, roles and their holders', () => {
 
   it('ignores indicator in PATCH /resources/:id, as Logto does', async () => {
     const { resource } = await fixtures(h).resourceWithScopes(0);
-    const patched = await h.api('PATCH', `/resources/${resource.id}`, { name: 'renamed', indicator: 'https://other.example.com' });
+    const patched = await h.api('PATCH', `/resources/${resource.id}`, {
+      name: 'renamed',
+      indicator: 'https://other.example.com',
+    });
     expect(patched.status).to.equal(200);
     expect(patched.body).to.include({ name: 'renamed', indicator: resource.indicator });
     expect((await ok(h.api('GET', `/resources/${resource.id}`))).indicator).to.equal(resource.indicator);
@@ -52,7 +55,7 @@ describe('Logto compatibility: resources, roles and their holders', () => {
     expect([roleTwice.status, roleTwice.body.code]).to.deep.equal([422, 'application.role_exists']);
   });
 
-  it('searches a role\'s users and applications, and an application\'s roles', async () => {
+  it("searches a role's users and applications, and an application's roles", async () => {
     const role = await fixtures(h).role();
     const needle = await fixtures(h).user({ username: unique('needle') });
     const other = await fixtures(h).user();
@@ -67,10 +70,14 @@ describe('Logto compatibility: resources, roles and their holders', () => {
     const app = await ok(h.api('POST', '/applications', { name: unique('needleapp'), type: 'MachineToMachine' }));
     const plainApp = await fixtures(h).m2mApplication();
     await ok(h.api('POST', `/roles/${m2mRole.id}/applications`, { applicationIds: [app.id, plainApp.id] }));
-    expect(ids(await ok(h.api('GET', `/roles/${m2mRole.id}/applications?search=${encodeURIComponent('%needleapp%')}`)))).to.deep.equal([app.id]);
+    expect(
+      ids(await ok(h.api('GET', `/roles/${m2mRole.id}/applications?search=${encodeURIComponent('%needleapp%')}`))),
+    ).to.deep.equal([app.id]);
     const plainRole = await fixtures(h).role({ type: 'MachineToMachine' });
     await ok(h.api('POST', `/applications/${app.id}/roles`, { roleIds: [plainRole.id] }));
-    expect(ids(await ok(h.api('GET', `/applications/${app.id}/roles?search=${encodeURIComponent('%needlerole%')}`)))).to.deep.equal([m2mRole.id]);
+    expect(
+      ids(await ok(h.api('GET', `/applications/${app.id}/roles?search=${encodeURIComponent('%needlerole%')}`))),
+    ).to.deep.equal([m2mRole.id]);
   });
 
   it('answers application.invalid_type for the roles of an application that is not MachineToMachine', async () => {
@@ -95,7 +102,7 @@ describe('Logto compatibility: organizations', () => {
   });
   after(() => h.close());
 
-  it('stores color, branding and customCss, answers Logto\'s defaults, and refuses what is not one', async () => {
+  it("stores color, branding and customCss, answers Logto's defaults, and refuses what is not one", async () => {
     const plain = await fixtures(h).organization();
     expect(plain).to.deep.include({ color: {}, branding: {}, customCss: null });
     const fields = {
@@ -108,7 +115,9 @@ describe('Logto compatibility: organizations', () => {
     expect(await ok(h.api('GET', `/organizations/${plain.id}`))).to.deep.include(fields);
     expect((await ok(h.api('PATCH', `/organizations/${plain.id}`, { customCss: null }))).customCss).to.equal(null);
     for (const bad of [
-      { color: { primaryColor: 'red' } }, { branding: { logoUrl: 'javascript:alert(1)' } }, { branding: { favicon: 'https://x.example/f.ico' } },
+      { color: { primaryColor: 'red' } },
+      { branding: { logoUrl: 'javascript:alert(1)' } },
+      { branding: { favicon: 'https://x.example/f.ico' } },
       { customCss: 'x'.repeat(70_000) },
     ]) {
       const refused = await h.api('POST', '/organizations', { name: unique('org'), ...bad });
@@ -122,26 +131,37 @@ describe('Logto compatibility: organizations', () => {
     for (const flag of ['1', 'true']) {
       const listed = await ok(h.api('GET', `/organizations?showFeatured=${flag}&q=${organization.name}`));
       expect(listed).to.have.length(1);
-      expect(listed[0]).to.deep.include({ usersCount: 1, featuredUsers: [{ id: member.id, avatar: null, name: 'Feature Member' }] });
+      expect(listed[0]).to.deep.include({
+        usersCount: 1,
+        featuredUsers: [{ id: member.id, avatar: null, name: 'Feature Member' }],
+      });
     }
     const without = await ok(h.api('GET', `/organizations?showFeatured=0&q=${organization.name}`));
     expect(without[0]).not.to.have.property('usersCount');
   });
 
-  it('searches member applications with q, and lists a member\'s roles by name', async () => {
+  it("searches member applications with q, and lists a member's roles by name", async () => {
     const organization = await fixtures(h).organization();
     const needle = await ok(h.api('POST', '/applications', { name: unique('needleapp'), type: 'MachineToMachine' }));
     const other = await fixtures(h).m2mApplication();
-    await ok(h.api('POST', `/organizations/${organization.id}/applications`, { applicationIds: [needle.id, other.id] }));
+    await ok(
+      h.api('POST', `/organizations/${organization.id}/applications`, { applicationIds: [needle.id, other.id] }),
+    );
     const found = await h.api('GET', `/organizations/${organization.id}/applications?q=needleapp`);
     expect(found.status).to.equal(200);
     expect(ids(found.body)).to.deep.equal([needle.id]);
-    expect(ids(await ok(h.api('GET', `/organizations/${organization.id}/applications`)))).to.deep.equal([needle.id, other.id].sort());
+    expect(ids(await ok(h.api('GET', `/organizations/${organization.id}/applications`)))).to.deep.equal(
+      [needle.id, other.id].sort(),
+    );
 
     const zebra = await fixtures(h).organizationRole({ name: unique('zebra') });
     const alpha = await fixtures(h).organizationRole({ name: unique('alpha') });
     const user = await fixtures(h).member(organization.id);
-    await ok(h.api('POST', `/organizations/${organization.id}/users/${user.id}/roles`, { organizationRoleIds: [zebra.id, alpha.id] }));
+    await ok(
+      h.api('POST', `/organizations/${organization.id}/users/${user.id}/roles`, {
+        organizationRoleIds: [zebra.id, alpha.id],
+      }),
+    );
     const [listed] = await ok(h.api('GET', `/organizations/${organization.id}/users`));
     expect(listed.organizationRoles.map((role: { id: string }) => role.id)).to.deep.equal([alpha.id, zebra.id]);
   });

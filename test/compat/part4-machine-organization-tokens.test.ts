@@ -31,11 +31,16 @@ describe('Logto compatibility: organization tokens on the client-credentials gra
     scopeName = scope.name;
     await json('/api/organization-scopes', 'POST', { name: `other_${newId(6)}` });
     const role = await json('/api/organization-roles', 'POST', {
-      name: `bot_${newId(6)}`, type: 'MachineToMachine', organizationScopeIds: [scope.id], resourceScopeIds: [api.scopes['stock:read']!.id],
+      name: `bot_${newId(6)}`,
+      type: 'MachineToMachine',
+      organizationScopeIds: [scope.id],
+      resourceScopeIds: [api.scopes['stock:read']!.id],
     });
     organizationId = (await json('/api/organizations', 'POST', { name: 'Warehouse' })).id;
     await json(`/api/organizations/${organizationId}/applications`, 'POST', { applicationIds: [machine.id] });
-    await json(`/api/organizations/${organizationId}/applications/${machine.id}/roles`, 'POST', { organizationRoleIds: [role.id] });
+    await json(`/api/organizations/${organizationId}/applications/${machine.id}/roles`, 'POST', {
+      organizationRoleIds: [role.id],
+    });
   });
   after(() => running.close());
 
@@ -51,17 +56,30 @@ describe('Logto compatibility: organization tokens on the client-credentials gra
     const issued = await grant(machine, { organization_id: organizationId, scope: `${scopeName} not-a-scope` });
     expect(issued.status, JSON.stringify(issued.body)).to.equal(200);
     expect(issued.body.scope).to.equal(scopeName);
-    expect(await verified(issued.body.access_token, `urn:logto:organization:${organizationId}`)).to.include({ sub: machine.id, scope: scopeName });
+    expect(await verified(issued.body.access_token, `urn:logto:organization:${organizationId}`)).to.include({
+      sub: machine.id,
+      scope: scopeName,
+    });
     const bare = await grant(machine, { organization_id: organizationId });
     expect(bare.status).to.equal(200);
-    expect((await verified(bare.body.access_token, `urn:logto:organization:${organizationId}`)).scope, 'nothing asked, nothing given').to.equal(undefined);
+    expect(
+      (await verified(bare.body.access_token, `urn:logto:organization:${organizationId}`)).scope,
+      'nothing asked, nothing given',
+    ).to.equal(undefined);
   });
 
   it("gives an API's token inside the organization with its organization roles' resource scopes, naming the organization", async () => {
-    const issued = await grant(machine, { organization_id: organizationId, resource: INDICATOR, scope: 'stock:read stock:write' });
+    const issued = await grant(machine, {
+      organization_id: organizationId,
+      resource: INDICATOR,
+      scope: 'stock:read stock:write',
+    });
     expect(issued.status, JSON.stringify(issued.body)).to.equal(200);
     expect(issued.body.scope).to.equal('stock:read');
-    expect(await verified(issued.body.access_token, INDICATOR)).to.include({ scope: 'stock:read', organization_id: organizationId });
+    expect(await verified(issued.body.access_token, INDICATOR)).to.include({
+      scope: 'stock:read',
+      organization_id: organizationId,
+    });
     const outside = await grant(machine, { resource: INDICATOR, scope: 'stock:read' });
     expect(outside.body.scope, 'outside the organization its roles there give nothing').to.equal(undefined);
   });
@@ -70,19 +88,30 @@ describe('Logto compatibility: organization tokens on the client-credentials gra
     for (const organization of [organizationId, 'no-such-organization']) {
       const refused = await grant(outsider, { organization_id: organization, scope: scopeName });
       expect(refused.status).to.equal(403);
-      expect(refused.body).to.include({ error: 'access_denied', error_description: 'app has not associated with the organization', code: 'oidc.access_denied' });
+      expect(refused.body).to.include({
+        error: 'access_denied',
+        error_description: 'app has not associated with the organization',
+        code: 'oidc.access_denied',
+      });
     }
-    const withoutOrganization = await grant(machine, { resource: 'urn:logto:resource:organizations', scope: scopeName });
+    const withoutOrganization = await grant(machine, {
+      resource: 'urn:logto:resource:organizations',
+      scope: scopeName,
+    });
     expect(withoutOrganization.status).to.equal(400);
     expect(withoutOrganization.body.error).to.equal('invalid_target');
   });
 
   it('never gives a management API token inside an organization, even to an application holding management scopes', async () => {
     const indicator = `${running.baseUrl}/api`;
-    const resources = await json('/api/resources', 'GET') as Array<{ id: string; indicator: string }>;
+    const resources = (await json('/api/resources', 'GET')) as Array<{ id: string; indicator: string }>;
     const management = resources.find((resource) => resource.indicator === indicator)!;
-    const scopes = await json(`/api/resources/${management.id}/scopes`, 'GET') as Array<{ id: string; name: string }>;
-    const admin = await json('/api/roles', 'POST', { name: `admin_${newId(6)}`, type: 'MachineToMachine', scopeIds: scopes.map((scope) => scope.id) });
+    const scopes = (await json(`/api/resources/${management.id}/scopes`, 'GET')) as Array<{ id: string; name: string }>;
+    const admin = await json('/api/roles', 'POST', {
+      name: `admin_${newId(6)}`,
+      type: 'MachineToMachine',
+      scopeIds: scopes.map((scope) => scope.id),
+    });
     await json(`/api/roles/${admin.id}/applications`, 'POST', { applicationIds: [machine.id] });
     const plain = await grant(machine, { resource: indicator, scope: 'all' });
     expect(plain.body.scope, 'outside an organization the role acts').to.equal('all');

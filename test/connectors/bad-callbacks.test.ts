@@ -17,12 +17,18 @@ describe('Experience API: callbacks that do not belong to the sign-in are refuse
     const client = f.h.client();
     await client.open(f.h.app);
     await client.ok('PUT', '', { interactionEvent: 'SignIn' });
-    const answer = await client.ok('POST', `/verification/social/${connectorId}/authorization-uri`, { state: 'client-state-abcd', redirectUri: API_CALLBACK });
-    return { client, ...answer as { authorizationUri: string; verificationId: string } };
+    const answer = await client.ok('POST', `/verification/social/${connectorId}/authorization-uri`, {
+      state: 'client-state-abcd',
+      redirectUri: API_CALLBACK,
+    });
+    return { client, ...(answer as { authorizationUri: string; verificationId: string }) };
   }
 
-  const verify = (client: Awaited<ReturnType<typeof started>>['client'], verificationId: string, connectorData: Record<string, string>) =>
-    client.api('POST', `/verification/social/${connectorId}/verify`, { verificationId, connectorData });
+  const verify = (
+    client: Awaited<ReturnType<typeof started>>['client'],
+    verificationId: string,
+    connectorData: Record<string, string>,
+  ) => client.api('POST', `/verification/social/${connectorId}/verify`, { verificationId, connectorData });
 
   it('a state other than the one sent: 401 connector.authorization_failed', async () => {
     const { client, authorizationUri, verificationId } = await started();
@@ -44,7 +50,11 @@ describe('Experience API: callbacks that do not belong to the sign-in are refuse
 
   it('a wrong code, a replayed callback and a code redeemed before: 401, never a 500', async () => {
     const first = await started();
-    const wrong = await verify(first.client, first.verificationId, { code: 'not-a-code', state: 'client-state-abcd', iss: `${f.upstream.baseUrl}/oidc` });
+    const wrong = await verify(first.client, first.verificationId, {
+      code: 'not-a-code',
+      state: 'client-state-abcd',
+      iss: `${f.upstream.baseUrl}/oidc`,
+    });
     expect(wrong.status, JSON.stringify(wrong.body)).to.equal(401);
     expect(wrong.body.code).to.equal('connector.social_auth_code_invalid');
 
@@ -78,10 +88,16 @@ describe('Experience API: callbacks that do not belong to the sign-in are refuse
 
   it('unknown connectors and verifications: 404', async () => {
     const { client, verificationId } = await started();
-    const unknown = await client.api('POST', '/verification/social/no-such-connector/authorization-uri', { state: 'client-state-abcd', redirectUri: API_CALLBACK });
+    const unknown = await client.api('POST', '/verification/social/no-such-connector/authorization-uri', {
+      state: 'client-state-abcd',
+      redirectUri: API_CALLBACK,
+    });
     expect(unknown.status).to.equal(404);
     expect(unknown.body.code).to.equal('entity.not_exists_with_id');
-    const unknownSso = await client.api('POST', '/verification/sso/no-such-connector/authorization-uri', { state: 'client-state-abcd', redirectUri: API_CALLBACK });
+    const unknownSso = await client.api('POST', '/verification/sso/no-such-connector/authorization-uri', {
+      state: 'client-state-abcd',
+      redirectUri: API_CALLBACK,
+    });
     expect(unknownSso.status).to.equal(404);
     const otherVerification = await verify(client, 'no-such-verification', { code: 'x', state: 'client-state-abcd' });
     expect(otherVerification.status).to.equal(404);
@@ -89,7 +105,10 @@ describe('Experience API: callbacks that do not belong to the sign-in are refuse
     const unverified = await client.api('POST', '/identification', { verificationId });
     expect(unverified.status).to.equal(400);
     expect(unverified.body.code).to.equal('session.verification_failed');
-    const malformed = await client.api('POST', `/verification/social/${connectorId}/verify`, { verificationId, connectorData: { code: 42 } });
+    const malformed = await client.api('POST', `/verification/social/${connectorId}/verify`, {
+      verificationId,
+      connectorData: { code: 42 },
+    });
     expect(malformed.status).to.equal(400);
     expect(malformed.body.code).to.equal('guard.invalid_input');
   });
@@ -98,17 +117,22 @@ describe('Experience API: callbacks that do not belong to the sign-in are refuse
     const suspended = await f.upstreamUser();
     const register = await started();
     await register.client.ok('POST', `/verification/social/${connectorId}/verify`, {
-      verificationId: register.verificationId, connectorData: paramsOf(await f.signInUpstream(register.authorizationUri, suspended)),
+      verificationId: register.verificationId,
+      connectorData: paramsOf(await f.signInUpstream(register.authorizationUri, suspended)),
     });
     await register.client.ok('PUT', '/interaction-event', { interactionEvent: 'Register' });
     const created = await register.client.api('POST', '/identification', { verificationId: register.verificationId });
     expect(created.status).to.equal(201);
     const userId = (await register.client.submitForTokens()).claims()!.sub;
-    expect((await f.h.running.request(`/api/users/${userId}/is-suspended`, { method: 'PATCH', json: { isSuspended: true } })).status).to.equal(200);
+    expect(
+      (await f.h.running.request(`/api/users/${userId}/is-suspended`, { method: 'PATCH', json: { isSuspended: true } }))
+        .status,
+    ).to.equal(200);
 
     const again = await started();
     await again.client.ok('POST', `/verification/social/${connectorId}/verify`, {
-      verificationId: again.verificationId, connectorData: paramsOf(await f.signInUpstream(again.authorizationUri, suspended)),
+      verificationId: again.verificationId,
+      connectorData: paramsOf(await f.signInUpstream(again.authorizationUri, suspended)),
     });
     const refused = await again.client.api('POST', '/identification', { verificationId: again.verificationId });
     expect(refused.status).to.equal(422);
@@ -119,9 +143,12 @@ describe('Experience API: callbacks that do not belong to the sign-in are refuse
     try {
       const closed = await started();
       await closed.client.ok('POST', `/verification/social/${connectorId}/verify`, {
-        verificationId: closed.verificationId, connectorData: paramsOf(await f.signInUpstream(closed.authorizationUri, stranger)),
+        verificationId: closed.verificationId,
+        connectorData: paramsOf(await f.signInUpstream(closed.authorizationUri, stranger)),
       });
-      expect((await closed.client.api('POST', '/identification', { verificationId: closed.verificationId })).status).to.equal(404);
+      expect(
+        (await closed.client.api('POST', '/identification', { verificationId: closed.verificationId })).status,
+      ).to.equal(404);
       const register = await closed.client.api('PUT', '/interaction-event', { interactionEvent: 'Register' });
       expect(register.status).to.equal(403);
       expect(register.body.code).to.equal('auth.forbidden');

@@ -9,7 +9,7 @@ import { API_CALLBACK, listen, paramsOf, startFederation, type Federation, type 
  * empty logo) against a second instance of the service, and its OAuth 2.0 connector against a token endpoint that
  * answers form encoded, as GitHub's does.
  */
-describe('connectors from Logto\'s exported configs', () => {
+describe("connectors from Logto's exported configs", () => {
   let f: Federation;
   let issuer: string;
 
@@ -19,13 +19,20 @@ describe('connectors from Logto\'s exported configs', () => {
   });
   after(() => f.close());
 
-  const create = (body: Record<string, unknown>) => f.h.running.request('/api/connectors', { method: 'POST', json: body });
+  const create = (body: Record<string, unknown>) =>
+    f.h.running.request('/api/connectors', { method: 'POST', json: body });
 
   /** Logto's OIDC connector config for the upstream, as its console saves it. */
   const logtoOidc = (verification: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) => ({
-    clientId: f.client.id, clientSecret: f.client.secret, responseType: 'code', grantType: 'authorization_code',
-    authorizationEndpoint: `${issuer}/auth`, tokenEndpoint: `${issuer}/token`, scope: 'profile+email',
-    idTokenVerificationConfig: { jwksUri: `${issuer}/jwks`, issuer, ...verification }, ...extra,
+    clientId: f.client.id,
+    clientSecret: f.client.secret,
+    responseType: 'code',
+    grantType: 'authorization_code',
+    authorizationEndpoint: `${issuer}/auth`,
+    tokenEndpoint: `${issuer}/token`,
+    scope: 'profile+email',
+    idTokenVerificationConfig: { jwksUri: `${issuer}/jwks`, issuer, ...verification },
+    ...extra,
   });
 
   /** A social sign-in (event SignIn) through the connector up to the callback; the answer of `/verify`. */
@@ -33,33 +40,56 @@ describe('connectors from Logto\'s exported configs', () => {
     const client = f.h.client();
     await client.open(f.h.app);
     await client.ok('PUT', '', { interactionEvent: 'SignIn' });
-    const { authorizationUri, verificationId } = await client.ok('POST', `/verification/social/${connectorId}/authorization-uri`, {
-      state: 'client-state-1234', redirectUri: API_CALLBACK,
-    });
+    const { authorizationUri, verificationId } = await client.ok(
+      'POST',
+      `/verification/social/${connectorId}/authorization-uri`,
+      {
+        state: 'client-state-1234',
+        redirectUri: API_CALLBACK,
+      },
+    );
     const callback = await f.signInUpstream(authorizationUri, user);
-    const verified = await client.api('POST', `/verification/social/${connectorId}/verify`, { verificationId, connectorData: paramsOf(callback) });
+    const verified = await client.api('POST', `/verification/social/${connectorId}/verify`, {
+      verificationId,
+      connectorData: paramsOf(callback),
+    });
     return { client, verificationId, authorizationUri: new URL(authorizationUri), verified };
   }
 
-  it('creates the connector from Logto\'s OIDC config and registers through it, with the request the config describes', async () => {
+  it("creates the connector from Logto's OIDC config and registers through it, with the request the config describes", async () => {
     const res = await create({
-      connectorId: 'oidc', metadata: { target: 'logto-oidc', name: { en: 'Logto OIDC' }, logo: './logo.svg', logoDark: '' },
-      config: logtoOidc({ audience: f.client.id, algorithms: ['ES256', 'EdDSA'], clockTolerance: '30s', maxTokenAge: 600 }, {
-        authRequestOptionalConfig: { prompt: 'login', uiLocales: 'en', responseMode: 'query' }, customConfig: { accessType: 'offline' },
-      }),
+      connectorId: 'oidc',
+      metadata: { target: 'logto-oidc', name: { en: 'Logto OIDC' }, logo: './logo.svg', logoDark: '' },
+      config: logtoOidc(
+        { audience: f.client.id, algorithms: ['ES256', 'EdDSA'], clockTolerance: '30s', maxTokenAge: 600 },
+        {
+          authRequestOptionalConfig: { prompt: 'login', uiLocales: 'en', responseMode: 'query' },
+          customConfig: { accessType: 'offline' },
+        },
+      ),
     });
     const connector = await json(res);
     expect(res.status, JSON.stringify(connector)).to.equal(201);
     expect(connector.metadata).to.include({ logo: './logo.svg', logoDark: null });
-    expect(connector.config).to.deep.include({ scope: 'profile email openid', responseType: 'code', grantType: 'authorization_code' });
+    expect(connector.config).to.deep.include({
+      scope: 'profile email openid',
+      responseType: 'code',
+      grantType: 'authorization_code',
+    });
     expect(connector.config.idTokenVerificationConfig).to.include({ clockTolerance: 30, maxTokenAge: 600 });
 
     const person = await f.upstreamUser(undefined, 'Logto Export');
     const { client, verificationId, authorizationUri, verified } = await throughUpstream(connector.id, person);
     expect(verified.status, JSON.stringify(verified.body)).to.be.lessThan(300);
     expect(Object.fromEntries(authorizationUri.searchParams)).to.include({
-      response_type: 'code', client_id: f.client.id, scope: 'profile email openid', prompt: 'login', ui_locales: 'en',
-      response_mode: 'query', access_type: 'offline', code_challenge_method: 'S256',
+      response_type: 'code',
+      client_id: f.client.id,
+      scope: 'profile email openid',
+      prompt: 'login',
+      ui_locales: 'en',
+      response_mode: 'query',
+      access_type: 'offline',
+      code_challenge_method: 'S256',
     });
     expect(authorizationUri.searchParams.get('nonce')).to.be.a('string');
     await client.ok('PUT', '/interaction-event', { interactionEvent: 'Register' });
@@ -84,12 +114,16 @@ describe('connectors from Logto\'s exported configs', () => {
       expect(verified.status, `${target}: ${JSON.stringify(verified.body)}`).to.equal(401);
       expect(verified.body.code, target).to.equal('connector.social_id_token_invalid');
     }
-    const matching = await create({ connectorId: 'oidc', metadata: { target: 'right-subject' }, config: logtoOidc({ subject: person.id, issuer: [issuer] }) });
+    const matching = await create({
+      connectorId: 'oidc',
+      metadata: { target: 'right-subject' },
+      config: logtoOidc({ subject: person.id, issuer: [issuer] }),
+    });
     const { verified } = await throughUpstream((await json(matching)).id, person);
     expect(verified.status, JSON.stringify(verified.body)).to.be.lessThan(300);
   });
 
-  it('refuses what cannot act here with 400 connector.invalid_config, and an unknown factory with Logto\'s 422 code', async () => {
+  it("refuses what cannot act here with 400 connector.invalid_config, and an unknown factory with Logto's 422 code", async () => {
     const refused: Array<[string, Record<string, unknown>]> = [
       ['a fixed verification date', logtoOidc({ currentDate: '2020-01-01T00:00:00Z' })],
       ['another audience', logtoOidc({ audience: 'someone-else' })],
@@ -106,13 +140,29 @@ describe('connectors from Logto\'s exported configs', () => {
       expect(res.status, what).to.equal(400);
       expect((await json(res)).code, what).to.equal('connector.invalid_config');
     }
-    for (const logo of ['javascript:alert(1)', ' javascript:alert(1)', 'java\tscript:alert(1)', '//evil.example.com/logo.png', '\\\\evil.example.com/logo.png']) {
-      const refusedLogo = await create({ connectorId: 'oidc', metadata: { target: 'refused', logo }, config: logtoOidc() });
+    for (const logo of [
+      'javascript:alert(1)',
+      ' javascript:alert(1)',
+      'java\tscript:alert(1)',
+      '//evil.example.com/logo.png',
+      '\\\\evil.example.com/logo.png',
+    ]) {
+      const refusedLogo = await create({
+        connectorId: 'oidc',
+        metadata: { target: 'refused', logo },
+        config: logtoOidc(),
+      });
       expect(refusedLogo.status, logo).to.equal(400);
     }
-    for (const body of [{ connectorId: 'github-universal', metadata: { target: 'github' }, config: {} }, { connectorId: 'mock-email-service' }]) {
+    for (const body of [
+      { connectorId: 'github-universal', metadata: { target: 'github' }, config: {} },
+      { connectorId: 'mock-email-service' },
+    ]) {
       const unknown = await create(body);
-      expect([unknown.status, (await json(unknown)).code], 'the factory is checked first, as in Logto').to.deep.equal([422, 'connector.not_found_with_connector_id']);
+      expect([unknown.status, (await json(unknown)).code], 'the factory is checked first, as in Logto').to.deep.equal([
+        422,
+        'connector.not_found_with_connector_id',
+      ]);
     }
     const noTarget = await create({ connectorId: 'oidc', config: logtoOidc() });
     expect([noTarget.status, (await json(noTarget)).code]).to.deep.equal([400, 'connector.should_specify_target']);
@@ -126,24 +176,40 @@ describe('connectors from Logto\'s exported configs', () => {
       if (url.pathname === '/login/oauth/access_token') {
         const form = new URLSearchParams(body);
         // A refused code is answered 200 with an error, as GitHub does.
-        const answer = form.get('code') === 'good-code' && form.get('code_verifier') && form.get('allow_signup') === 'false'
-          ? 'access_token=gho_token123&scope=read%3Auser&token_type=bearer'
-          : 'error=bad_verification_code&error_description=The+code+passed+is+incorrect+or+expired.';
+        const answer =
+          form.get('code') === 'good-code' && form.get('code_verifier') && form.get('allow_signup') === 'false'
+            ? 'access_token=gho_token123&scope=read%3Auser&token_type=bearer'
+            : 'error=bad_verification_code&error_description=The+code+passed+is+incorrect+or+expired.';
         res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' }).end(answer);
       } else if (url.pathname === '/user' && req.headers.authorization === 'Bearer gho_token123') {
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ id: 583231, login: 'octocat', name: 'The Octocat', avatar_url: 'https://avatars.example.com/u/583231' }));
+        res.writeHead(200, { 'content-type': 'application/json' }).end(
+          JSON.stringify({
+            id: 583231,
+            login: 'octocat',
+            name: 'The Octocat',
+            avatar_url: 'https://avatars.example.com/u/583231',
+          }),
+        );
       } else {
         res.writeHead(401).end();
       }
     });
     try {
       const res = await create({
-        connectorId: 'oauth2', metadata: { target: 'github', name: { en: 'GitHub' }, logo: '' },
+        connectorId: 'oauth2',
+        metadata: { target: 'github', name: { en: 'GitHub' }, logo: '' },
         config: {
-          clientId: 'Iv1.abc', clientSecret: 'github-secret', responseType: 'code', grantType: 'authorization_code',
-          authorizationEndpoint: `${provider.origin}/login/oauth/authorize`, tokenEndpoint: `${provider.origin}/login/oauth/access_token`,
-          userInfoEndpoint: `${provider.origin}/user`, scope: 'read:user+user:email', tokenEndpointResponseType: 'query-string',
-          customConfig: { allowSignup: 'false' }, profileMap: { id: 'id', name: 'name', avatar: 'avatar_url' },
+          clientId: 'Iv1.abc',
+          clientSecret: 'github-secret',
+          responseType: 'code',
+          grantType: 'authorization_code',
+          authorizationEndpoint: `${provider.origin}/login/oauth/authorize`,
+          tokenEndpoint: `${provider.origin}/login/oauth/access_token`,
+          userInfoEndpoint: `${provider.origin}/user`,
+          scope: 'read:user+user:email',
+          tokenEndpointResponseType: 'query-string',
+          customConfig: { allowSignup: 'false' },
+          profileMap: { id: 'id', name: 'name', avatar: 'avatar_url' },
         },
       });
       const connector = await json(res);
@@ -154,13 +220,23 @@ describe('connectors from Logto\'s exported configs', () => {
         const client = f.h.client();
         await client.open(f.h.app);
         await client.ok('PUT', '', { interactionEvent: 'Register' });
-        const { authorizationUri, verificationId } = await client.ok('POST', `/verification/social/${connector.id}/authorization-uri`, {
-          state: 'client-state-5678', redirectUri: API_CALLBACK,
-        });
+        const { authorizationUri, verificationId } = await client.ok(
+          'POST',
+          `/verification/social/${connector.id}/authorization-uri`,
+          {
+            state: 'client-state-5678',
+            redirectUri: API_CALLBACK,
+          },
+        );
         const sent = new URL(authorizationUri).searchParams;
-        expect(Object.fromEntries(sent)).to.include({ scope: 'read:user user:email', allow_signup: 'false', client_id: 'Iv1.abc' });
+        expect(Object.fromEntries(sent)).to.include({
+          scope: 'read:user user:email',
+          allow_signup: 'false',
+          client_id: 'Iv1.abc',
+        });
         const verified = await client.api('POST', `/verification/social/${connector.id}/verify`, {
-          verificationId, connectorData: { code, state: sent.get('state') },
+          verificationId,
+          connectorData: { code, state: sent.get('state') },
         });
         return { client, verificationId, verified };
       };
@@ -177,12 +253,17 @@ describe('connectors from Logto\'s exported configs', () => {
       const user = await json(f.h.running.request(`/api/users/${userId}`));
       expect(user).to.include({ name: 'The Octocat', avatar: 'https://avatars.example.com/u/583231' });
       expect(user.identities.github).to.deep.include({ userId: '583231' });
-      const token = provider.requests.find((request) => request.path === '/login/oauth/access_token' && request.body.includes('good-code'))!;
-      expect(token.headers.authorization, 'client_secret_basic').to.equal(`Basic ${Buffer.from('Iv1.abc:github-secret').toString('base64')}`);
+      const token = provider.requests.find(
+        (request) => request.path === '/login/oauth/access_token' && request.body.includes('good-code'),
+      )!;
+      expect(token.headers.authorization, 'client_secret_basic').to.equal(
+        `Basic ${Buffer.from('Iv1.abc:github-secret').toString('base64')}`,
+      );
       expect(token.headers.accept).to.equal('application/x-www-form-urlencoded');
 
       const asJson = await f.h.running.request(`/api/connectors/${connector.id}`, {
-        method: 'PATCH', json: { config: { ...connector.config, tokenEndpointResponseType: 'json' } },
+        method: 'PATCH',
+        json: { config: { ...connector.config, tokenEndpointResponseType: 'json' } },
       });
       expect(asJson.status).to.equal(200);
       const strict = await attempt('good-code');
@@ -201,21 +282,42 @@ describe('connectors from Logto\'s exported configs', () => {
       if (url.pathname === '/token') {
         const form = new URLSearchParams(body);
         void jwtVerify(form.get('client_assertion') ?? '', new TextEncoder().encode(secret), {
-          algorithms: ['HS512'], issuer: 'jwt-client', subject: 'jwt-client', audience: `${provider.origin}/token`,
-        }).then(({ payload, protectedHeader }) => {
-          seen.push({ ...payload, alg: protectedHeader.alg, type: form.get('client_assertion_type'), basic: req.headers.authorization ?? null });
-          res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ access_token: 'jwt-token', token_type: 'bearer' }));
-        }, () => res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'invalid_client' })));
+          algorithms: ['HS512'],
+          issuer: 'jwt-client',
+          subject: 'jwt-client',
+          audience: `${provider.origin}/token`,
+        }).then(
+          ({ payload, protectedHeader }) => {
+            seen.push({
+              ...payload,
+              alg: protectedHeader.alg,
+              type: form.get('client_assertion_type'),
+              basic: req.headers.authorization ?? null,
+            });
+            res
+              .writeHead(200, { 'content-type': 'application/json' })
+              .end(JSON.stringify({ access_token: 'jwt-token', token_type: 'bearer' }));
+          },
+          () =>
+            res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'invalid_client' })),
+        );
       } else if (url.pathname === '/me' && req.headers.authorization === 'Bearer jwt-token') {
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ id: 'jwt-user-1', name: 'Assertion Person' }));
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ id: 'jwt-user-1', name: 'Assertion Person' }));
       } else {
         res.writeHead(404).end();
       }
     });
     try {
       const config = {
-        clientId: 'jwt-client', clientSecret: secret, tokenEndpointAuthMethod: 'client_secret_jwt', clientSecretJwtSigningAlgorithm: 'HS512',
-        authorizationEndpoint: `${provider.origin}/authorize`, tokenEndpoint: `${provider.origin}/token`, userInfoEndpoint: `${provider.origin}/me`,
+        clientId: 'jwt-client',
+        clientSecret: secret,
+        tokenEndpointAuthMethod: 'client_secret_jwt',
+        clientSecretJwtSigningAlgorithm: 'HS512',
+        authorizationEndpoint: `${provider.origin}/authorize`,
+        tokenEndpoint: `${provider.origin}/token`,
+        userInfoEndpoint: `${provider.origin}/me`,
       };
       const res = await create({ connectorId: 'oauth2', metadata: { target: 'jwt-idp' }, config });
       const connector = await json(res);
@@ -223,29 +325,53 @@ describe('connectors from Logto\'s exported configs', () => {
       const client = f.h.client();
       await client.open(f.h.app);
       await client.ok('PUT', '', { interactionEvent: 'Register' });
-      const { authorizationUri, verificationId } = await client.ok('POST', `/verification/social/${connector.id}/authorization-uri`, {
-        state: 'client-state-jwt', redirectUri: API_CALLBACK,
-      });
+      const { authorizationUri, verificationId } = await client.ok(
+        'POST',
+        `/verification/social/${connector.id}/authorization-uri`,
+        {
+          state: 'client-state-jwt',
+          redirectUri: API_CALLBACK,
+        },
+      );
       const verified = await client.api('POST', `/verification/social/${connector.id}/verify`, {
-        verificationId, connectorData: { code: 'jwt-code', state: new URL(authorizationUri).searchParams.get('state') },
+        verificationId,
+        connectorData: { code: 'jwt-code', state: new URL(authorizationUri).searchParams.get('state') },
       });
       expect(verified.status, JSON.stringify(verified.body)).to.be.lessThan(300);
       expect(seen).to.have.length(1);
-      expect(seen[0]).to.include({ alg: 'HS512', type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer', basic: null });
+      expect(seen[0]).to.include({
+        alg: 'HS512',
+        type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer',
+        basic: null,
+      });
       expect(seen[0]!.jti).to.be.a('string');
 
-      const wrongSecret = await f.h.running.request(`/api/connectors/${connector.id}`, { method: 'PATCH', json: { config: { ...config, clientSecret: 'another-secret-entirely-456' } } });
+      const wrongSecret = await f.h.running.request(`/api/connectors/${connector.id}`, {
+        method: 'PATCH',
+        json: { config: { ...config, clientSecret: 'another-secret-entirely-456' } },
+      });
       expect(wrongSecret.status).to.equal(200);
       const again = f.h.client();
       await again.open(f.h.app);
       await again.ok('PUT', '', { interactionEvent: 'Register' });
-      const started = await again.ok('POST', `/verification/social/${connector.id}/authorization-uri`, { state: 'client-state-jwt2', redirectUri: API_CALLBACK });
-      const refused = await again.api('POST', `/verification/social/${connector.id}/verify`, {
-        verificationId: started.verificationId, connectorData: { code: 'jwt-code', state: new URL(started.authorizationUri).searchParams.get('state') },
+      const started = await again.ok('POST', `/verification/social/${connector.id}/authorization-uri`, {
+        state: 'client-state-jwt2',
+        redirectUri: API_CALLBACK,
       });
-      expect([refused.status, refused.body.code], 'an assertion the provider cannot verify').to.deep.equal([400, 'connector.invalid_response']);
+      const refused = await again.api('POST', `/verification/social/${connector.id}/verify`, {
+        verificationId: started.verificationId,
+        connectorData: { code: 'jwt-code', state: new URL(started.authorizationUri).searchParams.get('state') },
+      });
+      expect([refused.status, refused.body.code], 'an assertion the provider cannot verify').to.deep.equal([
+        400,
+        'connector.invalid_response',
+      ]);
 
-      const discovery = await create({ connectorId: 'oidc', metadata: { target: 'jwt-discovery' }, config: { clientId: 'x', clientSecret: 'y', issuer, tokenEndpointAuthMethod: 'client_secret_jwt' } });
+      const discovery = await create({
+        connectorId: 'oidc',
+        metadata: { target: 'jwt-discovery' },
+        config: { clientId: 'x', clientSecret: 'y', issuer, tokenEndpointAuthMethod: 'client_secret_jwt' },
+      });
       expect([discovery.status, (await json(discovery)).code]).to.deep.equal([400, 'connector.invalid_config']);
     } finally {
       await provider.close();

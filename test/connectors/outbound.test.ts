@@ -9,7 +9,9 @@ import { API_CALLBACK, listen } from './support.ts';
  * An identity provider on loopback whose discovery document names its token endpoint at `tokenEndpoint` (its own
  * `/token` unless given), answered by `token`.
  */
-async function identityProvider(options: { tokenEndpoint?: (origin: string) => string; token?: (res: ServerResponse) => void } = {}) {
+async function identityProvider(
+  options: { tokenEndpoint?: (origin: string) => string; token?: (res: ServerResponse) => void } = {},
+) {
   const idp = await listen((req, res) => {
     const answer = (body: unknown) => {
       res.setHeader('content-type', 'application/json');
@@ -17,8 +19,12 @@ async function identityProvider(options: { tokenEndpoint?: (origin: string) => s
     };
     if (req.url === '/.well-known/openid-configuration') {
       answer({
-        issuer: idp.origin, authorization_endpoint: `${idp.origin}/auth`, token_endpoint: options.tokenEndpoint?.(idp.origin) ?? `${idp.origin}/token`,
-        jwks_uri: `${idp.origin}/jwks`, response_types_supported: ['code'], subject_types_supported: ['public'],
+        issuer: idp.origin,
+        authorization_endpoint: `${idp.origin}/auth`,
+        token_endpoint: options.tokenEndpoint?.(idp.origin) ?? `${idp.origin}/token`,
+        jwks_uri: `${idp.origin}/jwks`,
+        response_types_supported: ['code'],
+        subject_types_supported: ['public'],
         id_token_signing_alg_values_supported: ['RS256'],
       });
     } else if (req.url === '/jwks') {
@@ -36,8 +42,10 @@ async function identityProvider(options: { tokenEndpoint?: (origin: string) => s
 /** A social OIDC connector on `issuer`, and a sign-in through it up to the provider's callback (`state` as sent). */
 async function signInThrough(h: ExperienceHarness, issuer: string, state: string) {
   const created = await h.running.request('/api/connectors', {
-    method: 'POST', json: {
-      connectorId: 'oidc', metadata: { target: uniqueName('idp'), name: { en: 'Identity provider' } },
+    method: 'POST',
+    json: {
+      connectorId: 'oidc',
+      metadata: { target: uniqueName('idp'), name: { en: 'Identity provider' } },
       config: { clientId: 'downstream', clientSecret: 'connector-secret-1', issuer },
     },
   });
@@ -46,21 +54,29 @@ async function signInThrough(h: ExperienceHarness, issuer: string, state: string
   const client = h.client();
   await client.open(h.app);
   await client.ok('PUT', '', { interactionEvent: 'SignIn' });
-  const { authorizationUri, verificationId } = await client.ok('POST', `/verification/social/${connector.id}/authorization-uri`, {
-    state, redirectUri: API_CALLBACK,
-  });
-  const callback = (code: string) => client.api('POST', `/verification/social/${connector.id}/verify`, {
-    verificationId, connectorData: { code, state },
-  });
+  const { authorizationUri, verificationId } = await client.ok(
+    'POST',
+    `/verification/social/${connector.id}/authorization-uri`,
+    {
+      state,
+      redirectUri: API_CALLBACK,
+    },
+  );
+  const callback = (code: string) =>
+    client.api('POST', `/verification/social/${connector.id}/verify`, {
+      verificationId,
+      connectorData: { code, state },
+    });
   return { authorizationUri: authorizationUri as string, callback };
 }
 
 /** Stands for an internal service: it answers a token request as a token endpoint would refuse a code. */
-const internalService = () => listen((_req, res) => {
-  res.statusCode = 400;
-  res.setHeader('content-type', 'application/json');
-  res.end(JSON.stringify({ error: 'invalid_grant' }));
-});
+const internalService = () =>
+  listen((_req, res) => {
+    res.statusCode = 400;
+    res.setHeader('content-type', 'application/json');
+    res.end(JSON.stringify({ error: 'invalid_grant' }));
+  });
 
 describe('Connectors: endpoints a discovery document names reach no further than its issuer could', () => {
   describe('with the default settings', () => {
@@ -75,8 +91,11 @@ describe('Connectors: endpoints a discovery document names reach no further than
       const idp = await identityProvider({ tokenEndpoint: () => `${internal.origin}/token` });
       try {
         const sso = await h.running.request('/api/sso-connectors', {
-          method: 'POST', json: {
-            providerName: 'OIDC', connectorName: uniqueName('Internal'), domains: [`${uniqueName('d').replace('_', '-')}.example`],
+          method: 'POST',
+          json: {
+            providerName: 'OIDC',
+            connectorName: uniqueName('Internal'),
+            domains: [`${uniqueName('d').replace('_', '-')}.example`],
             config: { clientId: 'downstream', clientSecret: 'connector-secret-1', issuer: idp.origin },
           },
         });
@@ -86,8 +105,10 @@ describe('Connectors: endpoints a discovery document names reach no further than
         expect(ssoBody.message).to.include('token_endpoint').and.include('CONNECTOR_ENDPOINT_NETWORKS');
 
         const social = await h.running.request('/api/connectors', {
-          method: 'POST', json: {
-            connectorId: 'oidc', metadata: { target: uniqueName('internal'), name: { en: 'Internal' } },
+          method: 'POST',
+          json: {
+            connectorId: 'oidc',
+            metadata: { target: uniqueName('internal'), name: { en: 'Internal' } },
             config: { clientId: 'downstream', clientSecret: 'connector-secret-1', issuer: idp.origin },
           },
         });
@@ -102,7 +123,7 @@ describe('Connectors: endpoints a discovery document names reach no further than
     });
   });
 
-  describe('with the endpoint\'s network listed in CONNECTOR_ENDPOINT_NETWORKS', () => {
+  describe("with the endpoint's network listed in CONNECTOR_ENDPOINT_NETWORKS", () => {
     let h: ExperienceHarness;
     before(async () => {
       h = await startExperienceHarness({ CONNECTOR_ENDPOINT_NETWORKS: '127.0.0.1/32' });
@@ -129,8 +150,12 @@ describe('Connectors: endpoints a discovery document names reach no further than
 
   describe('the rule, over a resolver standing for DNS (nothing is connected to)', () => {
     const names: Record<string, string> = {
-      'idp.example': '93.184.216.34', 'api.idp.example': '93.184.216.35', 'inward.example': '10.1.2.3',
-      'loop.example': '127.0.0.1', 'internal-idp.example': '10.0.0.5', 'token.internal.example': '10.0.9.9',
+      'idp.example': '93.184.216.34',
+      'api.idp.example': '93.184.216.35',
+      'inward.example': '10.1.2.3',
+      'loop.example': '127.0.0.1',
+      'internal-idp.example': '10.0.0.5',
+      'token.internal.example': '10.0.9.9',
     };
     const resolve: Resolver = async (hostname) => {
       const address = names[hostname];
@@ -139,30 +164,57 @@ describe('Connectors: endpoints a discovery document names reach no further than
     };
     // The internal IdP itself is reachable as the operator configured it (its address listed for configured URLs).
     const outbound = createOutbound({
-      deadlineMs: 1000, resolve, allowedNetworks: parseNetworks('10.0.0.5/32'), endpointNetworks: parseNetworks('10.0.9.0/24'),
+      deadlineMs: 1000,
+      resolve,
+      allowedNetworks: parseNetworks('10.0.0.5/32'),
+      endpointNetworks: parseNetworks('10.0.9.0/24'),
     });
 
     it('a public issuer: public endpoints only, never loopback or the internal network', async () => {
-      expect(await outbound.endpointProblem('https://idp.example', 'https://api.idp.example/token')).to.equal(undefined);
-      expect(await outbound.endpointProblem('https://idp.example', 'https://inward.example/token')).to.include('not a public address');
-      expect(await outbound.endpointProblem('https://idp.example', 'http://127.0.0.1:8080/token')).to.include('not a public address');
-      expect(await outbound.endpointProblem('https://idp.example', 'https://loop.example/token')).to.include('not a public address');
+      expect(await outbound.endpointProblem('https://idp.example', 'https://api.idp.example/token')).to.equal(
+        undefined,
+      );
+      expect(await outbound.endpointProblem('https://idp.example', 'https://inward.example/token')).to.include(
+        'not a public address',
+      );
+      expect(await outbound.endpointProblem('https://idp.example', 'http://127.0.0.1:8080/token')).to.include(
+        'not a public address',
+      );
+      expect(await outbound.endpointProblem('https://idp.example', 'https://loop.example/token')).to.include(
+        'not a public address',
+      );
       // Even a listed network is out of a public issuer's reach.
-      expect(await outbound.endpointProblem('https://idp.example', 'https://token.internal.example/token')).to.include('not a public address');
+      expect(await outbound.endpointProblem('https://idp.example', 'https://token.internal.example/token')).to.include(
+        'not a public address',
+      );
     });
 
     it('a non-public issuer: its own origin, or a listed network', async () => {
-      expect(await outbound.endpointProblem('https://internal-idp.example/realm', 'https://internal-idp.example/token')).to.equal(undefined);
-      expect(await outbound.endpointProblem('https://internal-idp.example', 'https://token.internal.example/token')).to.equal(undefined);
-      expect(await outbound.endpointProblem('https://internal-idp.example', 'https://inward.example/token')).to.include('CONNECTOR_ENDPOINT_NETWORKS');
-      expect(await outbound.endpointProblem('https://internal-idp.example', 'https://api.idp.example/token')).to.include('CONNECTOR_ENDPOINT_NETWORKS');
-      expect(await outbound.endpointProblem('https://internal-idp.example', 'https://internal-idp.example:8443/token'), 'another port is another origin')
-        .to.include('CONNECTOR_ENDPOINT_NETWORKS');
+      expect(
+        await outbound.endpointProblem('https://internal-idp.example/realm', 'https://internal-idp.example/token'),
+      ).to.equal(undefined);
+      expect(
+        await outbound.endpointProblem('https://internal-idp.example', 'https://token.internal.example/token'),
+      ).to.equal(undefined);
+      expect(await outbound.endpointProblem('https://internal-idp.example', 'https://inward.example/token')).to.include(
+        'CONNECTOR_ENDPOINT_NETWORKS',
+      );
+      expect(
+        await outbound.endpointProblem('https://internal-idp.example', 'https://api.idp.example/token'),
+      ).to.include('CONNECTOR_ENDPOINT_NETWORKS');
+      expect(
+        await outbound.endpointProblem('https://internal-idp.example', 'https://internal-idp.example:8443/token'),
+        'another port is another origin',
+      ).to.include('CONNECTOR_ENDPOINT_NETWORKS');
     });
 
     it('refuses a request to a refused endpoint before connecting (502 connector.upstream_unreachable)', async () => {
-      const error = await outbound.forIssuer('https://idp.example')('https://inward.example/token', { method: 'POST', headers: {} })
-        .then(() => undefined, (caught: unknown) => caught as { code?: string });
+      const error = await outbound
+        .forIssuer('https://idp.example')('https://inward.example/token', { method: 'POST', headers: {} })
+        .then(
+          () => undefined,
+          (caught: unknown) => caught as { code?: string },
+        );
       expect(error?.code).to.equal('connector.upstream_unreachable');
     });
   });
@@ -209,8 +261,11 @@ describe('Connectors: every request to an upstream has a total deadline (OUTBOUN
     });
     try {
       const created = await h.running.request('/api/sso-connectors', {
-        method: 'POST', json: {
-          providerName: 'OIDC', connectorName: uniqueName('Slow'), domains: [],
+        method: 'POST',
+        json: {
+          providerName: 'OIDC',
+          connectorName: uniqueName('Slow'),
+          domains: [],
           config: { clientId: 'downstream', clientSecret: 'connector-secret-1', issuer: drip.origin },
         },
       });

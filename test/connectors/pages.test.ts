@@ -22,7 +22,11 @@ describe('Sign-in pages: continue with a social or enterprise connector (a secon
   }
 
   /** Follows "Continue with …" to the provider, signs in there, and comes back through the callback. */
-  async function throughProvider(client: Awaited<ReturnType<typeof signInPage>>['client'], start: string, person: Awaited<ReturnType<Federation['upstreamUser']>>) {
+  async function throughProvider(
+    client: Awaited<ReturnType<typeof signInPage>>['client'],
+    start: string,
+    person: Awaited<ReturnType<Federation['upstreamUser']>>,
+  ) {
     const toProvider = await client.browser.follow(start, f.upstream.baseUrl);
     expect(toProvider.url.startsWith(f.upstream.baseUrl), `went to ${toProvider.url}`).to.equal(true);
     // Another cookie jar for the provider: the test browser keys cookies by name only, and both services name
@@ -43,7 +47,11 @@ describe('Sign-in pages: continue with a social or enterprise connector (a secon
     const signUp = await (await client.browser.request(`${f.h.running.baseUrl}/interaction/${uid}/sign-up`)).text();
     expect(signUp).to.include('Continue with Upstream oidc');
     const person = await f.upstreamUser(undefined, 'Page Person');
-    const back = await throughProvider(client, `${f.h.running.baseUrl}/interaction/${uid}/social/${connectorId}`, person);
+    const back = await throughProvider(
+      client,
+      `${f.h.running.baseUrl}/interaction/${uid}/social/${connectorId}`,
+      person,
+    );
     const userId = (await client.redeem(back.url)).claims()!.sub;
     const user = await json(f.h.running.request(`/api/users/${userId}`));
     expect(user).to.include({ primaryEmail: person.email, name: 'Page Person' });
@@ -54,9 +62,18 @@ describe('Sign-in pages: continue with a social or enterprise connector (a secon
 
   it('asks before linking to the account with the same verified email, then signs in to it', async () => {
     const person = await f.upstreamUser();
-    const existing = await json(f.h.running.request('/api/users', { method: 'POST', json: { primaryEmail: person.email, username: uniqueName('pg') } }));
+    const existing = await json(
+      f.h.running.request('/api/users', {
+        method: 'POST',
+        json: { primaryEmail: person.email, username: uniqueName('pg') },
+      }),
+    );
     const { client, uid } = await signInPage();
-    const asked = await throughProvider(client, `${f.h.running.baseUrl}/interaction/${uid}/social/${connectorId}`, person);
+    const asked = await throughProvider(
+      client,
+      `${f.h.running.baseUrl}/interaction/${uid}/social/${connectorId}`,
+      person,
+    );
     const html = await asked.res.text();
     expect(asked.res.status, html).to.equal(200);
     expect(html).to.include('Link and continue');
@@ -71,47 +88,82 @@ describe('Sign-in pages: continue with a social or enterprise connector (a secon
   it('asks an account with an authenticator app for its code after the provider, then signs it in', async () => {
     const person = await f.upstreamUser();
     const first = await signInPage();
-    const registered = await throughProvider(first.client, `${f.h.running.baseUrl}/interaction/${first.uid}/social/${connectorId}`, person);
+    const registered = await throughProvider(
+      first.client,
+      `${f.h.running.baseUrl}/interaction/${first.uid}/social/${connectorId}`,
+      person,
+    );
     const userId = (await first.client.redeem(registered.url)).claims()!.sub;
-    const { secret } = await json(f.h.running.request(`/api/users/${userId}/mfa-verifications`, { method: 'POST', json: { type: 'Totp' } }));
+    const { secret } = await json(
+      f.h.running.request(`/api/users/${userId}/mfa-verifications`, { method: 'POST', json: { type: 'Totp' } }),
+    );
 
     const { client, uid } = await signInPage();
-    const asked = await throughProvider(client, `${f.h.running.baseUrl}/interaction/${uid}/social/${connectorId}`, person);
+    const asked = await throughProvider(
+      client,
+      `${f.h.running.baseUrl}/interaction/${uid}/social/${connectorId}`,
+      person,
+    );
     expect(asked.url).to.equal(`${f.h.running.baseUrl}/interaction/${uid}/mfa`);
     const html = await asked.res.text();
     expect(asked.res.status, html).to.equal(200);
     expect(html).to.include('Authentication code');
-    const signedIn = await client.browser.submit(`${f.h.running.baseUrl}/interaction/${uid}/mfa`, { code: totpCode(secret) }, 'http://127.0.0.1:9/');
+    const signedIn = await client.browser.submit(
+      `${f.h.running.baseUrl}/interaction/${uid}/mfa`,
+      { code: totpCode(secret) },
+      'http://127.0.0.1:9/',
+    );
     expect((await client.redeem(signedIn.url)).claims()!.sub).to.equal(userId);
   });
 
   it('sends an email of an SSO domain typed in the password form to its provider, and joins the JIT organization', async () => {
-    const sso = await json(f.h.running.request('/api/sso-connectors', {
-      method: 'POST', json: {
-        providerName: 'OIDC', connectorName: 'Gamma', domains: ['gamma.example.com'], branding: { displayName: 'Gamma SSO' },
-        config: { clientId: f.client.id, clientSecret: f.client.secret, issuer: `${f.upstream.baseUrl}/oidc` },
-      },
-    }));
-    const organization = await json(f.h.running.request('/api/organizations', { method: 'POST', json: { name: uniqueName('org') } }));
-    await f.h.running.request(`/api/organizations/${organization.id}/jit/sso-connectors`, { method: 'POST', json: { ssoConnectorIds: [sso.id] } });
+    const sso = await json(
+      f.h.running.request('/api/sso-connectors', {
+        method: 'POST',
+        json: {
+          providerName: 'OIDC',
+          connectorName: 'Gamma',
+          domains: ['gamma.example.com'],
+          branding: { displayName: 'Gamma SSO' },
+          config: { clientId: f.client.id, clientSecret: f.client.secret, issuer: `${f.upstream.baseUrl}/oidc` },
+        },
+      }),
+    );
+    const organization = await json(
+      f.h.running.request('/api/organizations', { method: 'POST', json: { name: uniqueName('org') } }),
+    );
+    await f.h.running.request(`/api/organizations/${organization.id}/jit/sso-connectors`, {
+      method: 'POST',
+      json: { ssoConnectorIds: [sso.id] },
+    });
     const person = await f.upstreamUser(`${uniqueName('emp')}@gamma.example.com`);
 
     const { client, uid, html } = await signInPage();
     expect(html).to.include('Work email');
-    const choice = await client.browser.submit(`${f.h.running.baseUrl}/interaction/${uid}/login`, { identifier: person.email, password: 'anything' }, 'http://127.0.0.1:9/');
+    const choice = await client.browser.submit(
+      `${f.h.running.baseUrl}/interaction/${uid}/login`,
+      { identifier: person.email, password: 'anything' },
+      'http://127.0.0.1:9/',
+    );
     expect(choice.res.status).to.equal(200);
     const page = await choice.res.text();
     expect(page).to.include('Continue with Gamma SSO');
     const back = await throughProvider(client, `${f.h.running.baseUrl}/interaction/${uid}/sso/${sso.id}`, person);
     const userId = (await client.redeem(back.url)).claims()!.sub;
-    const membership = await f.h.delivery('Organization.Membership.Updated', (payload) => payload.organizationId === organization.id);
+    const membership = await f.h.delivery(
+      'Organization.Membership.Updated',
+      (payload) => payload.organizationId === organization.id,
+    );
     expect(membership.addedUserIds).to.deep.equal([userId]);
   });
 
-  it('refuses a callback with another state (401) or without the sign-in\'s cookie (400), with a page and no 500', async () => {
+  it("refuses a callback with another state (401) or without the sign-in's cookie (400), with a page and no 500", async () => {
     const person = await f.upstreamUser();
     const { client, uid } = await signInPage();
-    const toProvider = await client.browser.follow(`${f.h.running.baseUrl}/interaction/${uid}/social/${connectorId}`, f.upstream.baseUrl);
+    const toProvider = await client.browser.follow(
+      `${f.h.running.baseUrl}/interaction/${uid}/social/${connectorId}`,
+      f.upstream.baseUrl,
+    );
     const callback = await f.signInUpstream(toProvider.url, person, `${f.h.running.baseUrl}/interaction/callback/`);
     const forged = new URL(callback);
     forged.searchParams.set('state', 'forged-state');
@@ -130,7 +182,11 @@ describe('Sign-in pages: continue with a social or enterprise connector (a secon
     await f.h.signInExperience({ signInMode: 'SignIn' });
     try {
       const { client, uid } = await signInPage();
-      const answer = await throughProvider(client, `${f.h.running.baseUrl}/interaction/${uid}/social/${connectorId}`, person);
+      const answer = await throughProvider(
+        client,
+        `${f.h.running.baseUrl}/interaction/${uid}/social/${connectorId}`,
+        person,
+      );
       expect(answer.res.status).to.equal(404);
       expect(await answer.res.text()).to.include('new accounts cannot be created here');
       const users = await json(f.h.running.request(`/api/users?search=${encodeURIComponent(person.email)}`));

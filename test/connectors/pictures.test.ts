@@ -1,12 +1,18 @@
 import { expect } from 'chai';
-import { json, startExperienceHarness, uniqueName, type ExperienceClient, type ExperienceHarness } from '../experience/support.ts';
+import {
+  json,
+  startExperienceHarness,
+  uniqueName,
+  type ExperienceClient,
+  type ExperienceHarness,
+} from '../experience/support.ts';
 import { API_CALLBACK, listen } from './support.ts';
 
 /**
  * A provider's picture becomes the account's `avatar` (and relying parties' `picture`) only when it is an http(s)
  * URL: at registration and at every profile sync. An OAuth 2.0 provider of the test's own answers the userinfo.
  */
-describe('Connectors: a provider\'s picture is taken only when it is an http(s) URL', () => {
+describe("Connectors: a provider's picture is taken only when it is an http(s) URL", () => {
   let h: ExperienceHarness;
   let provider: Awaited<ReturnType<typeof listen>>;
   let picture = '';
@@ -16,9 +22,13 @@ describe('Connectors: a provider\'s picture is taken only when it is an http(s) 
     h = await startExperienceHarness();
     provider = await listen((req, res) => {
       res.setHeader('content-type', 'application/json');
-      res.end(JSON.stringify(req.url === '/token'
-        ? { access_token: 'provider-access-token', token_type: 'Bearer' }
-        : { id: subject, name: 'Picture Person', avatar: picture }));
+      res.end(
+        JSON.stringify(
+          req.url === '/token'
+            ? { access_token: 'provider-access-token', token_type: 'Bearer' }
+            : { id: subject, name: 'Picture Person', avatar: picture },
+        ),
+      );
     });
   });
   after(async () => {
@@ -28,11 +38,17 @@ describe('Connectors: a provider\'s picture is taken only when it is an http(s) 
 
   async function connector() {
     const res = await h.running.request('/api/connectors', {
-      method: 'POST', json: {
-        connectorId: 'oauth2', syncProfile: true, metadata: { target: uniqueName('pictures'), name: { en: 'Pictures' } },
+      method: 'POST',
+      json: {
+        connectorId: 'oauth2',
+        syncProfile: true,
+        metadata: { target: uniqueName('pictures'), name: { en: 'Pictures' } },
         config: {
-          clientId: 'downstream', clientSecret: 'connector-secret-1', authorizationEndpoint: `${provider.origin}/auth`,
-          tokenEndpoint: `${provider.origin}/token`, userInfoEndpoint: `${provider.origin}/me`,
+          clientId: 'downstream',
+          clientSecret: 'connector-secret-1',
+          authorizationEndpoint: `${provider.origin}/auth`,
+          tokenEndpoint: `${provider.origin}/token`,
+          userInfoEndpoint: `${provider.origin}/me`,
         },
       },
     });
@@ -46,16 +62,22 @@ describe('Connectors: a provider\'s picture is taken only when it is an http(s) 
     await client.open(h.app);
     await client.ok('PUT', '', { interactionEvent: 'SignIn' });
     const { verificationId } = await client.ok('POST', `/verification/social/${connectorId}/authorization-uri`, {
-      state: 'pictures-state', redirectUri: API_CALLBACK,
+      state: 'pictures-state',
+      redirectUri: API_CALLBACK,
     });
-    await client.ok('POST', `/verification/social/${connectorId}/verify`, { verificationId, connectorData: { code: 'a-code', state: 'pictures-state' } });
+    await client.ok('POST', `/verification/social/${connectorId}/verify`, {
+      verificationId,
+      connectorData: { code: 'a-code', state: 'pictures-state' },
+    });
     return { client, verificationId };
   }
 
   /** The `picture` a relying party reads at the userinfo endpoint with the tokens it got. */
   async function pictureOf(client: ExperienceClient): Promise<unknown> {
     const tokens = await client.submitForTokens();
-    const res = await fetch(`${h.running.baseUrl}/oidc/me`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
+    const res = await fetch(`${h.running.baseUrl}/oidc/me`, {
+      headers: { authorization: `Bearer ${tokens.access_token}` },
+    });
     expect(res.status).to.equal(200);
     return ((await res.json()) as { picture?: unknown }).picture;
   }
@@ -64,7 +86,9 @@ describe('Connectors: a provider\'s picture is taken only when it is an http(s) 
     const { id } = await connector();
     picture = 'javascript:alert(document.domain)';
     const first = await verified(id);
-    expect((await first.client.api('POST', '/identification', { verificationId: first.verificationId })).status).to.equal(404);
+    expect(
+      (await first.client.api('POST', '/identification', { verificationId: first.verificationId })).status,
+    ).to.equal(404);
     await first.client.ok('PUT', '/interaction-event', { interactionEvent: 'Register' });
     await first.client.ok('POST', '/identification', { verificationId: first.verificationId });
     expect(await pictureOf(first.client)).to.equal(undefined);

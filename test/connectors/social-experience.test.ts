@@ -15,11 +15,19 @@ describe('Experience API: social sign-in through a second instance of the servic
     const client = f.h.client();
     await client.open(f.h.app);
     await client.ok('PUT', '', { interactionEvent: 'SignIn' });
-    const { authorizationUri, verificationId } = await client.ok('POST', `/verification/social/${connectorId}/authorization-uri`, {
-      state: 'client-state-1234', redirectUri: API_CALLBACK,
-    });
+    const { authorizationUri, verificationId } = await client.ok(
+      'POST',
+      `/verification/social/${connectorId}/authorization-uri`,
+      {
+        state: 'client-state-1234',
+        redirectUri: API_CALLBACK,
+      },
+    );
     const callback = await f.signInUpstream(authorizationUri, user);
-    await client.ok('POST', `/verification/social/${connectorId}/verify`, { verificationId, connectorData: paramsOf(callback) });
+    await client.ok('POST', `/verification/social/${connectorId}/verify`, {
+      verificationId,
+      connectorData: paramsOf(callback),
+    });
     return { client, verificationId };
   }
 
@@ -55,10 +63,15 @@ describe('Experience API: social sign-in through a second instance of the servic
     });
   }
 
-  it('links to the account with the provider\'s verified email only when asked (linkSocialIdentity), then unlinks', async () => {
+  it("links to the account with the provider's verified email only when asked (linkSocialIdentity), then unlinks", async () => {
     const connector = await f.socialConnector('oidc', 'upstream-link');
     const person = await f.upstreamUser();
-    const existing = await json(f.h.running.request('/api/users', { method: 'POST', json: { username: `local_${Date.now()}`, primaryEmail: person.email } }));
+    const existing = await json(
+      f.h.running.request('/api/users', {
+        method: 'POST',
+        json: { username: `local_${Date.now()}`, primaryEmail: person.email },
+      }),
+    );
 
     const { client, verificationId } = await verifiedSocial(connector.id, person);
     const related = await client.api('POST', '/identification', { verificationId });
@@ -68,50 +81,75 @@ describe('Experience API: social sign-in through a second instance of the servic
     expect(linked.status, JSON.stringify(linked.body)).to.equal(204);
     expect((await client.submitForTokens()).claims()!.sub).to.equal(existing.id);
 
-    const updated = await f.h.delivery('User.Data.Updated', (payload) => payload.data.id === existing.id && Boolean(payload.data.identities['upstream-link']));
+    const updated = await f.h.delivery(
+      'User.Data.Updated',
+      (payload) => payload.data.id === existing.id && Boolean(payload.data.identities['upstream-link']),
+    );
     expect(updated).to.include({ interactionEvent: 'SignIn' });
     expect(updated.data.identities['upstream-link'].userId).to.equal(person.id);
     await f.h.delivery('PostSignIn', (payload) => payload.userId === existing.id);
 
     // The management API lists and removes it; the identity then names no account again.
-    const removed = await f.h.running.request(`/api/users/${existing.id}/identities/upstream-link`, { method: 'DELETE' });
+    const removed = await f.h.running.request(`/api/users/${existing.id}/identities/upstream-link`, {
+      method: 'DELETE',
+    });
     expect(removed.status).to.equal(200);
     expect((await json(removed)).identities).to.deep.equal({});
-    await f.h.delivery('User.Data.Updated', (payload) => payload.data.id === existing.id && payload.method === 'DELETE');
+    await f.h.delivery(
+      'User.Data.Updated',
+      (payload) => payload.data.id === existing.id && payload.method === 'DELETE',
+    );
     const gone = await f.h.running.request(`/api/users/${existing.id}/identities/upstream-link`, { method: 'DELETE' });
     expect(gone.status).to.equal(404);
     expect((await json(gone)).code).to.equal('user.identity_not_exist');
 
     const after = await verifiedSocial(connector.id, person);
-    expect((await after.client.api('POST', '/identification', { verificationId: after.verificationId })).status).to.equal(404);
+    expect(
+      (await after.client.api('POST', '/identification', { verificationId: after.verificationId })).status,
+    ).to.equal(404);
   });
 
-  it('links at once under socialSignIn.automaticAccountLinking, to the account with the provider\'s verified email only', async () => {
-    const settings = await f.h.running.request('/api/sign-in-exp', { method: 'PATCH', json: { socialSignIn: { automaticAccountLinking: true } } });
+  it("links at once under socialSignIn.automaticAccountLinking, to the account with the provider's verified email only", async () => {
+    const settings = await f.h.running.request('/api/sign-in-exp', {
+      method: 'PATCH',
+      json: { socialSignIn: { automaticAccountLinking: true } },
+    });
     expect(settings.status).to.equal(200);
     try {
       const connector = await f.socialConnector('oidc', 'upstream-auto');
       const person = await f.upstreamUser();
-      const existing = await json(f.h.running.request('/api/users', { method: 'POST', json: { primaryEmail: person.email } }));
+      const existing = await json(
+        f.h.running.request('/api/users', { method: 'POST', json: { primaryEmail: person.email } }),
+      );
       const { client, verificationId } = await verifiedSocial(connector.id, person);
       const linked = await client.api('POST', '/identification', { verificationId });
       expect(linked.status, JSON.stringify(linked.body)).to.equal(204);
       expect((await client.submitForTokens()).claims()!.sub).to.equal(existing.id);
       const stored = await json(f.h.running.request(`/api/users/${existing.id}`));
       expect(stored.identities['upstream-auto']).to.deep.include({ userId: person.id });
-      await f.h.delivery('User.Data.Updated', (payload) => payload.data.id === existing.id && Boolean(payload.data.identities['upstream-auto']));
+      await f.h.delivery(
+        'User.Data.Updated',
+        (payload) => payload.data.id === existing.id && Boolean(payload.data.identities['upstream-auto']),
+      );
 
       // A provider that does not say the email is verified (no email_verified claim mapped) links nothing: the
       // same address at the provider proves nobody owns the account here.
-      const unverifiedConnector = await f.socialConnector('oauth2', 'upstream-unverified', { profileMap: { id: 'sub' } });
+      const unverifiedConnector = await f.socialConnector('oauth2', 'upstream-unverified', {
+        profileMap: { id: 'sub' },
+      });
       const stranger = await f.upstreamUser();
-      const victim = await json(f.h.running.request('/api/users', { method: 'POST', json: { primaryEmail: stranger.email } }));
+      const victim = await json(
+        f.h.running.request('/api/users', { method: 'POST', json: { primaryEmail: stranger.email } }),
+      );
       const attempt = await verifiedSocial(unverifiedConnector.id, stranger);
       const refused = await attempt.client.api('POST', '/identification', { verificationId: attempt.verificationId });
       expect(refused.status).to.equal(404);
       expect(refused.body.code).to.equal('user.identity_not_exist');
       expect(refused.body.data ?? {}, 'no related account is named').not.to.have.property('relatedUser');
-      const askedToLink = await attempt.client.api('POST', '/identification', { verificationId: attempt.verificationId, linkSocialIdentity: true });
+      const askedToLink = await attempt.client.api('POST', '/identification', {
+        verificationId: attempt.verificationId,
+        linkSocialIdentity: true,
+      });
       expect(askedToLink.status).to.equal(404);
       expect((await json(f.h.running.request(`/api/users/${victim.id}`))).identities).to.deep.equal({});
     } finally {
@@ -122,9 +160,17 @@ describe('Experience API: social sign-in through a second instance of the servic
   it('still asks an account with a second factor for it after a social sign-in (403 session.mfa.require_mfa_verification)', async () => {
     const connector = await f.socialConnector('oidc', 'upstream-mfa');
     const person = await f.upstreamUser();
-    const user = await json(f.h.running.request('/api/users', { method: 'POST', json: { username: `mfa_${Date.now()}` } }));
-    await f.h.running.request(`/api/users/${user.id}/identities/upstream-mfa`, { method: 'PUT', json: { userId: person.id } });
-    expect((await f.h.running.request(`/api/users/${user.id}/mfa-verifications`, { method: 'POST', json: { type: 'Totp' } })).status).to.equal(201);
+    const user = await json(
+      f.h.running.request('/api/users', { method: 'POST', json: { username: `mfa_${Date.now()}` } }),
+    );
+    await f.h.running.request(`/api/users/${user.id}/identities/upstream-mfa`, {
+      method: 'PUT',
+      json: { userId: person.id },
+    });
+    expect(
+      (await f.h.running.request(`/api/users/${user.id}/mfa-verifications`, { method: 'POST', json: { type: 'Totp' } }))
+        .status,
+    ).to.equal(201);
     const { client, verificationId } = await verifiedSocial(connector.id, person);
     expect((await client.api('POST', '/identification', { verificationId })).status).to.equal(204);
     const submit = await client.api('POST', '/submit');

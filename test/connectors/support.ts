@@ -9,7 +9,13 @@ import type { AddressInfo } from 'node:net';
 import { Browser } from '../support/browser.ts';
 import { createApplication } from '../support/fixtures.ts';
 import { startService, type RunningService } from '../support/service.ts';
-import { json, startExperienceHarness, uniqueName, type ExperienceClient, type ExperienceHarness } from '../experience/support.ts';
+import {
+  json,
+  startExperienceHarness,
+  uniqueName,
+  type ExperienceClient,
+  type ExperienceHarness,
+} from '../experience/support.ts';
 
 /** Where an Experience API client of one's own has the provider send the browser back (nothing listens there). */
 export const API_CALLBACK = 'http://127.0.0.1:9/connector-callback';
@@ -37,7 +43,11 @@ export interface Federation {
    * A downstream sign-in (a fresh Experience API client, event SignIn) through the connector, with `user` signed in at
    * the upstream and the callback verified: what is left is the identification.
    */
-  verifiedThrough(type: 'social' | 'sso', connectorId: string, user: UpstreamUser): Promise<{ client: ExperienceClient; verificationId: string }>;
+  verifiedThrough(
+    type: 'social' | 'sso',
+    connectorId: string,
+    user: UpstreamUser,
+  ): Promise<{ client: ExperienceClient; verificationId: string }>;
   /** A social connector at the downstream pointing at the upstream. */
   socialConnector(kind: 'oidc' | 'oauth2', target: string, extra?: Record<string, unknown>): Promise<{ id: string }>;
   close(): Promise<void>;
@@ -49,28 +59,46 @@ export async function startFederation(env: Record<string, string | undefined> = 
   const h = await startExperienceHarness(env);
   const base = h.running.baseUrl;
   const app = await createApplication(upstream, {
-    type: 'Traditional', name: 'Downstream',
-    oidcClientMetadata: { redirectUris: [API_CALLBACK, `${base}/interaction/callback/social`, `${base}/interaction/callback/sso`], postLogoutRedirectUris: [] },
+    type: 'Traditional',
+    name: 'Downstream',
+    oidcClientMetadata: {
+      redirectUris: [API_CALLBACK, `${base}/interaction/callback/social`, `${base}/interaction/callback/sso`],
+      postLogoutRedirectUris: [],
+    },
   });
   const client = { id: app.id, secret: app.secret! };
   const issuer = `${upstream.baseUrl}/oidc`;
 
-  const signInUpstream: Federation['signInUpstream'] = async (authorizationUri, user, callbackBase = API_CALLBACK, browser = new Browser()) => {
+  const signInUpstream: Federation['signInUpstream'] = async (
+    authorizationUri,
+    user,
+    callbackBase = API_CALLBACK,
+    browser = new Browser(),
+  ) => {
     const page = await browser.follow(authorizationUri, callbackBase);
     expect(page.res.status, `the upstream's sign-in page (${page.url})`).to.equal(200);
     const action = new URL(page.url);
     action.pathname += '/login';
-    const done = await browser.submit(action.href, { identifier: user.username, password: user.password }, callbackBase);
+    const done = await browser.submit(
+      action.href,
+      { identifier: user.username, password: user.password },
+      callbackBase,
+    );
     expect(done.url.startsWith(callbackBase), `ended at ${done.url} (${done.res.status})`).to.equal(true);
     return new URL(done.url);
   };
 
   return {
-    upstream, h, client,
+    upstream,
+    h,
+    client,
     async upstreamUser(email = `${uniqueName('up')}@upstream.example.com`, name = 'Upstream Person') {
       const username = uniqueName('up');
       const password = 'Correct-Horse-7';
-      const res = await upstream.request('/api/users', { method: 'POST', json: { username, password, primaryEmail: email, name } });
+      const res = await upstream.request('/api/users', {
+        method: 'POST',
+        json: { username, password, primaryEmail: email, name },
+      });
       const body = await json(res);
       expect(res.status, JSON.stringify(body)).to.equal(201);
       return { id: body.id, username, password, email: body.primaryEmail };
@@ -80,24 +108,40 @@ export async function startFederation(env: Record<string, string | undefined> = 
       const client = h.client();
       await client.open(h.app);
       await client.ok('PUT', '', { interactionEvent: 'SignIn' });
-      const { authorizationUri, verificationId } = await client.ok('POST', `/verification/${type}/${connectorId}/authorization-uri`, {
-        state: `state-${uniqueName(type)}`, redirectUri: API_CALLBACK,
-      });
+      const { authorizationUri, verificationId } = await client.ok(
+        'POST',
+        `/verification/${type}/${connectorId}/authorization-uri`,
+        {
+          state: `state-${uniqueName(type)}`,
+          redirectUri: API_CALLBACK,
+        },
+      );
       await client.ok('POST', `/verification/${type}/${connectorId}/verify`, {
-        verificationId, connectorData: paramsOf(await signInUpstream(authorizationUri, user)),
+        verificationId,
+        connectorData: paramsOf(await signInUpstream(authorizationUri, user)),
       });
       return { client, verificationId };
     },
     async socialConnector(kind, target, extra = {}) {
-      const config = kind === 'oidc'
-        ? { clientId: client.id, clientSecret: client.secret, issuer }
-        : {
-          clientId: client.id, clientSecret: client.secret, scope: 'openid profile email',
-          authorizationEndpoint: `${issuer}/auth`, tokenEndpoint: `${issuer}/token`, userInfoEndpoint: `${issuer}/me`,
-          profileMap: { id: 'sub', emailVerified: 'email_verified' },
-        };
+      const config =
+        kind === 'oidc'
+          ? { clientId: client.id, clientSecret: client.secret, issuer }
+          : {
+              clientId: client.id,
+              clientSecret: client.secret,
+              scope: 'openid profile email',
+              authorizationEndpoint: `${issuer}/auth`,
+              tokenEndpoint: `${issuer}/token`,
+              userInfoEndpoint: `${issuer}/me`,
+              profileMap: { id: 'sub', emailVerified: 'email_verified' },
+            };
       const res = await h.running.request('/api/connectors', {
-        method: 'POST', json: { connectorId: kind, metadata: { target, name: { en: `Upstream ${kind}` } }, config: { ...config, ...extra } },
+        method: 'POST',
+        json: {
+          connectorId: kind,
+          metadata: { target, name: { en: `Upstream ${kind}` } },
+          config: { ...config, ...extra },
+        },
       });
       const body = await json(res);
       expect(res.status, JSON.stringify(body)).to.equal(201);
@@ -135,10 +179,12 @@ export async function listen(handle: (req: IncomingMessage, res: ServerResponse,
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
-    origin, requests,
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    origin,
+    requests,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

@@ -8,7 +8,10 @@ const PASSWORD = 'Copper-Kettle-93';
 
 /** The setup link's token, from what the service printed at start. */
 function setupToken(printed: string[], baseUrl: string): string {
-  const line = printed.join('').split('\n').find((text) => text.includes('/console/setup#token='));
+  const line = printed
+    .join('')
+    .split('\n')
+    .find((text) => text.includes('/console/setup#token='));
   expect(line, `a setup link in ${JSON.stringify(printed)}`).to.be.a('string');
   const url = new URL(line!.trim());
   expect(`${url.origin}${url.pathname}`).to.equal(`${baseUrl}/console/setup`);
@@ -17,14 +20,16 @@ function setupToken(printed: string[], baseUrl: string): string {
 
 async function setup(running: RunningService, body: Record<string, unknown>) {
   const res = await fetch(`${running.baseUrl}/api/console/setup`, {
-    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body),
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
   });
-  return { status: res.status, body: await res.json() as Record<string, any> };
+  return { status: res.status, body: (await res.json()) as Record<string, any> };
 }
 
 async function consoleAdminIds(running: RunningService): Promise<string[]> {
   const res = await running.request('/api/roles/console-admin/users?page_size=100');
-  return (await res.json() as Array<{ id: string }>).map((user) => user.id);
+  return ((await res.json()) as Array<{ id: string }>).map((user) => user.id);
 }
 
 describe('console admins: the one-time setup link', () => {
@@ -37,7 +42,7 @@ describe('console admins: the one-time setup link', () => {
 
   it('prints a link on the first start without an admin, which creates the first admin once, then is refused', async () => {
     const token = setupToken(printed, running.baseUrl);
-    expect((await (await fetch(`${running.baseUrl}/api/console/setup`)).json())).to.deep.equal({ adminExists: false });
+    expect(await (await fetch(`${running.baseUrl}/api/console/setup`)).json()).to.deep.equal({ adminExists: false });
 
     const wrong = await setup(running, { token: `${token}x`, username: 'first_admin', password: PASSWORD });
     expect(wrong.status).to.equal(403);
@@ -52,11 +57,20 @@ describe('console admins: the one-time setup link', () => {
     expect(badName.body.code).to.equal('guard.invalid_input');
 
     // 100 requests at once with the same link: exactly one admin.
-    const attempts = await Promise.all(Array.from({ length: 100 }, (_, index) => setup(running, {
-      token, username: `first_admin_${index}`, password: PASSWORD,
-    })));
+    const attempts = await Promise.all(
+      Array.from({ length: 100 }, (_, index) =>
+        setup(running, {
+          token,
+          username: `first_admin_${index}`,
+          password: PASSWORD,
+        }),
+      ),
+    );
     const created = attempts.filter((attempt) => attempt.status === 201);
-    expect(created, JSON.stringify(attempts.filter((attempt) => attempt.status !== 201).map((attempt) => attempt.body.code))).to.have.length(1);
+    expect(
+      created,
+      JSON.stringify(attempts.filter((attempt) => attempt.status !== 201).map((attempt) => attempt.body.code)),
+    ).to.have.length(1);
     for (const refused of attempts.filter((attempt) => attempt.status !== 201)) {
       expect(refused.body.code).to.be.oneOf(['console.setup_link_invalid', 'console.setup_completed']);
     }
@@ -68,7 +82,7 @@ describe('console admins: the one-time setup link', () => {
     const again = await setup(running, { token, username: 'second_admin', password: PASSWORD });
     expect(again.status).to.equal(409);
     expect(again.body.code).to.equal('console.setup_completed');
-    expect((await (await fetch(`${running.baseUrl}/api/console/setup`)).json())).to.deep.equal({ adminExists: true });
+    expect(await (await fetch(`${running.baseUrl}/api/console/setup`)).json()).to.deep.equal({ adminExists: true });
 
     // The chosen password is the admin's (the browser test signs in with it).
     await running.service.core.libraries.users.verifyPassword(admin.id, PASSWORD);
@@ -79,12 +93,21 @@ describe('console admins: the one-time setup link', () => {
     const documents = createMemoryDocumentStore();
     const lines: string[] = [];
     const quiet = { logger: pino({ level: 'silent' }), print: (text: string) => lines.push(text) };
-    const env = { STORAGE: 'memory', BASE_URL: 'http://127.0.0.1:1', ADMIN_CLIENT_ID: 'setup-admin', ADMIN_CLIENT_SECRET: 'setup-admin-secret-0123' };
+    const env = {
+      STORAGE: 'memory',
+      BASE_URL: 'http://127.0.0.1:1',
+      ADMIN_CLIENT_ID: 'setup-admin',
+      ADMIN_CLIENT_SECRET: 'setup-admin-secret-0123',
+    };
     const first = await createIdentityService({ env, stores: { documents }, ...quiet });
     await first.close();
     expect(lines.join('')).to.include('/console/setup#token=');
     lines.length = 0;
-    const second = await createIdentityService({ env: { ...env, ADMIN_USERNAME: 'ops', ADMIN_PASSWORD: PASSWORD }, stores: { documents }, ...quiet });
+    const second = await createIdentityService({
+      env: { ...env, ADMIN_USERNAME: 'ops', ADMIN_PASSWORD: PASSWORD },
+      stores: { documents },
+      ...quiet,
+    });
     await second.close();
     const third = await createIdentityService({ env, stores: { documents }, ...quiet });
     await third.close();
@@ -98,8 +121,12 @@ describe('console admins: ADMIN_USERNAME and ADMIN_PASSWORD', () => {
     const documents = createMemoryDocumentStore();
     const quiet = { logger: pino({ level: 'silent' }), print: () => {} };
     const env = (password: string) => ({
-      STORAGE: 'memory', BASE_URL: 'http://127.0.0.1:1', ADMIN_CLIENT_ID: 'env-admin', ADMIN_CLIENT_SECRET: 'env-admin-secret-0123',
-      ADMIN_USERNAME: 'ops', ADMIN_PASSWORD: password,
+      STORAGE: 'memory',
+      BASE_URL: 'http://127.0.0.1:1',
+      ADMIN_CLIENT_ID: 'env-admin',
+      ADMIN_CLIENT_SECRET: 'env-admin-secret-0123',
+      ADMIN_USERNAME: 'ops',
+      ADMIN_PASSWORD: password,
     });
     const first = await createIdentityService({ env: env(PASSWORD), stores: { documents }, ...quiet });
     const users = first.core.repositories.users;
@@ -128,11 +155,15 @@ describe('console admins: ADMIN_USERNAME and ADMIN_PASSWORD', () => {
     const quiet = { logger: pino({ level: 'silent' }), print: () => {} };
     const base = { BASE_URL: 'http://127.0.0.1:1' };
     let error: unknown;
-    await createIdentityService({ env: { ...base, ADMIN_USERNAME: 'ops' }, ...quiet }).catch((caught: unknown) => (error = caught));
+    await createIdentityService({ env: { ...base, ADMIN_USERNAME: 'ops' }, ...quiet }).catch(
+      (caught: unknown) => (error = caught),
+    );
     expect(String(error)).to.include('ADMIN_USERNAME and ADMIN_PASSWORD must be set together');
     error = undefined;
-    await createIdentityService({ env: { ...base, ADMIN_USERNAME: 'ops', ADMIN_PASSWORD: 'password' }, ...quiet })
-      .catch((caught: unknown) => (error = caught));
+    await createIdentityService({
+      env: { ...base, ADMIN_USERNAME: 'ops', ADMIN_PASSWORD: 'password' },
+      ...quiet,
+    }).catch((caught: unknown) => (error = caught));
     expect(error).to.have.property('code', 'password.rejected');
   });
 });

@@ -16,7 +16,10 @@ function expectStrictPolicy(policy: string | null): void {
   expect(policy, 'Content-Security-Policy').to.be.a('string');
   expect(policy).not.to.include('unsafe-inline');
   expect(policy).not.to.include('unsafe-eval');
-  expect(policy).to.include("script-src 'self'").and.include("style-src 'self'").and.include("frame-ancestors 'none'")
+  expect(policy)
+    .to.include("script-src 'self'")
+    .and.include("style-src 'self'")
+    .and.include("frame-ancestors 'none'")
     .and.include("default-src 'none'");
 }
 
@@ -56,7 +59,11 @@ describe('console: how the service serves it', () => {
       expect(res.headers.get('content-type')).to.match(url.endsWith('.js') ? /^text\/javascript/ : /^text\/css/);
       expect(res.headers.get('x-content-type-options')).to.equal('nosniff');
     }
-    for (const missing of ['/console/assets/console-AAAAAAAA.js', '/console/assets/%2e%2e%2fmanifest.json', '/console/assets/']) {
+    for (const missing of [
+      '/console/assets/console-AAAAAAAA.js',
+      '/console/assets/%2e%2e%2fmanifest.json',
+      '/console/assets/',
+    ]) {
       expect((await fetch(`${running.baseUrl}${missing}`)).status, missing).to.equal(404);
     }
     const post = await fetch(`${running.baseUrl}/console/applications`, { method: 'POST' });
@@ -66,26 +73,32 @@ describe('console: how the service serves it', () => {
   it('hands the page its configuration in a meta element: the service URL, its own client and the management API', async () => {
     const html = await (await fetch(`${running.baseUrl}/console`)).text();
     const content = /<meta name="app-config" content="([^"]+)">/.exec(html)?.[1];
-    const config = JSON.parse(content!.replace(/&#(\d+);/g, (_, code: string) => String.fromCharCode(Number(code)))) as Record<string, string>;
+    const config = JSON.parse(
+      content!.replace(/&#(\d+);/g, (_, code: string) => String.fromCharCode(Number(code))),
+    ) as Record<string, string>;
     expect(config.styleNonce).to.match(/^[A-Za-z0-9+/]{22}==$/);
     const policy = (await fetch(`${running.baseUrl}/console`)).headers.get('content-security-policy')!;
     expect(policy).to.match(/style-src 'self' 'nonce-[A-Za-z0-9+/]{22}=='/);
     expect(policy, 'a fresh nonce for every page').not.to.include(config.styleNonce!);
     delete config.styleNonce;
     expect(config).to.deep.equal({
-      baseUrl: running.baseUrl, clientId: 'console', managementApi: `${running.baseUrl}/api`,
-      home: `${running.baseUrl}/console`, callback: `${running.baseUrl}/console/callback`, signedOut: `${running.baseUrl}/console/signed-out`,
+      baseUrl: running.baseUrl,
+      clientId: 'console',
+      managementApi: `${running.baseUrl}/api`,
+      home: `${running.baseUrl}/console`,
+      callback: `${running.baseUrl}/console/callback`,
+      signedOut: `${running.baseUrl}/console/signed-out`,
     });
   });
 
   it('registers the console as a built-in public application that cannot be deleted, and restores its redirect URIs at start', async () => {
-    const app = await (await running.request('/api/applications/console')).json() as Record<string, any>;
+    const app = (await (await running.request('/api/applications/console')).json()) as Record<string, any>;
     expect(app.type).to.equal('SPA');
     expect(app.isThirdParty).to.equal(false);
     expect(app.oidcClientMetadata.redirectUris).to.deep.equal([`${running.baseUrl}/console/callback`]);
     const deleted = await running.request('/api/applications/console', { method: 'DELETE' });
     expect(deleted.status).to.equal(422);
-    expect((await deleted.json() as { code: string }).code).to.equal('application.protected');
+    expect(((await deleted.json()) as { code: string }).code).to.equal('application.protected');
   });
 });
 
@@ -95,8 +108,14 @@ describe('console: under a mount prefix', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     const service = await createIdentityService({
-      env: { STORAGE: 'memory', BASE_URL: `${origin}/auth`, ADMIN_CLIENT_ID: 'mounted-admin', ADMIN_CLIENT_SECRET: 'mounted-admin-secret-123' },
-      logger: pino({ level: 'silent' }), print: () => {},
+      env: {
+        STORAGE: 'memory',
+        BASE_URL: `${origin}/auth`,
+        ADMIN_CLIENT_ID: 'mounted-admin',
+        ADMIN_CLIENT_SECRET: 'mounted-admin-secret-123',
+      },
+      logger: pino({ level: 'silent' }),
+      print: () => {},
     });
     const host = new Koa();
     host.use(mount('/auth', service.app));

@@ -8,7 +8,8 @@ import { interceptedStore } from '../support/intercepted-store.ts';
 function storeFailingDeletes(): { store: DocumentStore; fault: { failing: string | null } } {
   const fault = { failing: null as string | null };
   const store = interceptedStore((name, method) => {
-    if (fault.failing === name && (method === 'deleteMany' || method === 'deleteOne')) throw new Error(`${name} delete failed`);
+    if (fault.failing === name && (method === 'deleteMany' || method === 'deleteOne'))
+      throw new Error(`${name} delete failed`);
   });
   return { store, fault };
 }
@@ -32,7 +33,10 @@ describe('multi-step deletes outside a transaction', () => {
     const user = await createUser(running, [role.id]);
     const { users } = running.service.core.libraries;
     fault.failing = 'organizations_users';
-    const error = await users.delete(user.id).then(() => null, (caught: Error) => caught);
+    const error = await users.delete(user.id).then(
+      () => null,
+      (caught: Error) => caught,
+    );
     expect(error?.message).to.equal('organizations_users delete failed');
     expect(await running.service.core.repositories.users.findById(user.id)).to.not.equal(null);
     fault.failing = null;
@@ -46,7 +50,10 @@ describe('multi-step deletes outside a transaction', () => {
     await createUser(running, [role.id]);
     const { roles } = running.service.core.libraries;
     fault.failing = 'users_roles';
-    await roles.delete(role.id).then(() => expect.fail('the delete must fail'), () => undefined);
+    await roles.delete(role.id).then(
+      () => expect.fail('the delete must fail'),
+      () => undefined,
+    );
     expect(await running.service.core.repositories.roles.findById(role.id)).to.not.equal(null);
     fault.failing = null;
     await roles.delete(role.id);

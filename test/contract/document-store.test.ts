@@ -260,7 +260,11 @@ function documentStoreContract(backend: Backend): void {
         const value = { deep: { x: 1 } };
         await c.updateOne({ _id: 'a' }, { $set: { value } });
         value.deep.x = 2;
-        const updated = await c.findOneAndUpdate({ _id: 'a' }, { $set: { touched: true } }, { returnDocument: 'after' });
+        const updated = await c.findOneAndUpdate(
+          { _id: 'a' },
+          { $set: { touched: true } },
+          { returnDocument: 'after' },
+        );
         (updated!.value as Doc).deep = null;
         expect(await c.findOne({ _id: 'a' })).to.deep.equal({
           _id: 'a',
@@ -274,7 +278,10 @@ function documentStoreContract(backend: Backend): void {
       it('never shares dates with callers, even between documents of the same instant', async () => {
         const c = fresh();
         const at = new Date('2024-05-06T07:08:09.000Z');
-        await c.insertMany([{ _id: 'a', at }, { _id: 'b', at: new Date(at.getTime()) }]);
+        await c.insertMany([
+          { _id: 'a', at },
+          { _id: 'b', at: new Date(at.getTime()) },
+        ]);
         at.setTime(0);
         const read = await c.findOne({ _id: 'a' });
         (read!.at as Date).setTime(1);
@@ -429,10 +436,26 @@ function documentStoreContract(backend: Backend): void {
           { _id: 'upper', v: 'B' },
         ]);
         expect(ids(await c.find({}, { sort: { v: 1, _id: 1 } }))).to.deep.equal([
-          'missing', 'null', 'decimal', 'number', 'upper', 'string', 'object', 'bool', 'date',
+          'missing',
+          'null',
+          'decimal',
+          'number',
+          'upper',
+          'string',
+          'object',
+          'bool',
+          'date',
         ]);
         expect(ids(await c.find({}, { sort: { v: -1, _id: 1 } }))).to.deep.equal([
-          'date', 'bool', 'object', 'string', 'upper', 'number', 'decimal', 'missing', 'null',
+          'date',
+          'bool',
+          'object',
+          'string',
+          'upper',
+          'number',
+          'decimal',
+          'missing',
+          'null',
         ]);
       });
 
@@ -440,10 +463,21 @@ function documentStoreContract(backend: Backend): void {
         const c = fresh();
         // UTF-16 units would put U+1F600 (a surrogate pair) before U+FF5E and U+E000; code points put it after.
         await c.insertMany([
-          { _id: 'emoji', v: 'a\u{1F600}' }, { _id: 'fullwidth', v: 'a\uFF5E' }, { _id: 'private', v: 'a\uE000' },
-          { _id: 'plain', v: 'az' }, { _id: 'prefix', v: 'a' }, { _id: 'longer', v: 'a\u{1F600}b' },
+          { _id: 'emoji', v: 'a\u{1F600}' },
+          { _id: 'fullwidth', v: 'a\uFF5E' },
+          { _id: 'private', v: 'a\uE000' },
+          { _id: 'plain', v: 'az' },
+          { _id: 'prefix', v: 'a' },
+          { _id: 'longer', v: 'a\u{1F600}b' },
         ]);
-        expect(ids(await c.find({}, { sort: { v: 1 } }))).to.deep.equal(['prefix', 'plain', 'private', 'fullwidth', 'emoji', 'longer']);
+        expect(ids(await c.find({}, { sort: { v: 1 } }))).to.deep.equal([
+          'prefix',
+          'plain',
+          'private',
+          'fullwidth',
+          'emoji',
+          'longer',
+        ]);
         expect(ids(await c.find({}, { sort: { v: -1 }, limit: 2 }))).to.deep.equal(['longer', 'emoji']);
       });
 
@@ -455,40 +489,79 @@ function documentStoreContract(backend: Backend): void {
           seed = (seed * 1103515245 + 12345) % 2147483648;
           return seed % n;
         };
-        const values = [() => next(5), () => `s${next(4)}`, () => (next(2) ? 'a\u{1F600}' : 'a\uFF5E'),
-          () => new Date(Date.UTC(2024, 0, 1 + next(3))), () => [next(6), next(6)], () => null, () => undefined];
-        await c.insertMany(Array.from({ length: 400 }, (_, i) => {
-          const doc: Doc = { _id: `d${String(1000 - i)}`, group: next(3), at: new Date(Date.UTC(2024, 0, 1, 0, 0, next(50))) };
-          const v = values[next(values.length)]!();
-          if (v !== undefined) doc.v = v;
-          return doc;
-        }));
+        const values = [
+          () => next(5),
+          () => `s${next(4)}`,
+          () => (next(2) ? 'a\u{1F600}' : 'a\uFF5E'),
+          () => new Date(Date.UTC(2024, 0, 1 + next(3))),
+          () => [next(6), next(6)],
+          () => null,
+          () => undefined,
+        ];
+        await c.insertMany(
+          Array.from({ length: 400 }, (_, i) => {
+            const doc: Doc = {
+              _id: `d${String(1000 - i)}`,
+              group: next(3),
+              at: new Date(Date.UTC(2024, 0, 1, 0, 0, next(50))),
+            };
+            const v = values[next(values.length)]!();
+            if (v !== undefined) doc.v = v;
+            return doc;
+          }),
+        );
         const sorts = [
-          { group: 1, at: 1, _id: 1 }, { v: 1, _id: 1 }, { v: -1, _id: -1 }, { at: -1, group: 1, _id: 1 },
+          { group: 1, at: 1, _id: 1 },
+          { v: 1, _id: 1 },
+          { v: -1, _id: -1 },
+          { at: -1, group: 1, _id: 1 },
         ] as const;
         for (const sort of sorts) {
           const whole = ids(await c.find({}, { sort }));
           expect(whole).to.have.length(400);
-          for (const [skip, limit] of [[0, 1], [0, 20], [37, 20], [0, 99], [180, 100], [390, 20], [0, 300]] as const) {
-            expect(ids(await c.find({}, { sort, skip, limit })), `${JSON.stringify(sort)} ${skip}+${limit}`)
-              .to.deep.equal(whole.slice(skip, skip + limit));
+          for (const [skip, limit] of [
+            [0, 1],
+            [0, 20],
+            [37, 20],
+            [0, 99],
+            [180, 100],
+            [390, 20],
+            [0, 300],
+          ] as const) {
+            expect(
+              ids(await c.find({}, { sort, skip, limit })),
+              `${JSON.stringify(sort)} ${skip}+${limit}`,
+            ).to.deep.equal(whole.slice(skip, skip + limit));
           }
           expect((await c.findOne({}, { sort }))?._id).to.equal(whole[0]);
-          expect(ids(await c.find({ group: 1 }, { sort, limit: 5 })))
-            .to.deep.equal(ids(await c.find({ group: 1 }, { sort })).slice(0, 5));
+          expect(ids(await c.find({ group: 1 }, { sort, limit: 5 }))).to.deep.equal(
+            ids(await c.find({ group: 1 }, { sort })).slice(0, 5),
+          );
         }
       });
 
       it('sorts arrays by their smallest element ascending and largest descending', async () => {
         expect(ids(await people.find({}, { sort: { scores: 1, _id: 1 } }))).to.deep.equal(['ann', 'bob', 'dee', 'cid']);
-        expect(ids(await people.find({}, { sort: { scores: -1, _id: 1 } }))).to.deep.equal(['cid', 'dee', 'ann', 'bob']);
+        expect(ids(await people.find({}, { sort: { scores: -1, _id: 1 } }))).to.deep.equal([
+          'cid',
+          'dee',
+          'ann',
+          'bob',
+        ]);
         expect(ids(await people.find({}, { sort: { age: 1 } }))).to.deep.equal(['bob', 'ann', 'cid', 'dee']);
       });
 
       it('projects by inclusion, keeping _id unless excluded', async () => {
-        expect(await people.findOne({ _id: 'ann' }, { projection: { name: 1 } })).to.deep.equal({ _id: 'ann', name: 'Ann' });
-        expect(await people.findOne({ _id: 'ann' }, { projection: { name: 1, _id: 0 } })).to.deep.equal({ name: 'Ann' });
-        expect(await people.findOne({ _id: 'ann' }, { projection: { 'address.city': 1, 'roles.org': 1 } })).to.deep.equal({
+        expect(await people.findOne({ _id: 'ann' }, { projection: { name: 1 } })).to.deep.equal({
+          _id: 'ann',
+          name: 'Ann',
+        });
+        expect(await people.findOne({ _id: 'ann' }, { projection: { name: 1, _id: 0 } })).to.deep.equal({
+          name: 'Ann',
+        });
+        expect(
+          await people.findOne({ _id: 'ann' }, { projection: { 'address.city': 1, 'roles.org': 1 } }),
+        ).to.deep.equal({
           _id: 'ann',
           address: { city: 'Oslo' },
           roles: [{ org: 'o1' }, { org: 'o2' }],
@@ -534,10 +607,12 @@ function documentStoreContract(backend: Backend): void {
       });
 
       it('$unset removes top-level and dotted fields', async () => {
-        expect(await updated({ a: 1, p: { q: 1, r: 2 } }, { $unset: { a: '', 'p.q': '', missing: '' } })).to.deep.equal({
-          _id: 'x',
-          p: { r: 2 },
-        });
+        expect(await updated({ a: 1, p: { q: 1, r: 2 } }, { $unset: { a: '', 'p.q': '', missing: '' } })).to.deep.equal(
+          {
+            _id: 'x',
+            p: { r: 2 },
+          },
+        );
       });
 
       it('$inc adds to numbers and creates missing fields', async () => {
@@ -581,10 +656,19 @@ function documentStoreContract(backend: Backend): void {
           _id: 'x',
           list: ['b'],
         });
-        expect(await updated({ list: [4, 6, 8] }, { $pull: { list: { $gte: 6 } } })).to.deep.equal({ _id: 'x', list: [4] });
+        expect(await updated({ list: [4, 6, 8] }, { $pull: { list: { $gte: 6 } } })).to.deep.equal({
+          _id: 'x',
+          list: [4],
+        });
         expect(
           await updated(
-            { items: [{ sku: 'a', qty: 1 }, { sku: 'b', qty: 2 }, { sku: 'a', qty: 3 }] },
+            {
+              items: [
+                { sku: 'a', qty: 1 },
+                { sku: 'b', qty: 2 },
+                { sku: 'a', qty: 3 },
+              ],
+            },
             { $pull: { items: { sku: 'a' } } },
           ),
         ).to.deep.equal({ _id: 'x', items: [{ sku: 'b', qty: 2 }] });
@@ -602,7 +686,11 @@ function documentStoreContract(backend: Backend): void {
       });
 
       it('$setOnInsert does nothing when the document exists', async () => {
-        expect(await updated({ a: 1 }, { $setOnInsert: { b: 2 }, $set: { c: 3 } })).to.deep.equal({ _id: 'x', a: 1, c: 3 });
+        expect(await updated({ a: 1 }, { $setOnInsert: { b: 2 }, $set: { c: 3 } })).to.deep.equal({
+          _id: 'x',
+          a: 1,
+          c: 3,
+        });
       });
 
       it('counts an update as a modification only when the stored document changes, embedded ones field by field in order', async () => {
@@ -610,16 +698,35 @@ function documentStoreContract(backend: Backend): void {
         await c.insertOne({ _id: 1, e: { a: 1, b: [1, { c: 'x' }] }, d: new Date(5) });
         const same = { $set: { e: { a: 1, b: [1, { c: 'x' }] }, d: new Date(5) } };
         expect(await c.updateOne({ _id: 1 }, same), 'the same values').to.deep.equal(result(1, 0));
-        expect(await c.updateOne({ _id: 1 }, { $set: { e: { b: [1, { c: 'x' }], a: 1 } } }), 'fields reordered').to.deep.equal(result(1, 1));
-        expect(await c.updateOne({ _id: 1 }, { $set: { 'e.b.1.c': 'y' } }), 'a nested change').to.deep.equal(result(1, 1));
-        expect(await c.updateOne({ _id: 1 }, { $set: { 'e.b': [1, { c: 'y' }, null] } }), 'a longer array').to.deep.equal(result(1, 1));
-        expect(await c.updateOne({ _id: 1 }, { $set: { 'e.b': [1, { c: 'y' }, null] } }), 'that array again').to.deep.equal(result(1, 0));
-        expect(await c.findOne({ _id: 1 })).to.deep.equal({ _id: 1, e: { b: [1, { c: 'y' }, null], a: 1 }, d: new Date(5) });
+        expect(
+          await c.updateOne({ _id: 1 }, { $set: { e: { b: [1, { c: 'x' }], a: 1 } } }),
+          'fields reordered',
+        ).to.deep.equal(result(1, 1));
+        expect(await c.updateOne({ _id: 1 }, { $set: { 'e.b.1.c': 'y' } }), 'a nested change').to.deep.equal(
+          result(1, 1),
+        );
+        expect(
+          await c.updateOne({ _id: 1 }, { $set: { 'e.b': [1, { c: 'y' }, null] } }),
+          'a longer array',
+        ).to.deep.equal(result(1, 1));
+        expect(
+          await c.updateOne({ _id: 1 }, { $set: { 'e.b': [1, { c: 'y' }, null] } }),
+          'that array again',
+        ).to.deep.equal(result(1, 0));
+        expect(await c.findOne({ _id: 1 })).to.deep.equal({
+          _id: 1,
+          e: { b: [1, { c: 'y' }, null], a: 1 },
+          d: new Date(5),
+        });
       });
 
       it('reports matched and modified counts', async () => {
         const c = fresh();
-        await c.insertMany([{ _id: 1, v: 'a' }, { _id: 2, v: 'b' }, { _id: 3, v: 'c' }]);
+        await c.insertMany([
+          { _id: 1, v: 'a' },
+          { _id: 2, v: 'b' },
+          { _id: 3, v: 'c' },
+        ]);
         expect(await c.updateOne({ _id: 1 }, { $set: { v: 'z' } })).to.deep.equal(result(1, 1));
         expect(await c.updateOne({ _id: 1 }, { $set: { v: 'z' } }), 'same value').to.deep.equal(result(1, 0));
         expect(await c.updateOne({ _id: 9 }, { $set: { v: 'z' } })).to.deep.equal(result(0, 0));
@@ -680,7 +787,9 @@ function documentStoreContract(backend: Backend): void {
 
       it('upserts with the _id of the filter', async () => {
         const c = fresh();
-        expect(await c.updateOne({ _id: 'u1' }, { $inc: { n: 1 } }, { upsert: true })).to.deep.equal(result(0, 0, 'u1'));
+        expect(await c.updateOne({ _id: 'u1' }, { $inc: { n: 1 } }, { upsert: true })).to.deep.equal(
+          result(0, 0, 'u1'),
+        );
         await c.updateOne({ _id: 'u1' }, { $inc: { n: 1 } }, { upsert: true });
         expect(await c.find({})).to.deep.equal([{ _id: 'u1', n: 2 }]);
       });
@@ -693,13 +802,20 @@ function documentStoreContract(backend: Backend): void {
         await rejection(c.replaceOne({ _id: 'r' }, { _id: 'other', c: 4 }));
         expect(await c.replaceOne({ _id: 'new' }, { d: 4 })).to.deep.equal(result(0, 0));
         expect(await c.replaceOne({ _id: 'new' }, { d: 4 }, { upsert: true })).to.deep.equal(result(0, 0, 'new'));
-        expect(await c.find({}, { sort: { _id: 1 } })).to.deep.equal([{ _id: 'new', d: 4 }, { _id: 'r', c: 3 }]);
+        expect(await c.find({}, { sort: { _id: 1 } })).to.deep.equal([
+          { _id: 'new', d: 4 },
+          { _id: 'r', c: 3 },
+        ]);
       });
 
       it('findOneAndUpdate returns the document before the update by default, or after', async () => {
         const c = fresh();
         await c.insertOne({ _id: 'f', n: 1, secret: 's' });
-        expect(await c.findOneAndUpdate({ _id: 'f' }, { $inc: { n: 1 } })).to.deep.equal({ _id: 'f', n: 1, secret: 's' });
+        expect(await c.findOneAndUpdate({ _id: 'f' }, { $inc: { n: 1 } })).to.deep.equal({
+          _id: 'f',
+          n: 1,
+          secret: 's',
+        });
         const after = await c.findOneAndUpdate(
           { _id: 'f' },
           { $inc: { n: 1 } },
@@ -712,9 +828,17 @@ function documentStoreContract(backend: Backend): void {
 
       it('findOneAndUpdate picks the first document in sort order and can upsert', async () => {
         const c = fresh();
-        await c.insertMany([{ _id: 1, n: 1 }, { _id: 2, n: 3 }, { _id: 3, n: 2 }]);
+        await c.insertMany([
+          { _id: 1, n: 1 },
+          { _id: 2, n: 3 },
+          { _id: 3, n: 2 },
+        ]);
         const options = { sort: { n: -1 as const }, returnDocument: 'after' as const };
-        expect(await c.findOneAndUpdate({}, { $set: { picked: true } }, options)).to.deep.equal({ _id: 2, n: 3, picked: true });
+        expect(await c.findOneAndUpdate({}, { $set: { picked: true } }, options)).to.deep.equal({
+          _id: 2,
+          n: 3,
+          picked: true,
+        });
         expect(await c.findOneAndUpdate({ _id: 'up' }, { $set: { n: 9 } }, { upsert: true })).to.equal(null);
         expect(await c.findOne({ _id: 'up' })).to.deep.equal({ _id: 'up', n: 9 });
         const inserted = await c.findOneAndUpdate(
@@ -727,7 +851,12 @@ function documentStoreContract(backend: Backend): void {
 
       it('findOneAndDelete returns the deleted document; deletes report counts', async () => {
         const c = fresh();
-        await c.insertMany([{ _id: 1, k: 'a' }, { _id: 2, k: 'a' }, { _id: 3, k: 'b' }, { _id: 4, k: 'b' }]);
+        await c.insertMany([
+          { _id: 1, k: 'a' },
+          { _id: 2, k: 'a' },
+          { _id: 3, k: 'b' },
+          { _id: 4, k: 'b' },
+        ]);
         expect(await c.findOneAndDelete({ _id: 1 })).to.deep.equal({ _id: 1, k: 'a' });
         expect(await c.findOneAndDelete({ _id: 1 })).to.equal(null);
         expect(await c.deleteOne({ k: 'b' })).to.equal(1);
@@ -742,10 +871,16 @@ function documentStoreContract(backend: Backend): void {
       async function usersWithEmailIndex(): Promise<DocumentCollection> {
         const c = fresh();
         await c.createIndex({ keys: { email: 1 }, unique: true });
-        await c.insertMany([{ _id: 'u1', email: 'a@x' }, { _id: 'u2', email: 'b@x' }]);
+        await c.insertMany([
+          { _id: 'u1', email: 'a@x' },
+          { _id: 'u2', email: 'b@x' },
+        ]);
         return c;
       }
-      const original = [{ _id: 'u1', email: 'a@x' }, { _id: 'u2', email: 'b@x' }];
+      const original = [
+        { _id: 'u1', email: 'a@x' },
+        { _id: 'u2', email: 'b@x' },
+      ];
 
       it('rejects inserts of a taken key with DuplicateKeyError', async () => {
         const c = await usersWithEmailIndex();
@@ -772,7 +907,11 @@ function documentStoreContract(backend: Backend): void {
       it('enforces compound keys on the combination of fields', async () => {
         const c = fresh();
         await c.createIndex({ keys: { tenant: 1, email: 1 }, unique: true });
-        await c.insertMany([{ tenant: 't1', email: 'a' }, { tenant: 't2', email: 'a' }, { tenant: 't1', email: 'b' }]);
+        await c.insertMany([
+          { tenant: 't1', email: 'a' },
+          { tenant: 't2', email: 'a' },
+          { tenant: 't1', email: 'b' },
+        ]);
         const error = await duplicateKey(c.insertOne({ tenant: 't1', email: 'a' }));
         expect(error.keyPattern).to.deep.equal({ tenant: 1, email: 1 });
         expect(await c.countDocuments({})).to.equal(3);
@@ -804,7 +943,10 @@ function documentStoreContract(backend: Backend): void {
 
       it('refuses to build a unique index over duplicate data, and tolerates repeated createIndex', async () => {
         const c = fresh();
-        await c.insertMany([{ _id: 1, email: 'a' }, { _id: 2, email: 'a' }]);
+        await c.insertMany([
+          { _id: 1, email: 'a' },
+          { _id: 2, email: 'a' },
+        ]);
         const error = await duplicateKey(c.createIndex({ keys: { email: 1 }, unique: true }));
         expect(error.keyPattern).to.deep.equal({ email: 1 });
         await c.insertOne({ _id: 3, email: 'a' });

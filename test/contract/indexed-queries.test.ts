@@ -8,7 +8,17 @@ import { expect } from 'chai';
 import type { Doc, DocumentCollection, DocumentStore, Filter, FindOptions } from '../../lib/ports/documents.ts';
 import { forEachBackend } from './support/backends.ts';
 
-const NAMES = ['Ann Smith', 'bob SMITHERS', 'Σίσυφος', 'ΣΊΣΥΦΟΣ Kelvin', 'Straße 12', 'x-ray.team', 'Jo', 'ann-marie', '%literal_%'];
+const NAMES = [
+  'Ann Smith',
+  'bob SMITHERS',
+  'Σίσυφος',
+  'ΣΊΣΥΦΟΣ Kelvin',
+  'Straße 12',
+  'x-ray.team',
+  'Jo',
+  'ann-marie',
+  '%literal_%',
+];
 
 function documents(): Doc[] {
   return Array.from({ length: 240 }, (_, n) => {
@@ -31,12 +41,18 @@ const QUERIES: Array<[Filter, FindOptions]> = [
   [{}, { sort: { createdAt: 1, _id: 1 }, skip: 200, limit: 20 }],
   [{ $and: [{}, {}] }, { sort: { createdAt: -1, _id: -1 }, skip: 37, limit: 5 }],
   [{ org: 'o3' }, { sort: { createdAt: -1, _id: -1 }, limit: 10 }],
-  [{ org: 'o3', createdAt: { $gte: 4700 } }, { sort: { createdAt: -1, _id: -1 }, skip: 2, limit: 10 }],
+  [
+    { org: 'o3', createdAt: { $gte: 4700 } },
+    { sort: { createdAt: -1, _id: -1 }, skip: 2, limit: 10 },
+  ],
   [{ org: { $in: ['o1', 'o5'] } }, { sort: { createdAt: 1, _id: 1 }, skip: 10, limit: 10 }],
   [{ tags: 'red' }, { sort: { _id: 1 } }],
   [{ createdAt: { $gt: 4800, $lte: 4900 } }, { sort: { _id: -1 }, limit: 50 }],
   [{ $or: [{ name: like('smith') }, { email: like('smith') }] }, { sort: { createdAt: 1, _id: 1 } }],
-  [{ $and: [{}, { $or: [{ _id: like('p12') }, { name: like('p12') }, { email: like('ER12') }] }] }, { sort: { createdAt: 1, _id: 1 }, limit: 20 }],
+  [
+    { $and: [{}, { $or: [{ _id: like('p12') }, { name: like('p12') }, { email: like('ER12') }] }] },
+    { sort: { createdAt: 1, _id: 1 }, limit: 20 },
+  ],
   [{ name: like('σίσ') }, { sort: { _id: 1 } }],
   [{ name: like('ΣΊΣ') }, { sort: { _id: 1 } }],
   [{ name: like('strasse') }, { sort: { _id: 1 } }],
@@ -44,7 +60,10 @@ const QUERIES: Array<[Filter, FindOptions]> = [
   [{ name: /x-ray\.team 1/ }, { sort: { _id: 1 } }],
   [{ name: { $regex: 'ann', $options: 'i' }, org: 'o2' }, { sort: { _id: 1 } }],
   [{ name: like('jo') }, { sort: { _id: 1 } }],
-  [{ email: like('@example.com'), createdAt: { $lt: 4700 } }, { sort: { createdAt: 1, _id: 1 }, skip: 5, limit: 5 }],
+  [
+    { email: like('@example.com'), createdAt: { $lt: 4700 } },
+    { sort: { createdAt: 1, _id: 1 }, skip: 5, limit: 5 },
+  ],
 ];
 
 forEachBackend('indexed queries', (backend) => {
@@ -59,7 +78,8 @@ forEachBackend('indexed queries', (backend) => {
     await indexed.createIndex({ keys: { org: 1, createdAt: -1 } });
     await indexed.createIndex({ keys: { createdAt: 1 } });
     await indexed.createIndex({ keys: { tags: 1 } });
-    for (const field of ['name', 'email']) await indexed.createIndex({ keys: { [field]: 1 }, substring: true, name: `${field}_substring` });
+    for (const field of ['name', 'email'])
+      await indexed.createIndex({ keys: { [field]: 1 }, substring: true, name: `${field}_substring` });
     for (const collection of [plain, indexed]) await collection.insertMany(documents());
   });
 
@@ -79,10 +99,19 @@ forEachBackend('indexed queries', (backend) => {
 
   it('still does after updates that move documents between keys, and deletes', async () => {
     for (const collection of [plain, indexed]) {
-      await collection.updateMany({ org: 'o3', createdAt: { $lt: 4800 } }, { $set: { org: 'o4', name: 'renamed Smith' }, $inc: { createdAt: 3 } });
+      await collection.updateMany(
+        { org: 'o3', createdAt: { $lt: 4800 } },
+        { $set: { org: 'o4', name: 'renamed Smith' }, $inc: { createdAt: 3 } },
+      );
       await collection.updateMany({ tags: 'red' }, { $set: { tags: ['blue'] } });
       await collection.deleteMany({ org: 'o1' });
-      await collection.insertOne({ _id: 'late', org: 'o3', createdAt: 4999, name: 'Late Σίσυφος', email: 'late@example.com' });
+      await collection.insertOne({
+        _id: 'late',
+        org: 'o3',
+        createdAt: 4999,
+        name: 'Late Σίσυφος',
+        email: 'late@example.com',
+      });
     }
     await compareAll('after writes');
   });

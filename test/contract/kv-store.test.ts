@@ -218,14 +218,18 @@ function keyValueContract(backend: Backend): void {
       expect(await kv.get(k)).to.equal('second');
       expect(await kv.ttl(k)).to.be.within(1, 60);
       await passes(60, gone(k));
-      expect(await kv.compareAndSet(k, 'second', 'third', 1_000), 'an expired value is no longer there').to.equal(false);
+      expect(await kv.compareAndSet(k, 'second', 'third', 1_000), 'an expired value is no longer there').to.equal(
+        false,
+      );
       await rejects(kv.compareAndSet(k, null, 'v', 0));
     });
 
     it('lets exactly one of 100 concurrent compareAndSet calls expecting one value win', async () => {
       const k = key();
       await kv.set(k, 'v0', 10_000);
-      const results = await Promise.all(Array.from({ length: 100 }, (_, i) => kv.compareAndSet(k, 'v0', `v${i + 1}`, 10_000)));
+      const results = await Promise.all(
+        Array.from({ length: 100 }, (_, i) => kv.compareAndSet(k, 'v0', `v${i + 1}`, 10_000)),
+      );
       expect(results.filter(Boolean)).to.have.length(1);
       expect(await kv.get(k)).to.equal(`v${results.indexOf(true) + 1}`);
     });

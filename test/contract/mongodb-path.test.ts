@@ -7,10 +7,15 @@ import { DuplicateKeyError, type DocumentStore } from '../../lib/ports/documents
 import { translateError } from '../../adapters/mongodb/documents.ts';
 import { forEachBackend } from './support/backends.ts';
 
-const start = (repositories: Repositories, managementIndicator: string) => bootstrap({
-  repositories, managementIndicator, adminClientId: 'contract-admin', adminClientSecret: 'contract-admin-secret-0123',
-  logger: pino({ level: 'silent' }), print: () => {},
-});
+const start = (repositories: Repositories, managementIndicator: string) =>
+  bootstrap({
+    repositories,
+    managementIndicator,
+    adminClientId: 'contract-admin',
+    adminClientSecret: 'contract-admin-secret-0123',
+    logger: pino({ level: 'silent' }),
+    print: () => {},
+  });
 
 forEachBackend('MongoDB path fixes', (backend) => {
   let store: DocumentStore;
@@ -32,9 +37,17 @@ forEachBackend('MongoDB path fixes', (backend) => {
 
   it('refuses to start when another resource already has the new management indicator', async () => {
     await repositories.resources.insert({
-      id: 'squatter', name: 'Squatter', indicator: 'https://taken.example.com/api', isDefault: false, accessTokenTtl: 60, createdAt: 0,
+      id: 'squatter',
+      name: 'Squatter',
+      indicator: 'https://taken.example.com/api',
+      isDefault: false,
+      accessTokenTtl: 60,
+      createdAt: 0,
     });
-    const error = await start(repositories, 'https://taken.example.com/api').then(() => null, (caught: Error) => caught);
+    const error = await start(repositories, 'https://taken.example.com/api').then(
+      () => null,
+      (caught: Error) => caught,
+    );
     expect(error?.name).to.equal('ConfigurationError');
     expect(error?.message).to.include('https://taken.example.com/api');
   });
@@ -43,8 +56,15 @@ forEachBackend('MongoDB path fixes', (backend) => {
     const people = store.collection('contract_people');
     await people.createIndex({ keys: { team: 1, name: 1 }, unique: true });
     await people.insertOne({ _id: 'p1', team: 't', name: 'Ada' });
-    const error = await people.insertMany([{ _id: 'p2', team: 't', name: 'Bea' }, { _id: 'p3', team: 't', name: 'Ada' }])
-      .then(() => null, (caught: unknown) => caught);
+    const error = await people
+      .insertMany([
+        { _id: 'p2', team: 't', name: 'Bea' },
+        { _id: 'p3', team: 't', name: 'Ada' },
+      ])
+      .then(
+        () => null,
+        (caught: unknown) => caught,
+      );
     expect(error).to.be.instanceOf(DuplicateKeyError);
     expect((error as DuplicateKeyError).keyPattern).to.deep.equal({ team: 1, name: 1 });
   });
@@ -63,7 +83,16 @@ describe('MongoDB duplicate-key errors of bulk writes', () => {
   it('take the key pattern from the server message when the write error carries none', () => {
     const bulk = {
       code: 11000,
-      writeErrors: [{ err: { index: 1, code: 11000, errmsg: 'E11000 duplicate key error collection: db.people index: team_1_name_1 dup key: { team: "a, b: c", name: "Ada" }' } }],
+      writeErrors: [
+        {
+          err: {
+            index: 1,
+            code: 11000,
+            errmsg:
+              'E11000 duplicate key error collection: db.people index: team_1_name_1 dup key: { team: "a, b: c", name: "Ada" }',
+          },
+        },
+      ],
     };
     const translated = translateError('people', bulk);
     expect(translated).to.be.instanceOf(DuplicateKeyError);

@@ -23,11 +23,15 @@ forEachBackend('NUL characters in keys and searches', (backend) => {
   it('refuses customData keys, customizer variable names and search values carrying NUL', async () => {
     const user = await createUser(running);
     await refused(`/api/users/${user.id}/custom-data`, { method: 'PATCH', json: { customData: { 'a\u0000b': 1 } } });
-    await refused(`/api/users/${user.id}/custom-data`, { method: 'PATCH', json: { customData: { nested: { 'x\u0000': true } } } });
+    await refused(`/api/users/${user.id}/custom-data`, {
+      method: 'PATCH',
+      json: { customData: { nested: { 'x\u0000': true } } },
+    });
     await refused('/api/users', { method: 'POST', json: { username: 'nul_user', customData: { 'k\u0000': 'v' } } });
     await refused('/api/organizations', { method: 'POST', json: { name: 'nul org', customData: { 'k\u0000': 'v' } } });
     await refused('/api/configs/jwt-customizer/access-token', {
-      method: 'PUT', json: { script: 'const getCustomJwtClaims = async () => ({});', environmentVariables: { 'A\u0000B': 'x' } },
+      method: 'PUT',
+      json: { script: 'const getCustomJwtClaims = async () => ({});', environmentVariables: { 'A\u0000B': 'x' } },
     });
     await refused(`/api/users?search=${encodeURIComponent('ad\u0000a')}`, {});
     const stored = await running.request(`/api/users/${user.id}/custom-data`);

@@ -48,17 +48,18 @@ for (const backend of backends) {
       expect(await tokens.find('at1')).to.equal(undefined);
     });
 
-    it('hides expired entries even before the store removes them', () => withFakeClock(async (clock) => {
-      // Expiry is read against this process's clock, which MongoDB's own TTL monitor never sees.
-      const sessions = adapter('Session');
-      await sessions.upsert('s-expiring', { uid: 'uid-expiring', kind: 'Session' } as never, 60);
-      clock.advance(59_999);
-      expect(await sessions.find('s-expiring'), 'a millisecond before it expires').not.to.equal(undefined);
-      expect(await sessions.findByUid('uid-expiring')).not.to.equal(undefined);
-      clock.advance(1);
-      expect(await sessions.find('s-expiring')).to.equal(undefined);
-      expect(await sessions.findByUid('uid-expiring')).to.equal(undefined);
-    }));
+    it('hides expired entries even before the store removes them', () =>
+      withFakeClock(async (clock) => {
+        // Expiry is read against this process's clock, which MongoDB's own TTL monitor never sees.
+        const sessions = adapter('Session');
+        await sessions.upsert('s-expiring', { uid: 'uid-expiring', kind: 'Session' } as never, 60);
+        clock.advance(59_999);
+        expect(await sessions.find('s-expiring'), 'a millisecond before it expires').not.to.equal(undefined);
+        expect(await sessions.findByUid('uid-expiring')).not.to.equal(undefined);
+        clock.advance(1);
+        expect(await sessions.find('s-expiring')).to.equal(undefined);
+        expect(await sessions.findByUid('uid-expiring')).to.equal(undefined);
+      }));
 
     it('upserts replace the payload', async () => {
       const grants = adapter('Grant');
@@ -77,7 +78,11 @@ for (const backend of backends) {
     it('finds sessions by uid and device codes by user code', async () => {
       await adapter('Session').upsert('s1', { uid: 'uid-1', accountId: 'u1', kind: 'Session' } as never, 60);
       expect(await adapter('Session').findByUid('uid-1')).to.deep.include({ accountId: 'u1' });
-      await adapter('DeviceCode').upsert('dc1', { userCode: 'ABCD-EFGH', grantId: 'g3', kind: 'DeviceCode' } as never, 60);
+      await adapter('DeviceCode').upsert(
+        'dc1',
+        { userCode: 'ABCD-EFGH', grantId: 'g3', kind: 'DeviceCode' } as never,
+        60,
+      );
       expect(await adapter('DeviceCode').findByUserCode('ABCD-EFGH')).to.deep.include({ grantId: 'g3' });
     });
 

@@ -25,7 +25,11 @@ describe('shutting down with requests in flight', () => {
     try {
       const token = await running.adminToken();
       state.armed = true;
-      const pending = running.request('/api/roles', { method: 'POST', token, json: { name: 'in-flight', description: 'd' } });
+      const pending = running.request('/api/roles', {
+        method: 'POST',
+        token,
+        json: { name: 'in-flight', description: 'd' },
+      });
       await eventually(() => state.waiting === 1, { what: 'the request at the gate' });
       let closed = false;
       const closing = running.service.close().then(() => {

@@ -14,7 +14,10 @@ forEachBackend('DocumentStore transactions', (backend) => {
   });
 
   async function fails(work: () => Promise<void>): Promise<void> {
-    const outcome = await store.transaction(work).then(() => 'committed', (error: Error) => error.message);
+    const outcome = await store.transaction(work).then(
+      () => 'committed',
+      (error: Error) => error.message,
+    );
     expect(outcome).to.equal('aborted on purpose');
   }
 
@@ -35,14 +38,18 @@ forEachBackend('DocumentStore transactions', (backend) => {
       expect(seen).to.deep.equal([]);
     });
     expect(seen).to.deep.equal(['last step', 'after', true]);
-    expect((await people.find({ _id: { $in: ['c1', 'c2', 'c3'] } }, { sort: { _id: 1 } })).map((doc) => doc.name))
-      .to.deep.equal(['committed-1', 'committed-2', 'committed-3']);
+    expect(
+      (await people.find({ _id: { $in: ['c1', 'c2', 'c3'] } }, { sort: { _id: 1 } })).map((doc) => doc.name),
+    ).to.deep.equal(['committed-1', 'committed-2', 'committed-3']);
     expect(await people.findOne({ _id: 'c1' })).to.deep.include({ age: 3 });
   });
 
   it('undoes inserts, updates, upserts and deletes when the work fails, and skips what waits for the commit', async () => {
     const people = store.collection('tx_people');
-    await people.insertMany([{ _id: 'r1', name: 'kept-1', age: 1 }, { _id: 'r2', name: 'kept-2', age: 2 }]);
+    await people.insertMany([
+      { _id: 'r1', name: 'kept-1', age: 1 },
+      { _id: 'r2', name: 'kept-2', age: 2 },
+    ]);
     let afterCommit = false;
     await fails(async () => {
       await people.insertOne({ _id: 'r3', name: 'rolled-back' });
@@ -56,12 +63,16 @@ forEachBackend('DocumentStore transactions', (backend) => {
     });
     expect(afterCommit).to.equal(false);
     expect(await people.find({ _id: { $in: ['r1', 'r2', 'r3', 'r4'] } }, { sort: { _id: 1 } })).to.deep.equal([
-      { _id: 'r1', name: 'kept-1', age: 1 }, { _id: 'r2', name: 'kept-2', age: 2 },
+      { _id: 'r1', name: 'kept-1', age: 1 },
+      { _id: 'r2', name: 'kept-2', age: 2 },
     ]);
     // The unique index forgot the rolled-back names and still holds the restored ones.
     await people.insertOne({ _id: 'r5', name: 'renamed' });
     await people.insertOne({ _id: 'r6', name: 'rolled-back' });
-    const duplicate = await people.insertOne({ _id: 'r7', name: 'kept-2' }).then(() => null, (error: { code?: number }) => error.code);
+    const duplicate = await people.insertOne({ _id: 'r7', name: 'kept-2' }).then(
+      () => null,
+      (error: { code?: number }) => error.code,
+    );
     expect(duplicate).to.equal(11000);
   });
 
@@ -105,8 +116,9 @@ forEachBackend('DocumentStore transactions', (backend) => {
       throw new Error('aborted on purpose');
     });
     await Promise.all([slow, failing]);
-    expect((await people.find({ _id: { $in: ['p1', 'p2', 'p3'] } }, { sort: { _id: 1 } })).map((doc) => doc._id))
-      .to.deep.equal(['p1', 'p2']);
+    expect(
+      (await people.find({ _id: { $in: ['p1', 'p2', 'p3'] } }, { sort: { _id: 1 } })).map((doc) => doc._id),
+    ).to.deep.equal(['p1', 'p2']);
   });
 });
 
@@ -159,7 +171,10 @@ forEachBackend('DocumentStore transaction isolation', (backend) => {
 
   it('reads its own writes: inserts, updates and deletes, by id, by unique key and by scan', async () => {
     const people = store.collection('iso_people');
-    await people.insertMany([{ _id: 'o1', email: 'o1@example.com', n: 1 }, { _id: 'o2', email: 'o2@example.com', n: 2 }]);
+    await people.insertMany([
+      { _id: 'o1', email: 'o1@example.com', n: 1 },
+      { _id: 'o2', email: 'o2@example.com', n: 2 },
+    ]);
     await store.transaction(async () => {
       await people.insertOne({ _id: 'o3', email: 'o3@example.com', n: 3 });
       await people.updateOne({ _id: 'o1' }, { $set: { email: 'o1-new@example.com' }, $inc: { n: 100 } });
@@ -174,20 +189,27 @@ forEachBackend('DocumentStore transaction isolation', (backend) => {
       // The key o1 gave up is free for a document of this same transaction.
       await people.insertOne({ _id: 'o4', email: 'o1@example.com' });
     });
-    expect((await people.find({ _id: { $in: ['o1', 'o2', 'o3', 'o4'] } }, { sort: { _id: 1 } })).map((doc) => doc.email))
-      .to.deep.equal(['o1-new@example.com', 'o3@example.com', 'o1@example.com']);
+    expect(
+      (await people.find({ _id: { $in: ['o1', 'o2', 'o3', 'o4'] } }, { sort: { _id: 1 } })).map((doc) => doc.email),
+    ).to.deep.equal(['o1-new@example.com', 'o3@example.com', 'o1@example.com']);
   });
 
   it('leaves nothing of an aborted transaction, and showed nothing of it while it ran', async () => {
     const people = store.collection('iso_people');
     await people.insertOne({ _id: 'a1', email: 'a1@example.com', n: 1 });
-    const open = held(async () => {
-      await people.insertOne({ _id: 'a2', email: 'a2@example.com' });
-      await people.deleteOne({ _id: 'a1' });
-    }, () => {
-      throw new Error('aborted on purpose');
-    });
-    const aborted = open.done.then(() => 'committed', (error: Error) => error.message);
+    const open = held(
+      async () => {
+        await people.insertOne({ _id: 'a2', email: 'a2@example.com' });
+        await people.deleteOne({ _id: 'a1' });
+      },
+      () => {
+        throw new Error('aborted on purpose');
+      },
+    );
+    const aborted = open.done.then(
+      () => 'committed',
+      (error: Error) => error.message,
+    );
     await open.started;
     expect(await people.findOne({ _id: 'a1' }), 'the delete is not visible').to.deep.include({ n: 1 });
     open.release();
@@ -200,12 +222,16 @@ forEachBackend('DocumentStore transaction isolation', (backend) => {
   it('sums the $inc of 100 concurrent transactions on one document', async () => {
     const counters = store.collection('iso_counters');
     await counters.insertOne({ _id: 'c', n: 0 });
-    const outcomes = await Promise.allSettled(Array.from({ length: 100 }, () => store.transaction(async () => {
-      await counters.updateOne({ _id: 'c' }, { $inc: { n: 1 } });
-      // Holds the document across a turn of the event loop, so that the others meet its lock.
-      await new Promise((resolve) => setImmediate(resolve));
-      await counters.updateOne({ _id: 'c' }, { $push: { by: 1 } });
-    })));
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 100 }, () =>
+        store.transaction(async () => {
+          await counters.updateOne({ _id: 'c' }, { $inc: { n: 1 } });
+          // Holds the document across a turn of the event loop, so that the others meet its lock.
+          await new Promise((resolve) => setImmediate(resolve));
+          await counters.updateOne({ _id: 'c' }, { $push: { by: 1 } });
+        }),
+      ),
+    );
     const committed = outcomes.filter((outcome) => outcome.status === 'fulfilled').length;
     if (embedded) expect(committed, 'every writer waited its turn').to.equal(100);
     const doc = await counters.findOne({ _id: 'c' });
@@ -238,7 +264,10 @@ forEachBackend('DocumentStore transaction isolation', (backend) => {
     const second = store.transaction(async () => {
       await people.insertOne({ _id: 'u2', email: 'unique@example.com' });
     });
-    const secondOutcome = await second.then(() => null, (error: { code?: number; hasErrorLabel?: (label: string) => boolean }) => error);
+    const secondOutcome = await second.then(
+      () => null,
+      (error: { code?: number; hasErrorLabel?: (label: string) => boolean }) => error,
+    );
     first.release();
     await first.done;
     expect(secondOutcome, 'the second insert fails').to.not.equal(null);
@@ -248,10 +277,14 @@ forEachBackend('DocumentStore transaction isolation', (backend) => {
 
   it('lets concurrent upserts of one new document all apply', async () => {
     const counters = store.collection('iso_counters');
-    const outcomes = await Promise.allSettled(Array.from({ length: 20 }, () => store.transaction(async () => {
-      await counters.updateOne({ _id: 'fresh' }, { $inc: { n: 1 } }, { upsert: true });
-      await new Promise((resolve) => setImmediate(resolve));
-    })));
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 20 }, () =>
+        store.transaction(async () => {
+          await counters.updateOne({ _id: 'fresh' }, { $inc: { n: 1 } }, { upsert: true });
+          await new Promise((resolve) => setImmediate(resolve));
+        }),
+      ),
+    );
     const committed = outcomes.filter((outcome) => outcome.status === 'fulfilled').length;
     if (embedded) expect(committed).to.equal(20);
     expect(await counters.findOne({ _id: 'fresh' })).to.deep.include({ n: committed });
@@ -259,22 +292,29 @@ forEachBackend('DocumentStore transaction isolation', (backend) => {
 
   it('fails one of two transactions that wait for each other with a transient error, and commits the other', async () => {
     const counters = store.collection('iso_counters');
-    await counters.insertMany([{ _id: 'x', n: 0 }, { _id: 'y', n: 0 }]);
+    await counters.insertMany([
+      { _id: 'x', n: 0 },
+      { _id: 'y', n: 0 },
+    ]);
     const both = Promise.withResolvers<void>();
     let locked = 0;
-    const cross = (first: string, second: string) => store.transaction(async () => {
-      await counters.updateOne({ _id: first }, { $inc: { n: 1 } });
-      locked += 1;
-      if (locked === 2) both.resolve();
-      await both.promise;
-      await counters.updateOne({ _id: second }, { $inc: { n: 1 } });
-    });
+    const cross = (first: string, second: string) =>
+      store.transaction(async () => {
+        await counters.updateOne({ _id: first }, { $inc: { n: 1 } });
+        locked += 1;
+        if (locked === 2) both.resolve();
+        await both.promise;
+        await counters.updateOne({ _id: second }, { $inc: { n: 1 } });
+      });
     const outcomes = await Promise.allSettled([cross('x', 'y'), cross('y', 'x')]);
     const failed = outcomes.filter((outcome) => outcome.status === 'rejected');
     expect(failed, 'one side gives way').to.have.length(1);
     const reason = (failed[0] as PromiseRejectedResult).reason as { hasErrorLabel?: (label: string) => boolean };
     expect(reason.hasErrorLabel?.('TransientTransactionError'), String(reason)).to.equal(true);
     const docs = await counters.find({ _id: { $in: ['x', 'y'] } }, { sort: { _id: 1 } });
-    expect(docs.map((doc) => doc.n), 'only the committed transaction counted').to.deep.equal([1, 1]);
+    expect(
+      docs.map((doc) => doc.n),
+      'only the committed transaction counted',
+    ).to.deep.equal([1, 1]);
   });
 });

@@ -22,7 +22,13 @@ forEachBackend('readers of expiring documents', (backend) => {
 
   it('lists and finds deliveries only while they are retained', async () => {
     const deliveries = createDeliveriesRepository(store, { retentionMs: RETENTION_MS });
-    const job = (deliveryId: string, createdAt: number) => ({ deliveryId, hookId: 'h1', event: 'User.Created', payload: {}, createdAt });
+    const job = (deliveryId: string, createdAt: number) => ({
+      deliveryId,
+      hookId: 'h1',
+      event: 'User.Created',
+      payload: {},
+      createdAt,
+    });
     await deliveries.insertPending([job('dlv_old', Date.now() - 2 * RETENTION_MS), job('dlv_new', Date.now())]);
     const { items, total } = await deliveries.list('h1', PAGE);
     expect(items.map((item) => item.id)).to.deep.equal(['dlv_new']);
@@ -34,8 +40,17 @@ forEachBackend('readers of expiring documents', (backend) => {
   it('shows, counts and lists attempt logs only while they are retained', async () => {
     const logs = createDeliveryLogs(store, { retentionMs: RETENTION_MS });
     const attempt = (createdAt: number, succeeded: boolean) => ({
-      hookId: 'h2', deliveryId: 'dlv_logged', event: 'User.Created', attempt: 1, succeeded, responseStatus: 200,
-      responseBody: null, error: null, latencyMs: 1, nextRetryAt: null, createdAt,
+      hookId: 'h2',
+      deliveryId: 'dlv_logged',
+      event: 'User.Created',
+      attempt: 1,
+      succeeded,
+      responseStatus: 200,
+      responseBody: null,
+      error: null,
+      latencyMs: 1,
+      nextRetryAt: null,
+      createdAt,
     });
     await logs.record(attempt(Date.now() - 2 * RETENTION_MS, true));
     await logs.record(attempt(Date.now(), false));

@@ -31,7 +31,11 @@ async function readAll(running: RunningService, after: string | undefined, limit
 
 /** A user created through the management API (which publishes User.Created). */
 async function createUser(running: RunningService, token?: string): Promise<{ id: string }> {
-  const res = await running.request('/api/users', { method: 'POST', json: { username: `user_${newId(8)}` }, ...(token ? { token } : {}) });
+  const res = await running.request('/api/users', {
+    method: 'POST',
+    json: { username: `user_${newId(8)}` },
+    ...(token ? { token } : {}),
+  });
   expect(res.status, await res.clone().text()).to.equal(201);
   return (await res.json()) as { id: string };
 }
@@ -50,7 +54,10 @@ for (const backend of BACKENDS) {
     });
 
     it('lists every committed event in sequence order, page by page, as webhooks deliver it', async () => {
-      const hook = await createHook(running, { events: ['User.Created', 'User.Data.Updated'], config: { url: receiver.url('/list') } });
+      const hook = await createHook(running, {
+        events: ['User.Created', 'User.Data.Updated'],
+        config: { url: receiver.url('/list') },
+      });
       const start = (await readAll(running, undefined, 100)).cursor;
       const user = await createUser(running);
       for (const name of ['Ada', 'Grace']) {
@@ -59,10 +66,19 @@ for (const backend of BACKENDS) {
       }
       await createRole(running, []);
       const { events, cursor } = await readAll(running, start, 2);
-      expect(events.map((event) => event.event)).to.deep.equal(['User.Created', 'User.Data.Updated', 'User.Data.Updated', 'Role.Created']);
+      expect(events.map((event) => event.event)).to.deep.equal([
+        'User.Created',
+        'User.Data.Updated',
+        'User.Data.Updated',
+        'Role.Created',
+      ]);
       const first = Number(start);
       expect(events.map((event) => event.sequence)).to.deep.equal([first + 1, first + 2, first + 3, first + 4]);
-      expect(events.slice(0, 3).map((event) => [event.data.id, event.version])).to.deep.equal([[user.id, 1], [user.id, 2], [user.id, 3]]);
+      expect(events.slice(0, 3).map((event) => [event.data.id, event.version])).to.deep.equal([
+        [user.id, 1],
+        [user.id, 2],
+        [user.id, 3],
+      ]);
       expect(events[3]!.version).to.equal(1);
       expect(Object.keys(events[1]!).slice(0, 4)).to.deep.equal(['event', 'createdAt', 'sequence', 'version']);
       expect(events[2]!.data.name).to.equal('Grace');
@@ -70,7 +86,9 @@ for (const backend of BACKENDS) {
 
       // The deliveries of those events carry the same body, plus the hook's id.
       await eventually(() => receiver.requests('/list').length === 3, { what: 'three deliveries' });
-      const delivered = receiver.requests('/list').map((request) => JSON.parse(request.body) as Listed)
+      const delivered = receiver
+        .requests('/list')
+        .map((request) => JSON.parse(request.body) as Listed)
         .sort((a, b) => a.sequence - b.sequence);
       expect(delivered).to.deep.equal(events.slice(0, 3).map((event) => ({ ...event, hookId: hook.id })));
     });
@@ -78,16 +96,21 @@ for (const backend of BACKENDS) {
     it('100 concurrent changes of one user: versions 2 to 101 each once, sequences without a gap', async () => {
       const start = (await readAll(running, undefined, 500)).cursor;
       const user = await createUser(running);
-      const answers = await Promise.all(Array.from({ length: 100 }, (_, i) => running.request(`/api/users/${user.id}`, {
-        method: 'PATCH', json: { name: `name ${i}` },
-      })));
+      const answers = await Promise.all(
+        Array.from({ length: 100 }, (_, i) =>
+          running.request(`/api/users/${user.id}`, {
+            method: 'PATCH',
+            json: { name: `name ${i}` },
+          }),
+        ),
+      );
       expect(answers.map((answer) => answer.status)).to.deep.equal(answers.map(() => 200));
       const { events } = await readAll(running, start, 500);
       expect(events.map((event) => event.sequence)).to.deep.equal(events.map((_, i) => Number(start) + i + 1));
       const mine = events.filter((event) => event.data?.id === user.id);
       expect(mine.map((event) => event.version)).to.deep.equal(Array.from({ length: 101 }, (_, i) => i + 1));
       // The last version carries the state the last committed change left.
-      const current = await (await running.request(`/api/users/${user.id}`)).json() as { name: string };
+      const current = (await (await running.request(`/api/users/${user.id}`)).json()) as { name: string };
       expect(mine.at(-1)!.data.name).to.equal(current.name);
     });
 
@@ -99,7 +122,9 @@ for (const backend of BACKENDS) {
       const res = await running.request(`/api/events?after=${start}&types=Role.Created,Role.Deleted`);
       const body = await bodyOf(res);
       expect(res.status).to.equal(200);
-      expect(body.events.map((event: Listed) => [event.event, event.sequence])).to.deep.equal([['Role.Created', Number(start) + 2]]);
+      expect(body.events.map((event: Listed) => [event.event, event.sequence])).to.deep.equal([
+        ['Role.Created', Number(start) + 2],
+      ]);
       expect(body.nextCursor).to.equal(String(Number(start) + 3));
     });
 
@@ -110,7 +135,14 @@ for (const backend of BACKENDS) {
         expect(res.status, `after=${after}`).to.equal(400);
         expect((await bodyOf(res)).code, `after=${after}`).to.equal('event.invalid_cursor');
       }
-      for (const query of ['limit=0', 'limit=501', 'limit=x', 'limit=1.5', 'types=User.Nope', `types=${'x,'.repeat(3000)}`]) {
+      for (const query of [
+        'limit=0',
+        'limit=501',
+        'limit=x',
+        'limit=1.5',
+        'types=User.Nope',
+        `types=${'x,'.repeat(3000)}`,
+      ]) {
         const res = await running.request(`/api/events?${query}`);
         expect(res.status, query).to.equal(400);
         expect((await bodyOf(res)).code, query).to.equal('guard.invalid_input');
@@ -121,19 +153,34 @@ for (const backend of BACKENDS) {
       const reader = await createApplication(running, { type: 'MachineToMachine' });
       const role = await createRole(running, ['management-api-events-read'], 'MachineToMachine');
       await running.request(`/api/applications/${reader.id}/roles`, { method: 'POST', json: { roleIds: [role.id] } });
-      const token = await clientCredentialsToken(running.baseUrl, reader.id, reader.secret!, `${running.baseUrl}/api`, 'events:read');
+      const token = await clientCredentialsToken(
+        running.baseUrl,
+        reader.id,
+        reader.secret!,
+        `${running.baseUrl}/api`,
+        'events:read',
+      );
       const { events } = await readAll(running, undefined, 500, token);
       expect(events.length).to.be.greaterThan(0);
       for (const path of ['/api/users', '/api/hooks', `/api/hooks/${'x'}/deliveries`, '/api/applications']) {
         expect((await running.request(path, { token })).status, path).to.equal(403);
       }
-      expect((await running.request('/api/users', { method: 'POST', token, json: { username: 'nope' } })).status).to.equal(403);
+      expect(
+        (await running.request('/api/users', { method: 'POST', token, json: { username: 'nope' } })).status,
+      ).to.equal(403);
 
       const impersonator = await createApplication(running, { type: 'MachineToMachine' });
       const other = await createRole(running, ['management-api-subject-tokens-create'], 'MachineToMachine');
-      await running.request(`/api/applications/${impersonator.id}/roles`, { method: 'POST', json: { roleIds: [other.id] } });
+      await running.request(`/api/applications/${impersonator.id}/roles`, {
+        method: 'POST',
+        json: { roleIds: [other.id] },
+      });
       const otherToken = await clientCredentialsToken(
-        running.baseUrl, impersonator.id, impersonator.secret!, `${running.baseUrl}/api`, 'subject-tokens:create',
+        running.baseUrl,
+        impersonator.id,
+        impersonator.secret!,
+        `${running.baseUrl}/api`,
+        'subject-tokens:create',
       );
       const refused = await running.request('/api/events', { token: otherToken });
       expect(refused.status).to.equal(403);
@@ -146,7 +193,13 @@ for (const backend of BACKENDS) {
       await createUser(running);
       await withFakeClock(async (clock) => {
         clock.advance(24 * 3600 * 1000 + 1000);
-        const token = await clientCredentialsToken(running.baseUrl, 'test-admin', 'test-admin-secret-0123456789', `${running.baseUrl}/api`, 'all');
+        const token = await clientCredentialsToken(
+          running.baseUrl,
+          'test-admin',
+          'test-admin-secret-0123456789',
+          `${running.baseUrl}/api`,
+          'all',
+        );
         const user = await createUser(running, token);
         const gone = await running.request(`/api/events?after=${before}`, { token });
         expect(gone.status).to.equal(410);

@@ -10,7 +10,14 @@ import { expect } from 'chai';
 import { ALL_EVENTS, DATA_EVENTS } from '../../lib/events/catalogue.ts';
 import { newId } from '../../lib/ids.ts';
 import type { RunningService } from '../support/service.ts';
-import { BACKENDS, bodyOf, createHook, getJson, startHookService, verifyDelivery } from '../webhooks-delivery/support/hooks.ts';
+import {
+  BACKENDS,
+  bodyOf,
+  createHook,
+  getJson,
+  startHookService,
+  verifyDelivery,
+} from '../webhooks-delivery/support/hooks.ts';
 import { Receiver, eventually } from '../webhooks-delivery/support/receiver.ts';
 
 for (const backend of BACKENDS) {
@@ -57,7 +64,8 @@ for (const backend of BACKENDS) {
     it('validates the test delivery of every event type, and refuses a payload missing a field or with one too many', async () => {
       const hook = await createHook(running, { events: ['User.Created'], config: { url: receiver.url('/unused') } });
       const res = await running.request(`/api/hooks/${hook.id}/test`, {
-        method: 'POST', json: { events: [...ALL_EVENTS], config: { url: receiver.url('/samples') } },
+        method: 'POST',
+        json: { events: [...ALL_EVENTS], config: { url: receiver.url('/samples') } },
       });
       expect(res.status, await res.clone().text()).to.equal(204);
       const delivered = receiver.requests('/samples').map((request) => verifyDelivery(request, hook.signingKey));
@@ -68,7 +76,10 @@ for (const backend of BACKENDS) {
       const { sequence: _sequence, ...unnumbered } = user;
       expect(ajv.compile(schemas.get('User.Created')!)(unnumbered), 'without sequence').to.equal(false);
       expect(ajv.compile(schemas.get('User.Created')!)({ ...user, extra: 1 }), 'with an unknown field').to.equal(false);
-      expect(ajv.compile(schemas.get('User.Created')!)({ ...user, data: { ...user.data, isSuspended: 'no' } }), 'a wrong type').to.equal(false);
+      expect(
+        ajv.compile(schemas.get('User.Created')!)({ ...user, data: { ...user.data, isSuspended: 'no' } }),
+        'a wrong type',
+      ).to.equal(false);
     });
 
     it('validates the real deliveries of every data event type', async () => {
@@ -81,7 +92,10 @@ for (const backend of BACKENDS) {
       const user = await api('POST', '/users', { username: `schema_${newId(6)}` });
       await api('PATCH', `/users/${user.id}`, { name: 'Schema' });
       await api('PATCH', `/users/${user.id}/is-suspended`, { isSuspended: true });
-      const resource = await api('POST', '/resources', { name: 'schemas', indicator: `https://schemas-${newId(6)}.example.com` });
+      const resource = await api('POST', '/resources', {
+        name: 'schemas',
+        indicator: `https://schemas-${newId(6)}.example.com`,
+      });
       const scope = await api('POST', `/resources/${resource.id}/scopes`, { name: 'read' });
       await api('PATCH', `/resources/${resource.id}/scopes/${scope.id}`, { description: 'reads' });
       const role = await api('POST', '/roles', { name: `role_${newId(6)}`, description: 'r', scopeIds: [scope.id] });
@@ -89,7 +103,10 @@ for (const backend of BACKENDS) {
       await api('DELETE', `/roles/${role.id}`);
       const organizationScope = await api('POST', '/organization-scopes', { name: `os_${newId(6)}` });
       await api('PATCH', `/organization-scopes/${organizationScope.id}`, { description: 'd' });
-      const organizationRole = await api('POST', '/organization-roles', { name: `or_${newId(6)}`, organizationScopeIds: [organizationScope.id] });
+      const organizationRole = await api('POST', '/organization-roles', {
+        name: `or_${newId(6)}`,
+        organizationScopeIds: [organizationScope.id],
+      });
       await api('PATCH', `/organization-roles/${organizationRole.id}`, { description: 'd' });
       const organization = await api('POST', '/organizations', { name: 'Schema org' });
       await api('PATCH', `/organizations/${organization.id}`, { description: 'd' });
@@ -100,10 +117,13 @@ for (const backend of BACKENDS) {
       await api('DELETE', `/resources/${resource.id}/scopes/${scope.id}`);
       await api('DELETE', `/users/${user.id}`);
 
-      const delivered = await eventually(() => {
-        const payloads = receiver.requests('/real').map((request) => verifyDelivery(request, hook.signingKey));
-        return new Set(payloads.map((payload) => payload.event)).size === DATA_EVENTS.length && payloads;
-      }, { what: 'a delivery of every data event type' });
+      const delivered = await eventually(
+        () => {
+          const payloads = receiver.requests('/real').map((request) => verifyDelivery(request, hook.signingKey));
+          return new Set(payloads.map((payload) => payload.event)).size === DATA_EVENTS.length && payloads;
+        },
+        { what: 'a delivery of every data event type' },
+      );
       for (const payload of delivered) expectValid(payload);
     });
   });

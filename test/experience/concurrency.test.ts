@@ -23,7 +23,8 @@ describe('Experience API: concurrent requests on one interaction', () => {
   it('applies concurrent requests one after the other: every verification a 2xx answer named stands, unless a later one replaced it', async () => {
     const email = `${uniqueName('race')}@example.com`;
     const created = await h.running.request('/api/users', {
-      method: 'POST', json: { username: uniqueName('race'), primaryEmail: email, password: PASSWORD },
+      method: 'POST',
+      json: { username: uniqueName('race'), primaryEmail: email, password: PASSWORD },
     });
     expect(created.status).to.equal(201);
     const username = (await json(created)).username as string;
@@ -33,9 +34,18 @@ describe('Experience API: concurrent requests on one interaction', () => {
       await client.ok('PUT', '', { interactionEvent: 'SignIn' });
       // A password verification and code verifications are records of different types: both types must survive.
       const answers = await Promise.all([
-        client.api('POST', '/verification/password', { identifier: { type: 'username', value: username }, password: PASSWORD }),
-        client.api('POST', '/verification/verification-code', { identifier: { type: 'email', value: email }, interactionEvent: 'SignIn' }),
-        client.api('POST', '/verification/verification-code', { identifier: { type: 'email', value: email }, interactionEvent: 'SignIn' }),
+        client.api('POST', '/verification/password', {
+          identifier: { type: 'username', value: username },
+          password: PASSWORD,
+        }),
+        client.api('POST', '/verification/verification-code', {
+          identifier: { type: 'email', value: email },
+          interactionEvent: 'SignIn',
+        }),
+        client.api('POST', '/verification/verification-code', {
+          identifier: { type: 'email', value: email },
+          interactionEvent: 'SignIn',
+        }),
       ]);
       for (const answer of answers) expect(answer.status, JSON.stringify(answer.body)).to.equal(200);
       const state = await client.ok('GET', '/interaction');
@@ -50,7 +60,11 @@ describe('Experience API: concurrent requests on one interaction', () => {
 });
 
 describe('experience records shared by several processes', () => {
-  const record = (event: ExperienceRecord['interactionEvent']): ExperienceRecord => ({ interactionEvent: event, verifications: [], profile: {} });
+  const record = (event: ExperienceRecord['interactionEvent']): ExperienceRecord => ({
+    interactionEvent: event,
+    verifications: [],
+    profile: {},
+  });
 
   it('refuses a save over a record another process saved since it was loaded, with 409 session.concurrent_update, and keeps the other', async () => {
     const kv = createMemoryKeyValueStore();
@@ -60,7 +74,10 @@ describe('experience records shared by several processes', () => {
     mine!.profile = { username: 'first' };
     theirs!.profile = { username: 'second' };
     await one.save('uid-1', mine!, 600);
-    const refused = await other.save('uid-1', theirs!, 600).then(() => null, (error: unknown) => error);
+    const refused = await other.save('uid-1', theirs!, 600).then(
+      () => null,
+      (error: unknown) => error,
+    );
     expect(refused).to.be.instanceOf(DomainError);
     expect((refused as DomainError).code).to.equal('session.concurrent_update');
     expect((await other.load('uid-1'))!.profile).to.deep.equal({ username: 'first' });

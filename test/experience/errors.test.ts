@@ -23,17 +23,29 @@ describe('Experience API: refusals', () => {
 
   it('400 session.not_found without the interaction cookie, with a forged one, or for a finished interaction', async () => {
     const bare = await fetch(`${h.running.baseUrl}/api/experience`, {
-      method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ interactionEvent: 'SignIn' }),
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ interactionEvent: 'SignIn' }),
     });
     expect(bare.status).to.equal(400);
     expect((await json(bare)).code).to.equal('session.not_found');
-    const forged = await fetch(`${h.running.baseUrl}/api/experience/interaction`, { headers: { cookie: 'identity_experience=someone-else' } });
+    const forged = await fetch(`${h.running.baseUrl}/api/experience/interaction`, {
+      headers: { cookie: 'identity_experience=someone-else' },
+    });
     expect(forged.status).to.equal(400);
     expect((await json(forged)).code).to.equal('session.not_found');
 
-    const user = await json(h.running.request('/api/users', { method: 'POST', json: { username: uniqueName('done'), password: 'Finished-Pass-5' } }));
+    const user = await json(
+      h.running.request('/api/users', {
+        method: 'POST',
+        json: { username: uniqueName('done'), password: 'Finished-Pass-5' },
+      }),
+    );
     const client = await started();
-    const { verificationId } = await client.ok('POST', '/verification/password', { identifier: { type: 'username', value: user.username }, password: 'Finished-Pass-5' });
+    const { verificationId } = await client.ok('POST', '/verification/password', {
+      identifier: { type: 'username', value: user.username },
+      password: 'Finished-Pass-5',
+    });
     await client.ok('POST', '/identification', { verificationId });
     await client.submitForTokens();
     const after = await client.api('GET', '/interaction');
@@ -44,7 +56,10 @@ describe('Experience API: refusals', () => {
   it('404 session.interaction_not_found before an experience is started', async () => {
     const client = h.client();
     await client.open(h.app);
-    const early = await client.api('POST', '/verification/password', { identifier: { type: 'username', value: 'x' }, password: 'y' });
+    const early = await client.api('POST', '/verification/password', {
+      identifier: { type: 'username', value: 'x' },
+      password: 'y',
+    });
     expect(early.status).to.equal(404);
     expect(early.body.code).to.equal('session.interaction_not_found');
   });
@@ -64,7 +79,9 @@ describe('Experience API: refusals', () => {
     const firstId = await client.sendCode({ type: 'email', value: address }, 'SignIn');
     await client.sendCode({ type: 'email', value: address }, 'SignIn');
     const replaced = await client.api('POST', '/verification/verification-code/verify', {
-      identifier: { type: 'email', value: address }, verificationId: firstId, code: '000000',
+      identifier: { type: 'email', value: address },
+      verificationId: firstId,
+      code: '000000',
     });
     expect(replaced.status).to.equal(404);
     expect(replaced.body.code).to.equal('session.verification_session_not_found');
@@ -79,9 +96,13 @@ describe('Experience API: refusals', () => {
     const address = email();
     const verificationId = await client.sendCode({ type: 'email', value: address }, 'Register');
     const code = codeFrom(await h.mailbox.waitFor(address));
-    const verify = (body: Record<string, unknown>) => client.api('POST', '/verification/verification-code/verify', {
-      identifier: { type: 'email', value: address }, verificationId, code, ...body,
-    });
+    const verify = (body: Record<string, unknown>) =>
+      client.api('POST', '/verification/verification-code/verify', {
+        identifier: { type: 'email', value: address },
+        verificationId,
+        code,
+        ...body,
+      });
     const wrong = await verify({ code: code === '000000' ? '111111' : '000000' });
     expect(wrong.status).to.equal(400);
     expect(wrong.body.code).to.equal('verification_code.code_mismatch');
@@ -98,7 +119,11 @@ describe('Experience API: refusals', () => {
     const lateCode = codeFrom(await h.mailbox.waitFor(late));
     const expired = await withFakeClock(async (clock) => {
       clock.advance(61_000);
-      return client.api('POST', '/verification/verification-code/verify', { identifier: { type: 'email', value: late }, verificationId: lateId, code: lateCode });
+      return client.api('POST', '/verification/verification-code/verify', {
+        identifier: { type: 'email', value: late },
+        verificationId: lateId,
+        code: lateCode,
+      });
     });
     expect(expired.status).to.equal(400);
     expect(expired.body.code).to.equal('verification_code.expired');
@@ -117,15 +142,25 @@ describe('Experience API: refusals', () => {
     expect(reset.status).to.equal(400);
     expect(reset.body.code).to.equal('session.invalid_interaction_type');
 
-    const user = await json(h.running.request('/api/users', { method: 'POST', json: { username: uniqueName('sw'), password: 'Switch-Pass-77' } }));
+    const user = await json(
+      h.running.request('/api/users', {
+        method: 'POST',
+        json: { username: uniqueName('sw'), password: 'Switch-Pass-77' },
+      }),
+    );
     await client.ok('PUT', '/interaction-event', { interactionEvent: 'SignIn' });
-    const { verificationId } = await client.ok('POST', '/verification/password', { identifier: { type: 'username', value: user.username }, password: 'Switch-Pass-77' });
+    const { verificationId } = await client.ok('POST', '/verification/password', {
+      identifier: { type: 'username', value: user.username },
+      password: 'Switch-Pass-77',
+    });
     await client.ok('POST', '/identification', { verificationId });
     await client.ok('PUT', '/interaction-event', { interactionEvent: 'Register' });
     const asRegistration = await client.api('POST', '/submit');
     expect(asRegistration.status, 'an account identified for sign-in is not a registration').to.equal(404);
     expect(asRegistration.body.code).to.equal('session.identifier_not_found');
-    expect(h.published().filter((event) => event.userId === user.id && event.event === 'PostRegister')).to.deep.equal([]);
+    expect(h.published().filter((event) => event.userId === user.id && event.event === 'PostRegister')).to.deep.equal(
+      [],
+    );
   });
 
   it('submit before identification: 404 session.identifier_not_found; a sign-in profile change before it too', async () => {
@@ -147,9 +182,21 @@ describe('Experience API: refusals', () => {
       ['PUT', '', { interactionEvent: 'SignIn', captchaToken: 'x' }],
       ['POST', '/verification/password', { identifier: { type: 'userId', value: 'x' }, password: 'y' }],
       ['POST', '/verification/password', { identifier: { type: 'username', value: 'x' }, password: '' }],
-      ['POST', '/verification/verification-code', { identifier: { type: 'email', value: 'not-an-email' }, interactionEvent: 'SignIn' }],
-      ['POST', '/verification/verification-code', { identifier: { type: 'username', value: 'x' }, interactionEvent: 'SignIn' }],
-      ['POST', '/verification/verification-code/verify', { identifier: { type: 'phone', value: '+1 555' }, verificationId: 'x', code: '1' }],
+      [
+        'POST',
+        '/verification/verification-code',
+        { identifier: { type: 'email', value: 'not-an-email' }, interactionEvent: 'SignIn' },
+      ],
+      [
+        'POST',
+        '/verification/verification-code',
+        { identifier: { type: 'username', value: 'x' }, interactionEvent: 'SignIn' },
+      ],
+      [
+        'POST',
+        '/verification/verification-code/verify',
+        { identifier: { type: 'phone', value: '+1 555' }, verificationId: 'x', code: '1' },
+      ],
       ['POST', '/profile', { type: 'social', verificationId: 'x' }],
       ['POST', '/identification', { verificationId: 'x'.repeat(500) }],
       ['PUT', '/profile/password', { password: 'x'.repeat(300) }],
@@ -160,7 +207,9 @@ describe('Experience API: refusals', () => {
       expect(answer.body.code).to.equal('guard.invalid_input');
     }
     const notJson = await client.browser.request(`${h.running.baseUrl}/api/experience/submit`, {
-      method: 'POST', headers: { 'content-type': 'application/json' }, body: '{',
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{',
     });
     expect(notJson.status).to.equal(400);
   });

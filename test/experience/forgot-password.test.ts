@@ -15,13 +15,16 @@ describe('Experience API: forgot password', () => {
 
   async function user() {
     const email = `${uniqueName('fp')}@example.com`;
-    const res = await h.running.request('/api/users', { method: 'POST', json: { username: uniqueName('fp'), primaryEmail: email, password: OLD } });
+    const res = await h.running.request('/api/users', {
+      method: 'POST',
+      json: { username: uniqueName('fp'), primaryEmail: email, password: OLD },
+    });
     return json(res);
   }
 
-  it('takes Logto\'s forgotPasswordMethods: a reset by a method it leaves out is refused, and an empty list offers none on the pages', async () => {
+  it("takes Logto's forgotPasswordMethods: a reset by a method it leaves out is refused, and an empty list offers none on the pages", async () => {
     const frank = await user();
-    expect((await json(h.running.request('/api/sign-in-exp'))).forgotPasswordMethods, 'Logto\'s default').to.equal(null);
+    expect((await json(h.running.request('/api/sign-in-exp'))).forgotPasswordMethods, "Logto's default").to.equal(null);
     await h.signInExperience({ forgotPasswordMethods: ['PhoneVerificationCode'] });
     try {
       const client = h.client();
@@ -35,10 +38,20 @@ describe('Experience API: forgot password', () => {
       const pages = h.client();
       const uid = await pages.open(h.app);
       const signIn = await pages.browser.request(`${h.running.baseUrl}/interaction/${uid}`);
-      expect(await signIn.text()).to.include('Sign in').and.not.include('Forgot password?');
-      const forgot = await pages.browser.request(`${h.running.baseUrl}/interaction/${uid}/forgot-password`, { redirect: 'manual' });
-      expect([forgot.status, forgot.headers.get('location')], 'back to the sign-in page').to.deep.equal([303, `${h.running.baseUrl}/interaction/${uid}`]);
-      const duplicate = await h.running.request('/api/sign-in-exp', { method: 'PATCH', json: { forgotPasswordMethods: ['EmailVerificationCode', 'EmailVerificationCode'] } });
+      expect(await signIn.text())
+        .to.include('Sign in')
+        .and.not.include('Forgot password?');
+      const forgot = await pages.browser.request(`${h.running.baseUrl}/interaction/${uid}/forgot-password`, {
+        redirect: 'manual',
+      });
+      expect([forgot.status, forgot.headers.get('location')], 'back to the sign-in page').to.deep.equal([
+        303,
+        `${h.running.baseUrl}/interaction/${uid}`,
+      ]);
+      const duplicate = await h.running.request('/api/sign-in-exp', {
+        method: 'PATCH',
+        json: { forgotPasswordMethods: ['EmailVerificationCode', 'EmailVerificationCode'] },
+      });
       expect(duplicate.status).to.equal(400);
     } finally {
       await h.signInExperience({ forgotPasswordMethods: null });
@@ -79,10 +92,14 @@ describe('Experience API: forgot password', () => {
 
     // The same OIDC interaction goes on: sign in with the new password.
     await client.ok('PUT', '', { interactionEvent: 'SignIn' });
-    const stale = await client.api('POST', '/verification/password', { identifier: { type: 'email', value: frank.primaryEmail }, password: OLD });
+    const stale = await client.api('POST', '/verification/password', {
+      identifier: { type: 'email', value: frank.primaryEmail },
+      password: OLD,
+    });
     expect(stale.body.code).to.equal('session.invalid_credentials');
     const { verificationId: passwordId } = await client.ok('POST', '/verification/password', {
-      identifier: { type: 'email', value: frank.primaryEmail }, password: NEW,
+      identifier: { type: 'email', value: frank.primaryEmail },
+      password: NEW,
     });
     await client.ok('POST', '/identification', { verificationId: passwordId });
     const tokens = await client.submitForTokens();
@@ -95,7 +112,10 @@ describe('Experience API: forgot password', () => {
     const client = h.client();
     await client.open(h.app);
     await client.ok('PUT', '', { interactionEvent: 'ForgotPassword' });
-    const { verificationId } = await client.ok('POST', '/verification/password', { identifier: { type: 'email', value: grace.primaryEmail }, password: OLD });
+    const { verificationId } = await client.ok('POST', '/verification/password', {
+      identifier: { type: 'email', value: grace.primaryEmail },
+      password: OLD,
+    });
     const identified = await client.api('POST', '/identification', { verificationId });
     expect(identified.status).to.equal(400);
     expect(identified.body.code).to.equal('session.not_supported_for_forgot_password');
@@ -112,7 +132,10 @@ describe('Experience API: forgot password', () => {
     const send = async (client: ReturnType<ExperienceHarness['client']>, email: string) => {
       await client.open(h.app);
       await client.ok('PUT', '', { interactionEvent: 'ForgotPassword' });
-      return client.api('POST', '/verification/verification-code', { identifier: { type: 'email', value: email }, interactionEvent: 'ForgotPassword' });
+      return client.api('POST', '/verification/verification-code', {
+        identifier: { type: 'email', value: email },
+        interactionEvent: 'ForgotPassword',
+      });
     };
     const toKnown = await send(h.client(), known.primaryEmail);
     const strangerClient = h.client();
@@ -125,7 +148,9 @@ describe('Experience API: forgot password', () => {
     expect(h.mailbox.messages(stranger)).to.deep.equal([]);
 
     const guess = await strangerClient.api('POST', '/verification/verification-code/verify', {
-      identifier: { type: 'email', value: stranger }, verificationId: toStranger.body.verificationId, code: knownCode,
+      identifier: { type: 'email', value: stranger },
+      verificationId: toStranger.body.verificationId,
+      code: knownCode,
     });
     expect(guess.status).to.equal(400);
     expect(guess.body.code).to.equal('verification_code.code_mismatch');

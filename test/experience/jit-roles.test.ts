@@ -13,7 +13,11 @@ describe('organization JIT default roles (management API)', () => {
 
   it('adds, lists, replaces and removes the roles users get when they join just in time', async () => {
     const organization = await f.organization();
-    const [viewer, editor, admin] = [await f.organizationRole(), await f.organizationRole(), await f.organizationRole()];
+    const [viewer, editor, admin] = [
+      await f.organizationRole(),
+      await f.organizationRole(),
+      await f.organizationRole(),
+    ];
     const base = `/organizations/${organization.id}/jit/roles`;
 
     const added = await h.api('POST', base, { organizationRoleIds: [viewer.id, editor.id, viewer.id] });
@@ -22,7 +26,10 @@ describe('organization JIT default roles (management API)', () => {
     const listed = await h.api('GET', base);
     expect(listed.status).to.equal(200);
     expect(listed.body.map((role: { id: string }) => role.id)).to.have.members([viewer.id, editor.id]);
-    expect(listed.body.find((role: { id: string }) => role.id === viewer.id)).to.include({ name: viewer.name, type: 'User' });
+    expect(listed.body.find((role: { id: string }) => role.id === viewer.id)).to.include({
+      name: viewer.name,
+      type: 'User',
+    });
     expect(listed.headers.get('total-number')).to.equal('2');
 
     expect((await h.api('PUT', base, { organizationRoleIds: [admin.id] })).status).to.equal(204);
@@ -39,7 +46,7 @@ describe('organization JIT default roles (management API)', () => {
     const organization = await f.organization();
     const base = `/organizations/${organization.id}/jit/roles`;
     const unknownRole = await h.api('POST', base, { organizationRoleIds: ['no-such-role'] });
-    expect(unknownRole.status, 'Logto\'s 422 for a relation naming nothing').to.equal(422);
+    expect(unknownRole.status, "Logto's 422 for a relation naming nothing").to.equal(422);
     expect(unknownRole.body.code).to.equal('entity.relation_foreign_key_not_found');
     const machine = await f.organizationRole({ type: 'MachineToMachine' });
     const wrongType = await h.api('PUT', base, { organizationRoleIds: [machine.id] });

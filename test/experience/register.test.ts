@@ -26,21 +26,32 @@ describe('Experience API: registration', () => {
 
     const tokens = await client.submitForTokens();
     const userId = tokens.claims()!.sub;
-    const user = await json(h.running.request(`/api/users/${userId}`)) as Record<string, unknown>;
+    const user = (await json(h.running.request(`/api/users/${userId}`))) as Record<string, unknown>;
     expect(user).to.include({ username, hasPassword: true });
     expect(user.lastSignInAt).to.be.a('number');
 
     const created = await h.delivery('User.Created', (payload) => payload.data.id === userId);
-    expect(created).to.include({ interactionEvent: 'Register', applicationId: h.app.id, userAgent: 'experience-tests/1.0' });
+    expect(created).to.include({
+      interactionEvent: 'Register',
+      applicationId: h.app.id,
+      userAgent: 'experience-tests/1.0',
+    });
     expect(created.sessionId).to.be.a('string');
     expect(created.ip).to.be.a('string');
     const registered = await h.delivery('PostRegister', (payload) => payload.userId === userId);
-    expect(registered).to.include({ interactionEvent: 'Register', sessionId: created.sessionId, userAgent: 'experience-tests/1.0' });
+    expect(registered).to.include({
+      interactionEvent: 'Register',
+      sessionId: created.sessionId,
+      userAgent: 'experience-tests/1.0',
+    });
     expect(registered.application).to.deep.include({ id: h.app.id, type: 'Traditional' });
     expect(registered.user).to.include({ id: userId, username });
     expect(JSON.stringify(registered)).not.to.match(/passwordDigest|Correct-Horse-7|scrypt/);
 
-    const signIn = await h.running.request(`/api/users/${userId}/password/verify`, { method: 'POST', json: { password: 'Correct-Horse-7' } });
+    const signIn = await h.running.request(`/api/users/${userId}/password/verify`, {
+      method: 'POST',
+      json: { password: 'Correct-Horse-7' },
+    });
     expect(signIn.status, 'the password was stored').to.equal(204);
   });
 });
@@ -59,7 +70,10 @@ describe('Experience API: registration rules', () => {
     await client.ok('PUT', '', { interactionEvent: 'Register' });
     const empty = await client.api('POST', '/identification', {});
     expect(empty.status).to.equal(422);
-    expect(empty.body).to.deep.include({ code: 'user.missing_profile', data: { missingProfile: ['username', 'password'] } });
+    expect(empty.body).to.deep.include({
+      code: 'user.missing_profile',
+      data: { missingProfile: ['username', 'password'] },
+    });
     await client.ok('POST', '/profile', { type: 'username', value: uniqueName('rules') });
     const weak = await client.api('POST', '/profile', { type: 'password', value: 'password' });
     expect(weak.status).to.equal(422);
@@ -71,7 +85,7 @@ describe('Experience API: registration rules', () => {
     expect(badUsername.body.code).to.equal('guard.invalid_input');
   });
 
-  it('takes Logto\'s sign-up without identifiers (registration through connectors only) and never creates an empty account', async () => {
+  it("takes Logto's sign-up without identifiers (registration through connectors only) and never creates an empty account", async () => {
     const before = await json(h.running.request('/api/sign-in-exp'));
     await h.signInExperience({ signUp: { identifiers: [], password: false, verify: false } });
     try {
@@ -80,7 +94,10 @@ describe('Experience API: registration rules', () => {
       await client.ok('PUT', '', { interactionEvent: 'Register' });
       const empty = await client.api('POST', '/identification', {});
       expect(empty.status).to.equal(422);
-      expect(empty.body).to.deep.include({ code: 'user.missing_profile', data: { missingProfile: ['username', 'email', 'phone'] } });
+      expect(empty.body).to.deep.include({
+        code: 'user.missing_profile',
+        data: { missingProfile: ['username', 'email', 'phone'] },
+      });
       expect((await client.api('POST', '/submit')).status, 'nothing to submit').to.be.within(400, 499);
     } finally {
       await h.signInExperience({ signUp: before.signUp });
@@ -120,10 +137,20 @@ describe('Experience API: registration with an email and a code, and just-in-tim
   after(() => h.close());
 
   async function jitOrganization(domain: string) {
-    const organization = await json(h.running.request('/api/organizations', { method: 'POST', json: { name: uniqueName('org') } }));
-    const role = await json(h.running.request('/api/organization-roles', { method: 'POST', json: { name: uniqueName('member') } }));
-    await h.running.request(`/api/organizations/${organization.id}/jit/email-domains`, { method: 'POST', json: { emailDomain: domain } });
-    await h.running.request(`/api/organizations/${organization.id}/jit/roles`, { method: 'POST', json: { organizationRoleIds: [role.id] } });
+    const organization = await json(
+      h.running.request('/api/organizations', { method: 'POST', json: { name: uniqueName('org') } }),
+    );
+    const role = await json(
+      h.running.request('/api/organization-roles', { method: 'POST', json: { name: uniqueName('member') } }),
+    );
+    await h.running.request(`/api/organizations/${organization.id}/jit/email-domains`, {
+      method: 'POST',
+      json: { emailDomain: domain },
+    });
+    await h.running.request(`/api/organizations/${organization.id}/jit/roles`, {
+      method: 'POST',
+      json: { organizationRoleIds: [role.id] },
+    });
     return { organization, role };
   }
 
@@ -141,12 +168,22 @@ describe('Experience API: registration with an email and a code, and just-in-tim
     const user = await json(h.running.request(`/api/users/${userId}`));
     expect(user).to.include({ primaryEmail: email.toLowerCase(), hasPassword: false });
 
-    const membership = await h.delivery('Organization.Membership.Updated', (payload) => payload.organizationId === organization.id);
-    expect(membership).to.deep.include({ addedUserIds: [userId], interactionEvent: 'Register', applicationId: h.app.id });
+    const membership = await h.delivery(
+      'Organization.Membership.Updated',
+      (payload) => payload.organizationId === organization.id,
+    );
+    expect(membership).to.deep.include({
+      addedUserIds: [userId],
+      interactionEvent: 'Register',
+      applicationId: h.app.id,
+    });
     expect(membership.data).to.include({ id: organization.id, name: organization.name });
     const roles = await json(h.running.request(`/api/organizations/${organization.id}/users/${userId}/roles`));
     expect(roles.map((item: { id: string }) => item.id)).to.deep.equal([role.id]);
-    await h.delivery('User.Created', (payload) => payload.data.id === userId && payload.data.primaryEmail === email.toLowerCase());
+    await h.delivery(
+      'User.Created',
+      (payload) => payload.data.id === userId && payload.data.primaryEmail === email.toLowerCase(),
+    );
     await h.delivery('PostRegister', (payload) => payload.userId === userId);
   });
 
@@ -166,9 +203,13 @@ describe('Experience API: registration with an email and a code, and just-in-tim
 
   it('provisions an account on its first sign-in only when this sign-in verified its email', async () => {
     const { organization } = await jitOrganization('other.example.com');
-    const create = async (local: string) => json(h.running.request('/api/users', {
-      method: 'POST', json: { primaryEmail: `${uniqueName(local)}@other.example.com`, password: 'Stored-Pass-42' },
-    }));
+    const create = async (local: string) =>
+      json(
+        h.running.request('/api/users', {
+          method: 'POST',
+          json: { primaryEmail: `${uniqueName(local)}@other.example.com`, password: 'Stored-Pass-42' },
+        }),
+      );
     const byPassword = await create('pw');
     const byCode = await create('code');
 
@@ -176,7 +217,8 @@ describe('Experience API: registration with an email and a code, and just-in-tim
     await first.open(h.app);
     await first.ok('PUT', '', { interactionEvent: 'SignIn' });
     const { verificationId: passwordId } = await first.ok('POST', '/verification/password', {
-      identifier: { type: 'email', value: byPassword.primaryEmail }, password: 'Stored-Pass-42',
+      identifier: { type: 'email', value: byPassword.primaryEmail },
+      password: 'Stored-Pass-42',
     });
     await first.ok('POST', '/identification', { verificationId: passwordId });
     await first.submitForTokens();
@@ -188,7 +230,10 @@ describe('Experience API: registration with an email and a code, and just-in-tim
     const codeId = await second.verifyEmail(h.mailbox, byCode.primaryEmail, 'SignIn');
     await second.ok('POST', '/identification', { verificationId: codeId });
     await second.submitForTokens();
-    const joined = await h.delivery('Organization.Membership.Updated', (payload) => payload.organizationId === organization.id);
+    const joined = await h.delivery(
+      'Organization.Membership.Updated',
+      (payload) => payload.organizationId === organization.id,
+    );
     expect(joined).to.deep.include({ addedUserIds: [byCode.id], interactionEvent: 'SignIn' });
 
     const members = await json(h.running.request(`/api/organizations/${organization.id}/users`));
@@ -205,10 +250,12 @@ describe('Experience API: registration and sign-in with a phone number', () => {
     sms = await Receiver.start();
     h = await startExperienceHarness({ SMS_WEBHOOK_URL: sms.url('/sms'), SMS_WEBHOOK_SIGNING_KEY: smsKey });
     await h.signInExperience({
-      signIn: { methods: [
-        { identifier: 'username', password: true, verificationCode: false, isPasswordPrimary: true },
-        { identifier: 'phone', password: false, verificationCode: true, isPasswordPrimary: false },
-      ] },
+      signIn: {
+        methods: [
+          { identifier: 'username', password: true, verificationCode: false, isPasswordPrimary: true },
+          { identifier: 'phone', password: false, verificationCode: true, isPasswordPrimary: false },
+        ],
+      },
       signUp: { identifiers: ['phone'], password: false, verify: true },
     });
   });
@@ -217,18 +264,34 @@ describe('Experience API: registration and sign-in with a phone number', () => {
     await sms.close();
   });
 
-  const textsTo = (phone: string) => sms.requests('/sms').map((request) => verifyDelivery(request, smsKey)).filter((text) => text.to === phone);
+  const textsTo = (phone: string) =>
+    sms
+      .requests('/sms')
+      .map((request) => verifyDelivery(request, smsKey))
+      .filter((text) => text.to === phone);
   /** The code of the text message to `phone` after the first `earlier`, verified as the operator's SMS endpoint would. */
-  const codeSentTo = (phone: string, earlier: number) => eventually(() => {
-    const text = textsTo(phone)[earlier];
-    return text ? codeFrom(text as { text: string }) : undefined;
-  }, { what: `a text to ${phone}` });
+  const codeSentTo = (phone: string, earlier: number) =>
+    eventually(
+      () => {
+        const text = textsTo(phone)[earlier];
+        return text ? codeFrom(text as { text: string }) : undefined;
+      },
+      { what: `a text to ${phone}` },
+    );
 
-  async function verifiedPhone(client: ReturnType<ExperienceHarness['client']>, phone: string, interactionEvent: string) {
+  async function verifiedPhone(
+    client: ReturnType<ExperienceHarness['client']>,
+    phone: string,
+    interactionEvent: string,
+  ) {
     const identifier = { type: 'phone', value: phone };
     const earlier = textsTo(phone).length;
     const verificationId = await client.sendCode({ type: 'phone', value: phone }, interactionEvent);
-    await client.ok('POST', '/verification/verification-code/verify', { identifier, verificationId, code: await codeSentTo(phone, earlier) });
+    await client.ok('POST', '/verification/verification-code/verify', {
+      identifier,
+      verificationId,
+      code: await codeSentTo(phone, earlier),
+    });
     return verificationId;
   }
 
@@ -237,7 +300,9 @@ describe('Experience API: registration and sign-in with a phone number', () => {
     const registering = h.client();
     await registering.open(h.app);
     await registering.ok('PUT', '', { interactionEvent: 'Register' });
-    const registered = await registering.api('POST', '/identification', { verificationId: await verifiedPhone(registering, phone, 'Register') });
+    const registered = await registering.api('POST', '/identification', {
+      verificationId: await verifiedPhone(registering, phone, 'Register'),
+    });
     expect(registered.status).to.equal(201);
     const userId = (await registering.submitForTokens()).claims()!.sub;
     expect(await json(h.running.request(`/api/users/${userId}`))).to.include({ primaryPhone: phone });

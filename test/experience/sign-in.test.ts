@@ -12,7 +12,10 @@ describe('Experience API: sign-in', () => {
   after(() => h.close());
 
   async function user(fields: Record<string, unknown> = {}) {
-    const res = await h.running.request('/api/users', { method: 'POST', json: { username: uniqueName('u'), password: PASSWORD, ...fields } });
+    const res = await h.running.request('/api/users', {
+      method: 'POST',
+      json: { username: uniqueName('u'), password: PASSWORD, ...fields },
+    });
     expect(res.status).to.equal(201);
     return json(res);
   }
@@ -23,7 +26,8 @@ describe('Experience API: sign-in', () => {
     await client.open(h.app);
     await client.ok('PUT', '', { interactionEvent: 'SignIn' });
     const { verificationId } = await client.ok('POST', '/verification/password', {
-      identifier: { type: 'username', value: alice.username }, password: PASSWORD,
+      identifier: { type: 'username', value: alice.username },
+      password: PASSWORD,
     });
     expect((await client.api('POST', '/identification', { verificationId })).status).to.equal(204);
     const tokens = await client.submitForTokens();
@@ -33,12 +37,20 @@ describe('Experience API: sign-in', () => {
     expect(signedIn).to.include({ interactionEvent: 'SignIn', userAgent: 'experience-tests/1.0' });
     expect(signedIn.sessionId).to.be.a('string');
     expect(signedIn.userIp).to.be.a('string');
-    expect(signedIn.application).to.deep.equal({ id: h.app.id, type: 'Traditional', name: signedIn.application.name, description: null });
+    expect(signedIn.application).to.deep.equal({
+      id: h.app.id,
+      type: 'Traditional',
+      name: signedIn.application.name,
+      description: null,
+    });
     expect(signedIn.user).to.include({ id: alice.id, username: alice.username, hasPassword: true });
     expect(signedIn.user.lastSignInAt).to.be.a('number');
     expect(JSON.stringify(signedIn)).not.to.match(/passwordDigest|scrypt|Sign-In-Pass/);
     const aboutAlice = h.published().filter((event) => event.userId === alice.id || event.data?.id === alice.id);
-    expect(aboutAlice.map((event) => event.event), 'no profile change, no User.Data.Updated').to.deep.equal(['User.Created', 'PostSignIn']);
+    expect(
+      aboutAlice.map((event) => event.event),
+      'no profile change, no User.Data.Updated',
+    ).to.deep.equal(['User.Created', 'PostSignIn']);
   });
 
   it('signs in with a code sent to the email address', async () => {
@@ -58,14 +70,23 @@ describe('Experience API: sign-in', () => {
     const client = h.client();
     await client.open(h.app);
     await client.ok('PUT', '', { interactionEvent: 'SignIn' });
-    const wrong = await client.api('POST', '/verification/password', { identifier: { type: 'username', value: carol.username }, password: 'Not-It-123' });
-    const unknown = await client.api('POST', '/verification/password', { identifier: { type: 'username', value: uniqueName('nobody') }, password: PASSWORD });
+    const wrong = await client.api('POST', '/verification/password', {
+      identifier: { type: 'username', value: carol.username },
+      password: 'Not-It-123',
+    });
+    const unknown = await client.api('POST', '/verification/password', {
+      identifier: { type: 'username', value: uniqueName('nobody') },
+      password: PASSWORD,
+    });
     expect(wrong).to.deep.equal(unknown);
     expect(wrong.status).to.equal(422);
     expect(wrong.body.code).to.equal('session.invalid_credentials');
 
     await h.running.request(`/api/users/${carol.id}/is-suspended`, { method: 'PATCH', json: { isSuspended: true } });
-    const suspended = await client.api('POST', '/verification/password', { identifier: { type: 'username', value: carol.username }, password: PASSWORD });
+    const suspended = await client.api('POST', '/verification/password', {
+      identifier: { type: 'username', value: carol.username },
+      password: PASSWORD,
+    });
     expect(suspended.status).to.equal(422);
     expect(suspended.body.code).to.equal('user.suspended');
   });
@@ -84,17 +105,20 @@ describe('Experience API: sign-in', () => {
   it('refuses a sign-in method the settings turned off (422 user.sign_in_method_not_enabled)', async () => {
     const dave = await user({ primaryEmail: `${uniqueName('dave')}@example.com` });
     await h.signInExperience({
-      signIn: { methods: [
-        { identifier: 'username', password: true, verificationCode: false, isPasswordPrimary: true },
-        { identifier: 'email', password: false, verificationCode: true, isPasswordPrimary: false },
-      ] },
+      signIn: {
+        methods: [
+          { identifier: 'username', password: true, verificationCode: false, isPasswordPrimary: true },
+          { identifier: 'email', password: false, verificationCode: true, isPasswordPrimary: false },
+        ],
+      },
     });
     try {
       const client = h.client();
       await client.open(h.app);
       await client.ok('PUT', '', { interactionEvent: 'SignIn' });
       const { verificationId } = await client.ok('POST', '/verification/password', {
-        identifier: { type: 'email', value: dave.primaryEmail }, password: PASSWORD,
+        identifier: { type: 'email', value: dave.primaryEmail },
+        password: PASSWORD,
       });
       const identified = await client.api('POST', '/identification', { verificationId });
       expect(identified.status).to.equal(422);
@@ -102,10 +126,12 @@ describe('Experience API: sign-in', () => {
       expect((await client.api('POST', '/submit')).body.code).to.equal('session.identifier_not_found');
     } finally {
       await h.signInExperience({
-        signIn: { methods: [
-          { identifier: 'username', password: true, verificationCode: false, isPasswordPrimary: true },
-          { identifier: 'email', password: true, verificationCode: true, isPasswordPrimary: true },
-        ] },
+        signIn: {
+          methods: [
+            { identifier: 'username', password: true, verificationCode: false, isPasswordPrimary: true },
+            { identifier: 'email', password: true, verificationCode: true, isPasswordPrimary: true },
+          ],
+        },
       });
     }
   });
@@ -121,13 +147,16 @@ describe('Experience API: completing the profile while signing in', () => {
   after(() => h.close());
 
   it('asks an account without an email for one (422 user.missing_profile), then PostSignIn and User.Data.Updated', async () => {
-    const erin = await json(h.running.request('/api/users', { method: 'POST', json: { username: uniqueName('erin'), password: PASSWORD } }));
+    const erin = await json(
+      h.running.request('/api/users', { method: 'POST', json: { username: uniqueName('erin'), password: PASSWORD } }),
+    );
     const email = `${uniqueName('erin')}@example.com`;
     const client = h.client();
     await client.open(h.app);
     await client.ok('PUT', '', { interactionEvent: 'SignIn' });
     const { verificationId } = await client.ok('POST', '/verification/password', {
-      identifier: { type: 'username', value: erin.username }, password: PASSWORD,
+      identifier: { type: 'username', value: erin.username },
+      password: PASSWORD,
     });
     await client.ok('POST', '/identification', { verificationId });
     const incomplete = await client.api('POST', '/submit');
@@ -143,7 +172,11 @@ describe('Experience API: completing the profile while signing in', () => {
     expect(tokens.claims()!.sub).to.equal(erin.id);
 
     const updated = await h.delivery('User.Data.Updated', (payload) => payload.data.id === erin.id);
-    expect(updated).to.include({ interactionEvent: 'SignIn', applicationId: h.app.id, userAgent: 'experience-tests/1.0' });
+    expect(updated).to.include({
+      interactionEvent: 'SignIn',
+      applicationId: h.app.id,
+      userAgent: 'experience-tests/1.0',
+    });
     expect(updated.data.primaryEmail).to.equal(email);
     expect(updated).not.to.have.any.keys('path', 'method', 'matchedRoute');
     const signedIn = await h.delivery('PostSignIn', (payload) => payload.userId === erin.id);

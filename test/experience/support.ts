@@ -39,23 +39,41 @@ export class ExperienceClient {
 
   /** Starts an authorization request and follows it to the sign-in page, which sets the experience cookie. */
   async open(app: { id: string; secret?: string }): Promise<string> {
-    this.#config = await client.discovery(new URL(`${this.running.baseUrl}/oidc`), app.id, app.secret, app.secret ? undefined : client.None(), {
-      execute: [client.allowInsecureRequests],
-    });
+    this.#config = await client.discovery(
+      new URL(`${this.running.baseUrl}/oidc`),
+      app.id,
+      app.secret,
+      app.secret ? undefined : client.None(),
+      {
+        execute: [client.allowInsecureRequests],
+      },
+    );
     this.#verifier = client.randomPKCECodeVerifier();
     const url = client.buildAuthorizationUrl(this.#config, {
-      redirect_uri: REDIRECT, scope: 'openid profile email', state: 'st',
-      code_challenge: await client.calculatePKCECodeChallenge(this.#verifier), code_challenge_method: 'S256',
+      redirect_uri: REDIRECT,
+      scope: 'openid profile email',
+      state: 'st',
+      code_challenge: await client.calculatePKCECodeChallenge(this.#verifier),
+      code_challenge_method: 'S256',
     });
     const page = await this.browser.follow(url.href, REDIRECT);
     expect(page.res.status, 'the sign-in page').to.equal(200);
     return new URL(page.url).pathname.split('/').pop()!;
   }
 
-  async api<T = any>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<ApiAnswer<T>> {
+  async api<T = any>(
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<ApiAnswer<T>> {
     const res = await this.browser.request(`${this.running.baseUrl}/api/experience${path}`, {
       method,
-      headers: { 'user-agent': 'experience-tests/1.0', ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+      headers: {
+        'user-agent': 'experience-tests/1.0',
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...headers,
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await res.text();
@@ -77,7 +95,11 @@ export class ExperienceClient {
   async verifyEmail(mailbox: Mailbox, email: string, interactionEvent: string): Promise<string> {
     const verificationId = await this.sendCode({ type: 'email', value: email }, interactionEvent);
     const code = codeFrom(await mailbox.waitFor(email));
-    await this.ok('POST', '/verification/verification-code/verify', { identifier: { type: 'email', value: email }, verificationId, code });
+    await this.ok('POST', '/verification/verification-code/verify', {
+      identifier: { type: 'email', value: email },
+      verificationId,
+      code,
+    });
     return verificationId;
   }
 
@@ -91,7 +113,10 @@ export class ExperienceClient {
   async redeem(url: string): Promise<client.TokenEndpointResponse & client.TokenEndpointResponseHelpers> {
     const callback = url.startsWith(REDIRECT) ? { url, res: undefined } : await this.browser.follow(url, REDIRECT);
     expect(callback.url.startsWith(REDIRECT), `ended at ${callback.url} (${callback.res?.status})`).to.equal(true);
-    return client.authorizationCodeGrant(this.#config, new URL(callback.url), { pkceCodeVerifier: this.#verifier, expectedState: 'st' });
+    return client.authorizationCodeGrant(this.#config, new URL(callback.url), {
+      pkceCodeVerifier: this.#verifier,
+      expectedState: 'st',
+    });
   }
 }
 
@@ -117,25 +142,42 @@ export async function startExperienceHarness(env: Record<string, string | undefi
   const receiver = await Receiver.start();
   const running = await startService({ env: { SMTP_URL: mailbox.url, WEBHOOK_RETRY_DELAYS_MS: '50,100', ...env } });
   const hook = await createHook(running, {
-    events: ['PostRegister', 'PostSignIn', 'PostResetPassword', 'User.Created', 'User.Data.Updated',
-      'Organization.Membership.Updated', 'Identifier.Lockout'],
+    events: [
+      'PostRegister',
+      'PostSignIn',
+      'PostResetPassword',
+      'User.Created',
+      'User.Data.Updated',
+      'Organization.Membership.Updated',
+      'Identifier.Lockout',
+    ],
     config: { url: receiver.url('/hook') },
   });
-  const app = await createApplication(running, { type: 'Traditional', oidcClientMetadata: { redirectUris: [REDIRECT] } });
-  const deliveries = () => receiver.requests('/hook').map((request) => {
-    const payload = verifyDelivery(request, hook.signingKey);
-    expectMatchesSchema(payload);
-    return payload;
+  const app = await createApplication(running, {
+    type: 'Traditional',
+    oidcClientMetadata: { redirectUris: [REDIRECT] },
   });
+  const deliveries = () =>
+    receiver.requests('/hook').map((request) => {
+      const payload = verifyDelivery(request, hook.signingKey);
+      expectMatchesSchema(payload);
+      return payload;
+    });
   const published: Array<Record<string, any>> = [];
   running.service.core.bus.subscribe(async (events) => {
     published.push(...structuredClone(events));
   });
   return {
-    running, mailbox, receiver, app, deliveries, published: () => [...published],
-    delivery: (event, where = () => true) => eventually(
-      () => deliveries().find((payload) => payload.event === event && where(payload)), { what: `a ${event} delivery` },
-    ),
+    running,
+    mailbox,
+    receiver,
+    app,
+    deliveries,
+    published: () => [...published],
+    delivery: (event, where = () => true) =>
+      eventually(() => deliveries().find((payload) => payload.event === event && where(payload)), {
+        what: `a ${event} delivery`,
+      }),
     client: () => new ExperienceClient(running),
     async signInExperience(patch) {
       const res = await running.request('/api/sign-in-exp', { method: 'PATCH', json: patch });

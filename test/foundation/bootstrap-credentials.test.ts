@@ -6,7 +6,10 @@ const GENERATED = { ADMIN_CLIENT_ID: undefined, ADMIN_CLIENT_SECRET: undefined }
 
 /** Whether `secret` gets `admin-console` a management token from the instance at `baseUrl`. */
 async function works(baseUrl: string, secret: string): Promise<boolean> {
-  return clientCredentialsToken(baseUrl, 'admin-console', secret, `${baseUrl}/api`, 'all').then(() => true, () => false);
+  return clientCredentialsToken(baseUrl, 'admin-console', secret, `${baseUrl}/api`, 'all').then(
+    () => true,
+    () => false,
+  );
 }
 
 forEachBackend('generated bootstrap credentials, over two starts on one store', (backend: StoreBackend) => {
@@ -21,10 +24,12 @@ forEachBackend('generated bootstrap credentials, over two starts on one store', 
     const secret = /ADMIN_CLIENT_SECRET=(\S+)/.exec(printed.join(''))?.[1];
     try {
       expect(secret).to.be.a('string');
-      expect(printed.join('')).to.include(backend.kind === 'memory'
-        ? 'Management API credentials (created now; embedded storage keeps them only until this process exits, so each '
-          + 'start creates new ones: set ADMIN_CLIENT_ID and ADMIN_CLIENT_SECRET to keep the same):\n  ADMIN_CLIENT_ID=admin-console\n'
-        : 'Management API credentials (created now and shown only this once: store them now):\n  ADMIN_CLIENT_ID=admin-console\n');
+      expect(printed.join('')).to.include(
+        backend.kind === 'memory'
+          ? 'Management API credentials (created now; embedded storage keeps them only until this process exits, so each ' +
+              'start creates new ones: set ADMIN_CLIENT_ID and ADMIN_CLIENT_SECRET to keep the same):\n  ADMIN_CLIENT_ID=admin-console\n'
+          : 'Management API credentials (created now and shown only this once: store them now):\n  ADMIN_CLIENT_ID=admin-console\n',
+      );
       expect(await works(first.baseUrl, secret!)).to.equal(true);
     } finally {
       await first.close();
@@ -36,15 +41,23 @@ forEachBackend('generated bootstrap credentials, over two starts on one store', 
       const text = printed.join('');
       expect(text).not.to.include('ADMIN_CLIENT_SECRET=');
       expect(text).not.to.include(secret!);
-      expect(text).to.include('Management API credentials: the application admin-console exists; its secret was shown when it was '
-        + 'created. To replace it: POST /api/applications/admin-console/secret, or set ADMIN_CLIENT_SECRET (applied at every start).');
+      expect(text).to.include(
+        'Management API credentials: the application admin-console exists; its secret was shown when it was ' +
+          'created. To replace it: POST /api/applications/admin-console/secret, or set ADMIN_CLIENT_SECRET (applied at every start).',
+      );
       expect(await works(second.baseUrl, secret!), 'the secret printed at the first start').to.equal(true);
 
       // The way the line names replaces it.
-      const token = await clientCredentialsToken(second.baseUrl, 'admin-console', secret!, `${second.baseUrl}/api`, 'all');
+      const token = await clientCredentialsToken(
+        second.baseUrl,
+        'admin-console',
+        secret!,
+        `${second.baseUrl}/api`,
+        'all',
+      );
       const rotated = await second.request('/api/applications/admin-console/secret', { method: 'POST', token });
       expect(rotated.status).to.equal(200);
-      const { secret: replacement } = await rotated.json() as { secret: string };
+      const { secret: replacement } = (await rotated.json()) as { secret: string };
       expect(await works(second.baseUrl, replacement)).to.equal(true);
       expect(await works(second.baseUrl, secret!)).to.equal(false);
     } finally {

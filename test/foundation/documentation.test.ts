@@ -8,7 +8,9 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
 
 /** The Markdown a reader is pointed to: the README, the reference under docs/, and the READMEs beside the code. */
 function documents(): string[] {
-  const docs = readdirSync(join(root, 'docs')).filter((name) => name.endsWith('.md')).map((name) => join('docs', name));
+  const docs = readdirSync(join(root, 'docs'))
+    .filter((name) => name.endsWith('.md'))
+    .map((name) => join('docs', name));
   return ['README.md', 'bench/README.md', 'console/README.md', ...docs].filter((path) => existsSync(join(root, path)));
 }
 
@@ -22,8 +24,12 @@ function anchors(markdown: string): Set<string> {
   const seen = new Map<string, number>();
   const result = new Set<string>();
   for (const [, heading] of markdown.replace(/^```[\s\S]*?^```/gm, '').matchAll(/^#{1,6} +(.+?) *#* *$/gm)) {
-    const slug = heading!.replace(/`/g, '').replace(/\[([^\]]*)\]\([^)]*\)/g, '$1').toLowerCase()
-      .replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/ /g, '-');
+    const slug = heading!
+      .replace(/`/g, '')
+      .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+      .replace(/ /g, '-');
     const count = seen.get(slug) ?? 0;
     seen.set(slug, count + 1);
     result.add(count === 0 ? slug : `${slug}-${count}`);
@@ -42,8 +48,12 @@ function brokenLinks(path: string): string[] {
     const resolved = file === '' ? join(root, path) : join(root, dirname(path), decodeURIComponent(file));
     if (!existsSync(resolved)) {
       broken.push(`${path}: ${target} (no file ${relative(root, resolved)})`);
-    } else if (anchor !== undefined && statSync(resolved).isFile() && resolved.endsWith('.md')
-      && !anchors(readFileSync(resolved, 'utf8')).has(anchor)) {
+    } else if (
+      anchor !== undefined &&
+      statSync(resolved).isFile() &&
+      resolved.endsWith('.md') &&
+      !anchors(readFileSync(resolved, 'utf8')).has(anchor)
+    ) {
       broken.push(`${path}: ${target} (no heading #${anchor} in ${relative(root, resolved)})`);
     }
   }
@@ -61,7 +71,7 @@ describe('the documentation', () => {
     expect(lines, `README.md has ${lines} lines; move reference material to docs/ and link to it`).to.be.at.most(200);
   });
 
-  it('keeps the benchmarks\' README to the method, the current figures and what each change bought: at most 150 lines', () => {
+  it("keeps the benchmarks' README to the method, the current figures and what each change bought: at most 150 lines", () => {
     const lines = readFileSync(join(root, 'bench/README.md'), 'utf8').trimEnd().split('\n').length;
     expect(lines, `bench/README.md has ${lines} lines`).to.be.at.most(150);
   });
@@ -70,8 +80,10 @@ describe('the documentation', () => {
     const committed = readFileSync(CONFIGURATION_DOC, 'utf8');
     const current = renderConfiguration();
     if (committed !== current) {
-      throw new Error(`docs/configuration.md is stale: run \`${REGENERATE}\` and commit the result `
-        + '(it is generated from the comments in lib/config.ts)');
+      throw new Error(
+        `docs/configuration.md is stale: run \`${REGENERATE}\` and commit the result ` +
+          '(it is generated from the comments in lib/config.ts)',
+      );
     }
     expect(current).to.include('### `PORT`');
   });

@@ -11,7 +11,8 @@ const ABOVE_LIB = ['routes', 'extensions', 'adapters', 'app', 'bin'];
 function sources(dir: string): string[] {
   return readdirSync(join(root, dir), { recursive: true, encoding: 'utf8' })
     .filter((path) => path.endsWith('.ts') && !path.endsWith('.d.ts'))
-    .map((path) => join(dir, path)).sort();
+    .map((path) => join(dir, path))
+    .sort();
 }
 
 /**
@@ -31,7 +32,8 @@ function referencesOf(file: string): Array<{ target: string; kind: 'import' | 'u
   for (const match of text.matchAll(/new URL\(\s*['"]([^'"]+)['"]\s*,\s*import\.meta\.url\s*\)/g)) {
     found.push({ specifier: match[1]!, kind: 'url' });
   }
-  return found.filter(({ specifier }) => specifier.startsWith('.'))
+  return found
+    .filter(({ specifier }) => specifier.startsWith('.'))
     .map(({ specifier, kind }) => ({ target: relative(root, resolve(root, dirname(file), specifier)), kind }));
 }
 
@@ -78,19 +80,33 @@ describe('the layers', () => {
   });
 
   it('keep lib/ below what uses it: no file in lib/ imports routes/, extensions/, adapters/, app/ or bin/', () => {
-    const upward = files.flatMap((file) => referencesOf(file)
-      .filter(({ target }) => ABOVE_LIB.some((layer) => target === layer || target.startsWith(`${layer}/`)))
-      .map(({ target }) => `${file} -> ${target}`));
+    const upward = files.flatMap((file) =>
+      referencesOf(file)
+        .filter(({ target }) => ABOVE_LIB.some((layer) => target === layer || target.startsWith(`${layer}/`)))
+        .map(({ target }) => `${file} -> ${target}`),
+    );
     expect(upward, `imports from lib/ into the layers above it:\n  ${upward.join('\n  ')}`).to.deep.equal([]);
   });
 
   it('have no import cycle inside lib/', () => {
-    const edges = new Map(files.map((file) => [file, referencesOf(file)
-      .filter(({ kind, target }) => kind === 'import' && target.startsWith('lib/') && existsSync(join(root, target)))
-      .map(({ target }) => target).filter((target, at, all) => all.indexOf(target) === at)]));
+    const edges = new Map(
+      files.map((file) => [
+        file,
+        referencesOf(file)
+          .filter(
+            ({ kind, target }) => kind === 'import' && target.startsWith('lib/') && existsSync(join(root, target)),
+          )
+          .map(({ target }) => target)
+          .filter((target, at, all) => all.indexOf(target) === at),
+      ]),
+    );
     const found = cycles(files, edges).map((component) => {
-      const ties = component.flatMap((file) => edges.get(file)!.filter((target) => component.includes(target))
-        .map((target) => `${file} -> ${target}`));
+      const ties = component.flatMap((file) =>
+        edges
+          .get(file)!
+          .filter((target) => component.includes(target))
+          .map((target) => `${file} -> ${target}`),
+      );
       return `${component.join(', ')}\n    ${ties.join('\n    ')}`;
     });
     expect(found, `import cycles in lib/:\n  ${found.join('\n  ')}`).to.deep.equal([]);

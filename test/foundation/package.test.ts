@@ -31,10 +31,16 @@ describe('the published build', function () {
   it('compiles to dist/ and serves the console, exchanges tokens and runs customizer scripts from JavaScript', async () => {
     await run(tsc, ['-p', 'tsconfig.build.json'], { cwd: root });
     const entry = new URL('../../dist/app/index.js', import.meta.url).href;
-    const { createIdentityService } = await import(entry) as typeof import('../../app/index.ts');
+    const { createIdentityService } = (await import(entry)) as typeof import('../../app/index.ts');
     const service = await createIdentityService({
-      env: { STORAGE: 'memory', BASE_URL: 'http://127.0.0.1:1', ADMIN_CLIENT_ID: 'dist-admin', ADMIN_CLIENT_SECRET: 'dist-admin-secret-0123' },
-      logger: pino({ level: 'silent' }), print: () => {},
+      env: {
+        STORAGE: 'memory',
+        BASE_URL: 'http://127.0.0.1:1',
+        ADMIN_CLIENT_ID: 'dist-admin',
+        ADMIN_CLIENT_SECRET: 'dist-admin-secret-0123',
+      },
+      logger: pino({ level: 'silent' }),
+      print: () => {},
     });
     try {
       const app = service.app.callback();
@@ -45,10 +51,14 @@ describe('the published build', function () {
       expect(consolePage.status).to.equal(200);
       const script = /<script type="module" src="([^"]+)"/.exec(consolePage.text)?.[1];
       expect((await request(app).get(script!)).status).to.equal(200);
-      const token = await request(app).post('/oidc/token').auth('dist-admin', 'dist-admin-secret-0123').type('form')
+      const token = await request(app)
+        .post('/oidc/token')
+        .auth('dist-admin', 'dist-admin-secret-0123')
+        .type('form')
         .send({ grant_type: 'client_credentials', resource: 'http://127.0.0.1:1/api', scope: 'all' });
       expect(token.status).to.equal(200);
-      const claims = await request(app).post('/api/configs/jwt-customizer/test')
+      const claims = await request(app)
+        .post('/api/configs/jwt-customizer/test')
         .set('authorization', `Bearer ${token.body.access_token}`)
         .send({ script: 'const getCustomJwtClaims = () => ({ compiled: true });' });
       expect(claims.status).to.equal(200);
@@ -63,7 +73,9 @@ describe('the published build', function () {
     try {
       // `npm pack` builds first (prepack) and reads nothing from the registry; this Node runs the build.
       await run('npm', ['pack', '--pack-destination', dir], {
-        cwd: root, env: { ...process.env, PATH: `${dirname(process.execPath)}:${process.env.PATH}` }, maxBuffer: 16 * 1024 * 1024,
+        cwd: root,
+        env: { ...process.env, PATH: `${dirname(process.execPath)}:${process.env.PATH}` },
+        maxBuffer: 16 * 1024 * 1024,
       });
       const tarball = readdirSync(dir).find((name) => name.endsWith('.tgz'));
       expect(tarball, 'the packed package').to.be.a('string');
@@ -74,22 +86,35 @@ describe('the published build', function () {
 
       // Offline, what `npm install` would put beside it: its dependencies, and the host's own (Koa, koa-mount, Node's
       // types), each linked from this checkout. Nothing else of the checkout is reachable from the package.
-      const manifest = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+      const manifest = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')) as {
+        dependencies: Record<string, string>;
+      };
       for (const name of [...Object.keys(manifest.dependencies), 'koa-mount', '@types/koa-mount', '@types/node']) {
         mkdirSync(dirname(join(host, 'node_modules', name)), { recursive: true });
         symlinkSync(join(root, 'node_modules', name), join(host, 'node_modules', name));
       }
       writeFileSync(join(host, 'package.json'), JSON.stringify({ name: 'host', private: true, type: 'module' }));
       // Strict, and checking the package's declarations too: a missing type package would otherwise pass as `any`.
-      writeFileSync(join(host, 'tsconfig.json'), JSON.stringify({
-        compilerOptions: {
-          target: 'es2022', module: 'nodenext', moduleResolution: 'nodenext', strict: true, noEmit: true, skipLibCheck: false,
-          types: ['node'],
-        },
-        include: ['app.ts'],
-      }));
+      writeFileSync(
+        join(host, 'tsconfig.json'),
+        JSON.stringify({
+          compilerOptions: {
+            target: 'es2022',
+            module: 'nodenext',
+            moduleResolution: 'nodenext',
+            strict: true,
+            noEmit: true,
+            skipLibCheck: false,
+            types: ['node'],
+          },
+          include: ['app.ts'],
+        }),
+      );
       writeFileSync(join(host, 'app.ts'), documentedExample());
-      const errors = await run(tsc, ['-p', host], { cwd: host }).then(({ stdout }) => stdout, (error: { stdout?: string }) => error.stdout ?? String(error));
+      const errors = await run(tsc, ['-p', host], { cwd: host }).then(
+        ({ stdout }) => stdout,
+        (error: { stdout?: string }) => error.stdout ?? String(error),
+      );
       expect(errors).to.equal('');
     } finally {
       rmSync(dir, { recursive: true, force: true });

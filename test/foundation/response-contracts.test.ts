@@ -21,22 +21,40 @@ describe('response contracts of declared routes', () => {
     ({ lines, raw } = capture);
     const router = new Router({ prefix: '/api' });
     const api: ApiRouterDeps = {
-      router, prefix: '/api', registry: new RouteRegistry(), requireScope: () => async (_ctx, next) => next(),
+      router,
+      prefix: '/api',
+      registry: new RouteRegistry(),
+      requireScope: () => async (_ctx, next) => next(),
     };
     declare(api, {
-      method: 'get', path: '/leaky', tag: 'Test', summary: 'A handler that forgets to hide secrets', scope: null,
+      method: 'get',
+      path: '/leaky',
+      tag: 'Test',
+      summary: 'A handler that forgets to hide secrets',
+      scope: null,
       response: account,
       handler: async () => ({
-        id: 'a1', name: 'Ada', passwordDigest: 'scrypt$leaked', tags: [{ label: 'x', internalNote: 'hidden-note' }],
+        id: 'a1',
+        name: 'Ada',
+        passwordDigest: 'scrypt$leaked',
+        tags: [{ label: 'x', internalNote: 'hidden-note' }],
       }),
     });
     declare(api, {
-      method: 'get', path: '/broken', tag: 'Test', summary: 'A handler whose result breaks its contract', scope: null,
+      method: 'get',
+      path: '/broken',
+      tag: 'Test',
+      summary: 'A handler whose result breaks its contract',
+      scope: null,
       response: account,
       handler: async () => ({ id: 42, name: 'Ada', tags: [], apiToken: 'tok_do_not_log' }),
     });
     declare(api, {
-      method: 'get', path: '/listed', tag: 'Test', summary: 'A page of a list', scope: null,
+      method: 'get',
+      path: '/listed',
+      tag: 'Test',
+      summary: 'A page of a list',
+      scope: null,
       response: z.array(account),
       handler: async ({ paged }) => paged([{ id: 'a1', name: 'Ada', tags: [], secret: 's3' }]),
     });
@@ -74,9 +92,21 @@ describe('response contracts of declared routes', () => {
 
   it('refuses to declare a route that answers a body without a response schema', () => {
     const router = new Router();
-    const api: ApiRouterDeps = { router, prefix: '', registry: new RouteRegistry(), requireScope: () => async (_ctx, next) => next() };
-    expect(() => declare(api, {
-      method: 'get', path: '/unchecked', tag: 'Test', summary: 'No contract', scope: null, handler: async () => ({ secret: 1 }),
-    })).to.throw(/declares no response schema/);
+    const api: ApiRouterDeps = {
+      router,
+      prefix: '',
+      registry: new RouteRegistry(),
+      requireScope: () => async (_ctx, next) => next(),
+    };
+    expect(() =>
+      declare(api, {
+        method: 'get',
+        path: '/unchecked',
+        tag: 'Test',
+        summary: 'No contract',
+        scope: null,
+        handler: async () => ({ secret: 1 }),
+      }),
+    ).to.throw(/declares no response schema/);
   });
 });

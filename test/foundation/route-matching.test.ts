@@ -6,7 +6,11 @@ import { rememberStaticMatches } from '../../lib/http/api.ts';
 describe('remembered static route matches', () => {
   const routes = (router: Router, path: string, method: string) => {
     const result = router.match(path, method);
-    return { path: result.path.map((layer) => layer.path), pathAndMethod: result.pathAndMethod.map((layer) => layer.path), route: result.route };
+    return {
+      path: result.path.map((layer) => layer.path),
+      pathAndMethod: result.pathAndMethod.map((layer) => layer.path),
+      route: result.route,
+    };
   };
 
   it('answers as the router does, for static and parameterised paths, before and after routes are added', () => {
@@ -19,11 +23,19 @@ describe('remembered static route matches', () => {
     add('/users', 'get');
     add('/users/:id', 'get');
     add('/tokens', 'post');
-    const requests = [['/api/users', 'GET'], ['/api/users', 'POST'], ['/api/users/u1', 'GET'], ['/api/tokens', 'POST'],
-      ['/api/TOKENS', 'POST'], ['/api/nothing', 'GET'], ['/api/users', 'GET']] as const;
+    const requests = [
+      ['/api/users', 'GET'],
+      ['/api/users', 'POST'],
+      ['/api/users/u1', 'GET'],
+      ['/api/tokens', 'POST'],
+      ['/api/TOKENS', 'POST'],
+      ['/api/nothing', 'GET'],
+      ['/api/users', 'GET'],
+    ] as const;
     const check = () => {
       for (const [path, method] of requests) {
-        for (let i = 0; i < 2; i += 1) expect(routes(remembering, path, method), `${method} ${path}`).to.deep.equal(routes(plain, path, method));
+        for (let i = 0; i < 2; i += 1)
+          expect(routes(remembering, path, method), `${method} ${path}`).to.deep.equal(routes(plain, path, method));
       }
     };
     check();

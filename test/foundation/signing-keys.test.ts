@@ -16,12 +16,18 @@ async function publicKeys(service: Awaited<ReturnType<typeof createIdentityServi
 async function serviceWithKey(jwk: object) {
   const service = await createIdentityService({
     env: {
-      STORAGE: 'memory', BASE_URL: 'http://127.0.0.1:1', SIGNING_KEYS: JSON.stringify({ keys: [jwk] }),
-      ADMIN_CLIENT_ID: 'configured-admin', ADMIN_CLIENT_SECRET: 'configured-admin-secret-0123',
-    }, ...quiet,
+      STORAGE: 'memory',
+      BASE_URL: 'http://127.0.0.1:1',
+      SIGNING_KEYS: JSON.stringify({ keys: [jwk] }),
+      ADMIN_CLIENT_ID: 'configured-admin',
+      ADMIN_CLIENT_SECRET: 'configured-admin-secret-0123',
+    },
+    ...quiet,
   });
-  const token = await request(service.app.callback()).post('/oidc/token')
-    .auth(service.adminClientId, 'configured-admin-secret-0123').type('form')
+  const token = await request(service.app.callback())
+    .post('/oidc/token')
+    .auth(service.adminClientId, 'configured-admin-secret-0123')
+    .type('form')
     .send({ grant_type: 'client_credentials', resource: 'http://127.0.0.1:1/api', scope: 'all' });
   return { service, token };
 }
@@ -46,7 +52,7 @@ describe('signing keys', () => {
     const jwk = { ...(await exportJWK(privateKey)), kid: 'configured-ed25519', alg: 'EdDSA', use: 'sig' };
     const { service, token } = await serviceWithKey(jwk);
     try {
-      const served = await publicKeys(service) as { keys: Array<Record<string, unknown>> };
+      const served = (await publicKeys(service)) as { keys: Array<Record<string, unknown>> };
       expect(served.keys.map((key) => key.kid)).to.deep.equal(['configured-ed25519']);
       expect(served.keys[0]).not.to.have.property('d');
       expect(token.status).to.equal(200);
@@ -65,14 +71,16 @@ describe('signing keys', () => {
     const { service, token } = await serviceWithKey(jwk);
     try {
       const kid = await calculateJwkThumbprint(jwk);
-      const served = await publicKeys(service) as { keys: Array<Record<string, unknown>> };
+      const served = (await publicKeys(service)) as { keys: Array<Record<string, unknown>> };
       expect(served.keys.map((key) => key.kid)).to.deep.equal([kid]);
       expect(token.status).to.equal(200);
       const accessToken = String(token.body.access_token);
       const { protectedHeader } = await jwtVerify(accessToken, createLocalJWKSet(served as never));
       expect(protectedHeader).to.include({ alg: 'ES256', kid });
       // The management API verifies the token with the same keys.
-      const listed = await request(service.app.callback()).get('/api/applications').auth(accessToken, { type: 'bearer' });
+      const listed = await request(service.app.callback())
+        .get('/api/applications')
+        .auth(accessToken, { type: 'bearer' });
       expect(listed.status).to.equal(200);
     } finally {
       await service.close();

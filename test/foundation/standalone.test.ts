@@ -15,12 +15,14 @@ after(() => {
   for (const dataDir of dataDirs) rmSync(dataDir, { recursive: true, force: true });
 });
 
-
 /** Starts `node bin/server.ts` as `npm start` does (on a data directory of its own) and collects its output. */
 function start(env: Record<string, string>) {
   const dataDir = tempDataDir();
   dataDirs.push(dataDir);
-  const child = spawn(process.execPath, [SERVER], { env: { ...serviceFreeEnv(), DATA_DIR: dataDir, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [SERVER], {
+    env: { ...serviceFreeEnv(), DATA_DIR: dataDir, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const output = { stdout: '', stderr: '' };
   child.stdout!.on('data', (chunk) => (output.stdout += chunk));
   child.stderr!.on('data', (chunk) => (output.stderr += chunk));
@@ -37,7 +39,9 @@ async function until(condition: () => boolean, what: string, limitMs = 15_000): 
 }
 
 describe('standalone server (npm start)', () => {
-  let running: { child: ChildProcess; output: { stdout: string; stderr: string }; exited: Promise<number | null> } | undefined;
+  let running:
+    | { child: ChildProcess; output: { stdout: string; stderr: string }; exited: Promise<number | null> }
+    | undefined;
   afterEach(() => running?.child.kill('SIGKILL'));
 
   it('starts on embedded storage, prints generated admin credentials once, serves discovery and JWKS, and stops gracefully', async () => {
@@ -53,12 +57,18 @@ describe('standalone server (npm start)', () => {
     expect(running.output.stdout.split(secret!).length - 1, 'the secret is printed exactly once').to.equal(1);
 
     const base = `http://localhost:${port}`;
-    const discovery = await (await fetch(`${base}/oidc/.well-known/openid-configuration`)).json() as Record<string, unknown>;
+    const discovery = (await (await fetch(`${base}/oidc/.well-known/openid-configuration`)).json()) as Record<
+      string,
+      unknown
+    >;
     expect(discovery.issuer).to.equal(`${base}/oidc`);
     expect(discovery.grant_types_supported).to.include.members([
-      'authorization_code', 'refresh_token', 'client_credentials', 'urn:ietf:params:oauth:grant-type:token-exchange',
+      'authorization_code',
+      'refresh_token',
+      'client_credentials',
+      'urn:ietf:params:oauth:grant-type:token-exchange',
     ]);
-    const jwks = await (await fetch(`${base}/oidc/jwks`)).json() as { keys: Array<Record<string, unknown>> };
+    const jwks = (await (await fetch(`${base}/oidc/jwks`)).json()) as { keys: Array<Record<string, unknown>> };
     expect(jwks.keys[0]).to.include({ kty: 'EC', crv: 'P-256', alg: 'ES256' });
     expect(jwks.keys[0]).not.to.have.property('d');
 
@@ -80,8 +90,10 @@ describe('standalone server (npm start)', () => {
     for (let round = 0; round < 2; round += 1) {
       running = start({ PORT: String(await freePort()), LOG_LEVEL: 'info', STORAGE: 'memory' });
       await until(() => /"msg":"ready/.test(running!.output.stdout), 'the ready line');
-      expect(running.output.stdout).to.include('Management API credentials (created now; embedded storage keeps them only '
-        + 'until this process exits, so each start creates new ones: set ADMIN_CLIENT_ID and ADMIN_CLIENT_SECRET to keep the same):');
+      expect(running.output.stdout).to.include(
+        'Management API credentials (created now; embedded storage keeps them only ' +
+          'until this process exits, so each start creates new ones: set ADMIN_CLIENT_ID and ADMIN_CLIENT_SECRET to keep the same):',
+      );
       secrets.push(/ADMIN_CLIENT_SECRET=(\S+)/.exec(running.output.stdout)![1]!);
       running.child.kill('SIGTERM');
       expect(await running.exited).to.equal(0);
@@ -101,7 +113,9 @@ describe('standalone server (npm start)', () => {
     const port = await freePort();
     running = start({ PORT: String(port), LOG_LEVEL: 'info' });
     await until(() => /"msg":"ready/.test(running!.output.stdout), 'the ready line');
-    expect(running.output.stdout).to.include(`"msg":"ready: listening on 127.0.0.1:${port}, serving http://localhost:${port}`);
+    expect(running.output.stdout).to.include(
+      `"msg":"ready: listening on 127.0.0.1:${port}, serving http://localhost:${port}`,
+    );
     // Every other address of the machine, loopback ones included, is refused: 127.0.0.2 is as local as it gets.
     expect(await accepts('127.0.0.1', port)).to.equal(true);
     expect(await accepts('127.0.0.2', port)).to.equal(false);
@@ -134,7 +148,9 @@ describe('standalone server (npm start)', () => {
   it('refuses production in memory with a clear message', async () => {
     running = start({ NODE_ENV: 'production', STORAGE: 'memory', PORT: String(await freePort()) });
     expect(await running.exited).to.equal(2);
-    expect(running.output.stderr).to.match(/^STORAGE=memory is refused with NODE_ENV=production: it loses everything on restart/);
+    expect(running.output.stderr).to.match(
+      /^STORAGE=memory is refused with NODE_ENV=production: it loses everything on restart/,
+    );
   });
 });
 
@@ -142,13 +158,19 @@ describe('configuration', () => {
   it('lists every invalid variable at once', () => {
     let error: unknown;
     try {
-      readEnvironment({ PORT: 'eighty', WEBHOOK_RETRY_DELAYS_MS: '5,x', ADMIN_CLIENT_SECRET: 'short', BASE_URL: 'not a url' });
+      readEnvironment({
+        PORT: 'eighty',
+        WEBHOOK_RETRY_DELAYS_MS: '5,x',
+        ADMIN_CLIENT_SECRET: 'short',
+        BASE_URL: 'not a url',
+      });
     } catch (caught) {
       error = caught;
     }
     expect(error).to.be.instanceOf(ConfigurationError);
     const message = (error as Error).message;
-    for (const name of ['PORT', 'WEBHOOK_RETRY_DELAYS_MS', 'ADMIN_CLIENT_SECRET', 'BASE_URL']) expect(message).to.include(name);
+    for (const name of ['PORT', 'WEBHOOK_RETRY_DELAYS_MS', 'ADMIN_CLIENT_SECRET', 'BASE_URL'])
+      expect(message).to.include(name);
   });
 
   it('derives the issuer and management resource from BASE_URL, runs production on SQLite, and refuses it in memory', () => {
@@ -156,10 +178,17 @@ describe('configuration', () => {
     expect(settings.issuer).to.equal('https://id.example.com/auth/oidc');
     expect(settings.managementIndicator).to.equal('https://id.example.com/auth/api');
     expect(resolveSettings({ PORT: '8080' }).baseUrl).to.equal('http://localhost:8080');
-    expect(resolveSettings({ NODE_ENV: 'production' })).to.deep.include({ storage: 'sqlite', embedded: { documents: true, keyValue: true } });
-    expect(() => resolveSettings({ NODE_ENV: 'production', STORAGE: 'memory' })).to.throw(ConfigurationError, /STORAGE=memory is refused/);
-    expect(() => resolveSettings({ STORAGE: 'sqlite', MONGODB_URI: 'mongodb://db:27017/x', REDIS_URL: 'redis://r:6379' }))
-      .to.throw(ConfigurationError, /STORAGE=sqlite has no effect/);
+    expect(resolveSettings({ NODE_ENV: 'production' })).to.deep.include({
+      storage: 'sqlite',
+      embedded: { documents: true, keyValue: true },
+    });
+    expect(() => resolveSettings({ NODE_ENV: 'production', STORAGE: 'memory' })).to.throw(
+      ConfigurationError,
+      /STORAGE=memory is refused/,
+    );
+    expect(() =>
+      resolveSettings({ STORAGE: 'sqlite', MONGODB_URI: 'mongodb://db:27017/x', REDIS_URL: 'redis://r:6379' }),
+    ).to.throw(ConfigurationError, /STORAGE=sqlite has no effect/);
     expect(() => resolveSettings({ SQLITE_SYNCHRONOUS: 'OFF' })).to.throw(ConfigurationError, /SQLITE_SYNCHRONOUS/);
     expect(() => resolveSettings({ ADMIN_CLIENT_ID: 'only-id' })).to.throw(/set together/);
   });

@@ -17,12 +17,26 @@ for (const backend of ['embedded', 'redis'] as const) {
 
     it(`${CONCURRENT} concurrent exchanges of one subject token give exactly one success and no 5xx`, async () => {
       await createResource(running, 'https://race.example.com', ['read']);
-      const app = await createApplication(running, { type: 'Traditional', customClientMetadata: { allowTokenExchange: true } });
+      const app = await createApplication(running, {
+        type: 'Traditional',
+        customClientMetadata: { allowTokenExchange: true },
+      });
       const user = await createUser(running);
       const token = await subjectToken(running, user.id);
-      const results = await Promise.all(Array.from({ length: CONCURRENT }, () => tokenRequest(running, {
-        grant_type: GRANT, subject_token_type: AT, subject_token: token, resource: 'https://race.example.com',
-      }, app)));
+      const results = await Promise.all(
+        Array.from({ length: CONCURRENT }, () =>
+          tokenRequest(
+            running,
+            {
+              grant_type: GRANT,
+              subject_token_type: AT,
+              subject_token: token,
+              resource: 'https://race.example.com',
+            },
+            app,
+          ),
+        ),
+      );
       const statuses = results.map((result) => result.status);
       expect(statuses.filter((status) => status === 200)).to.have.length(1);
       expect(statuses.filter((status) => status >= 500)).to.have.length(0);
@@ -35,7 +49,7 @@ for (const backend of ['embedded', 'redis'] as const) {
       const logs: Array<{ type: string }> = [];
       for (const page of [1, 2]) {
         const res = await running.request(`/api/impersonation-logs?userId=${user.id}&page=${page}&page_size=100`);
-        logs.push(...await res.json() as Array<{ type: string }>);
+        logs.push(...((await res.json()) as Array<{ type: string }>));
       }
       expect(logs.filter((log) => log.type === 'TokenExchange.Succeeded')).to.have.length(1);
     });

@@ -14,24 +14,40 @@ describe('custom JWT claims from a stored script', () => {
   let user: { id: string };
 
   before(async () => {
-    running = await startService({ env: { JWT_CUSTOMIZER_TIMEOUT_MS: String(TIMEOUT_MS), JWT_CUSTOMIZER_WORKERS: '2' } });
+    running = await startService({
+      env: { JWT_CUSTOMIZER_TIMEOUT_MS: String(TIMEOUT_MS), JWT_CUSTOMIZER_WORKERS: '2' },
+    });
     await createResource(running, INDICATOR, ['read']);
-    app = await createApplication(running, { type: 'MachineToMachine', customClientMetadata: { allowTokenExchange: true } });
+    app = await createApplication(running, {
+      type: 'MachineToMachine',
+      customClientMetadata: { allowTokenExchange: true },
+    });
     user = await createUser(running);
   });
   after(() => running.close());
 
-  const exchange = async (context?: Record<string, unknown>) => tokenRequest(running, {
-    grant_type: GRANT, subject_token_type: AT, subject_token: await subjectToken(running, user.id, context), resource: INDICATOR,
-  }, app);
+  const exchange = async (context?: Record<string, unknown>) =>
+    tokenRequest(
+      running,
+      {
+        grant_type: GRANT,
+        subject_token_type: AT,
+        subject_token: await subjectToken(running, user.id, context),
+        resource: INDICATOR,
+      },
+      app,
+    );
 
   const store = (body: Record<string, unknown>) => running.request(SCRIPT_PATH, { method: 'PUT', json: body });
 
   it('stores, reads, patches and deletes the script', async () => {
     expect((await running.request(SCRIPT_PATH)).status).to.equal(404);
-    const put = await store({ script: 'const getCustomJwtClaims = async () => ({ a: 1 });', environmentVariables: { K: 'v' } });
+    const put = await store({
+      script: 'const getCustomJwtClaims = async () => ({ a: 1 });',
+      environmentVariables: { K: 'v' },
+    });
     expect(put.status, 'the first PUT creates').to.equal(201);
-    const got = await (await running.request(SCRIPT_PATH)).json() as Record<string, unknown>;
+    const got = (await (await running.request(SCRIPT_PATH)).json()) as Record<string, unknown>;
     expect(got).to.include({ blockIssuanceOnError: false });
     expect(got.environmentVariables).to.deep.equal({ K: 'v' });
     const patched = await running.request(SCRIPT_PATH, { method: 'PATCH', json: { blockIssuanceOnError: true } });
@@ -40,7 +56,7 @@ describe('custom JWT claims from a stored script', () => {
     expect((await running.request(SCRIPT_PATH, { method: 'DELETE' })).status).to.equal(404);
   });
 
-  it('adds the script\'s claims to exchanged tokens, with grant type and subject-token context, never reserved ones', async () => {
+  it("adds the script's claims to exchanged tokens, with grant type and subject-token context, never reserved ones", async () => {
     await store({
       script: `const getCustomJwtClaims = async ({ token, context, environmentVariables }) => ({
         grantType: context.grant.type, reason: context.grant.subjectTokenContext.reason,
@@ -49,7 +65,9 @@ describe('custom JWT claims from a stored script', () => {
       });`,
       environmentVariables: { STAGE: 'prod' },
     });
-    const org = await (await running.request('/api/organizations', { method: 'POST', json: { name: 'Acme' } })).json() as { id: string };
+    const org = (await (
+      await running.request('/api/organizations', { method: 'POST', json: { name: 'Acme' } })
+    ).json()) as { id: string };
     await running.request(`/api/organizations/${org.id}/users`, { method: 'POST', json: { userIds: [user.id] } });
     const { status, body } = await exchange({ reason: 'support call' });
     expect(status).to.equal(200);
@@ -67,16 +85,26 @@ describe('custom JWT claims from a stored script', () => {
   });
 
   it('api.denyAccess() is access_denied and does not spend the subject token', async () => {
-    await store({ script: `const getCustomJwtClaims = ({ context, api }) => {
+    await store({
+      script: `const getCustomJwtClaims = ({ context, api }) => {
       if (context.grant.subjectTokenContext.block) api.denyAccess('not this user');
       return {};
-    };` });
+    };`,
+    });
     const token = await subjectToken(running, user.id, { block: true });
-    const denied = await tokenRequest(running, { grant_type: GRANT, subject_token_type: AT, subject_token: token, resource: INDICATOR }, app);
+    const denied = await tokenRequest(
+      running,
+      { grant_type: GRANT, subject_token_type: AT, subject_token: token, resource: INDICATOR },
+      app,
+    );
     expect(denied.status).to.equal(400);
     expect(denied.body).to.include({ error: 'access_denied', error_description: 'not this user' });
     await store({ script: 'const getCustomJwtClaims = () => ({});' });
-    const again = await tokenRequest(running, { grant_type: GRANT, subject_token_type: AT, subject_token: token, resource: INDICATOR }, app);
+    const again = await tokenRequest(
+      running,
+      { grant_type: GRANT, subject_token_type: AT, subject_token: token, resource: INDICATOR },
+      app,
+    );
     expect(again.status).to.equal(200);
   });
 
@@ -86,11 +114,19 @@ describe('custom JWT claims from a stored script', () => {
     expect(open.status).to.equal(200);
     await store({ script: 'const getCustomJwtClaims = () => { while (true) {} };', blockIssuanceOnError: true });
     const token = await subjectToken(running, user.id);
-    const closed = await tokenRequest(running, { grant_type: GRANT, subject_token_type: AT, subject_token: token, resource: INDICATOR }, app);
+    const closed = await tokenRequest(
+      running,
+      { grant_type: GRANT, subject_token_type: AT, subject_token: token, resource: INDICATOR },
+      app,
+    );
     expect(closed.status).to.equal(400);
     expect(closed.body.error).to.equal('invalid_request');
     await store({ script: 'const getCustomJwtClaims = () => ({ ok: true });' });
-    const after = await tokenRequest(running, { grant_type: GRANT, subject_token_type: AT, subject_token: token, resource: INDICATOR }, app);
+    const after = await tokenRequest(
+      running,
+      { grant_type: GRANT, subject_token_type: AT, subject_token: token, resource: INDICATOR },
+      app,
+    );
     expect(after.status, 'the failed exchange did not spend the token').to.equal(200);
     expect(decodeJwt(after.body.access_token as string).ok).to.equal(true);
   });
@@ -108,9 +144,18 @@ describe('custom JWT claims from a stored script', () => {
   });
 
   it('never runs the stored script for management API tokens, so a failing script cannot lock operators out', async () => {
-    await store({ script: 'const getCustomJwtClaims = () => { throw new Error("boom"); };', blockIssuanceOnError: true });
+    await store({
+      script: 'const getCustomJwtClaims = () => { throw new Error("boom"); };',
+      blockIssuanceOnError: true,
+    });
     expect((await clientCredentials()).body.error, 'other resources still fail closed').to.equal('invalid_request');
-    const token = await clientCredentialsToken(running.baseUrl, ADMIN.id, ADMIN.secret, `${running.baseUrl}/api`, 'all');
+    const token = await clientCredentialsToken(
+      running.baseUrl,
+      ADMIN.id,
+      ADMIN.secret,
+      `${running.baseUrl}/api`,
+      'all',
+    );
     expect((await running.request('/api/applications', { token })).status).to.equal(200);
     expect((await running.request(SCRIPT_PATH, { method: 'DELETE', token })).status).to.equal(204);
   });
@@ -142,24 +187,31 @@ describe('custom JWT claims from a stored script', () => {
   it('answers concurrent token requests within their own deadline while a script loops forever', async () => {
     await store({ script: 'const getCustomJwtClaims = () => { for (;;) {} };' });
     const started = Date.now();
-    const answers = await Promise.all([0, 1, 2, 3, 4, 5].map(async () => {
-      const { status, body } = await clientCredentials();
-      return { status, loop: decodeJwt(body.access_token as string).loop, elapsed: Date.now() - started };
-    }));
+    const answers = await Promise.all(
+      [0, 1, 2, 3, 4, 5].map(async () => {
+        const { status, body } = await clientCredentials();
+        return { status, loop: decodeJwt(body.access_token as string).loop, elapsed: Date.now() - started };
+      }),
+    );
     for (const answer of answers) expect(answer).to.include({ status: 200, loop: undefined });
     const slowest = Math.max(...answers.map((answer) => answer.elapsed));
-    expect(slowest, `answered after ${answers.map((answer) => answer.elapsed).join(', ')} ms`).to.be.below(4 * TIMEOUT_MS);
+    expect(slowest, `answered after ${answers.map((answer) => answer.elapsed).join(', ')} ms`).to.be.below(
+      4 * TIMEOUT_MS,
+    );
   });
 
   it('keeps issuing tokens with their claims while a test run loops forever', async () => {
     await store({ script: 'const getCustomJwtClaims = () => ({ issued: true });' });
     let loopAnswered = false;
-    const loop = running.request('/api/configs/jwt-customizer/test', {
-      method: 'POST', json: { script: 'const getCustomJwtClaims = () => { for (;;) {} };' },
-    }).then((res) => {
-      loopAnswered = true;
-      return res;
-    });
+    const loop = running
+      .request('/api/configs/jwt-customizer/test', {
+        method: 'POST',
+        json: { script: 'const getCustomJwtClaims = () => { for (;;) {} };' },
+      })
+      .then((res) => {
+        loopAnswered = true;
+        return res;
+      });
     for (let i = 0; i < 3; i++) {
       const { status, body } = await clientCredentials();
       expect(status).to.equal(200);
@@ -174,9 +226,13 @@ describe('custom JWT claims from a stored script', () => {
       running.request('/api/configs/jwt-customizer/test', { method: 'POST', json: { script, ...extra } });
 
     it('returns the claims of a sample run', async () => {
-      const res = await test('const getCustomJwtClaims = ({ token, context }) => ({ n: token.n + 1, who: context.user.id, iss: "x" });', {
-        token: { n: 1 }, context: { user: { id: 'u1' } },
-      });
+      const res = await test(
+        'const getCustomJwtClaims = ({ token, context }) => ({ n: token.n + 1, who: context.user.id, iss: "x" });',
+        {
+          token: { n: 1 },
+          context: { user: { id: 'u1' } },
+        },
+      );
       expect(res.status).to.equal(200);
       expect(await res.json()).to.deep.equal({ n: 2, who: 'u1' });
     });
@@ -193,7 +249,7 @@ describe('custom JWT claims from a stored script', () => {
       it(`keeps the host out of reach: ${escaped}`, async () => {
         const res = await test(`const getCustomJwtClaims = async () => ({ leaked: ${escaped} });`);
         expect(res.status).to.equal(422);
-        const body = await res.json() as { code: string };
+        const body = (await res.json()) as { code: string };
         expect(body.code).to.equal('jwt_customizer.script_error');
         expect(JSON.stringify(body)).not.to.match(/root:|PATH=/);
       });

@@ -48,13 +48,25 @@ describe('impersonation on the SQLite store: one sync per exchange', () => {
   });
 
   async function prepared() {
-    const app = await createApplication(running, { type: 'Traditional', customClientMetadata: { allowTokenExchange: true } });
+    const app = await createApplication(running, {
+      type: 'Traditional',
+      customClientMetadata: { allowTokenExchange: true },
+    });
     const user = await createUser(running);
     const token = await subjectToken(running, user.id);
     await database.settled();
-    const exchange = () => tokenRequest(running, {
-      grant_type: GRANT, subject_token_type: AT, subject_token: token, resource: 'https://sync.example.com', scope: 'read',
-    }, app);
+    const exchange = () =>
+      tokenRequest(
+        running,
+        {
+          grant_type: GRANT,
+          subject_token_type: AT,
+          subject_token: token,
+          resource: 'https://sync.example.com',
+          scope: 'read',
+        },
+        app,
+      );
     return { user, exchange };
   }
 
@@ -65,7 +77,9 @@ describe('impersonation on the SQLite store: one sync per exchange', () => {
     expect(res.status, JSON.stringify(res.body)).to.equal(200);
     // The impersonation event is written once the exchange is recorded (the outbox), a commit of its own.
     expect(syncs - before, 'syncs the exchange waited for').to.equal(2);
-    const logs = await (await running.request(`/api/impersonation-logs?userId=${user.id}`)).json() as Array<{ type: string }>;
+    const logs = (await (await running.request(`/api/impersonation-logs?userId=${user.id}`)).json()) as Array<{
+      type: string;
+    }>;
     expect(logs.map((log) => log.type)).to.include('TokenExchange.Succeeded');
     const again = await exchange();
     expect(again.status).to.equal(400);
@@ -81,7 +95,9 @@ describe('impersonation on the SQLite store: one sync per exchange', () => {
       database.db.exec('PRAGMA query_only = OFF');
     }
     expect(res.status, JSON.stringify(res.body)).to.equal(503);
-    const logs = await (await running.request(`/api/impersonation-logs?userId=${user.id}`)).json() as Array<{ type: string }>;
+    const logs = (await (await running.request(`/api/impersonation-logs?userId=${user.id}`)).json()) as Array<{
+      type: string;
+    }>;
     expect(logs.map((log) => log.type)).to.deep.equal(['SubjectToken.Created']);
     const retried = await exchange();
     expect(retried.status, JSON.stringify(retried.body)).to.equal(200);

@@ -33,13 +33,18 @@ for (const backend of ['embedded', 'redis'] as const) {
       running = await startService({
         logger: captured.logger,
         env: {
-          REDIS_URL: backend === 'redis' ? REDIS_URL : undefined, SMTP_URL: mailbox.url,
+          REDIS_URL: backend === 'redis' ? REDIS_URL : undefined,
+          SMTP_URL: mailbox.url,
           MESSAGE_RATE_LIMIT_COUNT: String(PER_RECIPIENT),
         },
       });
       await createResource(running, INDICATOR, ['read']);
       appName = `Support Desk ${newId(4)}`;
-      app = await createApplication(running, { type: 'Traditional', name: appName, customClientMetadata: { allowTokenExchange: true } });
+      app = await createApplication(running, {
+        type: 'Traditional',
+        name: appName,
+        customClientMetadata: { allowTokenExchange: true },
+      });
       const actor = await createUser(running, [], { name: 'Sam <Support>' }, PASSWORD);
       actorToken = await (await accountClient(running)).signIn(actor.username!, PASSWORD, 'openid');
     });
@@ -48,19 +53,31 @@ for (const backend of ['embedded', 'redis'] as const) {
       await mailbox.close();
     });
 
-    const notify = (on: boolean) => running.request('/api/sign-in-exp', { method: 'PATCH', json: { impersonation: { notifyByEmail: on } } });
-    const userWithEmail = (address = `user-${newId(8).toLowerCase()}@example.com`) => createUser(running, [], { primaryEmail: address });
+    const notify = (on: boolean) =>
+      running.request('/api/sign-in-exp', { method: 'PATCH', json: { impersonation: { notifyByEmail: on } } });
+    const userWithEmail = (address = `user-${newId(8).toLowerCase()}@example.com`) =>
+      createUser(running, [], { primaryEmail: address });
     const exchange = async (userId: string, extra: Record<string, string> = {}, reason?: string) => {
       const created = await running.request('/api/subject-tokens', {
-        method: 'POST', json: { userId, context: { note: 'private to the customizer' }, ...(reason && { reason }) },
+        method: 'POST',
+        json: { userId, context: { note: 'private to the customizer' }, ...(reason && { reason }) },
       });
-      const token = (await created.json() as { subjectToken: string }).subjectToken;
-      const result = await tokenRequest(running, { grant_type: GRANT, subject_token_type: AT, subject_token: token, resource: INDICATOR, ...extra }, app);
+      const token = ((await created.json()) as { subjectToken: string }).subjectToken;
+      const result = await tokenRequest(
+        running,
+        { grant_type: GRANT, subject_token_type: AT, subject_token: token, resource: INDICATOR, ...extra },
+        app,
+      );
       expect(result.status, JSON.stringify(result.body)).to.equal(200);
       return result;
     };
-    const notDelivered = (code?: string) => lines.filter((line) => line.msg === NOT_DELIVERED && line.purpose === 'UserImpersonated'
-      && (code === undefined || line.code === code));
+    const notDelivered = (code?: string) =>
+      lines.filter(
+        (line) =>
+          line.msg === NOT_DELIVERED &&
+          line.purpose === 'UserImpersonated' &&
+          (code === undefined || line.code === code),
+      );
 
     afterEach(async () => {
       expect((await notify(false)).status).to.equal(200);
@@ -69,8 +86,9 @@ for (const backend of ['embedded', 'redis'] as const) {
     it('is off by default; once on, mails the user after each exchange: when, which application, who and why, never the context', async () => {
       const user = await userWithEmail();
       await exchange(user.id, {}, 'before the setting');
-      expect((await (await running.request('/api/sign-in-exp')).json() as { impersonation: unknown }).impersonation)
-        .to.deep.equal({ requireReason: false, notifyByEmail: false });
+      expect(
+        ((await (await running.request('/api/sign-in-exp')).json()) as { impersonation: unknown }).impersonation,
+      ).to.deep.equal({ requireReason: false, notifyByEmail: false });
 
       expect((await notify(true)).status).to.equal(200);
       await exchange(user.id, { actor_token: actorToken, actor_token_type: AT }, 'Ticket <SUP-3> & refund');
@@ -94,7 +112,9 @@ for (const backend of ['embedded', 'redis'] as const) {
       expect((await notify(true)).status).to.equal(200);
       const user = await userWithEmail(rejected);
       const result = await exchange(user.id);
-      const listed = await (await running.request(`/api/impersonations?userId=${user.id}`)).json() as Array<{ status: string }>;
+      const listed = (await (await running.request(`/api/impersonations?userId=${user.id}`)).json()) as Array<{
+        status: string;
+      }>;
       expect(listed.map((record) => record.status)).to.deep.equal(['active']);
       expect(result.body.access_token).to.be.a('string');
       await eventually(() => notDelivered().some((line) => line.channel === 'email'));

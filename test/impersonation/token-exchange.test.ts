@@ -3,7 +3,14 @@ import * as client from 'openid-client';
 import { createRemoteJWKSet, jwtVerify, decodeJwt } from 'jose';
 import { startService, type RunningService } from '../support/service.ts';
 import {
-  createApplication, createResource, createRole, createUser, oauthError, subjectToken, tokenRequest, type ApiFixture,
+  createApplication,
+  createResource,
+  createRole,
+  createUser,
+  oauthError,
+  subjectToken,
+  tokenRequest,
+  type ApiFixture,
 } from '../support/fixtures.ts';
 import type { CustomizerInput } from '../../lib/jwt-customizer/claims.ts';
 import { installFakeClock } from '../support/clock.ts';
@@ -34,7 +41,12 @@ async function customizer({ token, context, environmentVariables, api }: Customi
     env_region: environmentVariables.REGION,
     token_client: token.clientId,
     // Reserved claims a customizer must never be able to set:
-    sub: 'forged', aud: 'forged', iss: 'forged', scope: 'admin', act: { sub: 'forged' }, client_id: 'forged',
+    sub: 'forged',
+    aud: 'forged',
+    iss: 'forged',
+    scope: 'admin',
+    act: { sub: 'forged' },
+    client_id: 'forged',
   };
 }
 
@@ -57,7 +69,10 @@ describe('token exchange (RFC 8693 impersonation)', () => {
     const reader = await createRole(running, [api.scopes.read!.id, api.scopes.write!.id]);
     alice = await createUser(running, [reader.id]);
     bob = await createUser(running, [], {}, BOB_PASSWORD);
-    traditional = await createApplication(running, { type: 'Traditional', customClientMetadata: { allowTokenExchange: true } });
+    traditional = await createApplication(running, {
+      type: 'Traditional',
+      customClientMetadata: { allowTokenExchange: true },
+    });
     spa = await createApplication(running, { type: 'SPA', customClientMetadata: { allowTokenExchange: true } });
     disabled = await createApplication(running, { type: 'Traditional' });
     bobToken = await (await accountClient(running)).signIn(bob.username!, BOB_PASSWORD, 'openid');
@@ -70,12 +85,22 @@ describe('token exchange (RFC 8693 impersonation)', () => {
   it('runs the whole flow with openid-client and issues a verifiable JWT for the impersonated user', async () => {
     // Bob, the support agent, signed in himself: his access token with `openid` makes him the actor.
     const token = await subjectToken(running, alice.id, { ticket: 'SUP-42' });
-    const config = await client.discovery(new URL(`${running.baseUrl}/oidc`), traditional.id, traditional.secret, undefined, {
-      execute: [client.allowInsecureRequests],
-    });
+    const config = await client.discovery(
+      new URL(`${running.baseUrl}/oidc`),
+      traditional.id,
+      traditional.secret,
+      undefined,
+      {
+        execute: [client.allowInsecureRequests],
+      },
+    );
     const response = await client.genericGrantRequest(config, GRANT, {
-      subject_token: token, subject_token_type: AT, resource: INDICATOR, scope: 'read admin',
-      actor_token: bobToken, actor_token_type: AT,
+      subject_token: token,
+      subject_token_type: AT,
+      resource: INDICATOR,
+      scope: 'read admin',
+      actor_token: bobToken,
+      actor_token_type: AT,
     });
     expect(response.token_type.toLowerCase()).to.equal('bearer');
     expect(response.refresh_token).to.equal(undefined);
@@ -86,7 +111,8 @@ describe('token exchange (RFC 8693 impersonation)', () => {
 
     const jwks = createRemoteJWKSet(new URL(`${running.baseUrl}/oidc/jwks`));
     const { payload, protectedHeader } = await jwtVerify(response.access_token, jwks, {
-      issuer: `${running.baseUrl}/oidc`, audience: INDICATOR,
+      issuer: `${running.baseUrl}/oidc`,
+      audience: INDICATOR,
     });
     expect(protectedHeader.typ).to.equal('at+jwt');
     expect(protectedHeader.alg).to.equal('ES256');
@@ -113,20 +139,34 @@ describe('token exchange (RFC 8693 impersonation)', () => {
   });
 
   it('rule 1: an application that turns token exchange off is refused from its next exchange on', async () => {
-    const app = await createApplication(running, { type: 'Traditional', customClientMetadata: { allowTokenExchange: true } });
-    expect((await exchange({ subject_token: await subjectToken(running, alice.id), resource: INDICATOR }, app)).status).to.equal(200);
+    const app = await createApplication(running, {
+      type: 'Traditional',
+      customClientMetadata: { allowTokenExchange: true },
+    });
+    expect(
+      (await exchange({ subject_token: await subjectToken(running, alice.id), resource: INDICATOR }, app)).status,
+    ).to.equal(200);
     const off = await running.request(`/api/applications/${app.id}`, {
-      method: 'PATCH', json: { customClientMetadata: { allowTokenExchange: false } },
+      method: 'PATCH',
+      json: { customClientMetadata: { allowTokenExchange: false } },
     });
     expect(off.status).to.equal(200);
-    const { status, body } = await exchange({ subject_token: await subjectToken(running, alice.id), resource: INDICATOR }, app);
+    const { status, body } = await exchange(
+      { subject_token: await subjectToken(running, alice.id), resource: INDICATOR },
+      app,
+    );
     expect([status, body.error]).to.deep.equal([400, 'unauthorized_client']);
   });
 
   it('rule 1: third-party applications can never enable it', async () => {
     const res = await running.request('/api/applications', {
       method: 'POST',
-      json: { name: 'third', type: 'Traditional', isThirdParty: true, customClientMetadata: { allowTokenExchange: true } },
+      json: {
+        name: 'third',
+        type: 'Traditional',
+        isThirdParty: true,
+        customClientMetadata: { allowTokenExchange: true },
+      },
     });
     expect(res.status).to.equal(422);
   });
@@ -138,7 +178,10 @@ describe('token exchange (RFC 8693 impersonation)', () => {
       [{ subject_token: 'x', subject_token_type: 'urn:ietf:params:oauth:token-type:id_token' }, /subject_token_type/],
       [{ subject_token: 'x', actor_token: 'y' }, /actor_token_type/],
       [{ subject_token: 'x', actor_token: 'y', actor_token_type: 'urn:x' }, /actor_token_type/],
-      [{ subject_token: 'x', requested_token_type: 'urn:ietf:params:oauth:token-type:refresh_token' }, /requested_token_type/],
+      [
+        { subject_token: 'x', requested_token_type: 'urn:ietf:params:oauth:token-type:refresh_token' },
+        /requested_token_type/,
+      ],
     ];
     for (const [params, description] of cases) {
       const { status, body } = await exchange(params);
@@ -169,14 +212,27 @@ describe('token exchange (RFC 8693 impersonation)', () => {
     const short = await startService({ env: { SUBJECT_TOKEN_TTL_SECONDS: String(ttlSeconds) } });
     try {
       const user = await createUser(short);
-      const app = await createApplication(short, { type: 'Traditional', customClientMetadata: { allowTokenExchange: true } });
+      const app = await createApplication(short, {
+        type: 'Traditional',
+        customClientMetadata: { allowTokenExchange: true },
+      });
       const res = await short.request('/api/subject-tokens', { method: 'POST', json: { userId: user.id } });
-      const { subjectToken: token, expiresIn } = await res.json() as { subjectToken: string; expiresIn: number };
+      const { subjectToken: token, expiresIn } = (await res.json()) as { subjectToken: string; expiresIn: number };
       expect(expiresIn).to.equal(ttlSeconds);
       // An unknown target is refused after the subject token was found valid, and spends nothing.
-      const probe = async () => (await tokenRequest(short, {
-        grant_type: GRANT, subject_token_type: AT, subject_token: token, resource: 'https://unregistered.example.com',
-      }, app)).body.error;
+      const probe = async () =>
+        (
+          await tokenRequest(
+            short,
+            {
+              grant_type: GRANT,
+              subject_token_type: AT,
+              subject_token: token,
+              resource: 'https://unregistered.example.com',
+            },
+            app,
+          )
+        ).body.error;
       if (clock) {
         clock.advance(ttlSeconds * 1000 - 1);
         expect(await probe(), 'valid a millisecond before its lifetime ends').to.equal('invalid_target');
@@ -184,10 +240,16 @@ describe('token exchange (RFC 8693 impersonation)', () => {
       } else {
         expect(await probe(), 'valid when issued').to.equal('invalid_target');
         await eventually(async () => (await probe()) === 'invalid_request', {
-          timeoutMs: ttlSeconds * 1000 + 5000, intervalMs: 50, what: 'the subject token to expire',
+          timeoutMs: ttlSeconds * 1000 + 5000,
+          intervalMs: 50,
+          what: 'the subject token to expire',
         });
       }
-      const { status, body } = await tokenRequest(short, { grant_type: GRANT, subject_token_type: AT, subject_token: token }, app);
+      const { status, body } = await tokenRequest(
+        short,
+        { grant_type: GRANT, subject_token_type: AT, subject_token: token },
+        app,
+      );
       expect(status).to.equal(400);
       expect(body.error).to.equal('invalid_request');
       expect(body.error_description).to.match(/subject_token is invalid, expired or already used/);
@@ -219,10 +281,12 @@ describe('token exchange (RFC 8693 impersonation)', () => {
     const { status, body } = await exchange({ subject_token: token, resource: 'https://unknown.example.com' });
     expect(status).to.equal(400);
     expect(body.error).to.equal('invalid_target');
-    expect((await exchange({ subject_token: token, resource: INDICATOR, scope: 'write' })).body.scope).to.equal('write');
+    expect((await exchange({ subject_token: token, resource: INDICATOR, scope: 'write' })).body.scope).to.equal(
+      'write',
+    );
   });
 
-  it('rule 4: scopes are the requested ones the user\'s roles grant; none gives an empty string', async () => {
+  it("rule 4: scopes are the requested ones the user's roles grant; none gives an empty string", async () => {
     const token = await subjectToken(running, bob.id);
     const { status, body } = await exchange({ subject_token: token, resource: INDICATOR, scope: 'read write admin' });
     expect(status).to.equal(200);
@@ -239,15 +303,20 @@ describe('token exchange (RFC 8693 impersonation)', () => {
     expect(body.scope).to.equal('openid profile');
     expect(body).not.to.have.property('refresh_token');
     expect(body).not.to.have.property('id_token');
-    const userinfo = await fetch(`${running.baseUrl}/oidc/me`, { headers: { authorization: `Bearer ${body.access_token}` } });
+    const userinfo = await fetch(`${running.baseUrl}/oidc/me`, {
+      headers: { authorization: `Bearer ${body.access_token}` },
+    });
     expect(userinfo.status).to.equal(200);
-    expect((await userinfo.json() as { sub: string }).sub).to.equal(alice.id);
+    expect(((await userinfo.json()) as { sub: string }).sub).to.equal(alice.id);
   });
 
   it('rule 5: an actor token of the acting user adds act; an impersonation token cannot act (no chaining)', async () => {
     const first = await exchange({
-      subject_token: await subjectToken(running, alice.id), resource: INDICATOR, scope: 'read',
-      actor_token: bobToken, actor_token_type: AT,
+      subject_token: await subjectToken(running, alice.id),
+      resource: INDICATOR,
+      scope: 'read',
+      actor_token: bobToken,
+      actor_token_type: AT,
     });
     expect(first.status).to.equal(200);
     const claims = decodeJwt(first.body.access_token as string);
@@ -256,17 +325,28 @@ describe('token exchange (RFC 8693 impersonation)', () => {
 
     // Bob acting as Alice gets an openid token; used as an actor token, it is refused rather than nested.
     const aliceAsBob = await exchange({
-      subject_token: await subjectToken(running, alice.id), scope: 'openid', actor_token: bobToken, actor_token_type: AT,
+      subject_token: await subjectToken(running, alice.id),
+      scope: 'openid',
+      actor_token: bobToken,
+      actor_token_type: AT,
     });
     expect(aliceAsBob.status).to.equal(200);
     const carol = await createUser(running);
     const carolToken = await subjectToken(running, carol.id);
     const chained = await exchange({
-      subject_token: carolToken, resource: INDICATOR, actor_token: aliceAsBob.body.access_token as string, actor_token_type: AT,
+      subject_token: carolToken,
+      resource: INDICATOR,
+      actor_token: aliceAsBob.body.access_token as string,
+      actor_token_type: AT,
     });
     expect(chained.status).to.equal(400);
-    expect(chained.body).to.deep.equal(oauthError('invalid_request', 'invalid actor_token: an impersonation token cannot act for another user'));
-    expect((await exchange({ subject_token: carolToken, resource: INDICATOR })).status, 'subject token still usable').to.equal(200);
+    expect(chained.body).to.deep.equal(
+      oauthError('invalid_request', 'invalid actor_token: an impersonation token cannot act for another user'),
+    );
+    expect(
+      (await exchange({ subject_token: carolToken, resource: INDICATOR })).status,
+      'subject token still usable',
+    ).to.equal(200);
   });
 
   it('rule 5: actor tokens without openid, unknown, or of an application are invalid_request', async () => {
@@ -275,7 +355,10 @@ describe('token exchange (RFC 8693 impersonation)', () => {
     const m2m = await running.adminToken();
     for (const actor of [noOpenid.body.access_token as string, 'not-a-token', m2m]) {
       const { status, body } = await exchange({
-        subject_token: token, resource: INDICATOR, actor_token: actor, actor_token_type: AT,
+        subject_token: token,
+        resource: INDICATOR,
+        actor_token: actor,
+        actor_token_type: AT,
       });
       expect(status).to.equal(400);
       expect(body.error).to.equal('invalid_request');
@@ -295,7 +378,10 @@ describe('token exchange (RFC 8693 impersonation)', () => {
   });
 
   it('rule 6: a failing customizer fails open by default (no custom claims)', async () => {
-    const { status, body } = await exchange({ subject_token: await subjectToken(running, alice.id, { mode: 'throw' }), resource: INDICATOR });
+    const { status, body } = await exchange({
+      subject_token: await subjectToken(running, alice.id, { mode: 'throw' }),
+      resource: INDICATOR,
+    });
     expect(status).to.equal(200);
     const claims = decodeJwt(body.access_token as string);
     expect(claims.sub).to.equal(alice.id);
@@ -304,16 +390,30 @@ describe('token exchange (RFC 8693 impersonation)', () => {
 
   it('rule 7: public clients send client_id in the body; confidential ones may use client_secret_post', async () => {
     const pub = await tokenRequest(running, {
-      grant_type: GRANT, subject_token_type: AT, subject_token: await subjectToken(running, alice.id), client_id: spa.id, resource: INDICATOR,
+      grant_type: GRANT,
+      subject_token_type: AT,
+      subject_token: await subjectToken(running, alice.id),
+      client_id: spa.id,
+      resource: INDICATOR,
     });
     expect(pub.status).to.equal(200);
     expect(decodeJwt(pub.body.access_token as string).client_id).to.equal(spa.id);
     const post = await tokenRequest(running, {
-      grant_type: GRANT, subject_token_type: AT, subject_token: await subjectToken(running, alice.id),
-      client_id: traditional.id, client_secret: traditional.secret, resource: INDICATOR,
+      grant_type: GRANT,
+      subject_token_type: AT,
+      subject_token: await subjectToken(running, alice.id),
+      client_id: traditional.id,
+      client_secret: traditional.secret,
+      resource: INDICATOR,
     });
     expect(post.status).to.equal(200);
-    expect(Object.keys(post.body).sort()).to.deep.equal(['access_token', 'expires_in', 'issued_token_type', 'scope', 'token_type']);
+    expect(Object.keys(post.body).sort()).to.deep.equal([
+      'access_token',
+      'expires_in',
+      'issued_token_type',
+      'scope',
+      'token_type',
+    ]);
   });
 
   it('records creation and exchange in the audit trail', async () => {
@@ -322,9 +422,14 @@ describe('token exchange (RFC 8693 impersonation)', () => {
     await exchange({ subject_token: token, resource: INDICATOR });
     const res = await running.request(`/api/impersonation-logs?userId=${marker.id}`);
     expect(res.status).to.equal(200);
-    const logs = await res.json() as Array<Record<string, unknown>>;
+    const logs = (await res.json()) as Array<Record<string, unknown>>;
     expect(logs.map((log) => log.type)).to.deep.equal(['TokenExchange.Succeeded', 'SubjectToken.Created']);
-    expect(logs[0]).to.include({ applicationId: traditional.id, resource: INDICATOR, createdBy: 'test-admin', userId: marker.id });
+    expect(logs[0]).to.include({
+      applicationId: traditional.id,
+      resource: INDICATOR,
+      createdBy: 'test-admin',
+      userId: marker.id,
+    });
     expect(logs[0]!.subjectTokenRef).to.equal(logs[1]!.subjectTokenRef);
     expect(JSON.stringify(logs)).not.to.include(token);
   });

@@ -66,7 +66,11 @@ describe('sandbox channel', () => {
   }
 
   it('hands over each request as sent, whether or not the script changed', async () => {
-    for (const sent of [request('{"n":1}'), request('{"n":22}'), { ...request('null'), script: 'other', keepRealm: false }]) {
+    for (const sent of [
+      request('{"n":1}'),
+      request('{"n":22}'),
+      { ...request('null'), script: 'other', keepRealm: false },
+    ]) {
       const { count, reply } = await exchange([sent]);
       expect(count).to.equal(1);
       expect(reply?.outcomes.map(received)).to.deep.equal([sent]);

@@ -58,19 +58,33 @@ describe('jwt-customizer sandbox', () => {
 
     it('settles thenables and promises in every state as an await would', async () => {
       const settled = [
-        [`const getCustomJwtClaims = () => ({ then(resolve) { resolve({ via: 'thenable' }); } });`, { via: 'thenable' }],
-        [`const getCustomJwtClaims = async () => { await null; await Promise.resolve(); return { via: 'awaits' }; };`, { via: 'awaits' }],
-        [`const getCustomJwtClaims = () => Promise.resolve({ then(resolve) { resolve({ via: 'nested' }); } });`, { via: 'nested' }],
-        [`const getCustomJwtClaims = () => { const p = Promise.resolve({ via: 'own then' }); p.then = () => {}; return p; };`, { via: 'own then' }],
+        [
+          `const getCustomJwtClaims = () => ({ then(resolve) { resolve({ via: 'thenable' }); } });`,
+          { via: 'thenable' },
+        ],
+        [
+          `const getCustomJwtClaims = async () => { await null; await Promise.resolve(); return { via: 'awaits' }; };`,
+          { via: 'awaits' },
+        ],
+        [
+          `const getCustomJwtClaims = () => Promise.resolve({ then(resolve) { resolve({ via: 'nested' }); } });`,
+          { via: 'nested' },
+        ],
+        [
+          `const getCustomJwtClaims = () => { const p = Promise.resolve({ via: 'own then' }); p.then = () => {}; return p; };`,
+          { via: 'own then' },
+        ],
       ] as const;
-      for (const [script, claims] of settled) expect(claimsOf(await runner.run(script, input)), script).to.deep.equal(claims);
+      for (const [script, claims] of settled)
+        expect(claimsOf(await runner.run(script, input)), script).to.deep.equal(claims);
       const failed = [
         `const getCustomJwtClaims = () => Promise.reject(new Error('late'));`,
         `const getCustomJwtClaims = () => ({ then(resolve, reject) { reject(new Error('late')); } });`,
         `const getCustomJwtClaims = () => ({ get then() { throw new Error('late'); } });`,
         `const getCustomJwtClaims = async () => { await null; throw new Error('late'); };`,
       ];
-      for (const script of failed) expect(errorOf(await runner.run(script, input), 'runtime').message, script).to.include('late');
+      for (const script of failed)
+        expect(errorOf(await runner.run(script, input), 'runtime').message, script).to.include('late');
     });
 
     it('passes token, context and environmentVariables', async () => {
@@ -130,7 +144,9 @@ describe('jwt-customizer sandbox', () => {
       expect(claimsOf(await run('é☃', 40_000))).to.deep.equal({ note: 'é☃'.repeat(40_000), times: 40_000 });
       expect(claimsOf(await run('é☃', 2))).to.deep.equal({ note: 'é☃é☃', times: 2 });
       const outcomes = await Promise.all([run('a', 100_000), run('b', 1), run('c', 70_000), run('d', 3)]);
-      expect(outcomes.map((outcome) => (claimsOf(outcome).note as string).length)).to.deep.equal([100_000, 1, 70_000, 3]);
+      expect(outcomes.map((outcome) => (claimsOf(outcome).note as string).length)).to.deep.equal([
+        100_000, 1, 70_000, 3,
+      ]);
     });
 
     it('runs scripts and inputs too large to be handed over in shared memory, and the small ones after them', async () => {
@@ -167,7 +183,8 @@ describe('jwt-customizer sandbox', () => {
         `const getCustomJwtClaims = async ({ api }) => { await null; api.denyAccess('later'); };`,
         `const getCustomJwtClaims = async ({ api }) => { await null; try { api.denyAccess('later'); } catch {} return { x: 1 }; };`,
       ];
-      for (const script of scripts) expect(await runner.run(script, input), script).to.deep.equal({ kind: 'denied', message: 'later' });
+      for (const script of scripts)
+        expect(await runner.run(script, input), script).to.deep.equal({ kind: 'denied', message: 'later' });
     });
 
     it('denies only the run whose api was called, not a later run the script calls a kept api from', async () => {
@@ -207,7 +224,16 @@ describe('jwt-customizer sandbox', () => {
     });
 
     it('rejects results that are not plain JSON objects', async () => {
-      const results = ['42', "'claims'", 'null', '[1, 2]', 'new Map()', 'true', '(() => { const a = {}; a.a = a; return a; })()', '({ n: 1n })'];
+      const results = [
+        '42',
+        "'claims'",
+        'null',
+        '[1, 2]',
+        'new Map()',
+        'true',
+        '(() => { const a = {}; a.a = a; return a; })()',
+        '({ n: 1n })',
+      ];
       for (const result of results) {
         const outcome = await runner.run(`const getCustomJwtClaims = async () => ${result};`, input);
         errorOf(outcome, 'invalid_result');
@@ -260,7 +286,18 @@ describe('jwt-customizer sandbox', () => {
       for (const [name, result] of Object.entries(results)) {
         expect(result, name).to.be.oneOf(['undefined', 'threw']);
       }
-      for (const hostName of ['process', 'require', 'module', 'Buffer', 'setTimeout', 'setInterval', 'fetch', 'console', 'std', 'os']) {
+      for (const hostName of [
+        'process',
+        'require',
+        'module',
+        'Buffer',
+        'setTimeout',
+        'setInterval',
+        'fetch',
+        'console',
+        'std',
+        'os',
+      ]) {
         expect(globals, hostName).not.to.include(hostName);
       }
     });
@@ -301,14 +338,14 @@ describe('jwt-customizer sandbox', () => {
       };`;
     const withContext = (context: Record<string, unknown>): ScriptInput => ({ ...input, context });
 
-    it('keeps a script\'s realm for its next runs, each reading its own input', async () => {
+    it("keeps a script's realm for its next runs, each reading its own input", async () => {
       const first = claimsOf(await single.run(counting, withContext({ user: { id: 'a' } })));
       const second = claimsOf(await single.run(counting, withContext({ user: { id: 'b' } })));
       expect(second.runs).to.equal(Number(first.runs) + 1);
       expect([first.user, second.user]).to.deep.equal(['a', 'b']);
     });
 
-    it('never shows one script\'s realm to another, nor to the same script after another ran', async () => {
+    it("never shows one script's realm to another, nor to the same script after another ran", async () => {
       claimsOf(await single.run(counting, withContext({})));
       const other = await single.run(`const getCustomJwtClaims = () => ({ runs: typeof runs });`, input);
       expect(claimsOf(other)).to.deep.equal({ runs: 'undefined' });
@@ -425,7 +462,10 @@ describe('jwt-customizer sandbox', () => {
     });
 
     it('times out an infinite loop after an await', async () => {
-      errorOf(await fast.run(`const getCustomJwtClaims = async () => { await null; while (true) {} };`, input), 'timeout');
+      errorOf(
+        await fast.run(`const getCustomJwtClaims = async () => { await null; while (true) {} };`, input),
+        'timeout',
+      );
     });
 
     it('times out an endless chain of promise jobs', async () => {
@@ -438,7 +478,10 @@ describe('jwt-customizer sandbox', () => {
 
     it('runs the next script correctly after a timeout', async () => {
       errorOf(await fast.run(`const getCustomJwtClaims = () => { while (true) {} };`, input), 'timeout');
-      const outcome = await fast.run(`const getCustomJwtClaims = async ({ environmentVariables }) => ({ t: environmentVariables.TENANT });`, input);
+      const outcome = await fast.run(
+        `const getCustomJwtClaims = async ({ environmentVariables }) => ({ t: environmentVariables.TENANT });`,
+        input,
+      );
       expect(claimsOf(outcome)).to.deep.equal({ t: 'acme' });
     });
 
@@ -450,10 +493,13 @@ describe('jwt-customizer sandbox', () => {
       expect(Date.now() - started).to.be.below(3000);
       // A fresh worker serves the runs after it. Its start-up counts toward the first one's deadline (deadlines
       // count from the call), which a loaded machine can spend whole: the pool must answer one soon, not this one.
-      const after = await eventually(async () => {
-        const outcome = await fast.run(`const getCustomJwtClaims = () => ({ after: true });`, input);
-        return outcome.kind === 'claims' && outcome;
-      }, { what: 'a run served by the fresh worker' });
+      const after = await eventually(
+        async () => {
+          const outcome = await fast.run(`const getCustomJwtClaims = () => ({ after: true });`, input);
+          return outcome.kind === 'claims' && outcome;
+        },
+        { what: 'a run served by the fresh worker' },
+      );
       expect(claimsOf(after)).to.deep.equal({ after: true });
     });
 
@@ -472,7 +518,10 @@ describe('jwt-customizer sandbox', () => {
     });
 
     it('turns a stack overflow into a runtime error', async () => {
-      const error = errorOf(await other.run(`const f = () => f(); const getCustomJwtClaims = () => f();`, input), 'runtime');
+      const error = errorOf(
+        await other.run(`const f = () => f(); const getCustomJwtClaims = () => f();`, input),
+        'runtime',
+      );
       expect(error.message).to.include('stack overflow');
     });
   });
@@ -489,11 +538,16 @@ describe('jwt-customizer sandbox', () => {
     it('bounds typed-array storage by the memory limit and serves the next run from a fresh worker', async () => {
       const bounded = createScriptRunner({ timeoutMs: 5000, memoryBytes: 16 * MB, workers: 1 });
       try {
-        const within = await bounded.run(`const getCustomJwtClaims = () => ({ n: new Uint8Array(8 * 1024 * 1024).length });`, input);
+        const within = await bounded.run(
+          `const getCustomJwtClaims = () => ({ n: new Uint8Array(8 * 1024 * 1024).length });`,
+          input,
+        );
         expect(claimsOf(within)).to.deep.equal({ n: 8 * MB });
         const hog = await bounded.run(typedArrayHog, input);
         errorOf(hog, 'memory');
-        expect(claimsOf(await bounded.run(`const getCustomJwtClaims = () => ({ after: true });`, input))).to.deep.equal({ after: true });
+        expect(claimsOf(await bounded.run(`const getCustomJwtClaims = () => ({ after: true });`, input))).to.deep.equal(
+          { after: true },
+        );
       } finally {
         await bounded.close();
       }
@@ -504,7 +558,10 @@ describe('jwt-customizer sandbox', () => {
       try {
         claimsOf(await bounded.run(`const getCustomJwtClaims = () => ({});`, input));
         // The worker is busy with the first run while the others queue: they reach it together, after it.
-        const busy = bounded.run(`const getCustomJwtClaims = () => { const end = Date.now() + 100; while (Date.now() < end) {} return { busy: true }; };`, input);
+        const busy = bounded.run(
+          `const getCustomJwtClaims = () => { const end = Date.now() + 100; while (Date.now() < end) {} return { busy: true }; };`,
+          input,
+        );
         const hog = bounded.run(typedArrayHog, input);
         const after = [1, 2, 3].map((n) => bounded.run(`const getCustomJwtClaims = () => ({ n: ${n} });`, input));
         expect(claimsOf(await busy)).to.deep.equal({ busy: true });
@@ -540,10 +597,12 @@ describe('jwt-customizer sandbox', () => {
       try {
         claimsOf(await single.run(`const getCustomJwtClaims = () => ({});`, input));
         const started = Date.now();
-        const elapsed = await Promise.all([0, 1, 2].map(async () => {
-          errorOf(await single.run(loop, input), 'timeout');
-          return Date.now() - started;
-        }));
+        const elapsed = await Promise.all(
+          [0, 1, 2].map(async () => {
+            errorOf(await single.run(loop, input), 'timeout');
+            return Date.now() - started;
+          }),
+        );
         expect(Math.max(...elapsed), `answered after ${elapsed.join(', ')} ms`).to.be.below(2 * timeoutMs);
         claimsOf(await single.run(`const getCustomJwtClaims = () => ({ after: true });`, input));
       } finally {
@@ -575,7 +634,9 @@ describe('jwt-customizer sandbox', () => {
     it('closes a runner that never ran, which then answers every run as closed', async () => {
       const idle = createScriptRunner({ timeoutMs: 1000, memoryBytes: 16 * MB, workers: 1 });
       await idle.close();
-      expect(errorOf(await idle.run(`const getCustomJwtClaims = () => ({});`, input), 'runtime').message).to.match(/closed/);
+      expect(errorOf(await idle.run(`const getCustomJwtClaims = () => ({});`, input), 'runtime').message).to.match(
+        /closed/,
+      );
     });
   });
 });

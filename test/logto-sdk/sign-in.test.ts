@@ -4,7 +4,15 @@ import { LogtoRequestError, UserScope } from '@logto/node';
 import { createRemoteJWKSet, decodeJwt, jwtVerify } from 'jose';
 import { freshPage, screenshot, useChromium } from '../support/chromium.ts';
 import { startService, type RunningService } from '../support/service.ts';
-import { apiJson, createApplication, createResource, createRole, createUser, subjectToken, tokenRequest } from '../support/fixtures.ts';
+import {
+  apiJson,
+  createApplication,
+  createResource,
+  createRole,
+  createUser,
+  subjectToken,
+  tokenRequest,
+} from '../support/fixtures.ts';
 import { newId } from '../../lib/ids.ts';
 
 const INDICATOR = 'https://orders.example.com';
@@ -12,7 +20,9 @@ const PASSWORD = 'Correct-Horse-7';
 
 /** The application's own pages: where the browser lands after sign-in and after sign-out. */
 function appPages() {
-  return startAppPages((req, res) => titledPage(res, req.url?.startsWith('/callback') ? 'Back at Acme' : 'Signed out of Acme'));
+  return startAppPages((req, res) =>
+    titledPage(res, req.url?.startsWith('/callback') ? 'Back at Acme' : 'Signed out of Acme'),
+  );
 }
 
 /**
@@ -43,21 +53,46 @@ describe('@logto/node against the service (Chromium)', () => {
     const user = await createUser(running, [role.id], { username, primaryEmail: `${username}@example.com` }, PASSWORD);
     const read = await json('/api/organization-scopes', 'POST', { name: 'read:members' });
     const invite = await json('/api/organization-scopes', 'POST', { name: 'invite:members' });
-    const admin = await json('/api/organization-roles', 'POST', { name: 'admin', organizationScopeIds: [read.id, invite.id] });
+    const admin = await json('/api/organization-roles', 'POST', {
+      name: 'admin',
+      organizationScopeIds: [read.id, invite.id],
+    });
     const viewer = await json('/api/organization-roles', 'POST', { name: 'viewer', organizationScopeIds: [read.id] });
-    const [acme, globex, initech] = await Promise.all(['Acme', 'Globex', 'Initech'].map((name) => json('/api/organizations', 'POST', { name })));
-    for (const [organization, organizationRole] of [[acme, admin], [globex, viewer]]) {
+    const [acme, globex, initech] = await Promise.all(
+      ['Acme', 'Globex', 'Initech'].map((name) => json('/api/organizations', 'POST', { name })),
+    );
+    for (const [organization, organizationRole] of [
+      [acme, admin],
+      [globex, viewer],
+    ]) {
       await json(`/api/organizations/${organization.id}/users`, 'POST', { userIds: [user.id] });
-      await json(`/api/organizations/${organization.id}/users/${user.id}/roles`, 'POST', { organizationRoleIds: [organizationRole.id] });
+      await json(`/api/organizations/${organization.id}/users/${user.id}/roles`, 'POST', {
+        organizationRoleIds: [organizationRole.id],
+      });
     }
     const app = await createApplication(running, {
-      type: 'Traditional', name: 'Acme Web', customClientMetadata: { allowTokenExchange: true },
-      oidcClientMetadata: { redirectUris: [`${pages.origin}/callback`], postLogoutRedirectUris: [`${pages.origin}/signed-out`] },
+      type: 'Traditional',
+      name: 'Acme Web',
+      customClientMetadata: { allowTokenExchange: true },
+      oidcClientMetadata: {
+        redirectUris: [`${pages.origin}/callback`],
+        postLogoutRedirectUris: [`${pages.origin}/signed-out`],
+      },
     });
 
     const { logto, navigated } = logtoClient({
-      endpoint: running.baseUrl, appId: app.id, appSecret: app.secret!, resources: [INDICATOR],
-      scopes: [UserScope.Email, UserScope.Organizations, UserScope.OrganizationRoles, 'read:orders', 'read:members', 'invite:members'],
+      endpoint: running.baseUrl,
+      appId: app.id,
+      appSecret: app.secret!,
+      resources: [INDICATOR],
+      scopes: [
+        UserScope.Email,
+        UserScope.Organizations,
+        UserScope.OrganizationRoles,
+        'read:orders',
+        'read:members',
+        'invite:members',
+      ],
     });
 
     const { page, context } = await freshPage(chromium.browser());
@@ -84,14 +119,21 @@ describe('@logto/node against the service (Chromium)', () => {
       const jwks = createRemoteJWKSet(new URL(`${running.baseUrl}/oidc/jwks`));
       const issuer = `${running.baseUrl}/oidc`;
       const apiToken = await logto.getAccessToken(INDICATOR);
-      expect((await jwtVerify(apiToken, jwks, { issuer, audience: INDICATOR })).payload).to.include({ sub: user.id, scope: 'read:orders' });
+      expect((await jwtVerify(apiToken, jwks, { issuer, audience: INDICATOR })).payload).to.include({
+        sub: user.id,
+        scope: 'read:orders',
+      });
 
-      const acmeToken = (await jwtVerify(await logto.getOrganizationToken(acme.id), jwks, {
-        issuer, audience: `urn:logto:organization:${acme.id}`,
-      })).payload;
+      const acmeToken = (
+        await jwtVerify(await logto.getOrganizationToken(acme.id), jwks, {
+          issuer,
+          audience: `urn:logto:organization:${acme.id}`,
+        })
+      ).payload;
       expect(String(acmeToken.scope).split(' ')).to.have.members(['read:members', 'invite:members']);
       expect(decodeJwt(await logto.getOrganizationToken(globex.id))).to.include({
-        aud: `urn:logto:organization:${globex.id}`, scope: 'read:members',
+        aud: `urn:logto:organization:${globex.id}`,
+        scope: 'read:members',
       });
       const outside = await logto.getOrganizationToken(initech.id).catch((error: unknown) => error);
       expect(outside).to.be.instanceOf(LogtoRequestError);
@@ -101,13 +143,23 @@ describe('@logto/node against the service (Chromium)', () => {
       const userinfoToken = await logto.getAccessToken();
       expect(userinfoToken.split('.')).to.have.length(1);
       const impersonated = await createUser(running);
-      const exchanged = await tokenRequest(running, {
-        grant_type: 'urn:ietf:params:oauth:grant-type:token-exchange', subject_token: await subjectToken(running, impersonated.id),
-        subject_token_type: 'urn:ietf:params:oauth:token-type:access_token', resource: INDICATOR,
-        actor_token: userinfoToken, actor_token_type: 'urn:ietf:params:oauth:token-type:access_token',
-      }, app);
+      const exchanged = await tokenRequest(
+        running,
+        {
+          grant_type: 'urn:ietf:params:oauth:grant-type:token-exchange',
+          subject_token: await subjectToken(running, impersonated.id),
+          subject_token_type: 'urn:ietf:params:oauth:token-type:access_token',
+          resource: INDICATOR,
+          actor_token: userinfoToken,
+          actor_token_type: 'urn:ietf:params:oauth:token-type:access_token',
+        },
+        app,
+      );
       expect(exchanged.status, JSON.stringify(exchanged.body)).to.equal(200);
-      expect(decodeJwt(String(exchanged.body.access_token))).to.deep.include({ sub: impersonated.id, act: { sub: user.id } });
+      expect(decodeJwt(String(exchanged.body.access_token))).to.deep.include({
+        sub: impersonated.id,
+        act: { sub: user.id },
+      });
 
       const refreshToken = (await logto.getRefreshToken())!;
       await logto.signOut(`${pages.origin}/signed-out`);

@@ -6,7 +6,9 @@ import { startHarness, type Harness } from './support/harness.ts';
 describe('operation → event table coverage', () => {
   it('has an event test for every route of the table', () => {
     const covered = new Set(EVENT_CASES.map((eventCase) => eventCase.route));
-    const untested = Object.keys(MANAGEMENT_EVENTS).filter((route) => !covered.has(route as keyof typeof MANAGEMENT_EVENTS));
+    const untested = Object.keys(MANAGEMENT_EVENTS).filter(
+      (route) => !covered.has(route as keyof typeof MANAGEMENT_EVENTS),
+    );
     expect(untested, 'routes of MANAGEMENT_EVENTS without an event test').to.deep.equal([]);
   });
 

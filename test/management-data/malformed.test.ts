@@ -1,8 +1,16 @@
 import { expect } from 'chai';
 import { startHarness, type ApiResponse, type Harness } from './support/harness.ts';
 
-type JsonSchema = { type?: string | string[]; anyOf?: JsonSchema[]; properties?: Record<string, JsonSchema>; required?: string[];
-  additionalProperties?: unknown; maxLength?: number; maximum?: number; items?: JsonSchema };
+type JsonSchema = {
+  type?: string | string[];
+  anyOf?: JsonSchema[];
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  additionalProperties?: unknown;
+  maxLength?: number;
+  maximum?: number;
+  items?: JsonSchema;
+};
 
 interface Operation {
   parameters?: Array<{ name: string; in: 'path' | 'query'; schema: JsonSchema }>;
@@ -18,7 +26,13 @@ interface Probe {
 }
 
 const SAMPLES: Array<[string, unknown]> = [
-  ['string', 'text'], ['number', 12.5], ['integer', 7], ['boolean', true], ['array', []], ['object', {}], ['null', null],
+  ['string', 'text'],
+  ['number', 12.5],
+  ['integer', 7],
+  ['boolean', true],
+  ['array', []],
+  ['object', {}],
+  ['null', null],
 ];
 
 function typesOf(schema: JsonSchema): Set<string> | undefined {
@@ -73,7 +87,8 @@ function bodyProbes(path: string, schema: JsonSchema): Probe[] {
     probes.push({ what: 'no body', path }, { what: 'an empty object', path, body: {} });
     probes.push({ what: 'form-encoded', path, raw: 'a=1', contentType: 'application/x-www-form-urlencoded' });
   }
-  if (schema.additionalProperties === false) probes.push({ what: 'an unknown field', path, body: { ...base, unknownField: 1 } });
+  if (schema.additionalProperties === false)
+    probes.push({ what: 'an unknown field', path, body: { ...base, unknownField: 1 } });
   for (const [name, property] of Object.entries(properties)) {
     for (const value of [...wrongValues(property), ...oversized(property)]) {
       probes.push({ what: `${name} = ${JSON.stringify(value)?.slice(0, 20)}`, path, body: { ...base, [name]: value } });
@@ -84,7 +99,8 @@ function bodyProbes(path: string, schema: JsonSchema): Probe[] {
 
 function queryProbes(path: string, names: string[]): Probe[] {
   const bad: Record<string, string[]> = {
-    page: ['0', '-1', 'abc', '1.5', '1e9'], page_size: ['0', '101', 'many'],
+    page: ['0', '-1', 'abc', '1.5', '1e9'],
+    page_size: ['0', '101', 'many'],
   };
   const probes: Probe[] = [];
   for (const name of names) {
@@ -127,9 +143,14 @@ describe('malformed input to every declared management route', function () {
         const body = operation.requestBody?.content['application/json'].schema;
         const query = (operation.parameters ?? []).filter((p) => p.in === 'query').map((p) => p.name);
         for (const variant of pathVariants(path)) {
-          const add = (list: Probe[]) => probes.push(...list.map((probe) => ({
-            ...probe, method: method.toUpperCase(), what: `${method.toUpperCase()} ${path} with ${variant.what} ${probe.what}`,
-          })));
+          const add = (list: Probe[]) =>
+            probes.push(
+              ...list.map((probe) => ({
+                ...probe,
+                method: method.toUpperCase(),
+                what: `${method.toUpperCase()} ${path} with ${variant.what} ${probe.what}`,
+              })),
+            );
           if (variant.malformedId || template.includes('{')) add([{ what: '', path: variant.path }]);
           if (variant.malformedId) continue;
           if (body) add(bodyProbes(variant.path, body));
@@ -142,18 +163,20 @@ describe('malformed input to every declared management route', function () {
     const failures: string[] = [];
     const started = Date.now();
     for (let i = 0; i < probes.length; i += 16) {
-      await Promise.all(probes.slice(i, i + 16).map(async (probe) => {
-        let res: ApiResponse;
-        try {
-          res = await h.api(probe.method, probe.path, probe.body, { raw: probe.raw, contentType: probe.contentType });
-        } catch (error) {
-          failures.push(`${probe.what}: ${(error as Error).message}`);
-          return;
-        }
-        if (res.status < 400 || res.status >= 500 || typeof res.body?.code !== 'string') {
-          failures.push(`${probe.what}: ${res.status} ${JSON.stringify(res.body)?.slice(0, 200)}`);
-        }
-      }));
+      await Promise.all(
+        probes.slice(i, i + 16).map(async (probe) => {
+          let res: ApiResponse;
+          try {
+            res = await h.api(probe.method, probe.path, probe.body, { raw: probe.raw, contentType: probe.contentType });
+          } catch (error) {
+            failures.push(`${probe.what}: ${(error as Error).message}`);
+            return;
+          }
+          if (res.status < 400 || res.status >= 500 || typeof res.body?.code !== 'string') {
+            failures.push(`${probe.what}: ${res.status} ${JSON.stringify(res.body)?.slice(0, 200)}`);
+          }
+        }),
+      );
     }
     expect(failures, `${failures.length} of ${probes.length} probes`).to.deep.equal([]);
     expect(Date.now() - started).to.be.lessThan(30_000);

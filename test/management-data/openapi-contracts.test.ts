@@ -3,7 +3,12 @@ import { ALL_EVENTS } from '../../lib/events/catalogue.ts';
 import { MANAGEMENT_EVENTS } from '../../lib/events/management-events.ts';
 import { startHarness, type Harness } from './support/harness.ts';
 
-type Operation = { summary: string; description?: string; 'x-webhook-events'?: string[]; responses: Record<string, any> };
+type Operation = {
+  summary: string;
+  description?: string;
+  'x-webhook-events'?: string[];
+  responses: Record<string, any>;
+};
 
 describe('OpenAPI document: events and response contracts', () => {
   let h: Harness;
@@ -30,10 +35,12 @@ describe('OpenAPI document: events and response contracts', () => {
     }
     const withEvents = [...operations].filter(([, operation]) => operation['x-webhook-events']).map(([route]) => route);
     expect(withEvents.sort()).to.deep.equal(Object.keys(MANAGEMENT_EVENTS).sort());
-    expect(operations.get('POST /roles')?.description)
-      .to.equal('Webhook events: Role.Created; Role.Scopes.Updated (when scopeIds is non-empty).');
-    expect(operations.get('DELETE /users/:userId')?.description)
-      .to.equal('Webhook events: User.Deleted (data is the entity as it was before the delete).');
+    expect(operations.get('POST /roles')?.description).to.equal(
+      'Webhook events: Role.Created; Role.Scopes.Updated (when scopeIds is non-empty).',
+    );
+    expect(operations.get('DELETE /users/:userId')?.description).to.equal(
+      'Webhook events: User.Deleted (data is the entity as it was before the delete).',
+    );
   });
 
   it('names no event in any summary', () => {
@@ -46,9 +53,10 @@ describe('OpenAPI document: events and response contracts', () => {
   it('has response schemas that drop unknown fields rather than pass them through', () => {
     const open: string[] = [];
     const visit = (schema: unknown, where: string): void => {
-      if (Array.isArray(schema)) schema.forEach((item, index) => {
-        visit(item, `${where}[${index}]`);
-      });
+      if (Array.isArray(schema))
+        schema.forEach((item, index) => {
+          visit(item, `${where}[${index}]`);
+        });
       if (typeof schema !== 'object' || schema === null) return;
       const node = schema as Record<string, unknown>;
       if (node.properties && node.additionalProperties !== false) open.push(where);

@@ -32,12 +32,20 @@ describe('organizations management API', () => {
       expect(notMember.status).to.equal(422);
       expect(notMember.body.code).to.equal('organization.require_membership');
       const robot = await fixtures(h).organizationRole({ type: 'MachineToMachine' });
-      expect((await h.api('POST', `${base}/${member.id}/roles`, { organizationRoleIds: [robot.id] })).status).to.equal(422);
-      expect((await h.api('POST', `${base}/${member.id}/roles`, { organizationRoleIds: ['no-such-role'] })).status).to.equal(422);
+      expect((await h.api('POST', `${base}/${member.id}/roles`, { organizationRoleIds: [robot.id] })).status).to.equal(
+        422,
+      );
+      expect(
+        (await h.api('POST', `${base}/${member.id}/roles`, { organizationRoleIds: ['no-such-role'] })).status,
+      ).to.equal(422);
 
       h.clear();
-      expect((await h.api('POST', `${base}/${member.id}/roles`, { organizationRoleIds: [admin.id, viewer.id] })).status).to.equal(201);
-      expect((await h.api('PUT', `${base}/${member.id}/roles`, { organizationRoleIds: [viewer.id] })).status).to.equal(204);
+      expect(
+        (await h.api('POST', `${base}/${member.id}/roles`, { organizationRoleIds: [admin.id, viewer.id] })).status,
+      ).to.equal(201);
+      expect((await h.api('PUT', `${base}/${member.id}/roles`, { organizationRoleIds: [viewer.id] })).status).to.equal(
+        204,
+      );
       expect(h.events, 'member role changes publish nothing').to.deep.equal([]);
       const roles = await ok(h.api('GET', `${base}/${member.id}/roles`));
       expect(roles.map((r: { id: string }) => r.id)).to.deep.equal([viewer.id]);
@@ -56,7 +64,9 @@ describe('organizations management API', () => {
       const organization = await fixtures(h).organization();
       const member = await fixtures(h).member(organization.id);
       const role = await fixtures(h).organizationRole();
-      await ok(h.api('POST', `/organizations/${organization.id}/users/${member.id}/roles`, { organizationRoleIds: [role.id] }));
+      await ok(
+        h.api('POST', `/organizations/${organization.id}/users/${member.id}/roles`, { organizationRoleIds: [role.id] }),
+      );
       await ok(h.api('DELETE', `/organization-roles/${role.id}`));
       expect(await ok(h.api('GET', `/organizations/${organization.id}/users/${member.id}/roles`))).to.deep.equal([]);
     });
@@ -66,8 +76,10 @@ describe('organizations management API', () => {
     it('adds (lower-cased), lists, replaces and removes domains', async () => {
       const organization = await fixtures(h).organization();
       const base = `/organizations/${organization.id}/jit/email-domains`;
-      expect(await ok(h.api('POST', base, { emailDomain: 'Example.COM' })))
-        .to.deep.equal({ organizationId: organization.id, emailDomain: 'example.com' });
+      expect(await ok(h.api('POST', base, { emailDomain: 'Example.COM' }))).to.deep.equal({
+        organizationId: organization.id,
+        emailDomain: 'example.com',
+      });
       expect((await h.api('POST', base, { emailDomain: 'example.com' })).status).to.equal(409);
       expect((await h.api('POST', base, { emailDomain: 'not a domain' })).status).to.equal(400);
       expect((await h.api('PUT', base, { emailDomains: ['a.example', 'b.example'] })).status).to.equal(204);
@@ -85,9 +97,13 @@ describe('organizations management API', () => {
       const organization = await fixtures(h).organization();
       const member = await fixtures(h).member(organization.id);
       await ok(h.api('POST', `/organizations/${organization.id}/jit/email-domains`, { emailDomain: 'gone.example' }));
-      const invitation = await ok(h.api('POST', '/organization-invitations', {
-        invitee: 'someone@gone.example', organizationId: organization.id, expiresAt: Date.now() + 60_000,
-      }));
+      const invitation = await ok(
+        h.api('POST', '/organization-invitations', {
+          invitee: 'someone@gone.example',
+          organizationId: organization.id,
+          expiresAt: Date.now() + 60_000,
+        }),
+      );
       await ok(h.api('DELETE', `/organizations/${organization.id}`));
       expect(await ok(h.api('GET', `/users/${member.id}/organizations`))).to.deep.equal([]);
       expect((await h.api('GET', `/organization-invitations/${invitation.id}`)).status).to.equal(404);
@@ -100,16 +116,30 @@ describe('organizations management API', () => {
       const organization = await fixtures(h).organization();
       const role = await fixtures(h).organizationRole();
       const body = {
-        invitee: 'Dana@Example.com', organizationId: organization.id, expiresAt: Date.now() + 60_000, organizationRoleIds: [role.id],
+        invitee: 'Dana@Example.com',
+        organizationId: organization.id,
+        expiresAt: Date.now() + 60_000,
+        organizationRoleIds: [role.id],
       };
       const created = await h.api('POST', '/organization-invitations', body);
       expect(created.status).to.equal(201);
-      expect(created.body).to.include({ invitee: 'dana@example.com', status: 'Pending', inviterId: null, acceptedUserId: null });
+      expect(created.body).to.include({
+        invitee: 'dana@example.com',
+        status: 'Pending',
+        inviterId: null,
+        acceptedUserId: null,
+      });
       expect(created.body.organizationRoles).to.deep.equal([{ id: role.id, name: role.name }]);
       expect((await h.api('POST', '/organization-invitations', body)).status).to.equal(409);
-      const past = await h.api('POST', '/organization-invitations', { ...body, invitee: 'x@example.com', expiresAt: Date.now() - 1 });
+      const past = await h.api('POST', '/organization-invitations', {
+        ...body,
+        invitee: 'x@example.com',
+        expiresAt: Date.now() - 1,
+      });
       expect(past.status).to.equal(400);
-      expect((await h.api('POST', '/organization-invitations', { ...body, organizationId: 'no-such-org' })).status).to.equal(422);
+      expect(
+        (await h.api('POST', '/organization-invitations', { ...body, organizationId: 'no-such-org' })).status,
+      ).to.equal(422);
       const listed = await h.api('GET', `/organization-invitations?organizationId=${organization.id}`);
       expect(listed.headers.get('total-number')).to.equal('1');
       expect(listed.body[0].id).to.equal(created.body.id);
@@ -120,18 +150,26 @@ describe('organizations management API', () => {
       const role = await fixtures(h).organizationRole();
       const email = `${unique('erin')}@example.com`;
       const user = await fixtures(h).user({ primaryEmail: email });
-      const invitation = await ok(h.api('POST', '/organization-invitations', {
-        invitee: email, organizationId: organization.id, expiresAt: Date.now() + 60_000, organizationRoleIds: [role.id],
-      }));
-      const accepted = await ok(h.api('PUT', `/organization-invitations/${invitation.id}/status`, {
-        status: 'Accepted', acceptedUserId: user.id,
-      }));
+      const invitation = await ok(
+        h.api('POST', '/organization-invitations', {
+          invitee: email,
+          organizationId: organization.id,
+          expiresAt: Date.now() + 60_000,
+          organizationRoleIds: [role.id],
+        }),
+      );
+      const accepted = await ok(
+        h.api('PUT', `/organization-invitations/${invitation.id}/status`, {
+          status: 'Accepted',
+          acceptedUserId: user.id,
+        }),
+      );
       expect(accepted).to.include({ status: 'Accepted', acceptedUserId: user.id });
       const roles = await ok(h.api('GET', `/organizations/${organization.id}/users/${user.id}/roles`));
       expect(roles.map((r: { id: string }) => r.id)).to.deep.equal([role.id]);
       const again = await h.api('PUT', `/organization-invitations/${invitation.id}/status`, { status: 'Revoked' });
       expect(again.status).to.equal(422);
-      expect(again.body.code, 'Logto\'s code').to.equal('request.invalid_input');
+      expect(again.body.code, "Logto's code").to.equal('request.invalid_input');
     });
 
     it('reads as Expired once past expiresAt and can no longer be accepted', async () => {
@@ -139,9 +177,13 @@ describe('organizations management API', () => {
       const email = `${unique('late')}@example.com`;
       const user = await fixtures(h).user({ primaryEmail: email });
       await withFakeClock(async (clock) => {
-        const invitation = await ok(h.api('POST', '/organization-invitations', {
-          invitee: email, organizationId: organization.id, expiresAt: Date.now() + 600_000,
-        }));
+        const invitation = await ok(
+          h.api('POST', '/organization-invitations', {
+            invitee: email,
+            organizationId: organization.id,
+            expiresAt: Date.now() + 600_000,
+          }),
+        );
         const path = `/organization-invitations/${invitation.id}`;
         clock.advance(600_000 - 1);
         expect((await ok(h.api('GET', path))).status, 'a millisecond before expiresAt').to.equal('Pending');
@@ -166,7 +208,10 @@ describe('organizations management API', () => {
       const { scopes, resourceScopes, ...listedRole } = listed[0];
       expect(listedRole).to.deep.equal(role);
       expect(resourceScopes).to.deep.equal([]);
-      expect(scopes).to.have.deep.members([{ id: read.id, name: read.name }, { id: write.id, name: write.name }]);
+      expect(scopes).to.have.deep.members([
+        { id: read.id, name: read.name },
+        { id: write.id, name: write.name },
+      ]);
       await ok(h.api('DELETE', `/organization-scopes/${read.id}`));
       expect(await ok(h.api('GET', `/organization-roles/${role.id}/scopes`))).to.deep.equal([write]);
     });

@@ -22,8 +22,15 @@ describe('password hashing (scrypt)', () => {
     const digest = await hashPassword('pw-pw-pw-pw');
     const [, , , , salt, hash] = digest.split('$');
     for (const bad of [
-      null, undefined, '', 'plain', `bcrypt$32768$8$1$${salt}$${hash}`, `scrypt$1000$8$1$${salt}$${hash}`,
-      `scrypt$${2 ** 30}$8$1$${salt}$${hash}`, `scrypt$32768$99$1$${salt}$${hash}`, `scrypt$32768$8$1$${salt}$AAAA`,
+      null,
+      undefined,
+      '',
+      'plain',
+      `bcrypt$32768$8$1$${salt}$${hash}`,
+      `scrypt$1000$8$1$${salt}$${hash}`,
+      `scrypt$${2 ** 30}$8$1$${salt}$${hash}`,
+      `scrypt$32768$99$1$${salt}$${hash}`,
+      `scrypt$32768$8$1$${salt}$AAAA`,
       `${digest}$extra`,
     ]) {
       expect(await verifyPassword('pw-pw-pw-pw', bad), String(bad)).to.equal(false);

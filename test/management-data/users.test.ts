@@ -11,16 +11,28 @@ describe('users management API', () => {
   describe('creating and reading', () => {
     it('creates a user with Logto defaults, hashes the password with scrypt and never returns it', async () => {
       const username = unique('carol');
-      const res = await h.api('POST', '/users', { username, primaryEmail: `${username}@example.com`, password: 'a long password' });
+      const res = await h.api('POST', '/users', {
+        username,
+        primaryEmail: `${username}@example.com`,
+        password: 'a long password',
+      });
       expect(res.status).to.equal(201);
-      expect(res.body).to.include({ username, primaryPhone: null, isSuspended: false, hasPassword: true, applicationId: null });
+      expect(res.body).to.include({
+        username,
+        primaryPhone: null,
+        isSuspended: false,
+        hasPassword: true,
+        applicationId: null,
+      });
       expect(res.body).to.include.keys('customData', 'profile', 'identities', 'createdAt', 'updatedAt', 'lastSignInAt');
       expect(res.body).not.to.have.any.keys('password', 'passwordDigest');
       expect(JSON.stringify(res.body)).not.to.match(/scrypt|a long password/);
       const stored = await h.running.service.core.repositories.users.findWithSecrets({ id: res.body.id });
       expect(stored?.secrets.passwordDigest).to.match(/^scrypt\$32768\$8\$1\$[A-Za-z0-9+/=]+\$[A-Za-z0-9+/=]+$/);
 
-      expect((await h.api('POST', `/users/${res.body.id}/password/verify`, { password: 'a long password' })).status).to.equal(204);
+      expect(
+        (await h.api('POST', `/users/${res.body.id}/password/verify`, { password: 'a long password' })).status,
+      ).to.equal(204);
       const wrong = await h.api('POST', `/users/${res.body.id}/password/verify`, { password: 'not the password' });
       expect(wrong.status).to.equal(422);
       expect(wrong.body.code).to.equal('session.invalid_credentials');
@@ -30,8 +42,12 @@ describe('users management API', () => {
     it('replaces the password so that only the new one verifies', async () => {
       const user = await fixtures(h).user({ password: 'the first password' });
       await ok(h.api('PATCH', `/users/${user.id}/password`, { password: 'the second password' }));
-      expect((await h.api('POST', `/users/${user.id}/password/verify`, { password: 'the first password' })).status).to.equal(422);
-      expect((await h.api('POST', `/users/${user.id}/password/verify`, { password: 'the second password' })).status).to.equal(204);
+      expect(
+        (await h.api('POST', `/users/${user.id}/password/verify`, { password: 'the first password' })).status,
+      ).to.equal(422);
+      expect(
+        (await h.api('POST', `/users/${user.id}/password/verify`, { password: 'the second password' })).status,
+      ).to.equal(204);
     });
 
     it('assigns default User roles on creation', async () => {
@@ -63,7 +79,10 @@ describe('users management API', () => {
       const holder = await fixtures(h).user({ primaryEmail: email });
       const clash = await h.api('POST', '/users', { primaryEmail: email });
       expect(clash.status).to.equal(409);
-      expect(clash.body).to.deep.include({ code: 'user.email_already_in_use', data: { entity: 'user', field: 'primaryEmail' } });
+      expect(clash.body).to.deep.include({
+        code: 'user.email_already_in_use',
+        data: { entity: 'user', field: 'primaryEmail' },
+      });
       const cleared = await ok(h.api('PATCH', `/users/${holder.id}`, { primaryEmail: null }));
       expect(cleared.primaryEmail).to.equal(null);
       expect((await h.api('POST', '/users', { primaryEmail: email })).status).to.equal(201);
@@ -71,9 +90,15 @@ describe('users management API', () => {
 
     it('merges custom data and profile on their own routes, and replaces them on PATCH /users/:userId', async () => {
       const user = await fixtures(h).user({ customData: { a: 1, b: 2 }, profile: { givenName: 'Ada' } });
-      expect(await ok(h.api('PATCH', `/users/${user.id}/custom-data`, { customData: { b: 3, c: 4 } }))).to.deep.equal({ a: 1, b: 3, c: 4 });
-      expect(await ok(h.api('PATCH', `/users/${user.id}/profile`, { profile: { familyName: 'L' } })))
-        .to.deep.equal({ givenName: 'Ada', familyName: 'L' });
+      expect(await ok(h.api('PATCH', `/users/${user.id}/custom-data`, { customData: { b: 3, c: 4 } }))).to.deep.equal({
+        a: 1,
+        b: 3,
+        c: 4,
+      });
+      expect(await ok(h.api('PATCH', `/users/${user.id}/profile`, { profile: { familyName: 'L' } }))).to.deep.equal({
+        givenName: 'Ada',
+        familyName: 'L',
+      });
       const replaced = await ok(h.api('PATCH', `/users/${user.id}`, { customData: { only: true } }));
       expect(replaced.customData).to.deep.equal({ only: true });
       expect(replaced.profile).to.deep.equal({ givenName: 'Ada', familyName: 'L' });
@@ -88,7 +113,9 @@ describe('users management API', () => {
       const grantId = await grant.save();
       const expiresAt = new Date(Date.now() + 3_600_000);
       const session = `session-${unique('s')}`;
-      await store.collection('oidc_Session').insertOne({ _id: session, uid: session, payload: { accountId: userId, uid: session }, expiresAt });
+      await store
+        .collection('oidc_Session')
+        .insertOne({ _id: session, uid: session, payload: { accountId: userId, uid: session }, expiresAt });
       for (const model of ['AccessToken', 'RefreshToken', 'AuthorizationCode']) {
         const doc = { _id: `${model}-${grantId}`, grantId, payload: { accountId: userId, grantId }, expiresAt };
         await store.collection(`oidc_${model}`).insertOne(doc);
@@ -99,7 +126,8 @@ describe('users management API', () => {
     async function remaining(userId: string, grantId: string): Promise<number> {
       const { store } = h.running.service.core;
       let count = 0;
-      for (const model of ['Session', 'Grant']) count += await store.collection(`oidc_${model}`).countDocuments({ 'payload.accountId': userId });
+      for (const model of ['Session', 'Grant'])
+        count += await store.collection(`oidc_${model}`).countDocuments({ 'payload.accountId': userId });
       for (const model of ['AccessToken', 'RefreshToken', 'AuthorizationCode']) {
         count += await store.collection(`oidc_${model}`).countDocuments({ grantId });
       }
@@ -137,7 +165,10 @@ describe('users management API', () => {
       const organization = await fixtures(h).organization();
       const user = await fixtures(h).member(organization.id);
       await ok(h.api('POST', `/users/${user.id}/roles`, { roleIds: [role.id] }));
-      const grant = new h.running.service.core.provider.Grant({ accountId: user.id, clientId: h.running.service.adminClientId });
+      const grant = new h.running.service.core.provider.Grant({
+        accountId: user.id,
+        clientId: h.running.service.adminClientId,
+      });
       const grantId = await grant.save();
 
       expect((await h.api('DELETE', `/users/${user.id}`)).status).to.equal(204);
@@ -158,7 +189,9 @@ describe('users management API', () => {
       const listed = await h.api('GET', `/users/${user.id}/roles?page_size=1`);
       expect(listed.headers.get('total-number')).to.equal('2');
       expect(listed.body).to.have.length(1);
-      expect(await ok(h.api('PUT', `/users/${user.id}/roles`, { roleIds: [b.id, c.id] }))).to.deep.equal({ roleIds: [b.id, c.id] });
+      expect(await ok(h.api('PUT', `/users/${user.id}/roles`, { roleIds: [b.id, c.id] }))).to.deep.equal({
+        roleIds: [b.id, c.id],
+      });
       const ids = (await ok(h.api('GET', `/users/${user.id}/roles`))).map((r: { id: string }) => r.id);
       expect(ids).to.have.members([b.id, c.id]);
       expect((await h.api('DELETE', `/users/${user.id}/roles/${b.id}`)).status).to.equal(204);

@@ -28,7 +28,10 @@ describe('email verification codes through a real SMTP server', () => {
   let running: RunningService;
 
   before(async () => {
-    mailbox = await startMailbox({ credentials: { user: 'mailer@example.com', pass: 'p@ss:word/1' }, rejects: (to) => rejecting.has(to) });
+    mailbox = await startMailbox({
+      credentials: { user: 'mailer@example.com', pass: 'p@ss:word/1' },
+      rejects: (to) => rejecting.has(to),
+    });
     running = await startService({ env: { SMTP_URL: mailbox.url } });
   });
   after(async () => {
@@ -59,7 +62,11 @@ describe('email verification codes through a real SMTP server', () => {
 
   it('escapes values in the HTML part, never in the text part, and keeps the subject on one line', async () => {
     const to = address();
-    await messaging().sendCode({ purpose: 'SignIn', to: email(to), applicationName: '<img src=x onerror=alert(1)> & Co\r\nBcc: x@example.com' });
+    await messaging().sendCode({
+      purpose: 'SignIn',
+      to: email(to),
+      applicationName: '<img src=x onerror=alert(1)> & Co\r\nBcc: x@example.com',
+    });
     const mail = await mailbox.waitFor(to);
     expect(mail.html).to.include('&lt;img src=x onerror=alert(1)&gt; &amp; Co');
     expect(mail.html).not.to.include('<img');
@@ -92,7 +99,12 @@ describe('email verification codes through a real SMTP server', () => {
   });
 
   it('sends invitations only through sendInvitation, codes only through sendCode', async () => {
-    const error = await messaging().sendCode({ purpose: 'OrganizationInvitation', to: email(address()) }).then(() => undefined, (caught: unknown) => caught);
+    const error = await messaging()
+      .sendCode({ purpose: 'OrganizationInvitation', to: email(address()) })
+      .then(
+        () => undefined,
+        (caught: unknown) => caught,
+      );
     expect(error).to.be.instanceOf(TypeError);
   });
 });
@@ -100,7 +112,9 @@ describe('email verification codes through a real SMTP server', () => {
 describe('email connector settings', () => {
   it('sends from EMAIL_FROM, display name included', async () => {
     const mailbox = await startMailbox();
-    const running = await startService({ env: { SMTP_URL: mailbox.url, EMAIL_FROM: 'Example Login <login@example.com>' } });
+    const running = await startService({
+      env: { SMTP_URL: mailbox.url, EMAIL_FROM: 'Example Login <login@example.com>' },
+    });
     try {
       const to = address();
       await running.service.core.messaging.sendCode({ purpose: 'SignIn', to: email(to) });

@@ -30,9 +30,11 @@ describe('organization invitation emails', () => {
     await mailbox?.close();
   });
 
-  const invite = (body: Record<string, unknown>) => running.request('/api/organization-invitations', {
-    method: 'POST', json: { organizationId, expiresAt: inAWeek(), ...body },
-  });
+  const invite = (body: Record<string, unknown>) =>
+    running.request('/api/organization-invitations', {
+      method: 'POST',
+      json: { organizationId, expiresAt: inAWeek(), ...body },
+    });
 
   it('emails the invitee the OrganizationInvitation template when messagePayload has a link', async () => {
     const to = invitee();
@@ -65,16 +67,22 @@ describe('organization invitation emails', () => {
     const created = await invite({ invitee: to, messagePayload: false });
     const { id } = (await created.json()) as { id: string };
     const resent = await running.request(`/api/organization-invitations/${id}/message`, {
-      method: 'POST', json: { link: 'https://app.example.com/accept', note: 42 },
+      method: 'POST',
+      json: { link: 'https://app.example.com/accept', note: 42 },
     });
     expect(resent.status, await resent.clone().text()).to.equal(204);
     const mail = await mailbox.waitFor(to);
     expect(mail.text).to.include('join Acme <R&D>.');
     expect(mail.text).to.include('https://app.example.com/accept');
 
-    expect((await running.request(`/api/organization-invitations/${id}/message`, {
-      method: 'POST', json: { link: 'https://app.example.com/accept' },
-    })).status).to.equal(204);
+    expect(
+      (
+        await running.request(`/api/organization-invitations/${id}/message`, {
+          method: 'POST',
+          json: { link: 'https://app.example.com/accept' },
+        })
+      ).status,
+    ).to.equal(204);
     await mailbox.waitFor(to);
     expect(mailbox.messages(to)).to.have.length(2);
   });
@@ -82,11 +90,24 @@ describe('organization invitation emails', () => {
   it('refuses to send an invitation that is no longer pending (422) or does not exist (404)', async () => {
     const to = invitee();
     const { id } = (await (await invite({ invitee: to })).json()) as { id: string };
-    expect((await running.request(`/api/organization-invitations/${id}/status`, { method: 'PUT', json: { status: 'Revoked' } })).status).to.equal(200);
-    const revoked = await running.request(`/api/organization-invitations/${id}/message`, { method: 'POST', json: { link: 'https://a.example.com' } });
+    expect(
+      (
+        await running.request(`/api/organization-invitations/${id}/status`, {
+          method: 'PUT',
+          json: { status: 'Revoked' },
+        })
+      ).status,
+    ).to.equal(200);
+    const revoked = await running.request(`/api/organization-invitations/${id}/message`, {
+      method: 'POST',
+      json: { link: 'https://a.example.com' },
+    });
     expect(revoked.status).to.equal(422);
     expect(await revoked.json()).to.include({ code: 'organization_invitation.not_pending' });
-    const unknown = await running.request('/api/organization-invitations/nope/message', { method: 'POST', json: { link: 'https://a.example.com' } });
+    const unknown = await running.request('/api/organization-invitations/nope/message', {
+      method: 'POST',
+      json: { link: 'https://a.example.com' },
+    });
     expect(unknown.status).to.equal(404);
     expect(mailbox.messages(to)).to.have.length(0);
   });
@@ -94,8 +115,13 @@ describe('organization invitation emails', () => {
   it('refuses payloads it could not act on with 400 guard.invalid_input, and keeps no invitation', async () => {
     const to = invitee();
     const payloads: unknown[] = [
-      {}, { link: 'javascript:alert(1)' }, { link: '/relative' }, { link: 'https://a.example.com', nested: { x: 1 } },
-      { link: 'https://a.example.com', 'bad name': 'x' }, true, 'https://a.example.com',
+      {},
+      { link: 'javascript:alert(1)' },
+      { link: '/relative' },
+      { link: 'https://a.example.com', nested: { x: 1 } },
+      { link: 'https://a.example.com', 'bad name': 'x' },
+      true,
+      'https://a.example.com',
     ];
     for (const messagePayload of payloads) {
       const response = await invite({ invitee: to, messagePayload });
@@ -116,11 +142,16 @@ describe('organization invitation emails', () => {
     const list = await running.request(`/api/organization-invitations?invitee=${encodeURIComponent(to)}`);
     expect(await list.json()).to.deep.equal([]);
     rejecting.delete(to);
-    expect((await invite({ invitee: to, messagePayload: { link: 'https://a.example.com' } })).status, 'a new attempt').to.equal(201);
+    expect(
+      (await invite({ invitee: to, messagePayload: { link: 'https://a.example.com' } })).status,
+      'a new attempt',
+    ).to.equal(201);
   });
 
   it('documents the message payload and the resend route in the OpenAPI document', async () => {
-    const document = (await (await running.request('/api/swagger.json')).json()) as { paths: Record<string, Record<string, any>> };
+    const document = (await (await running.request('/api/swagger.json')).json()) as {
+      paths: Record<string, Record<string, any>>;
+    };
     const create = document.paths['/api/organization-invitations']?.post;
     expect(JSON.stringify(create?.requestBody)).to.include('messagePayload');
     expect(document.paths['/api/organization-invitations/{id}/message']?.post?.responses).to.have.property('204');

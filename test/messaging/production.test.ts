@@ -25,18 +25,26 @@ describe('connectors in production', () => {
     const { id } = (await organization.json()) as { id: string };
     return running.request('/api/organization-invitations', {
       method: 'POST',
-      json: { organizationId: id, invitee, expiresAt: inAWeek(), messagePayload: { link: 'https://app.example.com/join' } },
+      json: {
+        organizationId: id,
+        invitee,
+        expiresAt: inAWeek(),
+        messagePayload: { link: 'https://app.example.com/join' },
+      },
     });
   }
 
   it('starts without an email connector, refuses each email naming SMTP_URL, and logs nothing of it', async () => {
     const lines: string[] = [];
-    const logger = pino({ level: 'info' }, new Writable({
-      write(chunk, _encoding, done) {
-        lines.push(String(chunk));
-        done();
-      },
-    }));
+    const logger = pino(
+      { level: 'info' },
+      new Writable({
+        write(chunk, _encoding, done) {
+          lines.push(String(chunk));
+          done();
+        },
+      }),
+    );
     const running = await startService({ env: { ...PRODUCTION, ...sms }, logger });
     try {
       const response = await invite(running, 'ada@example.com');

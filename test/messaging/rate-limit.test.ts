@@ -6,7 +6,14 @@ import { startService, type RunningService } from '../support/service.ts';
 import { installFakeClock, type FakeClock } from '../support/clock.ts';
 import { startMailbox, type Mailbox } from '../support/mailbox.ts';
 import { Receiver, eventually } from '../webhooks-delivery/support/receiver.ts';
-import { FAST_ENV, REDIS_URL, createHook, getJson, verifyDelivery, type CreatedHook } from '../webhooks-delivery/support/hooks.ts';
+import {
+  FAST_ENV,
+  REDIS_URL,
+  createHook,
+  getJson,
+  verifyDelivery,
+  type CreatedHook,
+} from '../webhooks-delivery/support/hooks.ts';
 
 const address = () => `limited-${randomBytes(4).toString('hex')}@example.com`;
 const email = (value: string): Recipient => ({ type: 'email', value });
@@ -33,7 +40,9 @@ for (const backend of ['embedded', 'redis'] as const) {
       mailbox = await startMailbox();
       receiver = await Receiver.start();
       // Defaults: 10 messages per 600 s.
-      running = await startService({ env: { ...FAST_ENV, SMTP_URL: mailbox.url, REDIS_URL: backend === 'redis' ? REDIS_URL : undefined } });
+      running = await startService({
+        env: { ...FAST_ENV, SMTP_URL: mailbox.url, REDIS_URL: backend === 'redis' ? REDIS_URL : undefined },
+      });
       hook = await createHook(running, { events: ['Message.RateLimited'], config: { url: receiver.url('/hook') } });
     });
     afterEach(() => {
@@ -52,17 +61,26 @@ for (const backend of ['embedded', 'redis'] as const) {
      * records them after the request that published the events has answered.
      */
     async function rateLimitedDeliveries(recipient: string, expected: number) {
-      return eventually(async () => {
-        const found = await rateLimitedDeliveriesNow(recipient);
-        return found.length >= expected && found;
-      }, { what: `${expected} Message.RateLimited deliveries` });
+      return eventually(
+        async () => {
+          const found = await rateLimitedDeliveriesNow(recipient);
+          return found.length >= expected && found;
+        },
+        { what: `${expected} Message.RateLimited deliveries` },
+      );
     }
 
     async function rateLimitedDeliveriesNow(recipient: string) {
-      const deliveries = await getJson<Array<{ id: string; event: string }>>(running, `/api/hooks/${hook.id}/deliveries?page_size=100`);
+      const deliveries = await getJson<Array<{ id: string; event: string }>>(
+        running,
+        `/api/hooks/${hook.id}/deliveries?page_size=100`,
+      );
       const mine: string[] = [];
       for (const delivery of deliveries.filter((d) => d.event === 'Message.RateLimited')) {
-        const detail = await getJson<{ payload: { recipient: string } }>(running, `/api/hooks/${hook.id}/deliveries/${delivery.id}`);
+        const detail = await getJson<{ payload: { recipient: string } }>(
+          running,
+          `/api/hooks/${hook.id}/deliveries/${delivery.id}`,
+        );
         if (detail.payload.recipient === recipient) mine.push(delivery.id);
       }
       return mine;
@@ -72,13 +90,21 @@ for (const backend of ['embedded', 'redis'] as const) {
       const to = address();
       const created = await running.request('/api/organization-invitations', {
         method: 'POST',
-        json: { organizationId: await organization(running), invitee: to, expiresAt: Date.now() + 86_400_000, messagePayload: { link: 'https://a.example.com/i' } },
+        json: {
+          organizationId: await organization(running),
+          invitee: to,
+          expiresAt: Date.now() + 86_400_000,
+          messagePayload: { link: 'https://a.example.com/i' },
+        },
       });
       expect(created.status, await created.clone().text()).to.equal(201);
       const { id } = (await created.json()) as { id: string };
-      const resend = () => running.request(`/api/organization-invitations/${id}/message`, {
-        method: 'POST', json: { link: 'https://a.example.com/i' }, headers: { 'user-agent': 'rate-limit-test/1' },
-      });
+      const resend = () =>
+        running.request(`/api/organization-invitations/${id}/message`, {
+          method: 'POST',
+          json: { link: 'https://a.example.com/i' },
+          headers: { 'user-agent': 'rate-limit-test/1' },
+        });
       for (let sent = 2; sent <= 10; sent += 1) expect((await resend()).status, `message ${sent}`).to.equal(204);
       expect(mailbox.messages(to)).to.have.length(10);
 
@@ -92,19 +118,32 @@ for (const backend of ['embedded', 'redis'] as const) {
       expect(mailbox.messages(to), 'nothing sent past the limit').to.have.length(10);
 
       expect(await rateLimitedDeliveries(to, 1), 'one event for three refusals').to.have.length(1);
-      const [request] = await eventually(() => {
-        const arrived = receiver.requests('/hook').filter((r) => JSON.parse(r.body).recipient === to);
-        return arrived.length > 0 && arrived;
-      }, { what: 'the Message.RateLimited delivery' });
+      const [request] = await eventually(
+        () => {
+          const arrived = receiver.requests('/hook').filter((r) => JSON.parse(r.body).recipient === to);
+          return arrived.length > 0 && arrived;
+        },
+        { what: 'the Message.RateLimited delivery' },
+      );
       if (!request) throw new Error('no delivery');
       const payload = verifyDelivery(request, hook.signingKey);
-      expect(payload).to.include({ event: 'Message.RateLimited', hookId: hook.id, action: 'OrganizationInvitation', recipient: to, userAgent: 'rate-limit-test/1' });
+      expect(payload).to.include({
+        event: 'Message.RateLimited',
+        hookId: hook.id,
+        action: 'OrganizationInvitation',
+        recipient: to,
+        userAgent: 'rate-limit-test/1',
+      });
       expect(payload.ip).to.be.a('string');
     });
 
     it('limits codes the same way, counting concurrent sends atomically: exactly ten go out, one event', async () => {
       const to = address();
-      const results = await Promise.all(Array.from({ length: 16 }, () => outcome(running.service.core.messaging.sendCode({ purpose: 'SignIn', to: email(to) }))));
+      const results = await Promise.all(
+        Array.from({ length: 16 }, () =>
+          outcome(running.service.core.messaging.sendCode({ purpose: 'SignIn', to: email(to) })),
+        ),
+      );
       expect(results.filter((result) => result === 'sent')).to.have.length(10);
       const refusals = results.filter((result): result is DomainError => result !== 'sent');
       expect(refusals).to.have.length(6);
@@ -116,7 +155,10 @@ for (const backend of ['embedded', 'redis'] as const) {
       expect(mailbox.messages(to)).to.have.length(10);
       const deliveries = await rateLimitedDeliveries(to, 1);
       expect(deliveries).to.have.length(1);
-      const detail = await getJson<{ payload: Record<string, unknown> }>(running, `/api/hooks/${hook.id}/deliveries/${deliveries[0]}`);
+      const detail = await getJson<{ payload: Record<string, unknown> }>(
+        running,
+        `/api/hooks/${hook.id}/deliveries/${deliveries[0]}`,
+      );
       expect(detail.payload).to.include({ action: 'SignIn', recipient: to });
       expect(JSON.stringify(detail.payload)).not.to.match(/\b\d{6}\b/);
     });
@@ -131,7 +173,10 @@ for (const backend of ['embedded', 'redis'] as const) {
         expect(refused).to.have.property('code', 'request.message_rate_limited');
         expect((refused as RateLimitedError).retryAfterSeconds).to.equal(600);
         clock.advance(600_000 - 1);
-        expect(await send(), 'a millisecond before the window ends').to.have.property('code', 'request.message_rate_limited');
+        expect(await send(), 'a millisecond before the window ends').to.have.property(
+          'code',
+          'request.message_rate_limited',
+        );
         clock.advance(1);
         for (let sent = 1; sent <= 10; sent += 1) expect(await send(), `new window, message ${sent}`).to.equal('sent');
         expect(await send()).to.have.property('code', 'request.message_rate_limited');
@@ -157,7 +202,11 @@ describe('message rate limit settings', () => {
       expect(refused).to.have.property('code', 'request.message_rate_limited');
       expect((refused as RateLimitedError).retryAfterSeconds).to.equal(1);
       const startedAt = performance.now();
-      await eventually(async () => (await send()) === 'sent', { timeoutMs: 5000, intervalMs: 100, what: 'the window to end' });
+      await eventually(async () => (await send()) === 'sent', {
+        timeoutMs: 5000,
+        intervalMs: 100,
+        what: 'the window to end',
+      });
       expect(performance.now() - startedAt).to.be.below(3000);
       expect(mailbox.messages(to)).to.have.length(3);
     } finally {
@@ -168,7 +217,10 @@ describe('message rate limit settings', () => {
 });
 
 async function organization(running: RunningService): Promise<string> {
-  const response = await running.request('/api/organizations', { method: 'POST', json: { name: `org-${randomBytes(3).toString('hex')}` } });
+  const response = await running.request('/api/organizations', {
+    method: 'POST',
+    json: { name: `org-${randomBytes(3).toString('hex')}` },
+  });
   expect(response.status).to.equal(201);
   return ((await response.json()) as { id: string }).id;
 }

@@ -39,7 +39,9 @@ describe('SMS verification codes through the HTTP SMS connector', () => {
     receiver = await Receiver.start();
     receiver.script('/fail', () => ({ status: 500, body: 'provider down' }));
     receiver.script('/redirect', () => ({ status: 302, headers: { location: receiver.url('/sms') } }));
-    running = await startService({ env: { SMS_WEBHOOK_URL: receiver.url('/sms'), SMS_WEBHOOK_SIGNING_KEY: signingKey } });
+    running = await startService({
+      env: { SMS_WEBHOOK_URL: receiver.url('/sms'), SMS_WEBHOOK_SIGNING_KEY: signingKey },
+    });
   });
   after(async () => {
     await running?.close();
@@ -48,7 +50,11 @@ describe('SMS verification codes through the HTTP SMS connector', () => {
 
   it('posts { to, text, type } signed with SMS_WEBHOOK_SIGNING_KEY, and the code in it verifies', async () => {
     const to = phone();
-    await running.service.core.messaging.sendCode({ purpose: 'SignIn', to: { type: 'phone', value: to }, applicationName: 'Portal' });
+    await running.service.core.messaging.sendCode({
+      purpose: 'SignIn',
+      to: { type: 'phone', value: to },
+      applicationName: 'Portal',
+    });
     const [request] = receiver.requests('/sms').filter((received) => JSON.parse(received.body).to === to);
     expect(request, 'the SMS request arrived before sendCode returned').to.not.equal(undefined);
     if (!request) return;
@@ -58,27 +64,46 @@ describe('SMS verification codes through the HTTP SMS connector', () => {
     expect(body).to.have.keys(['to', 'text', 'type']);
     expect(body).to.include({ to, type: 'SignIn' });
     expect(body.text).to.include('Portal');
-    expect(() => new Webhook(generateSigningKey()).verify(request.body, Object.fromEntries(
-      Object.entries(request.headers).map(([name, value]) => [name, String(value)]),
-    )), 'another key does not verify it').to.throw();
-    await running.service.core.messaging.verifyCode({ purpose: 'SignIn', to: { type: 'phone', value: to }, code: codeFrom(body) });
+    expect(
+      () =>
+        new Webhook(generateSigningKey()).verify(
+          request.body,
+          Object.fromEntries(Object.entries(request.headers).map(([name, value]) => [name, String(value)])),
+        ),
+      'another key does not verify it',
+    ).to.throw();
+    await running.service.core.messaging.verifyCode({
+      purpose: 'SignIn',
+      to: { type: 'phone', value: to },
+      code: codeFrom(body),
+    });
   });
 
   it('gives every message its own webhook-id', async () => {
     const to = phone();
     await running.service.core.messaging.sendCode({ purpose: 'Register', to: { type: 'phone', value: to } });
     await running.service.core.messaging.sendCode({ purpose: 'Register', to: { type: 'phone', value: to } });
-    const ids = receiver.requests('/sms').filter((received) => JSON.parse(received.body).to === to).map((r) => r.headers['webhook-id']);
+    const ids = receiver
+      .requests('/sms')
+      .filter((received) => JSON.parse(received.body).to === to)
+      .map((r) => r.headers['webhook-id']);
     expect(ids).to.have.length(2);
     expect(ids[0]).to.not.equal(ids[1]);
   });
 
-  for (const [path, what] of [['/fail', 'answers 500'], ['/redirect', 'redirects']] as const) {
+  for (const [path, what] of [
+    ['/fail', 'answers 500'],
+    ['/redirect', 'redirects'],
+  ] as const) {
     it(`answers 502 connector.general when the endpoint ${what}`, async () => {
-      const failing = await startService({ env: { SMS_WEBHOOK_URL: receiver.url(path), SMS_WEBHOOK_SIGNING_KEY: signingKey } });
+      const failing = await startService({
+        env: { SMS_WEBHOOK_URL: receiver.url(path), SMS_WEBHOOK_SIGNING_KEY: signingKey },
+      });
       try {
         const before = receiver.requests('/sms').length;
-        const error = await failure(failing.service.core.messaging.sendCode({ purpose: 'SignIn', to: { type: 'phone', value: phone() } }));
+        const error = await failure(
+          failing.service.core.messaging.sendCode({ purpose: 'SignIn', to: { type: 'phone', value: phone() } }),
+        );
         expect(error.code).to.equal('connector.general');
         expect(httpStatusOf(error)).to.equal(502);
         expect(receiver.requests(path)).to.have.length.at.least(1);
@@ -90,9 +115,13 @@ describe('SMS verification codes through the HTTP SMS connector', () => {
   }
 
   it('answers 503 service.dependency_unavailable when the endpoint cannot be reached', async () => {
-    const failing = await startService({ env: { SMS_WEBHOOK_URL: await refusingUrl(), SMS_WEBHOOK_SIGNING_KEY: signingKey } });
+    const failing = await startService({
+      env: { SMS_WEBHOOK_URL: await refusingUrl(), SMS_WEBHOOK_SIGNING_KEY: signingKey },
+    });
     try {
-      const error = await failure(failing.service.core.messaging.sendCode({ purpose: 'SignIn', to: { type: 'phone', value: phone() } }));
+      const error = await failure(
+        failing.service.core.messaging.sendCode({ purpose: 'SignIn', to: { type: 'phone', value: phone() } }),
+      );
       expect(error.code).to.equal('service.dependency_unavailable');
       expect(httpStatusOf(error)).to.equal(503);
     } finally {
@@ -106,7 +135,9 @@ describe('SMS verification codes through the HTTP SMS connector', () => {
       env: { SMS_WEBHOOK_URL: receiver.url('/hang'), SMS_WEBHOOK_SIGNING_KEY: signingKey, OUTBOUND_TIMEOUT_MS: '300' },
     });
     try {
-      const error = await failure(hanging.service.core.messaging.sendCode({ purpose: 'SignIn', to: { type: 'phone', value: phone() } }));
+      const error = await failure(
+        hanging.service.core.messaging.sendCode({ purpose: 'SignIn', to: { type: 'phone', value: phone() } }),
+      );
       expect(error.code).to.equal('service.dependency_unavailable');
       expect(receiver.requests('/hang'), 'the request was sent, then abandoned').to.have.length(1);
     } finally {
@@ -122,10 +153,14 @@ describe('SMS without SMS_WEBHOOK_URL', () => {
     try {
       const to = phone();
       await running.service.core.messaging.sendCode({ purpose: 'ForgotPassword', to: { type: 'phone', value: to } });
-      const line = await eventually(() => lines.find((entry) => entry.connector === 'development' && entry.to === to), { what: 'the log line' });
+      const line = await eventually(() => lines.find((entry) => entry.connector === 'development' && entry.to === to), {
+        what: 'the log line',
+      });
       expect(line).to.include({ level: 30, channel: 'phone', purpose: 'ForgotPassword' });
       await running.service.core.messaging.verifyCode({
-        purpose: 'ForgotPassword', to: { type: 'phone', value: to }, code: codeFrom({ text: String(line.text) }),
+        purpose: 'ForgotPassword',
+        to: { type: 'phone', value: to },
+        code: codeFrom({ text: String(line.text) }),
       });
     } finally {
       await running.close();
@@ -133,11 +168,20 @@ describe('SMS without SMS_WEBHOOK_URL', () => {
   });
 
   it('is refused with SMS_WEBHOOK_URL but no signing key, and the other way round', async () => {
-    for (const env of [{ SMS_WEBHOOK_URL: 'http://127.0.0.1:9/sms' }, { SMS_WEBHOOK_SIGNING_KEY: generateSigningKey() }]) {
-      const error = await createIdentityService({ env: { STORAGE: 'memory', ...env }, logger: pino({ level: 'silent' }) }).then(async (started) => {
-        await started.close();
-        return undefined;
-      }, (caught: unknown) => caught);
+    for (const env of [
+      { SMS_WEBHOOK_URL: 'http://127.0.0.1:9/sms' },
+      { SMS_WEBHOOK_SIGNING_KEY: generateSigningKey() },
+    ]) {
+      const error = await createIdentityService({
+        env: { STORAGE: 'memory', ...env },
+        logger: pino({ level: 'silent' }),
+      }).then(
+        async (started) => {
+          await started.close();
+          return undefined;
+        },
+        (caught: unknown) => caught,
+      );
       expect(error, JSON.stringify(Object.keys(env))).to.be.instanceOf(ConfigurationError);
       expect((error as Error).message).to.match(/SMS_WEBHOOK_URL and SMS_WEBHOOK_SIGNING_KEY must be set together/);
     }

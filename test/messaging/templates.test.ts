@@ -15,9 +15,16 @@ async function templatesDir(files: Record<string, string>): Promise<string> {
   return dir;
 }
 
-async function startError(options: Pick<IdentityServiceOptions, 'messageTemplates'> & { env?: Record<string, string> }): Promise<unknown> {
+async function startError(
+  options: Pick<IdentityServiceOptions, 'messageTemplates'> & { env?: Record<string, string> },
+): Promise<unknown> {
   try {
-    const service = await createIdentityService({ ...options, env: { STORAGE: 'memory', ...options.env }, logger: pino({ level: 'silent' }), print: () => {} });
+    const service = await createIdentityService({
+      ...options,
+      env: { STORAGE: 'memory', ...options.env },
+      logger: pino({ level: 'silent' }),
+      print: () => {},
+    });
     await service.close();
     return undefined;
   } catch (error) {
@@ -42,12 +49,18 @@ describe('message templates', () => {
     for (const dir of dirs) await rm(dir, { recursive: true, force: true });
   });
 
-  it('uses the library user\'s templates, keeping the defaults for the parts not given', async () => {
+  it("uses the library user's templates, keeping the defaults for the parts not given", async () => {
     const messageTemplates: MessageTemplates = {
       SignIn: { subject: 'Code for {{recipient}}', text: 'Sign in with {{code}} within {{expiresInMinutes}} min.' },
     };
-    running = await startService({ env: { SMTP_URL: mailbox.url, VERIFICATION_CODE_TTL_SECONDS: '120' }, messageTemplates });
-    await running.service.core.messaging.sendCode({ purpose: 'SignIn', to: { type: 'email', value: 'lib@example.com' } });
+    running = await startService({
+      env: { SMTP_URL: mailbox.url, VERIFICATION_CODE_TTL_SECONDS: '120' },
+      messageTemplates,
+    });
+    await running.service.core.messaging.sendCode({
+      purpose: 'SignIn',
+      to: { type: 'email', value: 'lib@example.com' },
+    });
     const mail = await mailbox.waitFor('lib@example.com');
     expect(mail.subject).to.equal('Code for lib@example.com');
     const code = codeFrom(mail);
@@ -67,13 +80,20 @@ describe('message templates', () => {
       env: { SMTP_URL: mailbox.url, MESSAGE_TEMPLATES_DIR: dir },
       messageTemplates: { ForgotPassword: { text: 'From code: {{code}}' } },
     });
-    await running.service.core.messaging.sendCode({ purpose: 'Register', to: { type: 'email', value: 'dir@example.com' }, applicationName: 'A&B' });
+    await running.service.core.messaging.sendCode({
+      purpose: 'Register',
+      to: { type: 'email', value: 'dir@example.com' },
+      applicationName: 'A&B',
+    });
     const mail = await mailbox.waitFor('dir@example.com');
     expect(mail.subject).to.equal('Welcome to A&B');
     expect(mail.text).to.equal(`Your code: ${codeFrom(mail)}\n`);
     expect(mail.html).to.include(`<b>${codeFrom(mail)}</b> for A&amp;B`);
 
-    await running.service.core.messaging.sendCode({ purpose: 'ForgotPassword', to: { type: 'email', value: 'dir@example.com' } });
+    await running.service.core.messaging.sendCode({
+      purpose: 'ForgotPassword',
+      to: { type: 'email', value: 'dir@example.com' },
+    });
     const reset = await mailbox.waitFor('dir@example.com');
     expect(reset.text.trim()).to.equal(`From code: ${codeFrom(reset)}`);
   });
@@ -82,11 +102,17 @@ describe('message templates', () => {
     const cases: Array<[MessageTemplates, RegExp]> = [
       [{ SignIn: { text: 'Sign in now' } }, /SignIn text must contain \{\{code\}\}/],
       [{ Generic: { sms: 'Code {{cod}}: {{code}}' } }, /unknown placeholders \{\{cod\}\}/],
-      [{ OrganizationInvitation: { html: '<p>Join {{organizationName}}</p>' } }, /OrganizationInvitation html must contain \{\{link\}\}/],
+      [
+        { OrganizationInvitation: { html: '<p>Join {{organizationName}}</p>' } },
+        /OrganizationInvitation html must contain \{\{link\}\}/,
+      ],
       [{ Register: { subject: 'Line one\nline two' } }, /subject must be one line/],
       [{ Welcome: { text: '{{code}}' } } as MessageTemplates, /unknown purposes Welcome/],
       [{ OrganizationInvitation: { sms: 'Join: {{link}}' } }, /OrganizationInvitation has no part sms/],
-      [{ UserImpersonated: { text: 'Accessed by {{actor}}' } }, /UserImpersonated text uses unknown placeholders \{\{actor\}\}/],
+      [
+        { UserImpersonated: { text: 'Accessed by {{actor}}' } },
+        /UserImpersonated text uses unknown placeholders \{\{actor\}\}/,
+      ],
       [{ UserImpersonated: { sms: 'Accessed' } }, /UserImpersonated has no part sms/],
     ];
     for (const [messageTemplates, message] of cases) {
@@ -97,7 +123,11 @@ describe('message templates', () => {
   });
 
   it('refuses a MESSAGE_TEMPLATES_DIR that is missing or holds a file naming no template', async () => {
-    const dir = await templatesDir({ 'SignIn.txt': 'Code {{code}}', 'Signin.html': '<p>{{code}}</p>', 'OrganizationInvitation.sms.txt': '{{link}}' });
+    const dir = await templatesDir({
+      'SignIn.txt': 'Code {{code}}',
+      'Signin.html': '<p>{{code}}</p>',
+      'OrganizationInvitation.sms.txt': '{{link}}',
+    });
     dirs.push(dir);
     const stray = await startError({ env: { MESSAGE_TEMPLATES_DIR: dir } });
     expect(stray).to.be.instanceOf(ConfigurationError);

@@ -13,7 +13,10 @@ describe('MFA at sign-in: backup codes', () => {
   after(() => h.close());
 
   async function codesFor(userId: string): Promise<string[]> {
-    const res = await h.running.request(`/api/users/${userId}/mfa-verifications`, { method: 'POST', json: { type: 'BackupCode' } });
+    const res = await h.running.request(`/api/users/${userId}/mfa-verifications`, {
+      method: 'POST',
+      json: { type: 'BackupCode' },
+    });
     expect(res.status, await res.clone().text()).to.equal(201);
     return (await json(res)).codes;
   }
@@ -65,11 +68,17 @@ describe('MFA at sign-in: backup codes', () => {
     await enrolTotp(h, bob.id);
     const [code] = await codesFor(bob.id);
     const client = await identifiedByPassword(h, bob.username);
-    const answers = await Promise.all(Array.from({ length: 100 }, () => client.api('POST', '/verification/backup-code/verify', { code })));
+    const answers = await Promise.all(
+      Array.from({ length: 100 }, () => client.api('POST', '/verification/backup-code/verify', { code })),
+    );
     const statuses = answers.map((answer) => answer.status);
     expect(statuses.filter((status) => status === 200)).to.have.length(1);
     expect(statuses.filter((status) => status === 400)).to.have.length(99);
-    expect(answers.filter((answer) => answer.status === 400).every((answer) => answer.body.code === 'session.mfa.invalid_backup_code')).to.equal(true);
+    expect(
+      answers
+        .filter((answer) => answer.status === 400)
+        .every((answer) => answer.body.code === 'session.mfa.invalid_backup_code'),
+    ).to.equal(true);
   });
 
   it('100 concurrent spends of one code in the library: exactly one is true', async () => {
@@ -83,12 +92,18 @@ describe('MFA at sign-in: backup codes', () => {
 
   it('management: a second set while unused codes remain is refused, and codes never stand alone', async () => {
     const dave = await passwordUser(h);
-    const alone = await h.running.request(`/api/users/${dave.id}/mfa-verifications`, { method: 'POST', json: { type: 'BackupCode' } });
+    const alone = await h.running.request(`/api/users/${dave.id}/mfa-verifications`, {
+      method: 'POST',
+      json: { type: 'BackupCode' },
+    });
     expect(alone.status).to.equal(422);
     expect((await json(alone)).code).to.equal('session.mfa.backup_code_can_not_be_alone');
     await enrolTotp(h, dave.id);
     await codesFor(dave.id);
-    const again = await h.running.request(`/api/users/${dave.id}/mfa-verifications`, { method: 'POST', json: { type: 'BackupCode' } });
+    const again = await h.running.request(`/api/users/${dave.id}/mfa-verifications`, {
+      method: 'POST',
+      json: { type: 'BackupCode' },
+    });
     expect(again.status).to.equal(422);
     expect((await json(again)).code).to.equal('user.backup_code_already_in_use');
   });

@@ -64,7 +64,10 @@ describe('MFA at sign-in: authenticator app (TOTP)', () => {
     const second = await identifiedByPassword(h, alice.username);
     const unverified = await second.api('POST', '/submit');
     expect(unverified.status).to.equal(403);
-    expect(unverified.body).to.deep.include({ code: 'session.mfa.require_mfa_verification', data: { availableFactors: ['Totp'] } });
+    expect(unverified.body).to.deep.include({
+      code: 'session.mfa.require_mfa_verification',
+      data: { availableFactors: ['Totp'] },
+    });
     const replayedEnrolment = await second.api('POST', '/verification/totp/verify', { code: enrolCode });
     expect(replayedEnrolment.status, 'the code that confirmed the app is spent').to.equal(400);
     clock.advance(30_000);
@@ -107,7 +110,10 @@ describe('MFA at sign-in: authenticator app (TOTP)', () => {
     expect(right.body.code).to.equal('session.verification_blocked_too_many_attempts');
     await h.delivery('Identifier.Lockout', (payload) => payload.value === carol.username);
     const again = await identifiedByPassword(h, carol.username);
-    expect((await again.api('POST', '/verification/totp/verify', { code: totpCode(secret) })).status, 'a new sign-in is still locked').to.equal(429);
+    expect(
+      (await again.api('POST', '/verification/totp/verify', { code: totpCode(secret) })).status,
+      'a new sign-in is still locked',
+    ).to.equal(429);
   });
 
   it('a correct password does not start the count of wrong codes over (no fresh guesses for whoever knows the password)', async () => {
@@ -116,7 +122,9 @@ describe('MFA at sign-in: authenticator app (TOTP)', () => {
     const threshold = h.running.service.settings.LOCKOUT_THRESHOLD;
     for (let attempt = 0; attempt < threshold - 1; attempt += 1) {
       const client = await identifiedByPassword(h, dana.username);
-      expect((await client.api('POST', '/verification/backup-code/verify', { code: 'not-a-code' })).status).to.equal(400);
+      expect((await client.api('POST', '/verification/backup-code/verify', { code: 'not-a-code' })).status).to.equal(
+        400,
+      );
     }
     const last = await identifiedByPassword(h, dana.username);
     const locked = await last.api('POST', '/verification/totp/verify', { code: totpCode(secret, 10) });

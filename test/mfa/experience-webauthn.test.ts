@@ -6,7 +6,10 @@ import { DEFAULT_MFA, identifiedByPassword, mfaPolicy, passwordUser } from './su
 /** Registers `passkey` for the identified account of `client` and binds it (stored at submit). */
 async function enrolPasskey(client: ExperienceClient, passkey: SoftPasskey): Promise<void> {
   const { verificationId, registrationOptions } = await client.ok('POST', '/verification/web-authn/registration');
-  await client.ok('POST', '/verification/web-authn/registration/verify', { verificationId, payload: passkey.register(registrationOptions) });
+  await client.ok('POST', '/verification/web-authn/registration/verify', {
+    verificationId,
+    payload: passkey.register(registrationOptions),
+  });
   expect((await client.api('POST', '/profile/mfa', { type: 'WebAuthn', verificationId })).status).to.equal(204);
 }
 
@@ -21,7 +24,7 @@ describe('MFA at sign-in: passkeys (WebAuthn)', () => {
   afterEach(() => mfaPolicy(h, DEFAULT_MFA));
   after(() => h.close());
 
-  it('mandatory policy: registers a passkey bound to BASE_URL\'s host, then asks for it at the next sign-in', async () => {
+  it("mandatory policy: registers a passkey bound to BASE_URL's host, then asks for it at the next sign-in", async () => {
     await mfaPolicy(h, { factors: ['WebAuthn'], policy: 'Mandatory' });
     const alice = await passwordUser(h);
     const first = await identifiedByPassword(h, alice.username);
@@ -39,7 +42,10 @@ describe('MFA at sign-in: passkeys (WebAuthn)', () => {
     expect(unverifiedBind.body.code).to.equal('session.mfa.pending_info_not_found');
     const attestation = passkey.register(registrationOptions);
     await first.ok('POST', '/verification/web-authn/registration/verify', { verificationId, payload: attestation });
-    const again = await first.api('POST', '/verification/web-authn/registration/verify', { verificationId, payload: attestation });
+    const again = await first.api('POST', '/verification/web-authn/registration/verify', {
+      verificationId,
+      payload: attestation,
+    });
     expect(again.status, 'a registration challenge is answered once').to.equal(400);
     expect(again.body.code).to.equal('session.mfa.pending_info_not_found');
     expect((await first.api('POST', '/profile/mfa', { type: 'WebAuthn', verificationId })).status).to.equal(204);
@@ -55,12 +61,18 @@ describe('MFA at sign-in: passkeys (WebAuthn)', () => {
     const second = await identifiedByPassword(h, alice.username);
     const unverified = await second.api('POST', '/submit');
     expect(unverified.status).to.equal(403);
-    expect(unverified.body).to.deep.include({ code: 'session.mfa.require_mfa_verification', data: { availableFactors: ['WebAuthn'] } });
+    expect(unverified.body).to.deep.include({
+      code: 'session.mfa.require_mfa_verification',
+      data: { availableFactors: ['WebAuthn'] },
+    });
     const challenge = await second.ok('POST', '/verification/web-authn/authentication');
     expect(challenge.authenticationOptions.rpId).to.equal('127.0.0.1');
-    expect(challenge.authenticationOptions.allowCredentials.map((c: { id: string }) => c.id)).to.deep.equal([passkey.credentialId]);
+    expect(challenge.authenticationOptions.allowCredentials.map((c: { id: string }) => c.id)).to.deep.equal([
+      passkey.credentialId,
+    ]);
     await second.ok('POST', '/verification/web-authn/authentication/verify', {
-      verificationId: challenge.verificationId, payload: passkey.assert(challenge.authenticationOptions),
+      verificationId: challenge.verificationId,
+      payload: passkey.assert(challenge.authenticationOptions),
     });
     expect((await second.submitForTokens()).claims()!.sub).to.equal(alice.id);
     const [used] = await json(h.running.request(`/api/users/${alice.id}/mfa-verifications`));
@@ -97,21 +109,36 @@ describe('MFA at sign-in: passkeys (WebAuthn)', () => {
       ['another origin', (options: any) => passkey.assert(options, 'http://evil.example')],
       ['an unknown credential', (options: any) => new SoftPasskey(origin).assert(options)],
       ['another RP ID', (options: any) => passkey.assert({ ...options, rpId: 'evil.example' })],
-      ['a counter that did not move forward', (options: any) => {
-        passkey.counter = 0;
-        return passkey.assert(options);
-      }],
-      ['a signature of something else', (options: any) => {
-        const payload = passkey.assert(options);
-        return { ...payload, response: { ...payload.response, signature: passkey.assert(options).response.signature } };
-      }],
-      ['garbage that is base64url', (options: any) => {
-        const payload = passkey.assert(options);
-        return { ...payload, response: { ...payload.response, authenticatorData: 'AAAA', clientDataJSON: 'e30' } };
-      }],
+      [
+        'a counter that did not move forward',
+        (options: any) => {
+          passkey.counter = 0;
+          return passkey.assert(options);
+        },
+      ],
+      [
+        'a signature of something else',
+        (options: any) => {
+          const payload = passkey.assert(options);
+          return {
+            ...payload,
+            response: { ...payload.response, signature: passkey.assert(options).response.signature },
+          };
+        },
+      ],
+      [
+        'garbage that is base64url',
+        (options: any) => {
+          const payload = passkey.assert(options);
+          return { ...payload, response: { ...payload.response, authenticatorData: 'AAAA', clientDataJSON: 'e30' } };
+        },
+      ],
     ] as const;
     for (const [what, answer] of failures) {
-      const { verificationId, authenticationOptions } = await client.ok('POST', '/verification/web-authn/authentication');
+      const { verificationId, authenticationOptions } = await client.ok(
+        'POST',
+        '/verification/web-authn/authentication',
+      );
       const refused = await verify(verificationId, answer(authenticationOptions));
       expect(refused.status, what).to.equal(400);
       expect(refused.body.code, what).to.equal('session.mfa.webauthn_verification_failed');
@@ -133,18 +160,29 @@ describe('MFA at sign-in: passkeys (WebAuthn)', () => {
     await enrolPasskey(enrolment, passkey);
     await enrolment.submitForTokens();
 
-    const [one, two] = await Promise.all([identifiedByPassword(h, dave.username), identifiedByPassword(h, dave.username)]);
+    const [one, two] = await Promise.all([
+      identifiedByPassword(h, dave.username),
+      identifiedByPassword(h, dave.username),
+    ]);
     const first = await one!.ok('POST', '/verification/web-authn/authentication');
     const second = await two!.ok('POST', '/verification/web-authn/authentication');
     const a = passkey.assert(first.authenticationOptions);
     passkey.counter -= 1;
     const b = passkey.assert(second.authenticationOptions);
     const answers = await Promise.all([
-      one!.api('POST', '/verification/web-authn/authentication/verify', { verificationId: first.verificationId, payload: a }),
-      two!.api('POST', '/verification/web-authn/authentication/verify', { verificationId: second.verificationId, payload: b }),
+      one!.api('POST', '/verification/web-authn/authentication/verify', {
+        verificationId: first.verificationId,
+        payload: a,
+      }),
+      two!.api('POST', '/verification/web-authn/authentication/verify', {
+        verificationId: second.verificationId,
+        payload: b,
+      }),
     ]);
     expect(answers.map((answer) => answer.status).sort()).to.deep.equal([200, 400]);
-    expect(answers.find((answer) => answer.status === 400)!.body.code).to.equal('session.mfa.webauthn_verification_failed');
+    expect(answers.find((answer) => answer.status === 400)!.body.code).to.equal(
+      'session.mfa.webauthn_verification_failed',
+    );
     const stored = await h.running.service.core.store.collection('mfa_verifications').findOne({ userId: dave.id });
     expect(stored).to.include({ counter: 1 });
   });
@@ -166,14 +204,23 @@ describe('MFA at sign-in: passkeys (WebAuthn)', () => {
     expect(notOffered.status).to.equal(400);
     expect(notOffered.body.code).to.equal('session.mfa.mfa_factor_not_enabled');
     const unknown = await client.api('POST', '/verification/web-authn/authentication/verify', {
-      verificationId: 'nope', payload: new SoftPasskey(origin).assert({ challenge: 'x', rpId: '127.0.0.1' }),
+      verificationId: 'nope',
+      payload: new SoftPasskey(origin).assert({ challenge: 'x', rpId: '127.0.0.1' }),
     });
     expect(unknown.status).to.equal(404);
     expect(unknown.body.code).to.equal('session.verification_session_not_found');
     const valid = new SoftPasskey(origin).assert({ challenge: 'x', rpId: '127.0.0.1' });
-    for (const payload of [{}, { ...valid, type: 'password' }, { ...valid, id: 'not base64!' }, { ...valid, extra: 1 },
-      { ...valid, response: { ...valid.response, signature: 'x'.repeat(5000) } }]) {
-      const answer = await client.api('POST', '/verification/web-authn/authentication/verify', { verificationId: 'nope', payload });
+    for (const payload of [
+      {},
+      { ...valid, type: 'password' },
+      { ...valid, id: 'not base64!' },
+      { ...valid, extra: 1 },
+      { ...valid, response: { ...valid.response, signature: 'x'.repeat(5000) } },
+    ]) {
+      const answer = await client.api('POST', '/verification/web-authn/authentication/verify', {
+        verificationId: 'nope',
+        payload,
+      });
       expect(answer.status, JSON.stringify(payload).slice(0, 80)).to.equal(400);
       expect(answer.body.code).to.equal('guard.invalid_input');
     }

@@ -4,7 +4,7 @@ import { createUser } from '../support/fixtures.ts';
 import { totpCode } from './support.ts';
 
 /** A support team's view of a user's second factors: list without secrets, set up, remove; deleting the user cleans up. */
-describe('management API: a user\'s second factors', () => {
+describe("management API: a user's second factors", () => {
   let running: RunningService;
 
   before(async () => {
@@ -18,7 +18,7 @@ describe('management API: a user\'s second factors', () => {
     return { status: res.status, body: text ? JSON.parse(text) : undefined };
   }
 
-  it('imports an existing secret, lists factors in Logto\'s shape without any secret, and removes one', async () => {
+  it("imports an existing secret, lists factors in Logto's shape without any secret, and removes one", async () => {
     const user = await createUser(running);
     const secret = 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP';
     const created = await call(`/api/users/${user.id}/mfa-verifications`, 'POST', { type: 'Totp', secret });
@@ -26,7 +26,10 @@ describe('management API: a user\'s second factors', () => {
     expect(created.body).to.include({ type: 'Totp', secret });
     const codes = await call(`/api/users/${user.id}/mfa-verifications`, 'POST', { type: 'BackupCode' });
     expect(codes.body.codes).to.have.length(10);
-    expect(await running.service.core.libraries.mfa.verifyTotp(user.id, totpCode(secret)), 'the imported secret is the one stored').to.equal(true);
+    expect(
+      await running.service.core.libraries.mfa.verifyTotp(user.id, totpCode(secret)),
+      'the imported secret is the one stored',
+    ).to.equal(true);
 
     const listed = await call(`/api/users/${user.id}/mfa-verifications`);
     expect(listed.status).to.equal(200);

@@ -25,9 +25,17 @@ describe('organization isMfaRequired', () => {
     return { status: res.status, body: text ? JSON.parse(text) : undefined };
   }
 
-  const exchange = async (userId: string, organizationId: string) => tokenRequest(running, {
-    grant_type: GRANT, subject_token_type: AT, subject_token: await subjectToken(running, userId), organization_id: organizationId,
-  }, app);
+  const exchange = async (userId: string, organizationId: string) =>
+    tokenRequest(
+      running,
+      {
+        grant_type: GRANT,
+        subject_token_type: AT,
+        subject_token: await subjectToken(running, userId),
+        organization_id: organizationId,
+      },
+      app,
+    );
 
   it('is stored at creation and update', async () => {
     const created = await call('/api/organizations', 'POST', { name: 'Needs MFA', isMfaRequired: true });
@@ -53,10 +61,11 @@ describe('organization isMfaRequired', () => {
 
     const removed = await call(`/api/users/${member.id}/mfa-verifications/${enrolled.body.id}`, 'DELETE');
     expect(removed.status).to.equal(204);
-    expect((await exchange(member.id, organization.id)).body.error, 'removing the factor withdraws access').to.equal('access_denied');
+    expect((await exchange(member.id, organization.id)).body.error, 'removing the factor withdraws access').to.equal(
+      'access_denied',
+    );
 
     await call(`/api/organizations/${organization.id}`, 'PATCH', { isMfaRequired: false });
     expect((await exchange(member.id, organization.id)).status).to.equal(200);
   });
-
 });

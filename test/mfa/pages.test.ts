@@ -33,14 +33,19 @@ describe('MFA sign-in pages without JavaScript', () => {
 
   it('asks for the authentication code after the password, checks the CSRF token, and goes on once it is right', async () => {
     const user = await createUser(running, [], {}, PASSWORD);
-    const { secret } = await (await running.request(`/api/users/${user.id}/mfa-verifications`, { method: 'POST', json: { type: 'Totp' } })).json() as { secret: string };
+    const { secret } = (await (
+      await running.request(`/api/users/${user.id}/mfa-verifications`, { method: 'POST', json: { type: 'Totp' } })
+    ).json()) as { secret: string };
     const { signIn, location } = await passwordStep(user.username!);
     expect(location).to.equal(`${signIn.url}/mfa`);
     const shown = await page(signIn, '/mfa');
     expect(shown.res.status).to.equal(200);
     expect(shown.html).to.include('<label for="second-factor-code">Authentication code</label>');
     expect(shown.html, 'no backup codes: no link to them').not.to.include('Use a backup code');
-    expect(directives(shown.res.headers.get('content-security-policy')).get('img-src') ?? [], 'no data: image here').not.to.include('data:');
+    expect(
+      directives(shown.res.headers.get('content-security-policy')).get('img-src') ?? [],
+      'no data: image here',
+    ).not.to.include('data:');
     const token = csrfToken(shown.html);
 
     const forged = await post(signIn, '/mfa', { code: totpCode(secret) });
@@ -56,7 +61,10 @@ describe('MFA sign-in pages without JavaScript', () => {
   });
 
   it('enrolment: the setup page alone allows a data: image and is never cached; a wrong code keeps the key hidden', async () => {
-    const admin = await running.request('/api/sign-in-exp', { method: 'PATCH', json: { mfa: { factors: ['Totp'], policy: 'PromptAtSignInAndSignUp' } } });
+    const admin = await running.request('/api/sign-in-exp', {
+      method: 'PATCH',
+      json: { mfa: { factors: ['Totp'], policy: 'PromptAtSignInAndSignUp' } },
+    });
     expect(admin.status).to.equal(200);
     try {
       const user = await createUser(running, [], {}, PASSWORD);
@@ -77,12 +85,18 @@ describe('MFA sign-in pages without JavaScript', () => {
       expect(retry).to.include('The code is not right');
       expect(retry, 'the key is shown once').not.to.include(secret.slice(0, 8));
       expect(retry).not.to.include('data:image');
-      const unknown = await post(signIn, '/mfa/setup', { csrf_token: token, verificationId: 'nope', code: totpCode(secret) });
+      const unknown = await post(signIn, '/mfa/setup', {
+        csrf_token: token,
+        verificationId: 'nope',
+        code: totpCode(secret),
+      });
       expect(unknown.status).to.be.within(400, 499);
       const done = await post(signIn, '/mfa/setup', { csrf_token: token, verificationId, code: totpCode(secret) });
       expect(done.status).to.equal(303);
       expect(done.headers.get('location')).to.include('/oidc/auth/');
-      const factors = await (await running.request(`/api/users/${user.id}/mfa-verifications`)).json() as Array<{ type: string }>;
+      const factors = (await (await running.request(`/api/users/${user.id}/mfa-verifications`)).json()) as Array<{
+        type: string;
+      }>;
       expect(factors.map((factor) => factor.type)).to.deep.equal(['Totp']);
 
       const skipper = await createUser(running, [], {}, PASSWORD);
@@ -92,26 +106,45 @@ describe('MFA sign-in pages without JavaScript', () => {
       expect(skipped.status).to.equal(303);
       expect(skipped.headers.get('location')).to.include('/oidc/auth/');
     } finally {
-      await running.request('/api/sign-in-exp', { method: 'PATCH', json: { mfa: { factors: [], policy: 'UserControlled' } } });
+      await running.request('/api/sign-in-exp', {
+        method: 'PATCH',
+        json: { mfa: { factors: [], policy: 'UserControlled' } },
+      });
     }
   });
 
   it('sends the code page and the backup-code page to each other, never in a loop, whatever the account holds', async () => {
     const user = await createUser(running, [], {}, PASSWORD);
     await running.service.core.repositories.mfaVerifications.insert({
-      id: `passkey-${user.id}`, userId: user.id, type: 'WebAuthn', createdAt: Date.now(), lastUsedAt: null,
-      credentialId: `credential-${user.id}`, publicKey: 'AQID', counter: 0, transports: ['internal'], name: 'Laptop', agent: null,
+      id: `passkey-${user.id}`,
+      userId: user.id,
+      type: 'WebAuthn',
+      createdAt: Date.now(),
+      lastUsedAt: null,
+      credentialId: `credential-${user.id}`,
+      publicKey: 'AQID',
+      counter: 0,
+      transports: ['internal'],
+      name: 'Laptop',
+      agent: null,
     });
     const { signIn, location } = await passwordStep(user.username!);
     expect(location, 'a passkey is a factor to prove').to.equal(`${signIn.url}/mfa`);
     for (const step of ['/mfa', '/mfa/backup-code']) {
       const sent = await signIn.browser.request(`${signIn.url}${step}`);
       expect(sent.status, step).to.equal(303);
-      expect(sent.headers.get('location'), 'to the passkey page, not to each other').to.equal(`${signIn.url}${FACTOR_PAGES.WebAuthn}`);
+      expect(sent.headers.get('location'), 'to the passkey page, not to each other').to.equal(
+        `${signIn.url}${FACTOR_PAGES.WebAuthn}`,
+      );
     }
     const withCodes = await createUser(running, [], {}, PASSWORD);
-    const { id } = await (await running.request(`/api/users/${withCodes.id}/mfa-verifications`, { method: 'POST', json: { type: 'Totp' } })).json() as { id: string };
-    await running.request(`/api/users/${withCodes.id}/mfa-verifications`, { method: 'POST', json: { type: 'BackupCode' } });
+    const { id } = (await (
+      await running.request(`/api/users/${withCodes.id}/mfa-verifications`, { method: 'POST', json: { type: 'Totp' } })
+    ).json()) as { id: string };
+    await running.request(`/api/users/${withCodes.id}/mfa-verifications`, {
+      method: 'POST',
+      json: { type: 'BackupCode' },
+    });
     await running.request(`/api/users/${withCodes.id}/mfa-verifications/${id}`, { method: 'DELETE' });
     const second = await passwordStep(withCodes.username!);
     expect(second.location).to.equal(`${second.signIn.url}/mfa`);

@@ -6,14 +6,19 @@ import { csrfToken, directives, openSignIn, post, type Interaction } from '../se
 
 const PASSWORD = 'passkey pages 42';
 
-const decodeEntities = (text: string) => text.replace(/&#(\d+);/g, (_, code: string) => String.fromCharCode(Number(code)));
+const decodeEntities = (text: string) =>
+  text.replace(/&#(\d+);/g, (_, code: string) => String.fromCharCode(Number(code)));
 
 /** What the passkey page's form carries: the challenge (as the script reads it) and its verification. */
 function formOf(html: string): { options: CeremonyOptions; verificationId: string; token: string } {
   const options = /data-options="([^"]*)"/.exec(html)?.[1];
   const verificationId = /name="verificationId" value="([^"]*)"/.exec(html)?.[1];
   if (options === undefined || verificationId === undefined) throw new Error(`no passkey form: ${html.slice(0, 300)}`);
-  return { options: JSON.parse(decodeEntities(options)) as CeremonyOptions, verificationId: decodeEntities(verificationId), token: csrfToken(html) };
+  return {
+    options: JSON.parse(decodeEntities(options)) as CeremonyOptions,
+    verificationId: decodeEntities(verificationId),
+    token: csrfToken(html),
+  };
 }
 
 /**
@@ -41,7 +46,10 @@ describe('passkey sign-in pages (forms and their script)', () => {
   }
 
   it('enrols a passkey where the policy asks for one, then proves it at the next sign-in; bad answers get the page again', async () => {
-    const settings = await running.request('/api/sign-in-exp', { method: 'PATCH', json: { mfa: { factors: ['WebAuthn'], policy: 'Mandatory' } } });
+    const settings = await running.request('/api/sign-in-exp', {
+      method: 'PATCH',
+      json: { mfa: { factors: ['WebAuthn'], policy: 'Mandatory' } },
+    });
     expect(settings.status).to.equal(200);
     try {
       const user = await createUser(running, [], {}, PASSWORD);
@@ -60,7 +68,9 @@ describe('passkey sign-in pages (forms and their script)', () => {
       expect(setup.res.headers.get('cache-control')).to.equal('no-store');
       const enrol = formOf(setup.html);
       const created = await post(first.signIn, '/mfa/passkey/setup', {
-        csrf_token: enrol.token, verificationId: enrol.verificationId, payload: JSON.stringify(passkey.register(enrol.options)),
+        csrf_token: enrol.token,
+        verificationId: enrol.verificationId,
+        payload: JSON.stringify(passkey.register(enrol.options)),
       });
       expect(created.status, await created.clone().text()).to.equal(303);
       expect(created.headers.get('location')).to.include('/oidc/auth/');
@@ -79,36 +89,66 @@ describe('passkey sign-in pages (forms and their script)', () => {
       expect(shown.html).to.include('Use a passkey');
 
       const answers: Array<[string, (form: ReturnType<typeof formOf>) => Record<string, string>, RegExp]> = [
-        ['no answer (no JavaScript)', (form) => ({ csrf_token: form.token, verificationId: form.verificationId }), /this needs JavaScript/],
-        ['not JSON', (form) => ({ csrf_token: form.token, verificationId: form.verificationId, payload: '{nope' }), /this needs JavaScript/],
-        ['another origin', (form) => ({
-          csrf_token: form.token, verificationId: form.verificationId, payload: JSON.stringify(passkey.assert(form.options, 'http://evil.example')),
-        }), /could not be verified/],
-        ['another passkey', (form) => ({
-          csrf_token: form.token, verificationId: form.verificationId, payload: JSON.stringify(new SoftPasskey(running.baseUrl).assert(form.options)),
-        }), /could not be verified/],
+        [
+          'no answer (no JavaScript)',
+          (form) => ({ csrf_token: form.token, verificationId: form.verificationId }),
+          /this needs JavaScript/,
+        ],
+        [
+          'not JSON',
+          (form) => ({ csrf_token: form.token, verificationId: form.verificationId, payload: '{nope' }),
+          /this needs JavaScript/,
+        ],
+        [
+          'another origin',
+          (form) => ({
+            csrf_token: form.token,
+            verificationId: form.verificationId,
+            payload: JSON.stringify(passkey.assert(form.options, 'http://evil.example')),
+          }),
+          /could not be verified/,
+        ],
+        [
+          'another passkey',
+          (form) => ({
+            csrf_token: form.token,
+            verificationId: form.verificationId,
+            payload: JSON.stringify(new SoftPasskey(running.baseUrl).assert(form.options)),
+          }),
+          /could not be verified/,
+        ],
       ];
       for (const [what, fields, says] of answers) {
         const refused = await post(second.signIn, '/mfa/passkey', fields(formOf(shown.html)));
         const html = await refused.text();
         expect(refused.status, what).to.equal(400);
         expect(html, what).to.match(says);
-        expect(directives(refused.headers.get('content-security-policy')).get('script-src'), what).to.deep.equal([script]);
+        expect(directives(refused.headers.get('content-security-policy')).get('script-src'), what).to.deep.equal([
+          script,
+        ]);
         shown = { res: refused, html };
       }
       const proved = formOf(shown.html);
       const accepted = await post(second.signIn, '/mfa/passkey', {
-        csrf_token: proved.token, verificationId: proved.verificationId, payload: JSON.stringify(passkey.assert(proved.options)),
+        csrf_token: proved.token,
+        verificationId: proved.verificationId,
+        payload: JSON.stringify(passkey.assert(proved.options)),
       });
       expect(accepted.status, await accepted.clone().text()).to.equal(303);
       expect(accepted.headers.get('location')).to.include('/oidc/auth/');
     } finally {
-      await running.request('/api/sign-in-exp', { method: 'PATCH', json: { mfa: { factors: [], policy: 'UserControlled' } } });
+      await running.request('/api/sign-in-exp', {
+        method: 'PATCH',
+        json: { mfa: { factors: [], policy: 'UserControlled' } },
+      });
     }
   });
 
   it('with both an app and passkeys offered, each setup page leads to the other', async () => {
-    const settings = await running.request('/api/sign-in-exp', { method: 'PATCH', json: { mfa: { factors: ['Totp', 'WebAuthn'], policy: 'Mandatory' } } });
+    const settings = await running.request('/api/sign-in-exp', {
+      method: 'PATCH',
+      json: { mfa: { factors: ['Totp', 'WebAuthn'], policy: 'Mandatory' } },
+    });
     expect(settings.status).to.equal(200);
     try {
       const user = await createUser(running, [], {}, PASSWORD);
@@ -117,11 +157,17 @@ describe('passkey sign-in pages (forms and their script)', () => {
       const app = await get(signIn, '/mfa/setup');
       expect(app.html).to.include('Set up two-step verification');
       expect(app.html).to.include(`<a href="${signIn.url}/mfa/passkey/setup">Use a passkey instead</a>`);
-      expect(directives(app.res.headers.get('content-security-policy')).has('script-src'), 'the app setup runs no script').to.equal(false);
+      expect(
+        directives(app.res.headers.get('content-security-policy')).has('script-src'),
+        'the app setup runs no script',
+      ).to.equal(false);
       const passkey = await get(signIn, '/mfa/passkey/setup');
       expect(passkey.html).to.include(`<a href="${signIn.url}/mfa/setup">Use an authenticator app instead</a>`);
     } finally {
-      await running.request('/api/sign-in-exp', { method: 'PATCH', json: { mfa: { factors: [], policy: 'UserControlled' } } });
+      await running.request('/api/sign-in-exp', {
+        method: 'PATCH',
+        json: { mfa: { factors: [], policy: 'UserControlled' } },
+      });
     }
   });
 });

@@ -1,5 +1,11 @@
 import { expect } from 'chai';
-import { json, startExperienceHarness, uniqueName, type ExperienceHarness, type ExperienceClient } from '../experience/support.ts';
+import {
+  json,
+  startExperienceHarness,
+  uniqueName,
+  type ExperienceHarness,
+  type ExperienceClient,
+} from '../experience/support.ts';
 import { DEFAULT_MFA, enrolTotp, identifiedByPassword, mfaPolicy, passwordUser } from './support.ts';
 
 /** Every MFA setting the sign-in experience accepts acts on sign-in; every other value is refused. */
@@ -28,7 +34,11 @@ describe('MFA policy in the sign-in experience', () => {
     expect((await json(h.running.request('/api/sign-in-exp'))).mfa).to.deep.equal(DEFAULT_MFA);
     const res = await patch({ factors: ['Totp', 'BackupCode'], policy: 'PromptOnlyAtSignIn' });
     expect(res.status).to.equal(200);
-    expect((await json(res)).mfa).to.deep.equal({ factors: ['Totp', 'BackupCode'], policy: 'PromptOnlyAtSignIn', organizationRequiredMfaPolicy: 'NoPrompt' });
+    expect((await json(res)).mfa).to.deep.equal({
+      factors: ['Totp', 'BackupCode'],
+      policy: 'PromptOnlyAtSignIn',
+      organizationRequiredMfaPolicy: 'NoPrompt',
+    });
   });
 
   it('refuses values it does not act on with 400, and inconsistent ones with their codes', async () => {
@@ -43,7 +53,10 @@ describe('MFA policy in the sign-in experience', () => {
       [{ factors: ['Totp', 'Totp'], policy: 'NoPrompt' }, 'sign_in_experiences.duplicated_mfa_factors'],
       [{ factors: ['BackupCode'], policy: 'NoPrompt' }, 'sign_in_experiences.backup_code_cannot_be_enabled_alone'],
       [{ factors: [], policy: 'Mandatory' }, 'sign_in_experiences.mandatory_mfa_requires_factors'],
-      [{ factors: [], policy: 'NoPrompt', organizationRequiredMfaPolicy: 'Mandatory' }, 'sign_in_experiences.mandatory_mfa_requires_factors'],
+      [
+        { factors: [], policy: 'NoPrompt', organizationRequiredMfaPolicy: 'Mandatory' },
+        'sign_in_experiences.mandatory_mfa_requires_factors',
+      ],
     ];
     for (const [mfa, code] of refused) {
       const res = await patch(mfa);
@@ -67,7 +80,10 @@ describe('MFA policy in the sign-in experience', () => {
       const client = await identifiedByPassword(h, user.username);
       const asked = await client.api('POST', '/submit');
       expect(asked.status).to.equal(422);
-      expect(asked.body).to.deep.include({ code: 'user.missing_mfa', data: { availableFactors: ['Totp'], skippable: true } });
+      expect(asked.body).to.deep.include({
+        code: 'user.missing_mfa',
+        data: { availableFactors: ['Totp'], skippable: true },
+      });
       expect((await client.api('POST', '/profile/mfa/mfa-skipped')).status).to.equal(204);
       await client.submitForTokens();
       const again = await identifiedByPassword(h, user.username);
@@ -111,20 +127,32 @@ describe('MFA policy in the sign-in experience', () => {
 
   it('organizationRequiredMfaPolicy Mandatory: members of an organization with isMfaRequired must enrol, others are not asked', async () => {
     await mfaPolicy(h, { factors: ['Totp'], policy: 'NoPrompt', organizationRequiredMfaPolicy: 'Mandatory' });
-    const organization = await json(h.running.request('/api/organizations', { method: 'POST', json: { name: uniqueName('Secure'), isMfaRequired: true } }));
+    const organization = await json(
+      h.running.request('/api/organizations', {
+        method: 'POST',
+        json: { name: uniqueName('Secure'), isMfaRequired: true },
+      }),
+    );
     const member = await passwordUser(h);
     const outsider = await passwordUser(h);
-    await h.running.request(`/api/organizations/${organization.id}/users`, { method: 'POST', json: { userIds: [member.id] } });
+    await h.running.request(`/api/organizations/${organization.id}/users`, {
+      method: 'POST',
+      json: { userIds: [member.id] },
+    });
     const asked = await identifiedByPassword(h, member.username);
     const refused = await asked.api('POST', '/submit');
     expect(refused.status).to.equal(422);
     expect(refused.body).to.deep.include({ code: 'user.missing_mfa', data: { availableFactors: ['Totp'] } });
-    expect((await asked.api('POST', '/profile/mfa/mfa-skipped')).body.code).to.equal('session.mfa.mfa_policy_not_user_controlled');
+    expect((await asked.api('POST', '/profile/mfa/mfa-skipped')).body.code).to.equal(
+      'session.mfa.mfa_policy_not_user_controlled',
+    );
     const free = await identifiedByPassword(h, outsider.username);
     expect((await free.submitForTokens()).claims()!.sub).to.equal(outsider.id);
 
     await mfaPolicy(h, { factors: ['Totp'], policy: 'NoPrompt', organizationRequiredMfaPolicy: 'NoPrompt' });
     const notAsked = await identifiedByPassword(h, member.username);
-    expect((await notAsked.submitForTokens()).claims()!.sub, 'NoPrompt leaves it to organization tokens').to.equal(member.id);
+    expect((await notAsked.submitForTokens()).claims()!.sub, 'NoPrompt leaves it to organization tokens').to.equal(
+      member.id,
+    );
   });
 });

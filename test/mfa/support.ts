@@ -12,8 +12,14 @@ export function totpCode(secret: string, steps = 0): string {
 }
 
 /** A user with a password, through the management API. */
-export async function passwordUser(h: ExperienceHarness, fields: Record<string, unknown> = {}): Promise<{ id: string; username: string }> {
-  const res = await h.running.request('/api/users', { method: 'POST', json: { username: uniqueName('mfa'), password: PASSWORD, ...fields } });
+export async function passwordUser(
+  h: ExperienceHarness,
+  fields: Record<string, unknown> = {},
+): Promise<{ id: string; username: string }> {
+  const res = await h.running.request('/api/users', {
+    method: 'POST',
+    json: { username: uniqueName('mfa'), password: PASSWORD, ...fields },
+  });
   expect(res.status).to.equal(201);
   return json(res);
 }
@@ -23,7 +29,10 @@ export async function identifiedByPassword(h: ExperienceHarness, username: strin
   const client = h.client();
   await client.open(h.app);
   await client.ok('PUT', '', { interactionEvent: 'SignIn' });
-  const { verificationId } = await client.ok('POST', '/verification/password', { identifier: { type: 'username', value: username }, password: PASSWORD });
+  const { verificationId } = await client.ok('POST', '/verification/password', {
+    identifier: { type: 'username', value: username },
+    password: PASSWORD,
+  });
   await client.ok('POST', '/identification', { verificationId });
   return client;
 }
@@ -37,7 +46,10 @@ export const DEFAULT_MFA = { factors: [], policy: 'UserControlled', organization
 
 /** An authenticator app for the user set up by the management API; answers its secret. */
 export async function enrolTotp(h: ExperienceHarness, userId: string): Promise<string> {
-  const res = await h.running.request(`/api/users/${userId}/mfa-verifications`, { method: 'POST', json: { type: 'Totp' } });
+  const res = await h.running.request(`/api/users/${userId}/mfa-verifications`, {
+    method: 'POST',
+    json: { type: 'Totp' },
+  });
   expect(res.status, await res.clone().text()).to.equal(201);
   return (await json(res)).secret;
 }

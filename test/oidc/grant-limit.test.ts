@@ -25,13 +25,23 @@ describe('maxAllowedGrants', () => {
     });
     const verifier = client.randomPKCECodeVerifier();
     const url = client.buildAuthorizationUrl(config, {
-      redirect_uri: REDIRECT, scope: 'openid', state: 's', code_challenge_method: 'S256',
+      redirect_uri: REDIRECT,
+      scope: 'openid',
+      state: 's',
+      code_challenge_method: 'S256',
       code_challenge: await client.calculatePKCECodeChallenge(verifier),
     });
     const browser = new Browser();
     const login = await browser.follow(url.href, REDIRECT);
-    const done = await browser.submit(formAction(await login.res.text()), { identifier: username, password: 'a good password' }, REDIRECT);
-    const tokens = await client.authorizationCodeGrant(config, new URL(done.url), { pkceCodeVerifier: verifier, expectedState: 's' });
+    const done = await browser.submit(
+      formAction(await login.res.text()),
+      { identifier: username, password: 'a good password' },
+      REDIRECT,
+    );
+    const tokens = await client.authorizationCodeGrant(config, new URL(done.url), {
+      pkceCodeVerifier: verifier,
+      expectedState: 's',
+    });
     return tokens.access_token;
   }
 
@@ -40,7 +50,9 @@ describe('maxAllowedGrants', () => {
 
   it('revokes the oldest grants past the limit, with their tokens, and publishes Grant.LimitExceeded', async () => {
     const app = await createApplication(running, {
-      type: 'SPA', oidcClientMetadata: { redirectUris: [REDIRECT] }, customClientMetadata: { maxAllowedGrants: 2 },
+      type: 'SPA',
+      oidcClientMetadata: { redirectUris: [REDIRECT] },
+      customClientMetadata: { maxAllowedGrants: 2 },
     });
     const user = await createUser(running, [], {}, 'a good password');
     const first = await signIn(app.id, String(user.username));
@@ -52,7 +64,12 @@ describe('maxAllowedGrants', () => {
     expect(await userinfo(second)).to.equal(200);
     expect(await userinfo(third)).to.equal(200);
     expect(events).to.have.length(1);
-    expect(events[0]).to.include({ userId: user.id, applicationId: app.id, maxAllowedGrants: 2, preRevocationActiveGrantCount: 3 });
+    expect(events[0]).to.include({
+      userId: user.id,
+      applicationId: app.id,
+      maxAllowedGrants: 2,
+      preRevocationActiveGrantCount: 3,
+    });
     expect(events[0]!.revokedGrantIds).to.have.length(1);
   });
 

@@ -24,7 +24,11 @@ for (const backend of ['embedded', 'redis'] as const) {
 
     before(async () => {
       running = await startService({
-        env: { LOCKOUT_THRESHOLD: String(THRESHOLD), LOCKOUT_SECONDS: '120', REDIS_URL: backend === 'redis' ? REDIS_URL : undefined },
+        env: {
+          LOCKOUT_THRESHOLD: String(THRESHOLD),
+          LOCKOUT_SECONDS: '120',
+          REDIS_URL: backend === 'redis' ? REDIS_URL : undefined,
+        },
       });
       pages = await signInClient(running);
       lockouts = [];
@@ -54,7 +58,9 @@ for (const backend of ['embedded', 'redis'] as const) {
       expect(counts.signedIn).to.equal(0);
       expect(counts.wrong, 'answered "wrong password"').to.be.within(1, THRESHOLD);
       expect(counts.wrong + counts.locked, 'every other answer is "locked"').to.equal(100);
-      expect(outcomes.filter((o) => o.status === 429).every((o) => o.page.includes('Too many failed attempts'))).to.equal(true);
+      expect(
+        outcomes.filter((o) => o.status === 429).every((o) => o.page.includes('Too many failed attempts')),
+      ).to.equal(true);
       expect(lockoutsOf(username)).to.have.length(1);
       expect(lockoutsOf(username)[0]).to.include({ type: 'username', value: username });
 
@@ -71,7 +77,9 @@ for (const backend of ['embedded', 'redis'] as const) {
 
       for (let i = 0; i < THRESHOLD; i += 1) {
         const outcome = await (await pages.open()).submit(identifierOf(i), `wrong ${i}`);
-        expect(outcome.status, `failure ${i + 1} with the ${i % 2 === 0 ? 'username' : 'email'}`).to.equal(i < THRESHOLD - 1 ? 401 : 429);
+        expect(outcome.status, `failure ${i + 1} with the ${i % 2 === 0 ? 'username' : 'email'}`).to.equal(
+          i < THRESHOLD - 1 ? 401 : 429,
+        );
       }
       for (const identifier of [email, username]) {
         const outcome = await (await pages.open()).submit(identifier, RIGHT);
@@ -86,7 +94,10 @@ for (const backend of ['embedded', 'redis'] as const) {
       const email = `lockout-${newId(8).toLowerCase()}@example.com`;
       const user = await createUser(running, [], { primaryEmail: email }, RIGHT);
       const username = String(user.username);
-      const guesses = Array.from({ length: 99 }, (_, i) => ({ identifier: i % 2 === 0 ? username : email, password: `wrong ${i}` }));
+      const guesses = Array.from({ length: 99 }, (_, i) => ({
+        identifier: i % 2 === 0 ? username : email,
+        password: `wrong ${i}`,
+      }));
       const outcomes = await concurrently([...guesses, { identifier: email, password: RIGHT }]);
 
       expect(outcomes[99]!.signedIn).to.equal(false);
@@ -98,7 +109,9 @@ for (const backend of ['embedded', 'redis'] as const) {
 
     it('treats an identifier that names no account the same way', async () => {
       const unknown = `nobody_${newId(8)}`;
-      const outcomes = await concurrently(Array.from({ length: 30 }, (_, i) => ({ identifier: unknown, password: `wrong ${i}` })));
+      const outcomes = await concurrently(
+        Array.from({ length: 30 }, (_, i) => ({ identifier: unknown, password: `wrong ${i}` })),
+      );
       const counts = tally(outcomes);
       expect(counts.wrong).to.be.within(1, THRESHOLD);
       expect(counts.wrong + counts.locked).to.equal(30);

@@ -25,7 +25,9 @@ for (const backend of ['embedded', 'redis'] as const) {
       if (backend === 'embedded') clock = installFakeClock();
       running = await startService({
         env: {
-          LOCKOUT_THRESHOLD: '3', LOCKOUT_SECONDS: String(lockSeconds), REDIS_URL: backend === 'redis' ? REDIS_URL : undefined,
+          LOCKOUT_THRESHOLD: '3',
+          LOCKOUT_SECONDS: String(lockSeconds),
+          REDIS_URL: backend === 'redis' ? REDIS_URL : undefined,
         },
       });
       const user = await createUser(running, [], {}, RIGHT);
@@ -57,10 +59,13 @@ for (const backend of ['embedded', 'redis'] as const) {
         return attempt(RIGHT);
       }
       const lockedAt = performance.now();
-      const outcome = await eventually(async () => {
-        const tried = refusedWhileLocked(await attempt(RIGHT));
-        return tried.signedIn && tried;
-      }, { timeoutMs: lockSeconds * 1000 + 5000, intervalMs: 50, what: 'a sign-in once the lock expired' });
+      const outcome = await eventually(
+        async () => {
+          const tried = refusedWhileLocked(await attempt(RIGHT));
+          return tried.signedIn && tried;
+        },
+        { timeoutMs: lockSeconds * 1000 + 5000, intervalMs: 50, what: 'a sign-in once the lock expired' },
+      );
       expect(performance.now() - lockedAt, 'the lock held for a while').to.be.at.least(lockSeconds * 500);
       return outcome;
     }

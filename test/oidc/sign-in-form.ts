@@ -65,7 +65,10 @@ export async function signInClient(running: RunningService) {
   return {
     async open() {
       const url = client.buildAuthorizationUrl(config, {
-        redirect_uri: REDIRECT, scope: 'openid', state: 's', code_challenge_method: 'S256',
+        redirect_uri: REDIRECT,
+        scope: 'openid',
+        state: 's',
+        code_challenge_method: 'S256',
         code_challenge: await client.calculatePKCECodeChallenge(client.randomPKCECodeVerifier()),
       });
       const browser = new Browser();

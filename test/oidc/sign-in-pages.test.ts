@@ -47,9 +47,12 @@ describe('sign-in pages: forms, settings and refusals over HTTP', () => {
     const username = unique('forged_');
     for (const [step, fields] of [
       ['/sign-up', { username, password: 'Forged-Password-1' }],
-      ['/sign-up/send-code', { identifier: email }], ['/sign-in/send-code', { identifier: email }],
-      ['/forgot-password/send-code', { identifier: email }], ['/sign-in/code', { code: '123456' }],
-      ['/forgot-password/code', { code: '123456', password: 'Forged-Password-1' }], ['/sign-up/resend', {}],
+      ['/sign-up/send-code', { identifier: email }],
+      ['/sign-in/send-code', { identifier: email }],
+      ['/forgot-password/send-code', { identifier: email }],
+      ['/sign-in/code', { code: '123456' }],
+      ['/forgot-password/code', { code: '123456', password: 'Forged-Password-1' }],
+      ['/sign-up/resend', {}],
     ] as const) {
       const res = await post(signIn, step, fields);
       expect(res.status, step).to.equal(403);
@@ -66,7 +69,9 @@ describe('sign-in pages: forms, settings and refusals over HTTP', () => {
     const signIn = await openSignIn(running);
     const clash = await submit(signIn, '/sign-up', { username: String(taken.username), password: 'Fresh-Password-4' });
     expect(clash.status).to.equal(409);
-    expect(clash.html).to.match(/id="sign-up-username"[^>]*aria-invalid="true"[^>]*aria-describedby="sign-up-username-hint sign-up-username-error"/);
+    expect(clash.html).to.match(
+      /id="sign-up-username"[^>]*aria-invalid="true"[^>]*aria-describedby="sign-up-username-hint sign-up-username-error"/,
+    );
     expect(clash.html).to.include('This username is taken.');
     expectSecurePage(clash.res, clash.html);
     const empty = await submit(signIn, '/sign-up', { username: unique('fresh_'), password: '' });
@@ -76,7 +81,12 @@ describe('sign-in pages: forms, settings and refusals over HTTP', () => {
 
   it('says which secondary sign-up identifier an account must also have when the pages cannot add it (422)', async () => {
     await signInExperience({
-      signUp: { identifiers: ['username'], password: true, verify: true, secondaryIdentifiers: [{ identifier: 'emailOrPhone', verify: true }] },
+      signUp: {
+        identifiers: ['username'],
+        password: true,
+        verify: true,
+        secondaryIdentifiers: [{ identifier: 'emailOrPhone', verify: true }],
+      },
     });
     try {
       const username = unique('second_');
@@ -85,7 +95,10 @@ describe('sign-in pages: forms, settings and refusals over HTTP', () => {
       expect(refused.status).to.equal(422);
       expect(refused.html).to.include('Every account here must also have an email address or a phone number');
       expectSecurePage(refused.res, refused.html);
-      expect(await running.service.core.repositories.users.findWithSecrets({ username }), 'no account was created').to.equal(null);
+      expect(
+        await running.service.core.repositories.users.findWithSecrets({ username }),
+        'no account was created',
+      ).to.equal(null);
     } finally {
       await signInExperience(USERNAME_SIGN_UP);
     }
@@ -105,7 +118,10 @@ describe('sign-in pages: forms, settings and refusals over HTTP', () => {
     await signInExperience({ signInMode: 'Register' });
     try {
       const registerOnly = await openSignIn(running);
-      expect(registerOnly.html).to.include('Create your').and.not.include('Sign in instead').and.not.include('autocomplete="current-password"');
+      expect(registerOnly.html)
+        .to.include('Create your')
+        .and.not.include('Sign in instead')
+        .and.not.include('autocomplete="current-password"');
     } finally {
       await signInExperience({ signInMode: 'SignInAndRegister' });
     }
@@ -134,7 +150,9 @@ describe('sign-in pages: forms, settings and refusals over HTTP', () => {
     await sendCode(signIn, '/sign-in/send-code', email);
     const answer = await submit(signIn, '/sign-in/code', { code: codeFrom(await mailbox.waitFor(email)) });
     expect(answer.status).to.equal(404);
-    expect(answer.html).to.include('No account uses this address.').and.include(`<a href="${signIn.url}/sign-up">Create account</a>`);
+    expect(answer.html)
+      .to.include('No account uses this address.')
+      .and.include(`<a href="${signIn.url}/sign-up">Create account</a>`);
   });
 
   it('sends no reset code to an address without an account, and accepts none, answering as for any address', async () => {
@@ -156,7 +174,8 @@ describe('sign-in pages: forms, settings and refusals over HTTP', () => {
     const code = codeFrom(await mailbox.waitFor(email));
     const wrong = code === '000000' ? '111111' : '000000';
     const statuses: number[] = [];
-    for (let attempt = 0; attempt < 3; attempt += 1) statuses.push((await submit(signIn, '/sign-in/code', { code: wrong })).status);
+    for (let attempt = 0; attempt < 3; attempt += 1)
+      statuses.push((await submit(signIn, '/sign-in/code', { code: wrong })).status);
     expect(statuses).to.deep.equal([400, 400, 429]);
     const locked = await submit(signIn, '/sign-in/code', { code });
     expect(locked.status, 'even the right code while locked').to.equal(429);

@@ -23,7 +23,11 @@ describe('token requests after a change', () => {
   after(() => running.close());
 
   async function grantedScope(app: { id: string; secret?: string }) {
-    const res = await tokenRequest(running, { grant_type: 'client_credentials', resource: ORDERS, scope: 'orders:read orders:write' }, app);
+    const res = await tokenRequest(
+      running,
+      { grant_type: 'client_credentials', resource: ORDERS, scope: 'orders:read orders:write' },
+      app,
+    );
     expect(res.status, JSON.stringify(res.body)).to.equal(200);
     return decodeJwt(String(res.body.access_token)).scope;
   }
@@ -31,28 +35,41 @@ describe('token requests after a change', () => {
   it('grants what the roles grant now: a scope added, a role removed, a scope deleted', async () => {
     const role = await createRole(running, [orders.scopes['orders:read']!.id], 'MachineToMachine');
     const app = await createApplication(running, { type: 'MachineToMachine' });
-    expect((await running.request(`/api/applications/${app.id}/roles`, { method: 'POST', json: { roleIds: [role.id] } })).status).to.equal(201);
+    expect(
+      (await running.request(`/api/applications/${app.id}/roles`, { method: 'POST', json: { roleIds: [role.id] } }))
+        .status,
+    ).to.equal(201);
     expect(await grantedScope(app)).to.equal('orders:read');
     expect(await grantedScope(app), 'asked again, unchanged').to.equal('orders:read');
 
-    const added = await running.request(`/api/roles/${role.id}/scopes`, { method: 'POST', json: { scopeIds: [orders.scopes['orders:write']!.id] } });
+    const added = await running.request(`/api/roles/${role.id}/scopes`, {
+      method: 'POST',
+      json: { scopeIds: [orders.scopes['orders:write']!.id] },
+    });
     expect(added.status).to.equal(201);
     expect(await grantedScope(app)).to.equal('orders:read orders:write');
 
-    const deleted = await running.request(`/api/resources/${orders.resource.id}/scopes/${orders.scopes['orders:write']!.id}`, { method: 'DELETE' });
+    const deleted = await running.request(
+      `/api/resources/${orders.resource.id}/scopes/${orders.scopes['orders:write']!.id}`,
+      { method: 'DELETE' },
+    );
     expect(deleted.status).to.equal(204);
     expect(await grantedScope(app)).to.equal('orders:read');
 
-    expect((await running.request(`/api/applications/${app.id}/roles/${role.id}`, { method: 'DELETE' })).status).to.equal(204);
+    expect(
+      (await running.request(`/api/applications/${app.id}/roles/${role.id}`, { method: 'DELETE' })).status,
+    ).to.equal(204);
     expect(await grantedScope(app)).to.equal(undefined);
   });
 
-  it("gives a customizer script the application as it is now", async () => {
+  it('gives a customizer script the application as it is now', async () => {
     const role = await createRole(running, [orders.scopes['orders:read']!.id], 'MachineToMachine');
     const app = await createApplication(running, { type: 'MachineToMachine', name: 'before' });
     await running.request(`/api/applications/${app.id}/roles`, { method: 'POST', json: { roleIds: [role.id] } });
     const script = 'const getCustomJwtClaims = async ({ context }) => ({ appName: context.application.name });';
-    expect((await running.request('/api/configs/jwt-customizer/access-token', { method: 'PUT', json: { script } })).status).to.be.oneOf([200, 201]);
+    expect(
+      (await running.request('/api/configs/jwt-customizer/access-token', { method: 'PUT', json: { script } })).status,
+    ).to.be.oneOf([200, 201]);
     try {
       const appName = async () => {
         const res = await tokenRequest(running, { grant_type: 'client_credentials', resource: ORDERS }, app);
@@ -60,7 +77,9 @@ describe('token requests after a change', () => {
         return decodeJwt(String(res.body.access_token)).appName;
       };
       expect(await appName()).to.equal('before');
-      expect((await running.request(`/api/applications/${app.id}`, { method: 'PATCH', json: { name: 'after' } })).status).to.equal(200);
+      expect(
+        (await running.request(`/api/applications/${app.id}`, { method: 'PATCH', json: { name: 'after' } })).status,
+      ).to.equal(200);
       expect(await appName()).to.equal('after');
     } finally {
       await running.request('/api/configs/jwt-customizer/access-token', { method: 'DELETE' });
@@ -73,14 +92,18 @@ describe('token requests after a change', () => {
     await running.request(`/api/applications/${app.id}/roles`, { method: 'POST', json: { roleIds: [role.id] } });
     expect(await grantedScope(app)).to.equal('orders:read');
 
-    const { secret } = await (await running.request(`/api/applications/${app.id}/secret`, { method: 'POST' })).json() as { secret: string };
+    const { secret } = (await (
+      await running.request(`/api/applications/${app.id}/secret`, { method: 'POST' })
+    ).json()) as { secret: string };
     const request = { grant_type: 'client_credentials', resource: ORDERS };
     expect((await tokenRequest(running, request, app)).status, 'the old secret').to.equal(401);
     const rotated = { id: app.id, secret };
     expect(await grantedScope(rotated)).to.equal('orders:read');
 
     const billing = await createResource(running, 'https://billing.example.com', ['billing:read']);
-    expect((await tokenRequest(running, { ...request, resource: billing.resource.indicator }, rotated)).status).to.equal(200);
+    expect(
+      (await tokenRequest(running, { ...request, resource: billing.resource.indicator }, rotated)).status,
+    ).to.equal(200);
     expect((await running.request(`/api/resources/${billing.resource.id}`, { method: 'DELETE' })).status).to.equal(204);
     const gone = await tokenRequest(running, { ...request, resource: billing.resource.indicator }, rotated);
     expect(gone).to.deep.include({ status: 400 });
@@ -122,12 +145,17 @@ describe('embedded store change count', () => {
     expect(withExpired).to.be.greaterThan(afterDelete + 1);
     expect(await things.findOne({ _id: 'b' })).to.equal(null);
 
-    await store.transaction(async () => {
-      await things.insertOne({ _id: 'c', n: 4 });
-      expect(store.changeCount(['things']), 'inside a transaction that changed it, nothing may be remembered').to.equal(undefined);
-      expect(store.changeCount(['others']), 'a collection it did not change').to.be.a('number');
-      throw new Error('abort');
-    }).catch(() => {});
+    await store
+      .transaction(async () => {
+        await things.insertOne({ _id: 'c', n: 4 });
+        expect(
+          store.changeCount(['things']),
+          'inside a transaction that changed it, nothing may be remembered',
+        ).to.equal(undefined);
+        expect(store.changeCount(['others']), 'a collection it did not change').to.be.a('number');
+        throw new Error('abort');
+      })
+      .catch(() => {});
     expect(await things.findOne({ _id: 'c' }), 'rolled back').to.equal(null);
     expect(count(), 'an aborted transaction changed nothing anyone saw').to.equal(withExpired);
   });
@@ -164,14 +192,19 @@ describe('remembered reads', () => {
     await things.updateOne({ _id: 'a' }, { $set: { n: 2 } });
     failNext = true;
     let failure: unknown;
-    await read('a').catch((error: unknown) => { failure = error; });
+    await read('a').catch((error: unknown) => {
+      failure = error;
+    });
     expect(failure).to.be.instanceOf(Error);
     expect(await read('a'), 'a failed load is not remembered').to.deep.equal({ n: 2 });
     expect(loads).to.equal(3);
 
     const intercepted = interceptedStore(() => {});
     let direct = 0;
-    const uncached = remembered(intercepted, ['things'], async () => { direct += 1; return direct; });
+    const uncached = remembered(intercepted, ['things'], async () => {
+      direct += 1;
+      return direct;
+    });
     await uncached();
     await uncached();
     expect(direct, 'a store without a change count is read every time').to.equal(2);

@@ -11,44 +11,76 @@ const freshIp = () => `127.${randomInt(256)}.${randomInt(256)}.${randomInt(1, 25
 const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`;
 
 async function clientCredentials(running: RunningService, ip: string, authorization: string, path = '/oidc/token') {
-  const body = path === '/oidc/token'
-    ? new URLSearchParams({ grant_type: 'client_credentials' })
-    : new URLSearchParams({ token: 'not-a-token' });
+  const body =
+    path === '/oidc/token'
+      ? new URLSearchParams({ grant_type: 'client_credentials' })
+      : new URLSearchParams({ token: 'not-a-token' });
   const res = await fetch(`${running.baseUrl}${path}`, {
-    method: 'POST', body,
+    method: 'POST',
+    body,
     headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-forwarded-for': ip, authorization },
   });
-  return { status: res.status, retryAfter: res.headers.get('retry-after'), body: await res.json() as Record<string, unknown> };
+  return {
+    status: res.status,
+    retryAfter: res.headers.get('retry-after'),
+    body: (await res.json()) as Record<string, unknown>,
+  };
 }
 
 async function management(running: RunningService, ip: string, token: string, path = '/api/applications') {
-  const res = await fetch(`${running.baseUrl}${path}`, { headers: { authorization: `Bearer ${token}`, 'x-forwarded-for': ip } });
-  return { status: res.status, retryAfter: res.headers.get('retry-after'), body: await res.json() as Record<string, unknown> };
+  const res = await fetch(`${running.baseUrl}${path}`, {
+    headers: { authorization: `Bearer ${token}`, 'x-forwarded-for': ip },
+  });
+  return {
+    status: res.status,
+    retryAfter: res.headers.get('retry-after'),
+    body: (await res.json()) as Record<string, unknown>,
+  };
 }
 
 /** A token of a new management client holding only the subject-token scope, so its count starts at zero. */
 async function subjectTokenClient(running: RunningService): Promise<string> {
-  const role = await (await running.request('/api/roles', {
-    method: 'POST', json: { name: `role-${randomInt(1e9)}`, description: 'subject tokens', type: 'MachineToMachine' },
-  })).json() as { id: string };
-  await running.request(`/api/roles/${role.id}/scopes`, { method: 'POST', json: { scopeIds: ['management-api-subject-tokens-create'] } });
+  const role = (await (
+    await running.request('/api/roles', {
+      method: 'POST',
+      json: { name: `role-${randomInt(1e9)}`, description: 'subject tokens', type: 'MachineToMachine' },
+    })
+  ).json()) as { id: string };
+  await running.request(`/api/roles/${role.id}/scopes`, {
+    method: 'POST',
+    json: { scopeIds: ['management-api-subject-tokens-create'] },
+  });
   const app = await createApplication(running, { type: 'MachineToMachine' });
   await running.request(`/api/applications/${app.id}/roles`, { method: 'POST', json: { roleIds: [role.id] } });
-  return clientCredentialsToken(running.baseUrl, app.id, app.secret!, `${running.baseUrl}/api`, 'subject-tokens:create');
+  return clientCredentialsToken(
+    running.baseUrl,
+    app.id,
+    app.secret!,
+    `${running.baseUrl}/api`,
+    'subject-tokens:create',
+  );
 }
 
 function expectRetryAfter(value: string | null): void {
   expect(Number(value)).to.be.within(1, 60);
 }
 
-for (const backend of [{ name: 'embedded counters', redisUrl: undefined }, { name: 'Redis', redisUrl: REDIS_URL }]) {
+for (const backend of [
+  { name: 'embedded counters', redisUrl: undefined },
+  { name: 'Redis', redisUrl: REDIS_URL },
+]) {
   describe(`failed-authentication rate limits (${backend.name})`, () => {
     let running: RunningService;
     let app: { id: string; secret: string };
 
     before(async () => {
       running = await startService({
-        env: { REDIS_URL: backend.redisUrl, TRUST_PROXY: 'true', AUTH_FAILURE_RATE_LIMIT: String(LIMIT), SUBJECT_TOKEN_RATE_LIMIT: '3' },
+        env: {
+          REDIS_URL: backend.redisUrl,
+          TRUST_PROXY: 'true',
+          AUTH_FAILURE_RATE_LIMIT: String(LIMIT),
+          SUBJECT_TOKEN_RATE_LIMIT: '3',
+        },
       });
     });
     after(() => running.close());
@@ -85,7 +117,8 @@ for (const backend of [{ name: 'embedded counters', redisUrl: undefined }, { nam
     it('counts failed authentications at the introspection endpoint', async () => {
       const ip = freshIp();
       const path = '/oidc/token/introspection';
-      for (let i = 0; i < LIMIT; i += 1) expect((await clientCredentials(running, ip, basic(app.id, 'bad'), path)).status).to.equal(401);
+      for (let i = 0; i < LIMIT; i += 1)
+        expect((await clientCredentials(running, ip, basic(app.id, 'bad'), path)).status).to.equal(401);
       const limited = await clientCredentials(running, ip, basic(app.id, 'bad'), path);
       expect(limited.status).to.equal(429);
       expectRetryAfter(limited.retryAfter);
@@ -93,14 +126,18 @@ for (const backend of [{ name: 'embedded counters', redisUrl: undefined }, { nam
 
     it('never counts successes', async () => {
       const ip = freshIp();
-      for (let i = 0; i < LIMIT * 4; i += 1) expect((await clientCredentials(running, ip, basic(app.id, app.secret))).status).to.equal(200);
-      for (let i = 0; i < LIMIT; i += 1) expect((await clientCredentials(running, ip, basic(app.id, 'bad'))).status).to.equal(401);
+      for (let i = 0; i < LIMIT * 4; i += 1)
+        expect((await clientCredentials(running, ip, basic(app.id, app.secret))).status).to.equal(200);
+      for (let i = 0; i < LIMIT; i += 1)
+        expect((await clientCredentials(running, ip, basic(app.id, 'bad'))).status).to.equal(401);
       expect((await clientCredentials(running, ip, basic(app.id, 'bad'))).status).to.equal(429);
     });
 
     it('evaluates at most the limit of 100 concurrent failures as failures; the rest are 429', async () => {
       const ip = freshIp();
-      const results = await Promise.all(Array.from({ length: 100 }, () => clientCredentials(running, ip, basic(app.id, 'bad'))));
+      const results = await Promise.all(
+        Array.from({ length: 100 }, () => clientCredentials(running, ip, basic(app.id, 'bad'))),
+      );
       const statuses = results.map((result) => result.status);
       const failures = statuses.filter((status) => status === 401).length;
       expect(statuses.filter((status) => status !== 401 && status !== 429)).to.deep.equal([]);
@@ -127,7 +164,8 @@ for (const backend of [{ name: 'embedded counters', redisUrl: undefined }, { nam
     it('limits subject-token creation per management client', async () => {
       const user = await createUser(running);
       const [first, second] = [await subjectTokenClient(running), await subjectTokenClient(running)];
-      const create = (token: string) => running.request('/api/subject-tokens', { method: 'POST', json: { userId: user.id }, token });
+      const create = (token: string) =>
+        running.request('/api/subject-tokens', { method: 'POST', json: { userId: user.id }, token });
       for (let i = 0; i < 3; i += 1) expect((await create(first)).status).to.equal(201);
       const limited = await create(first);
       expect(limited.status).to.equal(429);

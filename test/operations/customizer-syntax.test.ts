@@ -15,20 +15,25 @@ describe('stored customizer scripts that do not compile', () => {
   it('are refused at PUT with 400 jwt_customizer.syntax_error, and nothing is stored', async () => {
     const res = await running.request(PATH, { method: 'PUT', json: { script: BROKEN } });
     expect(res.status).to.equal(400);
-    const body = await res.json() as { code: string; message: string; data: { message: string } };
+    const body = (await res.json()) as { code: string; message: string; data: { message: string } };
     expect(body.code).to.equal('jwt_customizer.syntax_error');
     expect(body.data.message).to.match(/SyntaxError/);
     expect((await running.request(PATH)).status).to.equal(404);
   });
 
   it('are refused at PATCH, and the stored script stays', async () => {
-    expect((await running.request(PATH, { method: 'PUT', json: { script: VALID } })).status, 'nothing stored before').to.equal(201);
+    expect(
+      (await running.request(PATH, { method: 'PUT', json: { script: VALID } })).status,
+      'nothing stored before',
+    ).to.equal(201);
     const res = await running.request(PATH, { method: 'PATCH', json: { script: 'function getCustomJwtClaims( {' } });
     expect(res.status).to.equal(400);
     expect(await res.json()).to.include({ code: 'jwt_customizer.syntax_error' });
     expect(await (await running.request(PATH)).json()).to.include({ script: VALID });
     // A patch without a script is not checked again.
-    expect((await running.request(PATH, { method: 'PATCH', json: { blockIssuanceOnError: true } })).status).to.equal(200);
+    expect((await running.request(PATH, { method: 'PATCH', json: { blockIssuanceOnError: true } })).status).to.equal(
+      200,
+    );
   });
 
   it('are only compiled: a script whose top level never ends is accepted at once, since none of it runs', async () => {

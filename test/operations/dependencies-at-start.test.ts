@@ -12,28 +12,41 @@ const LIMIT_MS = 30_000;
 /** Long enough for every Redis connection to go through several reconnection attempts (at most a second apart). */
 const OUTAGE_MS = 4000;
 
-interface Started { child: ChildProcess; output: { stdout: string; stderr: string }; exited: Promise<number | null> }
+interface Started {
+  child: ChildProcess;
+  output: { stdout: string; stderr: string };
+  exited: Promise<number | null>;
+}
 
 /** Starts an entry point with a clean environment plus `env`; killed past LIMIT_MS. */
 function start(script: string, env: Record<string, string>): Started {
   // What is kept locally is not what these tests look at: in memory, no data directory is written (with both MongoDB
   // and Redis nothing is local, and STORAGE is left unset).
   const storage = env.MONGODB_URI && env.REDIS_URL ? '' : 'memory';
-  const child = spawn(process.execPath, [script], { cwd: root, env: { ...serviceFreeEnv(), LOG_LEVEL: 'info', STORAGE: storage, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [script], {
+    cwd: root,
+    env: { ...serviceFreeEnv(), LOG_LEVEL: 'info', STORAGE: storage, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const output = { stdout: '', stderr: '' };
   child.stdout!.on('data', (chunk) => (output.stdout += chunk));
   child.stderr!.on('data', (chunk) => (output.stderr += chunk));
   const timer = setTimeout(() => child.kill('SIGKILL'), LIMIT_MS);
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => {
-    clearTimeout(timer);
-    resolve(code);
-  }));
+  const exited = new Promise<number | null>((resolve) =>
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      resolve(code);
+    }),
+  );
   return { child, output, exited };
 }
 
 /** The JSON lines a process logged (stdout also carries the printed credentials, which are not JSON). */
 function logLines(stdout: string): Array<Record<string, unknown> & { level: number; msg: string }> {
-  return stdout.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line));
+  return stdout
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line));
 }
 
 describe('stores that do not answer at start', () => {
@@ -50,7 +63,11 @@ describe('stores that do not answer at start', () => {
   ] as const) {
     it(`${name}: a Redis nothing answers at stops the start with one line and exit code 1, never "ready"`, async () => {
       const port = await freePort();
-      running = start(script, { ...extra, REDIS_URL: `redis://:secret-password@127.0.0.1:${port}/0`, PORT: String(await freePort()) });
+      running = start(script, {
+        ...extra,
+        REDIS_URL: `redis://:secret-password@127.0.0.1:${port}/0`,
+        PORT: String(await freePort()),
+      });
       expect(await running.exited).to.equal(1);
       expect(running.output.stderr.trim().split('\n')).to.deep.equal([
         `cannot start: Redis at 127.0.0.1:${port} did not answer within 5 s (connect ECONNREFUSED 127.0.0.1:${port}): start it, or correct REDIS_URL`,
@@ -64,7 +81,8 @@ describe('stores that do not answer at start', () => {
   it('npm start: a MongoDB nothing answers at stops the start with one line and exit code 1', async () => {
     const port = await freePort();
     running = start('bin/server.ts', {
-      MONGODB_URI: `mongodb://admin:secret-password@127.0.0.1:${port}/identity?serverSelectionTimeoutMS=300`, PORT: String(await freePort()),
+      MONGODB_URI: `mongodb://admin:secret-password@127.0.0.1:${port}/identity?serverSelectionTimeoutMS=300`,
+      PORT: String(await freePort()),
     });
     expect(await running.exited).to.equal(1);
     expect(running.output.stderr.trim().split('\n')).to.deep.equal([
@@ -75,7 +93,10 @@ describe('stores that do not answer at start', () => {
 
   it('refuses URL-shaped settings that are not URLs of their kind, every one listed, exit code 2', async () => {
     running = start('bin/server.ts', {
-      REDIS_URL: 'notaurl', MONGODB_URI: 'mongodb://127.0.0.1:27017', BASE_URL: 'localhost:3000', PORT: String(await freePort()),
+      REDIS_URL: 'notaurl',
+      MONGODB_URI: 'mongodb://127.0.0.1:27017',
+      BASE_URL: 'localhost:3000',
+      PORT: String(await freePort()),
     });
     expect(await running.exited).to.equal(2);
     const problems = running.output.stderr.trim().split('\n');
@@ -153,7 +174,12 @@ describe('a library instance whose Redis does not answer', () => {
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
     // The outage's one line, and what the start could not do because of it (no console setup link without Redis).
-    expect(logs.lines.filter((line) => line.level >= 40).map((line) => line.msg).sort()).to.deep.equal([
+    expect(
+      logs.lines
+        .filter((line) => line.level >= 40)
+        .map((line) => line.msg)
+        .sort(),
+    ).to.deep.equal([
       'GET /metrics is open to anyone who reaches this service: set METRICS_TOKEN, or keep it off the public network',
       'messages without a configured connector are only logged (development connector)',
       'no console setup link: the key-value store is unavailable; restart once it is back',

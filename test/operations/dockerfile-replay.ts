@@ -44,17 +44,21 @@ const IMAGE_USERS = ['node'];
 /** `.dockerignore` as a predicate over paths relative to the build context (Docker's rules: no implicit `**`). */
 function ignoredBy(context: string): (path: string) => boolean {
   const file = join(context, '.dockerignore');
-  const patterns = existsSync(file) ? readFileSync(file, 'utf8').split('\n').map((line) => line.trim())
-    .filter((line) => line && !line.startsWith('#'))
-    .map((pattern) => new RegExp(`^${pattern.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*')}(/|$)`)) : [];
+  const patterns = existsSync(file)
+    ? readFileSync(file, 'utf8')
+        .split('\n')
+        .map((line) => line.trim())
+        .filter((line) => line && !line.startsWith('#'))
+        .map((pattern) => new RegExp(`^${pattern.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*')}(/|$)`))
+    : [];
   return (path) => patterns.some((pattern) => pattern.test(path));
 }
 
 /** Absolute paths outside the system's directories, moved under the stage's root. */
 function localPaths(text: string, root: string): string {
-  return text.replace(/(^|[\s=:'"])(\/[\w.-]+)(\/[^\s'"]*)?/g, (whole, before: string, first: string, rest = '') => (
-    SYSTEM_DIRS.has(first.slice(1)) ? whole : `${before}${root}${first}${rest}`
-  ));
+  return text.replace(/(^|[\s=:'"])(\/[\w.-]+)(\/[^\s'"]*)?/g, (whole, before: string, first: string, rest = '') =>
+    SYSTEM_DIRS.has(first.slice(1)) ? whole : `${before}${root}${first}${rest}`,
+  );
 }
 
 /**
@@ -64,7 +68,8 @@ function localPaths(text: string, root: string): string {
 function localCommand(command: string, root: string): string {
   const { uid, gid } = userInfo();
   let local = localPaths(command, root);
-  for (const user of IMAGE_USERS) local = local.replace(new RegExp(`\\b(chown\\s+(?:-\\S+\\s+)*)${user}:${user}\\b`, 'g'), `$1${uid}:${gid}`);
+  for (const user of IMAGE_USERS)
+    local = local.replace(new RegExp(`\\b(chown\\s+(?:-\\S+\\s+)*)${user}:${user}\\b`, 'g'), `$1${uid}:${gid}`);
   return local;
 }
 
@@ -80,7 +85,12 @@ function runStep(command: string, cwd: string, env: NodeJS.ProcessEnv, timeoutMs
     child.once('exit', (code, signal) => {
       clearTimeout(timer);
       if (code === 0) resolve(output);
-      else reject(new Error(`RUN ${command}\nfailed (${signal ? `killed after ${timeoutMs} ms` : `exit ${code}`}):\n${output.slice(-4000)}`));
+      else
+        reject(
+          new Error(
+            `RUN ${command}\nfailed (${signal ? `killed after ${timeoutMs} ms` : `exit ${code}`}):\n${output.slice(-4000)}`,
+          ),
+        );
     });
   });
 }
@@ -94,7 +104,9 @@ function privateNpmCache(workspace: string): string {
   const source = join(process.env.npm_config_cache ?? join(homedir(), '.npm'), '_cacache');
   const cache = join(workspace, 'npm-cache');
   if (!existsSync(join(source, 'index-v5'))) {
-    throw new Error(`no npm cache at ${source}: run npm install in the checkout first (the replay installs offline from it)`);
+    throw new Error(
+      `no npm cache at ${source}: run npm install in the checkout first (the replay installs offline from it)`,
+    );
   }
   mkdirSync(join(cache, '_cacache'), { recursive: true });
   cpSync(join(source, 'index-v5'), join(cache, '_cacache', 'index-v5'), { recursive: true });
@@ -116,9 +128,14 @@ function linkTree(from: string, to: string): void {
  * runs its RUN steps there in order, with the stage's ENV, offline, each bounded by `stepTimeoutMs`. The first step
  * that fails throws with its output.
  */
-export async function replayDockerfile(instructions: Instruction[], options: {
-  context: string; workspace: string; stepTimeoutMs: number;
-}): Promise<ReplayedStage[]> {
+export async function replayDockerfile(
+  instructions: Instruction[],
+  options: {
+    context: string;
+    workspace: string;
+    stepTimeoutMs: number;
+  },
+): Promise<ReplayedStage[]> {
   const ignored = ignoredBy(options.context);
   const npmCache = privateNpmCache(options.workspace);
   const replayed: ReplayedStage[] = [];
@@ -131,22 +148,28 @@ export async function replayDockerfile(instructions: Instruction[], options: {
         done.workdir = join(root, args);
         mkdirSync(done.workdir, { recursive: true });
       } else if (keyword === 'ENV') {
-        for (const pair of args.split(/\s+/)) done.env[pair.slice(0, pair.indexOf('='))] = pair.slice(pair.indexOf('=') + 1);
+        for (const pair of args.split(/\s+/))
+          done.env[pair.slice(0, pair.indexOf('='))] = pair.slice(pair.indexOf('=') + 1);
       } else if (keyword === 'COPY') {
         copy(args, done, replayed, options.context, ignored);
       } else if (keyword === 'RUN') {
         const command = localCommand(args, root);
         const home = join(root, 'root');
         mkdirSync(home, { recursive: true });
-        const output = await runStep(command, done.workdir, {
-          // The image's Node (its base is node:24) is the one running the replay; npm comes from the system.
-          PATH: `${dirname(process.execPath)}:${process.env.PATH}`,
-          HOME: home,
-          ...Object.fromEntries(Object.entries(done.env).map(([name, value]) => [name, localPaths(value, root)])),
-          npm_config_cache: npmCache,
-          npm_config_offline: 'true',
-          npm_config_update_notifier: 'false',
-        }, options.stepTimeoutMs);
+        const output = await runStep(
+          command,
+          done.workdir,
+          {
+            // The image's Node (its base is node:24) is the one running the replay; npm comes from the system.
+            PATH: `${dirname(process.execPath)}:${process.env.PATH}`,
+            HOME: home,
+            ...Object.fromEntries(Object.entries(done.env).map(([name, value]) => [name, localPaths(value, root)])),
+            npm_config_cache: npmCache,
+            npm_config_offline: 'true',
+            npm_config_update_notifier: 'false',
+          },
+          options.stepTimeoutMs,
+        );
         done.runs.push({ command: args, output });
       }
     }
@@ -155,7 +178,13 @@ export async function replayDockerfile(instructions: Instruction[], options: {
   return replayed;
 }
 
-function copy(args: string, stage: ReplayedStage, earlier: ReplayedStage[], context: string, ignored: (path: string) => boolean): void {
+function copy(
+  args: string,
+  stage: ReplayedStage,
+  earlier: ReplayedStage[],
+  context: string,
+  ignored: (path: string) => boolean,
+): void {
   const from = /^--from=(\S+)\s+/.exec(args);
   const rest = from ? args.slice(from[0].length) : args;
   if (rest.startsWith('--')) throw new Error(`COPY flags are not understood here: ${args}`);
@@ -166,7 +195,10 @@ function copy(args: string, stage: ReplayedStage, earlier: ReplayedStage[], cont
   if (from && !source) throw new Error(`COPY --from=${from[1]}: no earlier stage of that name`);
   for (const path of sources) {
     const origin = source ? join(source.root, path) : join(context, path);
-    if (!existsSync(origin)) throw new Error(`COPY ${args}: ${path} does not exist${source ? ` in stage ${source.name}` : ' in the build context'}`);
+    if (!existsSync(origin))
+      throw new Error(
+        `COPY ${args}: ${path} does not exist${source ? ` in stage ${source.name}` : ' in the build context'}`,
+      );
     const target = sources.length > 1 || parts.at(-1)!.endsWith('/') ? join(destination, basename(path)) : destination;
     cpSync(origin, target, {
       recursive: true,

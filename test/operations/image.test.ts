@@ -21,12 +21,17 @@ function imageProcess(command: string[], cwd: string, env: Record<string, string
   expect(program).to.equal('node');
   // The image's compile cache lives in its user's home; here it stays inside the rebuilt image's directory.
   const image = { ...environment(instructions), NODE_COMPILE_CACHE: join(cwd, '.node-compile-cache') };
-  return spawn(process.execPath, args, { cwd, env: { ...serviceFreeEnv(), ...image, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  return spawn(process.execPath, args, {
+    cwd,
+    env: { ...serviceFreeEnv(), ...image, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
 }
 
-
 function dockerignored(path: string): boolean {
-  const patterns = readFileSync(join(root, '.dockerignore'), 'utf8').split('\n').map((line) => line.trim())
+  const patterns = readFileSync(join(root, '.dockerignore'), 'utf8')
+    .split('\n')
+    .map((line) => line.trim())
     .filter((line) => line && !line.startsWith('#'));
   return patterns.some((pattern) => {
     const regex = new RegExp(`^${pattern.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*')}(/|$)`);
@@ -63,7 +68,9 @@ describe('the container image, rebuilt from the Dockerfile without a container r
 
   it('runs every RUN step of every stage; the console stage builds the bundle the image copies', () => {
     const runs = stages.flatMap((stage) => stage.runs.map((run) => run.command));
-    const written = instructions.filter((instruction) => instruction.keyword === 'RUN').map((instruction) => instruction.args);
+    const written = instructions
+      .filter((instruction) => instruction.keyword === 'RUN')
+      .map((instruction) => instruction.args);
     expect(runs).to.deep.equal(written);
     const consoleStage = stages.find((stage) => stage.name === 'console')!;
     const manifest = readFileSync(join(consoleStage.workdir, 'console/dist/manifest.json'), 'utf8');
@@ -82,7 +89,9 @@ describe('the container image, rebuilt from the Dockerfile without a container r
     };
     const runtime = Object.keys(manifest.dependencies);
     for (const name of runtime) {
-      const installed = JSON.parse(readFileSync(join(dir, 'node_modules', name, 'package.json'), 'utf8')) as { version: string };
+      const installed = JSON.parse(readFileSync(join(dir, 'node_modules', name, 'package.json'), 'utf8')) as {
+        version: string;
+      };
       expect(installed.version, name).to.equal(lock.packages[`node_modules/${name}`]!.version);
     }
     // Type packages are shipped for TypeScript hosts of the published package: nothing to load.
@@ -90,7 +99,9 @@ describe('the container image, rebuilt from the Dockerfile without a container r
     const script = `for (const name of ${JSON.stringify(loadable)}) await import(name);`;
     await run(process.execPath, ['--input-type=module', '-e', script], { cwd: dir });
     // Dev dependencies and whatever only they need; a dev dependency that a runtime package needs too stays.
-    const devOnly = Object.entries(lock.packages).filter(([path, entry]) => path && entry.dev).map(([path]) => path);
+    const devOnly = Object.entries(lock.packages)
+      .filter(([path, entry]) => path && entry.dev)
+      .map(([path]) => path);
     expect(devOnly).to.include.members(['node_modules/typescript', 'node_modules/mocha', 'node_modules/node']);
     for (const path of devOnly) expect(existsSync(join(dir, path)), path).to.equal(false);
   });
@@ -106,13 +117,19 @@ describe('the container image, rebuilt from the Dockerfile without a container r
 
     const port = await freePort();
     server = imageProcess(execForm(instructions, 'CMD'), dir, {
-      PORT: String(port), DATA_DIR: join(dir, 'data'), ADMIN_CLIENT_ID: ADMIN.id, ADMIN_CLIENT_SECRET: ADMIN.secret,
+      PORT: String(port),
+      DATA_DIR: join(dir, 'data'),
+      ADMIN_CLIENT_ID: ADMIN.id,
+      ADMIN_CLIENT_SECRET: ADMIN.secret,
       LOG_LEVEL: 'info',
     });
     let output = '';
     server.stdout!.on('data', (chunk) => (output += chunk));
     server.stderr!.on('data', (chunk) => (output += chunk));
-    await eventually(() => /"msg":"ready/.test(output) || server!.exitCode !== null, { timeoutMs: 30_000, what: 'the ready line' });
+    await eventually(() => /"msg":"ready/.test(output) || server!.exitCode !== null, {
+      timeoutMs: 30_000,
+      what: 'the ready line',
+    });
     expect(output).to.match(/"msg":"ready/);
 
     const base = `http://127.0.0.1:${port}`;
@@ -132,12 +149,21 @@ describe('the container image, rebuilt from the Dockerfile without a container r
     const tokenResponse = await fetch(`${base}/oidc/token`, {
       method: 'POST',
       headers: { authorization: `Basic ${Buffer.from(`${ADMIN.id}:${ADMIN.secret}`).toString('base64')}` },
-      body: new URLSearchParams({ grant_type: 'client_credentials', resource: `http://localhost:${port}/api`, scope: 'all' }),
+      body: new URLSearchParams({
+        grant_type: 'client_credentials',
+        resource: `http://localhost:${port}/api`,
+        scope: 'all',
+      }),
     });
-    const { access_token: token } = await tokenResponse.json() as { access_token: string };
+    const { access_token: token } = (await tokenResponse.json()) as { access_token: string };
     const test = await fetch(`${base}/api/configs/jwt-customizer/test`, {
-      method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ script: 'const getCustomJwtClaims = () => ({ fromImage: true });', token: {}, context: {} }),
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        script: 'const getCustomJwtClaims = () => ({ fromImage: true });',
+        token: {},
+        context: {},
+      }),
     });
     expect(await test.json()).to.deep.equal({ fromImage: true });
 

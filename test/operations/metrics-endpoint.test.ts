@@ -18,16 +18,27 @@ async function scrape(running: RunningService, token: string | undefined = METRI
 }
 
 /** The value of one series (0 when it does not exist yet): the family's sample whose labels include `labels`. */
-async function metricValue(running: RunningService, name: string, labels: Record<string, string> = {}): Promise<number> {
+async function metricValue(
+  running: RunningService,
+  name: string,
+  labels: Record<string, string> = {},
+): Promise<number> {
   const family = (await scrape(running)).find((candidate) => candidate.name === name);
-  const sample = family?.metrics.find((metric) => Object.entries(labels).every(([key, value]) => metric.labels?.[key] === value));
+  const sample = family?.metrics.find((metric) =>
+    Object.entries(labels).every(([key, value]) => metric.labels?.[key] === value),
+  );
   return sample ? Number(sample.value) : 0;
 }
 
 async function tokenRequest(running: RunningService, form: Record<string, string>, authorization: string, ip?: string) {
   const res = await fetch(`${running.baseUrl}/oidc/token`, {
-    method: 'POST', body: new URLSearchParams(form),
-    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization, ...(ip ? { 'x-forwarded-for': ip } : {}) },
+    method: 'POST',
+    body: new URLSearchParams(form),
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      authorization,
+      ...(ip ? { 'x-forwarded-for': ip } : {}),
+    },
   });
   await res.arrayBuffer();
   return res.status;
@@ -49,7 +60,11 @@ describe('GET /metrics', () => {
   });
 
   it('requires the bearer METRICS_TOKEN when one is set', async () => {
-    for (const headers of [{}, { authorization: 'Bearer wrong-token-0123456789abcdef' }, { authorization: `Basic ${METRICS_TOKEN}` }]) {
+    for (const headers of [
+      {},
+      { authorization: 'Bearer wrong-token-0123456789abcdef' },
+      { authorization: `Basic ${METRICS_TOKEN}` },
+    ]) {
       const res = await fetch(`${running.baseUrl}/metrics`, { headers });
       expect(res.status).to.equal(401);
       expect(res.headers.get('www-authenticate')).to.match(/^Bearer/);
@@ -77,31 +92,50 @@ describe('GET /metrics', () => {
     expect(await metricValue(running, 'http_requests_total', labels)).to.equal(before + 3);
     const families = await scrape(running);
     expect(families.find((family) => family.name === 'http_request_duration_seconds')?.type).to.equal('HISTOGRAM');
-    const routes = families.find((family) => family.name === 'http_requests_total')!.metrics.map((metric) => metric.labels?.route);
+    const routes = families
+      .find((family) => family.name === 'http_requests_total')!
+      .metrics.map((metric) => metric.labels?.route);
     expect(routes.filter((route) => route?.includes('missing-'))).to.deep.equal([]);
   });
 
   it('counts tokens issued by grant and token exchanges refused by error code', async () => {
     const issued = await metricValue(running, 'oidc_tokens_issued_total', { grant: 'client_credentials' });
-    expect(await tokenRequest(running, { grant_type: 'client_credentials' }, basic(ADMIN.id, ADMIN.secret))).to.equal(200);
-    expect(await metricValue(running, 'oidc_tokens_issued_total', { grant: 'client_credentials' })).to.equal(issued + 1);
+    expect(await tokenRequest(running, { grant_type: 'client_credentials' }, basic(ADMIN.id, ADMIN.secret))).to.equal(
+      200,
+    );
+    expect(await metricValue(running, 'oidc_tokens_issued_total', { grant: 'client_credentials' })).to.equal(
+      issued + 1,
+    );
 
-    const app = await createApplication(running, { type: 'MachineToMachine', customClientMetadata: { allowTokenExchange: true } });
-    const refused = await metricValue(running, 'oidc_token_exchanges_refused_total', { error: 'invalid_grant' })
-      + await metricValue(running, 'oidc_token_exchanges_refused_total', { error: 'invalid_request' });
-    const status = await tokenRequest(running, {
-      grant_type: TOKEN_EXCHANGE, subject_token: 'sub_tk_unknown', subject_token_type: 'urn:ietf:params:oauth:token-type:access_token',
-    }, basic(app.id, app.secret!));
+    const app = await createApplication(running, {
+      type: 'MachineToMachine',
+      customClientMetadata: { allowTokenExchange: true },
+    });
+    const refused =
+      (await metricValue(running, 'oidc_token_exchanges_refused_total', { error: 'invalid_grant' })) +
+      (await metricValue(running, 'oidc_token_exchanges_refused_total', { error: 'invalid_request' }));
+    const status = await tokenRequest(
+      running,
+      {
+        grant_type: TOKEN_EXCHANGE,
+        subject_token: 'sub_tk_unknown',
+        subject_token_type: 'urn:ietf:params:oauth:token-type:access_token',
+      },
+      basic(app.id, app.secret!),
+    );
     expect(status).to.equal(400);
-    expect(await metricValue(running, 'oidc_token_exchanges_refused_total', { error: 'invalid_grant' })
-      + await metricValue(running, 'oidc_token_exchanges_refused_total', { error: 'invalid_request' })).to.equal(refused + 1);
+    expect(
+      (await metricValue(running, 'oidc_token_exchanges_refused_total', { error: 'invalid_grant' })) +
+        (await metricValue(running, 'oidc_token_exchanges_refused_total', { error: 'invalid_request' })),
+    ).to.equal(refused + 1);
   });
 
   it('counts rate-limit hits and lockouts', async () => {
     const ip = `127.${randomInt(256)}.${randomInt(256)}.${randomInt(1, 255)}`;
     const hits = await metricValue(running, 'rate_limit_hits_total', { limit: 'client_auth' });
     const statuses: number[] = [];
-    for (let i = 0; i < 3; i += 1) statuses.push(await tokenRequest(running, { grant_type: 'client_credentials' }, basic('nobody', 'x'), ip));
+    for (let i = 0; i < 3; i += 1)
+      statuses.push(await tokenRequest(running, { grant_type: 'client_credentials' }, basic('nobody', 'x'), ip));
     expect(statuses).to.deep.equal([401, 401, 429]);
     expect(await metricValue(running, 'rate_limit_hits_total', { limit: 'client_auth' })).to.equal(hits + 1);
 
@@ -110,11 +144,16 @@ describe('GET /metrics', () => {
     await eventually(async () => (await metricValue(running, 'sign_in_lockouts_total')) === lockouts + 1);
   });
 
-  it('reports process and runtime metrics in each instance\'s own registry, never the global one', async () => {
+  it("reports process and runtime metrics in each instance's own registry, never the global one", async () => {
     const runtimeFamilies = {
-      process_cpu_user_seconds_total: 'COUNTER', process_resident_memory_bytes: 'GAUGE', process_open_fds: 'GAUGE',
-      nodejs_heap_size_used_bytes: 'GAUGE', nodejs_eventloop_lag_p99_seconds: 'GAUGE', nodejs_gc_duration_seconds: 'HISTOGRAM',
-      nodejs_active_handles_total: 'GAUGE', nodejs_version_info: 'GAUGE',
+      process_cpu_user_seconds_total: 'COUNTER',
+      process_resident_memory_bytes: 'GAUGE',
+      process_open_fds: 'GAUGE',
+      nodejs_heap_size_used_bytes: 'GAUGE',
+      nodejs_eventloop_lag_p99_seconds: 'GAUGE',
+      nodejs_gc_duration_seconds: 'HISTOGRAM',
+      nodejs_active_handles_total: 'GAUGE',
+      nodejs_version_info: 'GAUGE',
     };
     // Both instances, scraped at once: each registers the runtime metrics in its own registry, neither clashes.
     const [mine, theirs] = await Promise.all([scrape(running), scrape(other, undefined)]);
@@ -124,8 +163,12 @@ describe('GET /metrics', () => {
       for (const [name, type] of Object.entries(runtimeFamilies)) {
         expect(families.find((family) => family.name === name)?.type, name).to.equal(type);
       }
-      expect(Number(families.find((family) => family.name === 'process_resident_memory_bytes')!.metrics[0]!.value)).to.be.greaterThan(0);
-      expect(families.find((family) => family.name === 'nodejs_version_info')!.metrics[0]!.labels).to.include({ version: process.version });
+      expect(
+        Number(families.find((family) => family.name === 'process_resident_memory_bytes')!.metrics[0]!.value),
+      ).to.be.greaterThan(0);
+      expect(families.find((family) => family.name === 'nodejs_version_info')!.metrics[0]!.labels).to.include({
+        version: process.version,
+      });
     }
     // A second scrape adds nothing twice either, and the global registry a host may use stays empty.
     const again = (await scrape(running)).map((family) => family.name);
@@ -144,9 +187,13 @@ describe('the start-up warning about an open /metrics', () => {
       const running = await startService({ env, logger: logs.logger });
       try {
         const warnings = logs.lines.filter((line) => line.level === 40 && line.msg.includes('/metrics'));
-        expect(warnings.map((line) => line.msg)).to.deep.equal(expected
-          ? ['GET /metrics is open to anyone who reaches this service: set METRICS_TOKEN, or keep it off the public network']
-          : []);
+        expect(warnings.map((line) => line.msg)).to.deep.equal(
+          expected
+            ? [
+                'GET /metrics is open to anyone who reaches this service: set METRICS_TOKEN, or keep it off the public network',
+              ]
+            : [],
+        );
         expect((await fetch(`${running.baseUrl}/metrics`)).status).to.equal(expected ? 200 : 401);
       } finally {
         await running.close();

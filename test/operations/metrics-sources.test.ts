@@ -11,9 +11,15 @@ async function families(running: RunningService) {
   return parsePrometheusTextFormat(await res.text());
 }
 
-async function metricValue(running: RunningService, name: string, labels: Record<string, string> = {}): Promise<number | undefined> {
+async function metricValue(
+  running: RunningService,
+  name: string,
+  labels: Record<string, string> = {},
+): Promise<number | undefined> {
   const family = (await families(running)).find((candidate) => candidate.name === name);
-  const sample = family?.metrics.find((metric) => Object.entries(labels).every(([key, value]) => metric.labels?.[key] === value));
+  const sample = family?.metrics.find((metric) =>
+    Object.entries(labels).every(([key, value]) => metric.labels?.[key] === value),
+  );
   return sample?.value === undefined ? undefined : Number(sample.value);
 }
 
@@ -25,7 +31,10 @@ describe('metrics of webhook delivery and the customizer sandbox', () => {
   before(async () => {
     receiver = await Receiver.start();
     captured = capturingLogger();
-    running = await startService({ logger: captured.logger, env: { JWT_CUSTOMIZER_TIMEOUT_MS: '100', WEBHOOK_RETRY_DELAYS_MS: '50' } });
+    running = await startService({
+      logger: captured.logger,
+      env: { JWT_CUSTOMIZER_TIMEOUT_MS: '100', WEBHOOK_RETRY_DELAYS_MS: '50' },
+    });
   });
   after(async () => {
     await running.close();
@@ -36,7 +45,8 @@ describe('metrics of webhook delivery and the customizer sandbox', () => {
     receiver.script('/failing', () => ({ status: 500 }));
     for (const path of ['/ok?token=consumer-secret', '/failing']) {
       const res = await running.request('/api/hooks', {
-        method: 'POST', json: { name: 'metrics', events: ['User.Created'], config: { url: receiver.url(path) } },
+        method: 'POST',
+        json: { name: 'metrics', events: ['User.Created'], config: { url: receiver.url(path) } },
       });
       expect(res.status, await res.text()).to.equal(201);
     }
@@ -44,9 +54,15 @@ describe('metrics of webhook delivery and the customizer sandbox', () => {
     const created = await running.request('/api/users', { method: 'POST', json: { username: 'metrics_user' } });
     expect(created.status).to.equal(201);
     await eventually(() => receiver.requests('/failing').length >= 2, { what: 'a failed attempt and its retry' });
-    await eventually(async () => (await metricValue(running, 'webhook_delivery_attempts_total', { outcome: 'succeeded' })) === 1);
-    await eventually(async () => (await metricValue(running, 'webhook_delivery_attempts_total', { outcome: 'retry' }) ?? 0) >= 1);
-    const histogram = (await families(running)).find((family) => family.name === 'webhook_delivery_attempt_duration_seconds');
+    await eventually(
+      async () => (await metricValue(running, 'webhook_delivery_attempts_total', { outcome: 'succeeded' })) === 1,
+    );
+    await eventually(
+      async () => ((await metricValue(running, 'webhook_delivery_attempts_total', { outcome: 'retry' })) ?? 0) >= 1,
+    );
+    const histogram = (await families(running)).find(
+      (family) => family.name === 'webhook_delivery_attempt_duration_seconds',
+    );
     expect(histogram?.type).to.equal('HISTOGRAM');
 
     const attempts = captured.lines.filter((line) => line.msg === 'webhook delivery attempt');
@@ -54,13 +70,17 @@ describe('metrics of webhook delivery and the customizer sandbox', () => {
     expect(attempts[0]).to.include.keys('hookId', 'deliveryId', 'event', 'attempt', 'responseStatus', 'latencyMs');
     expect(captured.raw.join('\n')).not.to.include('consumer-secret');
     // Both deliveries are finished (the failing one after its single retry): nothing is left in the queue.
-    await eventually(async () => (await metricValue(running, 'webhook_queue_depth')) === 0 && receiver.requests('/failing').length === 2);
+    await eventually(
+      async () =>
+        (await metricValue(running, 'webhook_queue_depth')) === 0 && receiver.requests('/failing').length === 2,
+    );
   });
 
   it('counts customizer scripts stopped at their time limit', async () => {
     const before = (await metricValue(running, 'jwt_customizer_timeouts_total', { pool: 'test' })) ?? 0;
     const res = await running.request('/api/configs/jwt-customizer/test', {
-      method: 'POST', json: { script: 'const getCustomJwtClaims = () => { for (;;) {} };', token: {}, context: {} },
+      method: 'POST',
+      json: { script: 'const getCustomJwtClaims = () => { for (;;) {} };', token: {}, context: {} },
     });
     expect(res.status).to.equal(422);
     expect(((await res.json()) as { data: { reason: string } }).data.reason).to.equal('timeout');

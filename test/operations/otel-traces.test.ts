@@ -16,10 +16,18 @@ const WARN = 40;
 /** OTLP `SPAN_KIND_SERVER`. */
 const SERVER = 2;
 
-interface Export { path: string; contentType: string; body: string }
+interface Export {
+  path: string;
+  contentType: string;
+  body: string;
+}
 
 /** A local OTLP/HTTP collector: keeps every POST it receives and answers it as a collector does. */
-interface Receiver { endpoint: string; exports: Export[]; close(): Promise<void> }
+interface Receiver {
+  endpoint: string;
+  exports: Export[];
+  close(): Promise<void>;
+}
 
 async function startReceiver(): Promise<Receiver> {
   const exports: Export[] = [];
@@ -27,7 +35,11 @@ async function startReceiver(): Promise<Receiver> {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      exports.push({ path: req.url ?? '', contentType: req.headers['content-type'] ?? '', body: Buffer.concat(chunks).toString('utf8') });
+      exports.push({
+        path: req.url ?? '',
+        contentType: req.headers['content-type'] ?? '',
+        body: Buffer.concat(chunks).toString('utf8'),
+      });
       res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
     });
   });
@@ -36,40 +48,59 @@ async function startReceiver(): Promise<Receiver> {
   return {
     endpoint: `http://127.0.0.1:${port}`,
     exports,
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
-interface AnyValue { stringValue?: string; intValue?: number | string }
-interface KeyValue { key: string; value: AnyValue }
+interface AnyValue {
+  stringValue?: string;
+  intValue?: number | string;
+}
+interface KeyValue {
+  key: string;
+  value: AnyValue;
+}
 interface OtlpSpan {
-  name: string; kind: number; traceId: string; spanId: string; parentSpanId?: string;
-  attributes: KeyValue[]; status?: { code?: number };
+  name: string;
+  kind: number;
+  traceId: string;
+  spanId: string;
+  parentSpanId?: string;
+  attributes: KeyValue[];
+  status?: { code?: number };
 }
 interface TraceRequest {
   resourceSpans: { resource: { attributes: KeyValue[] }; scopeSpans: { spans: OtlpSpan[] }[] }[];
 }
 
-interface ReceivedSpan { span: OtlpSpan; attributes: Record<string, string | number | undefined>; serviceName: unknown }
-
-const attributeValue = (value: AnyValue): string | number | undefined => (
-  value.intValue !== undefined ? Number(value.intValue) : value.stringValue
-);
-const attributesOf = (list: KeyValue[]) => Object.fromEntries(list.map(({ key, value }) => [key, attributeValue(value)]));
-
-function spansOf(receiver: Receiver): ReceivedSpan[] {
-  return receiver.exports.flatMap((received) => (JSON.parse(received.body) as TraceRequest).resourceSpans.flatMap((resourceSpans) => {
-    const serviceName = attributesOf(resourceSpans.resource.attributes)['service.name'];
-    return resourceSpans.scopeSpans.flatMap(({ spans }) => spans.map((span) => ({ span, attributes: attributesOf(span.attributes), serviceName })));
-  }));
+interface ReceivedSpan {
+  span: OtlpSpan;
+  attributes: Record<string, string | number | undefined>;
+  serviceName: unknown;
 }
 
-const spanWithRequestId = (receiver: Receiver, requestId: string) => (
-  spansOf(receiver).find(({ attributes }) => attributes['request.id'] === requestId)
-);
+const attributeValue = (value: AnyValue): string | number | undefined =>
+  value.intValue !== undefined ? Number(value.intValue) : value.stringValue;
+const attributesOf = (list: KeyValue[]) =>
+  Object.fromEntries(list.map(({ key, value }) => [key, attributeValue(value)]));
+
+function spansOf(receiver: Receiver): ReceivedSpan[] {
+  return receiver.exports.flatMap((received) =>
+    (JSON.parse(received.body) as TraceRequest).resourceSpans.flatMap((resourceSpans) => {
+      const serviceName = attributesOf(resourceSpans.resource.attributes)['service.name'];
+      return resourceSpans.scopeSpans.flatMap(({ spans }) =>
+        spans.map((span) => ({ span, attributes: attributesOf(span.attributes), serviceName })),
+      );
+    }),
+  );
+}
+
+const spanWithRequestId = (receiver: Receiver, requestId: string) =>
+  spansOf(receiver).find(({ attributes }) => attributes['request.id'] === requestId);
 
 describe('OpenTelemetry traces', () => {
   const receivers: Receiver[] = [];
@@ -79,8 +110,15 @@ describe('OpenTelemetry traces', () => {
     await Promise.all(receivers.splice(0).map((receiver) => receiver.close()));
   });
 
-  async function tracedService(receiver: Receiver, env: Record<string, string> = {}, logger?: Logger): Promise<RunningService> {
-    const running = await startService({ env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint, ...env }, ...(logger ? { logger } : {}) });
+  async function tracedService(
+    receiver: Receiver,
+    env: Record<string, string> = {},
+    logger?: Logger,
+  ): Promise<RunningService> {
+    const running = await startService({
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint, ...env },
+      ...(logger ? { logger } : {}),
+    });
     services.push(running);
     return running;
   }
@@ -93,7 +131,8 @@ describe('OpenTelemetry traces', () => {
     const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
     const parentId = '00f067aa0ba902b7';
     const res = await running.request('/api/applications?page=1&search=query-marker-9f2c', {
-      token, headers: { 'x-request-id': 'traced-request-1', traceparent: `00-${traceId}-${parentId}-01` },
+      token,
+      headers: { 'x-request-id': 'traced-request-1', traceparent: `00-${traceId}-${parentId}-01` },
     });
     expect(res.status).to.equal(200);
     // close() flushes the spans still waiting for their batch.
@@ -106,7 +145,9 @@ describe('OpenTelemetry traces', () => {
     expect(span.name).to.equal('GET /api/applications');
     expect(span.kind).to.equal(SERVER);
     expect(attributes).to.deep.equal({
-      'http.request.method': 'GET', 'http.route': '/api/applications', 'http.response.status_code': 200,
+      'http.request.method': 'GET',
+      'http.route': '/api/applications',
+      'http.response.status_code': 200,
       'request.id': 'traced-request-1',
     });
     expect(serviceName).to.equal('identity-under-test');
@@ -116,7 +157,9 @@ describe('OpenTelemetry traces', () => {
 
     // The token request that obtained the bearer token is a span too, named by the provider's route.
     expect(spansOf(receiver).map(({ span: { name } }) => name)).to.include('POST oidc:token');
-    expect(receiver.exports.map(({ path }) => path)).to.satisfy((paths: string[]) => paths.every((path) => path === '/v1/traces'));
+    expect(receiver.exports.map(({ path }) => path)).to.satisfy((paths: string[]) =>
+      paths.every((path) => path === '/v1/traces'),
+    );
     const exported = receiver.exports.map(({ body }) => body).join('\n');
     expect(exported).not.to.include(token);
     expect(exported).not.to.include(ADMIN.secret);
@@ -128,7 +171,9 @@ describe('OpenTelemetry traces', () => {
     const receiver = await startReceiver();
     receivers.push(receiver);
     const running = await tracedService(receiver);
-    const res = await running.request('/api/applications/no-such-app', { headers: { 'x-request-id': 'missing-app-1' } });
+    const res = await running.request('/api/applications/no-such-app', {
+      headers: { 'x-request-id': 'missing-app-1' },
+    });
     expect(res.status).to.equal(404);
     await running.close();
     services.splice(services.indexOf(running), 1);
@@ -143,12 +188,18 @@ describe('OpenTelemetry traces', () => {
     const [first, second] = [await startReceiver(), await startReceiver()];
     receivers.push(first, second);
     const [one, two] = [await tracedService(first), await tracedService(second)];
-    expect((await fetch(`${one.baseUrl}/healthz`, { headers: { 'x-request-id': 'instance-one' } })).status).to.equal(200);
-    expect((await fetch(`${two.baseUrl}/healthz`, { headers: { 'x-request-id': 'instance-two' } })).status).to.equal(200);
+    expect((await fetch(`${one.baseUrl}/healthz`, { headers: { 'x-request-id': 'instance-one' } })).status).to.equal(
+      200,
+    );
+    expect((await fetch(`${two.baseUrl}/healthz`, { headers: { 'x-request-id': 'instance-two' } })).status).to.equal(
+      200,
+    );
     await Promise.all(services.splice(0).map((running) => running.close()));
 
     const ids = (receiver: Receiver) => spansOf(receiver).map(({ attributes }) => attributes['request.id']);
-    await eventually(() => ids(first).includes('instance-one') && ids(second).includes('instance-two'), { what: 'both exports' });
+    await eventually(() => ids(first).includes('instance-one') && ids(second).includes('instance-two'), {
+      what: 'both exports',
+    });
     expect(ids(first)).not.to.include('instance-two');
     expect(ids(second)).not.to.include('instance-one');
     expect(spanWithRequestId(first, 'instance-one')?.span.name).to.equal('GET /healthz');
@@ -165,18 +216,32 @@ describe('OpenTelemetry traces', () => {
     services.splice(services.indexOf(running), 1);
     // Three seconds for the last spans, not the exporter's ten seconds of retries.
     expect(performance.now() - started).to.be.below(5000);
-    expect(captured.lines.filter((line) => line.level === WARN).map(({ msg }) => msg))
-      .to.include('the last traces were not exported: the OTLP collector refused them or is unreachable');
+    expect(captured.lines.filter((line) => line.level === WARN).map(({ msg }) => msg)).to.include(
+      'the last traces were not exported: the OTLP collector refused them or is unreachable',
+    );
   });
 
   it('validates the endpoint with the other settings', () => {
-    for (const invalid of ['not a url', 'ftp://127.0.0.1:4318', 'http://127.0.0.1:4318/?token=x', 'http://127.0.0.1:4318/#x']) {
-      expect(() => resolveSettings({ OTEL_EXPORTER_OTLP_ENDPOINT: invalid }), invalid)
-        .to.throw(ConfigurationError, /OTEL_EXPORTER_OTLP_ENDPOINT/);
+    for (const invalid of [
+      'not a url',
+      'ftp://127.0.0.1:4318',
+      'http://127.0.0.1:4318/?token=x',
+      'http://127.0.0.1:4318/#x',
+    ]) {
+      expect(() => resolveSettings({ OTEL_EXPORTER_OTLP_ENDPOINT: invalid }), invalid).to.throw(
+        ConfigurationError,
+        /OTEL_EXPORTER_OTLP_ENDPOINT/,
+      );
     }
-    expect(() => resolveSettings({ OTEL_SERVICE_NAME: 'x'.repeat(257) })).to.throw(ConfigurationError, /OTEL_SERVICE_NAME/);
+    expect(() => resolveSettings({ OTEL_SERVICE_NAME: 'x'.repeat(257) })).to.throw(
+      ConfigurationError,
+      /OTEL_SERVICE_NAME/,
+    );
     const settings = resolveSettings({ OTEL_EXPORTER_OTLP_ENDPOINT: 'https://collector.example:4318/otlp/' });
-    expect(settings).to.include({ OTEL_EXPORTER_OTLP_ENDPOINT: 'https://collector.example:4318/otlp', OTEL_SERVICE_NAME: 'identity-service' });
+    expect(settings).to.include({
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'https://collector.example:4318/otlp',
+      OTEL_SERVICE_NAME: 'identity-service',
+    });
     expect(resolveSettings({}).OTEL_EXPORTER_OTLP_ENDPOINT).to.equal(undefined);
   });
 
@@ -199,7 +264,10 @@ describe('OpenTelemetry traces', () => {
       await traced.close();
       process.stdout.write(JSON.stringify({ without, with: [...loaded] }));
     `;
-    const child = spawn(process.execPath, ['--input-type=module', '-e', script], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));

@@ -28,7 +28,8 @@ describe('Redis going down and coming back', () => {
     app = await createApplication(running, { type: 'Traditional', customClientMetadata: { allowTokenExchange: true } });
     // A hook subscribed to user creation: its events must not make the request wait for Redis either.
     const hook = await running.request('/api/hooks', {
-      method: 'POST', json: { name: 'down', events: ['User.Created'], config: { url: 'http://127.0.0.1:9/hook' } },
+      method: 'POST',
+      json: { name: 'down', events: ['User.Created'], config: { url: 'http://127.0.0.1:9/hook' } },
     });
     expect(hook.status).to.equal(201);
   });
@@ -37,10 +38,12 @@ describe('Redis going down and coming back', () => {
     await redis?.stop();
   });
 
-  async function timed(request: () => Promise<Response>): Promise<{ status: number; ms: number; body: Record<string, unknown> }> {
+  async function timed(
+    request: () => Promise<Response>,
+  ): Promise<{ status: number; ms: number; body: Record<string, unknown> }> {
     const started = performance.now();
     const res = await request();
-    const body = await res.json() as Record<string, unknown>;
+    const body = (await res.json()) as Record<string, unknown>;
     return { status: res.status, ms: performance.now() - started, body };
   }
 
@@ -57,18 +60,30 @@ describe('Redis going down and coming back', () => {
       rounds += 1;
       const answers = {
         subjectToken: await timed(subjectToken),
-        createUser: await timed(() => running.request('/api/users', { method: 'POST', json: { username: `down_${rounds}_${redis!.port}` } })),
+        createUser: await timed(() =>
+          running.request('/api/users', { method: 'POST', json: { username: `down_${rounds}_${redis!.port}` } }),
+        ),
         exchange: await timed(async () => {
-          const { status, body } = await tokenRequest(running, {
-            grant_type: 'urn:ietf:params:oauth:grant-type:token-exchange', subject_token: 'sub_tk_x',
-            subject_token_type: 'urn:ietf:params:oauth:token-type:access_token',
-          }, app);
+          const { status, body } = await tokenRequest(
+            running,
+            {
+              grant_type: 'urn:ietf:params:oauth:grant-type:token-exchange',
+              subject_token: 'sub_tk_x',
+              subject_token_type: 'urn:ietf:params:oauth:token-type:access_token',
+            },
+            app,
+          );
           return Response.json(body, { status });
         }),
         readiness: await timed(() => fetch(`${running.baseUrl}/readyz`)),
       };
       // A data change does not need Redis: it commits with its events in the outbox, which forwards them later.
-      const expected: Record<keyof typeof answers, number> = { subjectToken: 503, createUser: 201, exchange: 503, readiness: 503 };
+      const expected: Record<keyof typeof answers, number> = {
+        subjectToken: 503,
+        createUser: 201,
+        exchange: 503,
+        readiness: 503,
+      };
       for (const [name, answer] of Object.entries(answers)) {
         expect(answer.status, `${name} in round ${rounds}`).to.equal(expected[name as keyof typeof answers]);
         expect(answer.ms, `${name} in round ${rounds} took ${Math.round(answer.ms)} ms`).to.be.below(FAIL_FAST_MS);
@@ -81,7 +96,10 @@ describe('Redis going down and coming back', () => {
 
     await redis!.restart();
     const back = performance.now();
-    await eventually(async () => (await subjectToken()).status === 201, { timeoutMs: 5000, what: 'a subject token after Redis came back' });
+    await eventually(async () => (await subjectToken()).status === 201, {
+      timeoutMs: 5000,
+      what: 'a subject token after Redis came back',
+    });
     expect(performance.now() - back, 'recovery time').to.be.below(3000);
     expect((await fetch(`${running.baseUrl}/readyz`)).status).to.equal(200);
     const created = await running.request('/api/users', { method: 'POST', json: { username: `back_${redis!.port}` } });

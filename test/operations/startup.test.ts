@@ -8,16 +8,25 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
 const LIMIT_MS = 20_000;
 
 /** Runs a script of the project with a clean environment plus `env`, until it exits (killed past LIMIT_MS). */
-function run(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, args, { cwd: root, env: { ...serviceFreeEnv(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+function run(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, args, {
+    cwd: root,
+    env: { ...serviceFreeEnv(), ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const output = { stdout: '', stderr: '' };
   child.stdout.on('data', (chunk) => (output.stdout += chunk));
   child.stderr.on('data', (chunk) => (output.stderr += chunk));
   const timer = setTimeout(() => child.kill('SIGKILL'), LIMIT_MS);
-  return new Promise((resolve) => child.once('close', (code) => {
-    clearTimeout(timer);
-    resolve({ code, ...output });
-  }));
+  return new Promise((resolve) =>
+    child.once('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, ...output });
+    }),
+  );
 }
 
 describe('starting the service', () => {
@@ -33,11 +42,16 @@ describe('starting the service', () => {
     const { port } = holder.address() as { port: number };
     const { code, stdout, stderr } = await run(['bin/server.ts'], { PORT: String(port), LOG_LEVEL: 'info' });
     expect(code).to.equal(1);
-    expect(stderr.trim().split('\n')).to.deep.equal([`cannot listen on 127.0.0.1:${port}: the address is already in use (EADDRINUSE)`]);
+    expect(stderr.trim().split('\n')).to.deep.equal([
+      `cannot listen on 127.0.0.1:${port}: the address is already in use (EADDRINUSE)`,
+    ]);
     expect(stdout).not.to.match(/ADMIN_CLIENT_SECRET|credentials/);
   });
 
-  for (const [script, name] of [['bin/server.ts', 'server'], ['bin/worker.ts', 'worker']] as const) {
+  for (const [script, name] of [
+    ['bin/server.ts', 'server'],
+    ['bin/worker.ts', 'worker'],
+  ] as const) {
     it(`reports an invalid LOG_LEVEL with the other configuration problems, without a stack trace (${name})`, async () => {
       const { code, stdout, stderr } = await run([script], { LOG_LEVEL: 'loud', PORT: 'eighty' });
       expect(code).to.equal(2);

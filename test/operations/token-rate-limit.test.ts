@@ -9,10 +9,15 @@ const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${id}:${secr
 
 async function tokenRequest(running: RunningService, form: Record<string, string>, authorization?: string) {
   const res = await fetch(`${running.baseUrl}/oidc/token`, {
-    method: 'POST', body: new URLSearchParams(form),
+    method: 'POST',
+    body: new URLSearchParams(form),
     headers: { 'content-type': 'application/x-www-form-urlencoded', ...(authorization ? { authorization } : {}) },
   });
-  return { status: res.status, retryAfter: res.headers.get('retry-after'), body: await res.json() as Record<string, unknown> };
+  return {
+    status: res.status,
+    retryAfter: res.headers.get('retry-after'),
+    body: (await res.json()) as Record<string, unknown>,
+  };
 }
 
 const clientCredentials = (running: RunningService, app: { id: string; secret: string }, secret = app.secret) =>
@@ -25,13 +30,17 @@ async function machineClient(running: RunningService): Promise<{ id: string; sec
 
 async function tokensIssued(running: RunningService): Promise<number> {
   const text = await (await fetch(`${running.baseUrl}/metrics`)).text();
-  return text.split('\n').filter((line) => line.startsWith('oidc_tokens_issued_total'))
+  return text
+    .split('\n')
+    .filter((line) => line.startsWith('oidc_tokens_issued_total'))
     .reduce((sum, line) => sum + Number(line.split(' ').at(-1)), 0);
 }
 
 describe('per-client token-request limit: off by default', () => {
   let running: RunningService;
-  before(async () => { running = await startService(); });
+  before(async () => {
+    running = await startService();
+  });
   after(() => running.close());
 
   it('lets one client make many more token requests than a limit would', async () => {
@@ -40,13 +49,20 @@ describe('per-client token-request limit: off by default', () => {
   });
 });
 
-for (const backend of [{ name: 'embedded counters', redisUrl: undefined }, { name: 'Redis', redisUrl: REDIS_URL }]) {
+for (const backend of [
+  { name: 'embedded counters', redisUrl: undefined },
+  { name: 'Redis', redisUrl: REDIS_URL },
+]) {
   describe(`per-client token-request limit (${backend.name})`, () => {
     let running: RunningService;
 
     before(async () => {
       running = await startService({
-        env: { REDIS_URL: backend.redisUrl, TOKEN_RATE_LIMIT_PER_CLIENT: String(LIMIT), TOKEN_RATE_LIMIT_WINDOW_SECONDS: '60' },
+        env: {
+          REDIS_URL: backend.redisUrl,
+          TOKEN_RATE_LIMIT_PER_CLIENT: String(LIMIT),
+          TOKEN_RATE_LIMIT_WINDOW_SECONDS: '60',
+        },
       });
     });
     after(() => running.close());
@@ -59,7 +75,9 @@ for (const backend of [{ name: 'embedded counters', redisUrl: undefined }, { nam
       const limited = await clientCredentials(running, app);
       expect(limited.status).to.equal(429);
       expect(limited.body.error).to.equal('temporarily_unavailable');
-      expect(limited.body.error_description).to.be.a('string').and.match(/token requests/);
+      expect(limited.body.error_description)
+        .to.be.a('string')
+        .and.match(/token requests/);
       expect(Number(limited.retryAfter)).to.be.within(1, 60);
       expect(await tokensIssued(running)).to.equal(issued);
       expect((await clientCredentials(running, other)).status).to.equal(200);
@@ -69,13 +87,18 @@ for (const backend of [{ name: 'embedded counters', redisUrl: undefined }, { nam
 
     it('counts a public client named in the form body', async () => {
       const spa = await createApplication(running, {
-        type: 'SPA', oidcClientMetadata: { redirectUris: ['http://127.0.0.1/callback'], postLogoutRedirectUris: [] },
+        type: 'SPA',
+        oidcClientMetadata: { redirectUris: ['http://127.0.0.1/callback'], postLogoutRedirectUris: [] },
       });
       const form = {
-        grant_type: 'authorization_code', client_id: spa.id, code: 'not-a-code',
-        redirect_uri: 'http://127.0.0.1/callback', code_verifier: 'v'.repeat(43),
+        grant_type: 'authorization_code',
+        client_id: spa.id,
+        code: 'not-a-code',
+        redirect_uri: 'http://127.0.0.1/callback',
+        code_verifier: 'v'.repeat(43),
       };
-      for (let i = 0; i < LIMIT; i += 1) expect((await tokenRequest(running, form)).body.error).to.equal('invalid_grant');
+      for (let i = 0; i < LIMIT; i += 1)
+        expect((await tokenRequest(running, form)).body.error).to.equal('invalid_grant');
       const limited = await tokenRequest(running, form);
       expect(limited.status).to.equal(429);
       expect(Number(limited.retryAfter)).to.be.within(1, 60);
@@ -87,7 +110,8 @@ for (const backend of [{ name: 'embedded counters', redisUrl: undefined }, { nam
       const statuses = results.map((result) => result.status);
       expect(statuses.filter((status) => status === 200)).to.have.length(LIMIT);
       expect(statuses.filter((status) => status === 429)).to.have.length(100 - LIMIT);
-      for (const result of results.filter((r) => r.status === 429)) expect(Number(result.retryAfter)).to.be.within(1, 60);
+      for (const result of results.filter((r) => r.status === 429))
+        expect(Number(result.retryAfter)).to.be.within(1, 60);
     });
   });
 }

@@ -43,12 +43,21 @@ describe('SQLite documents with the queue on Redis: the process SIGKILLed mid-st
     baseUrl = `http://127.0.0.1:${port}`;
     dataDir = tempDataDir();
     env = {
-      PATH: process.env.PATH ?? '', PORT: String(port), BASE_URL: baseUrl, LOG_LEVEL: 'info', DATA_DIR: dataDir,
-      REDIS_URL: redis.url, WEBHOOK_QUEUE_NAME: queueName,
-      ADMIN_CLIENT_ID: ADMIN.id, ADMIN_CLIENT_SECRET: ADMIN.secret,
-      WEBHOOK_ALLOWED_NETWORKS: LOOPBACK_NETWORKS, WEBHOOK_RETRY_DELAYS_MS: '50,100,200', WEBHOOK_TIMEOUT_MS: '60000',
+      PATH: process.env.PATH ?? '',
+      PORT: String(port),
+      BASE_URL: baseUrl,
+      LOG_LEVEL: 'info',
+      DATA_DIR: dataDir,
+      REDIS_URL: redis.url,
+      WEBHOOK_QUEUE_NAME: queueName,
+      ADMIN_CLIENT_ID: ADMIN.id,
+      ADMIN_CLIENT_SECRET: ADMIN.secret,
+      WEBHOOK_ALLOWED_NETWORKS: LOOPBACK_NETWORKS,
+      WEBHOOK_RETRY_DELAYS_MS: '50,100,200',
+      WEBHOOK_TIMEOUT_MS: '60000',
       // The restarted process takes over the dead one's running deliveries within seconds, not BullMQ's 30 s.
-      WEBHOOK_LOCK_DURATION_MS: '1000', WEBHOOK_STALLED_INTERVAL_MS: '1000',
+      WEBHOOK_LOCK_DURATION_MS: '1000',
+      WEBHOOK_STALLED_INTERVAL_MS: '1000',
       AUTH_FAILURE_RATE_LIMIT: '0',
     };
   });
@@ -69,11 +78,12 @@ describe('SQLite documents with the queue on Redis: the process SIGKILLed mid-st
 
   async function managementApi() {
     const token = await clientCredentialsToken(baseUrl, ADMIN.id, ADMIN.secret, `${baseUrl}/api`, 'all');
-    return (path: string, json?: unknown) => fetch(`${baseUrl}${path}`, {
-      method: json === undefined ? 'GET' : 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      ...(json === undefined ? {} : { body: JSON.stringify(json) }),
-    });
+    return (path: string, json?: unknown) =>
+      fetch(`${baseUrl}${path}`, {
+        method: json === undefined ? 'GET' : 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        ...(json === undefined ? {} : { body: JSON.stringify(json) }),
+      });
   }
 
   const roleOf = (body: string) => (JSON.parse(body) as { data: { name: string } }).data.name;
@@ -81,7 +91,11 @@ describe('SQLite documents with the queue on Redis: the process SIGKILLed mid-st
   it('keeps the roles and the hook, and delivers every answered creation under one webhook-id across the restart', async () => {
     const first = await start();
     let api = await managementApi();
-    const hook = await api('/api/hooks', { name: 'sigkill', events: ['Role.Created'], config: { url: receiver.url('/roles') } });
+    const hook = await api('/api/hooks', {
+      name: 'sigkill',
+      events: ['Role.Created'],
+      config: { url: receiver.url('/roles') },
+    });
     expect(hook.status).to.equal(201);
 
     const answered = new Set<string>();
@@ -107,16 +121,22 @@ describe('SQLite documents with the queue on Redis: the process SIGKILLed mid-st
     await Promise.all(Array.from({ length: IN_FLIGHT }, createRoles));
     expect(killed, 'the process was killed mid-stream').to.equal(true);
     await exited;
-    for (const request of receiver.requests('/roles')) expect(answered, 'a delivery for a creation answered 201').to.include(roleOf(request.body));
+    for (const request of receiver.requests('/roles'))
+      expect(answered, 'a delivery for a creation answered 201').to.include(roleOf(request.body));
 
     holding = false;
     await start();
     api = await managementApi();
-    const roles = await (await api(`/api/roles?search=${encodeURIComponent(`${PREFIX}%`)}&page_size=100`)).json() as Array<{ name: string }>;
+    const roles = (await (
+      await api(`/api/roles?search=${encodeURIComponent(`${PREFIX}%`)}&page_size=100`)
+    ).json()) as Array<{ name: string }>;
     expect(roles.length, 'the roles were kept').to.be.at.least(Math.min(answered.size, 100));
-    expect((await (await api('/api/hooks')).json() as unknown[]).length, 'the hook was kept').to.equal(1);
+    expect(((await (await api('/api/hooks')).json()) as unknown[]).length, 'the hook was kept').to.equal(1);
     const delivered = () => new Set(receiver.requests('/roles').map((request) => roleOf(request.body)));
-    await eventually(() => [...answered].every((name) => delivered().has(name)), { timeoutMs: 60_000, what: 'every answered creation delivered' });
+    await eventually(() => [...answered].every((name) => delivered().has(name)), {
+      timeoutMs: 60_000,
+      what: 'every answered creation delivered',
+    });
     const idsByRole = new Map<string, Set<string>>();
     for (const request of receiver.requests('/roles')) {
       const ids = idsByRole.get(roleOf(request.body)) ?? new Set<string>();

@@ -16,7 +16,6 @@ function withDatabase(uri: string, name: string): string {
   return uri.replace(/^(mongodb(?:\+srv)?:\/\/[^/?]+)(\/[^?]*)?/, `$1/${name}`);
 }
 
-
 /**
  * The web process is SIGKILLed while role creations stream in (MongoDB + Redis, as in production). Every
  * creation answered 201 committed its event in the same MongoDB transaction, so the relay of the worker
@@ -38,10 +37,20 @@ describe('outbox with MongoDB: the web process killed mid-stream', function () {
     const port = await freePort();
     baseUrl = `http://127.0.0.1:${port}`;
     env = {
-      PATH: process.env.PATH ?? '', PORT: String(port), WORKER_PORT: '0', BASE_URL: baseUrl, LOG_LEVEL: 'info',
-      MONGODB_URI: withDatabase(MONGODB_URI!, database), REDIS_URL, WEBHOOK_QUEUE_NAME: queueName,
-      ADMIN_CLIENT_ID: ADMIN.id, ADMIN_CLIENT_SECRET: ADMIN.secret, COOKIE_KEYS: 'crash-test-cookie-key-0123456789',
-      WEBHOOK_WORKER_IN_WEB: 'false', WEBHOOK_ALLOWED_NETWORKS: LOOPBACK_NETWORKS, WEBHOOK_RETRY_DELAYS_MS: '50,100,200',
+      PATH: process.env.PATH ?? '',
+      PORT: String(port),
+      WORKER_PORT: '0',
+      BASE_URL: baseUrl,
+      LOG_LEVEL: 'info',
+      MONGODB_URI: withDatabase(MONGODB_URI!, database),
+      REDIS_URL,
+      WEBHOOK_QUEUE_NAME: queueName,
+      ADMIN_CLIENT_ID: ADMIN.id,
+      ADMIN_CLIENT_SECRET: ADMIN.secret,
+      COOKIE_KEYS: 'crash-test-cookie-key-0123456789',
+      WEBHOOK_WORKER_IN_WEB: 'false',
+      WEBHOOK_ALLOWED_NETWORKS: LOOPBACK_NETWORKS,
+      WEBHOOK_RETRY_DELAYS_MS: '50,100,200',
     };
   });
 
@@ -63,10 +72,17 @@ describe('outbox with MongoDB: the web process killed mid-stream', function () {
     const web = await start('bin/server.ts');
     await start('bin/worker.ts');
     const token = await clientCredentialsToken(baseUrl, ADMIN.id, ADMIN.secret, `${baseUrl}/api`, 'all');
-    const api = (path: string, json: unknown) => fetch(`${baseUrl}${path}`, {
-      method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(json),
+    const api = (path: string, json: unknown) =>
+      fetch(`${baseUrl}${path}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify(json),
+      });
+    const hook = await api('/api/hooks', {
+      name: 'crash',
+      events: ['Role.Created'],
+      config: { url: receiver.url('/roles') },
     });
-    const hook = await api('/api/hooks', { name: 'crash', events: ['Role.Created'], config: { url: receiver.url('/roles') } });
     expect(hook.status).to.equal(201);
 
     const answered = new Set<string>();
@@ -91,14 +107,17 @@ describe('outbox with MongoDB: the web process killed mid-stream', function () {
     await once(web, 'exit').catch(() => undefined);
 
     const byRole = new Map<string, Set<string>>();
-    await eventually(() => {
-      byRole.clear();
-      for (const request of receiver.requests('/roles')) {
-        const name = (JSON.parse(request.body) as { data: { name: string } }).data.name;
-        byRole.set(name, (byRole.get(name) ?? new Set()).add(String(request.headers['webhook-id'])));
-      }
-      return [...answered].every((name) => byRole.has(name));
-    }, { timeoutMs: 60_000, what: 'a delivery for every creation answered 201' });
+    await eventually(
+      () => {
+        byRole.clear();
+        for (const request of receiver.requests('/roles')) {
+          const name = (JSON.parse(request.body) as { data: { name: string } }).data.name;
+          byRole.set(name, (byRole.get(name) ?? new Set()).add(String(request.headers['webhook-id'])));
+        }
+        return [...answered].every((name) => byRole.has(name));
+      },
+      { timeoutMs: 60_000, what: 'a delivery for every creation answered 201' },
+    );
     for (const [name, ids] of byRole) expect(ids.size, `deliveries of ${name}`).to.equal(1);
   });
 });

@@ -26,9 +26,11 @@ describe('outbox: Redis killed and restarted during role creations', function ()
     receiver = await Receiver.start();
     running = await startService({
       env: {
-        ...FAST_ENV, REDIS_URL: redis.url,
+        ...FAST_ENV,
+        REDIS_URL: redis.url,
         // A delivery in flight when Redis died is taken up again once its lock lapses: quickly, here.
-        WEBHOOK_LOCK_DURATION_MS: '1000', WEBHOOK_STALLED_INTERVAL_MS: '1000',
+        WEBHOOK_LOCK_DURATION_MS: '1000',
+        WEBHOOK_STALLED_INTERVAL_MS: '1000',
       },
     });
   });
@@ -52,12 +54,19 @@ describe('outbox: Redis killed and restarted during role creations', function ()
           // Killed mid-stream; back once another third of the creations has been answered.
           outage = (async () => {
             await redis.kill();
-            await eventually(() => statuses.size >= (2 * CREATIONS) / 3, { timeoutMs: 60_000, what: 'creations during the outage' });
+            await eventually(() => statuses.size >= (2 * CREATIONS) / 3, {
+              timeoutMs: 60_000,
+              what: 'creations during the outage',
+            });
             await redis.restart();
           })();
         }
         const name = `restart-role-${index}`;
-        const response = await running.request('/api/roles', { method: 'POST', token, json: { name, description: 'during a restart' } });
+        const response = await running.request('/api/roles', {
+          method: 'POST',
+          token,
+          json: { name, description: 'during a restart' },
+        });
         await response.arrayBuffer();
         statuses.set(name, response.status);
       }
@@ -70,16 +79,19 @@ describe('outbox: Redis killed and restarted during role creations', function ()
     expect(statuses.size).to.equal(CREATIONS);
 
     const deliveriesByRole = new Map<string, Set<string>>();
-    await eventually(() => {
-      deliveriesByRole.clear();
-      for (const request of receiver.requests('/roles')) {
-        const body = JSON.parse(request.body) as { data: { name: string } };
-        const ids = deliveriesByRole.get(body.data.name) ?? new Set();
-        ids.add(String(request.headers['webhook-id']));
-        deliveriesByRole.set(body.data.name, ids);
-      }
-      return deliveriesByRole.size === CREATIONS;
-    }, { timeoutMs: 60_000, what: 'one delivery per created role' });
+    await eventually(
+      () => {
+        deliveriesByRole.clear();
+        for (const request of receiver.requests('/roles')) {
+          const body = JSON.parse(request.body) as { data: { name: string } };
+          const ids = deliveriesByRole.get(body.data.name) ?? new Set();
+          ids.add(String(request.headers['webhook-id']));
+          deliveriesByRole.set(body.data.name, ids);
+        }
+        return deliveriesByRole.size === CREATIONS;
+      },
+      { timeoutMs: 60_000, what: 'one delivery per created role' },
+    );
 
     expect([...deliveriesByRole.keys()].sort()).to.deep.equal([...statuses.keys()].sort());
     for (const [name, ids] of deliveriesByRole) expect(ids.size, `deliveries of ${name}`).to.equal(1);

@@ -25,7 +25,10 @@ forEachBackend('outbox relay', (backend) => {
     for (const relay of relays.splice(0)) await relay.stop();
   });
 
-  function relayOf(forward: (entry: OutboxEntry) => Promise<void>, options: Parameters<typeof createOutboxRelay>[0]['options'] = {}) {
+  function relayOf(
+    forward: (entry: OutboxEntry) => Promise<void>,
+    options: Parameters<typeof createOutboxRelay>[0]['options'] = {},
+  ) {
     const outbox = createOutboxRepository(store);
     const relay = createOutboxRelay({ store, outbox, forward, logger, options });
     relays.push(relay);
@@ -56,9 +59,12 @@ forEachBackend('outbox relay', (backend) => {
     const [held] = await outbox.claim(10, 300);
     expect(held).to.not.equal(undefined);
     const forwarded: string[] = [];
-    const { relay } = relayOf(async (entry) => {
-      forwarded.push(entry.id);
-    }, { pollMs: 50 });
+    const { relay } = relayOf(
+      async (entry) => {
+        forwarded.push(entry.id);
+      },
+      { pollMs: 50 },
+    );
     relay.start();
     await eventually(() => forwarded.length === 1, { what: 'the orphaned entry forwarded' });
     expect(forwarded).to.deep.equal([held!.id]);
@@ -69,27 +75,38 @@ forEachBackend('outbox relay', (backend) => {
     const outbox = createOutboxRepository(store);
     await outbox.add([craftedEvent('User.Created', { data: { id: 'retried' } })]);
     let attempts = 0;
-    const { relay } = relayOf(async () => {
-      attempts += 1;
-      if (attempts < 3) throw new Error('queue down');
-    }, { pollMs: 20, retryMs: 20 });
+    const { relay } = relayOf(
+      async () => {
+        attempts += 1;
+        if (attempts < 3) throw new Error('queue down');
+      },
+      { pollMs: 20, retryMs: 20 },
+    );
     relay.start();
-    await eventually(async () => attempts === 3 && (await outbox.size()) === 0, { what: 'the third attempt forwarded' });
+    await eventually(async () => attempts === 3 && (await outbox.size()) === 0, {
+      what: 'the third attempt forwarded',
+    });
   });
 
   it('forwards an entry committed in a transaction right away, without waiting for its next poll', async () => {
     const outbox = createOutboxRepository(store);
     const forwarded: OutboxEntry[] = [];
-    const { relay } = relayOf(async (entry) => {
-      forwarded.push(entry);
-    }, { pollMs: 60_000 });
+    const { relay } = relayOf(
+      async (entry) => {
+        forwarded.push(entry);
+      },
+      { pollMs: 60_000 },
+    );
     relay.start();
     await eventually(async () => (await store.collection('outbox').countDocuments({})) === 0);
     const log = createEventLog(store, { retentionMs: 60_000 });
     await log.prepare();
     const bus = new EventBus(createOutboxRecorder({ store, outbox, log, wake: relay.wake }));
     await store.transaction(() => bus.publish([craftedEvent('User.Created', { data: { id: 'prompt' } })]));
-    await eventually(() => forwarded.length === 1, { timeoutMs: 5000, what: 'the entry forwarded before the next poll' });
+    await eventually(() => forwarded.length === 1, {
+      timeoutMs: 5000,
+      what: 'the entry forwarded before the next poll',
+    });
     expect(forwarded[0]!.events.map((event) => event.event)).to.deep.equal(['User.Created']);
   });
 });
@@ -102,8 +119,14 @@ describe('outbox relay → delivery queue: deterministic job ids', () => {
       const hook = await createHook(running, { events: ['User.Created'], config: { url: 'http://127.0.0.1:9/never' } });
       await eventually(async () => (await running.service.core.store.collection('outbox').countDocuments({})) === 0);
       const entry: OutboxEntry = {
-        id: 'obx_twice', claim: 'test', createdAt: Date.now(), attempts: 2,
-        events: [craftedEvent('User.Created', { data: { id: 'u1' } }), craftedEvent('User.Created', { data: { id: 'u2' } })],
+        id: 'obx_twice',
+        claim: 'test',
+        createdAt: Date.now(),
+        attempts: 2,
+        events: [
+          craftedEvent('User.Created', { data: { id: 'u1' } }),
+          craftedEvent('User.Created', { data: { id: 'u2' } }),
+        ],
       };
       await running.service.webhooks.fanOut(entry);
       await running.service.webhooks.fanOut(entry);

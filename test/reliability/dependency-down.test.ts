@@ -17,12 +17,16 @@ describe('a backing store that is down', () => {
     expect(await res.json()).to.deep.include({ code: 'service.dependency_unavailable' });
 
     await createResource(running, 'https://down.example.com', ['read']);
-    const app = await createApplication(running, { type: 'Traditional', customClientMetadata: { allowTokenExchange: true } });
+    const app = await createApplication(running, {
+      type: 'Traditional',
+      customClientMetadata: { allowTokenExchange: true },
+    });
     const token = await fetch(`${running.baseUrl}/oidc/token`, {
       method: 'POST',
       headers: { authorization: `Basic ${Buffer.from(`${app.id}:${app.secret}`).toString('base64')}` },
       body: new URLSearchParams({
-        grant_type: 'urn:ietf:params:oauth:grant-type:token-exchange', subject_token: 'sub_tk_anything',
+        grant_type: 'urn:ietf:params:oauth:grant-type:token-exchange',
+        subject_token: 'sub_tk_anything',
         subject_token_type: 'urn:ietf:params:oauth:token-type:access_token',
       }),
     });
@@ -31,7 +35,10 @@ describe('a backing store that is down', () => {
 
     const ready = await fetch(`${running.baseUrl}/readyz`);
     expect(ready.status).to.equal(503);
-    expect(await ready.json()).to.deep.equal({ status: 'unavailable', checks: { documents: 'ok', keyValue: 'unavailable' } });
+    expect(await ready.json()).to.deep.equal({
+      status: 'unavailable',
+      checks: { documents: 'ok', keyValue: 'unavailable' },
+    });
     expect((await fetch(`${running.baseUrl}/healthz`)).status).to.equal(200);
   });
 });

@@ -34,14 +34,69 @@ describe('malformed requests to the OIDC endpoints', () => {
 
   it(`answers ${TOTAL} malformed token, auth, userinfo, introspection and sign-in page requests without a 5xx`, async () => {
     const random = generator(20261122);
-    const values = ['', ' ', 'x', '%', '\u0000', '😀', 'a'.repeat(5000), '[]', '{}', 'null', liveSubjectToken, 'sub_tk_x',
-      'https://fuzz.example.com', 'https://fuzz.example.com#frag', 'not a uri', GRANT, AT, 'openid read', app.id, spa.id];
-    const names = ['grant_type', 'subject_token', 'subject_token_type', 'actor_token', 'actor_token_type', 'resource', 'scope',
-      'client_id', 'client_secret', 'requested_token_type', 'code', 'redirect_uri', 'refresh_token', 'code_verifier'];
-    const grantTypes = [GRANT, 'client_credentials', 'authorization_code', 'refresh_token', 'password', '', 'x'.repeat(300)];
-    const auths = [undefined, `Basic ${Buffer.from(`${app.id}:${app.secret}`).toString('base64')}`, 'Basic !!!', 'Basic ',
-      `Basic ${Buffer.from(`${app.id}:wrong`).toString('base64')}`, `Basic ${Buffer.from('no-colon').toString('base64')}`, 'Bearer x'];
-    const contentTypes = ['application/x-www-form-urlencoded', 'application/json', 'text/plain', 'multipart/form-data', ''];
+    const values = [
+      '',
+      ' ',
+      'x',
+      '%',
+      '\u0000',
+      '😀',
+      'a'.repeat(5000),
+      '[]',
+      '{}',
+      'null',
+      liveSubjectToken,
+      'sub_tk_x',
+      'https://fuzz.example.com',
+      'https://fuzz.example.com#frag',
+      'not a uri',
+      GRANT,
+      AT,
+      'openid read',
+      app.id,
+      spa.id,
+    ];
+    const names = [
+      'grant_type',
+      'subject_token',
+      'subject_token_type',
+      'actor_token',
+      'actor_token_type',
+      'resource',
+      'scope',
+      'client_id',
+      'client_secret',
+      'requested_token_type',
+      'code',
+      'redirect_uri',
+      'refresh_token',
+      'code_verifier',
+    ];
+    const grantTypes = [
+      GRANT,
+      'client_credentials',
+      'authorization_code',
+      'refresh_token',
+      'password',
+      '',
+      'x'.repeat(300),
+    ];
+    const auths = [
+      undefined,
+      `Basic ${Buffer.from(`${app.id}:${app.secret}`).toString('base64')}`,
+      'Basic !!!',
+      'Basic ',
+      `Basic ${Buffer.from(`${app.id}:wrong`).toString('base64')}`,
+      `Basic ${Buffer.from('no-colon').toString('base64')}`,
+      'Bearer x',
+    ];
+    const contentTypes = [
+      'application/x-www-form-urlencoded',
+      'application/json',
+      'text/plain',
+      'multipart/form-data',
+      '',
+    ];
 
     const requests: Array<() => Promise<Response>> = [];
     for (let i = 0; i < TOTAL; i += 1) {
@@ -63,7 +118,10 @@ describe('malformed requests to the OIDC endpoints', () => {
         if (kind === 'me') return fetch(`${running.baseUrl}/oidc/me`, { headers });
         if (kind === 'interaction') {
           return fetch(`${running.baseUrl}/interaction/${interactionUid}${interactionPath}`, {
-            method: interactionPath ? 'POST' : 'GET', headers, body: interactionPath ? body : undefined, redirect: 'manual',
+            method: interactionPath ? 'POST' : 'GET',
+            headers,
+            body: interactionPath ? body : undefined,
+            redirect: 'manual',
           });
         }
         const path = kind === 'token' ? '/oidc/token' : '/oidc/token/introspection';

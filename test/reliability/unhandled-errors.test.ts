@@ -58,7 +58,11 @@ describe('an unexpected error', () => {
     const interaction = await openSignIn(running);
     const before = lines.length;
     fault.broken = true;
-    const res = await post(interaction, '/login', { csrf_token: interaction.token, identifier: String(user.username), password });
+    const res = await post(interaction, '/login', {
+      csrf_token: interaction.token,
+      identifier: String(user.username),
+      password,
+    });
     expect(res.status).to.equal(500);
     expect(res.headers.get('content-type')).to.match(/^text\/html/);
     expect(res.headers.get('content-security-policy')).to.include("default-src 'none'");

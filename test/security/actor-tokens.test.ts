@@ -2,7 +2,15 @@ import { expect } from 'chai';
 import { decodeJwt } from 'jose';
 import { startService, type RunningService } from '../support/service.ts';
 import { accountClient } from '../account/support.ts';
-import { createApplication, createResource, createRole, createUser, oauthError, subjectToken, tokenRequest } from '../support/fixtures.ts';
+import {
+  createApplication,
+  createResource,
+  createRole,
+  createUser,
+  oauthError,
+  subjectToken,
+  tokenRequest,
+} from '../support/fixtures.ts';
 import { newId } from '../../lib/ids.ts';
 
 const GRANT = 'urn:ietf:params:oauth:grant-type:token-exchange';
@@ -29,16 +37,26 @@ describe('actor tokens', () => {
 
   /** The user's own JWT access token for the API whose `scope` says "openid" — the API's scope of that name. */
   async function jwtToken(user: { username: string | null }): Promise<string> {
-    const token = await (await accountClient(running)).signIn(user.username!, PASSWORD, 'openid read', { resource: INDICATOR });
+    const token = await (await accountClient(running)).signIn(user.username!, PASSWORD, 'openid read', {
+      resource: INDICATOR,
+    });
     expect(String(decodeJwt(token).scope).split(' ').sort()).to.deep.equal(['openid', 'read']);
     return token;
   }
 
   async function actAs(actorToken: string) {
     const token = await subjectToken(running, alice.id);
-    const result = await exchange({ subject_token: token, resource: INDICATOR, actor_token: actorToken, actor_token_type: AT });
+    const result = await exchange({
+      subject_token: token,
+      resource: INDICATOR,
+      actor_token: actorToken,
+      actor_token_type: AT,
+    });
     if (result.status !== 200) {
-      expect((await exchange({ subject_token: token, resource: INDICATOR })).status, 'subject token not spent').to.equal(200);
+      expect(
+        (await exchange({ subject_token: token, resource: INDICATOR })).status,
+        'subject token not spent',
+      ).to.equal(200);
     }
     return result;
   }
@@ -49,7 +67,11 @@ describe('actor tokens', () => {
     resourceId = api.resource.id;
     // A scope named openid, as could be created before OIDC names were reserved.
     const legacy = await running.service.core.repositories.resources.insertScope({
-      id: newId(), resourceId, name: 'openid', description: null, createdAt: Date.now(),
+      id: newId(),
+      resourceId,
+      name: 'openid',
+      description: null,
+      createdAt: Date.now(),
     });
     roleId = (await createRole(running, [api.scopes.read!.id, legacy.id])).id;
     alice = await createUser(running);
@@ -75,7 +97,10 @@ describe('actor tokens', () => {
   it('refuses the token of a suspended actor (JWT and opaque)', async () => {
     const bob = await createUser(running, [roleId], {}, PASSWORD);
     const jwt = await jwtToken(bob);
-    const suspended = await running.request(`/api/users/${bob.id}/is-suspended`, { method: 'PATCH', json: { isSuspended: true } });
+    const suspended = await running.request(`/api/users/${bob.id}/is-suspended`, {
+      method: 'PATCH',
+      json: { isSuspended: true },
+    });
     expect(suspended.status).to.equal(200);
     const { status, body } = await actAs(jwt);
     expect(status).to.equal(400);
@@ -109,19 +134,27 @@ describe('actor tokens', () => {
   it('refuses OIDC scope names for API scopes, at creation and on rename', async () => {
     for (const name of RESERVED) {
       const res = await running.request(`/api/resources/${resourceId}/scopes`, { method: 'POST', json: { name } });
-      const body = await res.json() as { code: string; data: { issues: Array<{ path: string; message: string }> } };
+      const body = (await res.json()) as { code: string; data: { issues: Array<{ path: string; message: string }> } };
       expect(res.status, name).to.equal(400);
       expect(body.code).to.equal('guard.invalid_input');
       expect(body.data.issues[0]).to.include({ path: 'body.name' });
       expect(body.data.issues[0]!.message).to.match(/reserved/);
     }
-    const created = await running.request(`/api/resources/${resourceId}/scopes`, { method: 'POST', json: { name: 'openid:read' } });
+    const created = await running.request(`/api/resources/${resourceId}/scopes`, {
+      method: 'POST',
+      json: { name: 'openid:read' },
+    });
     expect(created.status, 'a name that merely contains one is fine').to.equal(201);
-    const { id } = await created.json() as { id: string };
-    const renamed = await running.request(`/api/resources/${resourceId}/scopes/${id}`, { method: 'PATCH', json: { name: 'openid' } });
+    const { id } = (await created.json()) as { id: string };
+    const renamed = await running.request(`/api/resources/${resourceId}/scopes/${id}`, {
+      method: 'PATCH',
+      json: { name: 'openid' },
+    });
     expect(renamed.status).to.equal(400);
-    expect((await renamed.json() as { code: string }).code).to.equal('guard.invalid_input');
-    const scopes = await (await running.request(`/api/resources/${resourceId}/scopes?search=%25openid%25`)).json() as Array<{ id: string; name: string }>;
+    expect(((await renamed.json()) as { code: string }).code).to.equal('guard.invalid_input');
+    const scopes = (await (
+      await running.request(`/api/resources/${resourceId}/scopes?search=%25openid%25`)
+    ).json()) as Array<{ id: string; name: string }>;
     expect(scopes.find((scope) => scope.id === id)?.name).to.equal('openid:read');
   });
 });

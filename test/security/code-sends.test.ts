@@ -50,7 +50,9 @@ for (const backend of ['embedded', 'redis'] as const) {
       running = await startService({
         logger: captured.logger,
         env: {
-          SMTP_URL: mailbox.url, REDIS_URL: backend === 'redis' ? REDIS_URL : undefined, TRUST_PROXY: 'true',
+          SMTP_URL: mailbox.url,
+          REDIS_URL: backend === 'redis' ? REDIS_URL : undefined,
+          TRUST_PROXY: 'true',
           MESSAGE_RATE_LIMIT_PER_IP: String(PER_IP),
         },
       });
@@ -76,13 +78,19 @@ for (const backend of ['embedded', 'redis'] as const) {
     /** `POST /verification/verification-code` from `ip`, with the headers of its answer. */
     async function send(client: ExperienceClient, email: string, event: string, ip: string) {
       const res = await client.browser.request(`${running.baseUrl}/api/experience/verification/verification-code`, {
-        method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-for': ip },
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-forwarded-for': ip },
         body: JSON.stringify({ identifier: { type: 'email', value: email }, interactionEvent: event }),
       });
-      return { status: res.status, retryAfter: res.headers.get('retry-after'), body: await res.json() as Record<string, any> };
+      return {
+        status: res.status,
+        retryAfter: res.headers.get('retry-after'),
+        body: (await res.json()) as Record<string, any>,
+      };
     }
 
-    const knownUser = async () => createUser(running, [], { username: uniqueName('known'), primaryEmail: address('known') }, PASSWORD);
+    const knownUser = async () =>
+      createUser(running, [], { username: uniqueName('known'), primaryEmail: address('known') }, PASSWORD);
 
     it('answers a code to a known address before its message has gone out, as it answers an unknown one', async function () {
       // Without sending in the background, the answer would wait for the held message until this test times out.
@@ -101,7 +109,9 @@ for (const backend of ['embedded', 'redis'] as const) {
       release();
       const code = codeFrom(await mailbox.waitFor(known.primaryEmail!));
       await client.ok('POST', '/verification/verification-code/verify', {
-        identifier: { type: 'email', value: known.primaryEmail }, verificationId: toKnown.body.verificationId, code,
+        identifier: { type: 'email', value: known.primaryEmail },
+        verificationId: toKnown.body.verificationId,
+        code,
       });
     });
 
@@ -114,10 +124,19 @@ for (const backend of ['embedded', 'redis'] as const) {
       expect(toKnown.status).to.equal(200);
       expect(toStranger.status).to.equal(200);
       expect(Object.keys(toKnown.body)).to.deep.equal(Object.keys(toStranger.body));
-      const line = await eventually(() => captured.lines.find((logged: LogLine) => logged.msg === 'a message sent in the background was not delivered'
-        && logged.purpose === 'ForgotPassword'), { what: 'the warning about the undelivered message' });
+      const line = await eventually(
+        () =>
+          captured.lines.find(
+            (logged: LogLine) =>
+              logged.msg === 'a message sent in the background was not delivered' &&
+              logged.purpose === 'ForgotPassword',
+          ),
+        { what: 'the warning about the undelivered message' },
+      );
       expect(line).to.include({ code: 'connector.general', channel: 'email' });
-      expect(JSON.stringify(line), 'neither the address nor a code').not.to.include(known.primaryEmail!).and.not.match(/\b\d{6}\b/);
+      expect(JSON.stringify(line), 'neither the address nor a code')
+        .not.to.include(known.primaryEmail!)
+        .and.not.match(/\b\d{6}\b/);
     });
 
     it('refuses the 11th code of one sign-in, whatever its recipients (429 with Retry-After, no Message.RateLimited)', async () => {
@@ -131,7 +150,9 @@ for (const backend of ['embedded', 'redis'] as const) {
       expect(refused.status).to.equal(429);
       expect(refused.body.code).to.equal('request.message_rate_limited');
       expect(Number(refused.retryAfter)).to.be.within(1, 600);
-      expect(events.filter((event) => event.event === 'Message.RateLimited' && recipients.includes(String(event.recipient)))).to.deep.equal([]);
+      expect(
+        events.filter((event) => event.event === 'Message.RateLimited' && recipients.includes(String(event.recipient))),
+      ).to.deep.equal([]);
       // Another sign-in from elsewhere still sends to the last of them.
       expect((await send(await started('SignIn'), recipients[10]!, 'SignIn', clientIp())).status).to.equal(200);
     });
@@ -145,11 +166,16 @@ for (const backend of ['embedded', 'redis'] as const) {
       const recipients = Array.from({ length: CONCURRENT }, () => address('burst'));
       const answers = await Promise.all(recipients.map((to, nth) => sendOne(to, nth)));
       const statuses = answers.map((answer) => answer.status);
-      expect(statuses.filter((status) => status === 429), statuses.join(',')).to.have.length(CONCURRENT - budget);
+      expect(
+        statuses.filter((status) => status === 429),
+        statuses.join(','),
+      ).to.have.length(CONCURRENT - budget);
       expect(statuses.filter((status) => status === 200 || status === 409)).to.have.length(budget);
       expect(answers.find((answer) => answer.status === 429)!.retryAfter).to.match(/^\d+$/);
-      await eventually(() => recipients.filter((to) => mailbox.messages(to).length > 0).length === budget || undefined,
-        { what: `${budget} messages` });
+      await eventually(
+        () => recipients.filter((to) => mailbox.messages(to).length > 0).length === budget || undefined,
+        { what: `${budget} messages` },
+      );
     }
 
     it(`sends exactly 10 of ${CONCURRENT} concurrent codes of one sign-in to as many addresses`, async () => {
@@ -169,12 +195,21 @@ for (const backend of ['embedded', 'redis'] as const) {
       await createUser(running, [], { username }, PASSWORD);
       const token = await apps.signIn(username, PASSWORD);
       const ip = clientIp();
-      const answers = await Promise.all(Array.from({ length: CONCURRENT }, async () => {
-        const res = await running.request('/api/verifications/verification-code', {
-          method: 'POST', token, headers: { 'x-forwarded-for': ip }, json: { identifier: { type: 'email', value: address('account') } },
-        });
-        return { status: res.status, retryAfter: res.headers.get('retry-after'), body: await res.json() as Record<string, unknown> };
-      }));
+      const answers = await Promise.all(
+        Array.from({ length: CONCURRENT }, async () => {
+          const res = await running.request('/api/verifications/verification-code', {
+            method: 'POST',
+            token,
+            headers: { 'x-forwarded-for': ip },
+            json: { identifier: { type: 'email', value: address('account') } },
+          });
+          return {
+            status: res.status,
+            retryAfter: res.headers.get('retry-after'),
+            body: (await res.json()) as Record<string, unknown>,
+          };
+        }),
+      );
       const statuses = answers.map((answer) => answer.status);
       expect(statuses.filter((status) => status === 201)).to.have.length(10);
       expect(statuses.filter((status) => status === 429)).to.have.length(CONCURRENT - 10);

@@ -24,7 +24,7 @@ describe('CSRF tokens on the sign-in forms', () => {
 
   const named = (name: string) => events.filter((event) => event.event === name);
 
-  it('refuses a sign-in without the token, or with another interaction\'s, with 403 and no password check', async () => {
+  it("refuses a sign-in without the token, or with another interaction's, with 403 and no password check", async () => {
     const signIn = await openSignIn(running);
     const other = await openSignIn(running);
     const forged: Array<Record<string, string>> = [
@@ -43,16 +43,25 @@ describe('CSRF tokens on the sign-in forms', () => {
     expect(named('PostSignIn')).to.have.length(0);
     expect(named('Identifier.Lockout')).to.have.length(0);
 
-    const genuine = await post(signIn, '/login', { csrf_token: signIn.token, identifier: username, password: PASSWORD });
+    const genuine = await post(signIn, '/login', {
+      csrf_token: signIn.token,
+      identifier: username,
+      password: PASSWORD,
+    });
     expect(genuine.status).to.equal(303);
     expect(named('PostSignIn')).to.have.length(1);
   });
 
   it('refuses a JSON or empty body on the sign-in form', async () => {
     const signIn = await openSignIn(running);
-    const json = await post(signIn, '/login', JSON.stringify({ csrf_token: signIn.token, identifier: username, password: PASSWORD }), {
-      'content-type': 'application/json',
-    });
+    const json = await post(
+      signIn,
+      '/login',
+      JSON.stringify({ csrf_token: signIn.token, identifier: username, password: PASSWORD }),
+      {
+        'content-type': 'application/json',
+      },
+    );
     expect(json.status).to.equal(403);
     const empty = await signIn.browser.request(`${signIn.url}/login`, { method: 'POST' });
     expect(empty.status).to.equal(403);
@@ -60,7 +69,11 @@ describe('CSRF tokens on the sign-in forms', () => {
 
   it('refuses consent and cancel without the token; with it they complete', async () => {
     const signIn = await openSignIn(running, { thirdParty: true });
-    const consent = await signIn.browser.submit(`${signIn.url}/login`, { identifier: username, password: PASSWORD }, REDIRECT);
+    const consent = await signIn.browser.submit(
+      `${signIn.url}/login`,
+      { identifier: username, password: PASSWORD },
+      REDIRECT,
+    );
     const consentUrl = consent.url;
     const token = csrfToken(await consent.res.text());
     const interaction = { ...signIn, url: consentUrl, token };

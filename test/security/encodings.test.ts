@@ -9,7 +9,9 @@ type Body = RequestInit['body'];
 const CORRUPT = ['gzip', 'deflate', 'br', 'GZIP', 'x-gzip'];
 const UNSUPPORTED = ['compress', 'zstd', 'gzip, br', 'bogus'];
 const ENCODERS: Record<string, (data: string) => Buffer> = {
-  gzip: (data) => gzipSync(data), deflate: (data) => deflateSync(data), br: (data) => brotliCompressSync(data),
+  gzip: (data) => gzipSync(data),
+  deflate: (data) => deflateSync(data),
+  br: (data) => brotliCompressSync(data),
 };
 
 describe('request bodies with a Content-Encoding', () => {
@@ -24,7 +26,8 @@ describe('request bodies with a Content-Encoding', () => {
 
   function api(method: string, path: string, body: Body, encoding: string) {
     return fetch(`${running.baseUrl}${path}`, {
-      method, body,
+      method,
+      body,
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-encoding': encoding },
     });
   }
@@ -33,15 +36,24 @@ describe('request bodies with a Content-Encoding', () => {
     it('answers 400 guard.invalid_body_encoding for a body that does not decode', async () => {
       const user = await createUser(running);
       for (const encoding of CORRUPT) {
-        for (const [method, path] of [['POST', '/api/users'], ['PATCH', `/api/users/${user.id}`], ['POST', '/api/hooks']]) {
+        for (const [method, path] of [
+          ['POST', '/api/users'],
+          ['PATCH', `/api/users/${user.id}`],
+          ['POST', '/api/hooks'],
+        ]) {
           const res = await api(method!, path!, JSON.stringify({ name: 'plain' }), encoding);
           expect(res.status, `${method} ${path} ${encoding}`).to.equal(400);
-          expect((await res.json() as { code: string }).code).to.equal('guard.invalid_body_encoding');
+          expect(((await res.json()) as { code: string }).code).to.equal('guard.invalid_body_encoding');
         }
       }
-      const truncated = await api('POST', '/api/users', gzipSync(JSON.stringify({ username: 'cut' })).subarray(0, 15), 'gzip');
+      const truncated = await api(
+        'POST',
+        '/api/users',
+        gzipSync(JSON.stringify({ username: 'cut' })).subarray(0, 15),
+        'gzip',
+      );
       expect(truncated.status).to.equal(400);
-      expect((await truncated.json() as { code: string }).code).to.equal('guard.invalid_body_encoding');
+      expect(((await truncated.json()) as { code: string }).code).to.equal('guard.invalid_body_encoding');
     });
 
     it('answers 415 guard.unsupported_content_encoding for a coding it does not decode', async () => {
@@ -49,7 +61,7 @@ describe('request bodies with a Content-Encoding', () => {
         const res = await api('POST', '/api/users', JSON.stringify({ username: 'x' }), encoding);
         expect(res.status, encoding).to.equal(415);
         expect(res.headers.get('accept-encoding')).to.equal('gzip, deflate, br');
-        const body = await res.json() as { code: string; message: string };
+        const body = (await res.json()) as { code: string; message: string };
         expect(body.code).to.equal('guard.unsupported_content_encoding');
         expect(body.message).to.include(encoding);
       }
@@ -63,9 +75,9 @@ describe('request bodies with a Content-Encoding', () => {
       const bomb = gzipSync(JSON.stringify({ username: 'x', name: 'a'.repeat(1024 * 1024) }));
       const tooLarge = await api('POST', '/api/users', bomb, 'gzip');
       expect(tooLarge.status).to.equal(413);
-      expect((await tooLarge.json() as { code: string }).code).to.equal('guard.payload_too_large');
+      expect(((await tooLarge.json()) as { code: string }).code).to.equal('guard.payload_too_large');
       const notJson = await api('POST', '/api/users', gzipSync('{not json'), 'gzip');
-      expect((await notJson.json() as { code: string }).code).to.equal('guard.invalid_json');
+      expect(((await notJson.json()) as { code: string }).code).to.equal('guard.invalid_json');
     });
   });
 
@@ -74,7 +86,10 @@ describe('request bodies with a Content-Encoding', () => {
       const password = 'an encoded password';
       const username = String((await createUser(running, [], {}, password)).username);
       for (const step of ['/login', '/consent', '/abort']) {
-        for (const [encoding, status] of [...CORRUPT.map((e) => [e, 400] as const), ...UNSUPPORTED.map((e) => [e, 415] as const)]) {
+        for (const [encoding, status] of [
+          ...CORRUPT.map((e) => [e, 400] as const),
+          ...UNSUPPORTED.map((e) => [e, 415] as const),
+        ]) {
           const signIn = await openSignIn(running);
           const fields = new URLSearchParams({ csrf_token: signIn.token, identifier: username, password }).toString();
           const res = await post(signIn, step, fields, { 'content-encoding': encoding });
@@ -103,17 +118,22 @@ describe('request bodies with a Content-Encoding', () => {
       const form = 'grant_type=client_credentials';
       const bodies: Array<[string, Body]> = [
         ...[...CORRUPT, ...UNSUPPORTED].map((encoding) => [encoding, form] as [string, Body]),
-        ['gzip', gzipSync(form)], ['br', brotliCompressSync(form)],
+        ['gzip', gzipSync(form)],
+        ['br', brotliCompressSync(form)],
       ];
       for (const [encoding, body] of bodies) {
         const res = await fetch(`${running.baseUrl}/oidc/token`, {
-          method: 'POST', body, headers: { authorization: basic, 'content-type': FORM, 'content-encoding': encoding },
+          method: 'POST',
+          body,
+          headers: { authorization: basic, 'content-type': FORM, 'content-encoding': encoding },
         });
         expect(res.status, encoding).to.equal(415);
         expect(await res.json()).to.include({ error: 'invalid_request' });
       }
       const plain = await fetch(`${running.baseUrl}/oidc/token`, {
-        method: 'POST', body: form, headers: { authorization: basic, 'content-type': FORM, 'content-encoding': 'identity' },
+        method: 'POST',
+        body: form,
+        headers: { authorization: basic, 'content-type': FORM, 'content-encoding': 'identity' },
       });
       expect(plain.status).to.equal(200);
     });

@@ -17,10 +17,27 @@ const REFUSED: Array<[string, Record<string, string>]> = [
   ['a name that is not a token', { 'x tenant': 'acme' }],
   ['a name with a non-ASCII letter', { 'x-tenänt': 'acme' }],
   ['an empty name', { '': 'acme' }],
-  ...['Trailer', 'Connection', 'Transfer-Encoding', 'Keep-Alive', 'Upgrade', 'TE', 'Host', 'Content-Length',
-    'Proxy-Authorization', 'proxy-connection', 'CONNECTION'].map((name) => [`the ${name} header`, { [name]: 'x' }] as [string, Record<string, string>]),
-  ...['Content-Type', 'User-Agent', 'Webhook-Id', 'Webhook-Timestamp', 'Webhook-Signature', 'Logto-Signature-Sha-256']
-    .map((name) => [`the service's own ${name}`, { [name]: 'x' }] as [string, Record<string, string>]),
+  ...[
+    'Trailer',
+    'Connection',
+    'Transfer-Encoding',
+    'Keep-Alive',
+    'Upgrade',
+    'TE',
+    'Host',
+    'Content-Length',
+    'Proxy-Authorization',
+    'proxy-connection',
+    'CONNECTION',
+  ].map((name) => [`the ${name} header`, { [name]: 'x' }] as [string, Record<string, string>]),
+  ...[
+    'Content-Type',
+    'User-Agent',
+    'Webhook-Id',
+    'Webhook-Timestamp',
+    'Webhook-Signature',
+    'Logto-Signature-Sha-256',
+  ].map((name) => [`the service's own ${name}`, { [name]: 'x' }] as [string, Record<string, string>]),
 ];
 
 describe('custom webhook headers', () => {
@@ -47,14 +64,29 @@ describe('custom webhook headers', () => {
   for (const [label, headers] of REFUSED) {
     const name = Object.keys(headers)[0]!;
     it(`refuses ${label} at registration and on update, naming the header`, async () => {
-      await expectRefused(await running.request('/api/hooks', {
-        method: 'POST', json: { name: 'h', events: ['User.Created'], config: { url: URL_OK, headers: { 'x-fine': 'ok', ...headers } } },
-      }), name);
-      const hook = await createHook(running, { events: ['User.Created'], config: { url: URL_OK, headers: { 'x-fine': 'ok' } } });
-      await expectRefused(await running.request(`/api/hooks/${hook.id}`, {
-        method: 'PATCH', json: { config: { url: URL_OK, headers } },
-      }), name);
-      const stored = await (await running.request(`/api/hooks/${hook.id}`)).json() as { config: unknown };
+      await expectRefused(
+        await running.request('/api/hooks', {
+          method: 'POST',
+          json: {
+            name: 'h',
+            events: ['User.Created'],
+            config: { url: URL_OK, headers: { 'x-fine': 'ok', ...headers } },
+          },
+        }),
+        name,
+      );
+      const hook = await createHook(running, {
+        events: ['User.Created'],
+        config: { url: URL_OK, headers: { 'x-fine': 'ok' } },
+      });
+      await expectRefused(
+        await running.request(`/api/hooks/${hook.id}`, {
+          method: 'PATCH',
+          json: { config: { url: URL_OK, headers } },
+        }),
+        name,
+      );
+      const stored = (await (await running.request(`/api/hooks/${hook.id}`)).json()) as { config: unknown };
       expect(stored.config).to.deep.equal({ url: URL_OK, headers: { 'x-fine': 'ok' } });
     });
   }

@@ -1,7 +1,15 @@
 import { expect } from 'chai';
 import { json, uniqueName, type ExperienceClient } from '../experience/support.ts';
 import { startFederation, type Federation } from '../connectors/support.ts';
-import { DEFAULT_MFA, enrolTotp, identifiedByPassword, mfaPolicy, passwordUser, PASSWORD, totpCode } from '../mfa/support.ts';
+import {
+  DEFAULT_MFA,
+  enrolTotp,
+  identifiedByPassword,
+  mfaPolicy,
+  passwordUser,
+  PASSWORD,
+  totpCode,
+} from '../mfa/support.ts';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
@@ -27,14 +35,15 @@ for (const backend of ['embedded', 'redis'] as const) {
       await client.ok('PUT', '/interaction-event', { interactionEvent: 'Register' });
       await client.ok('PUT', '/interaction-event', { interactionEvent: 'SignIn' });
       const { verificationId } = await client.ok('POST', '/verification/password', {
-        identifier: { type: 'username', value: victim.username }, password: PASSWORD,
+        identifier: { type: 'username', value: victim.username },
+        password: PASSWORD,
       });
       await client.ok('POST', '/identification', { verificationId });
     }
 
     const factorsOf = async (userId: string) => json(f.h.running.request(`/api/users/${userId}/mfa-verifications`));
 
-    it('a second factor proved for one account does not pass another\'s (403 session.mfa.require_mfa_verification)', async () => {
+    it("a second factor proved for one account does not pass another's (403 session.mfa.require_mfa_verification)", async () => {
       const attacker = await passwordUser(f.h);
       const attackerSecret = await enrolTotp(f.h, attacker.id);
       const victim = await passwordUser(f.h);
@@ -45,8 +54,14 @@ for (const backend of ['embedded', 'redis'] as const) {
       await switchToVictim(client, victim);
       const submitted = await client.api('POST', '/submit');
       expect(submitted.status, JSON.stringify(submitted.body)).to.equal(403);
-      expect(submitted.body).to.deep.include({ code: 'session.mfa.require_mfa_verification', data: { availableFactors: ['Totp'] } });
-      expect((await client.api('GET', '/interaction')).body.userId, 'the victim is identified, and still has to prove a factor').to.equal(victim.id);
+      expect(submitted.body).to.deep.include({
+        code: 'session.mfa.require_mfa_verification',
+        data: { availableFactors: ['Totp'] },
+      });
+      expect(
+        (await client.api('GET', '/interaction')).body.userId,
+        'the victim is identified, and still has to prove a factor',
+      ).to.equal(victim.id);
     });
 
     it('backup codes made for one account are never stored on another, nor replace its codes', async () => {
@@ -55,17 +70,25 @@ for (const backend of ['embedded', 'redis'] as const) {
       const attackerSecret = await enrolTotp(f.h, attacker.id);
       const victim = await passwordUser(f.h);
       const victimSecret = await enrolTotp(f.h, victim.id);
-      const victimCodes = (await json(f.h.running.request(`/api/users/${victim.id}/mfa-verifications`, {
-        method: 'POST', json: { type: 'BackupCode' },
-      }))).codes as string[];
+      const victimCodes = (
+        await json(
+          f.h.running.request(`/api/users/${victim.id}/mfa-verifications`, {
+            method: 'POST',
+            json: { type: 'BackupCode' },
+          }),
+        )
+      ).codes as string[];
 
       const client = await identifiedByPassword(f.h, attacker.username);
       await client.ok('POST', '/verification/totp/verify', { code: totpCode(attackerSecret) });
       const generated = await client.ok('POST', '/verification/backup-code/generate');
       await client.ok('POST', '/profile/mfa', { type: 'BackupCode', verificationId: generated.verificationId });
       await switchToVictim(client, victim);
-      const bindAgain = await client.api('POST', '/profile/mfa', { type: 'BackupCode', verificationId: generated.verificationId });
-      expect(bindAgain.status, 'the attacker\'s codes are no verification of the victim\'s').to.equal(404);
+      const bindAgain = await client.api('POST', '/profile/mfa', {
+        type: 'BackupCode',
+        verificationId: generated.verificationId,
+      });
+      expect(bindAgain.status, "the attacker's codes are no verification of the victim's").to.equal(404);
       expect(bindAgain.body.code).to.equal('session.verification_session_not_found');
       expect((await client.api('POST', '/submit')).status).to.equal(403);
       // Even after the victim's own factor is proved, the codes bound for the attacker's account are not stored on the victim.
@@ -82,11 +105,14 @@ for (const backend of ['embedded', 'redis'] as const) {
       expect((await next.submitForTokens()).claims()!.sub).to.equal(victim.id);
     });
 
-    it('an enterprise SSO sign-in of one account neither skips another\'s second factor nor links to it', async () => {
+    it("an enterprise SSO sign-in of one account neither skips another's second factor nor links to it", async () => {
       const domain = `corp-${Math.random().toString(36).slice(2, 10)}.example`;
       const created = await f.h.running.request('/api/sso-connectors', {
-        method: 'POST', json: {
-          providerName: 'OIDC', connectorName: uniqueName('Corp'), domains: [domain],
+        method: 'POST',
+        json: {
+          providerName: 'OIDC',
+          connectorName: uniqueName('Corp'),
+          domains: [domain],
           config: { clientId: f.client.id, clientSecret: f.client.secret, issuer: `${f.upstream.baseUrl}/oidc` },
         },
       });
@@ -97,7 +123,9 @@ for (const backend of ['embedded', 'redis'] as const) {
       await enrolTotp(f.h, victim.id);
 
       // The attacker's own account has the employee's email, so the first sign-in through the connector links to it.
-      const attacker = await json(f.h.running.request('/api/users', { method: 'POST', json: { primaryEmail: employee.email } }));
+      const attacker = await json(
+        f.h.running.request('/api/users', { method: 'POST', json: { primaryEmail: employee.email } }),
+      );
 
       /** A sign-in through the connector as the employee, identified. */
       async function ssoSignIn(): Promise<ExperienceClient> {
@@ -113,7 +141,10 @@ for (const backend of ['embedded', 'redis'] as const) {
       expect(submitted.body.code).to.equal('session.mfa.require_mfa_verification');
       const stored = await json(f.h.running.request(`/api/users/${victim.id}?includeSsoIdentities=true`));
       expect(stored.ssoIdentities, 'nothing linked to the victim').to.deep.equal([]);
-      expect((await (await ssoSignIn()).submitForTokens()).claims()!.sub, 'the identity still signs in its own account').to.equal(attacker.id);
+      expect(
+        (await (await ssoSignIn()).submitForTokens()).claims()!.sub,
+        'the identity still signs in its own account',
+      ).to.equal(attacker.id);
     });
 
     it('submit refuses a record naming another account for a proof (409 session.identity_conflict)', async () => {
@@ -124,7 +155,8 @@ for (const backend of ['embedded', 'redis'] as const) {
       const uid = await client.open(f.h.app);
       await client.ok('PUT', '', { interactionEvent: 'SignIn' });
       const { verificationId } = await client.ok('POST', '/verification/password', {
-        identifier: { type: 'username', value: victim.username }, password: PASSWORD,
+        identifier: { type: 'username', value: victim.username },
+        password: PASSWORD,
       });
       await client.ok('POST', '/identification', { verificationId });
       // A record as only a fault could leave it: a proof made for the attacker's account beside the victim identified.
@@ -137,14 +169,15 @@ for (const backend of ['embedded', 'redis'] as const) {
       expect(submitted.body.code).to.equal('session.identity_conflict');
     });
 
-    it('control: switching Register → SignIn for one\'s own account still signs in, second factor included', async () => {
+    it("control: switching Register → SignIn for one's own account still signs in, second factor included", async () => {
       const owner = await passwordUser(f.h);
       const secret = await enrolTotp(f.h, owner.id);
       const client = f.h.client();
       await client.open(f.h.app);
       await client.ok('PUT', '', { interactionEvent: 'Register' });
       const { verificationId } = await client.ok('POST', '/verification/password', {
-        identifier: { type: 'username', value: owner.username }, password: PASSWORD,
+        identifier: { type: 'username', value: owner.username },
+        password: PASSWORD,
       });
       await client.ok('PUT', '/interaction-event', { interactionEvent: 'SignIn' });
       await client.ok('POST', '/identification', { verificationId });

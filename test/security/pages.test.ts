@@ -30,7 +30,11 @@ describe('security headers of the HTML pages', () => {
     expect(wrong.status).to.equal(401);
     expect(expectSecurePage(wrong, await wrong.text())).to.have.members([running.baseUrl, CLIENT_ORIGIN]);
 
-    const signedIn = await signIn.browser.submit(`${signIn.url}/login`, { identifier: username, password: PASSWORD }, REDIRECT);
+    const signedIn = await signIn.browser.submit(
+      `${signIn.url}/login`,
+      { identifier: username, password: PASSWORD },
+      REDIRECT,
+    );
     const consent = await signedIn.res.text();
     expect(consent).to.include('asks for access');
     expect(expectSecurePage(signedIn.res, consent)).to.have.members([running.baseUrl, CLIENT_ORIGIN]);
@@ -58,7 +62,11 @@ describe('security headers of the HTML pages', () => {
 
   it("the provider's form_post response: its inline script allowed by hash, posting to the client only", async () => {
     const signIn = await openSignIn(running, { params: { response_mode: 'form_post' } });
-    const done = await signIn.browser.submit(`${signIn.url}/login`, { identifier: username, password: PASSWORD }, REDIRECT);
+    const done = await signIn.browser.submit(
+      `${signIn.url}/login`,
+      { identifier: username, password: PASSWORD },
+      REDIRECT,
+    );
     const html = await done.res.text();
     expect(done.res.status, html).to.equal(200);
     expect(html).to.include(`action="${REDIRECT}"`);
@@ -76,7 +84,8 @@ describe('security headers of the HTML pages', () => {
 
     const xsrf = /name="xsrf" value="([^"]+)"/.exec(confirmHtml)![1]!;
     const out = await signIn.browser.follow(`${running.baseUrl}/oidc/session/end/confirm`, REDIRECT, {
-      method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
       body: new URLSearchParams({ xsrf, logout: 'yes' }).toString(),
     });
     const success = await out.res.text();
@@ -101,7 +110,11 @@ describe('security headers of the HTML pages', () => {
     // Password sign-in, "Send code" for a sign-in code, and Cancel.
     expect(forms).to.have.length(3);
     for (const form of forms) expect(csrfToken(form)).to.equal(signIn.token);
-    const consent = await signIn.browser.submit(`${signIn.url}/login`, { identifier: username, password: PASSWORD }, REDIRECT);
+    const consent = await signIn.browser.submit(
+      `${signIn.url}/login`,
+      { identifier: username, password: PASSWORD },
+      REDIRECT,
+    );
     const consentForms = [...(await consent.res.text()).matchAll(/<form\b[\s\S]*?<\/form>/g)].map((m) => m[0]);
     expect(consentForms).to.have.length(2);
     // Consent is an interaction of its own, with its own token.

@@ -9,7 +9,10 @@ const NATIVE_CALLBACK = 'com.example.app:/oauth/callback';
 
 type Field = 'redirectUris' | 'postLogoutRedirectUris';
 
-interface ErrorBody { code: string; data?: { issues: Array<{ path: string; message: string }> } }
+interface ErrorBody {
+  code: string;
+  data?: { issues: Array<{ path: string; message: string }> };
+}
 
 /** Shapes node-oidc-provider refuses, per application type and field. */
 const REFUSED: Array<{ type: string; field: Field; uri: string; why: RegExp }> = [
@@ -46,10 +49,17 @@ describe('redirect URIs are validated as the OIDC provider will read them', () =
   /** A token exchange by the application: fails with invalid_client when the provider refuses its metadata. */
   async function exchangeWorks(app: { id: string; secret?: string }) {
     const user = await createUser(running);
-    const { status, body } = await tokenRequest(running, {
-      grant_type: GRANT, subject_token: await subjectToken(running, user.id), subject_token_type: AT, scope: 'openid',
-      client_id: app.secret ? undefined : app.id,
-    }, app);
+    const { status, body } = await tokenRequest(
+      running,
+      {
+        grant_type: GRANT,
+        subject_token: await subjectToken(running, user.id),
+        subject_token_type: AT,
+        scope: 'openid',
+        client_id: app.secret ? undefined : app.id,
+      },
+      app,
+    );
     return { status, body };
   }
 
@@ -57,18 +67,22 @@ describe('redirect URIs are validated as the OIDC provider will read them', () =
     it(`refuses ${uri} in ${field} of a ${type} application, at creation and update`, async () => {
       const name = `app-${newId(6)}`;
       const created = await running.request('/api/applications', {
-        method: 'POST', json: { name, type, oidcClientMetadata: { [field]: [uri] } },
+        method: 'POST',
+        json: { name, type, oidcClientMetadata: { [field]: [uri] } },
       });
-      expectRefused(created.status, await created.json() as ErrorBody, field, why);
-      const listed = await (await running.request(`/api/applications?search=${name}`)).json() as unknown[];
+      expectRefused(created.status, (await created.json()) as ErrorBody, field, why);
+      const listed = (await (await running.request(`/api/applications?search=${name}`)).json()) as unknown[];
       expect(listed, 'nothing was created').to.have.length(0);
 
       const app = await createApplication(running, { type });
       const updated = await running.request(`/api/applications/${app.id}`, {
-        method: 'PATCH', json: { oidcClientMetadata: { [field]: [uri] } },
+        method: 'PATCH',
+        json: { oidcClientMetadata: { [field]: [uri] } },
       });
-      expectRefused(updated.status, await updated.json() as ErrorBody, field, why);
-      const stored = await (await running.request(`/api/applications/${app.id}`)).json() as { oidcClientMetadata: Record<Field, string[]> };
+      expectRefused(updated.status, (await updated.json()) as ErrorBody, field, why);
+      const stored = (await (await running.request(`/api/applications/${app.id}`)).json()) as {
+        oidcClientMetadata: Record<Field, string[]>;
+      };
       expect(stored.oidcClientMetadata[field]).to.deep.equal([]);
     });
   }
@@ -77,31 +91,50 @@ describe('redirect URIs are validated as the OIDC provider will read them', () =
     const res = await running.request('/api/applications', {
       method: 'POST',
       json: {
-        name: 'native', type: 'Native', customClientMetadata: { allowTokenExchange: true },
-        oidcClientMetadata: { redirectUris: [NATIVE_CALLBACK, 'http://127.0.0.1/cb'], postLogoutRedirectUris: ['com.example.app:/bye'] },
+        name: 'native',
+        type: 'Native',
+        customClientMetadata: { allowTokenExchange: true },
+        oidcClientMetadata: {
+          redirectUris: [NATIVE_CALLBACK, 'http://127.0.0.1/cb'],
+          postLogoutRedirectUris: ['com.example.app:/bye'],
+        },
       },
     });
     expect(res.status).to.equal(201);
-    const app = await res.json() as { id: string };
+    const app = (await res.json()) as { id: string };
     expect((await exchangeWorks(app)).status).to.equal(200);
 
     const patched = await running.request(`/api/applications/${app.id}`, {
-      method: 'PATCH', json: { oidcClientMetadata: { redirectUris: ['com.example.other:/cb', 'http://[::1]:8080/cb'] } },
+      method: 'PATCH',
+      json: { oidcClientMetadata: { redirectUris: ['com.example.other:/cb', 'http://[::1]:8080/cb'] } },
     });
     expect(patched.status).to.equal(200);
 
-    const auth = await fetch(`${running.baseUrl}/oidc/auth?${new URLSearchParams({
-      client_id: app.id, response_type: 'code', scope: 'openid', redirect_uri: 'com.example.other:/cb',
-      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256',
-    })}`, { redirect: 'manual' });
+    const auth = await fetch(
+      `${running.baseUrl}/oidc/auth?${new URLSearchParams({
+        client_id: app.id,
+        response_type: 'code',
+        scope: 'openid',
+        redirect_uri: 'com.example.other:/cb',
+        code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+        code_challenge_method: 'S256',
+      })}`,
+      { redirect: 'manual' },
+    );
     expect(auth.status, 'the authorization request goes on to sign-in').to.be.oneOf([302, 303]);
     expect(auth.headers.get('location')).to.include('/interaction/');
   });
 
   it('leaves out a URI stored before validation instead of breaking every grant of the application', async () => {
-    const app = await createApplication(running, { type: 'Traditional', customClientMetadata: { allowTokenExchange: true } });
+    const app = await createApplication(running, {
+      type: 'Traditional',
+      customClientMetadata: { allowTokenExchange: true },
+    });
     await running.service.core.repositories.applications.update(app.id, {
-      oidcClientMetadata: { redirectUris: ['https://app.example.com/cb#old', 'https://app.example.com/cb'], postLogoutRedirectUris: [] },
+      oidcClientMetadata: {
+        redirectUris: ['https://app.example.com/cb#old', 'https://app.example.com/cb'],
+        postLogoutRedirectUris: [],
+      },
     });
     expect((await exchangeWorks(app)).status).to.equal(200);
   });

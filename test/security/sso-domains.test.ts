@@ -22,8 +22,12 @@ for (const backend of ['embedded', 'redis'] as const) {
       contoso = domainName('contoso');
       fabrikam = domainName('fabrikam');
       const created = await f.h.running.request('/api/sso-connectors', {
-        method: 'POST', json: {
-          providerName: 'OIDC', connectorName: uniqueName('Contoso'), domains: [contoso], syncProfile: true,
+        method: 'POST',
+        json: {
+          providerName: 'OIDC',
+          connectorName: uniqueName('Contoso'),
+          domains: [contoso],
+          syncProfile: true,
           config: { clientId: f.client.id, clientSecret: f.client.secret, issuer: `${f.upstream.baseUrl}/oidc` },
         },
       });
@@ -37,7 +41,9 @@ for (const backend of ['embedded', 'redis'] as const) {
 
     it('does not link or sign in the existing account of an address outside its domains (404 user.identity_not_exist)', async () => {
       const boss = await f.upstreamUser(`${uniqueName('boss')}@${fabrikam}`);
-      const existing = await json(f.h.running.request('/api/users', { method: 'POST', json: { primaryEmail: boss.email } }));
+      const existing = await json(
+        f.h.running.request('/api/users', { method: 'POST', json: { primaryEmail: boss.email } }),
+      );
       const { client, verificationId } = await viaConnector(boss);
       const identified = await client.api('POST', '/identification', { verificationId });
       expect(identified.status, JSON.stringify(identified.body)).to.equal(404);
@@ -49,9 +55,12 @@ for (const backend of ['embedded', 'redis'] as const) {
     });
 
     it('registers an address outside its domains without that address and without the JIT organization of its domain', async () => {
-      const organization = await json(f.h.running.request('/api/organizations', { method: 'POST', json: { name: uniqueName('fabrikam') } }));
+      const organization = await json(
+        f.h.running.request('/api/organizations', { method: 'POST', json: { name: uniqueName('fabrikam') } }),
+      );
       const jit = await f.h.running.request(`/api/organizations/${organization.id}/jit/email-domains`, {
-        method: 'POST', json: { emailDomain: fabrikam },
+        method: 'POST',
+        json: { emailDomain: fabrikam },
       });
       expect(jit.status).to.equal(201);
       const stranger = await f.upstreamUser(`${uniqueName('new')}@${fabrikam}`);
@@ -74,7 +83,9 @@ for (const backend of ['embedded', 'redis'] as const) {
 
     it('control: an address of its own domain still links the existing account and takes its email on registration', async () => {
       const employee = await f.upstreamUser(`${uniqueName('emp')}@${contoso}`);
-      const existing = await json(f.h.running.request('/api/users', { method: 'POST', json: { primaryEmail: employee.email } }));
+      const existing = await json(
+        f.h.running.request('/api/users', { method: 'POST', json: { primaryEmail: employee.email } }),
+      );
       const linked = await viaConnector(employee);
       await linked.client.ok('POST', '/identification', { verificationId: linked.verificationId });
       expect((await linked.client.submitForTokens()).claims()!.sub).to.equal(existing.id);

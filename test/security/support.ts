@@ -19,17 +19,24 @@ export interface Interaction {
 
 /** A client of its own, and a browser that followed an authorization request to its sign-in page. */
 export async function openSignIn(
-  running: RunningService, options: { thirdParty?: boolean; params?: Record<string, string> } = {},
+  running: RunningService,
+  options: { thirdParty?: boolean; params?: Record<string, string> } = {},
 ): Promise<Interaction> {
   const app = await createApplication(running, {
-    type: 'SPA', isThirdParty: options.thirdParty, oidcClientMetadata: { redirectUris: [REDIRECT] },
+    type: 'SPA',
+    isThirdParty: options.thirdParty,
+    oidcClientMetadata: { redirectUris: [REDIRECT] },
   });
   const config = await client.discovery(new URL(`${running.baseUrl}/oidc`), app.id, undefined, client.None(), {
     execute: [client.allowInsecureRequests],
   });
   const url = client.buildAuthorizationUrl(config, {
-    redirect_uri: REDIRECT, scope: 'openid', state: 's', code_challenge_method: 'S256',
-    code_challenge: await client.calculatePKCECodeChallenge(client.randomPKCECodeVerifier()), ...options.params,
+    redirect_uri: REDIRECT,
+    scope: 'openid',
+    state: 's',
+    code_challenge_method: 'S256',
+    code_challenge: await client.calculatePKCECodeChallenge(client.randomPKCECodeVerifier()),
+    ...options.params,
   });
   const browser = new Browser();
   const landed = await browser.follow(url.href, REDIRECT);
@@ -45,7 +52,12 @@ export function csrfToken(html: string): string {
 }
 
 /** POSTs a form as the interaction's browser (with its cookies), without following redirects. */
-export function post(interaction: Interaction, step: string, body: string | Uint8Array | Record<string, string>, headers: Record<string, string> = {}) {
+export function post(
+  interaction: Interaction,
+  step: string,
+  body: string | Uint8Array | Record<string, string>,
+  headers: Record<string, string> = {},
+) {
   return interaction.browser.request(`${interaction.url}${step}`, {
     method: 'POST',
     headers: { 'content-type': FORM, ...headers },

@@ -11,7 +11,10 @@ const SPOOFED = '203.0.113.7';
 const SOCKET = '127.0.0.1';
 const PASSWORD = 'a password behind a proxy';
 
-for (const [trustProxy, expected] of [[undefined, SOCKET], ['true', SPOOFED]] as const) {
+for (const [trustProxy, expected] of [
+  [undefined, SOCKET],
+  ['true', SPOOFED],
+] as const) {
   describe(`client address with TRUST_PROXY ${trustProxy ?? 'unset'}`, () => {
     let running: RunningService;
     let receiver: Receiver;
@@ -26,13 +29,19 @@ for (const [trustProxy, expected] of [[undefined, SOCKET], ['true', SPOOFED]] as
       await receiver.close();
     });
 
-    const delivered = (event: string) => eventually(() => receiver.requests('/events')
-      .map((request) => JSON.parse(request.body) as Record<string, unknown>)
-      .find((payload) => payload.event === event));
+    const delivered = (event: string) =>
+      eventually(() =>
+        receiver
+          .requests('/events')
+          .map((request) => JSON.parse(request.body) as Record<string, unknown>)
+          .find((payload) => payload.event === event),
+      );
 
     it(`puts ${expected} in a management data event sent with X-Forwarded-For: ${SPOOFED}`, async () => {
       const res = await running.request('/api/users', {
-        method: 'POST', json: { username: `proxied_${trustProxy ?? 'unset'}` }, headers: { 'x-forwarded-for': SPOOFED },
+        method: 'POST',
+        json: { username: `proxied_${trustProxy ?? 'unset'}` },
+        headers: { 'x-forwarded-for': SPOOFED },
       });
       expect(res.status).to.equal(201);
       expect((await delivered('User.Created')).ip).to.equal(expected);
@@ -41,19 +50,31 @@ for (const [trustProxy, expected] of [[undefined, SOCKET], ['true', SPOOFED]] as
     it(`puts ${expected} in PostSignIn's userIp when the sign-in form comes with X-Forwarded-For: ${SPOOFED}`, async () => {
       const username = String((await createUser(running, [], {}, PASSWORD)).username);
       const signIn = await openSignIn(running);
-      const res = await post(signIn, '/login', { csrf_token: signIn.token, identifier: username, password: PASSWORD }, {
-        'x-forwarded-for': SPOOFED,
-      });
+      const res = await post(
+        signIn,
+        '/login',
+        { csrf_token: signIn.token, identifier: username, password: PASSWORD },
+        {
+          'x-forwarded-for': SPOOFED,
+        },
+      );
       expect(res.status).to.equal(303);
       expect((await delivered('PostSignIn')).userIp).to.equal(expected);
     });
 
     it(`${trustProxy ? 'believes' : 'ignores'} X-Forwarded-Proto: https for the cookies' Secure attribute`, async () => {
       const app = await createApplication(running, { type: 'SPA', oidcClientMetadata: { redirectUris: [REDIRECT] } });
-      const res = await fetch(`${running.baseUrl}/oidc/auth?${new URLSearchParams({
-        client_id: app.id, response_type: 'code', scope: 'openid', redirect_uri: REDIRECT,
-        code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256',
-      })}`, { redirect: 'manual', headers: { 'x-forwarded-proto': 'https' } });
+      const res = await fetch(
+        `${running.baseUrl}/oidc/auth?${new URLSearchParams({
+          client_id: app.id,
+          response_type: 'code',
+          scope: 'openid',
+          redirect_uri: REDIRECT,
+          code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+          code_challenge_method: 'S256',
+        })}`,
+        { redirect: 'manual', headers: { 'x-forwarded-proto': 'https' } },
+      );
       expect(res.status).to.equal(303);
       const cookies = res.headers.getSetCookie();
       expect(cookies).not.to.be.empty;

@@ -16,7 +16,8 @@ describe('access token lifetimes', () => {
 
   async function createResource(indicator: string, accessTokenTtl?: number) {
     const res = await running.request('/api/resources', {
-      method: 'POST', json: { name: indicator, indicator, ...(accessTokenTtl && { accessTokenTtl }) },
+      method: 'POST',
+      json: { name: indicator, indicator, ...(accessTokenTtl && { accessTokenTtl }) },
     });
     expect(res.status).to.equal(201);
     return res.json() as Promise<{ id: string; accessTokenTtl: number }>;
@@ -34,7 +35,9 @@ describe('access token lifetimes', () => {
 
   it('ACCESS_TOKEN_TTL_SECONDS: userinfo tokens of a sign-in, not its ID token', async () => {
     const user = await createUser(running, [], {}, PASSWORD);
-    const tokens = await signIn(running, await createInteractiveApp(running, 'SPA'), String(user.username), { scope: 'openid' });
+    const tokens = await signIn(running, await createInteractiveApp(running, 'SPA'), String(user.username), {
+      scope: 'openid',
+    });
     expect(tokens.expires_in).to.equal(900);
     expect(lifetimeOf(tokens.id_token!)).to.equal(3600);
   });
@@ -47,10 +50,13 @@ describe('access token lifetimes', () => {
     expect(lifetimeOf(token)).to.equal(900);
   });
 
-  it('a resource\'s own accessTokenTtl, at creation and after an update, for tokens of that resource', async () => {
+  it("a resource's own accessTokenTtl, at creation and after an update, for tokens of that resource", async () => {
     const resource = await createResource('https://own.example.com', 120);
     expect(lifetimeOf((await clientCredentials('https://own.example.com')).token)).to.equal(120);
-    const patched = await running.request(`/api/resources/${resource.id}`, { method: 'PATCH', json: { accessTokenTtl: 300 } });
+    const patched = await running.request(`/api/resources/${resource.id}`, {
+      method: 'PATCH',
+      json: { accessTokenTtl: 300 },
+    });
     expect(patched.status).to.equal(200);
     const { token, expiresIn } = await clientCredentials('https://own.example.com');
     expect(expiresIn).to.equal(300);
@@ -61,16 +67,25 @@ describe('access token lifetimes', () => {
     expect(lifetimeOf(await running.adminToken())).to.equal(3600);
   });
 
-  it('a resource\'s lifetime also applies to impersonation tokens for it', async () => {
+  it("a resource's lifetime also applies to impersonation tokens for it", async () => {
     await createResource('https://exchange.example.com', 180);
-    const app = await createApplication(running, { type: 'Traditional', customClientMetadata: { allowTokenExchange: true } });
+    const app = await createApplication(running, {
+      type: 'Traditional',
+      customClientMetadata: { allowTokenExchange: true },
+    });
     const user = await createUser(running);
     const created = await running.request('/api/subject-tokens', { method: 'POST', json: { userId: user.id } });
-    const { subjectToken } = await created.json() as { subjectToken: string };
-    const exchanged = await tokenRequest(running, {
-      grant_type: 'urn:ietf:params:oauth:grant-type:token-exchange', subject_token: subjectToken,
-      subject_token_type: 'urn:ietf:params:oauth:token-type:access_token', resource: 'https://exchange.example.com',
-    }, app);
+    const { subjectToken } = (await created.json()) as { subjectToken: string };
+    const exchanged = await tokenRequest(
+      running,
+      {
+        grant_type: 'urn:ietf:params:oauth:grant-type:token-exchange',
+        subject_token: subjectToken,
+        subject_token_type: 'urn:ietf:params:oauth:token-type:access_token',
+        resource: 'https://exchange.example.com',
+      },
+      app,
+    );
     expect(exchanged.status, JSON.stringify(exchanged.body)).to.equal(200);
     expect(exchanged.body.expires_in).to.equal(180);
     expect(lifetimeOf(String(exchanged.body.access_token))).to.equal(180);

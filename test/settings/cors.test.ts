@@ -26,7 +26,9 @@ describe('customClientMetadata.corsAllowedOrigins', () => {
   async function codeExchange(app: App, origin: string, scope = 'openid offline_access') {
     const { callback, verifier } = await authorize(running, app, username, { scope, prompt: 'consent' });
     return post('/token', origin, app, {
-      grant_type: 'authorization_code', code: callback.searchParams.get('code')!, redirect_uri: 'http://127.0.0.1:9/callback',
+      grant_type: 'authorization_code',
+      code: callback.searchParams.get('code')!,
+      redirect_uri: 'http://127.0.0.1:9/callback',
       code_verifier: verifier,
     });
   }
@@ -38,11 +40,12 @@ describe('customClientMetadata.corsAllowedOrigins', () => {
     const exchanged = await codeExchange(spa, ALLOWED);
     expect(exchanged.status).to.equal(200);
     expect(allowOrigin(exchanged)).to.equal(ALLOWED);
-    const tokens = await exchanged.json() as { access_token: string; refresh_token: string };
+    const tokens = (await exchanged.json()) as { access_token: string; refresh_token: string };
 
-    const userinfo = (origin: string) => fetch(`${running.baseUrl}/oidc/me`, {
-      headers: { authorization: `Bearer ${tokens.access_token}`, origin },
-    });
+    const userinfo = (origin: string) =>
+      fetch(`${running.baseUrl}/oidc/me`, {
+        headers: { authorization: `Bearer ${tokens.access_token}`, origin },
+      });
     const allowedInfo = await userinfo(ALLOWED);
     expect(allowedInfo.status).to.equal(200);
     expect(allowOrigin(allowedInfo)).to.equal(ALLOWED);
@@ -50,10 +53,13 @@ describe('customClientMetadata.corsAllowedOrigins', () => {
     expect(otherInfo.status).to.equal(400);
     expect(allowOrigin(otherInfo)).to.equal(null);
 
-    const otherRefresh = await post('/token', OTHER, spa, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token });
+    const otherRefresh = await post('/token', OTHER, spa, {
+      grant_type: 'refresh_token',
+      refresh_token: tokens.refresh_token,
+    });
     expect(otherRefresh.status).to.equal(400);
     expect(allowOrigin(otherRefresh)).to.equal(null);
-    expect((await otherRefresh.json() as { error_description: string }).error_description).to.include(OTHER);
+    expect(((await otherRefresh.json()) as { error_description: string }).error_description).to.include(OTHER);
 
     const otherRevocation = await post('/token/revocation', OTHER, spa, { token: tokens.refresh_token });
     expect(allowOrigin(otherRevocation)).to.equal(null);
@@ -66,7 +72,8 @@ describe('customClientMetadata.corsAllowedOrigins', () => {
     const spa = await createInteractiveApp(running, 'SPA', { corsAllowedOrigins: [ALLOWED] });
     for (const origin of [ALLOWED, OTHER]) {
       const preflight = await fetch(`${running.baseUrl}/oidc/token`, {
-        method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'POST' },
+        method: 'OPTIONS',
+        headers: { origin, 'access-control-request-method': 'POST' },
       });
       expect(preflight.status).to.equal(204);
       expect(allowOrigin(preflight)).to.equal(origin);
@@ -98,12 +105,19 @@ describe('customClientMetadata.corsAllowedOrigins', () => {
   });
 
   it('refuses values that are not origins', async () => {
-    for (const origin of ['https://app.example.com/', 'https://app.example.com/path', 'ftp://app.example.com', 'https://APP.example.com', 'app.example.com']) {
+    for (const origin of [
+      'https://app.example.com/',
+      'https://app.example.com/path',
+      'ftp://app.example.com',
+      'https://APP.example.com',
+      'app.example.com',
+    ]) {
       const res = await running.request('/api/applications', {
-        method: 'POST', json: { name: 'x', type: 'SPA', customClientMetadata: { corsAllowedOrigins: [origin] } },
+        method: 'POST',
+        json: { name: 'x', type: 'SPA', customClientMetadata: { corsAllowedOrigins: [origin] } },
       });
       expect(res.status, origin).to.equal(400);
-      const body = await res.json() as { code: string; message: string };
+      const body = (await res.json()) as { code: string; message: string };
       expect(body.code).to.equal('guard.invalid_input');
       expect(body.message).to.include('corsAllowedOrigins');
     }

@@ -1,7 +1,14 @@
 import { expect } from 'chai';
 import { decodeJwt } from 'jose';
 import { startService, type RunningService } from '../support/service.ts';
-import { createApplication, createResource, createRole, createUser, tokenRequest, type ApiFixture } from '../support/fixtures.ts';
+import {
+  createApplication,
+  createResource,
+  createRole,
+  createUser,
+  tokenRequest,
+  type ApiFixture,
+} from '../support/fixtures.ts';
 import { PASSWORD, createInteractiveApp, signIn } from './support.ts';
 
 const ORDERS = 'https://orders.example.com';
@@ -18,7 +25,11 @@ describe('PATCH /api/resources/:id/is-default', () => {
     running = await startService();
     orders = await createResource(running, ORDERS, ['orders:read']);
     billing = await createResource(running, BILLING, ['billing:read']);
-    const m2mRole = await createRole(running, [orders.scopes['orders:read']!.id, billing.scopes['billing:read']!.id], 'MachineToMachine');
+    const m2mRole = await createRole(
+      running,
+      [orders.scopes['orders:read']!.id, billing.scopes['billing:read']!.id],
+      'MachineToMachine',
+    );
     m2m = await createApplication(running, { type: 'MachineToMachine' });
     await running.request(`/api/applications/${m2m.id}/roles`, { method: 'POST', json: { roleIds: [m2mRole.id] } });
     const userRole = await createRole(running, [orders.scopes['orders:read']!.id]);
@@ -32,10 +43,15 @@ describe('PATCH /api/resources/:id/is-default', () => {
     return res.json() as Promise<{ isDefault: boolean }>;
   }
 
-  const isDefault = async (id: string) => ((await (await running.request(`/api/resources/${id}`)).json()) as { isDefault: boolean }).isDefault;
+  const isDefault = async (id: string) =>
+    ((await (await running.request(`/api/resources/${id}`)).json()) as { isDefault: boolean }).isDefault;
 
   async function clientCredentials(params: Record<string, string> = {}) {
-    const res = await tokenRequest(running, { grant_type: 'client_credentials', scope: 'orders:read billing:read', ...params }, m2m);
+    const res = await tokenRequest(
+      running,
+      { grant_type: 'client_credentials', scope: 'orders:read billing:read', ...params },
+      m2m,
+    );
     expect(res.status, JSON.stringify(res.body)).to.equal(200);
     return String(res.body.access_token);
   }
@@ -45,7 +61,9 @@ describe('PATCH /api/resources/:id/is-default', () => {
 
     expect(await setDefault(orders.resource.id, true)).to.include({ isDefault: true });
     expect(decodeJwt(await clientCredentials())).to.include({ aud: ORDERS, scope: 'orders:read' });
-    expect(decodeJwt(await clientCredentials({ resource: BILLING })), 'a named resource wins').to.include({ aud: BILLING });
+    expect(decodeJwt(await clientCredentials({ resource: BILLING })), 'a named resource wins').to.include({
+      aud: BILLING,
+    });
 
     await setDefault(billing.resource.id, true);
     expect(await isDefault(orders.resource.id), 'one default at most').to.equal(false);
@@ -73,10 +91,16 @@ describe('PATCH /api/resources/:id/is-default', () => {
   });
 
   it('cannot make the management API the default', async () => {
-    const list = await (await running.request('/api/resources?search=%25Management%25')).json() as Array<{ id: string; indicator: string }>;
+    const list = (await (await running.request('/api/resources?search=%25Management%25')).json()) as Array<{
+      id: string;
+      indicator: string;
+    }>;
     const management = list.find((resource) => resource.indicator === `${running.baseUrl}/api`)!;
-    const res = await running.request(`/api/resources/${management.id}/is-default`, { method: 'PATCH', json: { isDefault: true } });
+    const res = await running.request(`/api/resources/${management.id}/is-default`, {
+      method: 'PATCH',
+      json: { isDefault: true },
+    });
     expect(res.status).to.equal(400);
-    expect((await res.json() as { code: string }).code).to.equal('resource.cannot_modify_management_api');
+    expect(((await res.json()) as { code: string }).code).to.equal('resource.cannot_modify_management_api');
   });
 });

@@ -2,7 +2,13 @@ import { expect } from 'chai';
 import { startService, type RunningService } from '../support/service.ts';
 import { withFakeClock } from '../support/clock.ts';
 import {
-  createInteractiveApp, createSignInUser, introspectedLifetime, lifetimeOf, refresh, signIn, type App,
+  createInteractiveApp,
+  createSignInUser,
+  introspectedLifetime,
+  lifetimeOf,
+  refresh,
+  signIn,
+  type App,
 } from './support.ts';
 
 const DAY_MS = 24 * 3600 * 1000;
@@ -18,7 +24,8 @@ describe('application token settings through the authorization code flow', () =>
   });
   after(() => running.close());
 
-  const app = (type: 'Traditional' | 'SPA', settings: Record<string, unknown> = {}) => createInteractiveApp(running, type, settings);
+  const app = (type: 'Traditional' | 'SPA', settings: Record<string, unknown> = {}) =>
+    createInteractiveApp(running, type, settings);
 
   describe('idTokenTtl', () => {
     it('is the ID token lifetime of the application, at sign-in and on refresh', async () => {
@@ -53,14 +60,17 @@ describe('application token settings through the authorization code flow', () =>
       const short = await signIn(running, plain, username, OFFLINE);
       await withFakeClock(async (clock) => {
         clock.advance(20 * DAY_MS);
-        expect((await refresh(running, longer, long.refresh_token!)).status, 'the grant lives as long as the token').to.equal(200);
+        expect(
+          (await refresh(running, longer, long.refresh_token!)).status,
+          'the grant lives as long as the token',
+        ).to.equal(200);
         const expired = await refresh(running, plain, short.refresh_token!);
         expect(expired.status).to.equal(400);
         expect(expired.body.error).to.equal('invalid_grant');
       });
     });
 
-    it('takes Logto\'s refreshTokenTtl in seconds, refreshTokenTtlInDays winning when both are set', async () => {
+    it("takes Logto's refreshTokenTtl in seconds, refreshTokenTtlInDays winning when both are set", async () => {
       const seconds = await app('Traditional', { refreshTokenTtl: 7200 });
       const tokens = await signIn(running, seconds, username, OFFLINE);
       expect(await introspectedLifetime(running, seconds, tokens.refresh_token!)).to.equal(7200);
@@ -68,7 +78,8 @@ describe('application token settings through the authorization code flow', () =>
       const bothTokens = await signIn(running, both, username, OFFLINE);
       expect(await introspectedLifetime(running, both, bothTokens.refresh_token!)).to.equal(2 * 24 * 3600);
       const res = await running.request('/api/applications', {
-        method: 'POST', json: { name: 'x', type: 'Traditional', customClientMetadata: { refreshTokenTtl: 0 } },
+        method: 'POST',
+        json: { name: 'x', type: 'Traditional', customClientMetadata: { refreshTokenTtl: 0 } },
       });
       expect(res.status).to.equal(400);
     });
@@ -76,10 +87,11 @@ describe('application token settings through the authorization code flow', () =>
     it('refuses a lifetime outside 1 to 730 days', async () => {
       for (const refreshTokenTtlInDays of [0, 731]) {
         const res = await running.request('/api/applications', {
-          method: 'POST', json: { name: 'x', type: 'Traditional', customClientMetadata: { refreshTokenTtlInDays } },
+          method: 'POST',
+          json: { name: 'x', type: 'Traditional', customClientMetadata: { refreshTokenTtlInDays } },
         });
         expect(res.status).to.equal(400);
-        expect((await res.json() as { code: string }).code).to.equal('guard.invalid_input');
+        expect(((await res.json()) as { code: string }).code).to.equal('guard.invalid_input');
       }
     });
   });
@@ -97,16 +109,20 @@ describe('application token settings through the authorization code flow', () =>
       });
     }
 
-    it('rotates a confidential client\'s refresh token late in its life by default (true)', async () => {
+    it("rotates a confidential client's refresh token late in its life by default (true)", async () => {
       for (const settings of [{}, { rotateRefreshToken: true }]) {
-        const { original, first, again } = await refreshLate(await app('Traditional', { refreshTokenTtlInDays: 1, ...settings }));
+        const { original, first, again } = await refreshLate(
+          await app('Traditional', { refreshTokenTtlInDays: 1, ...settings }),
+        );
         expect(first.body.refresh_token).to.be.a('string').and.not.equal(original);
         expect(again.status, 'the replaced token is spent').to.equal(400);
       }
     });
 
     it('keeps the refresh token when false', async () => {
-      const { original, first, again } = await refreshLate(await app('Traditional', { refreshTokenTtlInDays: 1, rotateRefreshToken: false }));
+      const { original, first, again } = await refreshLate(
+        await app('Traditional', { refreshTokenTtlInDays: 1, rotateRefreshToken: false }),
+      );
       expect(first.body.refresh_token).to.equal(original);
       expect(again.status).to.equal(200);
       expect(again.body.refresh_token).to.equal(original);
@@ -115,24 +131,28 @@ describe('application token settings through the authorization code flow', () =>
     it('cannot be turned off for public clients, whose tokens rotate on every use', async () => {
       for (const type of ['SPA', 'Native']) {
         const res = await running.request('/api/applications', {
-          method: 'POST', json: { name: 'x', type, customClientMetadata: { rotateRefreshToken: false } },
+          method: 'POST',
+          json: { name: 'x', type, customClientMetadata: { rotateRefreshToken: false } },
         });
         expect(res.status).to.equal(422);
-        expect((await res.json() as { code: string }).code).to.equal('application.refresh_token_rotation_required');
+        expect(((await res.json()) as { code: string }).code).to.equal('application.refresh_token_rotation_required');
       }
       const spa = await app('SPA');
       const tokens = await signIn(running, spa, username, OFFLINE);
       const refreshed = await refresh(running, spa, tokens.refresh_token!);
       expect(refreshed.body.refresh_token).to.be.a('string').and.not.equal(tokens.refresh_token);
       const patched = await running.request(`/api/applications/${spa.id}`, {
-        method: 'PATCH', json: { customClientMetadata: { rotateRefreshToken: false } },
+        method: 'PATCH',
+        json: { customClientMetadata: { rotateRefreshToken: false } },
       });
       expect(patched.status).to.equal(422);
     });
 
     it('ignores a false stored for a public client before it was refused', async () => {
       const spa = await app('SPA');
-      await running.service.core.repositories.applications.update(spa.id, { customClientMetadata: { rotateRefreshToken: false } });
+      await running.service.core.repositories.applications.update(spa.id, {
+        customClientMetadata: { rotateRefreshToken: false },
+      });
       const tokens = await signIn(running, spa, username, OFFLINE);
       const refreshed = await refresh(running, spa, tokens.refresh_token!);
       expect(refreshed.body.refresh_token).to.be.a('string').and.not.equal(tokens.refresh_token);
@@ -158,26 +178,38 @@ describe('application token settings through the authorization code flow', () =>
   describe('on MachineToMachine applications', () => {
     it('refuses the settings that only apply to signing users in, at creation and on update', async () => {
       for (const setting of [
-        { idTokenTtl: 600 }, { refreshTokenTtlInDays: 3 }, { rotateRefreshToken: true }, { alwaysIssueRefreshToken: true },
+        { idTokenTtl: 600 },
+        { refreshTokenTtlInDays: 3 },
+        { rotateRefreshToken: true },
+        { alwaysIssueRefreshToken: true },
       ]) {
         const res = await running.request('/api/applications', {
-          method: 'POST', json: { name: 'x', type: 'MachineToMachine', customClientMetadata: setting },
+          method: 'POST',
+          json: { name: 'x', type: 'MachineToMachine', customClientMetadata: setting },
         });
         expect(res.status).to.equal(422);
-        const body = await res.json() as { code: string; data: { fields: string[] } };
+        const body = (await res.json()) as { code: string; data: { fields: string[] } };
         expect(body.code).to.equal('application.setting_not_applicable');
         expect(body.data.fields).to.deep.equal(Object.keys(setting));
       }
       const m2m = await running.request('/api/applications', {
-        method: 'POST', json: { name: 'x', type: 'MachineToMachine', customClientMetadata: { corsAllowedOrigins: ['https://a.example'] } },
+        method: 'POST',
+        json: {
+          name: 'x',
+          type: 'MachineToMachine',
+          customClientMetadata: { corsAllowedOrigins: ['https://a.example'] },
+        },
       });
       expect(m2m.status).to.equal(201);
-      const { id } = await m2m.json() as { id: string };
+      const { id } = (await m2m.json()) as { id: string };
       const patched = await running.request(`/api/applications/${id}`, {
-        method: 'PATCH', json: { customClientMetadata: { alwaysIssueRefreshToken: true } },
+        method: 'PATCH',
+        json: { customClientMetadata: { alwaysIssueRefreshToken: true } },
       });
       expect(patched.status).to.equal(422);
-      const stored = await (await running.request(`/api/applications/${id}`)).json() as { customClientMetadata: object };
+      const stored = (await (await running.request(`/api/applications/${id}`)).json()) as {
+        customClientMetadata: object;
+      };
       expect(stored.customClientMetadata).not.to.have.property('alwaysIssueRefreshToken');
     });
   });

@@ -11,7 +11,11 @@ const LENIENT: PasswordPolicy = {
   rejects: { pwned: false, commonPasswords: false, repetitionAndSequence: false, userInfo: false, words: [] },
 };
 
-function policy(changes: { length?: Partial<PasswordPolicy['length']>; characterTypes?: PasswordPolicy['characterTypes']; rejects?: Partial<PasswordPolicy['rejects']> }): PasswordPolicy {
+function policy(changes: {
+  length?: Partial<PasswordPolicy['length']>;
+  characterTypes?: PasswordPolicy['characterTypes'];
+  rejects?: Partial<PasswordPolicy['rejects']>;
+}): PasswordPolicy {
   return {
     length: { ...LENIENT.length, ...changes.length },
     characterTypes: changes.characterTypes ?? LENIENT.characterTypes,
@@ -24,22 +28,37 @@ const codes = (rules: PasswordPolicy, password: string, owner?: PasswordOwner) =
 
 describe('password policy', () => {
   it('passes a good password under the default policy with no problem', () => {
-    const owner = { username: 'alice', primaryEmail: 'alice@example.com', primaryPhone: '15551234567', name: 'Alice Liddell' };
-    expect(passwordProblems(DEFAULT_SIGN_IN_EXPERIENCE.passwordPolicy, 'violet kettle drum', owner, common)).to.deep.equal([]);
+    const owner = {
+      username: 'alice',
+      primaryEmail: 'alice@example.com',
+      primaryPhone: '15551234567',
+      name: 'Alice Liddell',
+    };
+    expect(
+      passwordProblems(DEFAULT_SIGN_IN_EXPERIENCE.passwordPolicy, 'violet kettle drum', owner, common),
+    ).to.deep.equal([]);
   });
 
   describe('length', () => {
     it('refuses a password shorter than the minimum, naming it', () => {
-      expect(passwordProblems(policy({ length: { min: 10 } }), 'ninechars', undefined, common)).to.deep.equal([{
-        code: 'password_rejected.too_short', message: 'must be at least 10 characters long', interpolation: { min: 10 },
-      }]);
+      expect(passwordProblems(policy({ length: { min: 10 } }), 'ninechars', undefined, common)).to.deep.equal([
+        {
+          code: 'password_rejected.too_short',
+          message: 'must be at least 10 characters long',
+          interpolation: { min: 10 },
+        },
+      ]);
       expect(codes(policy({ length: { min: 10 } }), 'tencharsxx')).to.deep.equal([]);
     });
 
     it('refuses a password longer than the maximum, naming it', () => {
-      expect(passwordProblems(policy({ length: { max: 12 } }), 'thirteen char', undefined, common)).to.deep.equal([{
-        code: 'password_rejected.too_long', message: 'must be at most 12 characters long', interpolation: { max: 12 },
-      }]);
+      expect(passwordProblems(policy({ length: { max: 12 } }), 'thirteen char', undefined, common)).to.deep.equal([
+        {
+          code: 'password_rejected.too_long',
+          message: 'must be at most 12 characters long',
+          interpolation: { max: 12 },
+        },
+      ]);
       expect(codes(policy({ length: { max: 12 } }), 'twelve chars')).to.deep.equal([]);
     });
 
@@ -53,10 +72,13 @@ describe('password policy', () => {
     const rules = policy({ characterTypes: { min: 3 } });
 
     it('counts lowercase, uppercase, digits and symbols, and names the minimum', () => {
-      expect(passwordProblems(rules, 'lowerUPPER', undefined, common)).to.deep.equal([{
-        code: 'password_rejected.character_types', interpolation: { min: 3 },
-        message: 'must mix at least 3 of: lowercase letters, uppercase letters, digits, symbols',
-      }]);
+      expect(passwordProblems(rules, 'lowerUPPER', undefined, common)).to.deep.equal([
+        {
+          code: 'password_rejected.character_types',
+          interpolation: { min: 3 },
+          message: 'must mix at least 3 of: lowercase letters, uppercase letters, digits, symbols',
+        },
+      ]);
       expect(codes(rules, 'lowerUPPER7')).to.deep.equal([]);
       expect(codes(rules, 'lower 7!')).to.deep.equal([]);
       expect(codes(policy({ characterTypes: { min: 4 } }), 'aA1 ')).to.deep.equal([]);
@@ -103,14 +125,22 @@ describe('password policy', () => {
     });
 
     it('reports both when both occur, and neither when the rule is off', () => {
-      expect(codes(rules, 'aaaa1234')).to.deep.equal(['password_rejected.restricted.repetition', 'password_rejected.restricted.sequence']);
+      expect(codes(rules, 'aaaa1234')).to.deep.equal([
+        'password_rejected.restricted.repetition',
+        'password_rejected.restricted.sequence',
+      ]);
       expect(codes(LENIENT, 'aaaa1234')).to.deep.equal([]);
     });
   });
 
   describe("the user's own identifiers", () => {
     const rules = policy({ rejects: { userInfo: true } });
-    const owner = { username: 'Bob_The_Builder', primaryEmail: 'r.jones@example.com', primaryPhone: '15551234567', name: 'Robert  Smith' };
+    const owner = {
+      username: 'Bob_The_Builder',
+      primaryEmail: 'r.jones@example.com',
+      primaryPhone: '15551234567',
+      name: 'Robert  Smith',
+    };
 
     it('refuses a password containing the username, the email local part, the phone number or the name', () => {
       const cases: Array<[string, string[]]> = [
@@ -122,10 +152,13 @@ describe('password policy', () => {
         ['SMITHY', ['name']],
       ];
       for (const [password, fields] of cases) {
-        expect(passwordProblems(rules, password, owner, common), password).to.deep.equal([{
-          code: 'password_rejected.restricted.user_info', interpolation: { fields },
-          message: `must not contain your ${fields.join(', ')}`,
-        }]);
+        expect(passwordProblems(rules, password, owner, common), password).to.deep.equal([
+          {
+            code: 'password_rejected.restricted.user_info',
+            interpolation: { fields },
+            message: `must not contain your ${fields.join(', ')}`,
+          },
+        ]);
       }
     });
 
@@ -135,17 +168,22 @@ describe('password policy', () => {
       expect(codes(rules, 'all aboard', { name: 'Al Bo' })).to.deep.equal([]);
       expect(codes(rules, 'bob_the_builder')).to.deep.equal([]);
       expect(codes(policy({}), 'bob_the_builder', owner)).to.deep.equal([]);
-      expect(codes(rules, 'anything at all', { username: null, primaryEmail: null, primaryPhone: null, name: null })).to.deep.equal([]);
+      expect(
+        codes(rules, 'anything at all', { username: null, primaryEmail: null, primaryPhone: null, name: null }),
+      ).to.deep.equal([]);
     });
   });
 
   describe('custom words', () => {
     it('refuses a password containing any of the words, in any case, naming them', () => {
       const rules = policy({ rejects: { words: ['acme', 'Rocket'] } });
-      expect(passwordProblems(rules, 'ACME rockets', undefined, common)).to.deep.equal([{
-        code: 'password_rejected.restricted.words', interpolation: { words: ['acme', 'Rocket'] },
-        message: 'must not contain the words acme, Rocket',
-      }]);
+      expect(passwordProblems(rules, 'ACME rockets', undefined, common)).to.deep.equal([
+        {
+          code: 'password_rejected.restricted.words',
+          interpolation: { words: ['acme', 'Rocket'] },
+          message: 'must not contain the words acme, Rocket',
+        },
+      ]);
       expect(codes(rules, 'my acme pass')).to.deep.equal(['password_rejected.restricted.words']);
       expect(codes(rules, 'violet kettle')).to.deep.equal([]);
     });
@@ -165,7 +203,10 @@ describe('password policy', () => {
       'password_rejected.restricted.words',
     ]);
     expect(codes(rules, 'abcd1234')).to.deep.equal([
-      'password_rejected.too_short', 'password_rejected.common', 'password_rejected.restricted.sequence', 'password_rejected.restricted.words',
+      'password_rejected.too_short',
+      'password_rejected.common',
+      'password_rejected.restricted.sequence',
+      'password_rejected.restricted.words',
     ]);
   });
 });

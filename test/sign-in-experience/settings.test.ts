@@ -26,8 +26,12 @@ const DEFAULTS = {
   socialSignIn: {},
 };
 
-const method = (identifier: string, password: boolean, verificationCode: boolean, isPasswordPrimary = password) =>
-  ({ identifier, password, verificationCode, isPasswordPrimary });
+const method = (identifier: string, password: boolean, verificationCode: boolean, isPasswordPrimary = password) => ({
+  identifier,
+  password,
+  verificationCode,
+  isPasswordPrimary,
+});
 
 describe('sign-in experience settings: GET/PATCH /api/sign-in-exp', () => {
   let h: Harness;
@@ -83,19 +87,29 @@ describe('sign-in experience settings: GET/PATCH /api/sign-in-exp', () => {
     expect([closed.signInMode, closed.signUp]).to.deep.equal(['SignIn', none]);
 
     const byUsername = { identifiers: ['username'], password: true, verify: false };
-    expect((await patch({ signIn: { methods: [method('username', true, false)] }, signUp: byUsername })).signUp).to.deep.equal(byUsername);
+    expect(
+      (await patch({ signIn: { methods: [method('username', true, false)] }, signUp: byUsername })).signUp,
+    ).to.deep.equal(byUsername);
 
     const withSecondary = {
-      identifiers: ['username'], password: true, verify: true,
+      identifiers: ['username'],
+      password: true,
+      verify: true,
       secondaryIdentifiers: [{ identifier: 'emailOrPhone', verify: true }],
     };
     expect((await patch({ signUp: withSecondary })).signUp).to.deep.equal(withSecondary);
-    expect((await patch({ signUp: byUsername })).signUp, 'a sign-up patch replaces the stored one whole').to.deep.equal(byUsername);
+    expect((await patch({ signUp: byUsername })).signUp, 'a sign-up patch replaces the stored one whole').to.deep.equal(
+      byUsername,
+    );
   });
 
   it('stores socialSignIn.automaticAccountLinking; a socialSignIn patch replaces the stored one whole', async () => {
-    expect((await patch({ socialSignIn: { automaticAccountLinking: true } })).socialSignIn).to.deep.equal({ automaticAccountLinking: true });
-    expect((await patch({ signInMode: 'SignIn' })).socialSignIn, 'another patch leaves it').to.deep.equal({ automaticAccountLinking: true });
+    expect((await patch({ socialSignIn: { automaticAccountLinking: true } })).socialSignIn).to.deep.equal({
+      automaticAccountLinking: true,
+    });
+    expect((await patch({ signInMode: 'SignIn' })).socialSignIn, 'another patch leaves it').to.deep.equal({
+      automaticAccountLinking: true,
+    });
     expect((await patch({ socialSignIn: {} })).socialSignIn).to.deep.equal({});
   });
 
@@ -103,21 +117,31 @@ describe('sign-in experience settings: GET/PATCH /api/sign-in-exp', () => {
     const full = {
       length: { min: 12, max: 64 },
       characterTypes: { min: 3 },
-      rejects: { pwned: false, commonPasswords: false, repetitionAndSequence: true, userInfo: false, words: ['acme', 'rocket'] },
+      rejects: {
+        pwned: false,
+        commonPasswords: false,
+        repetitionAndSequence: true,
+        userInfo: false,
+        words: ['acme', 'rocket'],
+      },
     };
     expect((await patch({ passwordPolicy: full })).passwordPolicy).to.deep.equal(full);
     expect((await patch({ passwordPolicy: { length: { min: 10 } } })).passwordPolicy).to.deep.equal({
-      ...DEFAULTS.passwordPolicy, length: { min: 10, max: 256 },
+      ...DEFAULTS.passwordPolicy,
+      length: { min: 10, max: 256 },
     });
     expect((await patch({ passwordPolicy: { rejects: { words: ['acme'] } } })).passwordPolicy).to.deep.equal({
-      ...DEFAULTS.passwordPolicy, rejects: { ...DEFAULTS.passwordPolicy.rejects, words: ['acme'] },
+      ...DEFAULTS.passwordPolicy,
+      rejects: { ...DEFAULTS.passwordPolicy.rejects, words: ['acme'] },
     });
   });
 
   it('stores branding logos; a branding patch replaces the stored one whole', async () => {
     const branding = { logoUrl: 'https://cdn.example.com/logo.svg', darkLogoUrl: 'https://cdn.example.com/dark.svg' };
     expect((await patch({ branding })).branding).to.deep.equal(branding);
-    expect((await patch({ branding: { logoUrl: branding.logoUrl } })).branding).to.deep.equal({ logoUrl: branding.logoUrl });
+    expect((await patch({ branding: { logoUrl: branding.logoUrl } })).branding).to.deep.equal({
+      logoUrl: branding.logoUrl,
+    });
     expect((await patch({ branding: {} })).branding).to.deep.equal({});
   });
 
@@ -135,7 +159,11 @@ describe('sign-in experience settings: GET/PATCH /api/sign-in-exp', () => {
     ]);
     expect(results.map((res) => res.status)).to.deep.equal([200, 200, 200]);
     const read = (await h.api('GET', '/sign-in-exp')).body;
-    expect([read.signInMode, read.branding.logoUrl, read.passwordPolicy.length.min]).to.deep.equal(['SignIn', 'https://cdn.example.com/logo.svg', 9]);
+    expect([read.signInMode, read.branding.logoUrl, read.passwordPolicy.length.min]).to.deep.equal([
+      'SignIn',
+      'https://cdn.example.com/logo.svg',
+      9,
+    ]);
   });
 
   it('publishes no webhook event, as Logto does not', async () => {

@@ -33,7 +33,10 @@ function heldSyncs() {
 /** Whether a promise has settled by now (after the turns already queued ran). */
 async function settledYet(promise: Promise<unknown>): Promise<boolean> {
   let settled = false;
-  promise.then(() => (settled = true), () => (settled = true));
+  promise.then(
+    () => (settled = true),
+    () => (settled = true),
+  );
   for (let i = 0; i < 3; i += 1) await nextTurn();
   return settled;
 }
@@ -81,12 +84,18 @@ describe('SQLite store: how a commit becomes durable', () => {
     expect(await settledYet(Promise.race(during))).to.equal(false);
     syncs.calls[1]!.release();
     await Promise.all(during);
-    expect(syncs.calls.map((call) => call.fd), 'the WAL file, every time').to.deep.equal([syncs.calls[0]!.fd, syncs.calls[0]!.fd]);
+    expect(
+      syncs.calls.map((call) => call.fd),
+      'the WAL file, every time',
+    ).to.deep.equal([syncs.calls[0]!.fd, syncs.calls[0]!.fd]);
 
     const failing = items.insertOne({ _id: 'd' });
     await eventually(() => syncs.calls.length === 3, { what: 'the third sync' });
     syncs.calls[2]!.fail(Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' }));
-    const error = await failing.then(() => null, (reason: unknown) => reason);
+    const error = await failing.then(
+      () => null,
+      (reason: unknown) => reason,
+    );
     expect(error).to.be.instanceOf(DurableWriteError);
     expect((error as Error).message).to.match(/could not write to .*identity\.sqlite: EIO/);
 
@@ -101,7 +110,10 @@ describe('SQLite store: how a commit becomes durable', () => {
     const syncs = heldSyncs();
     database = openSqliteDatabase({ dataDir, synchronous: 'NORMAL', syncFile: syncs.syncFile });
     const store = createSqliteDocumentStore(database, { diskResident: [] });
-    await Promise.all([store.collection('items').insertOne({ _id: 'a' }), store.collection('items').insertOne({ _id: 'b' })]);
+    await Promise.all([
+      store.collection('items').insertOne({ _id: 'a' }),
+      store.collection('items').insertOne({ _id: 'b' }),
+    ]);
     expect(rowsInFile()).to.equal(2);
     expect(syncs.calls).to.deep.equal([]);
     await store.close();
@@ -122,10 +134,13 @@ describe('SQLite store: how a commit becomes durable', () => {
       });
       const attempts: number[] = [];
       await queue.enqueue([job]);
-      await queue.consume(async (_job, attempt) => {
-        attempts.push(attempt);
-        return {};
-      }, { concurrency: 1 });
+      await queue.consume(
+        async (_job, attempt) => {
+          attempts.push(attempt);
+          return {};
+        },
+        { concurrency: 1 },
+      );
       await eventually(() => starts.length === 1, { what: 'the start journalled' });
       if (startsOrdered) {
         await eventually(() => attempts.length === 1, { what: 'the attempt made before its start is durable' });
@@ -141,7 +156,7 @@ describe('SQLite store: how a commit becomes durable', () => {
     }
   });
 
-  it('gives a finished job\'s slot to the next job before the journal has removed it', async () => {
+  it("gives a finished job's slot to the next job before the journal has removed it", async () => {
     const removals: Array<() => void> = [];
     const queue = createMemoryDeliveryQueue({
       journal: {
@@ -151,13 +166,22 @@ describe('SQLite store: how a commit becomes durable', () => {
         finished: () => new Promise<void>((resolve) => removals.push(resolve)),
       },
     });
-    const job = (n: number): DeliveryJob => ({ deliveryId: `d${n}`, hookId: 'h', event: 'User.Created', payload: { n }, createdAt: n });
+    const job = (n: number): DeliveryJob => ({
+      deliveryId: `d${n}`,
+      hookId: 'h',
+      event: 'User.Created',
+      payload: { n },
+      createdAt: n,
+    });
     const processed: string[] = [];
     await queue.enqueue([job(1), job(2), job(3)]);
-    await queue.consume(async (delivered) => {
-      processed.push(delivered.deliveryId);
-      return {};
-    }, { concurrency: 1 });
+    await queue.consume(
+      async (delivered) => {
+        processed.push(delivered.deliveryId);
+        return {};
+      },
+      { concurrency: 1 },
+    );
     await eventually(() => processed.length === 3, { what: 'every job processed, one slot' });
     expect(processed).to.deep.equal(['d1', 'd2', 'd3']);
     expect(removals, 'each removal asked for, none yet done').to.have.length(3);

@@ -60,29 +60,44 @@ describe('SQLite store: SIGKILL in the middle of 300 concurrent writes', functio
     throw new Error(`${path} has more pages than expected`);
   }
 
-  it('keeps every write answered 2xx, none half, and delivers each committed write\'s event once (same webhook-id) across the restart', async () => {
+  it("keeps every write answered 2xx, none half, and delivers each committed write's event once (same webhook-id) across the restart", async () => {
     await server.start();
-    const hook = await created(await server.request('/api/hooks', {
-      method: 'POST',
-      json: { name: 'crash', events: ['User.Created', 'Role.Created', 'Organization.Membership.Updated'], config: { url: receiver.url('/events') } },
-    })) as { id: string; signingKey?: string };
+    const hook = (await created(
+      await server.request('/api/hooks', {
+        method: 'POST',
+        json: {
+          name: 'crash',
+          events: ['User.Created', 'Role.Created', 'Organization.Membership.Updated'],
+          config: { url: receiver.url('/events') },
+        },
+      }),
+    )) as { id: string; signingKey?: string };
     const signingKey = (hook as { signingKey: string }).signingKey;
-    const organization = await created(await server.request('/api/organizations', { method: 'POST', json: { name: 'crash-org' } }));
+    const organization = await created(
+      await server.request('/api/organizations', { method: 'POST', json: { name: 'crash-org' } }),
+    );
     const seeded: string[] = [];
     for (let i = 0; i < SEEDED; i += 1) {
-      seeded.push((await created(await server.request('/api/users', { method: 'POST', json: { username: `seed_${i}` } }))).id);
+      seeded.push(
+        (await created(await server.request('/api/users', { method: 'POST', json: { username: `seed_${i}` } }))).id,
+      );
     }
 
     const writes: Write[] = Array.from({ length: WRITES }, (_, n) => {
       const kind: Kind = (['user', 'role', 'member'] as const)[n % 3]!;
-      const key = kind === 'user' ? `crash_user_${n}` : kind === 'role' ? `crash-role-${n}` : seeded[Math.floor(n / 3)]!;
+      const key =
+        kind === 'user' ? `crash_user_${n}` : kind === 'role' ? `crash-role-${n}` : seeded[Math.floor(n / 3)]!;
       return { n, kind, key };
     });
-    const request = (write: Write) => write.kind === 'user'
-      ? server.request('/api/users', { method: 'POST', json: { username: write.key } })
-      : write.kind === 'role'
-        ? server.request('/api/roles', { method: 'POST', json: { name: write.key, description: 'crash' } })
-        : server.request(`/api/organizations/${organization.id}/users`, { method: 'POST', json: { userIds: [write.key] } });
+    const request = (write: Write) =>
+      write.kind === 'user'
+        ? server.request('/api/users', { method: 'POST', json: { username: write.key } })
+        : write.kind === 'role'
+          ? server.request('/api/roles', { method: 'POST', json: { name: write.key, description: 'crash' } })
+          : server.request(`/api/organizations/${organization.id}/users`, {
+              method: 'POST',
+              json: { userIds: [write.key] },
+            });
     let next = 0;
     let killed = false;
     const answeredCount = () => writes.filter((write) => write.outcome === 'answered').length;
@@ -113,11 +128,21 @@ describe('SQLite store: SIGKILL in the middle of 300 concurrent writes', functio
     expect(refused.map((write) => write.status)).to.deep.equal([]);
 
     await server.start();
-    const users = new Map((await all<{ id: string; username: string }>('/api/users')).map((user) => [user.username, user.id]));
+    const users = new Map(
+      (await all<{ id: string; username: string }>('/api/users')).map((user) => [user.username, user.id]),
+    );
     const roles = new Map((await all<{ id: string; name: string }>('/api/roles')).map((role) => [role.name, role.id]));
-    const members = new Set((await all<{ id: string }>(`/api/organizations/${organization.id}/users`)).map((user) => user.id));
-    const stored = (write: Write) => (write.kind === 'user' ? users.has(write.key) : write.kind === 'role' ? roles.has(write.key) : members.has(write.key));
-    for (const write of answered) expect(stored(write), `${write.kind} ${write.key}, answered 2xx before the kill`).to.equal(true);
+    const members = new Set(
+      (await all<{ id: string }>(`/api/organizations/${organization.id}/users`)).map((user) => user.id),
+    );
+    const stored = (write: Write) =>
+      write.kind === 'user'
+        ? users.has(write.key)
+        : write.kind === 'role'
+          ? roles.has(write.key)
+          : members.has(write.key);
+    for (const write of answered)
+      expect(stored(write), `${write.kind} ${write.key}, answered 2xx before the kill`).to.equal(true);
     for (const seed of seeded) expect([...users.values()]).to.include(seed);
     const committed = writes.filter(stored);
 
@@ -129,11 +154,14 @@ describe('SQLite store: SIGKILL in the middle of 300 concurrent writes', functio
     };
     const writeKey = (write: Write) => `${write.kind}:${write.key}`;
     const expected = new Set([...committed.map(writeKey), ...seeded.map((_, i) => `user:seed_${i}`)]);
-    const deliveries = () => receiver.requests('/events').map((received) => ({
-      id: String(received.headers['webhook-id']), key: eventKey(verifyDelivery(received, signingKey)),
-    }));
+    const deliveries = () =>
+      receiver.requests('/events').map((received) => ({
+        id: String(received.headers['webhook-id']),
+        key: eventKey(verifyDelivery(received, signingKey)),
+      }));
     await eventually(() => new Set(deliveries().map((delivery) => delivery.key)).size >= expected.size, {
-      timeoutMs: 60_000, what: `the events of the ${expected.size} committed writes delivered`,
+      timeoutMs: 60_000,
+      what: `the events of the ${expected.size} committed writes delivered`,
     });
     const idsByKey = new Map<string, Set<string>>();
     for (const delivery of deliveries()) {
@@ -141,12 +169,16 @@ describe('SQLite store: SIGKILL in the middle of 300 concurrent writes', functio
       ids.add(delivery.id);
       idsByKey.set(delivery.key, ids);
     }
-    expect(new Set(idsByKey.keys()), 'an event for every committed write, and for nothing else').to.deep.equal(expected);
+    expect(new Set(idsByKey.keys()), 'an event for every committed write, and for nothing else').to.deep.equal(
+      expected,
+    );
     for (const [key, ids] of idsByKey) expect([...ids], `${key}: one webhook-id`).to.have.length(1);
     // The only repeat a SIGKILL may cause: a delivery in flight when it struck, sent again with the same webhook-id.
     const repeats = deliveries().length - idsByKey.size;
-    process.stdout.write(`      (${answered.length} answered, ${unanswered.length} cut off, ${committed.length - answered.length} of those committed; `
-      + `${repeats} deliveries in flight at the kill sent again with their webhook-id)\n`);
+    process.stdout.write(
+      `      (${answered.length} answered, ${unanswered.length} cut off, ${committed.length - answered.length} of those committed; ` +
+        `${repeats} deliveries in flight at the kill sent again with their webhook-id)\n`,
+    );
     expect(repeats).to.be.at.most(50);
   });
 });

@@ -42,8 +42,14 @@ const QUERIES: Array<[Filter, FindOptions]> = [
   [{}, {}],
   [{ hookId: 'h1' }, {}],
   [{ hookId: 'h2' }, { sort: { createdAt: -1, _id: -1 }, skip: 3, limit: 7 }],
-  [{ hookId: 'h1', createdAt: { $gte: 1_050 } }, { sort: { createdAt: -1, _id: -1 }, limit: 10 }],
-  [{ hookId: 'h3', createdAt: { $gte: 1_020, $lt: 1_150 }, event: 'User.Created' }, { sort: { createdAt: 1 }, skip: 2, limit: 5 }],
+  [
+    { hookId: 'h1', createdAt: { $gte: 1_050 } },
+    { sort: { createdAt: -1, _id: -1 }, limit: 10 },
+  ],
+  [
+    { hookId: 'h3', createdAt: { $gte: 1_020, $lt: 1_150 }, event: 'User.Created' },
+    { sort: { createdAt: 1 }, skip: 2, limit: 5 },
+  ],
   [{ hookId: { $in: ['h1', 'h3'] }, succeeded: true }, { sort: { createdAt: 1, _id: 1 } }],
   [{ deliveryId: 'dlv_7' }, { sort: { createdAt: 1 } }],
   [{ _id: { $in: ['d0003', 'd0010', 'd9999', 'd0042'] } }, { projection: { _id: 1, hookId: 1 } }],
@@ -52,10 +58,16 @@ const QUERIES: Array<[Filter, FindOptions]> = [
   [{ createdAt: { $gt: 'text' } }, {}],
   [{ expiresAt: { $gt: new Date() } }, { sort: { expiresAt: 1, _id: 1 }, limit: 15 }],
   // A bound on the TTL field that leaves expired rows out by itself, as a reader's `expiresAt > now` does.
-  [{ hookId: 'h1', expiresAt: { $gt: new Date(Date.now() + 600_000) } }, { sort: { createdAt: -1, _id: -1 }, limit: 10 }],
+  [
+    { hookId: 'h1', expiresAt: { $gt: new Date(Date.now() + 600_000) } },
+    { sort: { createdAt: -1, _id: -1 }, limit: 10 },
+  ],
   [{ hookId: 'h2', createdAt: { $gte: 1_010 }, expiresAt: { $gte: new Date(Date.now() + 600_000) } }, {}],
   [{ $or: [{ hookId: 'h1' }, { event: 'Role.Created' }] }, { sort: { event: 1, createdAt: -1 }, limit: 20 }],
-  [{ hookId: 'h2', $and: [{ createdAt: { $gte: 1_010 } }, { event: { $ne: 'User.Deleted' } }] }, { sort: { createdAt: -1 } }],
+  [
+    { hookId: 'h2', $and: [{ createdAt: { $gte: 1_010 } }, { event: { $ne: 'User.Deleted' } }] },
+    { sort: { createdAt: -1 } },
+  ],
   [{ event: /Created$/ }, { sort: { succeeded: -1, createdAt: 1 }, skip: 5, limit: 10 }],
   [{ hookId: 'h1' }, { sort: { createdAt: -1 }, skip: 1_000, limit: 5 }],
   [{ hookId: 'h2' }, { limit: -3 }],
@@ -109,14 +121,27 @@ describe('SQLite store: disk-resident collections answer as in-memory ones do', 
   });
 
   it('applies updates, upserts and deletes alike', async () => {
-    await both((collection) => collection.updateMany({ hookId: 'h1', createdAt: { $lt: 1_040 } }, { $set: { event: 'Moved' }, $inc: { createdAt: 500 } }));
-    await both((collection) => collection.updateOne({ _id: 'new-one' }, { $set: { hookId: 'h2', createdAt: 1_111 } }, { upsert: true }));
-    await both((collection) => collection.findOneAndUpdate({ hookId: 'h3' }, { $set: { succeeded: null } }, { sort: { createdAt: -1 } }));
+    await both((collection) =>
+      collection.updateMany(
+        { hookId: 'h1', createdAt: { $lt: 1_040 } },
+        { $set: { event: 'Moved' }, $inc: { createdAt: 500 } },
+      ),
+    );
+    await both((collection) =>
+      collection.updateOne({ _id: 'new-one' }, { $set: { hookId: 'h2', createdAt: 1_111 } }, { upsert: true }),
+    );
+    await both((collection) =>
+      collection.findOneAndUpdate({ hookId: 'h3' }, { $set: { succeeded: null } }, { sort: { createdAt: -1 } }),
+    );
     await both((collection) => collection.deleteMany({ hookId: 'h2', event: 'Role.Created' }));
     await both((collection) => collection.findOneAndDelete({ deliveryId: 'dlv_3' }));
     // Updates that leave every indexed field and the expiry alone, and ones that change only those.
-    await both((collection) => collection.updateMany({ hookId: 'h3' }, { $set: { note: 'kept' }, $inc: { attempt: 1 } }));
-    await both((collection) => collection.updateOne({ hookId: 'h1' }, { $set: { expiresAt: new Date(Date.now() - 1000) } }));
+    await both((collection) =>
+      collection.updateMany({ hookId: 'h3' }, { $set: { note: 'kept' }, $inc: { attempt: 1 } }),
+    );
+    await both((collection) =>
+      collection.updateOne({ hookId: 'h1' }, { $set: { expiresAt: new Date(Date.now() - 1000) } }),
+    );
     await both((collection) => collection.updateOne({ deliveryId: 'dlv_5' }, { $set: { deliveryId: 'dlv_moved' } }));
     await compareAll('after writes');
   });
@@ -134,12 +159,18 @@ describe('SQLite store: disk-resident collections answer as in-memory ones do', 
 
   it('reads its own uncommitted writes inside a transaction alike, and shows them to no one else', async () => {
     const seen: unknown[] = [];
-    for (const [store, collection] of [[memory, inMemory], [disk, onDisk]] as const) {
+    for (const [store, collection] of [
+      [memory, inMemory],
+      [disk, onDisk],
+    ] as const) {
       await store.transaction(async () => {
         await collection.insertOne({ _id: 'tx-1', hookId: 'h1', createdAt: 5_000, event: 'User.Created' });
         await collection.deleteOne({ _id: 'd0001' });
         await collection.updateOne({ _id: 'd0002' }, { $set: { hookId: 'h1', createdAt: 5_001 } });
-        const page = await collection.find({ hookId: 'h1', createdAt: { $gte: 4_000 } }, { sort: { createdAt: -1 }, limit: 3 });
+        const page = await collection.find(
+          { hookId: 'h1', createdAt: { $gte: 4_000 } },
+          { sort: { createdAt: -1 }, limit: 3 },
+        );
         expect(page.map((doc) => doc._id).slice(0, 2), store.kind).to.deep.equal(['d0002', 'tx-1']);
         seen.push(page, await collection.countDocuments({ hookId: 'h1' }), await collection.findOne({ _id: 'd0001' }));
         expect(await store.outsideTransaction(() => collection.findOne({ _id: 'tx-1' })), store.kind).to.equal(null);
@@ -150,7 +181,10 @@ describe('SQLite store: disk-resident collections answer as in-memory ones do', 
   });
 
   it('refuses a unique index', async () => {
-    const refused = await onDisk.createIndex({ keys: { event: 1 }, unique: true }).then(() => null, (error: Error) => error.message);
+    const refused = await onDisk.createIndex({ keys: { event: 1 }, unique: true }).then(
+      () => null,
+      (error: Error) => error.message,
+    );
     expect(refused).to.match(/unique indexes are not supported/);
   });
 });

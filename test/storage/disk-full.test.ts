@@ -54,8 +54,14 @@ describe('SQLite store: a disk that refuses writes', function () {
     await server.kill();
     await server.start();
     const users = (await (await server.request('/api/users?page_size=100')).json()) as Array<{ username: string }>;
-    const names = users.map((user) => user.username).filter((name) => name !== null).sort();
+    const names = users
+      .map((user) => user.username)
+      .filter((name) => name !== null)
+      .sort();
     expect(names).to.include.members(['after_space_returned', 'before_full']);
-    expect(names.filter((name) => name.startsWith('full_')), 'nothing of the refused writes').to.deep.equal([]);
+    expect(
+      names.filter((name) => name.startsWith('full_')),
+      'nothing of the refused writes',
+    ).to.deep.equal([]);
   });
 });

@@ -59,13 +59,24 @@ describe('SQLite store: the expiry column in disk-resident indexes', () => {
     const recent = { hookId: 'h1', createdAt: { $gte: now - 120 * 60_000 }, expiresAt: { $gt: new Date(now) } };
     const counted = await collection.countDocuments(recent);
     database.db.prepare = prepare;
-    expect(counted).to.equal(await memory.countDocuments(recent)).and.to.be.above(10);
-    for (const filter of [{ expiresAt: { $gte: new Date(now + 3_600_100) } }, { expiresAt: { $lt: new Date(now + 3_600_200), $gt: new Date(now) } }, { expiresAt: 'never' }]) {
-      expect(await collection.countDocuments(filter), JSON.stringify(filter)).to.equal(await memory.countDocuments(filter));
+    expect(counted)
+      .to.equal(await memory.countDocuments(recent))
+      .and.to.be.above(10);
+    for (const filter of [
+      { expiresAt: { $gte: new Date(now + 3_600_100) } },
+      { expiresAt: { $lt: new Date(now + 3_600_200), $gt: new Date(now) } },
+      { expiresAt: 'never' },
+    ]) {
+      expect(await collection.countDocuments(filter), JSON.stringify(filter)).to.equal(
+        await memory.countDocuments(filter),
+      );
     }
     const count = prepared.find((sql) => sql.startsWith('SELECT count(*)'));
     expect(count, 'the count is made in SQL').to.be.a('string');
-    const plan = database.db.prepare(`EXPLAIN QUERY PLAN ${count}`).all().map((row) => String(row.detail));
+    const plan = database.db
+      .prepare(`EXPLAIN QUERY PLAN ${count}`)
+      .all()
+      .map((row) => String(row.detail));
     expect(plan.join(' '), 'the count reads the covering index').to.include(`USING COVERING INDEX ${INDEX}`);
     await store.close();
     await database.close();
@@ -78,7 +89,7 @@ describe('SQLite store: the expiry column in disk-resident indexes', () => {
     await first.close();
     const { database, store, collection } = await open();
     await database.settled();
-    const sql = String(database.db.prepare("SELECT sql FROM sqlite_schema WHERE name = ?").get(INDEX)!.sql);
+    const sql = String(database.db.prepare('SELECT sql FROM sqlite_schema WHERE name = ?').get(INDEX)!.sql);
     expect(sql).to.match(/"v:createdAt" DESC, expires_at\)$/);
     expect(await collection.countDocuments({ hookId: 'h2' })).to.equal(100);
     await store.close();

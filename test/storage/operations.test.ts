@@ -18,7 +18,12 @@ const ROOT = new URL('../..', import.meta.url).pathname;
 /** The server run to its end from `cwd`, with nothing but `env`: exit code and what it printed. */
 async function startToEnd(env: Record<string, string>, cwd?: string) {
   const port = await freePort();
-  return runScript(join(ROOT, 'bin/server.ts'), [], { PATH: process.env.PATH ?? '', PORT: String(port), LOG_LEVEL: 'warn', ...env }, cwd);
+  return runScript(
+    join(ROOT, 'bin/server.ts'),
+    [],
+    { PATH: process.env.PATH ?? '', PORT: String(port), LOG_LEVEL: 'warn', ...env },
+    cwd,
+  );
 }
 
 describe('SQLite store: operating it', function () {
@@ -60,8 +65,8 @@ describe('SQLite store: operating it', function () {
     const second = await startToEnd({ DATA_DIR: dataDir });
     expect(second.code).to.equal(1);
     expect(second.stderr.trim()).to.equal(
-      `cannot start: DATA_DIR ${dataDir} is in use by process ${first.pid} on ${readFileSync(join(dataDir, 'lock.owner'), 'utf8').split(' on ')[1]!.trim()}: `
-      + 'only one process may hold it (stop it, or give this one another DATA_DIR)',
+      `cannot start: DATA_DIR ${dataDir} is in use by process ${first.pid} on ${readFileSync(join(dataDir, 'lock.owner'), 'utf8').split(' on ')[1]!.trim()}: ` +
+        'only one process may hold it (stop it, or give this one another DATA_DIR)',
     );
   });
 
@@ -84,17 +89,24 @@ describe('SQLite store: operating it', function () {
   it('refuses a file that is not a database, a corrupt one and an unwritable one with one line naming it, and writes nothing', async () => {
     const garbage = dir();
     const path = join(garbage, 'identity.sqlite');
-    writeFileSync(path, 'not a database at all, just text long enough to be mistaken for a header '.repeat(10), { mode: 0o600 });
+    writeFileSync(path, 'not a database at all, just text long enough to be mistaken for a header '.repeat(10), {
+      mode: 0o600,
+    });
     const notDatabase = await startToEnd({ DATA_DIR: garbage });
     expect(notDatabase.code).to.equal(1);
-    expect(notDatabase.stderr.trim()).to.equal(`cannot start: cannot use the database ${path}: it is not a SQLite database`);
+    expect(notDatabase.stderr.trim()).to.equal(
+      `cannot start: cannot use the database ${path}: it is not a SQLite database`,
+    );
 
     // A database the service wrote, with its document pages overwritten.
     const damaged = dir();
     const written = await server(damaged);
     await written.start();
     for (let i = 0; i < 30; i += 1) {
-      await written.request('/api/users', { method: 'POST', json: { username: `corrupt_${i}`, name: 'x'.repeat(2000) } });
+      await written.request('/api/users', {
+        method: 'POST',
+        json: { username: `corrupt_${i}`, name: 'x'.repeat(2000) },
+      });
     }
     await written.kill();
     const file = join(damaged, 'identity.sqlite');
@@ -108,7 +120,9 @@ describe('SQLite store: operating it', function () {
     const corrupt = await startToEnd({ DATA_DIR: damaged });
     expect(corrupt.code).to.equal(1);
     expect(corrupt.stderr.trim().split('\n')).to.have.length(1);
-    expect(corrupt.stderr).to.match(new RegExp(`^cannot start: cannot (use|read) the database ${file}: .*(corrupt|malformed)`));
+    expect(corrupt.stderr).to.match(
+      new RegExp(`^cannot start: cannot (use|read) the database ${file}: .*(corrupt|malformed)`),
+    );
     expect(readFileSync(file).equals(before), 'nothing written').to.equal(true);
 
     const locked = dir();
@@ -123,7 +137,9 @@ describe('SQLite store: operating it', function () {
     if (!immutable) return;
     const unwritable = await startToEnd({ DATA_DIR: locked });
     expect(unwritable.code).to.equal(1);
-    expect(unwritable.stderr.trim()).to.match(new RegExp(`^cannot start: cannot use the database ${readOnly}: it is not writable`));
+    expect(unwritable.stderr.trim()).to.match(
+      new RegExp(`^cannot start: cannot use the database ${readOnly}: it is not writable`),
+    );
   });
 
   it('refuses a second process with local documents on the same Redis, and lets the same data directory restart at once', async function () {
@@ -135,9 +151,11 @@ describe('SQLite store: operating it', function () {
       await first.start();
       const second = await startToEnd({ DATA_DIR: dir(), REDIS_URL: redis.url });
       expect(second.code).to.equal(1);
-      expect(second.stderr.trim()).to.match(new RegExp(
-        `^cannot start: another process that keeps its documents locally already uses this Redis: process ${first.pid} on .* \\(DATA_DIR ${firstDir}\\)`,
-      ));
+      expect(second.stderr.trim()).to.match(
+        new RegExp(
+          `^cannot start: another process that keeps its documents locally already uses this Redis: process ${first.pid} on .* \\(DATA_DIR ${firstDir}\\)`,
+        ),
+      );
       await first.kill();
       await first.start();
       expect((await first.request('/api/applications')).status, 'restarted on its own lease').to.equal(200);
@@ -150,19 +168,27 @@ describe('SQLite store: operating it', function () {
     const dataDir = dir();
     const live = await server(dataDir);
     await live.start();
-    for (let i = 0; i < 20; i += 1) await live.request('/api/users', { method: 'POST', json: { username: `kept_${i}` } });
+    for (let i = 0; i < 20; i += 1)
+      await live.request('/api/users', { method: 'POST', json: { username: `kept_${i}` } });
     let writing = true;
     const writer = (async () => {
-      for (let i = 0; writing && i < 500; i += 1) await live.request('/api/roles', { method: 'POST', json: { name: `during-${i}`, description: 'd' } });
+      for (let i = 0; writing && i < 500; i += 1)
+        await live.request('/api/roles', { method: 'POST', json: { name: `during-${i}`, description: 'd' } });
     })();
     const target = join(dir(), 'backup.sqlite');
-    const backup = await runScript(join(ROOT, 'bin/backup.ts'), [target], { PATH: process.env.PATH ?? '', DATA_DIR: dataDir });
+    const backup = await runScript(join(ROOT, 'bin/backup.ts'), [target], {
+      PATH: process.env.PATH ?? '',
+      DATA_DIR: dataDir,
+    });
     writing = false;
     await writer;
     expect(backup.code, backup.stderr).to.equal(0);
     expect(backup.stdout).to.match(/^backed up .* to .*backup\.sqlite \(\d+ bytes\)/);
     expect(statSync(target).mode & 0o777).to.equal(0o600);
-    const again = await runScript(join(ROOT, 'bin/backup.ts'), [target], { PATH: process.env.PATH ?? '', DATA_DIR: dataDir });
+    const again = await runScript(join(ROOT, 'bin/backup.ts'), [target], {
+      PATH: process.env.PATH ?? '',
+      DATA_DIR: dataDir,
+    });
     expect(again.code).to.equal(1);
     expect(again.stderr).to.match(/exists already: a backup never overwrites a file/);
 

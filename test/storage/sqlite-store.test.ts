@@ -51,24 +51,48 @@ describe('SQLite store: what is acknowledged is in the file', () => {
     database = open(dataDir);
     let store: DocumentStore = storeOf(database);
     const odd = {
-      _id: 'odd', at: new Date('2024-05-06T07:08:09.010Z'), bytes: new Uint8Array([0, 1, 254, 255]), nested: { deep: [1, { x: null }] },
-      pattern: /^a.b$/i, nan: Number.NaN, infinite: Number.NEGATIVE_INFINITY, negativeZero: -0, big: 12345678901234567890n,
-      dollars: { $notATag: true, plain: 'x' }, text: 'unicode ✓ \u0000 end', empty: {}, list: [],
+      _id: 'odd',
+      at: new Date('2024-05-06T07:08:09.010Z'),
+      bytes: new Uint8Array([0, 1, 254, 255]),
+      nested: { deep: [1, { x: null }] },
+      pattern: /^a.b$/i,
+      nan: Number.NaN,
+      infinite: Number.NEGATIVE_INFINITY,
+      negativeZero: -0,
+      big: 12345678901234567890n,
+      dollars: { $notATag: true, plain: 'x' },
+      text: 'unicode ✓ \u0000 end',
+      empty: {},
+      list: [],
     };
     const people = store.collection('people');
     await people.createIndex({ keys: { email: 1 }, unique: true, sparse: true });
-    await people.insertMany([{ _id: 'b', email: 'b@example.com' }, odd, { _id: 'a', email: 'a@example.com' }, { _id: 7, n: 1 }]);
+    await people.insertMany([
+      { _id: 'b', email: 'b@example.com' },
+      odd,
+      { _id: 'a', email: 'a@example.com' },
+      { _id: 7, n: 1 },
+    ]);
     await people.updateOne({ _id: 'b' }, { $set: { name: 'Bee' } });
     await people.deleteOne({ _id: 'a' });
     await store.collection('logs').createIndex({ keys: { hookId: 1, createdAt: -1 } });
-    await store.collection('logs').insertMany([{ _id: 'l1', hookId: 'h', createdAt: 1 }, { _id: 'l2', hookId: 'h', createdAt: 2 }]);
+    await store.collection('logs').insertMany([
+      { _id: 'l1', hookId: 'h', createdAt: 1 },
+      { _id: 'l2', hookId: 'h', createdAt: 2 },
+    ]);
     const kv = createSqliteKeyValueStore(database);
     await kv.set('kept', 'value');
     await kv.set('expiring', 'soon', 60_000);
     await kv.set('short', 'gone', 1);
     await kv.incr('counter', 60_000);
     await kv.incr('counter', 60_000);
-    const job: DeliveryJob = { deliveryId: 'dlv_1', hookId: 'h', event: 'User.Created', payload: { a: 1 }, createdAt: 5 };
+    const job: DeliveryJob = {
+      deliveryId: 'dlv_1',
+      hookId: 'h',
+      event: 'User.Created',
+      payload: { a: 1 },
+      createdAt: 5,
+    };
     const queue = createSqliteDeliveryQueue(database);
     await queue.enqueue([job]);
     await queue.close();
@@ -79,26 +103,37 @@ describe('SQLite store: what is acknowledged is in the file', () => {
     database = open(dataDir);
     store = storeOf(database);
     const reopened = store.collection('people');
-    expect(await reopened.find({})).to.deep.equal([{ _id: 'b', email: 'b@example.com', name: 'Bee' }, odd, { _id: 7, n: 1 }]);
+    expect(await reopened.find({})).to.deep.equal([
+      { _id: 'b', email: 'b@example.com', name: 'Bee' },
+      odd,
+      { _id: 7, n: 1 },
+    ]);
     const back = await reopened.findOne({ _id: 'odd' });
     expect(back!.at).to.be.instanceOf(Date);
     expect(Object.is(back!.negativeZero, -0)).to.equal(true);
     // Unique indexes are rebuilt from the documents read back.
     await reopened.createIndex({ keys: { email: 1 }, unique: true, sparse: true });
-    const duplicate = await reopened.insertOne({ email: 'b@example.com' }).then(() => null, (error: { code?: number }) => error.code);
+    const duplicate = await reopened.insertOne({ email: 'b@example.com' }).then(
+      () => null,
+      (error: { code?: number }) => error.code,
+    );
     expect(duplicate).to.equal(11000);
     expect(await store.collection('logs').find({ hookId: 'h' }, { sort: { createdAt: -1 } })).to.deep.equal([
-      { _id: 'l2', hookId: 'h', createdAt: 2 }, { _id: 'l1', hookId: 'h', createdAt: 1 },
+      { _id: 'l2', hookId: 'h', createdAt: 2 },
+      { _id: 'l1', hookId: 'h', createdAt: 1 },
     ]);
     const kvBack = createSqliteKeyValueStore(database);
     expect(await kvBack.getMany(['kept', 'expiring', 'short', 'counter'])).to.deep.equal(['value', 'soon', null, '2']);
     expect(await kvBack.ttl('expiring')).to.be.within(1, 60_000);
     const queueBack = createSqliteDeliveryQueue(database);
     const seen: Array<[DeliveryJob, number]> = [];
-    await queueBack.consume(async (delivered, attempt) => {
-      seen.push([delivered, attempt]);
-      return {};
-    }, { concurrency: 1 });
+    await queueBack.consume(
+      async (delivered, attempt) => {
+        seen.push([delivered, attempt]);
+        return {};
+      },
+      { concurrency: 1 },
+    );
     await eventually(() => seen.length === 1, { what: 'the restored delivery attempted' });
     expect(seen).to.deep.equal([[job, 1]]);
     await queueBack.close();
@@ -153,7 +188,12 @@ describe('SQLite store: what is acknowledged is in the file', () => {
     // A take is decided at once, and put back when its removal cannot be made durable.
     const taken = await kv.take('k');
     expect(taken.value).to.equal('before');
-    expect(await taken.durable.then(() => null, (error: unknown) => error)).to.be.instanceOf(DurableWriteError);
+    expect(
+      await taken.durable.then(
+        () => null,
+        (error: unknown) => error,
+      ),
+    ).to.be.instanceOf(DurableWriteError);
     expect(await kv.get('k')).to.equal('before');
     database.db.exec('PRAGMA query_only = OFF');
     await people.updateOne({ _id: 'p' }, { $inc: { n: 1 } });
@@ -202,7 +242,9 @@ describe('SQLite store: refusals', () => {
     const other = new DatabaseSync(path);
     other.exec('CREATE TABLE invoices (id INTEGER PRIMARY KEY)');
     other.close();
-    expect(await refusal(() => open(dataDir))).to.equal(`cannot use the database ${path}: it was not created by this service`);
+    expect(await refusal(() => open(dataDir))).to.equal(
+      `cannot use the database ${path}: it was not created by this service`,
+    );
   });
 
   it('migrates an older file forward, keeping its data, and refuses a newer one', async () => {
@@ -211,13 +253,17 @@ describe('SQLite store: refusals', () => {
     old.exec('BEGIN');
     migrate(old, 0, 1);
     old.exec('COMMIT');
-    old.prepare("INSERT INTO documents (collection, id, doc) VALUES ('people', 'p', '{\"_id\":\"p\",\"name\":\"kept\"}')").run();
+    old
+      .prepare('INSERT INTO documents (collection, id, doc) VALUES (\'people\', \'p\', \'{"_id":"p","name":"kept"}\')')
+      .run();
     old.close();
     expect(SCHEMA_VERSION).to.be.greaterThan(1);
     let database = open(dataDir);
     const version = database.db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get()!.value;
     expect(Number(version)).to.equal(MIGRATIONS.length);
-    const indexes = database.db.prepare("SELECT name FROM sqlite_schema WHERE type = 'index' AND name = 'kv_expiry'").all();
+    const indexes = database.db
+      .prepare("SELECT name FROM sqlite_schema WHERE type = 'index' AND name = 'kv_expiry'")
+      .all();
     expect(indexes, 'the second migration ran').to.have.length(1);
     const store = storeOf(database);
     expect(await store.collection('people').findOne({ _id: 'p' })).to.deep.equal({ _id: 'p', name: 'kept' });
@@ -226,11 +272,10 @@ describe('SQLite store: refusals', () => {
     await database.close();
     const before = readFileSync(path);
     expect(await refusal(() => open(dataDir))).to.equal(
-      `cannot use the database ${path}: it has schema version ${SCHEMA_VERSION + 1}, newer than this version of the service knows `
-      + `(${SCHEMA_VERSION}); run the newer version`,
+      `cannot use the database ${path}: it has schema version ${SCHEMA_VERSION + 1}, newer than this version of the service knows ` +
+        `(${SCHEMA_VERSION}); run the newer version`,
     );
     expect(readFileSync(path).equals(before), 'nothing written').to.equal(true);
     database = undefined!;
   });
 });
-

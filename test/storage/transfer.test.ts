@@ -25,14 +25,25 @@ function contents(dataDir: string) {
     for (const row of db.prepare('SELECT collection, id, doc FROM documents').all()) {
       documents.set(`${String(row.collection)}/${String(row.id)}`, decodeDocument(String(row.doc)));
     }
-    for (const { name } of db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name LIKE 'collection:%'").all()) {
+    for (const { name } of db
+      .prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name LIKE 'collection:%'")
+      .all()) {
       for (const row of db.prepare(`SELECT id, doc FROM "${String(name)}"`).all()) {
         documents.set(`${String(name).slice('collection:'.length)}/${String(row.id)}`, decodeDocument(String(row.doc)));
       }
     }
-    const keys = new Map(db.prepare('SELECT key, value, expires_at FROM kv WHERE expires_at IS NULL OR expires_at > ?').all(Date.now())
-      .map((row) => [String(row.key), { value: row.value, expiresAt: row.expires_at === null ? null : Number(row.expires_at) }]));
-    const deliveries = db.prepare('SELECT delivery_id, job, attempt, errors, run_at FROM delivery_jobs ORDER BY delivery_id').all()
+    const keys = new Map(
+      db
+        .prepare('SELECT key, value, expires_at FROM kv WHERE expires_at IS NULL OR expires_at > ?')
+        .all(Date.now())
+        .map((row) => [
+          String(row.key),
+          { value: row.value, expiresAt: row.expires_at === null ? null : Number(row.expires_at) },
+        ]),
+    );
+    const deliveries = db
+      .prepare('SELECT delivery_id, job, attempt, errors, run_at FROM delivery_jobs ORDER BY delivery_id')
+      .all()
       .map((row) => ({ ...row }));
     return { documents, keys, deliveries };
   } finally {
@@ -50,7 +61,11 @@ describe('npm run export / npm run import', function () {
     dirs.push(made);
     return made;
   };
-  const env = (dataDir: string, extra: Record<string, string> = {}) => ({ PATH: process.env.PATH ?? '', DATA_DIR: dataDir, ...extra });
+  const env = (dataDir: string, extra: Record<string, string> = {}) => ({
+    PATH: process.env.PATH ?? '',
+    DATA_DIR: dataDir,
+    ...extra,
+  });
 
   before(async () => {
     receiver = await Receiver.start();
@@ -71,11 +86,21 @@ describe('npm run export / npm run import', function () {
       expect(response.status, await response.clone().text()).to.be.within(200, 299);
       return response.json() as Promise<Record<string, any>>;
     };
-    const user = await post('/api/users', { username: 'moved_alice', password: 'Moved-Pass-2024', primaryEmail: 'alice@example.com', customData: { at: 'x' } });
+    const user = await post('/api/users', {
+      username: 'moved_alice',
+      password: 'Moved-Pass-2024',
+      primaryEmail: 'alice@example.com',
+      customData: { at: 'x' },
+    });
     await post('/api/roles', { name: 'moved-role', description: 'd' });
     const organization = await post('/api/organizations', { name: 'moved org' });
     await post(`/api/organizations/${organization.id}/users`, { userIds: [user.id] });
-    const app = await post('/api/applications', { name: 'moved app', type: 'Traditional', oidcClientMetadata: { redirectUris: ['http://127.0.0.1:9/cb'] }, customClientMetadata: { allowTokenExchange: true } });
+    const app = await post('/api/applications', {
+      name: 'moved app',
+      type: 'Traditional',
+      oidcClientMetadata: { redirectUris: ['http://127.0.0.1:9/cb'] },
+      customClientMetadata: { allowTokenExchange: true },
+    });
     receiver.script('/moved', (nth) => ({ status: nth === 1 ? 503 : 200 }));
     await post('/api/hooks', { name: 'moved', events: ['Role.Created'], config: { url: receiver.url('/moved') } });
     await post('/api/roles', { name: 'moved-role-2', description: 'd' });
@@ -93,7 +118,12 @@ describe('npm run export / npm run import', function () {
     const target = dir();
     const imported = await runScript(join(ROOT, 'bin/import.ts'), [file], env(target));
     expect(imported.code, imported.stderr).to.equal(0);
-    expect(imported.stdout.replace(/^imported/, 'exported').replace(/ from .*/, '').trim()).to.equal(exported.stdout.replace(/ to .*/, '').trim());
+    expect(
+      imported.stdout
+        .replace(/^imported/, 'exported')
+        .replace(/ from .*/, '')
+        .trim(),
+    ).to.equal(exported.stdout.replace(/ to .*/, '').trim());
 
     const before = contents(source);
     const after = contents(target);
@@ -102,7 +132,10 @@ describe('npm run export / npm run import', function () {
     expect([...after.keys.keys()].sort()).to.deep.equal([...before.keys.keys()].sort());
     for (const [key, entry] of before.keys) {
       expect(after.keys.get(key)!.value, key).to.equal(entry.value);
-      if (entry.expiresAt !== null) expect(Math.abs(after.keys.get(key)!.expiresAt! - entry.expiresAt), `${key} expires when it did`).to.be.at.most(1000);
+      if (entry.expiresAt !== null)
+        expect(Math.abs(after.keys.get(key)!.expiresAt! - entry.expiresAt), `${key} expires when it did`).to.be.at.most(
+          1000,
+        );
     }
     expect(after.deliveries).to.deep.equal(before.deliveries);
 
@@ -113,15 +146,28 @@ describe('npm run export / npm run import', function () {
     const moved = await ServerProcess.on(target);
     servers.push(moved);
     await moved.start();
-    const users = await (await moved.request('/api/users?search=moved_alice')).json() as Array<{ id: string; customData: unknown }>;
+    const users = (await (await moved.request('/api/users?search=moved_alice')).json()) as Array<{
+      id: string;
+      customData: unknown;
+    }>;
     expect(users.map((found) => found.id)).to.deep.equal([user.id]);
     const exchange = await fetch(`${moved.baseUrl}/oidc/token`, {
       method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${app.id}:${app.secret}`).toString('base64')}` },
-      body: new URLSearchParams({ grant_type: GRANT, subject_token: subjectToken, subject_token_type: 'urn:ietf:params:oauth:token-type:access_token' }),
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        authorization: `Basic ${Buffer.from(`${app.id}:${app.secret}`).toString('base64')}`,
+      },
+      body: new URLSearchParams({
+        grant_type: GRANT,
+        subject_token: subjectToken,
+        subject_token_type: 'urn:ietf:params:oauth:token-type:access_token',
+      }),
     });
     expect(exchange.status, 'the subject token moved with the keys').to.equal(200);
-    await eventually(() => receiver.requests('/moved').length === 2, { timeoutMs: 20_000, what: 'the pending delivery sent from the new store' });
+    await eventually(() => receiver.requests('/moved').length === 2, {
+      timeoutMs: 20_000,
+      what: 'the pending delivery sent from the new store',
+    });
     const [first, second] = receiver.requests('/moved');
     expect(second!.headers['webhook-id']).to.equal(first!.headers['webhook-id']);
   });
@@ -133,7 +179,9 @@ describe('npm run export / npm run import', function () {
     const server = await ServerProcess.on(source);
     servers.push(server);
     await server.start();
-    expect((await server.request('/api/users', { method: 'POST', json: { username: 'to_mongo' } })).status).to.equal(201);
+    expect((await server.request('/api/users', { method: 'POST', json: { username: 'to_mongo' } })).status).to.equal(
+      201,
+    );
     await server.kill();
     const file = join(dir(), 'to-mongo.ndjson');
     expect((await runScript(join(ROOT, 'bin/export.ts'), [file], env(source))).code).to.equal(0);

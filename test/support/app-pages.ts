@@ -14,16 +14,18 @@ export async function startAppPages(answer: (req: IncomingMessage, res: ServerRe
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
 /** A page titled, and headed, `title`. */
 export function titledPage(res: ServerResponse, title: string): void {
-  res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
+  res
+    .writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
     .end(`<!doctype html><html lang="en"><title>${title}</title><h1>${title}</h1></html>`);
 }
 

@@ -10,15 +10,23 @@ import { chromium, type Browser, type BrowserContext, type Locator, type Page } 
 export const CHROMIUM_PATH = '/usr/bin/chromium';
 
 const ARGS = [
-  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-  '--disable-component-update', '--disable-sync',
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
 ];
 
 const SCREENSHOTS = join(import.meta.dirname, '..', '..', 'test-output', 'screenshots');
 
 /** Why browser tests cannot run here, or undefined when they can. */
 export function chromiumMissing(): string | undefined {
-  return existsSync(CHROMIUM_PATH) ? undefined : `${CHROMIUM_PATH} is missing (bash .ci/run installs Debian's chromium)`;
+  return existsSync(CHROMIUM_PATH)
+    ? undefined
+    : `${CHROMIUM_PATH} is missing (bash .ci/run installs Debian's chromium)`;
 }
 
 /**
@@ -47,7 +55,10 @@ export function useChromium(): { browser(): Browser } {
 }
 
 /** A fresh context (no cookies, no storage) and its one page; phone-sized when `viewport` says so. */
-export async function freshPage(browser: Browser, viewport = { width: 1024, height: 800 }): Promise<{ context: BrowserContext; page: Page }> {
+export async function freshPage(
+  browser: Browser,
+  viewport = { width: 1024, height: 800 },
+): Promise<{ context: BrowserContext; page: Page }> {
   const context = await browser.newContext({ viewport, userAgent: 'browser-tests (Chromium)' });
   context.setDefaultTimeout(10_000);
   return { context, page: await context.newPage() };
@@ -66,6 +77,12 @@ export function isFocused(locator: Locator): Promise<boolean> {
 
 /** The text of the elements that `aria-describedby` ties to the element: what a screen reader reads after its name. */
 export function accessibleDescription(locator: Locator): Promise<string> {
-  return locator.evaluate((element) => (element.getAttribute('aria-describedby') ?? '').split(/\s+/).filter(Boolean)
-    .map((id: string) => element.ownerDocument.getElementById(id)?.textContent ?? '').join(' ').trim());
+  return locator.evaluate((element) =>
+    (element.getAttribute('aria-describedby') ?? '')
+      .split(/\s+/)
+      .filter(Boolean)
+      .map((id: string) => element.ownerDocument.getElementById(id)?.textContent ?? '')
+      .join(' ')
+      .trim(),
+  );
 }

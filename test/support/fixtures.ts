@@ -15,51 +15,102 @@ export interface ApiFixture {
 }
 
 /** An API resource with the given scopes, through the management API. */
-export async function createResource(running: RunningService, indicator: string, scopeNames: string[]): Promise<ApiFixture> {
-  const resource = await created<{ id: string; indicator: string }>(await running.request('/api/resources', {
-    method: 'POST', json: { name: indicator, indicator },
-  }));
+export async function createResource(
+  running: RunningService,
+  indicator: string,
+  scopeNames: string[],
+): Promise<ApiFixture> {
+  const resource = await created<{ id: string; indicator: string }>(
+    await running.request('/api/resources', {
+      method: 'POST',
+      json: { name: indicator, indicator },
+    }),
+  );
   const scopes: ApiFixture['scopes'] = {};
   for (const name of scopeNames) {
-    scopes[name] = await created(await running.request(`/api/resources/${resource.id}/scopes`, { method: 'POST', json: { name } }));
+    scopes[name] = await created(
+      await running.request(`/api/resources/${resource.id}/scopes`, { method: 'POST', json: { name } }),
+    );
   }
   return { resource, scopes };
 }
 
-export async function createRole(running: RunningService, scopeIds: string[], type: 'User' | 'MachineToMachine' = 'User') {
-  return created<{ id: string }>(await running.request('/api/roles', {
-    method: 'POST', json: { name: `role-${newId(8)}`, description: 'test role', type, scopeIds },
-  }));
+export async function createRole(
+  running: RunningService,
+  scopeIds: string[],
+  type: 'User' | 'MachineToMachine' = 'User',
+) {
+  return created<{ id: string }>(
+    await running.request('/api/roles', {
+      method: 'POST',
+      json: { name: `role-${newId(8)}`, description: 'test role', type, scopeIds },
+    }),
+  );
 }
 
 export async function createApplication(
   running: RunningService,
-  body: { type: string; name?: string; customClientMetadata?: Record<string, unknown>; isThirdParty?: boolean; oidcClientMetadata?: unknown },
+  body: {
+    type: string;
+    name?: string;
+    customClientMetadata?: Record<string, unknown>;
+    isThirdParty?: boolean;
+    oidcClientMetadata?: unknown;
+  },
 ) {
-  return created<{ id: string; secret?: string }>(await running.request('/api/applications', {
-    method: 'POST', json: { name: `app-${newId(6)}`, ...body },
-  }));
+  return created<{ id: string; secret?: string }>(
+    await running.request('/api/applications', {
+      method: 'POST',
+      json: { name: `app-${newId(6)}`, ...body },
+    }),
+  );
 }
 
 /** A user stored directly (the fixture does not depend on the users API under test elsewhere). */
 export async function createUser(
-  running: RunningService, roleIds: string[] = [], fields: Record<string, unknown> = {}, password?: string,
+  running: RunningService,
+  roleIds: string[] = [],
+  fields: Record<string, unknown> = {},
+  password?: string,
 ) {
   const now = Date.now();
   const secrets = password ? { passwordDigest: await hashPassword(password) } : {};
-  const user = await running.service.core.repositories.users.insert({
-    id: newId(12), username: `user_${newId(8)}`, primaryEmail: null, primaryPhone: null, name: 'Test User', avatar: null,
-    customData: {}, identities: {}, profile: {}, applicationId: null, isSuspended: false,
-    lastSignInAt: null, createdAt: now, updatedAt: now, hasPassword: Boolean(password), ...fields,
-  }, secrets);
+  const user = await running.service.core.repositories.users.insert(
+    {
+      id: newId(12),
+      username: `user_${newId(8)}`,
+      primaryEmail: null,
+      primaryPhone: null,
+      name: 'Test User',
+      avatar: null,
+      customData: {},
+      identities: {},
+      profile: {},
+      applicationId: null,
+      isSuspended: false,
+      lastSignInAt: null,
+      createdAt: now,
+      updatedAt: now,
+      hasPassword: Boolean(password),
+      ...fields,
+    },
+    secrets,
+  );
   if (roleIds.length) await running.service.core.repositories.roles.assignToUser(user.id, roleIds);
   return user;
 }
 
-export async function subjectToken(running: RunningService, userId: string, context?: Record<string, unknown>): Promise<string> {
-  const body = await created<{ subjectToken: string; expiresIn: number }>(await running.request('/api/subject-tokens', {
-    method: 'POST', json: context ? { userId, context } : { userId },
-  }));
+export async function subjectToken(
+  running: RunningService,
+  userId: string,
+  context?: Record<string, unknown>,
+): Promise<string> {
+  const body = await created<{ subjectToken: string; expiresIn: number }>(
+    await running.request('/api/subject-tokens', {
+      method: 'POST',
+      json: context ? { userId, context } : { userId },
+    }),
+  );
   return body.subjectToken;
 }
 
@@ -70,11 +121,12 @@ export async function tokenRequest(
   client?: { id: string; secret?: string },
 ): Promise<{ status: number; body: Record<string, unknown> }> {
   const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded' };
-  if (client?.secret) headers.authorization = `Basic ${Buffer.from(`${client.id}:${client.secret}`).toString('base64')}`;
+  if (client?.secret)
+    headers.authorization = `Basic ${Buffer.from(`${client.id}:${client.secret}`).toString('base64')}`;
   const form = new URLSearchParams();
   for (const [key, value] of Object.entries(params)) if (value !== undefined) form.set(key, value);
   const res = await fetch(`${running.baseUrl}/oidc/token`, { method: 'POST', headers, body: form });
-  return { status: res.status, body: await res.json() as Record<string, unknown> };
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }
 
 /** Introspection by the client the token was issued to (allowed for its own tokens). */

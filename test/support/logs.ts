@@ -14,11 +14,14 @@ export const ERROR = 50;
 export function capturingLogger(): { logger: Logger; lines: LogLine[]; raw: string[] } {
   const lines: LogLine[] = [];
   const raw: string[] = [];
-  const logger = pino({ level: 'debug' }, {
-    write(line: string) {
-      raw.push(line);
-      lines.push(JSON.parse(line) as LogLine);
+  const logger = pino(
+    { level: 'debug' },
+    {
+      write(line: string) {
+        raw.push(line);
+        lines.push(JSON.parse(line) as LogLine);
+      },
     },
-  });
+  );
   return { logger, lines, raw };
 }

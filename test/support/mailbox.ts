@@ -72,20 +72,23 @@ export async function startMailbox(options: MailboxOptions = {}): Promise<Mailbo
     },
     onData(stream, session, callback) {
       const held = session.envelope.rcptTo.map((rcpt) => options.holds?.(rcpt.address.toLowerCase()));
-      Promise.all([simpleParser(stream), ...held]).then(([parsed]) => {
-        const mailFrom = session.envelope.mailFrom;
-        received.push({
-          from: mailFrom ? mailFrom.address : '',
-          to: session.envelope.rcptTo.map((rcpt) => rcpt.address.toLowerCase()),
-          fromHeader: parsed.from?.text ?? '',
-          subject: parsed.subject ?? '',
-          text: parsed.text ?? '',
-          html: typeof parsed.html === 'string' ? parsed.html : '',
-          user: users.get(session),
-        });
-        for (const wake of waiters) wake();
-        callback();
-      }, (error: Error) => callback(error));
+      Promise.all([simpleParser(stream), ...held]).then(
+        ([parsed]) => {
+          const mailFrom = session.envelope.mailFrom;
+          received.push({
+            from: mailFrom ? mailFrom.address : '',
+            to: session.envelope.rcptTo.map((rcpt) => rcpt.address.toLowerCase()),
+            fromHeader: parsed.from?.text ?? '',
+            subject: parsed.subject ?? '',
+            text: parsed.text ?? '',
+            html: typeof parsed.html === 'string' ? parsed.html : '',
+            user: users.get(session),
+          });
+          for (const wake of waiters) wake();
+          callback();
+        },
+        (error: Error) => callback(error),
+      );
     },
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -5,8 +5,18 @@ import { eventually } from './wait.ts';
 
 /** Variables of the developer's shell that would change what a service started by a test does. */
 const SERVICE_VARIABLES = new Set([
-  'MONGODB_URI', 'REDIS_URL', 'ADMIN_CLIENT_ID', 'ADMIN_CLIENT_SECRET', 'NODE_ENV', 'BASE_URL', 'PORT', 'HOST', 'LOG_LEVEL',
-  'STORAGE', 'DATA_DIR', 'SQLITE_SYNCHRONOUS',
+  'MONGODB_URI',
+  'REDIS_URL',
+  'ADMIN_CLIENT_ID',
+  'ADMIN_CLIENT_SECRET',
+  'NODE_ENV',
+  'BASE_URL',
+  'PORT',
+  'HOST',
+  'LOG_LEVEL',
+  'STORAGE',
+  'DATA_DIR',
+  'SQLITE_SYNCHRONOUS',
 ]);
 
 /** This process's environment without the variables that configure the service: a started one sees only the test's. */
@@ -32,7 +42,11 @@ export async function startUntilReady(
   script: string,
   options: { cwd: URL; env: NodeJS.ProcessEnv; name?: string; spawned?: (child: ChildProcess) => void },
 ): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [script], { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [script], {
+    cwd: options.cwd,
+    env: options.env,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   // Known to the caller before it is ready, so a start that fails is still stopped by the caller's clean-up.
   options.spawned?.(child);
   let output = '';

@@ -69,7 +69,9 @@ export async function startService(
   let cachedToken: string | undefined;
 
   const running: RunningService = {
-    service, server, baseUrl,
+    service,
+    server,
+    baseUrl,
     async adminToken() {
       cachedToken ??= await clientCredentialsToken(baseUrl, ADMIN.id, ADMIN.secret, `${baseUrl}/api`, 'all');
       return cachedToken;
@@ -97,7 +99,11 @@ export async function startService(
 
 /** A real OAuth client (openid-client) running the client-credentials grant. */
 export async function clientCredentialsToken(
-  baseUrl: string, clientId: string, clientSecret: string, resource: string, scope: string,
+  baseUrl: string,
+  clientId: string,
+  clientSecret: string,
+  resource: string,
+  scope: string,
 ): Promise<string> {
   const config = await client.discovery(new URL(`${baseUrl}/oidc`), clientId, clientSecret, undefined, {
     execute: [client.allowInsecureRequests],

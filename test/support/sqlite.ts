@@ -9,7 +9,11 @@ export function tempDataDir(prefix = 'identity-data-'): string {
 }
 
 /** A SQLite database in a fresh data directory, and a way to close it and remove the directory. */
-export function openTempDatabase(synchronous: SynchronousLevel = 'FULL'): { database: SqliteDatabase; dataDir: string; remove(): Promise<void> } {
+export function openTempDatabase(synchronous: SynchronousLevel = 'FULL'): {
+  database: SqliteDatabase;
+  dataDir: string;
+  remove(): Promise<void>;
+} {
   const dataDir = tempDataDir();
   const database = openSqliteDatabase({ dataDir, synchronous });
   return {

@@ -16,8 +16,15 @@ export interface PollOptions {
 }
 
 /** Polls until `check` returns a truthy value, and returns it; fails once `timeoutMs` has passed. */
-export async function eventually<T>(check: () => T | Promise<T>, options: PollOptions | number = {}): Promise<Truthy<T>> {
-  const { timeoutMs = 10_000, intervalMs = 20, what = 'condition' } = typeof options === 'number' ? { timeoutMs: options } : options;
+export async function eventually<T>(
+  check: () => T | Promise<T>,
+  options: PollOptions | number = {},
+): Promise<Truthy<T>> {
+  const {
+    timeoutMs = 10_000,
+    intervalMs = 20,
+    what = 'condition',
+  } = typeof options === 'number' ? { timeoutMs: options } : options;
   const deadline = performance.now() + timeoutMs;
   for (;;) {
     const value = await check();

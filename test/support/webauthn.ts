@@ -42,23 +42,36 @@ export class SoftPasskey {
   /** The answer to `navigator.credentials.create(options)`, in Logto's payload shape. */
   register(options: CeremonyOptions, origin = this.origin) {
     const jwk = this.#publicKey.export({ format: 'jwk' });
-    const cose = isoCBOR.encode(new Map<number, number | Uint8Array>([
-      [1, 2], [3, -7], [-1, 1], [-2, Buffer.from(jwk.x!, 'base64url')], [-3, Buffer.from(jwk.y!, 'base64url')],
-    ]));
+    const cose = isoCBOR.encode(
+      new Map<number, number | Uint8Array>([
+        [1, 2],
+        [3, -7],
+        [-1, 1],
+        [-2, Buffer.from(jwk.x!, 'base64url')],
+        [-3, Buffer.from(jwk.y!, 'base64url')],
+      ]),
+    );
     const id = Buffer.from(this.credentialId, 'base64url');
     const idLength = Buffer.alloc(2);
     idLength.writeUInt16BE(id.length);
     const attested = Buffer.concat([Buffer.alloc(16), idLength, id, Buffer.from(cose)]);
     // User present, user verified, attested credential data included.
     const authData = this.#authData(options.rp!.id, 0x45, attested);
-    const attestationObject = isoCBOR.encode(new Map<string, string | Map<string, string> | Uint8Array>([
-      ['fmt', 'none'], ['attStmt', new Map<string, string>()], ['authData', authData],
-    ]));
+    const attestationObject = isoCBOR.encode(
+      new Map<string, string | Map<string, string> | Uint8Array>([
+        ['fmt', 'none'],
+        ['attStmt', new Map<string, string>()],
+        ['authData', authData],
+      ]),
+    );
     return {
-      type: 'WebAuthn', id: this.credentialId, rawId: this.credentialId,
+      type: 'WebAuthn',
+      id: this.credentialId,
+      rawId: this.credentialId,
       response: {
         clientDataJSON: b64url(this.#clientData('webauthn.create', options.challenge, origin)),
-        attestationObject: b64url(attestationObject), transports: ['internal'],
+        attestationObject: b64url(attestationObject),
+        transports: ['internal'],
       },
       clientExtensionResults: {},
     };
@@ -71,8 +84,14 @@ export class SoftPasskey {
     const clientDataJSON = this.#clientData('webauthn.get', options.challenge, origin);
     const signature = sign('sha256', Buffer.concat([authData, sha256(clientDataJSON)]), this.#privateKey);
     return {
-      type: 'WebAuthn', id: this.credentialId, rawId: this.credentialId,
-      response: { clientDataJSON: b64url(clientDataJSON), authenticatorData: b64url(authData), signature: b64url(signature) },
+      type: 'WebAuthn',
+      id: this.credentialId,
+      rawId: this.credentialId,
+      response: {
+        clientDataJSON: b64url(clientDataJSON),
+        authenticatorData: b64url(authData),
+        signature: b64url(signature),
+      },
       clientExtensionResults: {},
     };
   }

@@ -67,12 +67,18 @@ describe('a request context is let go once the request is over', () => {
     const app = new Koa();
     app.use(releaseContexts(app));
     let open!: () => void;
-    const gate = new Promise<void>((resolve) => { open = resolve; });
+    const gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
     let reached!: () => void;
-    const arrived = new Promise<void>((resolve) => { reached = resolve; });
+    const arrived = new Promise<void>((resolve) => {
+      reached = resolve;
+    });
     let closed!: Promise<void>;
     let finished!: (read: string) => void;
-    const readAfterGate = new Promise<string>((resolve) => { finished = resolve; });
+    const readAfterGate = new Promise<string>((resolve) => {
+      finished = resolve;
+    });
     let seen: Context | undefined;
     app.use(async (ctx, next) => {
       ctx.state.marker = 'kept';
@@ -112,7 +118,11 @@ describe('a request context is let go once the request is over', () => {
 
   it('clears a context whose provider getter throws, without an error escaping', async () => {
     const { text, ctx } = await servedOnce('/', (ctx) => {
-      Object.defineProperty(ctx, 'oidc', { get() { throw new Error('no provider context here'); } });
+      Object.defineProperty(ctx, 'oidc', {
+        get() {
+          throw new Error('no provider context here');
+        },
+      });
       ctx.body = 'ok';
     });
     expect(text).to.equal('ok');
@@ -122,7 +132,9 @@ describe('a request context is let go once the request is over', () => {
   it("leaves a host's own context whole when the host mounts the application's middleware", async () => {
     const inner = new Koa();
     inner.use(releaseContexts(inner));
-    inner.use((ctx) => { ctx.body = 'inner'; });
+    inner.use((ctx) => {
+      ctx.body = 'inner';
+    });
     const host = new Koa();
     let seen: Context | undefined;
     let ready!: Promise<void>;

@@ -23,7 +23,7 @@ describe('hooks API: registration', () => {
     return body;
   }
 
-  it('creates a hook in Logto\'s shape and shows its whsec_ signing key only in that response', async () => {
+  it("creates a hook in Logto's shape and shows its whsec_ signing key only in that response", async () => {
     const created = await createHook(running, { name: 'CRM sync', events: ['User.Created', 'User.Deleted'], config });
     expect(created).to.include({ name: 'CRM sync', event: null, enabled: true });
     expect(created.events).to.deep.equal(['User.Created', 'User.Deleted']);
@@ -57,14 +57,15 @@ describe('hooks API: registration', () => {
   it('rejects unknown event names, listing the valid ones', async () => {
     const body = await expectError(
       await post({ name: 'x', events: ['User.Created', 'User.Exploded', 'Role.Scopes.Update'], config }),
-      400, 'guard.invalid_input',
+      400,
+      'guard.invalid_input',
     );
     expect(body.data.unknownEvents).to.deep.equal(['User.Exploded', 'Role.Scopes.Update']);
     expect(body.data.validEvents).to.deep.equal([...ALL_EVENTS]);
     expect(body.message).to.include('Role.Scopes.Updated');
   });
 
-  it('accepts Logto\'s deprecated single `event` field', async () => {
+  it("accepts Logto's deprecated single `event` field", async () => {
     const created = await createHook(running, { event: 'PostRegister', config });
     expect(created.events).to.deep.equal(['PostRegister']);
     expect(created.event).to.equal(null);
@@ -78,43 +79,79 @@ describe('hooks API: registration', () => {
 
   for (const url of ['ftp://consumer.example.com/x', '/relative', 'javascript:alert(1)', 'not a url']) {
     it(`rejects the endpoint URL ${JSON.stringify(url)}`, async () => {
-      await expectError(await post({ name: 'x', events: ['User.Created'], config: { url } }), 400, 'guard.invalid_input');
+      await expectError(
+        await post({ name: 'x', events: ['User.Created'], config: { url } }),
+        400,
+        'guard.invalid_input',
+      );
     });
   }
 
   it('rejects custom headers the service sets itself, and malformed ones', async () => {
-    for (const headers of [{ 'Webhook-Signature': 'x' }, { 'content-type': 'text/plain' }, { 'bad header': 'x' }, { 'x-a': 'a\r\nb' }]) {
+    for (const headers of [
+      { 'Webhook-Signature': 'x' },
+      { 'content-type': 'text/plain' },
+      { 'bad header': 'x' },
+      { 'x-a': 'a\r\nb' },
+    ]) {
       await expectError(
-        await post({ name: 'x', events: ['User.Created'], config: { url: config.url, headers } }), 400, 'guard.invalid_input',
+        await post({ name: 'x', events: ['User.Created'], config: { url: config.url, headers } }),
+        400,
+        'guard.invalid_input',
       );
     }
   });
 
-  it('takes Logto\'s legacy { event, config: { url, retries } } and its earlier event names, refusing events that never happen here', async () => {
+  it("takes Logto's legacy { event, config: { url, retries } } and its earlier event names, refusing events that never happen here", async () => {
     const legacy = await post({ event: 'User.Updated', config: { url: config.url, retries: 3 } });
     const created = await bodyOf(legacy);
     expect(legacy.status, JSON.stringify(created)).to.equal(201);
     expect(created).to.include({ name: '', event: null });
-    expect(created.events, 'User.Updated is Logto\'s earlier User.Data.Updated').to.deep.equal(['User.Data.Updated']);
-    expect(created.config, 'retries is not stored: every hook retries on the schedule').to.deep.equal({ url: config.url });
+    expect(created.events, "User.Updated is Logto's earlier User.Data.Updated").to.deep.equal(['User.Data.Updated']);
+    expect(created.config, 'retries is not stored: every hook retries on the schedule').to.deep.equal({
+      url: config.url,
+    });
 
-    const renamed = await bodyOf(await patch(created.id, { events: ['Organization.Updated', 'OrganizationRole.Updated', 'Scope.Updated'] }));
-    expect(renamed.events).to.deep.equal(['Organization.Data.Updated', 'OrganizationRole.Data.Updated', 'Scope.Data.Updated']);
+    const renamed = await bodyOf(
+      await patch(created.id, { events: ['Organization.Updated', 'OrganizationRole.Updated', 'Scope.Updated'] }),
+    );
+    expect(renamed.events).to.deep.equal([
+      'Organization.Data.Updated',
+      'OrganizationRole.Data.Updated',
+      'Scope.Data.Updated',
+    ]);
     const single = await bodyOf(await patch(created.id, { event: 'PostSignIn' }));
-    expect([single.events, single.event], 'Logto\'s legacy event alone subscribes to it').to.deep.equal([['PostSignIn'], null]);
-    expect((await bodyOf(await patch(created.id, { event: null, name: 'kept' }))).events, 'null changes nothing').to.deep.equal(['PostSignIn']);
+    expect([single.events, single.event], "Logto's legacy event alone subscribes to it").to.deep.equal([
+      ['PostSignIn'],
+      null,
+    ]);
+    expect(
+      (await bodyOf(await patch(created.id, { event: null, name: 'kept' }))).events,
+      'null changes nothing',
+    ).to.deep.equal(['PostSignIn']);
 
     for (const retries of [4, -1, 1.5, '3']) {
-      await expectError(await post({ event: 'User.Created', config: { url: config.url, retries } }), 400, 'guard.invalid_input');
+      await expectError(
+        await post({ event: 'User.Created', config: { url: config.url, retries } }),
+        400,
+        'guard.invalid_input',
+      );
     }
-    const adaptive = await expectError(await post({ events: ['PostSignInAdaptiveMfaTriggered'], config }), 400, 'guard.invalid_input');
+    const adaptive = await expectError(
+      await post({ events: ['PostSignInAdaptiveMfaTriggered'], config }),
+      400,
+      'guard.invalid_input',
+    );
     expect(JSON.stringify(adaptive)).to.include('adaptive MFA is not implemented here');
   });
 
   it('updates name, events, config and enabled', async () => {
     const { id } = await createHook(running, { events: ['User.Created'], config });
     const response = await patch(id, {
-      name: 'renamed', events: ['Organization.Created'], config: { url: 'http://other.example.com/x' }, enabled: false,
+      name: 'renamed',
+      events: ['Organization.Created'],
+      config: { url: 'http://other.example.com/x' },
+      enabled: false,
     });
     const updated = await bodyOf(response);
     expect(response.status).to.equal(200);
@@ -138,7 +175,7 @@ describe('hooks API: registration', () => {
     await expectError(await running.request(`/api/hooks/${id}`), 404, 'entity.not_exists_with_id');
   });
 
-  it('answers 404 for an unknown hook on every route, with Logto\'s code for it', async () => {
+  it("answers 404 for an unknown hook on every route, with Logto's code for it", async () => {
     for (const [method, path, code, json] of [
       ['PATCH', '/api/hooks/missing', 'entity.not_exists', { name: 'x' }],
       ['PATCH', '/api/hooks/missing/signing-key', 'entity.not_exists'],
@@ -170,8 +207,13 @@ describe('hooks API: registration', () => {
     expect(Object.keys(paths['/api/hooks'])).to.have.members(['get', 'post']);
     expect(Object.keys(paths['/api/hooks/{id}'])).to.have.members(['get', 'patch', 'delete']);
     for (const path of [
-      '/api/hooks/{id}/signing-key', '/api/hooks/{id}/test', '/api/hooks/{id}/recent-logs', '/api/hooks/{id}/deliveries',
-      '/api/hooks/{id}/deliveries/{deliveryId}', '/api/hooks/{id}/deliveries/{deliveryId}/resend',
-    ]) expect(paths, path).to.have.property(path);
+      '/api/hooks/{id}/signing-key',
+      '/api/hooks/{id}/test',
+      '/api/hooks/{id}/recent-logs',
+      '/api/hooks/{id}/deliveries',
+      '/api/hooks/{id}/deliveries/{deliveryId}',
+      '/api/hooks/{id}/deliveries/{deliveryId}/resend',
+    ])
+      expect(paths, path).to.have.property(path);
   });
 });

@@ -3,7 +3,12 @@ import type { EventName } from '../../lib/events/catalogue.ts';
 import { craftedEvent } from '../support/events.ts';
 import type { RunningService } from '../support/service.ts';
 import {
-  DeliveryVerifier, bodyOf, createHook, getJson, startHookService, verifyDelivery,
+  DeliveryVerifier,
+  bodyOf,
+  createHook,
+  getJson,
+  startHookService,
+  verifyDelivery,
 } from '../webhooks-delivery/support/hooks.ts';
 import { Receiver, eventually, sequence } from '../webhooks-delivery/support/receiver.ts';
 
@@ -17,7 +22,7 @@ describe('hooks API: recent logs, deliveries and resend', () => {
     verifier = new DeliveryVerifier(receiver);
     running = await startHookService('memory', { WEBHOOK_LOG_RETENTION_DAYS: '3' });
   });
-  afterEach('every delivery received verifies with standardwebhooks and Logto\'s HMAC', () => {
+  afterEach("every delivery received verifies with standardwebhooks and Logto's HMAC", () => {
     verifier.verifyNew();
   });
   after(async () => {
@@ -45,7 +50,7 @@ describe('hooks API: recent logs, deliveries and resend', () => {
     });
   }
 
-  it('logs every attempt in Logto\'s shape, newest first, with response, latency and next retry', async () => {
+  it("logs every attempt in Logto's shape, newest first, with response, latency and next retry", async () => {
     receiver.script('/flaky', sequence(500));
     const hook = await hookAt('/flaky', ['User.Created']);
     await publish('User.Created');
@@ -58,10 +63,16 @@ describe('hooks API: recent logs, deliveries and resend', () => {
     const [second, first] = logs;
     expect(first).to.include({ key: 'TriggerHook.User.Created' });
     expect(first.payload).to.include({
-      key: 'TriggerHook.User.Created', result: 'Error', hookId: hook.id, deliveryId: delivery.id, event: 'User.Created',
+      key: 'TriggerHook.User.Created',
+      result: 'Error',
+      hookId: hook.id,
+      deliveryId: delivery.id,
+      event: 'User.Created',
     });
     expect(first.payload.response).to.deep.equal({ status: 500, statusCode: 500, body: 'reply 1' });
-    expect(first.payload.hookRequest.body, "Logto's hookRequest: the payload sent").to.include({ event: 'User.Created' });
+    expect(first.payload.hookRequest.body, "Logto's hookRequest: the payload sent").to.include({
+      event: 'User.Created',
+    });
     expect(first.payload.nextRetryAt).to.be.a('number').and.greaterThan(first.createdAt);
     expect(first.payload.latencyMs).to.be.a('number');
     expect(second.payload).to.include({ result: 'Success', nextRetryAt: null });
@@ -81,7 +92,9 @@ describe('hooks API: recent logs, deliveries and resend', () => {
     const [log] = await running.service.core.store.collection('webhook_logs').find({ hookId: hook.id });
     const [delivery] = await running.service.core.store.collection('webhook_deliveries').find({ hookId: hook.id });
     // A log is kept for the retention period, up to the next whole second.
-    expect((log!.expiresAt as Date).getTime()).to.equal(Math.ceil(((log!.createdAt as number) + threeDays) / 1000) * 1000);
+    expect((log!.expiresAt as Date).getTime()).to.equal(
+      Math.ceil(((log!.createdAt as number) + threeDays) / 1000) * 1000,
+    );
     expect((delivery!.expiresAt as Date).getTime() - (delivery!.createdAt as number)).to.equal(threeDays);
   });
 
@@ -129,7 +142,10 @@ describe('hooks API: recent logs, deliveries and resend', () => {
     expect(detail).to.include({ id: delivery.id, status: 'succeeded', attempts: 2 });
     expect(detail.payload).to.include({ event: 'User.Created', hookId: hook.id });
     expect(detail.payload.data).to.deep.equal({ id: 'detail-user' });
-    expect(detail.logs.map((log: any) => [log.payload.attempt, log.payload.result])).to.deep.equal([[1, 'Error'], [2, 'Success']]);
+    expect(detail.logs.map((log: any) => [log.payload.attempt, log.payload.result])).to.deep.equal([
+      [1, 'Error'],
+      [2, 'Success'],
+    ]);
     const other = await hookAt('/elsewhere', ['User.Created']);
     const response = await running.request(`/api/hooks/${other.id}/deliveries/${delivery.id}`);
     expect(response.status).to.equal(404);
@@ -148,18 +164,28 @@ describe('hooks API: recent logs, deliveries and resend', () => {
     }
   });
 
-  it('resends a delivery\'s exact payload as a new delivery with a new webhook-id', async () => {
+  it("resends a delivery's exact payload as a new delivery with a new webhook-id", async () => {
     const hook = await hookAt('/resend', ['Role.Deleted']);
     await publish('Role.Deleted', { id: 'role-1', name: 'gone' });
     const [original] = await settled(hook.id, 1);
 
-    const response = await running.request(`/api/hooks/${hook.id}/deliveries/${original.id}/resend`, { method: 'POST' });
+    const response = await running.request(`/api/hooks/${hook.id}/deliveries/${original.id}/resend`, {
+      method: 'POST',
+    });
     const resent = await bodyOf(response);
     expect(response.status).to.equal(202);
-    expect(resent).to.include({ hookId: hook.id, event: 'Role.Deleted', status: 'pending', attempts: 0, resentFrom: original.id });
+    expect(resent).to.include({
+      hookId: hook.id,
+      event: 'Role.Deleted',
+      status: 'pending',
+      attempts: 0,
+      resentFrom: original.id,
+    });
     expect(resent.id).to.match(/^dlv_/).and.not.equal(original.id);
 
-    const [first, second] = await eventually(() => receiver.requests('/resend').length === 2 && receiver.requests('/resend'));
+    const [first, second] = await eventually(
+      () => receiver.requests('/resend').length === 2 && receiver.requests('/resend'),
+    );
     expect(first!.headers['webhook-id']).to.equal(original.id);
     expect(second!.headers['webhook-id']).to.equal(resent.id);
     expect(verifyDelivery(second!, hook.signingKey)).to.deep.equal(verifyDelivery(first!, hook.signingKey));
@@ -173,12 +199,14 @@ describe('hooks API: recent logs, deliveries and resend', () => {
     const unknown = await running.request(`/api/hooks/${hook.id}/deliveries/dlv_unknown/resend`, { method: 'POST' });
     expect(unknown.status).to.equal(404);
     await running.request(`/api/hooks/${hook.id}`, { method: 'PATCH', json: { enabled: false } });
-    const disabled = await running.request(`/api/hooks/${hook.id}/deliveries/${delivery.id}/resend`, { method: 'POST' });
+    const disabled = await running.request(`/api/hooks/${hook.id}/deliveries/${delivery.id}/resend`, {
+      method: 'POST',
+    });
     expect(disabled.status).to.equal(422);
     expect((await bodyOf(disabled)).code).to.equal('hook.disabled');
   });
 
-  it('forgets a deleted hook\'s deliveries and logs', async () => {
+  it("forgets a deleted hook's deliveries and logs", async () => {
     const hook = await hookAt('/forgotten', ['User.Created']);
     await publish('User.Created');
     await settled(hook.id, 1);

@@ -43,7 +43,9 @@ describe('hooks API: signing-key rotation', () => {
     const running = await start('3600');
     const hook = await createHook(running, { events: ['User.Created'], config: { url: receiver.url('/grace') } });
     const rotated = await rotate(running, hook.id);
-    expect(rotated.signingKey).to.match(/^whsec_/).and.not.equal(hook.signingKey);
+    expect(rotated.signingKey)
+      .to.match(/^whsec_/)
+      .and.not.equal(hook.signingKey);
     expect(rotated).to.include({ id: hook.id, enabled: true });
     expect(await getJson(running, `/api/hooks/${hook.id}`)).to.not.have.property('signingKey');
 
@@ -54,21 +56,25 @@ describe('hooks API: signing-key rotation', () => {
     expect(new Webhook(hook.signingKey).verify(request.body, headersOf(request))).to.have.property('hookId', hook.id);
   });
 
-  it('stops signing with the previous key once the grace period is over', () => withFakeClock(async (clock) => {
-    const running = await start('3600');
-    const hook = await createHook(running, { events: ['User.Created'], config: { url: receiver.url('/expiring') } });
-    const rotated = await rotate(running, hook.id);
-    clock.advance(3_600_000 - 1);
-    const last = await deliverOne(running, '/expiring');
-    expect(String(last.headers['webhook-signature']).split(' '), 'a millisecond before the grace ends').to.have.length(2);
-    expect(new Webhook(hook.signingKey).verify(last.body, headersOf(last))).to.have.property('hookId', hook.id);
+  it('stops signing with the previous key once the grace period is over', () =>
+    withFakeClock(async (clock) => {
+      const running = await start('3600');
+      const hook = await createHook(running, { events: ['User.Created'], config: { url: receiver.url('/expiring') } });
+      const rotated = await rotate(running, hook.id);
+      clock.advance(3_600_000 - 1);
+      const last = await deliverOne(running, '/expiring');
+      expect(
+        String(last.headers['webhook-signature']).split(' '),
+        'a millisecond before the grace ends',
+      ).to.have.length(2);
+      expect(new Webhook(hook.signingKey).verify(last.body, headersOf(last))).to.have.property('hookId', hook.id);
 
-    clock.advance(1);
-    const request = await deliverOne(running, '/expiring');
-    verifyDelivery(request, rotated.signingKey);
-    expect(String(request.headers['webhook-signature']).split(' ')).to.have.length(1);
-    expect(() => new Webhook(hook.signingKey).verify(request.body, headersOf(request))).to.throw();
-  }));
+      clock.advance(1);
+      const request = await deliverOne(running, '/expiring');
+      verifyDelivery(request, rotated.signingKey);
+      expect(String(request.headers['webhook-signature']).split(' ')).to.have.length(1);
+      expect(() => new Webhook(hook.signingKey).verify(request.body, headersOf(request))).to.throw();
+    }));
 
   it('with no grace period, signs with the new key only', async () => {
     const running = await start('0');

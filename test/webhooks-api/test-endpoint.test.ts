@@ -24,7 +24,10 @@ describe('hooks API: POST /api/hooks/:id/test', () => {
   it('sends one signed sample per event to the given config, synchronously, and answers 204', async () => {
     const hook = await createHook(running, { events: ['User.Created'], config: { url: receiver.url('/saved') } });
     const events = ['PostRegister', 'User.Created', 'Organization.Membership.Updated', 'Identifier.Lockout'];
-    const response = await test(hook.id, { events, config: { url: receiver.url('/trial'), headers: { 'x-trial': 'yes' } } });
+    const response = await test(hook.id, {
+      events,
+      config: { url: receiver.url('/trial'), headers: { 'x-trial': 'yes' } },
+    });
     expect(response.status).to.equal(204);
     // Synchronous: everything has arrived by the time the response does.
     const received = receiver.requests('/trial');
@@ -47,12 +50,17 @@ describe('hooks API: POST /api/hooks/:id/test', () => {
 
   it('neither queues nor logs test sends', async () => {
     const hook = await createHook(running, { events: ['User.Created'], config: { url: receiver.url('/saved') } });
-    expect((await test(hook.id, { events: ['User.Created'], config: { url: receiver.url('/quiet') } })).status).to.equal(204);
+    expect(
+      (await test(hook.id, { events: ['User.Created'], config: { url: receiver.url('/quiet') } })).status,
+    ).to.equal(204);
     expect(await getJson(running, `/api/hooks/${hook.id}/deliveries`)).to.deep.equal([]);
     expect(await getJson(running, `/api/hooks/${hook.id}/recent-logs`)).to.deep.equal([]);
   });
 
-  for (const [path, status, body] of [['/broken', 500, 'database on fire'], ['/forbidden', 403, 'who are you?']] as const) {
+  for (const [path, status, body] of [
+    ['/broken', 500, 'database on fire'],
+    ['/forbidden', 403, 'who are you?'],
+  ] as const) {
     it(`answers 422 hook.endpoint_responded_with_error with the endpoint's ${status}`, async () => {
       const hook = await createHook(running, { events: ['User.Created'], config: { url: receiver.url(path) } });
       const response = await test(hook.id, { events: ['User.Created'], config: { url: receiver.url(path) } });

@@ -20,8 +20,10 @@ for (const backend of BACKENDS) {
       running = await startService({
         logger,
         env: {
-          ...FAST_ENV, REDIS_URL: backend === 'bullmq' ? REDIS_URL : undefined,
-          WEBHOOK_AUTO_DISABLE_AFTER_MS: String(DISABLE_AFTER_MS), WEBHOOK_BREAKER_FAILURES: '1000',
+          ...FAST_ENV,
+          REDIS_URL: backend === 'bullmq' ? REDIS_URL : undefined,
+          WEBHOOK_AUTO_DISABLE_AFTER_MS: String(DISABLE_AFTER_MS),
+          WEBHOOK_BREAKER_FAILURES: '1000',
           WEBHOOK_RETRY_DELAYS_MS: Array.from({ length: 20 }, () => '100').join(','),
         },
       });
@@ -39,10 +41,13 @@ for (const backend of BACKENDS) {
       receiver.script('/down', () => ({ status: 503, body: 'down' }));
       const hook = await createHook(running, { events: ['Role.Created'], config: { url: receiver.url('/down') } });
       await trigger('streak-role');
-      const disabled = await eventually(async () => {
-        const current = await getJson(running, `/api/hooks/${hook.id}`);
-        return current.enabled === false && current;
-      }, { what: 'the hook to be disabled' });
+      const disabled = await eventually(
+        async () => {
+          const current = await getJson(running, `/api/hooks/${hook.id}`);
+          return current.enabled === false && current;
+        },
+        { what: 'the hook to be disabled' },
+      );
       expect(disabled.disabledReason).to.match(
         /^every delivery attempt failed from \S+Z to \S+Z \(WEBHOOK_AUTO_DISABLE_AFTER_MS\)$/,
       );
@@ -52,8 +57,10 @@ for (const backend of BACKENDS) {
       expect(delivery).to.include({ status: 'failed', nextRetryAt: null, lastResponseStatus: 503 });
       expect(delivery.attempts).to.equal(receiver.requests('/down').length);
       // The warning follows the write that disabled the hook, which the read above may have seen first.
-      const warning = await eventually(() => lines.find((line) => line.msg === 'webhook hook disabled' && line.hookId === hook.id),
-        { what: 'the warning that the hook was disabled' });
+      const warning = await eventually(
+        () => lines.find((line) => line.msg === 'webhook hook disabled' && line.hookId === hook.id),
+        { what: 'the warning that the hook was disabled' },
+      );
       expect(warning).to.include({ level: 40, reason: disabled.disabledReason });
 
       const enabled = await running.request(`/api/hooks/${hook.id}`, { method: 'PATCH', json: { enabled: true } });
@@ -67,12 +74,17 @@ for (const backend of BACKENDS) {
       const started = performance.now();
       for (let i = 0; i < 4; i += 1) {
         await trigger(`flaky-role-${i}`);
-        await eventually(async () => {
-          const deliveries = await getJson<any[]>(running, `/api/hooks/${hook.id}/deliveries`);
-          return deliveries.length === i + 1 && deliveries.every((delivery) => delivery.status === 'succeeded');
-        }, { what: `delivery ${i} to succeed` });
+        await eventually(
+          async () => {
+            const deliveries = await getJson<any[]>(running, `/api/hooks/${hook.id}/deliveries`);
+            return deliveries.length === i + 1 && deliveries.every((delivery) => delivery.status === 'succeeded');
+          },
+          { what: `delivery ${i} to succeed` },
+        );
       }
-      expect(performance.now() - started, 'failing on and off for longer than the period').to.be.above(DISABLE_AFTER_MS);
+      expect(performance.now() - started, 'failing on and off for longer than the period').to.be.above(
+        DISABLE_AFTER_MS,
+      );
       expect(receiver.requests('/flaky')).to.have.length(12);
       expect(await getJson(running, `/api/hooks/${hook.id}`)).to.include({ enabled: true, disabledReason: null });
     });
@@ -116,9 +128,12 @@ describe('webhook failure streaks', () => {
 
 describe('webhook isolation settings', () => {
   it('refuse an endpoint share larger than WEBHOOK_CONCURRENCY, and invalid breaker values', () => {
-    expect(() => resolveSettings({ WEBHOOK_CONCURRENCY: '10', WEBHOOK_ENDPOINT_CONCURRENCY: '11' }))
-      .to.throw(/WEBHOOK_ENDPOINT_CONCURRENCY \(11\) cannot exceed WEBHOOK_CONCURRENCY \(10\)/);
-    expect(resolveSettings({ WEBHOOK_CONCURRENCY: '10', WEBHOOK_ENDPOINT_CONCURRENCY: '10' }).webhookEndpointConcurrency).to.equal(10);
+    expect(() => resolveSettings({ WEBHOOK_CONCURRENCY: '10', WEBHOOK_ENDPOINT_CONCURRENCY: '11' })).to.throw(
+      /WEBHOOK_ENDPOINT_CONCURRENCY \(11\) cannot exceed WEBHOOK_CONCURRENCY \(10\)/,
+    );
+    expect(
+      resolveSettings({ WEBHOOK_CONCURRENCY: '10', WEBHOOK_ENDPOINT_CONCURRENCY: '10' }).webhookEndpointConcurrency,
+    ).to.equal(10);
     expect(() => resolveSettings({ WEBHOOK_BREAKER_FAILURES: '0' })).to.throw(/WEBHOOK_BREAKER_FAILURES/);
     expect(() => resolveSettings({ WEBHOOK_BREAKER_OPEN_MS: '10' })).to.throw(/WEBHOOK_BREAKER_OPEN_MS/);
     expect(() => resolveSettings({ WEBHOOK_AUTO_DISABLE_AFTER_MS: '-1' })).to.throw(/WEBHOOK_AUTO_DISABLE_AFTER_MS/);
@@ -126,11 +141,15 @@ describe('webhook isolation settings', () => {
 
   it('default to a fifth of the slots per endpoint, 10 failures, 30 s open and 5 days to disabling', () => {
     expect(resolveSettings({})).to.include({
-      webhookEndpointConcurrency: 10, WEBHOOK_BREAKER_FAILURES: 10, WEBHOOK_BREAKER_OPEN_MS: 30_000,
+      webhookEndpointConcurrency: 10,
+      WEBHOOK_BREAKER_FAILURES: 10,
+      WEBHOOK_BREAKER_OPEN_MS: 30_000,
       WEBHOOK_AUTO_DISABLE_AFTER_MS: 5 * 86_400_000,
     });
     expect(resolveSettings({}).WEBHOOK_ALLOWED_NETWORKS).to.equal(undefined);
     expect(resolveSettings({ WEBHOOK_CONCURRENCY: '4' }).webhookEndpointConcurrency).to.equal(1);
-    expect(resolveSettings({ WEBHOOK_CONCURRENCY: '4', WEBHOOK_ENDPOINT_CONCURRENCY: '3' }).webhookEndpointConcurrency).to.equal(3);
+    expect(
+      resolveSettings({ WEBHOOK_CONCURRENCY: '4', WEBHOOK_ENDPOINT_CONCURRENCY: '3' }).webhookEndpointConcurrency,
+    ).to.equal(3);
   });
 });

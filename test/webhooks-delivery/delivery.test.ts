@@ -3,7 +3,13 @@ import type { EventName } from '../../lib/events/catalogue.ts';
 import { craftedEvent } from '../support/events.ts';
 import type { RunningService } from '../support/service.ts';
 import {
-  BACKENDS, DeliveryVerifier, bodyOf, createHook, getJson, startHookService, verifyDelivery,
+  BACKENDS,
+  DeliveryVerifier,
+  bodyOf,
+  createHook,
+  getJson,
+  startHookService,
+  verifyDelivery,
 } from './support/hooks.ts';
 import { Receiver, eventually, refusingUrl, sequence } from './support/receiver.ts';
 
@@ -22,10 +28,11 @@ for (const backend of BACKENDS) {
       receiver = await Receiver.start();
       verifier = new DeliveryVerifier(receiver);
       running = await startHookService(backend, {
-        WEBHOOK_TIMEOUT_MS: '300', WEBHOOK_RETRY_AFTER_CAP_MS: '200',
+        WEBHOOK_TIMEOUT_MS: '300',
+        WEBHOOK_RETRY_AFTER_CAP_MS: '200',
       });
     });
-    afterEach('every delivery received verifies with standardwebhooks and Logto\'s HMAC', () => {
+    afterEach("every delivery received verifies with standardwebhooks and Logto's HMAC", () => {
       verifier.verifyNew();
     });
     after(async () => {
@@ -43,9 +50,14 @@ for (const backend of BACKENDS) {
       movesTo?: string[];
     }
 
-    async function hookAt(path: string, { events = ['User.Created'], headers, enabled, movesTo = [] }: HookOptions = {}) {
+    async function hookAt(
+      path: string,
+      { events = ['User.Created'], headers, enabled, movesTo = [] }: HookOptions = {},
+    ) {
       const hook = await createHook(running, {
-        events, config: { url: receiver.url(path), ...(headers ? { headers } : {}) }, ...(enabled === undefined ? {} : { enabled }),
+        events,
+        config: { url: receiver.url(path), ...(headers ? { headers } : {}) },
+        ...(enabled === undefined ? {} : { enabled }),
       });
       for (const target of [path, ...movesTo]) verifier.expect(target, hook.signingKey);
       return hook;
@@ -53,10 +65,11 @@ for (const backend of BACKENDS) {
     const deliveries = (hookId: string) => getJson<any[]>(running, `/api/hooks/${hookId}/deliveries`);
     const logs = async (hookId: string) =>
       (await getJson<any[]>(running, `/api/hooks/${hookId}/recent-logs?page_size=100`)).reverse();
-    const finished = (hookId: string) => eventually(async () => {
-      const [delivery] = await deliveries(hookId);
-      return delivery && delivery.status !== 'pending' && delivery;
-    });
+    const finished = (hookId: string) =>
+      eventually(async () => {
+        const [delivery] = await deliveries(hookId);
+        return delivery && delivery.status !== 'pending' && delivery;
+      });
     let sentinels = 0;
     /**
      * Publishes an event that only a new hook subscribes to and waits until that hook receives it: the worker
@@ -69,9 +82,10 @@ for (const backend of BACKENDS) {
       await eventually(() => receiver.requests(path)[0], { what: `the delivery to ${path}` });
     }
 
-    it('POSTs the event as signed JSON that the standardwebhooks verifier and Logto\'s HMAC both accept', async () => {
+    it("POSTs the event as signed JSON that the standardwebhooks verifier and Logto's HMAC both accept", async () => {
       const hook = await hookAt('/signed', {
-        events: ['Role.Created'], headers: { 'x-tenant': 'acme', Authorization: 'Bearer consumer' },
+        events: ['Role.Created'],
+        headers: { 'x-tenant': 'acme', Authorization: 'Bearer consumer' },
       });
       const response = await running.request('/api/roles', { method: 'POST', json: { name: `role-${backend}` } });
       const role = await bodyOf(response);
@@ -79,12 +93,19 @@ for (const backend of BACKENDS) {
 
       const payload = verifyDelivery(request, hook.signingKey);
       expect(payload).to.include({
-        event: 'Role.Created', hookId: hook.id, path: '/roles', method: 'POST', status: 201, matchedRoute: '/roles',
+        event: 'Role.Created',
+        hookId: hook.id,
+        path: '/roles',
+        method: 'POST',
+        status: 201,
+        matchedRoute: '/roles',
       });
       expect(payload.data).to.deep.equal(role);
       expect(payload.createdAt).to.match(/^\d{4}-\d\d-\d\dT/);
       expect(request.headers).to.include({
-        'content-type': 'application/json', 'x-tenant': 'acme', authorization: 'Bearer consumer',
+        'content-type': 'application/json',
+        'x-tenant': 'acme',
+        authorization: 'Bearer consumer',
       });
       expect(request.headers['user-agent']).to.match(/^identity-service-webhooks\//);
       expect(request.headers['webhook-id']).to.match(/^dlv_/);
@@ -102,11 +123,14 @@ for (const backend of BACKENDS) {
       expect(new Set(received.map((r) => r.headers['webhook-id']))).to.deep.equal(new Set([delivery.id]));
       for (const request of received) verifyDelivery(request, hook.signingKey);
       expect(delivery).to.include({ status: 'succeeded', attempts: 3, lastResponseStatus: 200 });
-      expect((await logs(hook.id)).map((log) => [log.payload.attempt, log.payload.response.status]))
-        .to.deep.equal([[1, 500], [2, 503], [3, 200]]);
+      expect((await logs(hook.id)).map((log) => [log.payload.attempt, log.payload.response.status])).to.deep.equal([
+        [1, 500],
+        [2, 503],
+        [3, 200],
+      ]);
     });
 
-    it('makes a single attempt on a 4xx and marks the delivery failed, with the attempt\'s latency and the start of the answer', async () => {
+    it("makes a single attempt on a 4xx and marks the delivery failed, with the attempt's latency and the start of the answer", async () => {
       const answer = `malformed ${'x'.repeat(300)}`;
       receiver.script('/bad-request', () => ({ status: 400, body: answer }));
       const hook = await hookAt('/bad-request');
@@ -168,9 +192,9 @@ for (const backend of BACKENDS) {
     });
 
     it('retries 429 and 408, honouring Retry-After up to WEBHOOK_RETRY_AFTER_CAP_MS', async () => {
-      receiver.script('/limited', (nth) => (nth === 1
-        ? { status: 429, headers: { 'retry-after': '3600' } }
-        : nth === 2 ? { status: 408 } : { status: 200 }));
+      receiver.script('/limited', (nth) =>
+        nth === 1 ? { status: 429, headers: { 'retry-after': '3600' } } : nth === 2 ? { status: 408 } : { status: 200 },
+      );
       const hook = await hookAt('/limited');
       await publish('User.Created');
       const delivery = await finished(hook.id);
@@ -200,23 +224,31 @@ for (const backend of BACKENDS) {
       expect(receiver.requests('/fan-d')).to.have.length(0);
     });
 
-    it('retries one hook\'s delivery of an event on its own: the event\'s other hooks get it once', async () => {
+    it("retries one hook's delivery of an event on its own: the event's other hooks get it once", async () => {
       receiver.script('/together-flaky', sequence(503));
       const flaky = await hookAt('/together-flaky', { events: ['Organization.Created'] });
-      const steady = await Promise.all(['/together-a', '/together-b'].map((path) => hookAt(path, { events: ['Organization.Created'] })));
+      const steady = await Promise.all(
+        ['/together-a', '/together-b'].map((path) => hookAt(path, { events: ['Organization.Created'] })),
+      );
       await publish('Organization.Created', { id: 'org-1' });
       const delivery = await finished(flaky.id);
       expect(delivery).to.include({ status: 'succeeded', attempts: 2 });
       for (const hook of steady) expect(await finished(hook.id)).to.include({ status: 'succeeded', attempts: 1 });
       await deliveredPastThisPoint();
-      expect(receiver.requests('/together-flaky').map((request) => request.headers['webhook-id'])).to.deep.equal([delivery.id, delivery.id]);
+      expect(receiver.requests('/together-flaky').map((request) => request.headers['webhook-id'])).to.deep.equal([
+        delivery.id,
+        delivery.id,
+      ]);
       expect(receiver.requests('/together-a')).to.have.length(1);
       expect(receiver.requests('/together-b')).to.have.length(1);
     });
 
     it('applies hook changes at once: new URL, disabled, deleted', async () => {
       const hook = await hookAt('/before', { movesTo: ['/after'] });
-      await running.request(`/api/hooks/${hook.id}`, { method: 'PATCH', json: { config: { url: receiver.url('/after') } } });
+      await running.request(`/api/hooks/${hook.id}`, {
+        method: 'PATCH',
+        json: { config: { url: receiver.url('/after') } },
+      });
       await publish('User.Created');
       await eventually(() => receiver.requests('/after')[0]);
       await running.request(`/api/hooks/${hook.id}`, { method: 'PATCH', json: { enabled: false } });
@@ -234,7 +266,10 @@ for (const backend of BACKENDS) {
       const hook = await hookAt('/old-endpoint', { movesTo: ['/new-endpoint'] });
       await publish('User.Created');
       await eventually(() => receiver.requests('/old-endpoint')[0]);
-      await running.request(`/api/hooks/${hook.id}`, { method: 'PATCH', json: { config: { url: receiver.url('/new-endpoint') } } });
+      await running.request(`/api/hooks/${hook.id}`, {
+        method: 'PATCH',
+        json: { config: { url: receiver.url('/new-endpoint') } },
+      });
       const delivery = await finished(hook.id);
       expect(delivery.status).to.equal('succeeded');
       expect(receiver.requests('/new-endpoint')[0]?.headers['webhook-id']).to.equal(delivery.id);
@@ -250,18 +285,26 @@ for (const backend of BACKENDS) {
 
     it('never puts a signing key, password, secret or token in a payload', async () => {
       const hook = await hookAt('/secrets', { events: ['User.Created', 'User.Data.Updated'] });
-      await running.service.core.bus.publish([craftedEvent('User.Data.Updated', {
-        data: {
-          id: 'u1', password: 'hunter2', passwordDigest: 'scrypt$...', hasPassword: true,
-          customData: { clientSecret: 'cs', apiToken: 'tok', signingKey: hook.signingKey, postalCode: '75001' },
-          identities: [{ accessToken: 'at', refreshToken: 'rt', code: '123456' }],
-        },
-      })]);
+      await running.service.core.bus.publish([
+        craftedEvent('User.Data.Updated', {
+          data: {
+            id: 'u1',
+            password: 'hunter2',
+            passwordDigest: 'scrypt$...',
+            hasPassword: true,
+            customData: { clientSecret: 'cs', apiToken: 'tok', signingKey: hook.signingKey, postalCode: '75001' },
+            identities: [{ accessToken: 'at', refreshToken: 'rt', code: '123456' }],
+          },
+        }),
+      ]);
       await running.request('/api/roles', { method: 'POST', json: { name: `secret-check-${backend}` } });
       const request = await eventually(() => receiver.requests('/secrets')[0]);
       const payload = verifyDelivery(request, hook.signingKey);
       expect(payload.data).to.deep.equal({
-        id: 'u1', hasPassword: true, customData: { postalCode: '75001' }, identities: [{}],
+        id: 'u1',
+        hasPassword: true,
+        customData: { postalCode: '75001' },
+        identities: [{}],
       });
       for (const secret of [hook.signingKey, 'whsec_', 'hunter2', 'scrypt', 'tok', '123456']) {
         expect(request.body).to.not.include(secret);

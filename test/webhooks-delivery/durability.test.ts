@@ -75,7 +75,13 @@ describe(`webhook durability: a worker process killed mid-stream (${MONGODB_URI 
     const script = MONGODB_URI ? 'bin/worker.ts' : 'test/webhooks-delivery/support/seeded-worker.ts';
     return startUntilReady(script, {
       cwd: ROOT,
-      env: { PATH: process.env.PATH, ...sharedEnv, WORKER_PORT: '0', LOG_LEVEL: 'info', SEEDED_HOOK: JSON.stringify(hookRecord) },
+      env: {
+        PATH: process.env.PATH,
+        ...sharedEnv,
+        WORKER_PORT: '0',
+        LOG_LEVEL: 'info',
+        SEEDED_HOOK: JSON.stringify(hookRecord),
+      },
       name: 'worker',
       spawned: (child) => workers.push(child),
     });
@@ -83,9 +89,11 @@ describe(`webhook durability: a worker process killed mid-stream (${MONGODB_URI 
 
   async function publish(from: number, to: number): Promise<void> {
     for (let start = from; start < to; start += 10) {
-      const batch = Array.from({ length: Math.min(10, to - start) }, (_, i) => craftedEvent('User.Created', {
-        data: { id: `user-${start + i}`, sequence: start + i },
-      }));
+      const batch = Array.from({ length: Math.min(10, to - start) }, (_, i) =>
+        craftedEvent('User.Created', {
+          data: { id: `user-${start + i}`, sequence: start + i },
+        }),
+      );
       await web.service.core.bus.publish(batch);
     }
   }

@@ -16,11 +16,16 @@ function verifiesWith(publicKey: string, request: ReceivedRequest): boolean {
   const raw = Buffer.from(publicKey.slice('whpk_'.length), 'base64');
   expect(raw).to.have.length(32);
   const key = createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: raw.toString('base64url') }, format: 'jwk' });
-  const content = Buffer.from(`${request.headers['webhook-id']}.${request.headers['webhook-timestamp']}.${request.body}`, 'utf8');
-  return String(request.headers['webhook-signature']).split(' ').some((entry) => {
-    const [version, signature] = entry.split(',');
-    return version === 'v1a' && verify(null, content, key, Buffer.from(signature!, 'base64'));
-  });
+  const content = Buffer.from(
+    `${request.headers['webhook-id']}.${request.headers['webhook-timestamp']}.${request.body}`,
+    'utf8',
+  );
+  return String(request.headers['webhook-signature'])
+    .split(' ')
+    .some((entry) => {
+      const [version, signature] = entry.split(',');
+      return version === 'v1a' && verify(null, content, key, Buffer.from(signature!, 'base64'));
+    });
 }
 
 async function createUser(running: RunningService, username: string): Promise<void> {
@@ -42,7 +47,11 @@ for (const backend of BACKENDS) {
     });
 
     it('signs deliveries with v1a only, verifiable with the public key the hook exposes and no shared secret', async () => {
-      const hook = await createHook(running, { signature: 'ed25519', events: ['User.Created'], config: { url: receiver.url('/ed') } });
+      const hook = await createHook(running, {
+        signature: 'ed25519',
+        events: ['User.Created'],
+        config: { url: receiver.url('/ed') },
+      });
       expect(hook).to.include({ signature: 'ed25519' });
       expect(hook).to.not.have.property('signingKey');
       const shown = await getJson(running, `/api/hooks/${hook.id}`);
@@ -63,24 +72,36 @@ for (const backend of BACKENDS) {
       expect(hook).to.include({ signature: 'hmac', publicKey: null });
       expect(hook.signingKey).to.match(/^whsec_/);
       const bad = await running.request('/api/hooks', {
-        method: 'POST', json: { signature: 'rsa', events: ['User.Created'], config: { url: receiver.url('/x') } },
+        method: 'POST',
+        json: { signature: 'rsa', events: ['User.Created'], config: { url: receiver.url('/x') } },
       });
       expect(bad.status).to.equal(400);
       expect((await bodyOf(bad)).code).to.equal('guard.invalid_input');
-      const change = await running.request(`/api/hooks/${hook.id}`, { method: 'PATCH', json: { signature: 'ed25519' } });
+      const change = await running.request(`/api/hooks/${hook.id}`, {
+        method: 'PATCH',
+        json: { signature: 'ed25519' },
+      });
       expect(change.status).to.equal(400);
     });
 
     it('rotation gives a new public key and signs with both keys during the grace period, then with the new one only', async () => {
-      const hook = await createHook(running, { signature: 'ed25519', events: ['User.Created'], config: { url: receiver.url('/rotate') } });
+      const hook = await createHook(running, {
+        signature: 'ed25519',
+        events: ['User.Created'],
+        config: { url: receiver.url('/rotate') },
+      });
       const res = await running.request(`/api/hooks/${hook.id}/signing-key`, { method: 'PATCH' });
       expect(res.status).to.equal(200);
       const rotated = await bodyOf(res);
       expect(rotated).to.not.have.property('signingKey');
-      expect(rotated.publicKey).to.match(/^whpk_/).and.not.equal(hook.publicKey);
+      expect(rotated.publicKey)
+        .to.match(/^whpk_/)
+        .and.not.equal(hook.publicKey);
 
       await createUser(running, 'during_grace');
-      const during = await eventually(() => receiver.requests('/rotate')[0], { what: 'a delivery in the grace period' });
+      const during = await eventually(() => receiver.requests('/rotate')[0], {
+        what: 'a delivery in the grace period',
+      });
       expect(String(during.headers['webhook-signature']).split(' ')).to.have.length(2);
       expect(verifiesWith(String(hook.publicKey), during), 'the old key still verifies').to.equal(true);
       expect(verifiesWith(rotated.publicKey, during), 'the new key verifies').to.equal(true);
@@ -88,7 +109,9 @@ for (const backend of BACKENDS) {
       await withFakeClock(async (clock) => {
         clock.advance(3601 * 1000);
         await running.service.core.bus.publish([craftedEvent('User.Created', { data: { id: 'after-grace' } })]);
-        const after = await eventually(() => receiver.requests('/rotate')[1], { what: 'a delivery after the grace period' });
+        const after = await eventually(() => receiver.requests('/rotate')[1], {
+          what: 'a delivery after the grace period',
+        });
         expect(String(after.headers['webhook-signature']).split(' ')).to.have.length(1);
         expect(verifiesWith(rotated.publicKey, after)).to.equal(true);
         expect(verifiesWith(String(hook.publicKey), after)).to.equal(false);
@@ -96,9 +119,14 @@ for (const backend of BACKENDS) {
     });
 
     it('signs test sends the same way', async () => {
-      const hook = await createHook(running, { signature: 'ed25519', events: ['User.Created'], config: { url: receiver.url('/unused') } });
+      const hook = await createHook(running, {
+        signature: 'ed25519',
+        events: ['User.Created'],
+        config: { url: receiver.url('/unused') },
+      });
       const res = await running.request(`/api/hooks/${hook.id}/test`, {
-        method: 'POST', json: { events: ['PostSignIn'], config: { url: receiver.url('/ed-test') } },
+        method: 'POST',
+        json: { events: ['PostSignIn'], config: { url: receiver.url('/ed-test') } },
       });
       expect(res.status).to.equal(204);
       const request = receiver.requests('/ed-test')[0]!;

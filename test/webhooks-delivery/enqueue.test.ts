@@ -4,7 +4,17 @@ import { startWebhookWorker } from '../../app/worker.ts';
 import type { AttemptResult, DeliveryJob, DeliveryQueue } from '../../lib/ports/queue.ts';
 import { craftedEvent } from '../support/events.ts';
 import { startService, type RunningService } from '../support/service.ts';
-import { FAST_ENV, REDIS_URL, bodyOf, createHook, getJson, removeQueue, uniqueQueueName, verifyDelivery, withQueue } from './support/hooks.ts';
+import {
+  FAST_ENV,
+  REDIS_URL,
+  bodyOf,
+  createHook,
+  getJson,
+  removeQueue,
+  uniqueQueueName,
+  verifyDelivery,
+  withQueue,
+} from './support/hooks.ts';
 import { Receiver, eventually } from './support/receiver.ts';
 
 /**
@@ -35,7 +45,7 @@ function serviceOn(queue: DeliveryQueue, replaced: Partial<DeliveryQueue>, optio
   });
   return {
     get web() {
-      if (!web) throw new Error('no service outside the block\'s tests');
+      if (!web) throw new Error("no service outside the block's tests");
       return web;
     },
   };
@@ -81,7 +91,9 @@ describe('webhook fan-out: events committed with the change, moved to the queue 
         const request = await eventually(() => receiver.requests('/later')[0]);
         expect(request.headers['webhook-id']).to.equal(delivery.id);
         expect(verifyDelivery(request, hook.signingKey).data.name).to.equal('durable-role');
-        await eventually(async () => (await getJson(web, `/api/hooks/${hook.id}/deliveries`))[0].status === 'succeeded');
+        await eventually(
+          async () => (await getJson(web, `/api/hooks/${hook.id}/deliveries`))[0].status === 'succeeded',
+        );
       } finally {
         await worker.close();
       }
@@ -90,7 +102,10 @@ describe('webhook fan-out: events committed with the change, moved to the queue 
     it('sends a finished delivery once however often its entry is forwarded again, its job gone from Redis', async () => {
       const hook = await createHook(web, { events: ['User.Created'], config: { url: receiver.url('/forwarded') } });
       const entry = {
-        id: 'obx_forwarded_again', claim: 'test', createdAt: Date.now(), attempts: 2,
+        id: 'obx_forwarded_again',
+        claim: 'test',
+        createdAt: Date.now(),
+        attempts: 2,
         events: [craftedEvent('User.Created', { data: { id: 'forwarded-user' } })],
       };
       await web.service.webhooks.fanOut(entry);
@@ -104,8 +119,10 @@ describe('webhook fan-out: events committed with the change, moved to the queue 
         await eventually(async () => (await withQueue(queueName, (queue) => queue.getJob(delivery.id))) === undefined);
         await web.service.webhooks.fanOut(entry);
         await web.service.webhooks.fanOut(entry);
-        await eventually(async () => (await withQueue(queueName, (queue) => queue.getJobCounts('waiting', 'active', 'delayed')))
-          .waiting === 0);
+        await eventually(
+          async () =>
+            (await withQueue(queueName, (queue) => queue.getJobCounts('waiting', 'active', 'delayed'))).waiting === 0,
+        );
         expect(receiver.requests('/forwarded')).to.have.length(1);
         expect(await getJson(web, `/api/hooks/${hook.id}/deliveries`)).to.have.length(1);
       } finally {
@@ -117,9 +134,13 @@ describe('webhook fan-out: events committed with the change, moved to the queue 
   describe('with a queue that refuses jobs (Redis down)', () => {
     const queue = createMemoryDeliveryQueue();
     const refusing = { on: true };
-    const service = serviceOn(queue, {
-      enqueue: (jobs) => (refusing.on ? Promise.reject(new Error('Connection is closed.')) : queue.enqueue(jobs)),
-    }, { webhookWorker: false });
+    const service = serviceOn(
+      queue,
+      {
+        enqueue: (jobs) => (refusing.on ? Promise.reject(new Error('Connection is closed.')) : queue.enqueue(jobs)),
+      },
+      { webhookWorker: false },
+    );
 
     it('answers 201, keeps the event in the outbox without a stray delivery, and queues it once the queue is back', async () => {
       const hook = await createHook(service.web, { events: ['Role.Created'], config: { url: receiver.url('/never') } });
@@ -146,7 +167,10 @@ describe('webhook fan-out: events committed with the change, moved to the queue 
     it('lets requests whose events nobody subscribes to through', async () => {
       const hook = await createHook(service.web, { events: ['Role.Created'], config: { url: receiver.url('/never') } });
       // Creating a user publishes User.Created, which no hook subscribes to: nothing to enqueue, nothing to refuse.
-      const response = await service.web.request('/api/users', { method: 'POST', json: { username: 'nobody_listens' } });
+      const response = await service.web.request('/api/users', {
+        method: 'POST',
+        json: { username: 'nobody_listens' },
+      });
       expect(response.status, await response.clone().text()).to.equal(201);
       expect((await bodyOf(response)).username).to.equal('nobody_listens');
       expect(await getJson(service.web, `/api/hooks/${hook.id}/deliveries`)).to.deep.equal([]);
@@ -157,10 +181,11 @@ describe('webhook fan-out: events committed with the change, moved to the queue 
     const queue = createMemoryDeliveryQueue();
     const runs: Array<{ job: DeliveryJob; again: (attempt: number) => Promise<AttemptResult> }> = [];
     const service = serviceOn(queue, {
-      consume: (processor, options) => queue.consume(async (job, attempt) => {
-        runs.push({ job, again: (next) => processor(job, next) });
-        return processor(job, attempt);
-      }, options),
+      consume: (processor, options) =>
+        queue.consume(async (job, attempt) => {
+          runs.push({ job, again: (next) => processor(job, next) });
+          return processor(job, attempt);
+        }, options),
     });
 
     it('is not sent again', async () => {
@@ -173,7 +198,10 @@ describe('webhook fan-out: events committed with the change, moved to the queue 
       const run = runs.find(({ job }) => job.deliveryId === delivery.id)!;
       expect(await run.again(2)).to.deep.equal({});
       expect(receiver.requests('/once')).to.have.length(1);
-      expect((await getJson(service.web, `/api/hooks/${hook.id}/deliveries`))[0]).to.include({ status: 'succeeded', attempts: 1 });
+      expect((await getJson(service.web, `/api/hooks/${hook.id}/deliveries`))[0]).to.include({
+        status: 'succeeded',
+        attempts: 1,
+      });
     });
   });
 

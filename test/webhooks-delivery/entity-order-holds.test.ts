@@ -20,13 +20,29 @@ function switchableCache() {
     ordered: true,
   });
   const cache: HookCache = { current: async () => snapshot(), invalidate: async () => {} };
-  return { cache, unsubscribe: () => { subscribed = false; } };
+  return {
+    cache,
+    unsubscribe: () => {
+      subscribed = false;
+    },
+  };
 }
 
 function entryWith(sequence: number): OutboxEntry {
   return {
-    id: `obx_${sequence}`, claim: 'claim', attempts: 1, createdAt: Date.now(),
-    events: [{ event: EVENT, createdAt: new Date().toISOString(), data: { id: 'usr_1' }, sequence, version: sequence } as never],
+    id: `obx_${sequence}`,
+    claim: 'claim',
+    attempts: 1,
+    createdAt: Date.now(),
+    events: [
+      {
+        event: EVENT,
+        createdAt: new Date().toISOString(),
+        data: { id: 'usr_1' },
+        sequence,
+        version: sequence,
+      } as never,
+    ],
   };
 }
 
@@ -36,12 +52,18 @@ describe('ordering "entity": what the admission notes and the fan-out does not s
     const order = createEntityOrder(store);
     const holds: OrderHolds = new WeakMap();
     const { cache, unsubscribe } = switchableCache();
-    const deps = { deliveries: createDeliveriesRepository(store, { retentionMs: 60_000 }), queue: createMemoryDeliveryQueue(), cache, order, holds };
+    const deps = {
+      deliveries: createDeliveriesRepository(store, { retentionMs: 60_000 }),
+      queue: createMemoryDeliveryQueue(),
+      cache,
+      order,
+      holds,
+    };
     return { order, unsubscribe, admit: createOrderAdmission(deps), fanOut: createFanOut(deps) };
   }
   const later = { key: 'User:usr_1', sequence: 8 };
 
-  it('keeps a noted delivery that the fan-out sends, so the entity\'s later ones wait for it', async () => {
+  it("keeps a noted delivery that the fan-out sends, so the entity's later ones wait for it", async () => {
     const { order, admit, fanOut } = await setUp();
     const entry = entryWith(7);
     await admit([entry]);
@@ -59,7 +81,7 @@ describe('ordering "entity": what the admission notes and the fan-out does not s
     expect(await order.mustWait(hook.id, later), 'a later delivery of the entity goes out').to.equal(false);
   });
 
-  it('forgets what one hook\'s deliveries wait for, and only that hook\'s (its ordering switched, or it was deleted)', async () => {
+  it("forgets what one hook's deliveries wait for, and only that hook's (its ordering switched, or it was deleted)", async () => {
     const { order } = await setUp();
     await order.hold(hook.id, [{ key: 'User:usr_1', sequence: 3 }]);
     await order.hold('hook_other', [{ key: 'User:usr_1', sequence: 3 }]);

@@ -27,7 +27,7 @@ for (const backend of BACKENDS) {
       return bodyOf(res);
     }
 
-    it('sends one entity\'s deliveries one at a time in version order, a failing one holding back only that entity', async () => {
+    it("sends one entity's deliveries one at a time in version order, a failing one holding back only that entity", async () => {
       let refusedOnce = false;
       // The slow entity's endpoint is slow, and refuses its first delivery once (a retry); the other entity's is fast.
       receiver.script('/ordered', (_nth, request) => {
@@ -40,7 +40,9 @@ for (const backend of BACKENDS) {
         return later(150, { status: 200, body: 'slow' });
       });
       const hook = await createHook(running, {
-        ordering: 'entity', events: ['User.Created', 'User.Data.Updated'], config: { url: receiver.url('/ordered') },
+        ordering: 'entity',
+        events: ['User.Created', 'User.Data.Updated'],
+        config: { url: receiver.url('/ordered') },
       });
       expect(hook.ordering).to.equal('entity');
 
@@ -50,16 +52,25 @@ for (const backend of BACKENDS) {
       const fast = await api('POST', '/users', { username: `fast_${newId(6)}` });
       await api('PATCH', `/users/${fast.id}`, { name: 'fast two' });
 
-      await eventually(() => receiver.requests('/ordered').filter((request) => payloadOf(request).data.id === slow.id).length === 4, {
-        timeoutMs: 15_000, what: 'the slow entity\'s three deliveries and one retry',
-      });
+      await eventually(
+        () => receiver.requests('/ordered').filter((request) => payloadOf(request).data.id === slow.id).length === 4,
+        {
+          timeoutMs: 15_000,
+          what: "the slow entity's three deliveries and one retry",
+        },
+      );
       const requests = receiver.requests('/ordered');
       const slowOnes = requests.filter((request) => payloadOf(request).data.id === slow.id);
-      expect(slowOnes.map((request) => payloadOf(request).version), 'in version order, the refused first one again before the rest')
-        .to.deep.equal([1, 1, 2, 3]);
+      expect(
+        slowOnes.map((request) => payloadOf(request).version),
+        'in version order, the refused first one again before the rest',
+      ).to.deep.equal([1, 1, 2, 3]);
       // One at a time: each was sent after the previous one was answered (150 ms later).
       for (let i = 1; i < slowOnes.length; i += 1) {
-        expect(slowOnes[i]!.receivedAt - slowOnes[i - 1]!.receivedAt, `request ${i + 1} after ${i} was answered`).to.be.at.least(140);
+        expect(
+          slowOnes[i]!.receivedAt - slowOnes[i - 1]!.receivedAt,
+          `request ${i + 1} after ${i} was answered`,
+        ).to.be.at.least(140);
       }
       const fastOnes = requests.filter((request) => payloadOf(request).data.id === fast.id);
       expect(fastOnes.map((request) => payloadOf(request).version)).to.deep.equal([1, 2]);

@@ -10,8 +10,17 @@ import { Receiver, eventually } from './support/receiver.ts';
 
 function hook(id: string, overrides: Partial<HookRecord> = {}): HookRecord {
   return {
-    id, name: id, event: null, events: ['User.Created'], config: { url: `https://example.com/${id}` }, enabled: true,
-    signingKey: 'whsec_AAAA', retiredSigningKeys: [], createdAt: 0, updatedAt: 0, ...overrides,
+    id,
+    name: id,
+    event: null,
+    events: ['User.Created'],
+    config: { url: `https://example.com/${id}` },
+    enabled: true,
+    signingKey: 'whsec_AAAA',
+    retiredSigningKeys: [],
+    createdAt: 0,
+    updatedAt: 0,
+    ...overrides,
   };
 }
 
@@ -20,10 +29,13 @@ describe('hook cache', () => {
     const store = createMemoryDocumentStore();
     const repository = createHooksRepository(store);
     let loads = 0;
-    const counting = { ...repository, all: async () => {
-      loads += 1;
-      return repository.all();
-    } };
+    const counting = {
+      ...repository,
+      all: async () => {
+        loads += 1;
+        return repository.all();
+      },
+    };
     const cache = createHookCache({ hooks: counting, kv: createMemoryKeyValueStore() });
     await repository.insert(hook('a'));
     await repository.insert(hook('b', { enabled: false }));
@@ -75,7 +87,8 @@ describe('hook cache', () => {
       admin = await startHookService('bullmq');
       // One deployment: processes sharing a database share BASE_URL (each start points the management API at it).
       publisher = await startService({
-        env: { ...FAST_ENV, REDIS_URL, BASE_URL: admin.baseUrl }, stores: { documents: admin.service.core.store },
+        env: { ...FAST_ENV, REDIS_URL, BASE_URL: admin.baseUrl },
+        stores: { documents: admin.service.core.store },
       });
     });
     after(async () => {
@@ -84,16 +97,18 @@ describe('hook cache', () => {
       await receiver.close();
     });
 
-    const publish = () =>
-      publisher.service.core.bus.publish([craftedEvent('User.Created', { data: {} })]);
+    const publish = () => publisher.service.core.bus.publish([craftedEvent('User.Created', { data: {} })]);
 
-    it('fans out with another instance\'s hook changes at once', async () => {
+    it("fans out with another instance's hook changes at once", async () => {
       await publish();
       const created = await createHook(admin, { events: ['User.Created'], config: { url: receiver.url('/shared-1') } });
       await publish();
       await eventually(() => receiver.requests('/shared-1')[0]);
 
-      await admin.request(`/api/hooks/${created.id}`, { method: 'PATCH', json: { config: { url: receiver.url('/shared-2') } } });
+      await admin.request(`/api/hooks/${created.id}`, {
+        method: 'PATCH',
+        json: { config: { url: receiver.url('/shared-2') } },
+      });
       await publish();
       await eventually(() => receiver.requests('/shared-2')[0]);
 
@@ -103,8 +118,11 @@ describe('hook cache', () => {
       await eventually(async () => (await publisher.service.core.store.collection('outbox').countDocuments({})) === 0);
       const deliveries = await getJson<Array<{ status: string }>>(admin, `/api/hooks/${created.id}/deliveries`);
       expect(deliveries).to.have.length(2);
-      await eventually(async () => (await getJson<Array<{ status: string }>>(admin, `/api/hooks/${created.id}/deliveries`))
-        .every((delivery) => delivery.status === 'succeeded'));
+      await eventually(async () =>
+        (await getJson<Array<{ status: string }>>(admin, `/api/hooks/${created.id}/deliveries`)).every(
+          (delivery) => delivery.status === 'succeeded',
+        ),
+      );
       expect(receiver.requests('/shared-1')).to.have.length(1);
       expect(receiver.requests('/shared-2')).to.have.length(1);
     });

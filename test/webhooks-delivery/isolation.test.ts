@@ -37,10 +37,15 @@ async function total(running: RunningService, path: string): Promise<number> {
 /** Role.Created events through the management API, a few at a time. */
 async function createRoles(running: RunningService, prefix: string, count: number): Promise<void> {
   for (let start = 0; start < count; start += 5) {
-    await Promise.all(Array.from({ length: Math.min(5, count - start) }, async (_, i) => {
-      const response = await running.request('/api/roles', { method: 'POST', json: { name: `${prefix}-${start + i}` } });
-      expect(response.status).to.equal(201);
-    }));
+    await Promise.all(
+      Array.from({ length: Math.min(5, count - start) }, async (_, i) => {
+        const response = await running.request('/api/roles', {
+          method: 'POST',
+          json: { name: `${prefix}-${start + i}` },
+        });
+        expect(response.status).to.equal(201);
+      }),
+    );
   }
 }
 
@@ -62,9 +67,11 @@ for (const backend of BACKENDS) {
       before(async () => {
         dead = await deadEndpoint();
         running = await startHookService(backend, {
-          WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS), WEBHOOK_CONCURRENCY: String(CONCURRENCY),
+          WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS),
+          WEBHOOK_CONCURRENCY: String(CONCURRENCY),
           // Timed-out deliveries wait long before their retry, and the breaker stays out of this case.
-          WEBHOOK_RETRY_DELAYS_MS: '60000', WEBHOOK_BREAKER_FAILURES: '1000',
+          WEBHOOK_RETRY_DELAYS_MS: '60000',
+          WEBHOOK_BREAKER_FAILURES: '1000',
         });
       });
       after(async () => {
@@ -78,15 +85,20 @@ for (const backend of BACKENDS) {
         await createHook(running, { events: ['Role.Created'], config: { url: healthy.url('/healthy') } });
         await createRoles(running, 'isolation', EVENTS);
 
-        await eventually(() => healthy.requests('/healthy').length === EVENTS, { timeoutMs: 30_000, what: 'every healthy delivery' });
+        await eventually(() => healthy.requests('/healthy').length === EVENTS, {
+          timeoutMs: 30_000,
+          what: 'every healthy delivery',
+        });
         // Still outstanding: none of the dead endpoint's deliveries has finished, let alone succeeded.
         expect(await total(running, `/api/hooks/${deadHook.id}/deliveries?status=pending`)).to.equal(EVENTS);
         // Each dead request holds its slot for a whole timeout, so with a share of two, any three of them
         // arrive at least about one timeout apart.
         expect(dead.arrivals.length).to.be.at.least(ENDPOINT_SHARE);
         for (let i = 0; i + ENDPOINT_SHARE < dead.arrivals.length; i += 1) {
-          expect(dead.arrivals[i + ENDPOINT_SHARE]! - dead.arrivals[i]!, `requests ${i} to ${i + ENDPOINT_SHARE}, ms`)
-            .to.be.at.least(TIMEOUT_MS * 0.9);
+          expect(
+            dead.arrivals[i + ENDPOINT_SHARE]! - dead.arrivals[i]!,
+            `requests ${i} to ${i + ENDPOINT_SHARE}, ms`,
+          ).to.be.at.least(TIMEOUT_MS * 0.9);
         }
         for (const request of healthy.requests('/healthy')) {
           const waited = request.receivedAt - Date.parse(JSON.parse(request.body).createdAt);
@@ -102,8 +114,10 @@ for (const backend of BACKENDS) {
 
       before(async () => {
         running = await startHookService(backend, {
-          WEBHOOK_CONCURRENCY: String(CONCURRENCY), WEBHOOK_ENDPOINT_CONCURRENCY: '1',
-          WEBHOOK_BREAKER_FAILURES: '3', WEBHOOK_BREAKER_OPEN_MS: String(OPEN_MS),
+          WEBHOOK_CONCURRENCY: String(CONCURRENCY),
+          WEBHOOK_ENDPOINT_CONCURRENCY: '1',
+          WEBHOOK_BREAKER_FAILURES: '3',
+          WEBHOOK_BREAKER_OPEN_MS: String(OPEN_MS),
           WEBHOOK_RETRY_DELAYS_MS: Array.from({ length: 10 }, () => '50').join(','),
         });
       });
@@ -117,9 +131,13 @@ for (const backend of BACKENDS) {
         await eventually(() => healthy.requests('/flaky').length >= 3, { what: 'three failures' });
         failing = false;
 
-        await eventually(async () => (await total(running, `/api/hooks/${hook.id}/deliveries?status=succeeded`)) === EVENTS, {
-          timeoutMs: 20_000, what: 'every delivery to succeed',
-        });
+        await eventually(
+          async () => (await total(running, `/api/hooks/${hook.id}/deliveries?status=succeeded`)) === EVENTS,
+          {
+            timeoutMs: 20_000,
+            what: 'every delivery to succeed',
+          },
+        );
         const arrivals = healthy.requests('/flaky').map((request) => request.receivedAt);
         // One attempt at a time: the third failure opens the circuit before another can start.
         expect(arrivals.length - EVENTS, 'failed requests').to.equal(3);

@@ -6,28 +6,50 @@ import { sampleEvent } from '../../lib/webhooks/samples.ts';
 
 describe('webhook payloads', () => {
   it('drop every secret-looking field, at any depth, and keep look-alikes', () => {
-    const body = eventBody(craftedEvent('User.Data.Updated', {
-      createdAt: '2025-01-01T00:00:00.000Z',
-      data: {
-        password: 'p', passwordDigest: 'd', hasPassword: true, secret: 's', clientSecret: 'c', totpSecret: 't',
-        accessToken: 'a', refresh_token: 'r', subjectToken: 'st', signingKey: 'k', privateKey: 'pk', code: '123456',
-        accessTokenTtl: 3600, postalCode: '75001', tokenExchange: { allowed: true },
-        nested: [{ idToken: 'i', name: 'kept' }],
-      },
-    }));
+    const body = eventBody(
+      craftedEvent('User.Data.Updated', {
+        createdAt: '2025-01-01T00:00:00.000Z',
+        data: {
+          password: 'p',
+          passwordDigest: 'd',
+          hasPassword: true,
+          secret: 's',
+          clientSecret: 'c',
+          totpSecret: 't',
+          accessToken: 'a',
+          refresh_token: 'r',
+          subjectToken: 'st',
+          signingKey: 'k',
+          privateKey: 'pk',
+          code: '123456',
+          accessTokenTtl: 3600,
+          postalCode: '75001',
+          tokenExchange: { allowed: true },
+          nested: [{ idToken: 'i', name: 'kept' }],
+        },
+      }),
+    );
     expect(body).to.deep.equal({
       event: 'User.Data.Updated',
       createdAt: '2025-01-01T00:00:00.000Z',
-      data: { hasPassword: true, accessTokenTtl: 3600, postalCode: '75001', tokenExchange: { allowed: true }, nested: [{ name: 'kept' }] },
+      data: {
+        hasPassword: true,
+        accessTokenTtl: 3600,
+        postalCode: '75001',
+        tokenExchange: { allowed: true },
+        nested: [{ name: 'kept' }],
+      },
     });
   });
 
   it('are plain JSON whatever the producer put in, so both queue backends carry the same bytes', () => {
-    const body = eventBody(craftedEvent('User.Created', { createdAt: 'now', data: { at: new Date(0), missing: undefined } }));
+    const body = eventBody(
+      craftedEvent('User.Created', { createdAt: 'now', data: { at: new Date(0), missing: undefined } }),
+    );
     expect(body).to.deep.equal({ event: 'User.Created', createdAt: 'now', data: { at: '1970-01-01T00:00:00.000Z' } });
   });
 
-  it('add the receiving hook\'s id', () => {
+  it("add the receiving hook's id", () => {
     expect(hookPayload({ event: 'User.Created' }, 'hook-1')).to.deep.equal({ event: 'User.Created', hookId: 'hook-1' });
   });
 

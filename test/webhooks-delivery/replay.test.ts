@@ -33,14 +33,20 @@ for (const backend of BACKENDS) {
       expect(res.status, await res.clone().text()).to.equal(202);
       const started = await bodyOf(res);
       expect(started.status).to.equal('running');
-      return eventually(async () => {
-        const progress = await getJson(running, `/api/hooks/${hookId}/replays/${started.id}`);
-        return progress.status !== 'running' && progress;
-      }, { what: 'the replay finished' });
+      return eventually(
+        async () => {
+          const progress = await getJson(running, `/api/hooks/${hookId}/replays/${started.id}`);
+          return progress.status !== 'running' && progress;
+        },
+        { what: 'the replay finished' },
+      );
     }
 
     it('sends the retained events of a window again with their original webhook-id and body, as a job whose progress is readable', async () => {
-      const hook = await createHook(running, { events: ['User.Created', 'User.Deleted'], config: { url: receiver.url('/window') } });
+      const hook = await createHook(running, {
+        events: ['User.Created', 'User.Deleted'],
+        config: { url: receiver.url('/window') },
+      });
       const since = new Date().toISOString();
       await createUser(running);
       await createUser(running);
@@ -53,7 +59,9 @@ for (const backend of BACKENDS) {
       const done = await replay(hook.id, { since, until });
       expect(done).to.include({ status: 'completed', enqueued: 2, kind: 'events', note: null });
       expect(done.events).to.deep.equal(['User.Created', 'User.Deleted']);
-      const again = await eventually(() => receiver.requests('/window').length === 5 && receiver.requests('/window').slice(3));
+      const again = await eventually(
+        () => receiver.requests('/window').length === 5 && receiver.requests('/window').slice(3),
+      );
       expect(webhookIds(again).sort()).to.deep.equal(webhookIds(first).sort());
       for (const request of again) {
         const original = first.find((candidate) => candidate.headers['webhook-id'] === request.headers['webhook-id'])!;
@@ -71,7 +79,10 @@ for (const backend of BACKENDS) {
     });
 
     it('replays only the events asked for', async () => {
-      const hook = await createHook(running, { events: ['User.Created', 'User.Deleted'], config: { url: receiver.url('/types') } });
+      const hook = await createHook(running, {
+        events: ['User.Created', 'User.Deleted'],
+        config: { url: receiver.url('/types') },
+      });
       const since = new Date().toISOString();
       const id = await createUser(running);
       expect((await running.request(`/api/users/${id}`, { method: 'DELETE' })).status).to.equal(204);
@@ -89,20 +100,32 @@ for (const backend of BACKENDS) {
       const since = new Date().toISOString();
       await createUser(running);
       await createUser(running);
-      await eventually(async () => {
-        const deliveries = await getJson<Array<{ status: string }>>(running, `/api/hooks/${hook.id}/deliveries`);
-        return deliveries.length === 2 && deliveries.every((delivery) => delivery.status === 'failed');
-      }, { what: 'two failed deliveries' });
+      await eventually(
+        async () => {
+          const deliveries = await getJson<Array<{ status: string }>>(running, `/api/hooks/${hook.id}/deliveries`);
+          return deliveries.length === 2 && deliveries.every((delivery) => delivery.status === 'failed');
+        },
+        { what: 'two failed deliveries' },
+      );
       refusing = false;
       const done = await replay(hook.id, { since, failed: true });
       expect(done).to.include({ status: 'completed', enqueued: 2, kind: 'failed' });
       await eventually(() => receiver.requests('/failing').length === 4);
       const [a, b, c, d] = webhookIds(receiver.requests('/failing'));
       expect([c, d].sort()).to.deep.equal([a, b].sort());
-      await eventually(async () => {
-        const deliveries = await getJson<Array<{ status: string; replayId: string | null }>>(running, `/api/hooks/${hook.id}/deliveries`);
-        return deliveries.filter((delivery) => delivery.replayId === done.id && delivery.status === 'succeeded').length === 2;
-      }, { what: 'the resent deliveries succeeded' });
+      await eventually(
+        async () => {
+          const deliveries = await getJson<Array<{ status: string; replayId: string | null }>>(
+            running,
+            `/api/hooks/${hook.id}/deliveries`,
+          );
+          return (
+            deliveries.filter((delivery) => delivery.replayId === done.id && delivery.status === 'succeeded').length ===
+            2
+          );
+        },
+        { what: 'the resent deliveries succeeded' },
+      );
       // A second failed-replay finds nothing new to resend but the originals (still failed), never the replays.
       const second = await replay(hook.id, { since, failed: true });
       expect(second.enqueued).to.equal(2);
@@ -124,10 +147,16 @@ for (const backend of BACKENDS) {
         expect(res.status, JSON.stringify(json)).to.equal(status);
         expect((await bodyOf(res)).code, JSON.stringify(json)).to.equal(code);
       }
-      expect((await running.request('/api/hooks/nope/replay', { method: 'POST', json: { since: new Date().toISOString() } })).status).to.equal(404);
+      expect(
+        (await running.request('/api/hooks/nope/replay', { method: 'POST', json: { since: new Date().toISOString() } }))
+          .status,
+      ).to.equal(404);
       expect((await running.request(`/api/hooks/${hook.id}/replays/rpl_nope`)).status).to.equal(404);
       await running.request(`/api/hooks/${hook.id}`, { method: 'PATCH', json: { enabled: false } });
-      const disabled = await running.request(`/api/hooks/${hook.id}/replay`, { method: 'POST', json: { since: new Date().toISOString() } });
+      const disabled = await running.request(`/api/hooks/${hook.id}/replay`, {
+        method: 'POST',
+        json: { since: new Date().toISOString() },
+      });
       expect(disabled.status).to.equal(422);
       expect((await bodyOf(disabled)).code).to.equal('hook.disabled');
     });
@@ -156,10 +185,13 @@ describe('hook replays across a restart (SQLite)', () => {
       first = undefined;
       const restartedAt = Date.now();
       second = await startHookService('memory', env);
-      const done = await eventually(async () => {
-        const replay = await getJson(second!, `/api/hooks/${hook.id}/replays/${id}`);
-        return replay.status !== 'running' && replay;
-      }, { timeoutMs: 30_000, what: 'the resumed replay finished' });
+      const done = await eventually(
+        async () => {
+          const replay = await getJson(second!, `/api/hooks/${hook.id}/replays/${id}`);
+          return replay.status !== 'running' && replay;
+        },
+        { timeoutMs: 30_000, what: 'the resumed replay finished' },
+      );
       expect(done).to.include({ status: 'completed', enqueued: 1000 });
       expect(done.completedAt, 'completed by the restarted process').to.be.at.least(restartedAt);
     } finally {

@@ -14,7 +14,9 @@ const ROOT = new URL('../..', import.meta.url);
 /** Runs a script with a clean environment and collects its output. */
 function run(script: string, env: Record<string, string>) {
   const child = spawn(process.execPath, [script], {
-    cwd: ROOT, env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'pipe'],
+    cwd: ROOT,
+    env: { PATH: process.env.PATH, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
   const output = { stdout: '', stderr: '' };
   child.stdout!.on('data', (chunk: Buffer) => {
@@ -46,12 +48,23 @@ describe('webhook worker process (`npm run worker`)', function () {
   it('logs one ready line and stops gracefully on SIGTERM', async () => {
     const queueName = uniqueQueueName('worker-process');
     const hook = {
-      id: 'seeded', name: 'seeded', event: null, events: ['User.Created'], config: { url: 'http://127.0.0.1:9/' },
-      enabled: true, signingKey: 'whsec_AAAA', retiredSigningKeys: [], createdAt: 0, updatedAt: 0,
+      id: 'seeded',
+      name: 'seeded',
+      event: null,
+      events: ['User.Created'],
+      config: { url: 'http://127.0.0.1:9/' },
+      enabled: true,
+      signingKey: 'whsec_AAAA',
+      retiredSigningKeys: [],
+      createdAt: 0,
+      updatedAt: 0,
     };
     const script = process.env.MONGODB_URI ? 'bin/worker.ts' : 'test/webhooks-delivery/support/seeded-worker.ts';
     const { child, output } = run(script, {
-      REDIS_URL, WEBHOOK_QUEUE_NAME: queueName, LOG_LEVEL: 'info', SEEDED_HOOK: JSON.stringify(hook),
+      REDIS_URL,
+      WEBHOOK_QUEUE_NAME: queueName,
+      LOG_LEVEL: 'info',
+      SEEDED_HOOK: JSON.stringify(hook),
       ...(process.env.MONGODB_URI ? { MONGODB_URI: process.env.MONGODB_URI } : {}),
     });
     try {
@@ -73,12 +86,17 @@ function seriesValue(text: string, series: string): number {
   return line ? Number(line.slice(series.length + 1)) : 0;
 }
 
-describe('the worker process\'s own HTTP: /healthz, /readyz and /metrics', function () {
+describe("the worker process's own HTTP: /healthz, /readyz and /metrics", function () {
   this.timeout(60_000);
   const queueName = uniqueQueueName('worker-metrics');
   // With MongoDB, web and worker share a database of this test's own (as in production); without it, see below.
   const mongo = process.env.MONGODB_URI
-    ? { MONGODB_URI: process.env.MONGODB_URI.replace(/^(mongodb(?:\+srv)?:\/\/[^/?]+)(\/[^?]*)?/, `$1/${queueName.replace(/\W/g, '_')}`) }
+    ? {
+        MONGODB_URI: process.env.MONGODB_URI.replace(
+          /^(mongodb(?:\+srv)?:\/\/[^/?]+)(\/[^?]*)?/,
+          `$1/${queueName.replace(/\W/g, '_')}`,
+        ),
+      }
     : undefined;
   let receiver: Receiver;
   let web: RunningService;
@@ -108,12 +126,19 @@ describe('the worker process\'s own HTTP: /healthz, /readyz and /metrics', funct
     // Without MongoDB the worker gets a copy of the hook (support/seeded-worker.ts); with it, the real entry point.
     const script = mongo ? 'bin/worker.ts' : 'test/webhooks-delivery/support/seeded-worker.ts';
     worker = await startUntilReady(script, {
-      cwd: ROOT, name: 'worker', spawned: (child) => {
+      cwd: ROOT,
+      name: 'worker',
+      spawned: (child) => {
         worker = child;
       },
       env: {
-        PATH: process.env.PATH, REDIS_URL, WEBHOOK_QUEUE_NAME: queueName, WORKER_PORT: String(port), LOG_LEVEL: 'info',
-        WEBHOOK_ALLOWED_NETWORKS: LOOPBACK_NETWORKS, SEEDED_HOOK: JSON.stringify(record),
+        PATH: process.env.PATH,
+        REDIS_URL,
+        WEBHOOK_QUEUE_NAME: queueName,
+        WORKER_PORT: String(port),
+        LOG_LEVEL: 'info',
+        WEBHOOK_ALLOWED_NETWORKS: LOOPBACK_NETWORKS,
+        SEEDED_HOOK: JSON.stringify(record),
         ...mongo,
       },
     });
@@ -148,16 +173,26 @@ describe('webhook settings', () => {
   it('refuse WEBHOOK_WORKER_IN_WEB=false unless MongoDB and Redis are shared with a worker', () => {
     expect(() => resolveSettings({ WEBHOOK_WORKER_IN_WEB: 'false' })).to.throw(/MONGODB_URI and REDIS_URL/);
     expect(() => resolveSettings({ WEBHOOK_WORKER_IN_WEB: 'false', REDIS_URL })).to.throw(/MONGODB_URI and REDIS_URL/);
-    expect(resolveSettings({ WEBHOOK_WORKER_IN_WEB: 'false', REDIS_URL, MONGODB_URI: 'mongodb://db/x' }).WEBHOOK_WORKER_IN_WEB)
-      .to.equal(false);
+    expect(
+      resolveSettings({ WEBHOOK_WORKER_IN_WEB: 'false', REDIS_URL, MONGODB_URI: 'mongodb://db/x' })
+        .WEBHOOK_WORKER_IN_WEB,
+    ).to.equal(false);
   });
 
   it('give each instance on embedded documents a private queue, and share the named one otherwise', () => {
     const first = resolveSettings({}).webhookQueue;
     expect(first.private).to.equal(true);
-    expect(first.name).to.match(/^webhook-deliveries-[0-9a-f]{12}$/).and.not.equal(resolveSettings({}).webhookQueue.name);
-    expect(resolveSettings({ MONGODB_URI: 'mongodb://db/x' }).webhookQueue).to.deep.equal({ name: 'webhook-deliveries', private: false });
-    expect(resolveSettings({ WEBHOOK_QUEUE_NAME: 'mine' }).webhookQueue).to.deep.equal({ name: 'mine', private: false });
+    expect(first.name)
+      .to.match(/^webhook-deliveries-[0-9a-f]{12}$/)
+      .and.not.equal(resolveSettings({}).webhookQueue.name);
+    expect(resolveSettings({ MONGODB_URI: 'mongodb://db/x' }).webhookQueue).to.deep.equal({
+      name: 'webhook-deliveries',
+      private: false,
+    });
+    expect(resolveSettings({ WEBHOOK_QUEUE_NAME: 'mine' }).webhookQueue).to.deep.equal({
+      name: 'mine',
+      private: false,
+    });
     expect(() => resolveSettings({ WEBHOOK_QUEUE_NAME: 'a:b' })).to.throw(/WEBHOOK_QUEUE_NAME/);
   });
 

@@ -154,12 +154,19 @@ for (const backend of backends) {
       // With one attempt at a time, a job enqueued next runs only once the first attempt has returned.
       await each.queue.enqueue([job({ hookId: 'next' })]);
       await eventually(() => attempts.some(([hookId]) => hookId === 'next'));
-      expect(attempts).to.deep.equal([['delayed', 1], ['next', 1]]);
+      expect(attempts).to.deep.equal([
+        ['delayed', 1],
+        ['next', 1],
+      ]);
       await eventually(async () => (await each.queue.pendingCount()) === 1, { what: 'only the delayed retry left' });
       // Still known while delayed, so re-enqueueing it does not start it over.
       await each.queue.enqueue([delivery]);
       await drained(each.queue);
-      expect(attempts).to.deep.equal([['delayed', 1], ['next', 1], ['delayed', 2]]);
+      expect(attempts).to.deep.equal([
+        ['delayed', 1],
+        ['next', 1],
+        ['delayed', 2],
+      ]);
     });
 
     it('processes a duplicate deliveryId once', async () => {
@@ -274,17 +281,18 @@ describe('delivery queue (bullmq): a worker killed mid-attempt', () => {
     await backend.teardown?.();
   });
 
-  for (const size of [1, 3]) it(`has its ${size === 1 ? 'job' : 'batch of deliveries'} picked up again by another worker`, async function () {
-    this.timeout(20_000);
-    const timing = { lockDurationMs: 1000, stalledIntervalMs: 1000 };
-    const producer = backend.create();
-    const queueName = backend.queueName();
-    const deliveries = Array.from({ length: size }, () => job());
-    await producer.enqueue(deliveries);
-    await producer.close();
+  for (const size of [1, 3])
+    it(`has its ${size === 1 ? 'job' : 'batch of deliveries'} picked up again by another worker`, async function () {
+      this.timeout(20_000);
+      const timing = { lockDurationMs: 1000, stalledIntervalMs: 1000 };
+      const producer = backend.create();
+      const queueName = backend.queueName();
+      const deliveries = Array.from({ length: size }, () => job());
+      await producer.enqueue(deliveries);
+      await producer.close();
 
-    const adapter = new URL('../../adapters/bullmq/delivery-queue.ts', import.meta.url).href;
-    const script = `
+      const adapter = new URL('../../adapters/bullmq/delivery-queue.ts', import.meta.url).href;
+      const script = `
       import { Redis } from 'ioredis';
       import { createBullmqDeliveryQueue } from ${JSON.stringify(adapter)};
       const queue = createBullmqDeliveryQueue({
@@ -297,35 +305,35 @@ describe('delivery queue (bullmq): a worker killed mid-attempt', () => {
         return new Promise(() => {});
       }, { concurrency: 1 });
     `;
-    child = spawn(process.execPath, ['--input-type=module', '-e', script], {
-      cwd: new URL('../..', import.meta.url),
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    const stdout = child.stdout!;
-    await Promise.race([
-      once(stdout, 'data'),
-      once(child, 'exit').then(() => {
-        throw new Error('worker exited early');
-      }),
-    ]);
-    child.kill('SIGKILL');
-    await once(child, 'exit');
+      child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+        cwd: new URL('../..', import.meta.url),
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
+      const stdout = child.stdout!;
+      await Promise.race([
+        once(stdout, 'data'),
+        once(child, 'exit').then(() => {
+          throw new Error('worker exited early');
+        }),
+      ]);
+      child.kill('SIGKILL');
+      await once(child, 'exit');
 
-    const attempts: Array<[DeliveryJob, number]> = [];
-    await queue?.close();
-    queue = createBullmqDeliveryQueue({ connection: backend.connection(), queueName, ...timing });
-    await queue.consume(
-      async (received, attempt) => {
-        attempts.push([received, attempt]);
-        return {};
-      },
-      { concurrency: 1 },
-    );
-    await eventually(() => attempts.length === size, 15_000);
-    await drained(queue);
-    // The killed attempt keeps its number: the recovered run is attempt 2, for every delivery of a batch.
-    expect(attempts).to.have.deep.members(deliveries.map((delivery) => [delivery, 2]));
-  });
+      const attempts: Array<[DeliveryJob, number]> = [];
+      await queue?.close();
+      queue = createBullmqDeliveryQueue({ connection: backend.connection(), queueName, ...timing });
+      await queue.consume(
+        async (received, attempt) => {
+          attempts.push([received, attempt]);
+          return {};
+        },
+        { concurrency: 1 },
+      );
+      await eventually(() => attempts.length === size, 15_000);
+      await drained(queue);
+      // The killed attempt keeps its number: the recovered run is attempt 2, for every delivery of a batch.
+      expect(attempts).to.have.deep.members(deliveries.map((delivery) => [delivery, 2]));
+    });
 });
 
 describe('delivery queue (bullmq): the deliveries of one call, and of calls made together, stored together', () => {
@@ -354,21 +362,30 @@ describe('delivery queue (bullmq): the deliveries of one call, and of calls made
 
     const attempts: Array<[string, number]> = [];
     const calls = new Map<string, number>();
-    await each.queue.consume(async (received, attempt) => {
-      attempts.push([received.hookId, attempt]);
-      const call = (calls.get(received.deliveryId) ?? 0) + 1;
-      calls.set(received.deliveryId, call);
-      if (received.hookId === 'retried' && attempt === 1) return { retryInMs: 1000 };
-      if (received.hookId === 'deferred' && call === 1) return { deferInMs: 1000 };
-      return {};
-    }, { concurrency: 4 });
+    await each.queue.consume(
+      async (received, attempt) => {
+        attempts.push([received.hookId, attempt]);
+        const call = (calls.get(received.deliveryId) ?? 0) + 1;
+        calls.set(received.deliveryId, call);
+        if (received.hookId === 'retried' && attempt === 1) return { retryInMs: 1000 };
+        if (received.hookId === 'deferred' && call === 1) return { deferInMs: 1000 };
+        return {};
+      },
+      { concurrency: 4 },
+    );
     // The two left the batch as delayed jobs of their own: the batch finished.
-    await eventually(async () => (await stored('delayed')) === 2 && (await each.queue.pendingCount()) === 2, { what: 'two delayed jobs' });
+    await eventually(async () => (await stored('delayed')) === 2 && (await each.queue.pendingCount()) === 2, {
+      what: 'two delayed jobs',
+    });
     // Known under their deliveryIds, so re-enqueueing one does not start it over.
     await each.queue.enqueue([retried]);
     await drained(each.queue);
     expect(attempts.filter(([hookId]) => hookId !== 'many')).to.have.deep.members([
-      ['done', 1], ['retried', 1], ['deferred', 1], ['retried', 2], ['deferred', 1],
+      ['done', 1],
+      ['retried', 1],
+      ['deferred', 1],
+      ['retried', 2],
+      ['deferred', 1],
     ]);
     expect(attempts.filter(([hookId]) => hookId === 'many')).to.deep.equal(many.map(() => ['many', 1]));
     expect([...calls.values()].reduce((sum, count) => sum + count, 0)).to.equal(25);
@@ -382,21 +399,33 @@ describe('delivery queue (bullmq): the deliveries of one call, and of calls made
       releaseSlow = resolve;
     });
     const runs: string[] = [];
-    await each.queue.consume(async (received) => {
-      runs.push(received.hookId);
-      if (received.hookId === 'slow') await slowEnds;
-      else if (runs.filter((hookId) => hookId === 'deferred').length === 1) return { deferInMs: 10 };
-      return {};
-    }, { concurrency: 4 });
-    await eventually(() => runs.filter((hookId) => hookId === 'deferred').length === 2, { what: 'the deferred delivery run again' });
-    expect(runs.filter((hookId) => hookId === 'slow'), 'while the slow one still runs').to.have.length(1);
+    await each.queue.consume(
+      async (received) => {
+        runs.push(received.hookId);
+        if (received.hookId === 'slow') await slowEnds;
+        else if (runs.filter((hookId) => hookId === 'deferred').length === 1) return { deferInMs: 10 };
+        return {};
+      },
+      { concurrency: 4 },
+    );
+    await eventually(() => runs.filter((hookId) => hookId === 'deferred').length === 2, {
+      what: 'the deferred delivery run again',
+    });
+    expect(
+      runs.filter((hookId) => hookId === 'slow'),
+      'while the slow one still runs',
+    ).to.have.length(1);
     releaseSlow();
     await drained(each.queue);
     expect(runs).to.have.members(['slow', 'deferred', 'deferred']);
   });
 
   it('with the deliveries of the calls made together, keeping each call in one job where it fits', async () => {
-    const small = [[job({ hookId: 'a' }), job({ hookId: 'a' })], [job({ hookId: 'b' })], [job({ hookId: 'c' }), job({ hookId: 'c' })]];
+    const small = [
+      [job({ hookId: 'a' }), job({ hookId: 'a' })],
+      [job({ hookId: 'b' })],
+      [job({ hookId: 'c' }), job({ hookId: 'c' })],
+    ];
     await Promise.all(small.map((jobs) => each.queue.enqueue(jobs)));
     expect(await stored('waiting'), 'three calls in one job').to.equal(1);
     const large = [0, 1].map(() => Array.from({ length: 10 }, () => job({ hookId: 'large' })));
@@ -404,11 +433,14 @@ describe('delivery queue (bullmq): the deliveries of one call, and of calls made
     expect(await stored('waiting'), 'two calls of 10: a job each').to.equal(3);
 
     const delivered: string[] = [];
-    await each.queue.consume(async (received, attempt) => {
-      expect(attempt).to.equal(1);
-      delivered.push(received.deliveryId);
-      return {};
-    }, { concurrency: 4 });
+    await each.queue.consume(
+      async (received, attempt) => {
+        expect(attempt).to.equal(1);
+        delivered.push(received.deliveryId);
+        return {};
+      },
+      { concurrency: 4 },
+    );
     await drained(each.queue);
     expect(delivered).to.have.members([...small.flat(), ...large.flat()].map((one) => one.deliveryId));
   });

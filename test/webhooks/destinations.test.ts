@@ -2,7 +2,11 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import {
-  createDestinationPolicy, parseNetworks, type DestinationPolicy, type ResolvedAddress, type Resolver,
+  createDestinationPolicy,
+  parseNetworks,
+  type DestinationPolicy,
+  type ResolvedAddress,
+  type Resolver,
 } from '../../lib/webhooks/destinations.ts';
 import { classify } from '../../lib/webhooks/retry-policy.ts';
 import { createWebhookAgents, sendWebhook } from '../../lib/webhooks/sender.ts';
@@ -28,11 +32,14 @@ const send = (url: string, destinations: DestinationPolicy, extra: Partial<Param
 
 /** A resolver that answers each call with the next scripted answer, and counts the calls. */
 function scriptedResolver(...answers: ResolvedAddress[][]): Resolver & { calls: number } {
-  const resolver = Object.assign(async () => {
-    const answer = answers[Math.min(resolver.calls, answers.length - 1)]!;
-    resolver.calls += 1;
-    return answer;
-  }, { calls: 0 });
+  const resolver = Object.assign(
+    async () => {
+      const answer = answers[Math.min(resolver.calls, answers.length - 1)]!;
+      resolver.calls += 1;
+      return answer;
+    },
+    { calls: 0 },
+  );
   return resolver;
 }
 
@@ -62,7 +69,9 @@ describe('webhook destinations', () => {
     for (const url of loopbackUrls()) {
       const result = await send(url, policy);
       expect(result.ok, url).to.equal(false);
-      expect(result.refused, url).to.match(/127\.0\.0\.1|::ffff:7f00:1/).and.match(/WEBHOOK_ALLOWED_NETWORKS/);
+      expect(result.refused, url)
+        .to.match(/127\.0\.0\.1|::ffff:7f00:1/)
+        .and.match(/WEBHOOK_ALLOWED_NETWORKS/);
       expect(result.error, url).to.equal(result.refused);
       expect(result.status, url).to.equal(undefined);
       expect(classify(result), url).to.equal('final');
@@ -85,7 +94,10 @@ describe('webhook destinations', () => {
   });
 
   it('keeps the fallback between checked addresses of both families', async () => {
-    const resolve = scriptedResolver([{ address: '::1', family: 6 }, { address: '127.0.0.1', family: 4 }]);
+    const resolve = scriptedResolver([
+      { address: '::1', family: 6 },
+      { address: '127.0.0.1', family: 4 },
+    ]);
     const policy = createDestinationPolicy({ allowedNetworks: parseNetworks('127.0.0.0/8, ::1/128'), resolve });
     // Nothing listens on ::1 at this port, so only the second checked address can answer.
     expect(await send(`http://dual.test:${loopback.port}/dual`, policy)).to.include({ ok: true, status: 204 });
@@ -95,18 +107,48 @@ describe('webhook destinations', () => {
   it('classifies every non-public range, IPv4-mapped forms included, and only those', () => {
     const policy = createDestinationPolicy();
     const refused = [
-      '0.0.0.0', '[::]', '[::1]', '169.254.169.254', '[fe80::1]', '10.0.0.1', '172.16.0.1', '172.31.255.255',
-      '192.168.1.1', '100.64.0.1', '100.127.255.254', '[fc00::1]', '[fd12:3456::1]', '224.0.0.1', '[ff02::1]',
-      '240.0.0.1', '255.255.255.255', '[::ffff:169.254.169.254]', '[::ffff:10.0.0.1]', '[::ffff:192.168.0.1]',
-      '[::ffff:0.0.0.0]', '[64:ff9b::a9fe:a9fe]', '[2002:7f00:1::]', '[2001:db8::1]',
+      '0.0.0.0',
+      '[::]',
+      '[::1]',
+      '169.254.169.254',
+      '[fe80::1]',
+      '10.0.0.1',
+      '172.16.0.1',
+      '172.31.255.255',
+      '192.168.1.1',
+      '100.64.0.1',
+      '100.127.255.254',
+      '[fc00::1]',
+      '[fd12:3456::1]',
+      '224.0.0.1',
+      '[ff02::1]',
+      '240.0.0.1',
+      '255.255.255.255',
+      '[::ffff:169.254.169.254]',
+      '[::ffff:10.0.0.1]',
+      '[::ffff:192.168.0.1]',
+      '[::ffff:0.0.0.0]',
+      '[64:ff9b::a9fe:a9fe]',
+      '[2002:7f00:1::]',
+      '[2001:db8::1]',
     ];
     for (const host of refused) expect(policy.refusalOfLiteral(host), host).to.match(/WEBHOOK_ALLOWED_NETWORKS/);
-    const accepted = ['8.8.8.8', '172.32.0.1', '100.128.0.1', '[2606:4700::1111]', '[::ffff:8.8.8.8]', 'hooks.example.com'];
+    const accepted = [
+      '8.8.8.8',
+      '172.32.0.1',
+      '100.128.0.1',
+      '[2606:4700::1111]',
+      '[::ffff:8.8.8.8]',
+      'hooks.example.com',
+    ];
     for (const host of accepted) expect(policy.refusalOfLiteral(host), host).to.equal(undefined);
   });
 
   it('checks every address a name resolves to, refusing without connecting when one is not allowed', async () => {
-    const resolve = scriptedResolver([{ address: '127.0.0.2', family: 4 }, { address: '127.0.0.1', family: 4 }]);
+    const resolve = scriptedResolver([
+      { address: '127.0.0.2', family: 4 },
+      { address: '127.0.0.1', family: 4 },
+    ]);
     const policy = createDestinationPolicy({ allowedNetworks: parseNetworks('127.0.0.2/32'), resolve });
     const result = await send(`http://mixed.test:${loopback.port}/mixed`, policy);
     expect(result.refused).to.match(/mixed\.test \(127\.0\.0\.1\)/);
@@ -142,13 +184,21 @@ describe('webhook destinations', () => {
 
   it('shares one resolution between the deliveries of a moment, checking it for each, but not a failed one', async () => {
     const resolve = scriptedResolver([{ address: '127.0.0.1', family: 4 }]);
-    const allowedPolicy = createDestinationPolicy({ allowedNetworks: parseNetworks('127.0.0.0/8'), resolve, cacheMs: 60_000 });
-    const results = await Promise.all(Array.from({ length: 5 }, () => send(`http://burst.test:${loopback.port}/burst`, allowedPolicy)));
+    const allowedPolicy = createDestinationPolicy({
+      allowedNetworks: parseNetworks('127.0.0.0/8'),
+      resolve,
+      cacheMs: 60_000,
+    });
+    const results = await Promise.all(
+      Array.from({ length: 5 }, () => send(`http://burst.test:${loopback.port}/burst`, allowedPolicy)),
+    );
     expect(results.map((result) => result.status)).to.deep.equal([204, 204, 204, 204, 204]);
     expect(resolve.calls).to.equal(1);
     // The answer is checked at each delivery: without the allowance, the same answer is refused.
     const strict = createDestinationPolicy({ resolve, cacheMs: 60_000 });
-    expect((await send(`http://burst.test:${loopback.port}/burst`, strict)).refused).to.match(/WEBHOOK_ALLOWED_NETWORKS/);
+    expect((await send(`http://burst.test:${loopback.port}/burst`, strict)).refused).to.match(
+      /WEBHOOK_ALLOWED_NETWORKS/,
+    );
 
     let failures = 0;
     const flaky: Resolver = async () => {

@@ -3,7 +3,12 @@ import { Redis } from 'ioredis';
 import { createMemoryKeyValueStore } from '../../adapters/memory/kv.ts';
 import { createRedisKeyValueStore } from '../../adapters/redis/kv.ts';
 import type { KeyValueStore } from '../../lib/ports/kv.ts';
-import { createEndpointGuard, type Admission, type EndpointLimits, type EndpointPass } from '../../lib/webhooks/endpoint-guard.ts';
+import {
+  createEndpointGuard,
+  type Admission,
+  type EndpointLimits,
+  type EndpointPass,
+} from '../../lib/webhooks/endpoint-guard.ts';
 import { eventually } from '../support/wait.ts';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -82,18 +87,24 @@ for (const backend of backends) {
     it('then lets one probe through at a time: a failed probe reopens it for longer, an answer closes it', async () => {
       const endpoints = guard({ concurrency: 10 });
       for (let i = 0; i < 3; i += 1) await passOf(await endpoints.admit(DEAD)).done('failing', 10);
-      const probe = await eventually(async () => {
-        const admission = await endpoints.admit(DEAD);
-        return 'pass' in admission ? admission.pass : undefined;
-      }, { timeoutMs: 2000, what: 'the circuit to half-open' });
+      const probe = await eventually(
+        async () => {
+          const admission = await endpoints.admit(DEAD);
+          return 'pass' in admission ? admission.pass : undefined;
+        },
+        { timeoutMs: 2000, what: 'the circuit to half-open' },
+      );
       expect(deferred(await endpoints.admit(DEAD)), 'a second probe').to.be.within(1000, 1500);
       await probe.done('failing', 10);
       expect(deferred(await endpoints.admit(DEAD)), 'reopened for twice as long').to.be.within(300, 600);
 
-      const second = await eventually(async () => {
-        const admission = await endpoints.admit(DEAD);
-        return 'pass' in admission ? admission.pass : undefined;
-      }, { timeoutMs: 2000, what: 'the circuit to half-open again' });
+      const second = await eventually(
+        async () => {
+          const admission = await endpoints.admit(DEAD);
+          return 'pass' in admission ? admission.pass : undefined;
+        },
+        { timeoutMs: 2000, what: 'the circuit to half-open again' },
+      );
       await second.done('answering', 10);
       const after = await Promise.all([endpoints.admit(DEAD), endpoints.admit(DEAD)]);
       for (const admission of after) await passOf(admission).done('answering', 10);
@@ -119,7 +130,11 @@ for (const backend of backends) {
         ping: () => kv.ping(),
         close: async () => {},
       };
-      const endpoints = createEndpointGuard({ kv: counted, namespace, limits: { ...LIMITS, concurrency: 4, breakerFailures: 2 } });
+      const endpoints = createEndpointGuard({
+        kv: counted,
+        namespace,
+        limits: { ...LIMITS, concurrency: 4, breakerFailures: 2 },
+      });
       const together = await Promise.all([1, 2, 3].map(() => endpoints.admit(DEAD)));
       expect(reads).to.have.length(1);
       await Promise.all(together.map((admission) => passOf(admission).done('failing', 10)));
@@ -130,7 +145,18 @@ for (const backend of backends) {
     it('delivers when the key-value store fails (the breaker is advisory)', async () => {
       const down = () => Promise.reject(new Error('down'));
       const broken: KeyValueStore = {
-        kind: kv.kind, get: down, getMany: down, set: down, setIfAbsent: down, compareAndSet: down, getDel: down, take: down, del: down, incr: down, ttl: down, ping: down,
+        kind: kv.kind,
+        get: down,
+        getMany: down,
+        set: down,
+        setIfAbsent: down,
+        compareAndSet: down,
+        getDel: down,
+        take: down,
+        del: down,
+        incr: down,
+        ttl: down,
+        ping: down,
         close: async () => {},
       };
       const endpoints = createEndpointGuard({ kv: broken, namespace, limits: LIMITS });

@@ -30,10 +30,12 @@ describe('webhook origin slots', () => {
     slotOf(await slots.acquire(ORIGIN)).release(1);
     const running = [slotOf(await slots.acquire(ORIGIN)), slotOf(await slots.acquire(ORIGIN))];
     const order: number[] = [];
-    const waiting = [1, 2, 3].map((n) => slots.acquire(ORIGIN).then((slot) => {
-      order.push(n);
-      return slotOf(slot);
-    }));
+    const waiting = [1, 2, 3].map((n) =>
+      slots.acquire(ORIGIN).then((slot) => {
+        order.push(n);
+        return slotOf(slot);
+      }),
+    );
     await settled();
     expect(order).to.deep.equal([]);
     running[0]!.release(1);

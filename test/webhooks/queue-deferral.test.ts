@@ -12,8 +12,11 @@ let sequence = 0;
 function job(): DeliveryJob {
   sequence += 1;
   return {
-    deliveryId: `defer${Date.now().toString(36)}x${sequence}`, hookId: 'hook1', event: 'User.Created',
-    payload: { event: 'User.Created', data: { sequence } }, createdAt: Date.now(),
+    deliveryId: `defer${Date.now().toString(36)}x${sequence}`,
+    hookId: 'hook1',
+    event: 'User.Created',
+    payload: { event: 'User.Created', data: { sequence } },
+    createdAt: Date.now(),
   };
 }
 
@@ -54,31 +57,41 @@ for (const backend of backends) {
       const seen: Array<{ attempt: number; job: DeliveryJob }> = [];
       // Deferred twice, then a retry, deferred once more, then done: two real attempts.
       const plan = ['defer', 'defer', 'retry', 'defer', 'done'];
-      await queue.consume(async (received, attempt) => {
-        seen.push({ attempt, job: received });
-        const step = plan[seen.length - 1];
-        if (step === 'defer') return { deferInMs: 30 };
-        return step === 'retry' ? { retryInMs: 30 } : {};
-      }, { concurrency: 1 });
+      await queue.consume(
+        async (received, attempt) => {
+          seen.push({ attempt, job: received });
+          const step = plan[seen.length - 1];
+          if (step === 'defer') return { deferInMs: 30 };
+          return step === 'retry' ? { retryInMs: 30 } : {};
+        },
+        { concurrency: 1 },
+      );
       const delivery = job();
       await queue.enqueue([delivery]);
-      await eventually(async () => seen.length === plan.length && (await queue.pendingCount()) === 0, { what: 'the plan to run' });
+      await eventually(async () => seen.length === plan.length && (await queue.pendingCount()) === 0, {
+        what: 'the plan to run',
+      });
       expect(seen.map((call) => call.attempt)).to.deep.equal([1, 1, 1, 2, 2]);
       for (const call of seen) expect(call.job).to.deep.equal(delivery);
     });
 
     it('keeps a deferred job pending, and frees its slot for other jobs meanwhile', async () => {
       const order: string[] = [];
-      await queue.consume(async (received, attempt) => {
-        order.push(`${received.hookId}#${attempt}`);
-        return received.hookId === 'busy' && order.length === 1 ? { deferInMs: 300 } : {};
-      }, { concurrency: 1 });
+      await queue.consume(
+        async (received, attempt) => {
+          order.push(`${received.hookId}#${attempt}`);
+          return received.hookId === 'busy' && order.length === 1 ? { deferInMs: 300 } : {};
+        },
+        { concurrency: 1 },
+      );
       await queue.enqueue([{ ...job(), hookId: 'busy' }]);
       await eventually(() => order.length === 1, { what: 'the first run' });
       await queue.enqueue([{ ...job(), hookId: 'other' }]);
       await eventually(() => order.length === 2, { what: 'the other job' });
       expect(await queue.pendingCount()).to.equal(1);
-      await eventually(async () => order.length === 3 && (await queue.pendingCount()) === 0, { what: 'the deferred job' });
+      await eventually(async () => order.length === 3 && (await queue.pendingCount()) === 0, {
+        what: 'the deferred job',
+      });
       expect(order).to.deep.equal(['busy#1', 'other#1', 'busy#1']);
     });
   });

@@ -1,10 +1,5 @@
 import { expect } from 'chai';
-import {
-  DEFAULT_RETRY_DELAYS_MS,
-  classify,
-  nextDelayMs,
-  parseRetryDelays,
-} from '../../lib/webhooks/retry-policy.ts';
+import { DEFAULT_RETRY_DELAYS_MS, classify, nextDelayMs, parseRetryDelays } from '../../lib/webhooks/retry-policy.ts';
 import type { SendResult } from '../../lib/webhooks/sender.ts';
 
 const response = (status: number): SendResult => ({ ok: status >= 200 && status < 300, status, latencyMs: 1 });

@@ -196,7 +196,14 @@ describe('webhook sender', () => {
   });
 
   it('never throws, even for an invalid URL or header', async () => {
-    const badUrl = await sendWebhook({ url: 'not a url', body: '{}', headers: {}, timeoutMs: 100, userAgent: 't', destinations });
+    const badUrl = await sendWebhook({
+      url: 'not a url',
+      body: '{}',
+      headers: {},
+      timeoutMs: 100,
+      userAgent: 't',
+      destinations,
+    });
     expect(badUrl.ok).to.equal(false);
     const badHeader = await send('/ok', { customHeaders: { 'bad header': 'x' } });
     expect(badHeader.ok).to.equal(false);
@@ -206,8 +213,7 @@ describe('webhook sender', () => {
   describe('parseRetryAfter', () => {
     const now = Date.parse('2025-01-01T00:00:00Z');
     it('reads delta-seconds', () => expect(parseRetryAfter('120', now)).to.equal(120_000));
-    it('reads an HTTP date', () =>
-      expect(parseRetryAfter('Wed, 01 Jan 2025 00:00:30 GMT', now)).to.equal(30_000));
+    it('reads an HTTP date', () => expect(parseRetryAfter('Wed, 01 Jan 2025 00:00:30 GMT', now)).to.equal(30_000));
     it('clamps a past date to zero', () => expect(parseRetryAfter('Tue, 31 Dec 2024 23:00:00 GMT', now)).to.equal(0));
     it('ignores absent or garbage values', () => {
       expect(parseRetryAfter(null, now)).to.equal(undefined);

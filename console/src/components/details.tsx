@@ -14,10 +14,25 @@ export function DetailsPage<T>(props: {
   what: string;
   children: (current: T) => ComponentChildren;
 }) {
-  const back = <p><Link to={props.back.to}>← {props.back.label}</Link></p>;
-  if (props.record.error) return <>{back}<ErrorText error={props.record.error} /></>;
+  const back = (
+    <p>
+      <Link to={props.back.to}>← {props.back.label}</Link>
+    </p>
+  );
+  if (props.record.error)
+    return (
+      <>
+        {back}
+        <ErrorText error={props.record.error} />
+      </>
+    );
   if (!props.record.data) return <Loading what={props.what} />;
-  return <>{back}{props.children(props.record.data)}</>;
+  return (
+    <>
+      {back}
+      {props.children(props.record.data)}
+    </>
+  );
 }
 
 /**
@@ -47,8 +62,12 @@ export function SaveForm<T>(props: {
     >
       {props.children}
       <div class="actions">
-        <button type="submit" disabled={props.action.pending}>{props.button ?? 'Save settings'}</button>
-        <span role="status" class="status">{saved ? 'Saved.' : ''}</span>
+        <button type="submit" disabled={props.action.pending}>
+          {props.button ?? 'Save settings'}
+        </button>
+        <span role="status" class="status">
+          {saved ? 'Saved.' : ''}
+        </span>
       </div>
       <ErrorText error={props.error} />
     </form>
@@ -56,7 +75,11 @@ export function SaveForm<T>(props: {
 }
 
 /** A record's name as the page's heading, a badge beside it when one applies, and its facts (id, type, …) under it. */
-export function RecordHeading(props: { title: ComponentChildren; badge?: string | false; facts?: Array<[string, ComponentChildren]> }) {
+export function RecordHeading(props: {
+  title: ComponentChildren;
+  badge?: string | false;
+  facts?: Array<[string, ComponentChildren]>;
+}) {
   return (
     <>
       <div class="page-head">
@@ -65,7 +88,12 @@ export function RecordHeading(props: { title: ComponentChildren; badge?: string 
       </div>
       {props.facts && (
         <dl class="facts">
-          {props.facts.map(([term, value]) => <Fragment key={term}><dt>{term}</dt><dd>{value}</dd></Fragment>)}
+          {props.facts.map(([term, value]) => (
+            <Fragment key={term}>
+              <dt>{term}</dt>
+              <dd>{value}</dd>
+            </Fragment>
+          ))}
         </dl>
       )}
     </>

@@ -19,7 +19,9 @@ export function Dialog(props: { title: string; open: boolean; onClose: () => voi
     <dialog ref={ref} aria-labelledby={titleId} onClose={() => props.onClose()}>
       <div class="dialog-head">
         <h2 id={titleId}>{props.title}</h2>
-        <button type="button" class="icon" aria-label="Close" onClick={() => props.onClose()}>×</button>
+        <button type="button" class="icon" aria-label="Close" onClick={() => props.onClose()}>
+          ×
+        </button>
       </div>
       {props.open && props.children}
     </dialog>

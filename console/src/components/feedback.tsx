@@ -6,14 +6,25 @@ import { ApiError } from '../api.ts';
 export function ErrorText(props: { error: unknown; id?: string }) {
   if (!props.error) return null;
   const error = props.error;
-  const message = error instanceof ApiError
-    ? `${error.message} (${error.code})`
-    : error instanceof Error ? error.message : String(error);
-  return <p class="error" role="alert" id={props.id}>{message}</p>;
+  const message =
+    error instanceof ApiError
+      ? `${error.message} (${error.code})`
+      : error instanceof Error
+        ? error.message
+        : String(error);
+  return (
+    <p class="error" role="alert" id={props.id}>
+      {message}
+    </p>
+  );
 }
 
 export function Loading(props: { what: string }) {
-  return <p class="loading" role="status">Loading {props.what}…</p>;
+  return (
+    <p class="loading" role="status">
+      Loading {props.what}…
+    </p>
+  );
 }
 
 /**
@@ -37,7 +48,10 @@ export function useAction() {
   }, []);
   const apiError = error instanceof ApiError ? error : undefined;
   return {
-    pending, error, run, reset: () => setError(undefined),
+    pending,
+    error,
+    run,
+    reset: () => setError(undefined),
     /** The API's words about one body field. */
     fieldError: (field: string) => apiError?.fieldError(field),
     /** The error to show by the button: not when the fields already show all of it. */
@@ -60,7 +74,11 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[]) {
       current = false;
     };
   }, [...deps, version]);
-  return { ...state, reload: () => setVersion((value) => value + 1), set: (data: T) => setState({ data, loading: false }) };
+  return {
+    ...state,
+    reload: () => setVersion((value) => value + 1),
+    set: (data: T) => setState({ data, loading: false }),
+  };
 }
 
 export function Section(props: { title: string; children: ComponentChildren; description?: ComponentChildren }) {

@@ -9,7 +9,15 @@ export function Link(props: { to: string; children: ComponentChildren; class?: s
       class={props.class}
       aria-current={props['aria-current']}
       onClick={(event) => {
-        if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+        if (
+          event.defaultPrevented ||
+          event.button !== 0 ||
+          event.metaKey ||
+          event.ctrlKey ||
+          event.shiftKey ||
+          event.altKey
+        )
+          return;
         event.preventDefault();
         navigate(props.to);
       }}

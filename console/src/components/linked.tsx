@@ -25,8 +25,12 @@ interface AddOne {
  */
 export function LinkedItems<T extends { id: string }>(props: {
   linked: { data?: { items: T[] }; error?: unknown; reload: () => void };
-  caption: string; what: string; empty: string; columns: Array<Column<T>>;
-  removeLabel: (item: T) => string; unlink: (item: T) => Promise<unknown>;
+  caption: string;
+  what: string;
+  empty: string;
+  columns: Array<Column<T>>;
+  removeLabel: (item: T) => string;
+  unlink: (item: T) => Promise<unknown>;
   /** More buttons before Remove in a row. */
   actions?: (item: T) => ComponentChildren;
   add?: AddOne;
@@ -36,18 +40,30 @@ export function LinkedItems<T extends { id: string }>(props: {
   const remove = useAction();
   return (
     <>
-      {linked.error ? <ErrorText error={linked.error} /> : !linked.data ? <Loading what={props.what} /> : (
+      {linked.error ? (
+        <ErrorText error={linked.error} />
+      ) : !linked.data ? (
+        <Loading what={props.what} />
+      ) : (
         <Table
-          caption={props.caption} captionHidden rows={linked.data.items} rowKey={(item) => item.id} empty={props.empty}
+          caption={props.caption}
+          captionHidden
+          rows={linked.data.items}
+          rowKey={(item) => item.id}
+          empty={props.empty}
           columns={[
             ...props.columns,
             {
-              header: 'Actions', numeric: true,
+              header: 'Actions',
+              numeric: true,
               cell: (item) => (
                 <>
-                  {props.actions && <>{props.actions(item)}{' '}</>}
+                  {props.actions && <>{props.actions(item)} </>}
                   <button
-                    type="button" class="secondary small" aria-label={props.removeLabel(item)} disabled={remove.pending}
+                    type="button"
+                    class="secondary small"
+                    aria-label={props.removeLabel(item)}
+                    disabled={remove.pending}
                     onClick={async () => {
                       await remove.run(() => props.unlink(item));
                       linked.reload();
@@ -87,8 +103,18 @@ function AddForm<T extends { id: string }>(props: { add: AddOne; linked: T[] | u
         props.onLinked();
       }}
     >
-      <SelectField label={add.label} value={selected} onChange={setChoice} options={options} error={action.fieldError(add.field)} />
-      <div class="actions"><button type="submit" class="secondary" disabled={action.pending}>{add.button}</button></div>
+      <SelectField
+        label={add.label}
+        value={selected}
+        onChange={setChoice}
+        options={options}
+        error={action.fieldError(add.field)}
+      />
+      <div class="actions">
+        <button type="submit" class="secondary" disabled={action.pending}>
+          {add.button}
+        </button>
+      </div>
       <ErrorText error={action.actionError([add.field])} />
     </form>
   );

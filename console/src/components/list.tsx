@@ -34,17 +34,42 @@ export function ListPage<T extends { id: string }>(props: {
     <>
       <div class="page-head">
         <h1>{props.title}</h1>
-        <button type="button" onClick={() => setCreating(true)}>{props.createLabel}</button>
+        <button type="button" onClick={() => setCreating(true)}>
+          {props.createLabel}
+        </button>
       </div>
       {props.hint && <p class="hint">{props.hint}</p>}
-      <form class="search" role="search" onSubmit={(event) => { event.preventDefault(); setPage(1); setQuery(search.trim()); }}>
-        <TextField label={props.search.label} type="search" value={search} onInput={setSearch} placeholder={props.search.placeholder} />
-        <button type="submit" class="secondary">Search</button>
+      <form
+        class="search"
+        role="search"
+        onSubmit={(event) => {
+          event.preventDefault();
+          setPage(1);
+          setQuery(search.trim());
+        }}
+      >
+        <TextField
+          label={props.search.label}
+          type="search"
+          value={search}
+          onInput={setSearch}
+          placeholder={props.search.placeholder}
+        />
+        <button type="submit" class="secondary">
+          Search
+        </button>
       </form>
-      {list.error ? <ErrorText error={list.error} /> : !list.data ? <Loading what={props.what} /> : (
+      {list.error ? (
+        <ErrorText error={list.error} />
+      ) : !list.data ? (
+        <Loading what={props.what} />
+      ) : (
         <>
           <Table
-            caption={props.caption ?? props.title} captionHidden rows={list.data.items} rowKey={(row) => row.id}
+            caption={props.caption ?? props.title}
+            captionHidden
+            rows={list.data.items}
+            rowKey={(row) => row.id}
             empty={query ? props.empty.noMatch : props.empty.none}
             columns={props.columns}
           />
@@ -57,14 +82,32 @@ export function ListPage<T extends { id: string }>(props: {
 }
 
 /** What a create dialog shows once the record exists: its secrets, shown once, and a way to open it or be done. */
-export function Created(props: { what: string; name: string; open: () => void; onClose: () => void; children: ComponentChildren }) {
+export function Created(props: {
+  what: string;
+  name: string;
+  open: () => void;
+  onClose: () => void;
+  children: ComponentChildren;
+}) {
   return (
     <div>
-      <p class="notice" role="status">{props.what} <strong>{props.name}</strong> created.</p>
+      <p class="notice" role="status">
+        {props.what} <strong>{props.name}</strong> created.
+      </p>
       {props.children}
       <div class="actions">
-        <button type="button" onClick={() => { props.onClose(); props.open(); }}>Open {props.what.toLowerCase()}</button>
-        <button type="button" class="secondary" onClick={props.onClose}>Done</button>
+        <button
+          type="button"
+          onClick={() => {
+            props.onClose();
+            props.open();
+          }}
+        >
+          Open {props.what.toLowerCase()}
+        </button>
+        <button type="button" class="secondary" onClick={props.onClose}>
+          Done
+        </button>
       </div>
     </div>
   );
@@ -92,8 +135,12 @@ export function CreateForm<T>(props: {
     >
       {props.children}
       <div class="actions">
-        <button type="submit" disabled={props.action.pending}>Create</button>
-        <button type="button" class="secondary" onClick={props.onCancel}>Cancel</button>
+        <button type="submit" disabled={props.action.pending}>
+          Create
+        </button>
+        <button type="button" class="secondary" onClick={props.onCancel}>
+          Cancel
+        </button>
       </div>
       <ErrorText error={props.error} />
     </form>

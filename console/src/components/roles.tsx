@@ -5,7 +5,12 @@ import { ErrorText, Loading, Section, useAction, useLoad } from './feedback.tsx'
 import { SelectField } from './field.tsx';
 import { Table } from './table.tsx';
 
-interface Role { id: string; name: string; description: string; type: string }
+interface Role {
+  id: string;
+  name: string;
+  description: string;
+  type: string;
+}
 
 /** The built-in role that grants the whole management API through sign-in (the service's bootstrap defines it). */
 const CONSOLE_ADMIN_ROLE_ID = 'console-admin';
@@ -15,7 +20,12 @@ const CONSOLE_ADMIN_ROLE_ID = 'console-admin';
  * of `roleType` it does not hold yet. Nothing is chosen until the admin picks a role, and granting Console admin
  * asks to be confirmed first: it is the most powerful role there is.
  */
-export function RoleAssignments(props: { path: string; roleType: 'User' | 'MachineToMachine'; holder: string; description: string }) {
+export function RoleAssignments(props: {
+  path: string;
+  roleType: 'User' | 'MachineToMachine';
+  holder: string;
+  description: string;
+}) {
   const { path } = props;
   const roles = useLoad(() => apiList<Role>(path, { page_size: 100 }), [path]);
   const available = useLoad(() => apiList<Role>('/roles', { type: props.roleType, page_size: 100 }), [props.roleType]);
@@ -36,17 +46,29 @@ export function RoleAssignments(props: { path: string; roleType: 'User' | 'Machi
   };
   return (
     <Section title="Roles" description={props.description}>
-      {roles.error ? <ErrorText error={roles.error} /> : !roles.data ? <Loading what="roles" /> : (
+      {roles.error ? (
+        <ErrorText error={roles.error} />
+      ) : !roles.data ? (
+        <Loading what="roles" />
+      ) : (
         <Table
-          caption={`Roles of ${props.holder}`} captionHidden rows={roles.data.items} rowKey={(role) => role.id} empty="No roles."
+          caption={`Roles of ${props.holder}`}
+          captionHidden
+          rows={roles.data.items}
+          rowKey={(role) => role.id}
+          empty="No roles."
           columns={[
             { header: 'Role', cell: (role) => role.name },
             { header: 'Description', cell: (role) => role.description },
             {
-              header: 'Actions', numeric: true,
+              header: 'Actions',
+              numeric: true,
               cell: (role) => (
                 <button
-                  type="button" class="secondary small" aria-label={`Remove role ${role.name}`} disabled={remove.pending}
+                  type="button"
+                  class="secondary small"
+                  aria-label={`Remove role ${role.name}`}
+                  disabled={remove.pending}
                   onClick={async () => {
                     await remove.run(() => api('DELETE', `${path}/${encodeURIComponent(role.id)}`));
                     roles.reload();
@@ -71,11 +93,20 @@ export function RoleAssignments(props: { path: string; roleType: 'User' | 'Machi
           }}
         >
           <SelectField
-            label="Role to assign" value={selected} onChange={setChoice}
-            options={[{ value: '', label: 'Choose a role…' }, ...options.map((role) => ({ value: role.id, label: role.name }))]}
+            label="Role to assign"
+            value={selected}
+            onChange={setChoice}
+            options={[
+              { value: '', label: 'Choose a role…' },
+              ...options.map((role) => ({ value: role.id, label: role.name })),
+            ]}
             error={assign.fieldError('roleIds')}
           />
-          <div class="actions"><button type="submit" class="secondary" disabled={assign.pending || !selected}>Assign role</button></div>
+          <div class="actions">
+            <button type="submit" class="secondary" disabled={assign.pending || !selected}>
+              Assign role
+            </button>
+          </div>
           <ErrorText error={assign.actionError(['roleIds'])} />
         </form>
       )}
@@ -86,7 +117,9 @@ export function RoleAssignments(props: { path: string; roleType: 'User' | 'Machi
         </p>
         <div class="actions">
           <button
-            type="button" class="danger" disabled={assign.pending}
+            type="button"
+            class="danger"
+            disabled={assign.pending}
             onClick={async () => {
               await grant();
               setConfirming(false);
@@ -94,7 +127,9 @@ export function RoleAssignments(props: { path: string; roleType: 'User' | 'Machi
           >
             Grant Console admin
           </button>
-          <button type="button" class="secondary" onClick={() => setConfirming(false)}>Cancel</button>
+          <button type="button" class="secondary" onClick={() => setConfirming(false)}>
+            Cancel
+          </button>
         </div>
       </Dialog>
     </Section>

@@ -21,13 +21,38 @@ export function SecretBox(props: { label: string; value: string; note?: string; 
   return (
     <div class="secret-box">
       <label for={id}>{props.label}</label>
-      {props.multiline
-        ? <textarea id={id} readOnly rows={Math.min(8, props.value.split('\n').length + 1)} value={props.value} aria-describedby={`${id}-note`} onFocus={(event) => event.currentTarget.select()} />
-        : <input id={id} readOnly value={props.value} aria-describedby={`${id}-note`} onFocus={(event) => event.currentTarget.select()} />}
-      <p class="hint" id={`${id}-note`}>{props.note ?? 'Shown once: copy it now. The service keeps only a digest and cannot show it again.'}</p>
+      {props.multiline ? (
+        <textarea
+          id={id}
+          readOnly
+          rows={Math.min(8, props.value.split('\n').length + 1)}
+          value={props.value}
+          aria-describedby={`${id}-note`}
+          onFocus={(event) => event.currentTarget.select()}
+        />
+      ) : (
+        <input
+          id={id}
+          readOnly
+          value={props.value}
+          aria-describedby={`${id}-note`}
+          onFocus={(event) => event.currentTarget.select()}
+        />
+      )}
+      <p class="hint" id={`${id}-note`}>
+        {props.note ?? 'Shown once: copy it now. The service keeps only a digest and cannot show it again.'}
+      </p>
       <div class="actions">
-        <button type="button" class="secondary" onClick={copy}>Copy {props.label.toLowerCase()}</button>
-        <span role="status" class="status">{copied === 'yes' ? 'Copied.' : copied === 'failed' ? 'Copying is blocked here: select the text and copy it.' : ''}</span>
+        <button type="button" class="secondary" onClick={copy}>
+          Copy {props.label.toLowerCase()}
+        </button>
+        <span role="status" class="status">
+          {copied === 'yes'
+            ? 'Copied.'
+            : copied === 'failed'
+              ? 'Copying is blocked here: select the text and copy it.'
+              : ''}
+        </span>
       </div>
     </div>
   );
@@ -38,7 +63,9 @@ export function SecretBox(props: { label: string; value: string; note?: string; 
  * or nothing when the answer carried none.
  */
 export function RotateSecretSection(props: {
-  title: string; description: string; button: string;
+  title: string;
+  description: string;
+  button: string;
   confirm: { title: string; text: string };
   secret: { label: string; note?: string };
   rotate: () => Promise<string | undefined>;
@@ -53,14 +80,17 @@ export function RotateSecretSection(props: {
       {secret && <SecretBox label={props.secret.label} value={secret} note={props.secret.note} />}
       {props.children}
       <div class="actions">
-        <button type="button" class="secondary" onClick={() => setConfirming(true)}>{props.button}</button>
+        <button type="button" class="secondary" onClick={() => setConfirming(true)}>
+          {props.button}
+        </button>
       </div>
       <ErrorText error={action.error} />
       <Dialog title={props.confirm.title} open={confirming} onClose={() => setConfirming(false)}>
         <p>{props.confirm.text}</p>
         <div class="actions">
           <button
-            type="button" disabled={action.pending}
+            type="button"
+            disabled={action.pending}
             onClick={async () => {
               const rotated = await action.run(props.rotate);
               setConfirming(false);
@@ -69,7 +99,9 @@ export function RotateSecretSection(props: {
           >
             Rotate
           </button>
-          <button type="button" class="secondary" onClick={() => setConfirming(false)}>Cancel</button>
+          <button type="button" class="secondary" onClick={() => setConfirming(false)}>
+            Cancel
+          </button>
         </div>
       </Dialog>
     </Section>

@@ -12,7 +12,11 @@ export interface Column<T> {
  * region, so keyboard users can scroll it too.
  */
 export function Table<T>(props: {
-  caption: string; columns: Array<Column<T>>; rows: T[]; rowKey: (row: T) => string; empty: ComponentChildren;
+  caption: string;
+  columns: Array<Column<T>>;
+  rows: T[];
+  rowKey: (row: T) => string;
+  empty: ComponentChildren;
   captionHidden?: boolean;
 }) {
   return (
@@ -20,15 +24,29 @@ export function Table<T>(props: {
       <table>
         <caption class={props.captionHidden ? 'visually-hidden' : undefined}>{props.caption}</caption>
         <thead>
-          <tr>{props.columns.map((column) => <th scope="col" key={column.header} class={column.numeric ? 'numeric' : undefined}>{column.header}</th>)}</tr>
+          <tr>
+            {props.columns.map((column) => (
+              <th scope="col" key={column.header} class={column.numeric ? 'numeric' : undefined}>
+                {column.header}
+              </th>
+            ))}
+          </tr>
         </thead>
         <tbody>
           {props.rows.length === 0 && (
-            <tr><td colSpan={props.columns.length} class="empty">{props.empty}</td></tr>
+            <tr>
+              <td colSpan={props.columns.length} class="empty">
+                {props.empty}
+              </td>
+            </tr>
           )}
           {props.rows.map((row) => (
             <tr key={props.rowKey(row)}>
-              {props.columns.map((column) => <td key={column.header} class={column.numeric ? 'numeric' : undefined}>{column.cell(row)}</td>)}
+              {props.columns.map((column) => (
+                <td key={column.header} class={column.numeric ? 'numeric' : undefined}>
+                  {column.cell(row)}
+                </td>
+              ))}
             </tr>
           ))}
         </tbody>
@@ -43,9 +61,20 @@ export function Pager(props: { page: number; pageSize: number; total: number; on
   if (pages <= 1) return null;
   return (
     <nav class="pager" aria-label="Pages">
-      <button type="button" class="secondary" disabled={props.page <= 1} onClick={() => props.onPage(props.page - 1)}>Previous page</button>
-      <span>Page {props.page} of {pages}</span>
-      <button type="button" class="secondary" disabled={props.page >= pages} onClick={() => props.onPage(props.page + 1)}>Next page</button>
+      <button type="button" class="secondary" disabled={props.page <= 1} onClick={() => props.onPage(props.page - 1)}>
+        Previous page
+      </button>
+      <span>
+        Page {props.page} of {pages}
+      </span>
+      <button
+        type="button"
+        class="secondary"
+        disabled={props.page >= pages}
+        onClick={() => props.onPage(props.page + 1)}
+      >
+        Next page
+      </button>
     </nav>
   );
 }

@@ -7,7 +7,13 @@ export function createDevelopmentConnector(logger: Logger): MessageConnector {
     name: 'development',
     async send(message) {
       logger.info(
-        { connector: 'development', channel: message.channel, to: message.to, purpose: message.purpose, text: message.text },
+        {
+          connector: 'development',
+          channel: message.channel,
+          to: message.to,
+          purpose: message.purpose,
+          text: message.text,
+        },
         `development connector: ${message.purpose} message for ${message.to} (not sent)`,
       );
     },

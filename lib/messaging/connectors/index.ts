@@ -20,24 +20,32 @@ export interface Connectors {
  */
 export function createConnectors(settings: Settings, logger: Logger): Connectors {
   const production = settings.NODE_ENV === 'production';
-  const fallback = (variable: string) => (production ? createUnconfiguredConnector(variable) : createDevelopmentConnector(logger));
+  const fallback = (variable: string) =>
+    production ? createUnconfiguredConnector(variable) : createDevelopmentConnector(logger);
   const email = settings.SMTP_URL
     ? createSmtpConnector({ url: settings.SMTP_URL, from: settings.emailFrom, logger })
     : fallback('SMTP_URL');
-  const phone = settings.SMS_WEBHOOK_URL && settings.SMS_WEBHOOK_SIGNING_KEY
-    ? createSmsWebhookConnector({
-      url: settings.SMS_WEBHOOK_URL, signingKey: settings.SMS_WEBHOOK_SIGNING_KEY, timeoutMs: settings.OUTBOUND_TIMEOUT_MS, logger,
-    })
-    : fallback('SMS_WEBHOOK_URL and SMS_WEBHOOK_SIGNING_KEY');
+  const phone =
+    settings.SMS_WEBHOOK_URL && settings.SMS_WEBHOOK_SIGNING_KEY
+      ? createSmsWebhookConnector({
+          url: settings.SMS_WEBHOOK_URL,
+          signingKey: settings.SMS_WEBHOOK_SIGNING_KEY,
+          timeoutMs: settings.OUTBOUND_TIMEOUT_MS,
+          logger,
+        })
+      : fallback('SMS_WEBHOOK_URL and SMS_WEBHOOK_SIGNING_KEY');
   const unsent = [email, phone].filter((connector) => connector.name === 'development' || connector.name === 'none');
   if (unsent.length) {
     logger.warn(
       { email: email.name, phone: phone.name },
-      production ? 'a message channel has no connector: its messages are refused' : 'messages without a configured connector are only logged (development connector)',
+      production
+        ? 'a message channel has no connector: its messages are refused'
+        : 'messages without a configured connector are only logged (development connector)',
     );
   }
   return {
-    email, phone,
+    email,
+    phone,
     async close() {
       await email.close();
       if (phone !== email) await phone.close();
@@ -50,7 +58,10 @@ function createUnconfiguredConnector(variable: string): MessageConnector {
   return {
     name: 'none',
     async send(message) {
-      throw errors.unprocessable('connector.not_found', `no ${message.channel === 'email' ? 'email' : 'SMS'} connector is configured (set ${variable})`);
+      throw errors.unprocessable(
+        'connector.not_found',
+        `no ${message.channel === 'email' ? 'email' : 'SMS'} connector is configured (set ${variable})`,
+      );
     },
     async close() {},
   };

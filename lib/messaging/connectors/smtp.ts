@@ -25,8 +25,13 @@ function transportOptions(smtpUrl: string) {
     ? { user: decodeURIComponent(url.username), pass: decodeURIComponent(url.password) }
     : undefined;
   return {
-    host, port: url.port ? Number(url.port) : secure ? 465 : 587, secure, auth,
-    connectionTimeout: CONNECTION_TIMEOUT_MS, greetingTimeout: GREETING_TIMEOUT_MS, socketTimeout: SOCKET_TIMEOUT_MS,
+    host,
+    port: url.port ? Number(url.port) : secure ? 465 : 587,
+    secure,
+    auth,
+    connectionTimeout: CONNECTION_TIMEOUT_MS,
+    greetingTimeout: GREETING_TIMEOUT_MS,
+    socketTimeout: SOCKET_TIMEOUT_MS,
   };
 }
 
@@ -42,13 +47,20 @@ export function createSmtpConnector(options: { url: string; from: string; logger
     async send(message) {
       try {
         transport ??= (await import('nodemailer')).createTransport(settings);
-        await transport.sendMail({ from: options.from, to: message.to, subject: message.subject, text: message.text, html: message.html });
+        await transport.sendMail({
+          from: options.from,
+          to: message.to,
+          subject: message.subject,
+          text: message.text,
+          html: message.html,
+        });
       } catch (error) {
         const failure = error as SmtpFailure;
         const status = typeof failure.responseCode === 'number' ? failure.responseCode : undefined;
         // 4xx SMTP replies are the server's "try again later".
-        const transient = (status !== undefined && status >= 400 && status < 500)
-          || (status === undefined && typeof failure.code === 'string' && UNREACHABLE.has(failure.code));
+        const transient =
+          (status !== undefined && status >= 400 && status < 500) ||
+          (status === undefined && typeof failure.code === 'string' && UNREACHABLE.has(failure.code));
         options.logger.warn({ err: error, connector: 'smtp', purpose: message.purpose }, 'email not sent');
         throw transient ? providerUnreachable('email server') : providerRefused('email server');
       }

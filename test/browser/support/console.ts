@@ -9,7 +9,9 @@ import { startService, type RunningService } from '../../support/service.ts';
 export const CONSOLE_ADMIN = { username: 'console_admin', password: 'Copper-Kettle-93' };
 
 function startConsoleService(env: Record<string, string> = {}): Promise<RunningService> {
-  return startService({ env: { ADMIN_USERNAME: CONSOLE_ADMIN.username, ADMIN_PASSWORD: CONSOLE_ADMIN.password, ...env } });
+  return startService({
+    env: { ADMIN_USERNAME: CONSOLE_ADMIN.username, ADMIN_PASSWORD: CONSOLE_ADMIN.password, ...env },
+  });
 }
 
 /** The console's service as a `describe` block's tests see it, with the reads they check the console's work by. */
@@ -32,23 +34,33 @@ export function useConsoleService(env: Record<string, string> = {}): ConsoleServ
     return started;
   };
   return {
-    get service() { return running().service; },
-    get server() { return running().server; },
-    get baseUrl() { return running().baseUrl; },
+    get service() {
+      return running().service;
+    },
+    get server() {
+      return running().server;
+    },
+    get baseUrl() {
+      return running().baseUrl;
+    },
     adminToken: () => running().adminToken(),
     request: (path, init) => running().request(path, init),
     close: () => running().close(),
     async read<T>(path: string): Promise<T> {
       const res = await running().request(path);
       expect(res.status, path).to.equal(200);
-      return await res.json() as T;
+      return (await res.json()) as T;
     },
     consoleUrl: (path = '') => `${running().baseUrl}/console${path}`,
   };
 }
 
 /** Opens the console, presses "Sign in", and signs in on the service's page as `who`. */
-export async function signInToConsole(page: Page, consoleUrl: string, who: { username: string; password: string } = CONSOLE_ADMIN): Promise<void> {
+export async function signInToConsole(
+  page: Page,
+  consoleUrl: string,
+  who: { username: string; password: string } = CONSOLE_ADMIN,
+): Promise<void> {
   await page.goto(consoleUrl);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('textbox', { name: 'Username or email' }).fill(who.username);

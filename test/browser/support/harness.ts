@@ -11,7 +11,12 @@ import { Receiver } from '../../webhooks-delivery/support/receiver.ts';
 import { startRelyingParty, type RelyingParty } from './relying-party.ts';
 
 export const HOOK_EVENTS = [
-  'PostRegister', 'PostSignIn', 'PostResetPassword', 'User.Created', 'User.Data.Updated', 'Identifier.Lockout',
+  'PostRegister',
+  'PostSignIn',
+  'PostResetPassword',
+  'User.Created',
+  'User.Data.Updated',
+  'Identifier.Lockout',
 ];
 
 export interface BrowserHarness {
@@ -28,7 +33,10 @@ export interface BrowserHarness {
   close(): Promise<void>;
 }
 
-export async function startBrowserHarness(env: Record<string, string> = {}, options: { publicHost?: 'localhost' } = {}): Promise<BrowserHarness> {
+export async function startBrowserHarness(
+  env: Record<string, string> = {},
+  options: { publicHost?: 'localhost' } = {},
+): Promise<BrowserHarness> {
   const mailbox = await startMailbox();
   const receiver = await Receiver.start();
   const running = await startService({
@@ -38,12 +46,17 @@ export async function startBrowserHarness(env: Record<string, string> = {}, opti
   const hook = await createHook(running, { events: HOOK_EVENTS, config: { url: receiver.url('/hook') } });
   const rp = await startRelyingParty(running);
   const deliveries = () => receiver.requests('/hook').map((request) => verifyDelivery(request, hook.signingKey));
-  const aboutUser = (payload: Record<string, any>, userId: string) => payload.userId === userId || payload.data?.id === userId;
+  const aboutUser = (payload: Record<string, any>, userId: string) =>
+    payload.userId === userId || payload.data?.id === userId;
   return {
-    running, mailbox, rp, deliveries,
-    delivery: (event, userId) => eventually(() => deliveries().find((payload) => payload.event === event && aboutUser(payload, userId)), {
-      what: `a ${event} delivery for ${userId}`,
-    }),
+    running,
+    mailbox,
+    rp,
+    deliveries,
+    delivery: (event, userId) =>
+      eventually(() => deliveries().find((payload) => payload.event === event && aboutUser(payload, userId)), {
+        what: `a ${event} delivery for ${userId}`,
+      }),
     code: async (address) => codeFrom(await mailbox.waitFor(address)),
     async signInExperience(patch) {
       const res = await running.request('/api/sign-in-exp', { method: 'PATCH', json: patch });

@@ -38,8 +38,12 @@ export async function startRelyingParty(running: RunningService, name = 'Acme No
       res.writeHead(200, { 'content-type': 'image/svg+xml' }).end(LOGO);
       return;
     }
-    const title = path === '/callback' ? 'Back at Acme Notes' : path === '/signed-out' ? 'Signed out of Acme Notes' : 'Not found';
-    res.writeHead(path === '/callback' || path === '/signed-out' ? 200 : 404, { 'content-type': 'text/html; charset=utf-8' })
+    const title =
+      path === '/callback' ? 'Back at Acme Notes' : path === '/signed-out' ? 'Signed out of Acme Notes' : 'Not found';
+    res
+      .writeHead(path === '/callback' || path === '/signed-out' ? 200 : 404, {
+        'content-type': 'text/html; charset=utf-8',
+      })
       .end(`<!doctype html><html lang="en"><title>${title}</title><h1>${title}</h1></html>`);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -48,7 +52,8 @@ export async function startRelyingParty(running: RunningService, name = 'Acme No
   const signedOut = `${origin}/signed-out`;
   const logo = `${origin}/logo.svg`;
   const created = await createApplication(running, {
-    name, type: 'Traditional',
+    name,
+    type: 'Traditional',
     oidcClientMetadata: { redirectUris: [callback], postLogoutRedirectUris: [signedOut], logoUri: logo },
   });
   const app = { id: created.id, name };
@@ -57,25 +62,37 @@ export async function startRelyingParty(running: RunningService, name = 'Acme No
   });
 
   return {
-    app, origin, callback, signedOut, logo,
+    app,
+    origin,
+    callback,
+    signedOut,
+    logo,
     logoRequests: () => logoHits,
     async signIn(page) {
       const verifier = client.randomPKCECodeVerifier();
       const state = client.randomState();
       const url = client.buildAuthorizationUrl(config, {
-        redirect_uri: callback, scope: 'openid profile email', state,
-        code_challenge: await client.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256',
+        redirect_uri: callback,
+        scope: 'openid profile email',
+        state,
+        code_challenge: await client.calculatePKCECodeChallenge(verifier),
+        code_challenge_method: 'S256',
       });
       await page.goto(url.href);
       return {
         async finish() {
           await page.waitForURL((current) => current.href.startsWith(callback));
-          return client.authorizationCodeGrant(config, new URL(page.url()), { pkceCodeVerifier: verifier, expectedState: state });
+          return client.authorizationCodeGrant(config, new URL(page.url()), {
+            pkceCodeVerifier: verifier,
+            expectedState: state,
+          });
         },
       };
     },
     async signOut(page, idToken) {
-      await page.goto(client.buildEndSessionUrl(config, { id_token_hint: idToken, post_logout_redirect_uri: signedOut }).href);
+      await page.goto(
+        client.buildEndSessionUrl(config, { id_token_hint: idToken, post_logout_redirect_uri: signedOut }).href,
+      );
     },
     async close() {
       server.closeAllConnections();

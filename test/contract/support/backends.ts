@@ -83,7 +83,9 @@ export function mongoBackend(uri: string | undefined = process.env.MONGODB_URI):
 
 /** One `describe` per backend; an unavailable backend's suite is pending, never passed. */
 export function forEachBackend(
-  title: string, suite: (backend: StoreBackend) => void, options: { diskResident?: readonly string[] } = {},
+  title: string,
+  suite: (backend: StoreBackend) => void,
+  options: { diskResident?: readonly string[] } = {},
 ): void {
   for (const backend of [memoryBackend(), sqliteBackend(options.diskResident), mongoBackend()]) {
     describe(`${title}: ${backend.kind}`, () => {

@@ -7,13 +7,16 @@ const MISSING = 'no-such-user';
 /** A user's second factors: every change publishes User.Data.Updated with the user, never a secret or a code. */
 export const mfaEventCases: EventCase[] = [
   {
-    route: 'POST /users/:userId/mfa-verifications', title: 'adding an authenticator publishes User.Data.Updated with the user, not the secret',
+    route: 'POST /users/:userId/mfa-verifications',
+    title: 'adding an authenticator publishes User.Data.Updated with the user, not the secret',
     async arrange(h) {
       const user = await fixtures(h).user();
       const other = await fixtures(h).user();
       await ok(h.api('POST', `/users/${other.id}/mfa-verifications`, { type: 'Totp' }));
       return {
-        path: `/users/${user.id}/mfa-verifications`, params: { userId: user.id }, status: 201,
+        path: `/users/${user.id}/mfa-verifications`,
+        params: { userId: user.id },
+        status: 201,
         body: { type: 'Totp' },
         async expected(res) {
           expect(res.body.secret).to.be.a('string');
@@ -23,21 +26,44 @@ export const mfaEventCases: EventCase[] = [
         },
         failures: [
           { why: 'unknown user', path: `/users/${MISSING}/mfa-verifications`, body: { type: 'Totp' }, status: 404 },
-          { why: 'unknown factor type', path: `/users/${user.id}/mfa-verifications`, body: { type: 'Sms' }, status: 400 },
-          { why: 'not a base32 secret', path: `/users/${user.id}/mfa-verifications`, body: { type: 'Totp', secret: 'not base32!' }, status: 400 },
-          { why: 'backup codes alone', path: `/users/${user.id}/mfa-verifications`, body: { type: 'BackupCode' }, status: 422 },
-          { why: 'a second authenticator', path: `/users/${other.id}/mfa-verifications`, body: { type: 'Totp' }, status: 422 },
+          {
+            why: 'unknown factor type',
+            path: `/users/${user.id}/mfa-verifications`,
+            body: { type: 'Sms' },
+            status: 400,
+          },
+          {
+            why: 'not a base32 secret',
+            path: `/users/${user.id}/mfa-verifications`,
+            body: { type: 'Totp', secret: 'not base32!' },
+            status: 400,
+          },
+          {
+            why: 'backup codes alone',
+            path: `/users/${user.id}/mfa-verifications`,
+            body: { type: 'BackupCode' },
+            status: 422,
+          },
+          {
+            why: 'a second authenticator',
+            path: `/users/${other.id}/mfa-verifications`,
+            body: { type: 'Totp' },
+            status: 422,
+          },
         ],
       };
     },
   },
   {
-    route: 'DELETE /users/:userId/mfa-verifications/:verificationId', title: 'removing a factor publishes User.Data.Updated with the user',
+    route: 'DELETE /users/:userId/mfa-verifications/:verificationId',
+    title: 'removing a factor publishes User.Data.Updated with the user',
     async arrange(h) {
       const user = await fixtures(h).user();
       const { id } = await ok(h.api('POST', `/users/${user.id}/mfa-verifications`, { type: 'Totp' }));
       return {
-        path: `/users/${user.id}/mfa-verifications/${id}`, params: { userId: user.id, verificationId: id }, status: 204,
+        path: `/users/${user.id}/mfa-verifications/${id}`,
+        params: { userId: user.id, verificationId: id },
+        status: 204,
         async expected() {
           expect(await ok(h.api('GET', `/users/${user.id}/mfa-verifications`))).to.deep.equal([]);
           return [{ event: 'User.Data.Updated', data: await ok(h.api('GET', `/users/${user.id}`)) }];

@@ -45,7 +45,20 @@ export interface EventCase {
   arrange(h: Harness): Promise<Scenario>;
 }
 
-const CONTEXT_FIELDS = ['event', 'createdAt', 'sequence', 'version', 'ip', 'userAgent', 'path', 'method', 'status', 'params', 'matchedRoute', 'data'];
+const CONTEXT_FIELDS = [
+  'event',
+  'createdAt',
+  'sequence',
+  'version',
+  'ip',
+  'userAgent',
+  'path',
+  'method',
+  'status',
+  'params',
+  'matchedRoute',
+  'data',
+];
 
 /** Runs the failures (nothing published), then the success, and checks every published payload field. */
 export async function runEventCase(h: Harness, eventCase: EventCase): Promise<void> {
@@ -55,10 +68,16 @@ export async function runEventCase(h: Harness, eventCase: EventCase): Promise<vo
   for (const failure of scenario.failures) {
     h.clear();
     const headers = failure.headers ?? scenario.headers;
-    const res = await h.api(method, failure.path, failure.body, { ...(failure.raw !== undefined && { raw: failure.raw }), headers });
+    const res = await h.api(method, failure.path, failure.body, {
+      ...(failure.raw !== undefined && { raw: failure.raw }),
+      headers,
+    });
     expect(res.status, `${failure.why}: ${JSON.stringify(res.body)}`).to.equal(failure.status);
     expect(res.body?.code, failure.why).to.be.a('string');
-    expect(h.events.map((e) => e.event), `${failure.why} must publish nothing`).to.deep.equal([]);
+    expect(
+      h.events.map((e) => e.event),
+      `${failure.why} must publish nothing`,
+    ).to.deep.equal([]);
   }
 
   h.clear();
@@ -68,7 +87,10 @@ export async function runEventCase(h: Harness, eventCase: EventCase): Promise<vo
   expect(res.status, JSON.stringify(res.body)).to.equal(scenario.status);
   const expected = await scenario.expected(res);
   const published = [...h.events];
-  expect(published.map((e) => e.event), 'published events, each exactly once').to.deep.equal(expected.map((e) => e.event));
+  expect(
+    published.map((e) => e.event),
+    'published events, each exactly once',
+  ).to.deep.equal(expected.map((e) => e.event));
 
   expected.forEach((want, index) => {
     // Read as a webhook consumer reads the JSON: field by field, whatever the event.
@@ -92,6 +114,9 @@ export async function runEventCase(h: Harness, eventCase: EventCase): Promise<vo
     }
     expectMatchesSchema(got, label);
     const allowed = new Set([...CONTEXT_FIELDS, ...Object.keys(want.fields ?? {})]);
-    expect(Object.keys(got).filter((key) => !allowed.has(key)), `${label} unexpected fields`).to.deep.equal([]);
+    expect(
+      Object.keys(got).filter((key) => !allowed.has(key)),
+      `${label} unexpected fields`,
+    ).to.deep.equal([]);
   });
 }

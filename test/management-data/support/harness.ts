@@ -26,7 +26,12 @@ export interface Harness {
   readonly events: IdentityEvent[];
   clear(): void;
   /** Sends to `/api{path}`; `body` is JSON unless `raw` is given. */
-  api<T = any>(method: string, path: string, body?: unknown, init?: { raw?: string; contentType?: string; headers?: Record<string, string> }): Promise<ApiResponse<T>>;
+  api<T = any>(
+    method: string,
+    path: string,
+    body?: unknown,
+    init?: { raw?: string; contentType?: string; headers?: Record<string, string> },
+  ): Promise<ApiResponse<T>>;
   close(): Promise<void>;
 }
 
@@ -44,10 +49,17 @@ export async function startHarness(): Promise<Harness> {
   return {
     running,
     mailbox,
-    smsCode: (phone) => eventually(() => {
-      const texts = sms.requests('/sms').map((request) => verifyDelivery(request, smsKey)).filter((text) => text.to === phone);
-      return texts.length ? codeFrom(texts.at(-1) as { text: string }) : undefined;
-    }, { what: `a text to ${phone}` }),
+    smsCode: (phone) =>
+      eventually(
+        () => {
+          const texts = sms
+            .requests('/sms')
+            .map((request) => verifyDelivery(request, smsKey))
+            .filter((text) => text.to === phone);
+          return texts.length ? codeFrom(texts.at(-1) as { text: string }) : undefined;
+        },
+        { what: `a text to ${phone}` },
+      ),
     events,
     clear: () => {
       events.length = 0;
@@ -82,16 +94,22 @@ export const unique = (prefix: string) => `${prefix}_${newId(10)}`;
 /** Fixtures created through the API (their events are cleared by the caller). */
 export function fixtures(h: Harness) {
   return {
-    user: (fields: Record<string, unknown> = {}) => ok(h.api('POST', '/users', { username: unique('user'), ...fields })),
-    organization: (fields: Record<string, unknown> = {}) => ok(h.api('POST', '/organizations', { name: unique('org'), ...fields })),
+    user: (fields: Record<string, unknown> = {}) =>
+      ok(h.api('POST', '/users', { username: unique('user'), ...fields })),
+    organization: (fields: Record<string, unknown> = {}) =>
+      ok(h.api('POST', '/organizations', { name: unique('org'), ...fields })),
     organizationScope: () => ok(h.api('POST', '/organization-scopes', { name: unique('read') })),
-    organizationRole: (fields: Record<string, unknown> = {}) => ok(h.api('POST', '/organization-roles', { name: unique('role'), ...fields })),
+    organizationRole: (fields: Record<string, unknown> = {}) =>
+      ok(h.api('POST', '/organization-roles', { name: unique('role'), ...fields })),
     role: (fields: Record<string, unknown> = {}) => ok(h.api('POST', '/roles', { name: unique('role'), ...fields })),
     m2mApplication: () => ok(h.api('POST', '/applications', { name: unique('app'), type: 'MachineToMachine' })),
     async resourceWithScopes(count: number) {
-      const resource = await ok(h.api('POST', '/resources', { name: unique('api'), indicator: `https://${newId(8)}.example.com` }));
+      const resource = await ok(
+        h.api('POST', '/resources', { name: unique('api'), indicator: `https://${newId(8)}.example.com` }),
+      );
       const scopes = [];
-      for (let i = 0; i < count; i += 1) scopes.push(await ok(h.api('POST', `/resources/${resource.id}/scopes`, { name: unique('scope') })));
+      for (let i = 0; i < count; i += 1)
+        scopes.push(await ok(h.api('POST', `/resources/${resource.id}/scopes`, { name: unique('scope') })));
       return { resource, scopes };
     },
     async member(organizationId: string, fields: Record<string, unknown> = {}) {

@@ -6,7 +6,6 @@ import { join } from 'node:path';
 import { eventually } from '../../support/wait.ts';
 import { freePort } from '../../support/processes.ts';
 
-
 /** Whether a `redis-server` binary is on the PATH (the redis-server package provides it). */
 export function redisServerInstalled(): boolean {
   return spawnSync('redis-server', ['--version'], { stdio: 'ignore' }).status === 0;
@@ -38,19 +37,38 @@ export class PrivateRedis {
 
   async restart(): Promise<void> {
     if (this.#process) throw new Error('already running');
-    const child = spawn('redis-server', [
-      '--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'yes', '--appendfsync', 'always',
-      '--dir', this.#dir, '--protected-mode', 'yes',
-    ], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(
+      'redis-server',
+      [
+        '--port',
+        String(this.port),
+        '--bind',
+        '127.0.0.1',
+        '--save',
+        '',
+        '--appendonly',
+        'yes',
+        '--appendfsync',
+        'always',
+        '--dir',
+        this.#dir,
+        '--protected-mode',
+        'yes',
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
     this.#process = child;
     let output = '';
     child.stdout!.on('data', (chunk: Buffer) => {
       output += chunk.toString();
     });
-    await eventually(() => {
-      if (child.exitCode !== null) throw new Error(`redis-server exited: ${output}`);
-      return /Ready to accept connections/.test(output);
-    }, { timeoutMs: 10_000, what: 'redis-server ready' });
+    await eventually(
+      () => {
+        if (child.exitCode !== null) throw new Error(`redis-server exited: ${output}`);
+        return /Ready to accept connections/.test(output);
+      },
+      { timeoutMs: 10_000, what: 'redis-server ready' },
+    );
   }
 
   /** Kills the server by its pid, without letting it save or say goodbye. */

@@ -19,9 +19,17 @@ export class ServerProcess {
     this.dataDir = dataDir;
     this.baseUrl = `http://127.0.0.1:${port}`;
     this.env = {
-      PATH: process.env.PATH ?? '', PORT: String(port), BASE_URL: this.baseUrl, DATA_DIR: dataDir, LOG_LEVEL: 'info',
-      ADMIN_CLIENT_ID: ADMIN.id, ADMIN_CLIENT_SECRET: ADMIN.secret, WEBHOOK_ALLOWED_NETWORKS: LOOPBACK_NETWORKS,
-      AUTH_FAILURE_RATE_LIMIT: '0', SUBJECT_TOKEN_RATE_LIMIT: '0', MESSAGE_RATE_LIMIT_PER_IP: '0',
+      PATH: process.env.PATH ?? '',
+      PORT: String(port),
+      BASE_URL: this.baseUrl,
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'info',
+      ADMIN_CLIENT_ID: ADMIN.id,
+      ADMIN_CLIENT_SECRET: ADMIN.secret,
+      WEBHOOK_ALLOWED_NETWORKS: LOOPBACK_NETWORKS,
+      AUTH_FAILURE_RATE_LIMIT: '0',
+      SUBJECT_TOKEN_RATE_LIMIT: '0',
+      MESSAGE_RATE_LIMIT_PER_IP: '0',
       ...extra,
     };
   }
@@ -39,7 +47,9 @@ export class ServerProcess {
   async start(cwd?: string): Promise<void> {
     this.#token = undefined;
     this.#child = await startUntilReady(new URL('bin/server.ts', ROOT).pathname, {
-      cwd: cwd ? pathToFileURL(`${cwd}/`) : ROOT, env: this.env, spawned: (child) => this.#children.push(child),
+      cwd: cwd ? pathToFileURL(`${cwd}/`) : ROOT,
+      env: this.env,
+      spawned: (child) => this.#children.push(child),
     });
   }
 
@@ -80,19 +90,34 @@ export class ServerProcess {
 
   /** What the fixtures that only make HTTP requests need of a running service. */
   asRunning(): RunningService {
-    return { baseUrl: this.baseUrl, request: (path, init) => this.request(path, init), adminToken: () => this.adminToken() } as RunningService;
+    return {
+      baseUrl: this.baseUrl,
+      request: (path, init) => this.request(path, init),
+      adminToken: () => this.adminToken(),
+    } as RunningService;
   }
 }
 
 /** Runs a script of the project to its end: its exit code and what it printed. */
 export async function runScript(
-  script: string, args: string[], env: NodeJS.ProcessEnv, cwd?: string,
+  script: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  cwd?: string,
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [script, ...args], { cwd: cwd ?? ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [script, ...args], {
+    cwd: cwd ?? ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString(); });
-  child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
-  const [code] = await once(child, 'exit') as [number | null];
+  child.stdout.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString();
+  });
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const [code] = (await once(child, 'exit')) as [number | null];
   return { code, stdout, stderr };
 }

@@ -1,16 +1,29 @@
 /** Application rules the OIDC client depends on: redirect URIs, CORS origins, token exchange, client metadata. */
 import { expect } from 'chai';
 import {
-  originProblem, redirectUriProblem, toClientMetadata, tokenExchangeAllowed,
+  originProblem,
+  redirectUriProblem,
+  toClientMetadata,
+  tokenExchangeAllowed,
 } from '../../../lib/applications/clients.ts';
 import { TOKEN_EXCHANGE_GRANT } from '../../../lib/impersonation/grant.ts';
 import type { Application, ApplicationType } from '../../../lib/applications/repository.ts';
 
-function application(type: ApplicationType, fields: Partial<Application> = {}): Application & { secretDigest: string | null } {
+function application(
+  type: ApplicationType,
+  fields: Partial<Application> = {},
+): Application & { secretDigest: string | null } {
   return {
-    id: 'app1', name: 'App', description: null, type, isThirdParty: false, createdAt: 1,
-    oidcClientMetadata: { redirectUris: [], postLogoutRedirectUris: [] }, customClientMetadata: {},
-    secretDigest: 'digest-of-secret', ...fields,
+    id: 'app1',
+    name: 'App',
+    description: null,
+    type,
+    isThirdParty: false,
+    createdAt: 1,
+    oidcClientMetadata: { redirectUris: [], postLogoutRedirectUris: [] },
+    customClientMetadata: {},
+    secretDigest: 'digest-of-secret',
+    ...fields,
   };
 }
 const withRedirects = (redirectUris: string[], postLogoutRedirectUris: string[] = []) => ({
@@ -80,29 +93,47 @@ describe('application clients (library)', () => {
   describe('tokenExchangeAllowed', () => {
     it('is off until the application enables it', () => {
       expect(tokenExchangeAllowed(application('Traditional'))).to.equal(false);
-      expect(tokenExchangeAllowed(application('Traditional', { customClientMetadata: { allowTokenExchange: false } }))).to.equal(false);
-      expect(tokenExchangeAllowed(application('SPA', { customClientMetadata: { allowTokenExchange: true } }))).to.equal(true);
+      expect(
+        tokenExchangeAllowed(application('Traditional', { customClientMetadata: { allowTokenExchange: false } })),
+      ).to.equal(false);
+      expect(tokenExchangeAllowed(application('SPA', { customClientMetadata: { allowTokenExchange: true } }))).to.equal(
+        true,
+      );
     });
     it('is never on for a third-party application', () => {
-      const thirdParty = application('Traditional', { isThirdParty: true, customClientMetadata: { allowTokenExchange: true } });
+      const thirdParty = application('Traditional', {
+        isThirdParty: true,
+        customClientMetadata: { allowTokenExchange: true },
+      });
       expect(tokenExchangeAllowed(thirdParty)).to.equal(false);
     });
   });
 
   describe('toClientMetadata', () => {
     it('makes a machine-to-machine application a confidential client-credentials client', () => {
-      expect(toClientMetadata(application('MachineToMachine', withRedirects(['https://ignored.example.com/cb'])))).to.deep.equal({
-        client_id: 'app1', client_name: 'App', application_type: 'web',
-        grant_types: ['client_credentials', TOKEN_EXCHANGE_GRANT], response_types: [], redirect_uris: [],
-        post_logout_redirect_uris: [], token_endpoint_auth_method: 'client_secret_basic', client_secret: 'digest-of-secret',
+      expect(
+        toClientMetadata(application('MachineToMachine', withRedirects(['https://ignored.example.com/cb']))),
+      ).to.deep.equal({
+        client_id: 'app1',
+        client_name: 'App',
+        application_type: 'web',
+        grant_types: ['client_credentials', TOKEN_EXCHANGE_GRANT],
+        response_types: [],
+        redirect_uris: [],
+        post_logout_redirect_uris: [],
+        token_endpoint_auth_method: 'client_secret_basic',
+        client_secret: 'digest-of-secret',
       });
     });
 
     it('gives a traditional application with a redirect URI the authorization code flow', () => {
-      const metadata = toClientMetadata(application('Traditional', withRedirects(
-        ['https://app.example.com/cb'], ['https://app.example.com/bye'],
-      )));
-      expect(metadata).to.include({ token_endpoint_auth_method: 'client_secret_basic', client_secret: 'digest-of-secret' });
+      const metadata = toClientMetadata(
+        application('Traditional', withRedirects(['https://app.example.com/cb'], ['https://app.example.com/bye'])),
+      );
+      expect(metadata).to.include({
+        token_endpoint_auth_method: 'client_secret_basic',
+        client_secret: 'digest-of-secret',
+      });
       expect(metadata.grant_types).to.deep.equal(['authorization_code', 'refresh_token', TOKEN_EXCHANGE_GRANT]);
       expect(metadata.response_types).to.deep.equal(['code']);
       expect(metadata.redirect_uris).to.deep.equal(['https://app.example.com/cb']);
@@ -119,21 +150,31 @@ describe('application clients (library)', () => {
     });
 
     it('leaves a confidential application without a secret digest without client_secret', () => {
-      expect(toClientMetadata({ ...application('Traditional'), secretDigest: null })).to.not.have.property('client_secret');
+      expect(toClientMetadata({ ...application('Traditional'), secretDigest: null })).to.not.have.property(
+        'client_secret',
+      );
     });
 
     it('keeps an interactive application without redirect URIs to token exchange only', () => {
       const metadata = toClientMetadata(application('Traditional', withRedirects([], ['https://app.example.com/bye'])));
       expect(metadata).to.deep.include({
-        grant_types: [TOKEN_EXCHANGE_GRANT], response_types: [], redirect_uris: [], post_logout_redirect_uris: [],
+        grant_types: [TOKEN_EXCHANGE_GRANT],
+        response_types: [],
+        redirect_uris: [],
+        post_logout_redirect_uris: [],
       });
     });
 
     it('leaves out stored URIs the provider would refuse, rather than invalidating the client', () => {
-      const metadata = toClientMetadata(application('SPA', withRedirects(
-        ['https://app.example.com/cb', 'https://app.example.com/cb#old', 'myapp://cb'],
-        ['javascript:alert(1)', 'https://app.example.com/bye'],
-      )));
+      const metadata = toClientMetadata(
+        application(
+          'SPA',
+          withRedirects(
+            ['https://app.example.com/cb', 'https://app.example.com/cb#old', 'myapp://cb'],
+            ['javascript:alert(1)', 'https://app.example.com/bye'],
+          ),
+        ),
+      );
       expect(metadata.redirect_uris).to.deep.equal(['https://app.example.com/cb']);
       expect(metadata.post_logout_redirect_uris).to.deep.equal(['https://app.example.com/bye']);
 
@@ -142,18 +183,30 @@ describe('application clients (library)', () => {
     });
 
     it('carries the token settings the provider acts on, and only those that are set', () => {
-      const metadata = toClientMetadata(application('Traditional', {
-        ...withRedirects(['https://app.example.com/cb']),
-        customClientMetadata: {
-          corsAllowedOrigins: ['https://app.example.com'], idTokenTtl: 600, refreshTokenTtlInDays: 30,
-          rotateRefreshToken: false, allowTokenExchange: true, maxAllowedGrants: 3,
-        },
-      }));
+      const metadata = toClientMetadata(
+        application('Traditional', {
+          ...withRedirects(['https://app.example.com/cb']),
+          customClientMetadata: {
+            corsAllowedOrigins: ['https://app.example.com'],
+            idTokenTtl: 600,
+            refreshTokenTtlInDays: 30,
+            rotateRefreshToken: false,
+            allowTokenExchange: true,
+            maxAllowedGrants: 3,
+          },
+        }),
+      );
       expect(metadata).to.deep.include({
-        corsAllowedOrigins: ['https://app.example.com'], idTokenTtl: 600, refreshTokenTtlInDays: 30, rotateRefreshToken: false,
+        corsAllowedOrigins: ['https://app.example.com'],
+        idTokenTtl: 600,
+        refreshTokenTtlInDays: 30,
+        rotateRefreshToken: false,
       });
       expect(metadata, 'unset').to.not.have.property('alwaysIssueRefreshToken');
-      expect(metadata, 'checked by the grant, not the provider').to.not.have.any.keys('allowTokenExchange', 'maxAllowedGrants');
+      expect(metadata, 'checked by the grant, not the provider').to.not.have.any.keys(
+        'allowTokenExchange',
+        'maxAllowedGrants',
+      );
     });
   });
 });

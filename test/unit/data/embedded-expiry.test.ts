@@ -41,7 +41,8 @@ describe('embedded store: TTL expiry', () => {
     await c.insertMany(docs.slice(150));
     for (let step = 0; step < 11; step += 1) {
       const now = Date.now();
-      const alive = [...Array(300).keys()].map((i) => `d${String(i).padStart(3, '0')}`)
+      const alive = [...Array(300).keys()]
+        .map((i) => `d${String(i).padStart(3, '0')}`)
         .filter((id) => !expiries.has(id) || expiries.get(id)! > now);
       expect(await remaining(), `at +${step * 100} ms`).to.deep.equal(alive);
       clock.advance(100);
@@ -64,7 +65,10 @@ describe('embedded store: TTL expiry', () => {
       for (const step of [250, 500]) {
         clock.advance(step);
         const now = Date.now();
-        const alive = [...expiries].filter(([, when]) => when > now).map(([id]) => id).sort();
+        const alive = [...expiries]
+          .filter(([, when]) => when > now)
+          .map(([id]) => id)
+          .sort();
         expect(await remaining(), `wave ${wave}, +${step} ms`).to.deep.equal(alive);
       }
     }
@@ -74,14 +78,17 @@ describe('embedded store: TTL expiry', () => {
 
   it('follows a date an update moves later or earlier, however often a document changes', async () => {
     await c.insertMany([
-      { _id: 'later', expiresAt: at(100) }, { _id: 'earlier', expiresAt: at(500) },
-      { _id: 'busy', expiresAt: at(300) }, { _id: 'undated', expiresAt: at(200) },
+      { _id: 'later', expiresAt: at(100) },
+      { _id: 'earlier', expiresAt: at(500) },
+      { _id: 'busy', expiresAt: at(300) },
+      { _id: 'undated', expiresAt: at(200) },
     ]);
     await c.updateOne({ _id: 'later' }, { $set: { expiresAt: at(1000) } });
     await c.updateOne({ _id: 'earlier' }, { $set: { expiresAt: at(50) } });
     await c.updateOne({ _id: 'undated' }, { $unset: { expiresAt: '' } });
     // More versions than the store keeps leftover entries for.
-    for (let i = 0; i < 3000; i += 1) await c.updateOne({ _id: 'busy' }, { $set: { n: i, expiresAt: at(300 + (i % 2)) } });
+    for (let i = 0; i < 3000; i += 1)
+      await c.updateOne({ _id: 'busy' }, { $set: { n: i, expiresAt: at(300 + (i % 2)) } });
 
     clock.advance(60);
     expect(await remaining()).to.deep.equal(['busy', 'later', 'undated']);
@@ -95,8 +102,10 @@ describe('embedded store: TTL expiry', () => {
 
   it('goes at the date it holds now when updated without touching it, moved and moved back, or removed and stored again', async () => {
     await c.insertMany([
-      { _id: 'same', expiresAt: at(100) }, { _id: 'back', expiresAt: at(100) },
-      { _id: 'again', expiresAt: at(100) }, { _id: 'twice', expiresAt: at(100) },
+      { _id: 'same', expiresAt: at(100) },
+      { _id: 'back', expiresAt: at(100) },
+      { _id: 'again', expiresAt: at(100) },
+      { _id: 'twice', expiresAt: at(100) },
     ]);
     for (let i = 0; i < 50; i += 1) await c.updateOne({ _id: 'same' }, { $set: { n: i } });
     await c.updateOne({ _id: 'back' }, { $set: { expiresAt: at(500) } });
@@ -117,10 +126,12 @@ describe('embedded store: TTL expiry', () => {
 
   it('keeps a version a rolled-back transaction puts back, with the date it held', async () => {
     await c.insertOne({ _id: 'kept', expiresAt: at(100) });
-    await store.transaction(async () => {
-      await c.updateOne({ _id: 'kept' }, { $set: { expiresAt: at(10_000) } });
-      throw new Error('rolled back');
-    }).catch(() => undefined);
+    await store
+      .transaction(async () => {
+        await c.updateOne({ _id: 'kept' }, { $set: { expiresAt: at(10_000) } });
+        throw new Error('rolled back');
+      })
+      .catch(() => undefined);
     clock.advance(50);
     expect(await remaining()).to.deep.equal(['kept']);
     clock.advance(50);

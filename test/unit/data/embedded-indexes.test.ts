@@ -23,10 +23,30 @@ function random(seed: number) {
 }
 
 const GROUPS = ['a', 'b', 'c', 'd', 'e'];
-const WORDS = ['Alpha', 'beta', 'GAMMA', 'delta', 'Σίσυφος', 'ΣΊΣΥΦΟΣ', 'straße', 'Kelvin', 'KELVIN', 'x-ray', 'a.b*c', 'Jo', 'ΟΔΟΣ'];
+const WORDS = [
+  'Alpha',
+  'beta',
+  'GAMMA',
+  'delta',
+  'Σίσυφος',
+  'ΣΊΣΥΦΟΣ',
+  'straße',
+  'Kelvin',
+  'KELVIN',
+  'x-ray',
+  'a.b*c',
+  'Jo',
+  'ΟΔΟΣ',
+];
 
 function makeDoc(rng: ReturnType<typeof random>, n: number): Doc {
-  const doc: Doc = { _id: `d${n}`, g: rng.pick(GROUPS), n: rng.int(40), t: 1000 + rng.int(60), name: `${rng.pick(WORDS)} ${rng.pick(WORDS)} ${n}` };
+  const doc: Doc = {
+    _id: `d${n}`,
+    g: rng.pick(GROUPS),
+    n: rng.int(40),
+    t: 1000 + rng.int(60),
+    name: `${rng.pick(WORDS)} ${rng.pick(WORDS)} ${n}`,
+  };
   if (rng.chance(0.05)) doc.g = [rng.pick(GROUPS), rng.pick(GROUPS)];
   if (rng.chance(0.04)) delete doc.g;
   if (rng.chance(0.03)) doc.g = null;
@@ -38,7 +58,8 @@ function makeDoc(rng: ReturnType<typeof random>, n: number): Doc {
 }
 
 function makeFilter(rng: ReturnType<typeof random>): Filter {
-  const literal = () => rng.pick(['alp', 'ETA', 'amm', 'σίσ', 'ΣΊΣ', 'ς', 'ß', 'elv', 'kel', 'x-r', 'a.b', 'b*c', 'zzz', 'Jo', '1', '12']);
+  const literal = () =>
+    rng.pick(['alp', 'ETA', 'amm', 'σίσ', 'ΣΊΣ', 'ς', 'ß', 'elv', 'kel', 'x-r', 'a.b', 'b*c', 'zzz', 'Jo', '1', '12']);
   const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
   const shapes: Array<() => Filter> = [
     () => ({}),
@@ -56,14 +77,31 @@ function makeFilter(rng: ReturnType<typeof random>): Filter {
     () => ({ name: new RegExp(`^[\\s\\S]*${escapeRegExp(literal())}[\\s\\S]*$`, 'i') }),
     () => ({ name: { $regex: escapeRegExp(literal()), $options: 'i' } }),
     () => ({ $or: [{ name: new RegExp(escapeRegExp(literal()), 'i') }, { g: rng.pick(GROUPS) }] }),
-    () => ({ $and: [{ n: { $lt: 20 } }, { $or: [{ name: new RegExp(escapeRegExp(literal()), 'i') }, { tags: new RegExp(escapeRegExp(literal()), 'i') }] }] }),
+    () => ({
+      $and: [
+        { n: { $lt: 20 } },
+        {
+          $or: [{ name: new RegExp(escapeRegExp(literal()), 'i') }, { tags: new RegExp(escapeRegExp(literal()), 'i') }],
+        },
+      ],
+    }),
     () => ({ _id: { $in: [`d${rng.int(300)}`, `d${rng.int(300)}`, 'nope'] }, g: { $exists: true } }),
     () => ({ g: rng.pick(GROUPS), $or: [{ n: { $lt: 10 } }, { n: { $gt: 30 } }] }),
   ];
   return rng.pick(shapes)();
 }
 
-const SORTS: Array<Sort | undefined> = [undefined, { t: 1 }, { t: -1 }, { t: -1, _id: -1 }, { t: 1, _id: 1 }, { g: 1, t: -1 }, { n: 1 }, { n: -1, t: 1 }, { g: -1 }];
+const SORTS: Array<Sort | undefined> = [
+  undefined,
+  { t: 1 },
+  { t: -1 },
+  { t: -1, _id: -1 },
+  { t: 1, _id: 1 },
+  { g: 1, t: -1 },
+  { n: 1 },
+  { n: -1, t: 1 },
+  { g: -1 },
+];
 
 function makeOptions(rng: ReturnType<typeof random>): FindOptions {
   const options: FindOptions = {};
@@ -87,7 +125,10 @@ describe('embedded store: indexes never change an answer', () => {
     await indexed.createIndex({ keys: { name: 1 }, substring: true });
     await indexed.createIndex({ keys: { tags: 1, n: -1 }, name: 'tags_n' });
     const rng = random(20261202);
-    const both = async <R>(work: (collection: DocumentCollection) => Promise<R>): Promise<[R, R]> => [await work(plain), await work(indexed)];
+    const both = async <R>(work: (collection: DocumentCollection) => Promise<R>): Promise<[R, R]> => [
+      await work(plain),
+      await work(indexed),
+    ];
     let next = 0;
     const insert = async (count: number) => {
       const docs = Array.from({ length: count }, () => makeDoc(rng, next++));
@@ -99,7 +140,10 @@ describe('embedded store: indexes never change an answer', () => {
         const options = makeOptions(rng);
         const label = `round ${round}: ${JSON.stringify(filter, (_, value) => (value instanceof RegExp ? String(value) : value))} ${JSON.stringify(options)}`;
         const [expected, actual] = await both((collection) => collection.find(filter, options));
-        expect(actual.map((doc) => doc._id), `find ${label}`).to.deep.equal(expected.map((doc) => doc._id));
+        expect(
+          actual.map((doc) => doc._id),
+          `find ${label}`,
+        ).to.deep.equal(expected.map((doc) => doc._id));
         expect(actual, `find ${label}`).to.deep.equal(expected);
         const [expectedCount, actualCount] = await both((collection) => collection.countDocuments(filter));
         expect(actualCount, `count ${label}`).to.equal(expectedCount);
@@ -111,12 +155,25 @@ describe('embedded store: indexes never change an answer', () => {
     await compare(0);
     for (let round = 1; round <= 6; round += 1) {
       // Every random value is drawn once, before both collections get the same write.
-      const [group, regroup, renamed, pushed, picked] = [rng.pick(GROUPS), rng.pick(GROUPS), rng.pick(WORDS), rng.pick(WORDS), rng.pick(GROUPS)];
+      const [group, regroup, renamed, pushed, picked] = [
+        rng.pick(GROUPS),
+        rng.pick(GROUPS),
+        rng.pick(WORDS),
+        rng.pick(WORDS),
+        rng.pick(GROUPS),
+      ];
       const removed = Array.from({ length: 5 }, () => rng.int(40));
-      await both((collection) => collection.updateMany({ g: group, n: { $lt: 15 }, t: { $lt: 100_000 } }, { $set: { g: regroup }, $inc: { t: 7 } }));
+      await both((collection) =>
+        collection.updateMany(
+          { g: group, n: { $lt: 15 }, t: { $lt: 100_000 } },
+          { $set: { g: regroup }, $inc: { t: 7 } },
+        ),
+      );
       await both((collection) => collection.updateMany({ n: { $gt: 30 } }, { $set: { name: `${renamed} renamed` } }));
       await both((collection) => collection.updateMany({ g: picked }, { $push: { tags: pushed } }));
-      await both((collection) => collection.findOneAndUpdate({ g: regroup }, { $set: { t: 999 } }, { sort: { t: -1, _id: 1 } }));
+      await both((collection) =>
+        collection.findOneAndUpdate({ g: regroup }, { $set: { t: 999 } }, { sort: { t: -1, _id: 1 } }),
+      );
       await both((collection) => collection.deleteMany({ n: { $in: removed } }));
       // Most of what is left goes, so that holes outnumber documents and the slots are compacted.
       if (round % 2 === 0) await both((collection) => collection.deleteMany({ t: { $lt: 1045 } }));
@@ -136,28 +193,56 @@ describe('embedded store: indexes never change an answer', () => {
   it('builds indexes over documents already stored, and refuses a substring index it cannot keep', async () => {
     const store = createMemoryDocumentStore();
     const users = store.collection('users');
-    await users.insertMany(Array.from({ length: 500 }, (_, n) => ({ _id: `u${n}`, email: `user${n}@example.com`, createdAt: 10_000 - n })));
+    await users.insertMany(
+      Array.from({ length: 500 }, (_, n) => ({ _id: `u${n}`, email: `user${n}@example.com`, createdAt: 10_000 - n })),
+    );
     await users.createIndex({ keys: { email: 1 }, substring: true });
     await users.createIndex({ keys: { createdAt: 1 } });
     const found = await users.find({ email: /ER12/i }, { sort: { createdAt: 1, _id: 1 } });
-    expect(found.map((doc) => doc._id)).to.deep.equal(['u129', 'u128', 'u127', 'u126', 'u125', 'u124', 'u123', 'u122', 'u121', 'u120', 'u12']);
-    expect((await users.find({}, { sort: { createdAt: 1 }, skip: 498 })).map((doc) => doc._id)).to.deep.equal(['u1', 'u0']);
-    const refusedSpecs: IndexSpec[] = [{ keys: { email: 1, createdAt: 1 } }, { keys: { email: 1 }, unique: true }, { keys: { email: 1 }, expireAfterSeconds: 60 }];
+    expect(found.map((doc) => doc._id)).to.deep.equal([
+      'u129',
+      'u128',
+      'u127',
+      'u126',
+      'u125',
+      'u124',
+      'u123',
+      'u122',
+      'u121',
+      'u120',
+      'u12',
+    ]);
+    expect((await users.find({}, { sort: { createdAt: 1 }, skip: 498 })).map((doc) => doc._id)).to.deep.equal([
+      'u1',
+      'u0',
+    ]);
+    const refusedSpecs: IndexSpec[] = [
+      { keys: { email: 1, createdAt: 1 } },
+      { keys: { email: 1 }, unique: true },
+      { keys: { email: 1 }, expireAfterSeconds: 60 },
+    ];
     for (const spec of refusedSpecs) {
-      const refused = await users.createIndex({ ...spec, substring: true, name: 'other' }).then(() => null, (error: Error) => error.message);
+      const refused = await users.createIndex({ ...spec, substring: true, name: 'other' }).then(
+        () => null,
+        (error: Error) => error.message,
+      );
       expect(refused, JSON.stringify(spec)).to.match(/substring index/);
     }
     await store.close();
   });
 
-  it('answers a TTL field\'s lower bound that every stored document meets as a collection without indexes does', async () => {
+  it("answers a TTL field's lower bound that every stored document meets as a collection without indexes does", async () => {
     const store = createMemoryDocumentStore();
     const [plain, indexed] = [store.collection('plain'), store.collection('indexed')];
-    for (const collection of [plain, indexed]) await collection.createIndex({ keys: { expiresAt: 1 }, expireAfterSeconds: 0 });
+    for (const collection of [plain, indexed])
+      await collection.createIndex({ keys: { expiresAt: 1 }, expireAfterSeconds: 0 });
     await indexed.createIndex({ keys: { g: 1, t: -1 } });
     const now = Date.now();
     const docs = Array.from({ length: 400 }, (_, n) => ({
-      _id: `d${n}`, g: GROUPS[n % 3], t: n % 50, expiresAt: new Date(now + 60_000 + (n % 7) * 1000),
+      _id: `d${n}`,
+      g: GROUPS[n % 3],
+      t: n % 50,
+      expiresAt: new Date(now + 60_000 + (n % 7) * 1000),
     }));
     for (const collection of [plain, indexed]) await collection.insertMany(structuredClone(docs));
     const compare = async (label: string) => {
@@ -169,10 +254,17 @@ describe('embedded store: indexes never change an answer', () => {
         { g: 'c', expiresAt: { $gt: new Date(), $lt: new Date(now + 62_500) } },
       ];
       for (const filter of filters) {
-        for (const options of [{ sort: { t: -1, _id: -1 }, limit: 7 }, { sort: { t: -1, _id: -1 }, skip: 30, limit: 5 }] as FindOptions[]) {
-          expect(await indexed.find(filter, options), `${label} ${JSON.stringify(filter)}`).to.deep.equal(await plain.find(filter, options));
+        for (const options of [
+          { sort: { t: -1, _id: -1 }, limit: 7 },
+          { sort: { t: -1, _id: -1 }, skip: 30, limit: 5 },
+        ] as FindOptions[]) {
+          expect(await indexed.find(filter, options), `${label} ${JSON.stringify(filter)}`).to.deep.equal(
+            await plain.find(filter, options),
+          );
         }
-        expect(await indexed.countDocuments(filter), `${label} count ${JSON.stringify(filter)}`).to.equal(await plain.countDocuments(filter));
+        expect(await indexed.countDocuments(filter), `${label} count ${JSON.stringify(filter)}`).to.equal(
+          await plain.countDocuments(filter),
+        );
       }
     };
     await compare('every document dated');
@@ -191,10 +283,28 @@ describe('embedded store: indexes never change an answer', () => {
     await users.createIndex({ keys: { email: 1 }, substring: true, name: 'email_substring' });
     await users.insertMany(Array.from({ length: 300 }, (_, n) => ({ _id: `u${n}`, email: `user${n}@example.com` })));
     const found = await users.find({ $and: [{}, { $or: [{ _id: /ER29/i }, { email: /ER29/i }] }] });
-    expect(found.map((doc) => doc._id)).to.deep.equal(['u29', 'u290', 'u291', 'u292', 'u293', 'u294', 'u295', 'u296', 'u297', 'u298', 'u299']);
-    const duplicate = await users.insertOne({ email: 'user7@example.com' }).then(() => null, (error: { code?: number }) => error.code);
+    expect(found.map((doc) => doc._id)).to.deep.equal([
+      'u29',
+      'u290',
+      'u291',
+      'u292',
+      'u293',
+      'u294',
+      'u295',
+      'u296',
+      'u297',
+      'u298',
+      'u299',
+    ]);
+    const duplicate = await users.insertOne({ email: 'user7@example.com' }).then(
+      () => null,
+      (error: { code?: number }) => error.code,
+    );
     expect(duplicate).to.equal(11000);
-    const second = await users.createIndex({ keys: { email: 1 }, name: 'email_again' }).then(() => null, (error: Error) => error.message);
+    const second = await users.createIndex({ keys: { email: 1 }, name: 'email_again' }).then(
+      () => null,
+      (error: Error) => error.message,
+    );
     expect(second).to.match(/same keys already exists as email_1/);
     await store.close();
   });

@@ -17,8 +17,12 @@ describe('embedded store: lookups through a unique index', () => {
     await c.createIndex({ keys: { name: 1 }, unique: true, sparse: true });
     await c.createIndex({ keys: { expiresAt: 1 }, expireAfterSeconds: 0 });
     await c.insertMany([
-      { _id: 'plain', name: 'a' }, { _id: 'several', name: ['b', 'c'] }, { _id: 'kind', name: 'd', kind: 'x' },
-      { _id: 'unnamed', other: 1 }, { _id: 'number', name: 5 }, { _id: 'expired', name: 'e', expiresAt: new Date(Date.now() - 1) },
+      { _id: 'plain', name: 'a' },
+      { _id: 'several', name: ['b', 'c'] },
+      { _id: 'kind', name: 'd', kind: 'x' },
+      { _id: 'unnamed', other: 1 },
+      { _id: 'number', name: 5 },
+      { _id: 'expired', name: 'e', expiresAt: new Date(Date.now() - 1) },
     ]);
   });
   afterEach(() => store.close());
@@ -43,11 +47,13 @@ describe('embedded store: lookups through a unique index', () => {
     expect(await c.findOne({ name: 'b' })).to.equal(null);
     expect(await c.deleteOne({ name: 'd' })).to.equal(1);
     expect(await c.findOne({ name: 'd' })).to.equal(null);
-    await store.transaction(async () => {
-      await c.updateOne({ name: 'c' }, { $set: { name: 'c2' } });
-      expect((await c.findOne({ name: 'c2' }))?._id).to.equal('several');
-      throw new Error('rolled back');
-    }).catch(() => undefined);
+    await store
+      .transaction(async () => {
+        await c.updateOne({ name: 'c' }, { $set: { name: 'c2' } });
+        expect((await c.findOne({ name: 'c2' }))?._id).to.equal('several');
+        throw new Error('rolled back');
+      })
+      .catch(() => undefined);
     expect(await c.findOne({ name: 'c2' })).to.equal(null);
     expect((await c.findOne({ name: 'c' }))?._id).to.equal('several');
     expect((await c.updateMany({ name: 'c' }, { $set: { seen: true } })).modifiedCount).to.equal(1);

@@ -24,7 +24,8 @@ describe('entity repository (library)', () => {
   beforeEach(() => {
     store = createMemoryDocumentStore();
     ({ operations: widgets, collection } = createEntityRepository<Widget, WidgetSecrets>(store, 'widgets', {
-      searchFields: ['name', 'colour'], hidden: ['secretDigest'],
+      searchFields: ['name', 'colour'],
+      hidden: ['secretDigest'],
     }));
   });
   afterEach(() => store.close());
@@ -34,7 +35,12 @@ describe('entity repository (library)', () => {
     const inserted: Widget[] = [];
     for (const name of names) {
       created += 1;
-      inserted.push(await widgets.insert({ id: `w${created}`, name, colour: null, createdAt: 1_000 + created }, { secretDigest: `digest of ${name}` }));
+      inserted.push(
+        await widgets.insert(
+          { id: `w${created}`, name, colour: null, createdAt: 1_000 + created },
+          { secretDigest: `digest of ${name}` },
+        ),
+      );
     }
     return inserted;
   };
@@ -77,11 +83,17 @@ describe('entity repository (library)', () => {
     const [blue, , dotted] = await insert('Blue gear', 'red gear', 'a.b');
     await widgets.update(blue!.id, { colour: 'NAVY' });
     expect((await widgets.list({ page: 1, pageSize: 10 }, 'GEAR')).total).to.equal(2);
-    expect((await widgets.list({ page: 1, pageSize: 10 }, 'navy')).items.map((w) => w.id), 'any search field').to.deep.equal([blue!.id]);
+    expect(
+      (await widgets.list({ page: 1, pageSize: 10 }, 'navy')).items.map((w) => w.id),
+      'any search field',
+    ).to.deep.equal([blue!.id]);
     expect((await widgets.list({ page: 1, pageSize: 10 }, 'a.b')).items.map((w) => w.id)).to.deep.equal([dotted!.id]);
     expect((await widgets.list({ page: 1, pageSize: 10 }, 'a.')).total, 'a dot is not a wildcard').to.equal(1);
     expect((await widgets.list({ page: 1, pageSize: 10 }, '(')).total, 'nor is a parenthesis an error').to.equal(0);
-    expect((await widgets.list({ page: 1, pageSize: 10 }, 'gear', { name: 'red gear' })).total, 'within the filter').to.equal(1);
+    expect(
+      (await widgets.list({ page: 1, pageSize: 10 }, 'gear', { name: 'red gear' })).total,
+      'within the filter',
+    ).to.equal(1);
   });
 
   it('updates only the given fields and answers the entity as it is now', async () => {
@@ -89,7 +101,9 @@ describe('entity repository (library)', () => {
     const updated = await widgets.update(gear!.id, { colour: 'green' });
     expect(updated).to.deep.equal({ ...gear, colour: 'green' });
     expect(await widgets.findById(gear!.id)).to.deep.equal(updated);
-    expect(await collection.findOne({ _id: gear!.id }), 'private fields untouched').to.include({ secretDigest: 'digest of gear' });
+    expect(await collection.findOne({ _id: gear!.id }), 'private fields untouched').to.include({
+      secretDigest: 'digest of gear',
+    });
     expect(await widgets.update('missing', { colour: 'green' })).to.equal(null);
   });
 
@@ -103,7 +117,8 @@ describe('entity repository (library)', () => {
 
   it('presents documents its own way when given a presenter', async () => {
     const { operations } = createEntityRepository<Widget>(store, 'shouting', {
-      searchFields: ['name'], present: ({ _id, ...widget }) => ({ ...widget, name: widget.name.toUpperCase() }),
+      searchFields: ['name'],
+      present: ({ _id, ...widget }) => ({ ...widget, name: widget.name.toUpperCase() }),
     });
     await operations.insert({ id: 's1', name: 'quiet', colour: null, createdAt: 1 });
     expect((await operations.findById('s1'))?.name).to.equal('QUIET');

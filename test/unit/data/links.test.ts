@@ -33,7 +33,7 @@ describe('links (library)', () => {
     }
   }
 
-  it('lists an owner\'s targets in the order they were added', async () => {
+  it("lists an owner's targets in the order they were added", async () => {
     await addInTurn(alice, ['viewer', 'admin', 'editor']);
     expect(await memberRoles.targetsOf(alice)).to.deep.equal(['viewer', 'admin', 'editor']);
     expect(await memberRoles.targetsOf(bob)).to.deep.equal([]);
@@ -70,10 +70,13 @@ describe('links (library)', () => {
     expect(await memberRoles.targetsOf(alice)).to.deep.equal(['viewer']);
   });
 
-  it('replaces an owner\'s targets and reports what it added and removed', async () => {
+  it("replaces an owner's targets and reports what it added and removed", async () => {
     await addInTurn(alice, ['admin', 'viewer']);
     await memberRoles.add(bob, ['admin']);
-    expect(await memberRoles.replace(alice, ['viewer', 'editor', 'editor'])).to.deep.equal({ added: ['editor'], removed: ['admin'] });
+    expect(await memberRoles.replace(alice, ['viewer', 'editor', 'editor'])).to.deep.equal({
+      added: ['editor'],
+      removed: ['admin'],
+    });
     expect(await memberRoles.targetsOf(alice)).to.have.members(['viewer', 'editor']);
     expect(await memberRoles.replace(alice, ['viewer', 'editor'])).to.deep.equal({ added: [], removed: [] });
     expect(await memberRoles.replace(alice, [])).to.deep.equal({ added: [], removed: ['viewer', 'editor'] });

@@ -7,14 +7,31 @@ import type { User } from '../../../lib/users/repository.ts';
 import { withFakeClock } from '../../support/clock.ts';
 
 const USER: User = {
-  id: 'u1', username: 'ada', primaryEmail: null, primaryPhone: null, name: null, avatar: null, customData: {},
-  identities: {}, profile: {}, applicationId: null, isSuspended: false, hasPassword: false, lastSignInAt: null,
-  createdAt: 1, updatedAt: 1,
+  id: 'u1',
+  username: 'ada',
+  primaryEmail: null,
+  primaryPhone: null,
+  name: null,
+  avatar: null,
+  customData: {},
+  identities: {},
+  profile: {},
+  applicationId: null,
+  isSuspended: false,
+  hasPassword: false,
+  lastSignInAt: null,
+  createdAt: 1,
+  updatedAt: 1,
 };
 const SCOPE: Scope = { id: 's1', resourceId: 'r1', name: 'read', description: null, createdAt: 1 };
 const MANAGEMENT: ManagementContext = {
-  ip: '203.0.113.7', userAgent: 'crm/2.1', path: '/roles/r1/scopes', method: 'POST', status: 201,
-  params: { id: 'r1' }, matchedRoute: '/roles/:id/scopes',
+  ip: '203.0.113.7',
+  userAgent: 'crm/2.1',
+  path: '/roles/r1/scopes',
+  method: 'POST',
+  status: 201,
+  params: { id: 'r1' },
+  matchedRoute: '/roles/:id/scopes',
 };
 
 /** A bus and what its listener received, as the JSON webhook consumers get (key order included). */
@@ -28,52 +45,79 @@ function recordingBus(): { bus: EventBus; received: () => string[] } {
 }
 
 describe('event bus: emit stamps time and context', () => {
-  it('builds an interaction event in Logto\'s field order, with the time it was emitted', () => withFakeClock(async (clock) => {
-    const { bus, received } = recordingBus();
-    clock.advance(1234);
-    const now = new Date().toISOString();
-    await bus.emit('PostSignIn', { userId: 'u1', user: USER, application: undefined }, {
-      sessionId: 'sess', userIp: '198.51.100.4', userAgent: 'Mozilla/5.0',
-    });
-    expect(received()).to.deep.equal([JSON.stringify({
-      event: 'PostSignIn', createdAt: now, interactionEvent: 'SignIn', sessionId: 'sess', userId: 'u1',
-      userIp: '198.51.100.4', userAgent: 'Mozilla/5.0', user: USER,
-    })]);
-  }));
+  it("builds an interaction event in Logto's field order, with the time it was emitted", () =>
+    withFakeClock(async (clock) => {
+      const { bus, received } = recordingBus();
+      clock.advance(1234);
+      const now = new Date().toISOString();
+      await bus.emit(
+        'PostSignIn',
+        { userId: 'u1', user: USER, application: undefined },
+        {
+          sessionId: 'sess',
+          userIp: '198.51.100.4',
+          userAgent: 'Mozilla/5.0',
+        },
+      );
+      expect(received()).to.deep.equal([
+        JSON.stringify({
+          event: 'PostSignIn',
+          createdAt: now,
+          interactionEvent: 'SignIn',
+          sessionId: 'sess',
+          userId: 'u1',
+          userIp: '198.51.100.4',
+          userAgent: 'Mozilla/5.0',
+          user: USER,
+        }),
+      ]);
+    }));
 
-  it('emits the data events of one request as one batch: one time, the context, extra fields, then data', () => withFakeClock(async () => {
-    const { bus, received } = recordingBus();
-    let batches = 0;
-    bus.subscribe(async () => {
-      batches += 1;
-    });
-    await bus.emitAll(MANAGEMENT, [
-      { event: 'Role.Scopes.Updated', payload: { roleId: 'r1', data: [SCOPE] } },
-      { event: 'User.Data.Updated', payload: { data: USER } },
-    ]);
-    const createdAt = new Date().toISOString();
-    expect(batches).to.equal(1);
-    expect(received()).to.deep.equal([
-      JSON.stringify({ event: 'Role.Scopes.Updated', createdAt, ...MANAGEMENT, roleId: 'r1', data: [SCOPE] }),
-      JSON.stringify({ event: 'User.Data.Updated', createdAt, ...MANAGEMENT, data: USER }),
-    ]);
-  }));
+  it('emits the data events of one request as one batch: one time, the context, extra fields, then data', () =>
+    withFakeClock(async () => {
+      const { bus, received } = recordingBus();
+      let batches = 0;
+      bus.subscribe(async () => {
+        batches += 1;
+      });
+      await bus.emitAll(MANAGEMENT, [
+        { event: 'Role.Scopes.Updated', payload: { roleId: 'r1', data: [SCOPE] } },
+        { event: 'User.Data.Updated', payload: { data: USER } },
+      ]);
+      const createdAt = new Date().toISOString();
+      expect(batches).to.equal(1);
+      expect(received()).to.deep.equal([
+        JSON.stringify({ event: 'Role.Scopes.Updated', createdAt, ...MANAGEMENT, roleId: 'r1', data: [SCOPE] }),
+        JSON.stringify({ event: 'User.Data.Updated', createdAt, ...MANAGEMENT, data: USER }),
+      ]);
+    }));
 
-  it('gives exception events their own fields, after what is known of their request', () => withFakeClock(async () => {
-    const { bus, received } = recordingBus();
-    const createdAt = new Date().toISOString();
-    await bus.emit('Identifier.Lockout', { type: 'username', value: 'ada' });
-    await bus.emit('Message.RateLimited', { action: 'SignIn', recipient: 'ada@example.com' }, {
-      ip: '198.51.100.4', userAgent: undefined, interactionEvent: 'SignIn',
-    });
-    expect(received()).to.deep.equal([
-      JSON.stringify({ event: 'Identifier.Lockout', createdAt, type: 'username', value: 'ada' }),
-      JSON.stringify({
-        event: 'Message.RateLimited', createdAt, ip: '198.51.100.4', interactionEvent: 'SignIn', action: 'SignIn',
-        recipient: 'ada@example.com',
-      }),
-    ]);
-  }));
+  it('gives exception events their own fields, after what is known of their request', () =>
+    withFakeClock(async () => {
+      const { bus, received } = recordingBus();
+      const createdAt = new Date().toISOString();
+      await bus.emit('Identifier.Lockout', { type: 'username', value: 'ada' });
+      await bus.emit(
+        'Message.RateLimited',
+        { action: 'SignIn', recipient: 'ada@example.com' },
+        {
+          ip: '198.51.100.4',
+          userAgent: undefined,
+          interactionEvent: 'SignIn',
+        },
+      );
+      expect(received()).to.deep.equal([
+        JSON.stringify({ event: 'Identifier.Lockout', createdAt, type: 'username', value: 'ada' }),
+        JSON.stringify({
+          event: 'Message.RateLimited',
+          createdAt,
+          ip: '198.51.100.4',
+          interactionEvent: 'SignIn',
+          action: 'SignIn',
+          recipient: 'ada@example.com',
+        }),
+      ]);
+    }));
 
   it('publishes nothing for an empty batch', async () => {
     const { bus, received } = recordingBus();

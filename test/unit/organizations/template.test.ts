@@ -2,7 +2,10 @@
 import { expect } from 'chai';
 import { createMemoryDocumentStore } from '../../../adapters/memory/documents.ts';
 import { DomainError } from '../../../lib/errors.ts';
-import { createOrganizationTemplateLibrary, type OrganizationTemplateLibrary } from '../../../lib/organizations/template.ts';
+import {
+  createOrganizationTemplateLibrary,
+  type OrganizationTemplateLibrary,
+} from '../../../lib/organizations/template.ts';
 import type { DocumentStore } from '../../../lib/ports/documents.ts';
 import { createRepositories, prepareRepositories } from '../../../lib/repositories.ts';
 
@@ -38,14 +41,19 @@ describe('organization template (library)', () => {
     const role = await template.createRole({ name: 'viewer' }, [read.id]);
     expect(role).to.include({ name: 'viewer', description: null, type: 'User' });
     expect(await template.scopesOfRole(role.id)).to.deep.equal([read]);
-    const machine = await template.createRole({ name: 'bot', description: 'for machines', type: 'MachineToMachine' }, []);
+    const machine = await template.createRole(
+      { name: 'bot', description: 'for machines', type: 'MachineToMachine' },
+      [],
+    );
     expect(machine).to.include({ description: 'for machines', type: 'MachineToMachine' });
   });
 
   it('refuses a role with an unknown scope, naming it, and creates nothing', async () => {
     const read = await template.createScope({ name: 'read' });
     const refused = await refusal(template.createRole({ name: 'viewer' }, [read.id, 'missing-scope']));
-    expect(refused.code, 'Logto\'s code for a relation naming nothing').to.equal('entity.relation_foreign_key_not_found');
+    expect(refused.code, "Logto's code for a relation naming nothing").to.equal(
+      'entity.relation_foreign_key_not_found',
+    );
     expect(refused.message).to.include('missing-scope');
     expect((await template.listRoles(PAGE)).total).to.equal(0);
   });
@@ -53,14 +61,20 @@ describe('organization template (library)', () => {
   it('keeps role and scope names unique', async () => {
     const viewer = await template.createRole({ name: 'viewer' }, []);
     const editor = await template.createRole({ name: 'editor' }, []);
-    expect((await refusal(template.createRole({ name: 'viewer' }, []))).code).to.equal('entity.unique_integrity_violation');
-    expect((await refusal(template.updateRole(editor.id, { name: 'viewer' }))).code).to.equal('entity.unique_integrity_violation');
+    expect((await refusal(template.createRole({ name: 'viewer' }, []))).code).to.equal(
+      'entity.unique_integrity_violation',
+    );
+    expect((await refusal(template.updateRole(editor.id, { name: 'viewer' }))).code).to.equal(
+      'entity.unique_integrity_violation',
+    );
     expect(await template.updateRole(viewer.id, { name: 'viewer' }), 'its own name').to.include({ name: 'viewer' });
 
     const read = await template.createScope({ name: 'read' });
     await template.createScope({ name: 'write' });
     expect((await refusal(template.createScope({ name: 'read' }))).code).to.equal('entity.unique_integrity_violation');
-    expect((await refusal(template.updateScope(read.id, { name: 'write' }))).code).to.equal('entity.unique_integrity_violation');
+    expect((await refusal(template.updateScope(read.id, { name: 'write' }))).code).to.equal(
+      'entity.unique_integrity_violation',
+    );
   });
 
   it('lists roles with the id and name of each of their scopes', async () => {
@@ -74,18 +88,27 @@ describe('organization template (library)', () => {
     expect(scopesOf(viewer.id)).to.deep.equal([summary(read)]);
     expect(scopesOf(editor.id)).to.have.deep.members([summary(read), summary(write)]);
     expect(scopesOf(bare.id)).to.deep.equal([]);
-    expect((await template.listRoles(PAGE, 'EDIT')).items.map((role) => role.id), 'searched by name').to.deep.equal([editor.id]);
+    expect(
+      (await template.listRoles(PAGE, 'EDIT')).items.map((role) => role.id),
+      'searched by name',
+    ).to.deep.equal([editor.id]);
   });
 
-  it('adds, replaces and removes a role\'s scopes, checking each exists', async () => {
+  it("adds, replaces and removes a role's scopes, checking each exists", async () => {
     const [read, write, admin] = [
-      await template.createScope({ name: 'read' }), await template.createScope({ name: 'write' }), await template.createScope({ name: 'admin' }),
+      await template.createScope({ name: 'read' }),
+      await template.createScope({ name: 'write' }),
+      await template.createScope({ name: 'admin' }),
     ];
     const role = await template.createRole({ name: 'editor' }, [read.id]);
     expect(await template.addRoleScopes(role.id, [read.id, write.id])).to.have.deep.members([read, write]);
-    expect((await refusal(template.addRoleScopes(role.id, ['missing']))).code).to.equal('entity.relation_foreign_key_not_found');
+    expect((await refusal(template.addRoleScopes(role.id, ['missing']))).code).to.equal(
+      'entity.relation_foreign_key_not_found',
+    );
     expect(await template.replaceRoleScopes(role.id, [admin.id])).to.deep.equal([admin]);
-    expect((await refusal(template.replaceRoleScopes(role.id, [read.id, 'missing']))).code).to.equal('entity.relation_foreign_key_not_found');
+    expect((await refusal(template.replaceRoleScopes(role.id, [read.id, 'missing']))).code).to.equal(
+      'entity.relation_foreign_key_not_found',
+    );
     expect(await template.scopesOfRole(role.id), 'a refused replacement changes nothing').to.deep.equal([admin]);
     expect(await template.removeRoleScope(role.id, admin.id)).to.deep.equal([]);
     const notLinked = await refusal(template.removeRoleScope(role.id, admin.id));
@@ -96,13 +119,19 @@ describe('organization template (library)', () => {
   it('answers not found for an unknown role or scope on every operation', async () => {
     const read = await template.createScope({ name: 'read' });
     const operations = [
-      () => template.mustFindRole('missing'), () => template.mustFindScope('missing'),
-      () => template.updateRole('missing', { name: 'x' }), () => template.deleteRole('missing'),
-      () => template.scopesOfRole('missing'), () => template.addRoleScopes('missing', [read.id]),
-      () => template.replaceRoleScopes('missing', []), () => template.removeRoleScope('missing', read.id),
-      () => template.updateScope('missing', { name: 'x' }), () => template.deleteScope('missing'),
+      () => template.mustFindRole('missing'),
+      () => template.mustFindScope('missing'),
+      () => template.updateRole('missing', { name: 'x' }),
+      () => template.deleteRole('missing'),
+      () => template.scopesOfRole('missing'),
+      () => template.addRoleScopes('missing', [read.id]),
+      () => template.replaceRoleScopes('missing', []),
+      () => template.removeRoleScope('missing', read.id),
+      () => template.updateScope('missing', { name: 'x' }),
+      () => template.deleteScope('missing'),
     ];
-    for (const operation of operations) expect((await refusal(operation())).code, String(operation)).to.equal('entity.not_exists_with_id');
+    for (const operation of operations)
+      expect((await refusal(operation())).code, String(operation)).to.equal('entity.not_exists_with_id');
   });
 
   it('takes a deleted scope out of every role, and a deleted role with its links', async () => {

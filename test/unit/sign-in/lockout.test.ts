@@ -23,7 +23,11 @@ describe('sign-in lockout (library)', () => {
     bus.subscribe(async (events) => {
       published.push(...events);
     });
-    lockout = createLockout({ kv: createMemoryKeyValueStore(), bus, policy: { threshold: THRESHOLD, lockSeconds: LOCK_MS / 1000 } });
+    lockout = createLockout({
+      kv: createMemoryKeyValueStore(),
+      bus,
+      policy: { threshold: THRESHOLD, lockSeconds: LOCK_MS / 1000 },
+    });
   });
   afterEach(() => clock.uninstall());
 
@@ -45,7 +49,10 @@ describe('sign-in lockout (library)', () => {
     expect(await lockout.reserve(alice, 'u1'), 'refused unchecked while locked').to.equal(null);
     expect(published).to.have.length(1);
     expect(published[0]).to.deep.equal({
-      event: 'Identifier.Lockout', createdAt: new Date().toISOString(), type: 'username', value: 'alice',
+      event: 'Identifier.Lockout',
+      createdAt: new Date().toISOString(),
+      type: 'username',
+      value: 'alice',
     });
   });
 

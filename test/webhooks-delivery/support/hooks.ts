@@ -13,7 +13,10 @@ export const REDIS_URL = process.env.TEST_REDIS_URL ?? process.env.REDIS_URL ?? 
  * workers started from this environment alone.
  */
 export const FAST_ENV = {
-  WEBHOOK_RETRY_DELAYS_MS: '50,100', WEBHOOK_TIMEOUT_MS: '2000', LOG_LEVEL: 'silent', WEBHOOK_ALLOWED_NETWORKS: LOOPBACK_NETWORKS,
+  WEBHOOK_RETRY_DELAYS_MS: '50,100',
+  WEBHOOK_TIMEOUT_MS: '2000',
+  LOG_LEVEL: 'silent',
+  WEBHOOK_ALLOWED_NETWORKS: LOOPBACK_NETWORKS,
 };
 
 export type Backend = 'memory' | 'bullmq';
@@ -29,7 +32,10 @@ export function uniqueQueueName(label: string): string {
  * embedded documents and no WEBHOOK_QUEUE_NAME, the BullMQ queue is private to the instance and removed
  * on close, so parallel runs never share jobs.
  */
-export function startHookService(backend: Backend, env: Record<string, string | undefined> = {}): Promise<RunningService> {
+export function startHookService(
+  backend: Backend,
+  env: Record<string, string | undefined> = {},
+): Promise<RunningService> {
   return startService({ env: { ...FAST_ENV, REDIS_URL: backend === 'bullmq' ? REDIS_URL : undefined, ...env } });
 }
 

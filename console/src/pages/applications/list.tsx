@@ -12,7 +12,9 @@ import { APPLICATION_TYPES, typeLabel, type Application, type ApplicationType } 
 export function ApplicationList() {
   return (
     <ListPage
-      title="Applications" createLabel="Create application" what="applications"
+      title="Applications"
+      createLabel="Create application"
+      what="applications"
       search={{ label: 'Search applications', placeholder: 'Name, id or description' }}
       empty={{ none: 'No applications yet.', noMatch: 'No application matches.' }}
       load={(query, paging) => apiList<Application>('/applications', { ...paging, search: containing(query) })}
@@ -22,7 +24,15 @@ export function ApplicationList() {
         { header: 'Client ID', cell: (app) => <code>{app.id}</code> },
         { header: 'Third-party', cell: (app) => (app.isThirdParty ? 'Yes' : 'No') },
       ]}
-      create={({ open, close, reload }) => <CreateApplication open={open} onClose={() => { close(); reload(); }} />}
+      create={({ open, close, reload }) => (
+        <CreateApplication
+          open={open}
+          onClose={() => {
+            close();
+            reload();
+          }}
+        />
+      )}
     />
   );
 }
@@ -45,7 +55,12 @@ function NewApplication(props: { onClose: () => void }) {
 
   if (created) {
     return (
-      <Created what="Application" name={created.name} open={() => navigate(`/applications/${created.id}`)} onClose={props.onClose}>
+      <Created
+        what="Application"
+        name={created.name}
+        open={() => navigate(`/applications/${created.id}`)}
+        onClose={props.onClose}
+      >
         <SecretBox label="Client ID" value={created.id} note="Public: the application sends it with every request." />
         {created.secret && <SecretBox label="Client secret" value={created.secret} />}
       </Created>
@@ -53,17 +68,35 @@ function NewApplication(props: { onClose: () => void }) {
   }
   return (
     <CreateForm
-      action={action} error={action.actionError(['name', 'type', 'description', 'isThirdParty'])} onCancel={props.onClose}
-      create={() => api<Application>('POST', '/applications', {
-        body: { name, type, ...(description && { description }), isThirdParty: thirdParty },
-      })}
+      action={action}
+      error={action.actionError(['name', 'type', 'description', 'isThirdParty'])}
+      onCancel={props.onClose}
+      create={() =>
+        api<Application>('POST', '/applications', {
+          body: { name, type, ...(description && { description }), isThirdParty: thirdParty },
+        })
+      }
       onCreated={setCreated}
     >
       <TextField label="Name" value={name} onInput={setName} required error={action.fieldError('name')} />
-      <SelectField label="Type" value={type} options={APPLICATION_TYPES} onChange={setType} error={action.fieldError('type')} />
-      <TextField label="Description" value={description} onInput={setDescription} error={action.fieldError('description')} />
+      <SelectField
+        label="Type"
+        value={type}
+        options={APPLICATION_TYPES}
+        onChange={setType}
+        error={action.fieldError('type')}
+      />
+      <TextField
+        label="Description"
+        value={description}
+        onInput={setDescription}
+        error={action.fieldError('description')}
+      />
       <CheckboxField
-        label="Third-party application" checked={thirdParty} onChange={setThirdParty} error={action.fieldError('isThirdParty')}
+        label="Third-party application"
+        checked={thirdParty}
+        onChange={setThirdParty}
+        error={action.fieldError('isThirdParty')}
         hint="Another organisation's app: users are asked for consent, and it can never use token exchange."
       />
     </CreateForm>

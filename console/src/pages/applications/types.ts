@@ -12,5 +12,6 @@ export const APPLICATION_TYPES: ReadonlyArray<{ value: ApplicationType; label: s
 /** An application as the management API answers it; its secret only in the answer that creates it. */
 export type Application = StoredApplication & { secret?: string };
 
-export const typeLabel = (type: ApplicationType) => APPLICATION_TYPES.find((entry) => entry.value === type)?.label ?? type;
+export const typeLabel = (type: ApplicationType) =>
+  APPLICATION_TYPES.find((entry) => entry.value === type)?.label ?? type;
 export const isConfidential = (type: ApplicationType) => type === 'Traditional' || type === 'MachineToMachine';

@@ -12,8 +12,13 @@ import { FACTORIES, socialName, type SocialConnector, type SsoConnector } from '
 export function ConnectorList() {
   return (
     <>
-      <div class="page-head"><h1>Connectors</h1></div>
-      <p class="hint">Other identity providers users sign in with: social connectors appear as “Continue with …” on the sign-in page; enterprise SSO connectors take over for their email domains.</p>
+      <div class="page-head">
+        <h1>Connectors</h1>
+      </div>
+      <p class="hint">
+        Other identity providers users sign in with: social connectors appear as “Continue with …” on the sign-in page;
+        enterprise SSO connectors take over for their email domains.
+      </p>
       <SocialSection />
       <SsoSection />
     </>
@@ -25,21 +30,46 @@ function SocialSection() {
   const [creating, setCreating] = useState(false);
   return (
     <Section title="Social connectors">
-      <div class="actions"><button type="button" onClick={() => setCreating(true)}>Create social connector</button></div>
+      <div class="actions">
+        <button type="button" onClick={() => setCreating(true)}>
+          Create social connector
+        </button>
+      </div>
       <div class="inline-form">
-        {list.error ? <ErrorText error={list.error} /> : !list.data ? <Loading what="social connectors" /> : (
+        {list.error ? (
+          <ErrorText error={list.error} />
+        ) : !list.data ? (
+          <Loading what="social connectors" />
+        ) : (
           <Table
-            caption="Social connectors" captionHidden rows={list.data} rowKey={(connector) => connector.id} empty="No social connectors yet."
+            caption="Social connectors"
+            captionHidden
+            rows={list.data}
+            rowKey={(connector) => connector.id}
+            empty="No social connectors yet."
             columns={[
-              { header: 'Name', cell: (connector) => <Link to={`/connectors/social/${connector.id}`}>{socialName(connector)}</Link> },
-              { header: 'Protocol', cell: (connector) => FACTORIES.find((factory) => factory.value === connector.connectorId)?.label ?? connector.connectorId },
+              {
+                header: 'Name',
+                cell: (connector) => <Link to={`/connectors/social/${connector.id}`}>{socialName(connector)}</Link>,
+              },
+              {
+                header: 'Protocol',
+                cell: (connector) =>
+                  FACTORIES.find((factory) => factory.value === connector.connectorId)?.label ?? connector.connectorId,
+              },
               { header: 'Identity target', cell: (connector) => <code>{connector.target}</code> },
             ]}
           />
         )}
       </div>
       <Dialog title="Create social connector" open={creating} onClose={() => setCreating(false)}>
-        <CreateSocialConnector onCancel={() => setCreating(false)} onCreated={(connector) => { setCreating(false); navigate(`/connectors/social/${connector.id}`); }} />
+        <CreateSocialConnector
+          onCancel={() => setCreating(false)}
+          onCreated={(connector) => {
+            setCreating(false);
+            navigate(`/connectors/social/${connector.id}`);
+          }}
+        />
       </Dialog>
     </Section>
   );
@@ -50,13 +80,28 @@ function SsoSection() {
   const [creating, setCreating] = useState(false);
   return (
     <Section title="Enterprise SSO connectors">
-      <div class="actions"><button type="button" onClick={() => setCreating(true)}>Create enterprise SSO connector</button></div>
+      <div class="actions">
+        <button type="button" onClick={() => setCreating(true)}>
+          Create enterprise SSO connector
+        </button>
+      </div>
       <div class="inline-form">
-        {list.error ? <ErrorText error={list.error} /> : !list.data ? <Loading what="enterprise SSO connectors" /> : (
+        {list.error ? (
+          <ErrorText error={list.error} />
+        ) : !list.data ? (
+          <Loading what="enterprise SSO connectors" />
+        ) : (
           <Table
-            caption="Enterprise SSO connectors" captionHidden rows={list.data} rowKey={(connector) => connector.id} empty="No enterprise SSO connectors yet."
+            caption="Enterprise SSO connectors"
+            captionHidden
+            rows={list.data}
+            rowKey={(connector) => connector.id}
+            empty="No enterprise SSO connectors yet."
             columns={[
-              { header: 'Name', cell: (connector) => <Link to={`/connectors/sso/${connector.id}`}>{connector.connectorName}</Link> },
+              {
+                header: 'Name',
+                cell: (connector) => <Link to={`/connectors/sso/${connector.id}`}>{connector.connectorName}</Link>,
+              },
               { header: 'Email domains', cell: (connector) => connector.domains.join(', ') || '—' },
               { header: 'Issuer', cell: (connector) => <code>{String(connector.config.issuer ?? '—')}</code> },
             ]}
@@ -64,7 +109,13 @@ function SsoSection() {
         )}
       </div>
       <Dialog title="Create enterprise SSO connector" open={creating} onClose={() => setCreating(false)}>
-        <CreateSsoConnector onCancel={() => setCreating(false)} onCreated={(connector) => { setCreating(false); navigate(`/connectors/sso/${connector.id}`); }} />
+        <CreateSsoConnector
+          onCancel={() => setCreating(false)}
+          onCreated={(connector) => {
+            setCreating(false);
+            navigate(`/connectors/sso/${connector.id}`);
+          }}
+        />
       </Dialog>
     </Section>
   );

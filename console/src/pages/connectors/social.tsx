@@ -7,13 +7,21 @@ import { CheckboxField, SelectField, TextField } from '../../components/field.ts
 import { CreateForm } from '../../components/list.tsx';
 import { navigate } from '../../router.ts';
 import {
-  EMPTY_SOCIAL_CONFIG, SOCIAL_CONFIG_FIELDS, SocialConfigFields, socialConfig, socialConfigForm, updatedSocialConfig,
+  EMPTY_SOCIAL_CONFIG,
+  SOCIAL_CONFIG_FIELDS,
+  SocialConfigFields,
+  socialConfig,
+  socialConfigForm,
+  updatedSocialConfig,
 } from './social-config.tsx';
 import { FACTORIES, callbackUrl, socialName, text, unshownError, type SocialConnector } from './types.ts';
 
 const METADATA_FIELDS = ['metadata', 'syncProfile', 'connectorId'];
 
-export function CreateSocialConnector(props: { onCreated: (connector: SocialConnector) => void; onCancel: () => void }) {
+export function CreateSocialConnector(props: {
+  onCreated: (connector: SocialConnector) => void;
+  onCancel: () => void;
+}) {
   const [factory, setFactory] = useState<'oidc' | 'oauth2'>('oidc');
   const [name, setName] = useState('');
   const [target, setTarget] = useState('');
@@ -23,28 +31,66 @@ export function CreateSocialConnector(props: { onCreated: (connector: SocialConn
   const action = useAction();
   return (
     <CreateForm
-      action={action} error={unshownError(action.error, SOCIAL_CONFIG_FIELDS, METADATA_FIELDS)} onCancel={props.onCancel}
-      create={() => api<SocialConnector>('POST', '/connectors', {
-        body: {
-          connectorId: factory, config: socialConfig(form, factory), syncProfile,
-          metadata: { target: target.trim(), name: { en: name.trim() || target.trim() }, ...(logo.trim() && { logo: logo.trim() }) },
-        },
-      })}
+      action={action}
+      error={unshownError(action.error, SOCIAL_CONFIG_FIELDS, METADATA_FIELDS)}
+      onCancel={props.onCancel}
+      create={() =>
+        api<SocialConnector>('POST', '/connectors', {
+          body: {
+            connectorId: factory,
+            config: socialConfig(form, factory),
+            syncProfile,
+            metadata: {
+              target: target.trim(),
+              name: { en: name.trim() || target.trim() },
+              ...(logo.trim() && { logo: logo.trim() }),
+            },
+          },
+        })
+      }
       onCreated={props.onCreated}
     >
-      <SelectField label="Protocol" value={factory} options={FACTORIES} onChange={setFactory} error={action.fieldError('connectorId')} />
-      <TextField label="Display name" value={name} onInput={setName} required error={action.fieldError('metadata.name')} hint="On the sign-in page: “Continue with …”." />
+      <SelectField
+        label="Protocol"
+        value={factory}
+        options={FACTORIES}
+        onChange={setFactory}
+        error={action.fieldError('connectorId')}
+      />
       <TextField
-        label="Identity target" value={target} onInput={setTarget} required error={action.fieldError('metadata.target')}
+        label="Display name"
+        value={name}
+        onInput={setName}
+        required
+        error={action.fieldError('metadata.name')}
+        hint="On the sign-in page: “Continue with …”."
+      />
+      <TextField
+        label="Identity target"
+        value={target}
+        onInput={setTarget}
+        required
+        error={action.fieldError('metadata.target')}
         hint="A short unique key naming the identity on users (identities.<target>), such as github. It cannot change later."
       />
-      <TextField label="Logo URL" type="url" value={logo} onInput={setLogo} error={action.fieldError('metadata.logo')} />
+      <TextField
+        label="Logo URL"
+        type="url"
+        value={logo}
+        onInput={setLogo}
+        error={action.fieldError('metadata.logo')}
+      />
       <SocialConfigFields factory={factory} value={form} onChange={setForm} error={action.error} />
       <CheckboxField
-        label="Update the profile at every sign-in" checked={syncProfile} onChange={setSyncProfile} error={action.fieldError('syncProfile')}
+        label="Update the profile at every sign-in"
+        checked={syncProfile}
+        onChange={setSyncProfile}
+        error={action.fieldError('syncProfile')}
         hint="Copy the name and avatar from the provider each time, not only at registration."
       />
-      <p class="hint">Register this callback URL at the provider: <code>{callbackUrl('social')}</code></p>
+      <p class="hint">
+        Register this callback URL at the provider: <code>{callbackUrl('social')}</code>
+      </p>
     </CreateForm>
   );
 }
@@ -67,9 +113,12 @@ export function SocialConnectorDetails(props: { params: Record<string, string> }
           />
           <SocialSettings connector={current} onSaved={connector.set} key={`settings-${current.id}`} />
           <DeleteSection
-            what="connector" name={socialName(current)} description="Removes “Continue with” this provider from the sign-in page. Users keep their linked identities."
+            what="connector"
+            name={socialName(current)}
+            description="Removes “Continue with” this provider from the sign-in page. Users keep their linked identities."
             consequence="Users who only sign in through this provider can no longer sign in until it is set up again."
-            remove={() => api('DELETE', `/connectors/${encodeURIComponent(current.id)}`)} onDeleted={() => navigate('/connectors')}
+            remove={() => api('DELETE', `/connectors/${encodeURIComponent(current.id)}`)}
+            onDeleted={() => navigate('/connectors')}
           />
         </>
       )}
@@ -87,22 +136,49 @@ function SocialSettings(props: { connector: SocialConnector; onSaved: (connector
   return (
     <Section title="Settings">
       <SaveForm
-        action={action} error={unshownError(action.error, SOCIAL_CONFIG_FIELDS, METADATA_FIELDS)}
-        save={() => api<SocialConnector>('PATCH', `/connectors/${encodeURIComponent(connector.id)}`, {
-          body: {
-            config: updatedSocialConfig(connector.config, form, connector.connectorId), syncProfile,
-            metadata: { name: { ...connector.metadata.name, en: name.trim() }, logo: logo.trim() || null },
-          },
-        })}
+        action={action}
+        error={unshownError(action.error, SOCIAL_CONFIG_FIELDS, METADATA_FIELDS)}
+        save={() =>
+          api<SocialConnector>('PATCH', `/connectors/${encodeURIComponent(connector.id)}`, {
+            body: {
+              config: updatedSocialConfig(connector.config, form, connector.connectorId),
+              syncProfile,
+              metadata: { name: { ...connector.metadata.name, en: name.trim() }, logo: logo.trim() || null },
+            },
+          })
+        }
         onSaved={(updated) => {
           props.onSaved(updated);
           setForm(socialConfigForm(updated.config));
         }}
       >
-        <TextField label="Display name" value={name} onInput={setName} required error={action.fieldError('metadata.name')} />
-        <TextField label="Logo URL" type="url" value={logo} onInput={setLogo} error={action.fieldError('metadata.logo')} />
-        <SocialConfigFields factory={connector.connectorId} value={form} onChange={setForm} error={action.error} storedSecret={text(connector.config.clientSecret)} />
-        <CheckboxField label="Update the profile at every sign-in" checked={syncProfile} onChange={setSyncProfile} error={action.fieldError('syncProfile')} />
+        <TextField
+          label="Display name"
+          value={name}
+          onInput={setName}
+          required
+          error={action.fieldError('metadata.name')}
+        />
+        <TextField
+          label="Logo URL"
+          type="url"
+          value={logo}
+          onInput={setLogo}
+          error={action.fieldError('metadata.logo')}
+        />
+        <SocialConfigFields
+          factory={connector.connectorId}
+          value={form}
+          onChange={setForm}
+          error={action.error}
+          storedSecret={text(connector.config.clientSecret)}
+        />
+        <CheckboxField
+          label="Update the profile at every sign-in"
+          checked={syncProfile}
+          onChange={setSyncProfile}
+          error={action.fieldError('syncProfile')}
+        />
       </SaveForm>
     </Section>
   );

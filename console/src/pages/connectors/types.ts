@@ -17,10 +17,12 @@ export const FACTORIES = [
   { value: 'oauth2', label: 'OAuth 2.0' },
 ] as const;
 
-export const socialName = (connector: SocialConnector) => connector.metadata.name?.en ?? Object.values(connector.metadata.name ?? {})[0] ?? connector.target;
+export const socialName = (connector: SocialConnector) =>
+  connector.metadata.name?.en ?? Object.values(connector.metadata.name ?? {})[0] ?? connector.target;
 
 /** The callback URL to register at every provider of a kind (the service's sign-in pages receive it). */
-export const callbackUrl = (kind: 'social' | 'sso') => `${config.baseUrl.replace(/\/+$/, '')}/interaction/callback/${kind}`;
+export const callbackUrl = (kind: 'social' | 'sso') =>
+  `${config.baseUrl.replace(/\/+$/, '')}/interaction/callback/${kind}`;
 
 /**
  * What the API said about one field of a connector's config: it checks the config against the connector's kind and
@@ -28,7 +30,8 @@ export const callbackUrl = (kind: 'social' | 'sso') => `${config.baseUrl.replace
  */
 export function configError(error: unknown, field: string): string | undefined {
   if (!(error instanceof ApiError)) return undefined;
-  const messages = error.issues.filter((issue) => issue.path === `config.${field}` || issue.path.startsWith(`config.${field}.`))
+  const messages = error.issues
+    .filter((issue) => issue.path === `config.${field}` || issue.path.startsWith(`config.${field}.`))
     .map((issue) => issue.message);
   return messages.length ? messages.join('; ') : undefined;
 }
@@ -38,7 +41,11 @@ export function unshownError(error: unknown, shown: readonly string[], bodyField
   if (!(error instanceof ApiError)) return error;
   if (error.isAboutFields(bodyFields)) return undefined;
   const issues = error.issues;
-  const atFields = issues.length > 0 && issues.every((issue) => shown.some((field) => issue.path === `config.${field}` || issue.path.startsWith(`config.${field}.`)));
+  const atFields =
+    issues.length > 0 &&
+    issues.every((issue) =>
+      shown.some((field) => issue.path === `config.${field}` || issue.path.startsWith(`config.${field}.`)),
+    );
   return atFields ? undefined : error;
 }
 

@@ -11,14 +11,19 @@ import './editor.css';
  * replace the text gives the field a new `key`.
  */
 export function CodeField(props: {
-  label: string; initialValue: string; onChange: (value: string) => void; error?: string | undefined; hint?: string;
+  label: string;
+  initialValue: string;
+  onChange: (value: string) => void;
+  error?: string | undefined;
+  hint?: string;
 }) {
   const id = useId();
   const host = useRef<HTMLDivElement>(null);
   const view = useRef<EditorView | undefined>(undefined);
   const [ready, setReady] = useState(false);
   const [failed, setFailed] = useState<unknown>();
-  const describedBy = [props.hint ? `${id}-hint` : '', props.error ? `${id}-error` : ''].filter(Boolean).join(' ') || undefined;
+  const describedBy =
+    [props.hint ? `${id}-hint` : '', props.error ? `${id}-error` : ''].filter(Boolean).join(' ') || undefined;
   const latest = useRef(props.onChange);
   latest.current = props.onChange;
 
@@ -27,7 +32,11 @@ export function CodeField(props: {
     void import('./editor.ts').then(({ createEditor }) => {
       if (cancelled || !host.current) return;
       view.current = createEditor({
-        parent: host.current, doc: props.initialValue, label: props.label, describedBy, onChange: (text) => latest.current(text),
+        parent: host.current,
+        doc: props.initialValue,
+        label: props.label,
+        describedBy,
+        onChange: (text) => latest.current(text),
       });
       setReady(true);
     }, setFailed);
@@ -48,12 +57,26 @@ export function CodeField(props: {
 
   return (
     <div class={`field code-field${props.error ? ' invalid' : ''}`}>
-      <p class="group-label" id={`${id}-label`}>{props.label}</p>
+      <p class="group-label" id={`${id}-label`}>
+        {props.label}
+      </p>
       <div ref={host} class="code-editor" />
-      {!ready && !failed && <p class="loading" role="status">Loading the editor…</p>}
+      {!ready && !failed && (
+        <p class="loading" role="status">
+          Loading the editor…
+        </p>
+      )}
       <ErrorText error={failed} />
-      {props.hint && <p class="hint" id={`${id}-hint`}>{props.hint}</p>}
-      {props.error && <p class="field-error" id={`${id}-error`}>{props.error}</p>}
+      {props.hint && (
+        <p class="hint" id={`${id}-hint`}>
+          {props.hint}
+        </p>
+      )}
+      {props.error && (
+        <p class="field-error" id={`${id}-error`}>
+          {props.error}
+        </p>
+      )}
     </div>
   );
 }

@@ -8,7 +8,11 @@ import { config } from '../../config.ts';
  * Tab is left to moving the focus, so keyboard users can leave the editor; its content element carries the label.
  */
 export function createEditor(options: {
-  parent: HTMLElement; doc: string; label: string; describedBy?: string; onChange: (text: string) => void;
+  parent: HTMLElement;
+  doc: string;
+  label: string;
+  describedBy?: string;
+  onChange: (text: string) => void;
 }): EditorView {
   return new EditorView({
     parent: options.parent,

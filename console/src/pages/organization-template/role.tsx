@@ -14,7 +14,11 @@ export function OrganizationRoleDetails(props: { params: Record<string, string> 
   const id = props.params.id!;
   const role = useLoad(() => api<OrganizationRole>('GET', `/organization-roles/${encodeURIComponent(id)}`), [id]);
   return (
-    <DetailsPage record={role} back={{ to: '/organization-template', label: 'Organization template' }} what="the organization role">
+    <DetailsPage
+      record={role}
+      back={{ to: '/organization-template', label: 'Organization template' }}
+      what="the organization role"
+    >
       {(current) => {
         const path = `/organization-roles/${encodeURIComponent(current.id)}`;
         return (
@@ -29,13 +33,18 @@ export function OrganizationRoleDetails(props: { params: Record<string, string> 
             <SettingsSection role={current} onSaved={role.set} key={`settings-${current.id}`} />
             <OrganizationPermissions path={`${path}/scopes`} />
             <ApiPermissions
-              path={`${path}/resource-scopes`} title="API permissions" managementAllowed={false}
+              path={`${path}/resource-scopes`}
+              title="API permissions"
+              managementAllowed={false}
               description="API resource scopes this role grants in organization tokens."
             />
             <DeleteSection
-              what="organization role" name={current.name} description="Takes this role away from every member in every organization. This cannot be undone."
+              what="organization role"
+              name={current.name}
+              description="Takes this role away from every member in every organization. This cannot be undone."
               consequence="Members holding it lose its permissions in their next organization token."
-              remove={() => api('DELETE', path)} onDeleted={() => navigate('/organization-template')}
+              remove={() => api('DELETE', path)}
+              onDeleted={() => navigate('/organization-template')}
             />
           </>
         );
@@ -52,14 +61,22 @@ function SettingsSection(props: { role: OrganizationRole; onSaved: (role: Organi
   return (
     <Section title="Settings">
       <SaveForm
-        action={action} error={action.actionError(['name', 'description'])}
-        save={() => api<OrganizationRole>('PATCH', `/organization-roles/${encodeURIComponent(role.id)}`, {
-          body: { name, description: description || null },
-        })}
+        action={action}
+        error={action.actionError(['name', 'description'])}
+        save={() =>
+          api<OrganizationRole>('PATCH', `/organization-roles/${encodeURIComponent(role.id)}`, {
+            body: { name, description: description || null },
+          })
+        }
         onSaved={props.onSaved}
       >
         <TextField label="Name" value={name} onInput={setName} required error={action.fieldError('name')} />
-        <TextField label="Description" value={description} onInput={setDescription} error={action.fieldError('description')} />
+        <TextField
+          label="Description"
+          value={description}
+          onInput={setDescription}
+          error={action.fieldError('description')}
+        />
       </SaveForm>
     </Section>
   );
@@ -71,7 +88,10 @@ function OrganizationPermissions(props: { path: string }) {
   return (
     <Section title="Organization permissions" description="Organization scopes this role grants.">
       <LinkedItems
-        linked={held} caption="Organization permissions of this role" what="organization permissions" empty="No organization permissions yet."
+        linked={held}
+        caption="Organization permissions of this role"
+        what="organization permissions"
+        empty="No organization permissions yet."
         columns={[
           { header: 'Permission', cell: (scope) => <code>{scope.name}</code> },
           { header: 'Description', cell: (scope) => scope.description || '—' },
@@ -79,9 +99,17 @@ function OrganizationPermissions(props: { path: string }) {
         removeLabel={(scope) => `Remove organization permission ${scope.name}`}
         unlink={(scope) => api('DELETE', `${props.path}/${encodeURIComponent(scope.id)}`)}
         add={{
-          label: 'Organization permission to add', button: 'Add organization permission', field: 'organizationScopeIds',
-          candidates: all.data?.items.map((scope) => ({ value: scope.id, label: scope.name })), candidatesError: all.error,
-          none: <>No other organization permission to add: define them in the <Link to="/organization-template">organization template</Link>.</>,
+          label: 'Organization permission to add',
+          button: 'Add organization permission',
+          field: 'organizationScopeIds',
+          candidates: all.data?.items.map((scope) => ({ value: scope.id, label: scope.name })),
+          candidatesError: all.error,
+          none: (
+            <>
+              No other organization permission to add: define them in the{' '}
+              <Link to="/organization-template">organization template</Link>.
+            </>
+          ),
           link: (id) => api('POST', props.path, { body: { organizationScopeIds: [id] } }),
         }}
       />

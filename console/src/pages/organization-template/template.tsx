@@ -12,7 +12,9 @@ import type { OrganizationRole, OrganizationScope } from '../organizations/types
 export function OrganizationTemplate() {
   return (
     <>
-      <div class="page-head"><h1>Organization template</h1></div>
+      <div class="page-head">
+        <h1>Organization template</h1>
+      </div>
       <p class="hint">
         Every <Link to="/organizations">organization</Link> shares these roles and permissions: a member holds roles in
         each organization, and organization tokens carry the permissions of those roles.
@@ -28,24 +30,49 @@ function RolesSection() {
   const [creating, setCreating] = useState(false);
   return (
     <Section title="Organization roles">
-      <div class="actions"><button type="button" onClick={() => setCreating(true)}>Create organization role</button></div>
+      <div class="actions">
+        <button type="button" onClick={() => setCreating(true)}>
+          Create organization role
+        </button>
+      </div>
       <div class="inline-form">
-        {roles.error ? <ErrorText error={roles.error} /> : !roles.data ? <Loading what="organization roles" /> : (
+        {roles.error ? (
+          <ErrorText error={roles.error} />
+        ) : !roles.data ? (
+          <Loading what="organization roles" />
+        ) : (
           <Table
-            caption="Organization roles" captionHidden rows={roles.data.items} rowKey={(role) => role.id} empty="No organization roles yet."
+            caption="Organization roles"
+            captionHidden
+            rows={roles.data.items}
+            rowKey={(role) => role.id}
+            empty="No organization roles yet."
             columns={[
-              { header: 'Role', cell: (role) => <Link to={`/organization-template/roles/${role.id}`}>{role.name}</Link> },
+              {
+                header: 'Role',
+                cell: (role) => <Link to={`/organization-template/roles/${role.id}`}>{role.name}</Link>,
+              },
               { header: 'Type', cell: (role) => (role.type === 'User' ? 'User' : 'Machine-to-machine') },
               {
                 header: 'Permissions',
-                cell: (role) => [...(role.scopes ?? []).map((scope) => scope.name), ...(role.resourceScopes ?? []).map((scope) => `${scope.resource.name}: ${scope.name}`)].join(', ') || '—',
+                cell: (role) =>
+                  [
+                    ...(role.scopes ?? []).map((scope) => scope.name),
+                    ...(role.resourceScopes ?? []).map((scope) => `${scope.resource.name}: ${scope.name}`),
+                  ].join(', ') || '—',
               },
             ]}
           />
         )}
       </div>
       <Dialog title="Create organization role" open={creating} onClose={() => setCreating(false)}>
-        <CreateRole onCancel={() => setCreating(false)} onCreated={(role) => { setCreating(false); navigate(`/organization-template/roles/${role.id}`); }} />
+        <CreateRole
+          onCancel={() => setCreating(false)}
+          onCreated={(role) => {
+            setCreating(false);
+            navigate(`/organization-template/roles/${role.id}`);
+          }}
+        />
       </Dialog>
     </Section>
   );
@@ -60,21 +87,38 @@ function CreateRole(props: { onCreated: (role: OrganizationRole) => void; onCanc
     <form
       onSubmit={async (event) => {
         event.preventDefault();
-        const role = await action.run(() => api<OrganizationRole>('POST', '/organization-roles', {
-          body: { name, type, ...(description && { description }) },
-        }));
+        const role = await action.run(() =>
+          api<OrganizationRole>('POST', '/organization-roles', {
+            body: { name, type, ...(description && { description }) },
+          }),
+        );
         if (role) props.onCreated(role);
       }}
     >
       <TextField label="Name" value={name} onInput={setName} required error={action.fieldError('name')} />
-      <TextField label="Description" value={description} onInput={setDescription} error={action.fieldError('description')} />
+      <TextField
+        label="Description"
+        value={description}
+        onInput={setDescription}
+        error={action.fieldError('description')}
+      />
       <SelectField
-        label="Type" value={type} onChange={setType} error={action.fieldError('type')}
-        options={[{ value: 'User', label: 'User (members)' }, { value: 'MachineToMachine', label: 'Machine-to-machine (applications)' }]}
+        label="Type"
+        value={type}
+        onChange={setType}
+        error={action.fieldError('type')}
+        options={[
+          { value: 'User', label: 'User (members)' },
+          { value: 'MachineToMachine', label: 'Machine-to-machine (applications)' },
+        ]}
       />
       <div class="actions">
-        <button type="submit" disabled={action.pending}>Create</button>
-        <button type="button" class="secondary" onClick={props.onCancel}>Cancel</button>
+        <button type="submit" disabled={action.pending}>
+          Create
+        </button>
+        <button type="button" class="secondary" onClick={props.onCancel}>
+          Cancel
+        </button>
       </div>
       <ErrorText error={action.actionError(['name', 'description', 'type'])} />
     </form>
@@ -88,18 +132,33 @@ function PermissionsSection() {
   const add = useAction();
   const remove = useAction();
   return (
-    <Section title="Organization permissions" description="Scopes that organization roles grant, such as invite:member.">
-      {scopes.error ? <ErrorText error={scopes.error} /> : !scopes.data ? <Loading what="organization permissions" /> : (
+    <Section
+      title="Organization permissions"
+      description="Scopes that organization roles grant, such as invite:member."
+    >
+      {scopes.error ? (
+        <ErrorText error={scopes.error} />
+      ) : !scopes.data ? (
+        <Loading what="organization permissions" />
+      ) : (
         <Table
-          caption="Organization permissions" captionHidden rows={scopes.data.items} rowKey={(scope) => scope.id} empty="No organization permissions yet."
+          caption="Organization permissions"
+          captionHidden
+          rows={scopes.data.items}
+          rowKey={(scope) => scope.id}
+          empty="No organization permissions yet."
           columns={[
             { header: 'Permission', cell: (scope) => <code>{scope.name}</code> },
             { header: 'Description', cell: (scope) => scope.description || '—' },
             {
-              header: 'Actions', numeric: true,
+              header: 'Actions',
+              numeric: true,
               cell: (scope) => (
                 <button
-                  type="button" class="secondary small" aria-label={`Delete permission ${scope.name}`} disabled={remove.pending}
+                  type="button"
+                  class="secondary small"
+                  aria-label={`Delete permission ${scope.name}`}
+                  disabled={remove.pending}
                   onClick={async () => {
                     await remove.run(() => api('DELETE', `/organization-scopes/${encodeURIComponent(scope.id)}`));
                     scopes.reload();
@@ -117,7 +176,9 @@ function PermissionsSection() {
         class="inline-form"
         onSubmit={async (event) => {
           event.preventDefault();
-          const created = await add.run(() => api('POST', '/organization-scopes', { body: { name, ...(description && { description }) } }));
+          const created = await add.run(() =>
+            api('POST', '/organization-scopes', { body: { name, ...(description && { description }) } }),
+          );
           if (created) {
             setName('');
             setDescription('');
@@ -126,9 +187,25 @@ function PermissionsSection() {
         }}
       >
         <h3>Add a permission</h3>
-        <TextField label="Permission name" value={name} onInput={setName} required error={add.fieldError('name')} placeholder="invite:member" />
-        <TextField label="Permission description" value={description} onInput={setDescription} error={add.fieldError('description')} />
-        <div class="actions"><button type="submit" class="secondary" disabled={add.pending}>Add permission</button></div>
+        <TextField
+          label="Permission name"
+          value={name}
+          onInput={setName}
+          required
+          error={add.fieldError('name')}
+          placeholder="invite:member"
+        />
+        <TextField
+          label="Permission description"
+          value={description}
+          onInput={setDescription}
+          error={add.fieldError('description')}
+        />
+        <div class="actions">
+          <button type="submit" class="secondary" disabled={add.pending}>
+            Add permission
+          </button>
+        </div>
         <ErrorText error={add.actionError(['name', 'description'])} />
       </form>
     </Section>

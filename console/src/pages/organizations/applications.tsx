@@ -8,7 +8,8 @@ import type { Application } from '../applications/types.ts';
 import { MemberRoles } from './members.tsx';
 import type { OrganizationRole } from './types.ts';
 
-const machineRoles = (roles: OrganizationRole[] | undefined) => (roles ?? []).filter((role) => role.type === 'MachineToMachine');
+const machineRoles = (roles: OrganizationRole[] | undefined) =>
+  (roles ?? []).filter((role) => role.type === 'MachineToMachine');
 
 /** Machine-to-machine applications in the organization, with the organization roles each holds. */
 export function ApplicationsSection(props: { path: string; roles: OrganizationRole[] | undefined }) {
@@ -17,27 +18,60 @@ export function ApplicationsSection(props: { path: string; roles: OrganizationRo
   const [editing, setEditing] = useState<Application>();
   const [version, setVersion] = useState(0);
   return (
-    <Section title="Applications" description="Machine-to-machine applications acting in this organization, with their organization roles.">
+    <Section
+      title="Applications"
+      description="Machine-to-machine applications acting in this organization, with their organization roles."
+    >
       <LinkedItems
-        linked={members} caption="Applications in this organization" what="applications" empty="No applications."
+        linked={members}
+        caption="Applications in this organization"
+        what="applications"
+        empty="No applications."
         columns={[
           { header: 'Application', cell: (app) => <Link to={`/applications/${app.id}`}>{app.name}</Link> },
-          { header: 'Organization roles', cell: (app) => <HeldRoles path={`${props.path}/applications/${encodeURIComponent(app.id)}/roles`} version={version} /> },
+          {
+            header: 'Organization roles',
+            cell: (app) => (
+              <HeldRoles path={`${props.path}/applications/${encodeURIComponent(app.id)}/roles`} version={version} />
+            ),
+          },
         ]}
-        actions={(app) => <button type="button" class="secondary small" aria-label={`Edit roles of ${app.name}`} onClick={() => setEditing(app)}>Roles</button>}
+        actions={(app) => (
+          <button
+            type="button"
+            class="secondary small"
+            aria-label={`Edit roles of ${app.name}`}
+            onClick={() => setEditing(app)}
+          >
+            Roles
+          </button>
+        )}
         removeLabel={(app) => `Remove ${app.name} from the organization`}
         unlink={(app) => api('DELETE', `${props.path}/applications/${encodeURIComponent(app.id)}`)}
         add={{
-          label: 'Application to add', button: 'Add application', field: 'applicationIds', candidatesError: all.error,
-          candidates: all.data?.items.filter((app) => app.type === 'MachineToMachine').map((app) => ({ value: app.id, label: app.name })),
+          label: 'Application to add',
+          button: 'Add application',
+          field: 'applicationIds',
+          candidatesError: all.error,
+          candidates: all.data?.items
+            .filter((app) => app.type === 'MachineToMachine')
+            .map((app) => ({ value: app.id, label: app.name })),
           link: (id) => api('POST', `${props.path}/applications`, { body: { applicationIds: [id] } }),
         }}
       />
-      <Dialog title={editing ? `Roles of ${editing.name}` : 'Roles'} open={editing !== undefined} onClose={() => setEditing(undefined)}>
+      <Dialog
+        title={editing ? `Roles of ${editing.name}` : 'Roles'}
+        open={editing !== undefined}
+        onClose={() => setEditing(undefined)}
+      >
         {editing && (
           <EditApplicationRoles
-            path={`${props.path}/applications/${encodeURIComponent(editing.id)}/roles`} roles={machineRoles(props.roles)}
-            onDone={() => { setEditing(undefined); setVersion((value) => value + 1); }}
+            path={`${props.path}/applications/${encodeURIComponent(editing.id)}/roles`}
+            roles={machineRoles(props.roles)}
+            onDone={() => {
+              setEditing(undefined);
+              setVersion((value) => value + 1);
+            }}
           />
         )}
       </Dialog>
@@ -56,5 +90,12 @@ function EditApplicationRoles(props: { path: string; roles: OrganizationRole[]; 
   const held = useLoad(() => apiList<OrganizationRole>(props.path, { page_size: 100 }), [props.path]);
   if (held.error) return <ErrorText error={held.error} />;
   if (!held.data) return <Loading what="roles" />;
-  return <MemberRoles path={props.path} held={held.data.items.map((role) => role.id)} roles={props.roles} onDone={props.onDone} />;
+  return (
+    <MemberRoles
+      path={props.path}
+      held={held.data.items.map((role) => role.id)}
+      roles={props.roles}
+      onDone={props.onDone}
+    />
+  );
 }

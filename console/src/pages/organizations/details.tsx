@@ -35,9 +35,12 @@ export function OrganizationDetails(props: { params: Record<string, string> }) {
             <JitSection path={path} roles={roles.data} />
             <InvitationsSection organizationId={current.id} roles={roles.data} />
             <DeleteSection
-              what="organization" name={current.name} description="Removes every member, role assignment, invitation and just-in-time rule of this organization. This cannot be undone."
+              what="organization"
+              name={current.name}
+              description="Removes every member, role assignment, invitation and just-in-time rule of this organization. This cannot be undone."
               consequence="Its members keep their accounts but lose its roles; organization tokens for it are no longer issued."
-              remove={() => api('DELETE', path)} onDeleted={() => navigate('/organizations')}
+              remove={() => api('DELETE', path)}
+              onDeleted={() => navigate('/organizations')}
             />
           </>
         );
@@ -56,16 +59,27 @@ function SettingsSection(props: { organization: Organization; onSaved: (organiza
   return (
     <Section title="Settings">
       <SaveForm
-        action={action} error={action.actionError(fields)}
-        save={() => api<Organization>('PATCH', `/organizations/${encodeURIComponent(organization.id)}`, {
-          body: { name, description: description || null, isMfaRequired: mfa },
-        })}
+        action={action}
+        error={action.actionError(fields)}
+        save={() =>
+          api<Organization>('PATCH', `/organizations/${encodeURIComponent(organization.id)}`, {
+            body: { name, description: description || null, isMfaRequired: mfa },
+          })
+        }
         onSaved={props.onSaved}
       >
         <TextField label="Name" value={name} onInput={setName} required error={action.fieldError('name')} />
-        <TextField label="Description" value={description} onInput={setDescription} error={action.fieldError('description')} />
+        <TextField
+          label="Description"
+          value={description}
+          onInput={setDescription}
+          error={action.fieldError('description')}
+        />
         <CheckboxField
-          label="Members need multi-factor authentication" checked={mfa} onChange={setMfa} error={action.fieldError('isMfaRequired')}
+          label="Members need multi-factor authentication"
+          checked={mfa}
+          onChange={setMfa}
+          error={action.fieldError('isMfaRequired')}
           hint="Organization tokens are refused to a member without a second factor."
         />
       </SaveForm>

@@ -21,7 +21,12 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 export function InvitationsSection(props: { organizationId: string; roles: OrganizationRole[] | undefined }) {
   const [page, setPage] = useState(1);
   const invitations = useLoad(
-    () => apiList<Invitation>('/organization-invitations', { organizationId: props.organizationId, page, page_size: PAGE_SIZE }),
+    () =>
+      apiList<Invitation>('/organization-invitations', {
+        organizationId: props.organizationId,
+        page,
+        page_size: PAGE_SIZE,
+      }),
     [props.organizationId, page],
   );
   const [invitee, setInvitee] = useState('');
@@ -33,30 +38,52 @@ export function InvitationsSection(props: { organizationId: string; roles: Organ
   const revoke = useAction();
   const fields = ['invitee', 'expiresAt', 'organizationRoleIds', 'messagePayload'];
   return (
-    <Section title="Invitations" description="People invited by email: they join with the roles chosen here when they accept.">
-      {invitations.error ? <ErrorText error={invitations.error} /> : !invitations.data ? <Loading what="invitations" /> : (
+    <Section
+      title="Invitations"
+      description="People invited by email: they join with the roles chosen here when they accept."
+    >
+      {invitations.error ? (
+        <ErrorText error={invitations.error} />
+      ) : !invitations.data ? (
+        <Loading what="invitations" />
+      ) : (
         <>
           <Table
-            caption="Invitations into this organization" captionHidden rows={invitations.data.items} rowKey={(invitation) => invitation.id}
+            caption="Invitations into this organization"
+            captionHidden
+            rows={invitations.data.items}
+            rowKey={(invitation) => invitation.id}
             empty="No invitations."
             columns={[
               { header: 'Invitee', cell: (invitation) => invitation.invitee },
               { header: 'Status', cell: (invitation) => invitation.status },
-              { header: 'Roles', cell: (invitation) => invitation.organizationRoles.map((held) => held.name).join(', ') || '—' },
+              {
+                header: 'Roles',
+                cell: (invitation) => invitation.organizationRoles.map((held) => held.name).join(', ') || '—',
+              },
               { header: 'Expires', cell: (invitation) => new Date(invitation.expiresAt).toLocaleString() },
               {
-                header: 'Actions', numeric: true,
-                cell: (invitation) => invitation.status === 'Pending' && (
-                  <button
-                    type="button" class="secondary small" aria-label={`Revoke the invitation of ${invitation.invitee}`} disabled={revoke.pending}
-                    onClick={async () => {
-                      await revoke.run(() => api('PUT', `/organization-invitations/${encodeURIComponent(invitation.id)}/status`, { body: { status: 'Revoked' } }));
-                      invitations.reload();
-                    }}
-                  >
-                    Revoke
-                  </button>
-                ),
+                header: 'Actions',
+                numeric: true,
+                cell: (invitation) =>
+                  invitation.status === 'Pending' && (
+                    <button
+                      type="button"
+                      class="secondary small"
+                      aria-label={`Revoke the invitation of ${invitation.invitee}`}
+                      disabled={revoke.pending}
+                      onClick={async () => {
+                        await revoke.run(() =>
+                          api('PUT', `/organization-invitations/${encodeURIComponent(invitation.id)}/status`, {
+                            body: { status: 'Revoked' },
+                          }),
+                        );
+                        invitations.reload();
+                      }}
+                    >
+                      Revoke
+                    </button>
+                  ),
               },
             ]}
           />
@@ -69,14 +96,17 @@ export function InvitationsSection(props: { organizationId: string; roles: Organ
         onSubmit={async (event) => {
           event.preventDefault();
           setSent(undefined);
-          const created = await invite.run(() => api<Invitation>('POST', '/organization-invitations', {
-            body: {
-              invitee: invitee.trim(), organizationId: props.organizationId,
-              expiresAt: Date.now() + Number(days) * DAY_MS,
-              ...(role && { organizationRoleIds: [role] }),
-              messagePayload: link.trim() ? { link: link.trim() } : false,
-            },
-          }));
+          const created = await invite.run(() =>
+            api<Invitation>('POST', '/organization-invitations', {
+              body: {
+                invitee: invitee.trim(),
+                organizationId: props.organizationId,
+                expiresAt: Date.now() + Number(days) * DAY_MS,
+                ...(role && { organizationRoleIds: [role] }),
+                messagePayload: link.trim() ? { link: link.trim() } : false,
+              },
+            }),
+          );
           if (created) {
             setSent(link.trim() ? `Invited ${created.invitee} and emailed the link.` : `Invited ${created.invitee}.`);
             setInvitee('');
@@ -86,22 +116,50 @@ export function InvitationsSection(props: { organizationId: string; roles: Organ
         }}
       >
         <h3>Invite someone</h3>
-        <TextField label="Invitee email" type="email" value={invitee} onInput={setInvitee} required error={invite.fieldError('invitee')} />
         <TextField
-          label="Valid for (days)" type="number" inputMode="numeric" min="1" max="365" value={days} onInput={setDays} required
+          label="Invitee email"
+          type="email"
+          value={invitee}
+          onInput={setInvitee}
+          required
+          error={invite.fieldError('invitee')}
+        />
+        <TextField
+          label="Valid for (days)"
+          type="number"
+          inputMode="numeric"
+          min="1"
+          max="365"
+          value={days}
+          onInput={setDays}
+          required
           error={invite.fieldError('expiresAt')}
         />
         <SelectField
-          label="Organization role" value={role} onChange={setRole} error={invite.fieldError('organizationRoleIds')}
-          options={[{ value: '', label: 'No role' }, ...userRoles(props.roles).map((held) => ({ value: held.id, label: held.name }))]}
+          label="Organization role"
+          value={role}
+          onChange={setRole}
+          error={invite.fieldError('organizationRoleIds')}
+          options={[
+            { value: '', label: 'No role' },
+            ...userRoles(props.roles).map((held) => ({ value: held.id, label: held.name })),
+          ]}
         />
         <TextField
-          label="Invitation link to email" type="url" value={link} onInput={setLink} error={invite.fieldError('messagePayload')}
+          label="Invitation link to email"
+          type="url"
+          value={link}
+          onInput={setLink}
+          error={invite.fieldError('messagePayload')}
           hint="Where the invitee accepts (your application's page). Empty: no email is sent; share the invitation yourself."
         />
         <div class="actions">
-          <button type="submit" class="secondary" disabled={invite.pending}>Invite</button>
-          <span role="status" class="status">{sent ?? ''}</span>
+          <button type="submit" class="secondary" disabled={invite.pending}>
+            Invite
+          </button>
+          <span role="status" class="status">
+            {sent ?? ''}
+          </span>
         </div>
         <ErrorText error={invite.actionError(fields)} />
       </form>

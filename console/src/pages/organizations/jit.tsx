@@ -6,7 +6,11 @@ import { LinkedItems } from '../../components/linked.tsx';
 import { Link } from '../../components/link.tsx';
 import { userRoles, type OrganizationRole } from './types.ts';
 
-interface SsoConnector { id: string; connectorName: string; domains: string[] }
+interface SsoConnector {
+  id: string;
+  connectorName: string;
+  domains: string[];
+}
 
 /**
  * Just-in-time membership: users with a verified email of these domains, or signing in through these enterprise
@@ -36,7 +40,10 @@ function EmailDomains(props: { path: string }) {
     <>
       <h3>Email domains</h3>
       <LinkedItems
-        linked={domains} caption="Just-in-time email domains" what="email domains" empty="No email domains."
+        linked={domains}
+        caption="Just-in-time email domains"
+        what="email domains"
+        empty="No email domains."
         columns={[{ header: 'Email domain', cell: (row) => row.id }]}
         removeLabel={(row) => `Remove email domain ${row.id}`}
         unlink={(row) => api('DELETE', `${props.path}/${encodeURIComponent(row.id)}`)}
@@ -52,8 +59,19 @@ function EmailDomains(props: { path: string }) {
             }
           }}
         >
-          <TextField label="Email domain to add" value={domain} onInput={setDomain} required placeholder="example.com" error={add.fieldError('emailDomain')} />
-          <div class="actions"><button type="submit" class="secondary" disabled={add.pending}>Add email domain</button></div>
+          <TextField
+            label="Email domain to add"
+            value={domain}
+            onInput={setDomain}
+            required
+            placeholder="example.com"
+            error={add.fieldError('emailDomain')}
+          />
+          <div class="actions">
+            <button type="submit" class="secondary" disabled={add.pending}>
+              Add email domain
+            </button>
+          </div>
           <ErrorText error={add.actionError(['emailDomain'])} />
         </form>
       </LinkedItems>
@@ -67,14 +85,24 @@ function DefaultRoles(props: { path: string; roles: OrganizationRole[] | undefin
     <>
       <h3>Default roles</h3>
       <LinkedItems
-        linked={held} caption="Just-in-time default roles" what="default roles" empty="No default roles."
+        linked={held}
+        caption="Just-in-time default roles"
+        what="default roles"
+        empty="No default roles."
         columns={[{ header: 'Organization role', cell: (role) => role.name }]}
         removeLabel={(role) => `Remove default role ${role.name}`}
         unlink={(role) => api('DELETE', `${props.path}/${encodeURIComponent(role.id)}`)}
         add={{
-          label: 'Default role to add', button: 'Add default role', field: 'organizationRoleIds',
+          label: 'Default role to add',
+          button: 'Add default role',
+          field: 'organizationRoleIds',
           candidates: props.roles && userRoles(props.roles).map((role) => ({ value: role.id, label: role.name })),
-          none: <>No other organization role to add: create one in the <Link to="/organization-template">organization template</Link>.</>,
+          none: (
+            <>
+              No other organization role to add: create one in the{' '}
+              <Link to="/organization-template">organization template</Link>.
+            </>
+          ),
           link: (id) => api('POST', props.path, { body: { organizationRoleIds: [id] } }),
         }}
       />
@@ -89,17 +117,30 @@ function SsoConnectors(props: { path: string }) {
     <>
       <h3>Enterprise SSO connectors</h3>
       <LinkedItems
-        linked={held} caption="Just-in-time enterprise SSO connectors" what="SSO connectors" empty="No enterprise SSO connectors."
+        linked={held}
+        caption="Just-in-time enterprise SSO connectors"
+        what="SSO connectors"
+        empty="No enterprise SSO connectors."
         columns={[
-          { header: 'Connector', cell: (connector) => <Link to={`/connectors/sso/${connector.id}`}>{connector.connectorName}</Link> },
+          {
+            header: 'Connector',
+            cell: (connector) => <Link to={`/connectors/sso/${connector.id}`}>{connector.connectorName}</Link>,
+          },
           { header: 'Email domains', cell: (connector) => connector.domains.join(', ') || '—' },
         ]}
         removeLabel={(connector) => `Remove SSO connector ${connector.connectorName}`}
         unlink={(connector) => api('DELETE', `${props.path}/${encodeURIComponent(connector.id)}`)}
         add={{
-          label: 'SSO connector to add', button: 'Add SSO connector', field: 'ssoConnectorIds', candidatesError: all.error,
+          label: 'SSO connector to add',
+          button: 'Add SSO connector',
+          field: 'ssoConnectorIds',
+          candidatesError: all.error,
           candidates: all.data?.items.map((connector) => ({ value: connector.id, label: connector.connectorName })),
-          none: <>No other enterprise SSO connector to add: create one on the <Link to="/connectors">connectors page</Link>.</>,
+          none: (
+            <>
+              No other enterprise SSO connector to add: create one on the <Link to="/connectors">connectors page</Link>.
+            </>
+          ),
           link: (id) => api('POST', props.path, { body: { ssoConnectorIds: [id] } }),
         }}
       />

@@ -19,4 +19,5 @@ export interface OrganizationScope {
 }
 
 /** The organization roles a user can hold (machine-to-machine ones are for applications). */
-export const userRoles = (roles: OrganizationRole[] | undefined) => (roles ?? []).filter((role) => role.type === 'User');
+export const userRoles = (roles: OrganizationRole[] | undefined) =>
+  (roles ?? []).filter((role) => role.type === 'User');

@@ -31,9 +31,12 @@ export function ResourceDetails(props: { params: Record<string, string> }) {
             <SettingsSection resource={current} onSaved={resource.set} key={`settings-${current.id}`} />
             <ScopesSection path={path} />
             <DeleteSection
-              what="API resource" name={current.name} description="Deletes the resource and its scopes, and takes those permissions out of every role. This cannot be undone."
+              what="API resource"
+              name={current.name}
+              description="Deletes the resource and its scopes, and takes those permissions out of every role. This cannot be undone."
               consequence="Tokens for it can no longer be requested; roles lose its permissions."
-              remove={() => api('DELETE', path)} onDeleted={() => navigate('/resources')}
+              remove={() => api('DELETE', path)}
+              onDeleted={() => navigate('/resources')}
             />
           </>
         );
@@ -52,22 +55,34 @@ function SettingsSection(props: { resource: Resource; onSaved: (resource: Resour
   return (
     <Section title="Settings">
       <SaveForm
-        action={action} error={action.actionError(['name', 'accessTokenTtl'])}
+        action={action}
+        error={action.actionError(['name', 'accessTokenTtl'])}
         save={() => api<Resource>('PATCH', path, { body: { name, accessTokenTtl: Number(ttl) } })}
         onSaved={props.onSaved}
       >
         <TextField label="Name" value={name} onInput={setName} required error={action.fieldError('name')} />
         <TextField
-          label="Access token lifetime (seconds)" type="number" inputMode="numeric" min="60" max="86400" value={ttl} onInput={setTtl}
-          error={action.fieldError('accessTokenTtl')} hint="60 to 86400."
+          label="Access token lifetime (seconds)"
+          type="number"
+          inputMode="numeric"
+          min="60"
+          max="86400"
+          value={ttl}
+          onInput={setTtl}
+          error={action.fieldError('accessTokenTtl')}
+          hint="60 to 86400."
         />
       </SaveForm>
       <Switch
-        label="Default API resource" checked={resource.isDefault} busy={makeDefault.pending}
+        label="Default API resource"
+        checked={resource.isDefault}
+        busy={makeDefault.pending}
         description="Token requests that name no resource get tokens for this one. Only one resource is the default."
         error={makeDefault.error ? (makeDefault.error as Error).message : undefined}
         onChange={async (checked) => {
-          const updated = await makeDefault.run(() => api<Resource>('PATCH', `${path}/is-default`, { body: { isDefault: checked } }));
+          const updated = await makeDefault.run(() =>
+            api<Resource>('PATCH', `${path}/is-default`, { body: { isDefault: checked } }),
+          );
           if (updated) props.onSaved(updated);
         }}
       />
@@ -77,29 +92,53 @@ function SettingsSection(props: { resource: Resource; onSaved: (resource: Resour
 
 function ScopesSection(props: { path: string }) {
   const [page, setPage] = useState(1);
-  const scopes = useLoad(() => apiList<Scope>(`${props.path}/scopes`, { page, page_size: SCOPE_PAGE_SIZE }), [props.path, page]);
+  const scopes = useLoad(
+    () => apiList<Scope>(`${props.path}/scopes`, { page, page_size: SCOPE_PAGE_SIZE }),
+    [props.path, page],
+  );
   const [name, setName] = useState('');
   const [description, setDescription] = useState('');
   const [editing, setEditing] = useState<Scope>();
   const add = useAction();
   const remove = useAction();
   return (
-    <Section title="Scopes" description="The permissions of this API: roles grant them, and access tokens carry them in their scope.">
-      {scopes.error ? <ErrorText error={scopes.error} /> : !scopes.data ? <Loading what="scopes" /> : (
+    <Section
+      title="Scopes"
+      description="The permissions of this API: roles grant them, and access tokens carry them in their scope."
+    >
+      {scopes.error ? (
+        <ErrorText error={scopes.error} />
+      ) : !scopes.data ? (
+        <Loading what="scopes" />
+      ) : (
         <>
           <Table
-            caption="Scopes of this API resource" captionHidden rows={scopes.data.items} rowKey={(scope) => scope.id} empty="No scopes yet."
+            caption="Scopes of this API resource"
+            captionHidden
+            rows={scopes.data.items}
+            rowKey={(scope) => scope.id}
+            empty="No scopes yet."
             columns={[
               { header: 'Scope', cell: (scope) => <code>{scope.name}</code> },
               { header: 'Description', cell: (scope) => scope.description || '—' },
               {
-                header: 'Actions', numeric: true,
+                header: 'Actions',
+                numeric: true,
                 cell: (scope) => (
                   <>
-                    <button type="button" class="secondary small" aria-label={`Edit scope ${scope.name}`} onClick={() => setEditing(scope)}>Edit</button>
-                    {' '}
                     <button
-                      type="button" class="secondary small" aria-label={`Delete scope ${scope.name}`} disabled={remove.pending}
+                      type="button"
+                      class="secondary small"
+                      aria-label={`Edit scope ${scope.name}`}
+                      onClick={() => setEditing(scope)}
+                    >
+                      Edit
+                    </button>{' '}
+                    <button
+                      type="button"
+                      class="secondary small"
+                      aria-label={`Delete scope ${scope.name}`}
+                      disabled={remove.pending}
                       onClick={async () => {
                         await remove.run(() => api('DELETE', `${props.path}/scopes/${encodeURIComponent(scope.id)}`));
                         scopes.reload();
@@ -120,7 +159,9 @@ function ScopesSection(props: { path: string }) {
         class="inline-form"
         onSubmit={async (event) => {
           event.preventDefault();
-          const created = await add.run(() => api<Scope>('POST', `${props.path}/scopes`, { body: { name, ...(description && { description }) } }));
+          const created = await add.run(() =>
+            api<Scope>('POST', `${props.path}/scopes`, { body: { name, ...(description && { description }) } }),
+          );
           if (created) {
             setName('');
             setDescription('');
@@ -129,13 +170,42 @@ function ScopesSection(props: { path: string }) {
         }}
       >
         <h3>Add a scope</h3>
-        <TextField label="Scope name" value={name} onInput={setName} required error={add.fieldError('name')} placeholder="read:orders" />
-        <TextField label="Scope description" value={description} onInput={setDescription} error={add.fieldError('description')} />
-        <div class="actions"><button type="submit" class="secondary" disabled={add.pending}>Add scope</button></div>
+        <TextField
+          label="Scope name"
+          value={name}
+          onInput={setName}
+          required
+          error={add.fieldError('name')}
+          placeholder="read:orders"
+        />
+        <TextField
+          label="Scope description"
+          value={description}
+          onInput={setDescription}
+          error={add.fieldError('description')}
+        />
+        <div class="actions">
+          <button type="submit" class="secondary" disabled={add.pending}>
+            Add scope
+          </button>
+        </div>
         <ErrorText error={add.actionError(['name', 'description'])} />
       </form>
-      <Dialog title={editing ? `Edit scope ${editing.name}` : 'Edit scope'} open={editing !== undefined} onClose={() => setEditing(undefined)}>
-        {editing && <EditScope path={`${props.path}/scopes/${encodeURIComponent(editing.id)}`} scope={editing} onDone={() => { setEditing(undefined); scopes.reload(); }} />}
+      <Dialog
+        title={editing ? `Edit scope ${editing.name}` : 'Edit scope'}
+        open={editing !== undefined}
+        onClose={() => setEditing(undefined)}
+      >
+        {editing && (
+          <EditScope
+            path={`${props.path}/scopes/${encodeURIComponent(editing.id)}`}
+            scope={editing}
+            onDone={() => {
+              setEditing(undefined);
+              scopes.reload();
+            }}
+          />
+        )}
       </Dialog>
     </Section>
   );
@@ -149,15 +219,26 @@ function EditScope(props: { path: string; scope: Scope; onDone: () => void }) {
     <form
       onSubmit={async (event) => {
         event.preventDefault();
-        const updated = await action.run(() => api<Scope>('PATCH', props.path, { body: { name, description: description || null } }));
+        const updated = await action.run(() =>
+          api<Scope>('PATCH', props.path, { body: { name, description: description || null } }),
+        );
         if (updated) props.onDone();
       }}
     >
       <TextField label="Scope name" value={name} onInput={setName} required error={action.fieldError('name')} />
-      <TextField label="Scope description" value={description} onInput={setDescription} error={action.fieldError('description')} />
+      <TextField
+        label="Scope description"
+        value={description}
+        onInput={setDescription}
+        error={action.fieldError('description')}
+      />
       <div class="actions">
-        <button type="submit" disabled={action.pending}>Save scope</button>
-        <button type="button" class="secondary" onClick={props.onDone}>Cancel</button>
+        <button type="submit" disabled={action.pending}>
+          Save scope
+        </button>
+        <button type="button" class="secondary" onClick={props.onDone}>
+          Cancel
+        </button>
       </div>
       <ErrorText error={action.actionError(['name', 'description'])} />
     </form>

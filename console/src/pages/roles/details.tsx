@@ -31,12 +31,24 @@ export function RoleDetails(props: { params: Record<string, string> }) {
               ]}
             />
             <SettingsSection role={current} onSaved={role.set} key={`settings-${current.id}`} />
-            <ApiPermissions path={`${path}/scopes`} title="Permissions" description="The API scopes this role grants." managementAllowed={current.type === 'MachineToMachine'} />
-            {current.type === 'User' ? <UsersSection path={path} roleId={current.id} /> : <ApplicationsSection path={path} />}
+            <ApiPermissions
+              path={`${path}/scopes`}
+              title="Permissions"
+              description="The API scopes this role grants."
+              managementAllowed={current.type === 'MachineToMachine'}
+            />
+            {current.type === 'User' ? (
+              <UsersSection path={path} roleId={current.id} />
+            ) : (
+              <ApplicationsSection path={path} />
+            )}
             <DeleteSection
-              what="role" name={current.name} description="Takes the role's permissions away from everyone holding it. This cannot be undone."
+              what="role"
+              name={current.name}
+              description="Takes the role's permissions away from everyone holding it. This cannot be undone."
               consequence="Users and applications holding it lose its permissions at their next token."
-              remove={() => api('DELETE', path)} onDeleted={() => navigate('/roles')}
+              remove={() => api('DELETE', path)}
+              onDeleted={() => navigate('/roles')}
             />
           </>
         );
@@ -55,16 +67,30 @@ function SettingsSection(props: { role: Role; onSaved: (role: Role) => void }) {
   return (
     <Section title="Settings">
       <SaveForm
-        action={action} error={action.actionError(fields)}
-        save={() => api<Role>('PATCH', `/roles/${encodeURIComponent(role.id)}`, {
-          body: { name, description, ...(role.type === 'User' && { isDefault }) },
-        })}
+        action={action}
+        error={action.actionError(fields)}
+        save={() =>
+          api<Role>('PATCH', `/roles/${encodeURIComponent(role.id)}`, {
+            body: { name, description, ...(role.type === 'User' && { isDefault }) },
+          })
+        }
         onSaved={props.onSaved}
       >
         <TextField label="Name" value={name} onInput={setName} required error={action.fieldError('name')} />
-        <TextField label="Description" value={description} onInput={setDescription} error={action.fieldError('description')} />
+        <TextField
+          label="Description"
+          value={description}
+          onInput={setDescription}
+          error={action.fieldError('description')}
+        />
         {role.type === 'User' && (
-          <CheckboxField label="Default role" checked={isDefault} onChange={setIsDefault} error={action.fieldError('isDefault')} hint="Given to every new user." />
+          <CheckboxField
+            label="Default role"
+            checked={isDefault}
+            onChange={setIsDefault}
+            error={action.fieldError('isDefault')}
+            hint="Given to every new user."
+          />
         )}
       </SaveForm>
     </Section>
@@ -76,7 +102,10 @@ function UsersSection(props: { path: string; roleId: string }) {
   return (
     <Section title="Users" description="Users holding this role get its permissions in their access tokens.">
       <LinkedItems
-        linked={users} caption="Users holding this role" what="users" empty="No user holds this role."
+        linked={users}
+        caption="Users holding this role"
+        what="users"
+        empty="No user holds this role."
         columns={[
           { header: 'User', cell: (user) => displayName(user) },
           { header: 'Email', cell: (user) => user.primaryEmail ?? '—' },
@@ -85,7 +114,9 @@ function UsersSection(props: { path: string; roleId: string }) {
         unlink={(user) => api('DELETE', `${props.path}/users/${encodeURIComponent(user.id)}`)}
       >
         <UserPicker
-          label="Find users to assign" action="Assign to" exclude={{ excludeRoleId: props.roleId }}
+          label="Find users to assign"
+          action="Assign to"
+          exclude={{ excludeRoleId: props.roleId }}
           onPick={async (user) => {
             await api('POST', `${props.path}/users`, { body: { userIds: [user.id] } });
             users.reload();
@@ -100,15 +131,26 @@ function ApplicationsSection(props: { path: string }) {
   const held = useLoad(() => apiList<Application>(`${props.path}/applications`, { page_size: 100 }), [props.path]);
   const all = useLoad(() => apiList<Application>('/applications', { page_size: 100, types: 'MachineToMachine' }), []);
   return (
-    <Section title="Applications" description="Machine-to-machine applications holding this role get its permissions with the client-credentials grant.">
+    <Section
+      title="Applications"
+      description="Machine-to-machine applications holding this role get its permissions with the client-credentials grant."
+    >
       <LinkedItems
-        linked={held} caption="Applications holding this role" what="applications" empty="No application holds this role."
+        linked={held}
+        caption="Applications holding this role"
+        what="applications"
+        empty="No application holds this role."
         columns={[{ header: 'Application', cell: (app) => <Link to={`/applications/${app.id}`}>{app.name}</Link> }]}
         removeLabel={(app) => `Remove ${app.name} from this role`}
         unlink={(app) => api('DELETE', `${props.path}/applications/${encodeURIComponent(app.id)}`)}
         add={{
-          label: 'Application to assign', button: 'Assign application', field: 'applicationIds', candidatesError: all.error,
-          candidates: all.data?.items.filter((app) => app.type === 'MachineToMachine').map((app) => ({ value: app.id, label: app.name })),
+          label: 'Application to assign',
+          button: 'Assign application',
+          field: 'applicationIds',
+          candidatesError: all.error,
+          candidates: all.data?.items
+            .filter((app) => app.type === 'MachineToMachine')
+            .map((app) => ({ value: app.id, label: app.name })),
           link: (id) => api('POST', `${props.path}/applications`, { body: { applicationIds: [id] } }),
         }}
       />

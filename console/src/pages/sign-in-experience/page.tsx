@@ -8,9 +8,17 @@ export function SignInExperiencePage() {
   const settings = useLoad(() => api<SignInExperience>('GET', '/sign-in-exp'), []);
   return (
     <>
-      <div class="page-head"><h1>Sign-in experience</h1></div>
-      <p class="hint">How end users sign in and sign up on this service's pages. Each section saves on its own and applies at once.</p>
-      {settings.error ? <ErrorText error={settings.error} /> : !settings.data ? <Loading what="the sign-in experience" /> : (
+      <div class="page-head">
+        <h1>Sign-in experience</h1>
+      </div>
+      <p class="hint">
+        How end users sign in and sign up on this service's pages. Each section saves on its own and applies at once.
+      </p>
+      {settings.error ? (
+        <ErrorText error={settings.error} />
+      ) : !settings.data ? (
+        <Loading what="the sign-in experience" />
+      ) : (
         <>
           <SignInSection settings={settings.data} onSaved={settings.set} />
           <PasswordPolicySection settings={settings.data} onSaved={settings.set} />

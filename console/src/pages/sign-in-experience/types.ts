@@ -10,7 +10,13 @@ export interface SignInMethod {
 export interface PasswordPolicy {
   length: { min: number; max: number };
   characterTypes: { min: number };
-  rejects: { pwned: boolean; commonPasswords: boolean; repetitionAndSequence: boolean; userInfo: boolean; words: string[] };
+  rejects: {
+    pwned: boolean;
+    commonPasswords: boolean;
+    repetitionAndSequence: boolean;
+    userInfo: boolean;
+    words: string[];
+  };
 }
 
 export type MfaFactor = 'Totp' | 'WebAuthn' | 'BackupCode';
@@ -21,7 +27,9 @@ export interface SignInExperience {
   signInMode: 'SignIn' | 'Register' | 'SignInAndRegister';
   signIn: { methods: SignInMethod[] };
   signUp: {
-    identifiers: Identifier[]; password: boolean; verify: boolean;
+    identifiers: Identifier[];
+    password: boolean;
+    verify: boolean;
     /** Not edited here: a save sends back what is stored. */
     secondaryIdentifiers?: Array<{ identifier: Identifier | 'emailOrPhone'; verify?: boolean }>;
   };

@@ -10,8 +10,11 @@ import { isConfidential, type Application } from '../applications/types.ts';
 import { displayName, type User } from './types.ts';
 import { ACCESS_TOKEN_TYPE, TOKEN_EXCHANGE_GRANT } from '../../../../lib/impersonation/grant.ts';
 
-
-interface Resource { id: string; name: string; indicator: string }
+interface Resource {
+  id: string;
+  name: string;
+  indicator: string;
+}
 
 /** The token-exchange request the chosen application makes with the subject token, ready to paste. */
 function exchangeCommand(options: { app: Application; subjectToken: string; resource?: string }): string {
@@ -37,7 +40,11 @@ export function ImpersonateSection(props: { user: User }) {
       title="Impersonation"
       description="Act as this user in an application that allows token exchange, e.g. to reproduce a support ticket. The user sees when, through which application and why; every token created and exchanged is in the impersonation log."
     >
-      <div class="actions"><button type="button" onClick={() => setOpen(true)}>Impersonate</button></div>
+      <div class="actions">
+        <button type="button" onClick={() => setOpen(true)}>
+          Impersonate
+        </button>
+      </div>
       <Dialog title={`Impersonate ${displayName(props.user)}`} open={open} onClose={() => setOpen(false)}>
         <ImpersonateForm user={props.user} onClose={() => setOpen(false)} />
       </Dialog>
@@ -46,15 +53,30 @@ export function ImpersonateSection(props: { user: User }) {
 }
 
 function ImpersonateForm(props: { user: User; onClose: () => void }) {
-  const apps = useLoad(async () => (await apiList<Application>('/applications', { page_size: 100 })).items
-    .filter((app) => app.customClientMetadata.allowTokenExchange === true && !app.isThirdParty), []);
-  const resources = useLoad(async () => (await apiList<Resource>('/resources', { page_size: 100 })).items
-    .filter((resource) => resource.indicator !== config.managementApi), []);
+  const apps = useLoad(
+    async () =>
+      (await apiList<Application>('/applications', { page_size: 100 })).items.filter(
+        (app) => app.customClientMetadata.allowTokenExchange === true && !app.isThirdParty,
+      ),
+    [],
+  );
+  const resources = useLoad(
+    async () =>
+      (await apiList<Resource>('/resources', { page_size: 100 })).items.filter(
+        (resource) => resource.indicator !== config.managementApi,
+      ),
+    [],
+  );
   const [reason, setReason] = useState('');
   const [ticket, setTicket] = useState('');
   const [appId, setAppId] = useState('');
   const [resource, setResource] = useState('');
-  const [issued, setIssued] = useState<{ subjectToken: string; expiresIn: number; app: Application; resource: string }>();
+  const [issued, setIssued] = useState<{
+    subjectToken: string;
+    expiresIn: number;
+    app: Application;
+    resource: string;
+  }>();
   const action = useAction();
 
   if (apps.error) return <ErrorText error={apps.error} />;
@@ -63,15 +85,25 @@ function ImpersonateForm(props: { user: User; onClose: () => void }) {
     return (
       <div>
         <SecretBox
-          label="Subject token" value={issued.subjectToken}
+          label="Subject token"
+          value={issued.subjectToken}
           note={`Shown once. It works for one exchange, within ${Math.round(issued.expiresIn / 60)} minutes.`}
         />
         <SecretBox
-          label="Token exchange request" multiline
-          value={exchangeCommand({ app: issued.app, subjectToken: issued.subjectToken, resource: issued.resource || undefined })}
+          label="Token exchange request"
+          multiline
+          value={exchangeCommand({
+            app: issued.app,
+            subjectToken: issued.subjectToken,
+            resource: issued.resource || undefined,
+          })}
           note={`Run by ${issued.app.name}${isConfidential(issued.app.type) ? ', with its client secret in CLIENT_SECRET' : ''}: the answer is an access token of ${displayName(props.user)}.`}
         />
-        <div class="actions"><button type="button" onClick={props.onClose}>Done</button></div>
+        <div class="actions">
+          <button type="button" onClick={props.onClose}>
+            Done
+          </button>
+        </div>
       </div>
     );
   }
@@ -88,35 +120,59 @@ function ImpersonateForm(props: { user: User; onClose: () => void }) {
     <form
       onSubmit={async (event) => {
         event.preventDefault();
-        const created = await action.run(() => api<{ subjectToken: string; expiresIn: number }>('POST', '/subject-tokens', {
-          body: { userId: props.user.id, reason: reason.trim(), ...(ticket.trim() && { context: { ticket: ticket.trim() } }) },
-        }));
+        const created = await action.run(() =>
+          api<{ subjectToken: string; expiresIn: number }>('POST', '/subject-tokens', {
+            body: {
+              userId: props.user.id,
+              reason: reason.trim(),
+              ...(ticket.trim() && { context: { ticket: ticket.trim() } }),
+            },
+          }),
+        );
         if (created) setIssued({ ...created, app: chosen, resource });
       }}
     >
       <TextField
-        label="Reason" value={reason} onInput={setReason} required autoComplete="off"
+        label="Reason"
+        value={reason}
+        onInput={setReason}
+        required
+        autoComplete="off"
         hint="Why you act as this user, in a sentence: shown to them in their account's impersonation history (and in the email they get, when that is on)."
         error={action.fieldError('reason')}
       />
       <TextField
-        label="Ticket ID" value={ticket} onInput={setTicket} autoComplete="off"
+        label="Ticket ID"
+        value={ticket}
+        onInput={setTicket}
+        autoComplete="off"
         hint="Optional, private: stored with the token as its context ({ ticket }), which custom claims can read; never shown to the user."
         error={action.fieldError('context')}
       />
       <SelectField
-        label="Application" value={chosen.id} onChange={setAppId}
+        label="Application"
+        value={chosen.id}
+        onChange={setAppId}
         options={apps.data.map((app) => ({ value: app.id, label: app.name }))}
         hint="The application that exchanges the token: only those that allow token exchange."
       />
       <SelectField
-        label="API resource" value={resource} onChange={setResource}
-        options={[{ value: '', label: 'None: a token for the userinfo endpoint' }, ...(resources.data ?? []).map((entry) => ({ value: entry.indicator, label: entry.name }))]}
+        label="API resource"
+        value={resource}
+        onChange={setResource}
+        options={[
+          { value: '', label: 'None: a token for the userinfo endpoint' },
+          ...(resources.data ?? []).map((entry) => ({ value: entry.indicator, label: entry.name })),
+        ]}
         hint="The API the exchanged token is for; its scopes are those the user's roles grant there."
       />
       <div class="actions">
-        <button type="submit" disabled={action.pending}>Create subject token</button>
-        <button type="button" class="secondary" onClick={props.onClose}>Cancel</button>
+        <button type="submit" disabled={action.pending}>
+          Create subject token
+        </button>
+        <button type="button" class="secondary" onClick={props.onClose}>
+          Cancel
+        </button>
       </div>
       <ErrorText error={action.actionError(['reason', 'context'])} />
     </form>

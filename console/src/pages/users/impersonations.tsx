@@ -14,33 +14,59 @@ export function ImpersonationHistorySection(props: { user: User }) {
   const [page, setPage] = useState(1);
   const [confirming, setConfirming] = useState(false);
   const history = useLoad(
-    () => apiList<Impersonation>('/impersonations', { userId: props.user.id, page, page_size: PAGE_SIZE }), [props.user.id, page],
+    () => apiList<Impersonation>('/impersonations', { userId: props.user.id, page, page_size: PAGE_SIZE }),
+    [props.user.id, page],
   );
   const action = useAction();
   return (
     <Section
       title="Impersonation history"
-      description={<>Every exchange of a subject token for this user, as the user sees it in their account. All of them: <Link to="/impersonations">Impersonations</Link>.</>}
+      description={
+        <>
+          Every exchange of a subject token for this user, as the user sees it in their account. All of them:{' '}
+          <Link to="/impersonations">Impersonations</Link>.
+        </>
+      }
     >
-      {history.error ? <ErrorText error={history.error} /> : !history.data ? <Loading what="impersonations" /> : (
+      {history.error ? (
+        <ErrorText error={history.error} />
+      ) : !history.data ? (
+        <Loading what="impersonations" />
+      ) : (
         <>
           <ImpersonationTable
-            caption="Impersonation history" rows={history.data.items} withUser={false} onRevoked={history.reload}
+            caption="Impersonation history"
+            rows={history.data.items}
+            withUser={false}
+            onRevoked={history.reload}
             empty="This user has never been impersonated."
           />
           <Pager page={page} pageSize={PAGE_SIZE} total={history.data.total} onPage={setPage} />
         </>
       )}
       <div class="actions">
-        <button type="button" class="danger" onClick={() => setConfirming(true)}>Revoke all impersonations</button>
+        <button type="button" class="danger" onClick={() => setConfirming(true)}>
+          Revoke all impersonations
+        </button>
       </div>
-      <Dialog title={`Revoke every impersonation of ${displayName(props.user)}?`} open={confirming} onClose={() => setConfirming(false)}>
-        <p>Every token issued by impersonating this user stops working now, and the subject tokens not yet exchanged are void.</p>
+      <Dialog
+        title={`Revoke every impersonation of ${displayName(props.user)}?`}
+        open={confirming}
+        onClose={() => setConfirming(false)}
+      >
+        <p>
+          Every token issued by impersonating this user stops working now, and the subject tokens not yet exchanged are
+          void.
+        </p>
         <div class="actions">
           <button
-            type="button" class="danger" disabled={action.pending}
+            type="button"
+            class="danger"
+            disabled={action.pending}
             onClick={async () => {
-              const done = await action.run(() => api('POST', `/users/${encodeURIComponent(props.user.id)}/impersonations/revoke`));
+              const done = await action.run(() =>
+                api('POST', `/users/${encodeURIComponent(props.user.id)}/impersonations/revoke`),
+              );
               if (done === undefined) return;
               setConfirming(false);
               history.reload();
@@ -48,7 +74,9 @@ export function ImpersonationHistorySection(props: { user: User }) {
           >
             Revoke all
           </button>
-          <button type="button" class="secondary" onClick={() => setConfirming(false)}>Cancel</button>
+          <button type="button" class="secondary" onClick={() => setConfirming(false)}>
+            Cancel
+          </button>
         </div>
         <ErrorText error={action.error} />
       </Dialog>

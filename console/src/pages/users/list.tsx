@@ -11,7 +11,9 @@ import { conflictFor, displayName, passwordProblems, shownAtField, type User } f
 export function UserList() {
   return (
     <ListPage
-      title="Users" createLabel="Create user" what="users"
+      title="Users"
+      createLabel="Create user"
+      what="users"
       search={{ label: 'Search users', placeholder: 'Name, username, email, phone or id' }}
       empty={{ none: 'No users yet.', noMatch: 'No user matches.' }}
       load={(query, paging) => apiList<User>('/users', { ...paging, search: containing(query) })}
@@ -23,8 +25,21 @@ export function UserList() {
         { header: 'Created', cell: (user) => new Date(user.createdAt).toLocaleDateString() },
       ]}
       create={({ open, close, reload }) => (
-        <Dialog title="Create user" open={open} onClose={() => { close(); reload(); }}>
-          <CreateUser onCreated={(user) => { close(); navigate(`/users/${user.id}`); }} onCancel={close} />
+        <Dialog
+          title="Create user"
+          open={open}
+          onClose={() => {
+            close();
+            reload();
+          }}
+        >
+          <CreateUser
+            onCreated={(user) => {
+              close();
+              navigate(`/users/${user.id}`);
+            }}
+            onCancel={close}
+          />
         </Dialog>
       )}
     />
@@ -41,22 +56,54 @@ function CreateUser(props: { onCreated: (user: User) => void; onCancel: () => vo
   const fields = ['username', 'primaryEmail', 'primaryPhone', 'name', 'password'];
   return (
     <CreateForm
-      action={action} error={shownAtField(action.error) ? undefined : action.actionError(fields)} onCancel={props.onCancel}
-      create={() => api<User>('POST', '/users', {
-        body: {
-          ...(username && { username }), ...(email && { primaryEmail: email }), ...(phone && { primaryPhone: phone }),
-          ...(name && { name }), ...(password && { password }),
-        },
-      })}
+      action={action}
+      error={shownAtField(action.error) ? undefined : action.actionError(fields)}
+      onCancel={props.onCancel}
+      create={() =>
+        api<User>('POST', '/users', {
+          body: {
+            ...(username && { username }),
+            ...(email && { primaryEmail: email }),
+            ...(phone && { primaryPhone: phone }),
+            ...(name && { name }),
+            ...(password && { password }),
+          },
+        })
+      }
       onCreated={props.onCreated}
     >
       <p class="hint">Give at least one of username, email and phone: it is how the user signs in.</p>
-      <TextField label="Username" value={username} onInput={setUsername} autoComplete="off" error={action.fieldError('username') ?? conflictFor(action.error, 'username')} />
-      <TextField label="Email" type="email" value={email} onInput={setEmail} autoComplete="off" error={action.fieldError('primaryEmail') ?? conflictFor(action.error, 'primaryEmail')} />
-      <TextField label="Phone" value={phone} onInput={setPhone} inputMode="numeric" autoComplete="off" hint="Digits only, with the country code (E.164 without +)." error={action.fieldError('primaryPhone') ?? conflictFor(action.error, 'primaryPhone')} />
+      <TextField
+        label="Username"
+        value={username}
+        onInput={setUsername}
+        autoComplete="off"
+        error={action.fieldError('username') ?? conflictFor(action.error, 'username')}
+      />
+      <TextField
+        label="Email"
+        type="email"
+        value={email}
+        onInput={setEmail}
+        autoComplete="off"
+        error={action.fieldError('primaryEmail') ?? conflictFor(action.error, 'primaryEmail')}
+      />
+      <TextField
+        label="Phone"
+        value={phone}
+        onInput={setPhone}
+        inputMode="numeric"
+        autoComplete="off"
+        hint="Digits only, with the country code (E.164 without +)."
+        error={action.fieldError('primaryPhone') ?? conflictFor(action.error, 'primaryPhone')}
+      />
       <TextField label="Name" value={name} onInput={setName} autoComplete="off" error={action.fieldError('name')} />
       <TextField
-        label="Password" type="password" value={password} onInput={setPassword} autoComplete="new-password"
+        label="Password"
+        type="password"
+        value={password}
+        onInput={setPassword}
+        autoComplete="new-password"
         hint="Optional: without one, the user signs in with a code or sets a password through “Forgot password”."
         error={action.fieldError('password') ?? passwordProblems(action.error)}
       />

@@ -4,7 +4,8 @@ import type { User } from '../../../../lib/users/repository.ts';
 export type { User };
 
 /** How the console names a user: name, then username, email, phone, id. */
-export const displayName = (user: User) => user.name || user.username || user.primaryEmail || user.primaryPhone || user.id;
+export const displayName = (user: User) =>
+  user.name || user.username || user.primaryEmail || user.primaryPhone || user.id;
 
 /** The password policy's verdict (422 `password.rejected`) belongs to the password field. */
 export function passwordProblems(error: unknown): string | undefined {
@@ -27,4 +28,5 @@ export function conflictFor(error: unknown, field: string): string | undefined {
 }
 
 /** Whether a field already shows this error (a conflict or the password policy), so the action need not. */
-export const shownAtField = (error: unknown) => Object.values(CONFLICTS).includes(codeOf(error)) || passwordProblems(error) !== undefined;
+export const shownAtField = (error: unknown) =>
+  Object.values(CONFLICTS).includes(codeOf(error)) || passwordProblems(error) !== undefined;

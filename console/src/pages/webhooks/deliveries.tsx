@@ -7,11 +7,19 @@ import { Pager, Table } from '../../components/table.tsx';
 import type { Delivery } from '../../../../lib/webhooks/deliveries.ts';
 
 const STATUSES = [
-  { value: '', label: 'Any status' }, { value: 'pending', label: 'Pending' }, { value: 'succeeded', label: 'Succeeded' },
-  { value: 'failed', label: 'Failed' }, { value: 'exhausted', label: 'Exhausted (retries used up)' },
+  { value: '', label: 'Any status' },
+  { value: 'pending', label: 'Pending' },
+  { value: 'succeeded', label: 'Succeeded' },
+  { value: 'failed', label: 'Failed' },
+  { value: 'exhausted', label: 'Exhausted (retries used up)' },
 ] as const;
 type StatusFilter = (typeof STATUSES)[number]['value'];
-const LABELS: Record<Delivery['status'], string> = { pending: 'Pending', succeeded: 'Succeeded', failed: 'Failed', exhausted: 'Exhausted' };
+const LABELS: Record<Delivery['status'], string> = {
+  pending: 'Pending',
+  succeeded: 'Succeeded',
+  failed: 'Failed',
+  exhausted: 'Exhausted',
+};
 
 /** How often the table asks for news while the page is visible. */
 const REFRESH_MS = 2000;
@@ -49,12 +57,15 @@ export function DeliveriesSection(props: { hookId: string }) {
 
   useEffect(() => {
     let current = true;
-    apiList<Delivery>(path, { page, page_size: PAGE_SIZE, status: status || undefined }).then((result) => {
-      if (!current) return;
-      setList(result);
-      setError(undefined);
-      setUpdatedAt(Date.now());
-    }, (caught: unknown) => current && setError(caught));
+    apiList<Delivery>(path, { page, page_size: PAGE_SIZE, status: status || undefined }).then(
+      (result) => {
+        if (!current) return;
+        setList(result);
+        setError(undefined);
+        setUpdatedAt(Date.now());
+      },
+      (caught: unknown) => current && setError(caught),
+    );
     const timer = setTimeout(() => {
       if (document.visibilityState === 'visible') setTick((value) => value + 1);
       else document.addEventListener('visibilitychange', () => setTick((value) => value + 1), { once: true });
@@ -66,40 +77,78 @@ export function DeliveriesSection(props: { hookId: string }) {
   }, [path, page, status, tick]);
 
   return (
-    <Section title="Deliveries" description="Every event sent to this endpoint, newest first. The table refreshes on its own.">
+    <Section
+      title="Deliveries"
+      description="Every event sent to this endpoint, newest first. The table refreshes on its own."
+    >
       <div class="toolbar">
-        <SelectField label="Status" value={status} options={STATUSES} onChange={(value) => { setStatus(value); setPage(1); }} />
+        <SelectField
+          label="Status"
+          value={status}
+          options={STATUSES}
+          onChange={(value) => {
+            setStatus(value);
+            setPage(1);
+          }}
+        />
         <p class="hint">{updatedAt ? `Updated ${new Date(updatedAt).toLocaleTimeString()}` : 'Loading…'}</p>
       </div>
       <ErrorText error={error} />
-      <span role="status" class="status">{resent ? `Resent as a new delivery ${resent}.` : ''}</span>
+      <span role="status" class="status">
+        {resent ? `Resent as a new delivery ${resent}.` : ''}
+      </span>
       <ErrorText error={resend.error} />
       {list && (
         <>
           <Table
-            caption="Deliveries" captionHidden rows={list.items} rowKey={(delivery) => delivery.id} empty="No deliveries yet."
+            caption="Deliveries"
+            captionHidden
+            rows={list.items}
+            rowKey={(delivery) => delivery.id}
+            empty="No deliveries yet."
             columns={[
               {
                 header: 'Event',
                 cell: (delivery) => (
-                  <>{delivery.event}{delivery.replayId ? <span class="hint"> (replay)</span> : delivery.resentFrom && <span class="hint"> (resent)</span>}</>
+                  <>
+                    {delivery.event}
+                    {delivery.replayId ? (
+                      <span class="hint"> (replay)</span>
+                    ) : (
+                      delivery.resentFrom && <span class="hint"> (resent)</span>
+                    )}
+                  </>
                 ),
               },
               { header: 'Sequence', cell: (delivery) => delivery.sequence ?? '—', numeric: true },
               { header: 'Version', cell: (delivery) => delivery.version ?? '—', numeric: true },
-              { header: 'Status', cell: (delivery) => <span class={`status-${delivery.status}`}>{statusText(delivery)}</span> },
+              {
+                header: 'Status',
+                cell: (delivery) => <span class={`status-${delivery.status}`}>{statusText(delivery)}</span>,
+              },
               { header: 'Attempts', cell: (delivery) => delivery.attempts, numeric: true },
-              { header: 'Latency', cell: (delivery) => (delivery.lastLatencyMs === null ? '—' : `${Math.round(delivery.lastLatencyMs)} ms`), numeric: true },
+              {
+                header: 'Latency',
+                cell: (delivery) =>
+                  delivery.lastLatencyMs === null ? '—' : `${Math.round(delivery.lastLatencyMs)} ms`,
+                numeric: true,
+              },
               { header: 'Response', cell: (delivery) => <span class="excerpt">{response(delivery)}</span> },
               { header: 'Time', cell: (delivery) => new Date(delivery.createdAt).toLocaleString() },
               {
-                header: 'Actions', numeric: true,
+                header: 'Actions',
+                numeric: true,
                 cell: (delivery) => (
                   <button
-                    type="button" class="secondary small" disabled={resend.pending} aria-label={`Resend ${delivery.event} delivery ${delivery.id}`}
+                    type="button"
+                    class="secondary small"
+                    disabled={resend.pending}
+                    aria-label={`Resend ${delivery.event} delivery ${delivery.id}`}
                     onClick={async () => {
                       setResent(undefined);
-                      const copy = await resend.run(() => api<Delivery>('POST', `${path}/${encodeURIComponent(delivery.id)}/resend`));
+                      const copy = await resend.run(() =>
+                        api<Delivery>('POST', `${path}/${encodeURIComponent(delivery.id)}/resend`),
+                      );
                       if (copy) {
                         setResent(copy.id);
                         setPage(1);

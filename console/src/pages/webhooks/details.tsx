@@ -13,26 +13,33 @@ import { TextField } from '../../components/field.tsx';
 
 export function WebhookDetails(props: { params: Record<string, string> }) {
   const id = props.params.id!;
-  const hook = useLoad(() => api<Hook>('GET', `/hooks/${encodeURIComponent(id)}`, { query: { includeExecutionStats: 'true' } }), [id]);
+  const hook = useLoad(
+    () => api<Hook>('GET', `/hooks/${encodeURIComponent(id)}`, { query: { includeExecutionStats: 'true' } }),
+    [id],
+  );
   // A started replay shows in the deliveries at once rather than at their next refresh.
   const [replays, setReplays] = useState(0);
   return (
     <DetailsPage record={hook} back={{ to: '/webhooks', label: 'Webhooks' }} what="the webhook">
       {(current) => (
         <>
-          <RecordHeading
-            title={current.name || current.id}
-            badge={!current.enabled && 'Disabled'}
-          />
-          {current.disabledReason && <p class="error" role="alert">The service disabled this webhook: {current.disabledReason}. Enable it again once the endpoint works.</p>}
+          <RecordHeading title={current.name || current.id} badge={!current.enabled && 'Disabled'} />
+          {current.disabledReason && (
+            <p class="error" role="alert">
+              The service disabled this webhook: {current.disabledReason}. Enable it again once the endpoint works.
+            </p>
+          )}
           <SettingsSection hook={current} onSaved={hook.set} key={`settings-${current.id}-${current.updatedAt}`} />
           <DeliveriesSection hookId={current.id} key={`deliveries-${replays}`} />
           <ReplaysSection hookId={current.id} onStarted={() => setReplays((value) => value + 1)} />
           <SigningKeySection hook={current} onRotated={hook.set} />
           <DeleteSection
-            what="webhook" name={current.name || current.id} description="Stops all deliveries and removes their history."
+            what="webhook"
+            name={current.name || current.id}
+            description="Stops all deliveries and removes their history."
             consequence="Deliveries waiting for a retry are dropped, and the delivery history goes with it."
-            remove={() => api('DELETE', `/hooks/${encodeURIComponent(current.id)}`)} onDeleted={() => navigate('/webhooks')}
+            remove={() => api('DELETE', `/hooks/${encodeURIComponent(current.id)}`)}
+            onDeleted={() => navigate('/webhooks')}
           />
         </>
       )}
@@ -60,11 +67,19 @@ function SettingsSection(props: { hook: Hook; onSaved: (hook: Hook) => void }) {
           }
         }}
       >
-        <HookFields draft={draft} onChange={setDraft} fieldError={(field) => hookFieldError(save.error ? save : test, field)} />
+        <HookFields
+          draft={draft}
+          onChange={setDraft}
+          fieldError={(field) => hookFieldError(save.error ? save : test, field)}
+        />
         <div class="actions">
-          <button type="submit" disabled={save.pending}>Save webhook</button>
+          <button type="submit" disabled={save.pending}>
+            Save webhook
+          </button>
           <button
-            type="button" class="secondary" disabled={test.pending}
+            type="button"
+            class="secondary"
+            disabled={test.pending}
             onClick={async () => {
               setTested(false);
               const { events, config } = bodyOf(draft);
@@ -77,7 +92,9 @@ function SettingsSection(props: { hook: Hook; onSaved: (hook: Hook) => void }) {
           >
             Send test
           </button>
-          <span role="status" class="status">{saved ? 'Saved.' : tested ? 'Test sent: the endpoint answered with a 2xx.' : ''}</span>
+          <span role="status" class="status">
+            {saved ? 'Saved.' : tested ? 'Test sent: the endpoint answered with a 2xx.' : ''}
+          </span>
         </div>
         <ErrorText error={hookErrorAtField(save.error) ? undefined : save.actionError(HOOK_FIELDS)} />
         <ErrorText error={hookErrorAtField(test.error) ? undefined : test.actionError(HOOK_FIELDS)} />
@@ -90,9 +107,13 @@ function SigningKeySection(props: { hook: Hook; onRotated: (hook: Hook) => void 
   if (props.hook.signature === 'ed25519') {
     return (
       <RotateSecretSection
-        title="Signature: Ed25519" button="Rotate signing key"
+        title="Signature: Ed25519"
+        button="Rotate signing key"
         description="Deliveries carry Standard Webhooks v1a signatures. Your endpoint verifies them with the public key below; the private key never leaves the service."
-        confirm={{ title: 'Rotate the signing key?', text: 'Deliveries are signed with a new key pair from now on (and, for a grace period, with the previous one too).' }}
+        confirm={{
+          title: 'Rotate the signing key?',
+          text: 'Deliveries are signed with a new key pair from now on (and, for a grace period, with the previous one too).',
+        }}
         secret={{ label: 'Public key' }}
         rotate={async () => {
           // The new public key shows in place of the old one; the previous key keeps signing for the grace period.
@@ -101,7 +122,10 @@ function SigningKeySection(props: { hook: Hook; onRotated: (hook: Hook) => void 
         }}
       >
         <TextField
-          label="Public key" value={props.hook.publicKey ?? ''} onInput={() => {}} readOnly
+          label="Public key"
+          value={props.hook.publicKey ?? ''}
+          onInput={() => {}}
+          readOnly
           hint="Standard Webhooks whpk_ form: base64 of the 32-byte Ed25519 public key. After a rotation the previous key keeps signing for a grace period."
         />
       </RotateSecretSection>
@@ -109,11 +133,20 @@ function SigningKeySection(props: { hook: Hook; onRotated: (hook: Hook) => void 
   }
   return (
     <RotateSecretSection
-      title="Signature: HMAC-SHA256" button="Rotate signing key"
+      title="Signature: HMAC-SHA256"
+      button="Rotate signing key"
       description="Deliveries carry Standard Webhooks v1 signatures and Logto's. Your endpoint checks them with the signing key, which the service never shows again after creation or rotation."
-      confirm={{ title: 'Rotate the signing key?', text: 'Deliveries are signed with the new key from now on (and, for a grace period, with the previous one too).' }}
-      secret={{ label: 'New signing key', note: 'Shown once. The previous key keeps signing, beside this one, for a grace period, so you can switch your endpoint over.' }}
-      rotate={async () => (await api<Hook>('PATCH', `/hooks/${encodeURIComponent(props.hook.id)}/signing-key`)).signingKey}
+      confirm={{
+        title: 'Rotate the signing key?',
+        text: 'Deliveries are signed with the new key from now on (and, for a grace period, with the previous one too).',
+      }}
+      secret={{
+        label: 'New signing key',
+        note: 'Shown once. The previous key keeps signing, beside this one, for a grace period, so you can switch your endpoint over.',
+      }}
+      rotate={async () =>
+        (await api<Hook>('PATCH', `/hooks/${encodeURIComponent(props.hook.id)}/signing-key`)).signingKey
+      }
     />
   );
 }

@@ -41,12 +41,16 @@ export function ReplaysSection(props: { hookId: string; onStarted: () => void })
   useEffect(() => {
     let current = true;
     let timer: ReturnType<typeof setTimeout> | undefined;
-    apiList<Replay>(`${path}/replays`, { page: 1, page_size: 10 }).then((list) => {
-      if (!current) return;
-      setReplays(list.items);
-      setError(undefined);
-      if (list.items.some((replay) => replay.status === 'running')) timer = setTimeout(() => setTick((value) => value + 1), REFRESH_MS);
-    }, (caught: unknown) => current && setError(caught));
+    apiList<Replay>(`${path}/replays`, { page: 1, page_size: 10 }).then(
+      (list) => {
+        if (!current) return;
+        setReplays(list.items);
+        setError(undefined);
+        if (list.items.some((replay) => replay.status === 'running'))
+          timer = setTimeout(() => setTick((value) => value + 1), REFRESH_MS);
+      },
+      (caught: unknown) => current && setError(caught),
+    );
     return () => {
       current = false;
       clearTimeout(timer);
@@ -61,9 +65,11 @@ export function ReplaysSection(props: { hookId: string; onStarted: () => void })
       <form
         onSubmit={async (event) => {
           event.preventDefault();
-          const started = await start.run(() => api<Replay>('POST', `${path}/replay`, {
-            body: { since: new Date(since).toISOString(), ...(failedOnly ? { failed: true } : {}) },
-          }));
+          const started = await start.run(() =>
+            api<Replay>('POST', `${path}/replay`, {
+              body: { since: new Date(since).toISOString(), ...(failedOnly ? { failed: true } : {}) },
+            }),
+          );
           if (started) {
             setTick((value) => value + 1);
             props.onStarted();
@@ -72,22 +78,44 @@ export function ReplaysSection(props: { hookId: string; onStarted: () => void })
       >
         <div class="field">
           <label for={sinceId}>Replay events since</label>
-          <input id={sinceId} type="datetime-local" required value={since} onInput={(event) => setSince(event.currentTarget.value)} />
+          <input
+            id={sinceId}
+            type="datetime-local"
+            required
+            value={since}
+            onInput={(event) => setSince(event.currentTarget.value)}
+          />
         </div>
         <CheckboxField label="Only deliveries that failed" checked={failedOnly} onChange={setFailedOnly} />
         <div class="actions">
-          <button type="submit" disabled={start.pending}>Start replay</button>
+          <button type="submit" disabled={start.pending}>
+            Start replay
+          </button>
         </div>
         <ErrorText error={start.error} />
       </form>
       <ErrorText error={error} />
       <Table
-        caption="Replays" rows={replays} rowKey={(replay) => replay.id} empty="No replays yet."
+        caption="Replays"
+        rows={replays}
+        rowKey={(replay) => replay.id}
+        empty="No replays yet."
         columns={[
           { header: 'Started', cell: (replay) => new Date(replay.createdAt).toLocaleString() },
           { header: 'What', cell: (replay) => (replay.kind === 'failed' ? 'Failed deliveries' : 'Events') },
-          { header: 'Window', cell: (replay) => `${new Date(replay.since).toLocaleString()} – ${new Date(replay.until).toLocaleString()}` },
-          { header: 'Status', cell: (replay) => <>{STATUS[replay.status]}{replay.note && <span class="hint"> ({replay.note})</span>}</> },
+          {
+            header: 'Window',
+            cell: (replay) => `${new Date(replay.since).toLocaleString()} – ${new Date(replay.until).toLocaleString()}`,
+          },
+          {
+            header: 'Status',
+            cell: (replay) => (
+              <>
+                {STATUS[replay.status]}
+                {replay.note && <span class="hint"> ({replay.note})</span>}
+              </>
+            ),
+          },
           { header: 'Queued', cell: (replay) => replay.enqueued, numeric: true },
         ]}
       />
