@@ -43,9 +43,8 @@ import { createSubjectTokens } from '../lib/impersonation/subject-tokens.ts';
 import { createImpersonationAudit } from '../lib/impersonation/audit.ts';
 import { createImpersonation } from '../lib/impersonation/library.ts';
 import { createImpersonations } from '../lib/impersonation/impersonations.ts';
-import { createJwtCustomizerConfigs } from '../lib/jwt-customizer/config.ts';
-import { createClaimsCustomizer, type FunctionCustomizer } from '../lib/jwt-customizer/claims.ts';
-import { createSandboxes, type Sandboxes } from '../lib/jwt-customizer/sandbox.ts';
+import { createJwtCustomizer, type JwtCustomizer } from '../lib/jwt-customizer/index.ts';
+import type { FunctionCustomizer } from '../lib/jwt-customizer/claims.ts';
 import { ExchangeRegistry } from '../extensions/token-exchange/registry.ts';
 import { createActorVerifier } from '../extensions/token-exchange/actor.ts';
 import * as tokenExchange from '../extensions/token-exchange/grant.ts';
@@ -64,7 +63,6 @@ import { accountRoutes } from '../routes/account/index.ts';
 import { createMessaging, type MessageTemplates, type MessagingService } from '../lib/messaging/index.ts';
 import { createMetrics } from '../lib/metrics/registry.ts';
 import { metricsEndpoint } from '../lib/metrics/endpoint.ts';
-import { countingTimeouts } from '../lib/metrics/sandbox.ts';
 import { observeTokenEvents } from '../lib/metrics/token-events.ts';
 import { accessLog } from '../lib/http/access-log.ts';
 import { createRequestScope } from '../lib/http/request-id.ts';
@@ -157,6 +155,7 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
   let messaging: MessagingService | undefined;
   let runtime: WebhookRuntime | undefined;
   let traces: Traces | undefined;
+  let jwtCustomizer: JwtCustomizer | undefined;
   try {
     await settleGeneratedKeys(settings, stores.documents);
     if (settings.OTEL_EXPORTER_OTLP_ENDPOINT) {
@@ -222,22 +221,16 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
     await audit.prepare();
     const subjectTokens = createSubjectTokens(stores.kv, settings.SUBJECT_TOKEN_TTL_SECONDS);
     const exchanges = new ExchangeRegistry();
-    const customizerConfigs = createJwtCustomizerConfigs(stores.documents);
-    let sandboxes: Sandboxes | undefined;
-    const getSandboxes = () =>
-      (sandboxes ??= createSandboxes({
+    jwtCustomizer = createJwtCustomizer({
+      store: stores.documents,
+      fn: options.jwtCustomizer,
+      logger,
+      metrics,
+      sandbox: {
         timeoutMs: settings.JWT_CUSTOMIZER_TIMEOUT_MS,
         memoryBytes: settings.JWT_CUSTOMIZER_MEMORY_MB * 1024 * 1024,
         workers: settings.JWT_CUSTOMIZER_WORKERS,
-      }));
-    const customizer = createClaimsCustomizer({
-      fn: options.jwtCustomizer,
-      configs: customizerConfigs,
-      logger,
-      runner: countingTimeouts(
-        () => getSandboxes().issuance,
-        () => metrics.sandboxTimeouts.inc({ pool: 'issuance' }),
-      ),
+      },
       scriptExemptAudiences: [settings.managementIndicator, LOGTO_MANAGEMENT_INDICATOR],
     });
     const provider = createProvider({
@@ -255,7 +248,7 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
       trustProxy: settings.TRUST_PROXY,
       extraTokenClaims: extraTokenClaimsHook(
         createExtraTokenClaims({
-          customizer,
+          customizer: jwtCustomizer.claims,
           exchanges,
           repositories,
           organizations: libraries.organizations,
@@ -381,13 +374,6 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
         lockout,
         impersonationActive: impersonation.isActive,
       }),
-      customizer: {
-        configs: customizerConfigs,
-        runner: countingTimeouts(
-          () => getSandboxes().test,
-          () => metrics.sandboxTimeouts.inc({ pool: 'test' }),
-        ),
-      },
       metrics,
       rateLimits,
       consoleAdmins,
@@ -416,7 +402,7 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
     hookRoutes(api, core);
     eventRoutes(api, core);
     impersonationRoutes(api, core);
-    jwtCustomizerRoutes(api, core);
+    jwtCustomizerRoutes(api, { jwtCustomizer });
     experienceRoutes(api, core);
     accountRoutes(api, core);
     consoleRoutes(api, core);
@@ -504,7 +490,7 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
         await traces?.close();
         stopCountingLockouts();
         await running.stop();
-        await sandboxes?.close();
+        await jwtCustomizer?.close();
         await messaging?.close();
         // The queue closes first: its consumer finishes the attempts in flight while the stores are open.
         await stores.close();

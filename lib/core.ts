@@ -10,8 +10,6 @@ import type { Repositories } from './repositories.ts';
 import type { Settings } from './settings.ts';
 import type { Impersonation } from './impersonation/library.ts';
 import type { Webhooks } from './webhooks/index.ts';
-import type { JwtCustomizerConfigs } from './jwt-customizer/config.ts';
-import type { ScriptRunner } from './jwt-customizer/sandbox.ts';
 import type { Messaging } from './messaging/index.ts';
 import type { Experience } from './experience/index.ts';
 import type { Account } from './account/index.ts';
@@ -43,8 +41,6 @@ export interface ServiceCore {
   experience: Experience;
   /** The Account API: end users' own access tokens, verification records, the gate and the account center. */
   account: Account;
-  /** Stored customizer scripts, and the sandbox that runs them for `/test` (never the issuance pool). */
-  customizer: { configs: JwtCustomizerConfigs; runner: () => ScriptRunner };
   /** The instance's Prometheus registry and instruments (`GET /metrics`). */
   metrics: Metrics;
   /** Failed-authentication and subject-token limits. */

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { declare, type ApiRouterDeps } from '../../lib/http/api.ts';
-import type { ServiceCore } from '../../lib/core.ts';
+import type { JwtCustomizer } from '../../lib/jwt-customizer/index.ts';
 import { errors } from '../../lib/errors.ts';
 import { jsonObject, withoutNul } from '../../lib/http/schemas.ts';
 import { withoutReserved } from '../../lib/jwt-customizer/claims.ts';
@@ -55,9 +55,8 @@ const testBody = z
   })
   .strict();
 
-export function jwtCustomizerRoutes(api: ApiRouterDeps, core: ServiceCore): void {
-  const deps = core.customizer;
-  const { configs } = deps;
+export function jwtCustomizerRoutes(api: ApiRouterDeps, { jwtCustomizer }: { jwtCustomizer: JwtCustomizer }): void {
+  const { configs, testRunner } = jwtCustomizer;
 
   async function mustGet() {
     const current = await configs.get();
@@ -96,7 +95,7 @@ export function jwtCustomizerRoutes(api: ApiRouterDeps, core: ServiceCore): void
     alternativeStatus: 201,
     alternativeWithBody: true,
     async handler({ body, answer }) {
-      if (body.script.trim()) await assertScriptCompiles(deps.runner(), body.script);
+      if (body.script.trim()) await assertScriptCompiles(testRunner(), body.script);
       // Logto answers 201 when the PUT created the customizer, 200 when it replaced one.
       if (!(await configs.get())) answer(201);
       return configs.put({
@@ -118,7 +117,7 @@ export function jwtCustomizerRoutes(api: ApiRouterDeps, core: ServiceCore): void
     response: config,
     async handler({ body }) {
       const current = await mustGet();
-      if (body.script?.trim()) await assertScriptCompiles(deps.runner(), body.script);
+      if (body.script?.trim()) await assertScriptCompiles(testRunner(), body.script);
       return configs.put({
         script: body.script ?? current.script,
         environmentVariables: body.environmentVariables ?? current.environmentVariables,
@@ -152,7 +151,7 @@ export function jwtCustomizerRoutes(api: ApiRouterDeps, core: ServiceCore): void
     response: z.record(z.string(), z.unknown()),
     async handler({ body }) {
       const samples = body.token && body.context ? undefined : await configs.get();
-      const outcome = await deps.runner().run(body.script, {
+      const outcome = await testRunner().run(body.script, {
         token: body.token ?? samples?.tokenSample ?? {},
         context: body.context ?? samples?.contextSample ?? {},
         environmentVariables: body.environmentVariables ?? {},
