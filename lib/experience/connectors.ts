@@ -6,7 +6,8 @@ import type { User } from '../users/repository.ts';
 import type { UpstreamProfile } from '../connectors/upstream.ts';
 import type { ConnectorVerification } from './connector-types.ts';
 import type { ExperienceDeps } from './deps.ts';
-import { assertEventAllowed } from './rules.ts';
+import { asIdentifierConflict, assertAvailable } from './profile.ts';
+import { assertEventAllowed, assertProfileComplete } from './rules.ts';
 import type { Submission } from './submission.ts';
 import { connectorSignInOf, identifyAs, type ExperienceRecord } from './types.ts';
 import { findUserBy } from './verification.ts';
@@ -233,13 +234,17 @@ export function createConnectorVerifications(deps: Deps) {
 
     /**
      * Registration: a new account from the identity, with the provider's email when it is verified and no other
-     * account has it, its name and picture; an enterprise identity joins the connector's JIT organizations.
+     * account has it, its name and picture; an enterprise identity joins the connector's JIT organizations. A
+     * social identity gives what sign-up requires too, unless `socialSignIn.skipRequiredIdentifiers`: what it
+     * lacks is refused (422 `user.missing_profile`, the attempt kept through `save`) until the profile adds it.
      */
     async register(
       record: ExperienceRecord,
       verificationId: string,
+      save: () => Promise<void>,
     ): Promise<{ user: User; memberships: JitMembership[] }> {
-      assertEventAllowed(await deps.signInExperience.get(), 'Register');
+      const settings = await deps.signInExperience.get();
+      assertEventAllowed(settings, 'Register');
       if (record.userId)
         throw errors.experience('session.identity_conflict', 'this registration already created its account');
       const verification = verified(record, verificationId);
@@ -248,12 +253,28 @@ export function createConnectorVerifications(deps: Deps) {
       const { profile } = verification;
       const vouched = await vouchedEmail(verification);
       const email =
-        vouched && !(await findUserBy(deps.repositories, { type: 'email', value: vouched })) ? vouched : undefined;
-      const created = await deps.users.create({
-        primaryEmail: email,
-        name: profile.name?.slice(0, 256),
-        avatar: profile.avatar,
-      });
+        record.profile.primaryEmail ??
+        (vouched && !(await findUserBy(deps.repositories, { type: 'email', value: vouched })) ? vouched : undefined);
+      if (verification.type === 'Social' && settings.socialSignIn.skipRequiredIdentifiers !== true) {
+        record.connectorRegistration = verificationId;
+        await save();
+        assertProfileComplete(settings, { ...record.profile, ...(email && { primaryEmail: email }) }, undefined, true);
+      }
+      await assertAvailable(deps.repositories, record.profile);
+      const { username, primaryPhone, passwordDigest } = record.profile;
+      let created: User;
+      try {
+        created = await deps.users.create({
+          username,
+          primaryEmail: email,
+          primaryPhone,
+          passwordDigest,
+          name: profile.name?.slice(0, 256),
+          avatar: profile.avatar,
+        });
+      } catch (error) {
+        throw asIdentifierConflict(error);
+      }
       let user: User;
       try {
         user = await link(created, verification);
@@ -269,6 +290,8 @@ export function createConnectorVerifications(deps: Deps) {
       ];
       identifyAs(record, user.id);
       record.userCreated = true;
+      record.profile = {};
+      delete record.connectorRegistration;
       record.connectorSignIn = { verificationId, userId: user.id, link: false };
       return { user, memberships };
     },

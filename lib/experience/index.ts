@@ -148,6 +148,7 @@ export function createExperience(deps: ExperienceDeps) {
         assertEventSwitch(record.interactionEvent, interactionEvent);
         if (record.interactionEvent === interactionEvent) return;
         record.profile = {};
+        delete record.connectorRegistration;
         dropAccountState(record);
         if (interactionEvent === 'Register' && !record.userCreated) identifyAs(record, undefined);
         record.interactionEvent = interactionEvent;
@@ -190,8 +191,10 @@ export function createExperience(deps: ExperienceDeps) {
           await save();
           return { created: false };
         }
-        if (connectorFlows.owns(record, verificationId)) {
-          const { user, memberships } = await connectorFlows.register(record, verificationId!);
+        // A registration through a social identity that was refused for a missing profile goes on once completed.
+        const connectorRegistration = verificationId ?? record.connectorRegistration;
+        if (connectorFlows.owns(record, connectorRegistration)) {
+          const { user, memberships } = await connectorFlows.register(record, connectorRegistration!, save);
           await save();
           await events.userCreated(interaction, request, user, memberships);
           return { created: true };

@@ -64,16 +64,23 @@ export type MissingProfile = 'username' | 'email' | 'phone' | 'emailOrPhone' | '
 /**
  * The profile fields the sign-up settings require that neither the user nor the profile being built has: the
  * primary identifiers (`[email, phone]` means either one), the secondary ones (`emailOrPhone` either one) and a
- * password.
+ * password. A connector identity takes the place of a password, as in Logto: one the account holds, or
+ * `byConnector`, the one it registers or signs in with.
  */
-export function missingProfile(settings: SignInExperience, profile: ExperienceProfile, user?: User): MissingProfile[] {
+export function missingProfile(
+  settings: SignInExperience,
+  profile: ExperienceProfile,
+  user?: User,
+  byConnector = false,
+): MissingProfile[] {
   const missing: MissingProfile[] = [];
   const identifiers = new Set(settings.signUp.identifiers);
   const has = {
     username: Boolean(user?.username ?? profile.username),
     email: Boolean(user?.primaryEmail ?? profile.primaryEmail),
     phone: Boolean(user?.primaryPhone ?? profile.primaryPhone),
-    password: Boolean(user?.hasPassword || profile.passwordDigest),
+    password:
+      byConnector || Boolean(user?.hasPassword || profile.passwordDigest || Object.keys(user?.identities ?? {}).length),
   };
   if (identifiers.has('username') && !has.username) missing.push('username');
   if (identifiers.has('email') && identifiers.has('phone')) {
@@ -91,8 +98,13 @@ export function missingProfile(settings: SignInExperience, profile: ExperiencePr
   return missing;
 }
 
-export function assertProfileComplete(settings: SignInExperience, profile: ExperienceProfile, user?: User): void {
-  const missing = missingProfile(settings, profile, user);
+export function assertProfileComplete(
+  settings: SignInExperience,
+  profile: ExperienceProfile,
+  user?: User,
+  byConnector = false,
+): void {
+  const missing = missingProfile(settings, profile, user, byConnector);
   if (missing.length) {
     throw errors.experience('user.missing_profile', `the profile lacks what sign-up requires: ${missing.join(', ')}`, {
       missingProfile: missing,

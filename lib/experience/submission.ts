@@ -64,8 +64,12 @@ export function createSubmission(
       }
       const settings = await deps.signInExperience.get();
       await assertAvailable(deps.repositories, record.profile, user.id);
-      // An account signing in through a connector has the provider's identity in place of a password or identifier.
-      if (!connectorSignInOf(record)) assertProfileComplete(settings, record.profile, user);
+      // As in Logto: an enterprise provider vouches for the account whole; a social one stands in for its password,
+      // and for the missing identifiers too while socialSignIn.skipRequiredIdentifiers is on.
+      const byConnector = Boolean(connectorSignInOf(record));
+      const skipped =
+        signedInByEnterpriseSso(record) || (byConnector && settings.socialSignIn.skipRequiredIdentifiers === true);
+      if (!skipped) assertProfileComplete(settings, record.profile, user, byConnector);
       if (!signedInByEnterpriseSso(record)) await deps.mfaStep.assertSatisfied(record, user);
       const changes: ExperienceChanges = {
         ...(username !== undefined && { username }),

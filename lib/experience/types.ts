@@ -81,6 +81,11 @@ export const experienceRecord = z.object({
   /** The user was created by this experience (Register), at identification. */
   userCreated: z.boolean().optional(),
   profile,
+  /**
+   * The social verification a registration was refused for while the profile lacked what sign-up requires
+   * (422 `user.missing_profile`): identification without a verification registers through it once completed.
+   */
+  connectorRegistration: z.string().optional(),
   /** Verifications through social and enterprise connectors (one per type, a new one replaces the old). */
   connectorVerifications: z.array(connectorVerification).optional(),
   /**

@@ -69,11 +69,7 @@ function applyPatch(current: SignInExperience, patch: SignInExperiencePatch): Si
     singleSignOnEnabled: patch.singleSignOnEnabled ?? current.singleSignOnEnabled,
     impersonation: { ...current.impersonation, ...patch.impersonation },
     socialSignIn: patch.socialSignIn
-      ? {
-          ...(patch.socialSignIn.automaticAccountLinking !== undefined && {
-            automaticAccountLinking: patch.socialSignIn.automaticAccountLinking,
-          }),
-        }
+      ? Object.fromEntries(Object.entries(patch.socialSignIn).filter(([, value]) => value !== undefined))
       : current.socialSignIn,
   };
 }

@@ -172,6 +172,13 @@ export const signInExperience = z.object({
           "true: a social identity no account holds yet signs in the account with the provider's verified email and is " +
             'linked to it, without asking (no linkSocialIdentity); false or left out: 404 user.identity_not_exist with relatedUser',
         ),
+      skipRequiredIdentifiers: z
+        .boolean()
+        .optional()
+        .describe(
+          'true: an account registering or signing in through a social connector is not asked for the sign-up ' +
+            'identifiers the provider did not give; false or left out: 422 user.missing_profile until they are added',
+        ),
     })
     .strict()
     .describe("Logto's social sign-in settings"),
@@ -286,7 +293,7 @@ export const signInExperiencePatch = z
     socialSignIn: z
       .object({
         automaticAccountLinking: z.boolean().optional(),
-        skipRequiredIdentifiers: unsupported,
+        skipRequiredIdentifiers: z.boolean().optional(),
       })
       .strict()
       .optional()
@@ -300,6 +307,5 @@ export type SignInExperiencePatch = z.infer<typeof signInExperiencePatch>;
 export function unsupportedSettingsOf(patch: SignInExperiencePatch): string[] {
   const named: string[] = UNSUPPORTED_SETTINGS.filter((key) => patch[key] !== undefined);
   for (const key of UNSUPPORTED_BRANDING) if (patch.branding?.[key] !== undefined) named.push(`branding.${key}`);
-  if (patch.socialSignIn?.skipRequiredIdentifiers !== undefined) named.push('socialSignIn.skipRequiredIdentifiers');
   return named;
 }

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { createApplication } from '../support/fixtures.ts';
 import { freshPage, screenshot, useChromium } from '../support/chromium.ts';
 import { startService, type RunningService } from '../support/service.ts';
+import { skipRequiredIdentifiers } from '../connectors/support.ts';
 import { startBrowserHarness, type BrowserHarness } from './support/harness.ts';
 
 describe('browser: continue with a social connector whose provider is a second instance of the service (Chromium)', () => {
@@ -12,6 +13,7 @@ describe('browser: continue with a social connector whose provider is a second i
   before(async () => {
     upstream = await startService();
     h = await startBrowserHarness();
+    await skipRequiredIdentifiers(h.running);
   });
   after(async () => {
     await h?.close();
@@ -171,7 +173,7 @@ describe('browser: continue with a social connector whose provider is a second i
   it('with socialSignIn.automaticAccountLinking on, links to the account with the same verified email without asking', async () => {
     const settings = await h.running.request('/api/sign-in-exp', {
       method: 'PATCH',
-      json: { socialSignIn: { automaticAccountLinking: true } },
+      json: { socialSignIn: { automaticAccountLinking: true, skipRequiredIdentifiers: true } },
     });
     expect(settings.status).to.equal(200);
     const username = `auto_${Math.random().toString(36).slice(2, 8)}`;

@@ -6,7 +6,7 @@ import {
   type ExperienceClient,
   type ExperienceHarness,
 } from '../experience/support.ts';
-import { API_CALLBACK, listen } from './support.ts';
+import { API_CALLBACK, listen, skipRequiredIdentifiers } from './support.ts';
 
 /**
  * A provider's picture becomes the account's `avatar` (and relying parties' `picture`) only when it is an http(s)
@@ -20,6 +20,7 @@ describe("Connectors: a provider's picture is taken only when it is an http(s) U
 
   before(async () => {
     h = await startExperienceHarness();
+    await skipRequiredIdentifiers(h.running);
     provider = await listen((req, res) => {
       res.setHeader('content-type', 'application/json');
       res.end(

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { json } from '../experience/support.ts';
-import { API_CALLBACK, paramsOf, startFederation, type Federation } from './support.ts';
+import { API_CALLBACK, paramsOf, skipRequiredIdentifiers, startFederation, type Federation } from './support.ts';
 
 describe('Experience API: social sign-in through a second instance of the service as the provider', () => {
   let f: Federation;
@@ -42,12 +42,29 @@ describe('Experience API: social sign-in through a second instance of the servic
       expect(unknown.status).to.equal(404);
       expect(unknown.body).to.deep.include({ code: 'user.identity_not_exist' });
       await first.client.ok('PUT', '/interaction-event', { interactionEvent: 'Register' });
-      const created = await first.client.api('POST', '/identification', { verificationId: first.verificationId });
-      expect(created.status, JSON.stringify(created.body)).to.equal(201);
+      // Logto's default (socialSignIn.skipRequiredIdentifiers left out): the username the sign-up settings require
+      // and the provider does not give is asked for; the identity stands in for the password.
+      await f.h.running.request('/api/sign-in-exp', { method: 'PATCH', json: { socialSignIn: {} } });
+      const username = `social_${kind}_${Math.random().toString(36).slice(2, 8)}`;
+      try {
+        const incomplete = await first.client.api('POST', '/identification', {
+          verificationId: first.verificationId,
+        });
+        expect(incomplete.status).to.equal(422);
+        expect(incomplete.body).to.deep.include({
+          code: 'user.missing_profile',
+          data: { missingProfile: ['username'] },
+        });
+        await first.client.ok('POST', '/profile', { type: 'username', value: username });
+        const created = await first.client.api('POST', '/identification', {});
+        expect(created.status, JSON.stringify(created.body)).to.equal(201);
+      } finally {
+        await skipRequiredIdentifiers(f.h.running);
+      }
       const userId = (await first.client.submitForTokens()).claims()!.sub;
 
       const user = await json(f.h.running.request(`/api/users/${userId}`));
-      expect(user).to.include({ primaryEmail: person.email, name: `Person ${kind}`, hasPassword: false });
+      expect(user).to.include({ username, primaryEmail: person.email, name: `Person ${kind}`, hasPassword: false });
       expect(user.identities[target]).to.deep.include({ userId: person.id });
       expect(user.identities[target].details).to.include({ id: person.id, email: person.email });
       const userCreated = await f.h.delivery('User.Created', (payload) => payload.data.id === userId);
@@ -112,7 +129,7 @@ describe('Experience API: social sign-in through a second instance of the servic
   it("links at once under socialSignIn.automaticAccountLinking, to the account with the provider's verified email only", async () => {
     const settings = await f.h.running.request('/api/sign-in-exp', {
       method: 'PATCH',
-      json: { socialSignIn: { automaticAccountLinking: true } },
+      json: { socialSignIn: { automaticAccountLinking: true, skipRequiredIdentifiers: true } },
     });
     expect(settings.status).to.equal(200);
     try {
@@ -153,7 +170,7 @@ describe('Experience API: social sign-in through a second instance of the servic
       expect(askedToLink.status).to.equal(404);
       expect((await json(f.h.running.request(`/api/users/${victim.id}`))).identities).to.deep.equal({});
     } finally {
-      await f.h.running.request('/api/sign-in-exp', { method: 'PATCH', json: { socialSignIn: {} } });
+      await skipRequiredIdentifiers(f.h.running);
     }
   });
 

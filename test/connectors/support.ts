@@ -57,6 +57,9 @@ export interface Federation {
 export async function startFederation(env: Record<string, string | undefined> = {}): Promise<Federation> {
   const upstream = await startService();
   const h = await startExperienceHarness(env);
+  // These suites are about the connectors: registering through one is not stopped for a username the default
+  // sign-up settings would ask for (socialSignIn.skipRequiredIdentifiers is tested on its own).
+  await skipRequiredIdentifiers(h.running);
   const base = h.running.baseUrl;
   const app = await createApplication(upstream, {
     type: 'Traditional',
@@ -187,4 +190,15 @@ export async function listen(handle: (req: IncomingMessage, res: ServerResponse,
         server.close(() => resolve());
       }),
   };
+}
+
+/** Turns on `socialSignIn.skipRequiredIdentifiers`: a social registration is not asked for what sign-up requires. */
+export async function skipRequiredIdentifiers(running: {
+  request(path: string, init: { method: string; json: unknown }): Promise<Response>;
+}): Promise<void> {
+  const res = await running.request('/api/sign-in-exp', {
+    method: 'PATCH',
+    json: { socialSignIn: { skipRequiredIdentifiers: true } },
+  });
+  expect(res.status).to.equal(200);
 }

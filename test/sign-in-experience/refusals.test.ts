@@ -47,13 +47,6 @@ const UNSUPPORTED: Refusal[] = [
     data: { settings: ['branding.favicon'] },
   },
   {
-    why: 'skipping required identifiers at social sign-in',
-    body: { socialSignIn: { automaticAccountLinking: true, skipRequiredIdentifiers: true } },
-    status: 422,
-    code: 'sign_in_experiences.unsupported_setting',
-    data: { settings: ['socialSignIn.skipRequiredIdentifiers'] },
-  },
-  {
     why: 'password expiration',
     body: { forgotPasswordMethods: [], passwordExpiration: { enabled: false } },
     status: 422,

@@ -110,6 +110,10 @@ describe('sign-in experience settings: GET/PATCH /api/sign-in-exp', () => {
     expect((await patch({ signInMode: 'SignIn' })).socialSignIn, 'another patch leaves it').to.deep.equal({
       automaticAccountLinking: true,
     });
+    expect(
+      (await patch({ socialSignIn: { skipRequiredIdentifiers: true } })).socialSignIn,
+      'skipRequiredIdentifiers is stored, and the linking left out is gone',
+    ).to.deep.equal({ skipRequiredIdentifiers: true });
     expect((await patch({ socialSignIn: {} })).socialSignIn).to.deep.equal({});
   });
 
