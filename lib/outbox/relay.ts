@@ -73,14 +73,19 @@ export function createOutboxRelay(deps: {
     woken = true;
   }
 
+  /**
+   * Waits for a wake or the poll interval. A wake is acted on in the event loop's next check phase, not at once: the
+   * commits that complete in the same turn (concurrent requests) add their entries first, and one look forwards them all.
+   */
   function pause(): Promise<void> {
-    if (woken || stopped) return Promise.resolve();
+    if (stopped) return Promise.resolve();
+    if (woken) return new Promise((resolve) => setImmediate(resolve));
     return new Promise((resolve) => {
       const timer = setTimeout(done, options.pollMs);
       function done() {
         clearTimeout(timer);
         wakeUp = undefined;
-        resolve();
+        setImmediate(resolve);
       }
       wakeUp = done;
     });
