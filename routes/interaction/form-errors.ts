@@ -101,7 +101,7 @@ export function failureOf(error: unknown): PageFailure | undefined {
         code: error.code,
         status: httpStatusOf(error),
         problem: {
-          message: `Every account here must also have ${fields.join(' and ')}, which these pages cannot add. Ask the site's support to add it to your account.`,
+          message: `Every account here must also have ${fields.join(' and ')}, which these pages cannot add yet. Ask the site's support to add it to your account.`,
         },
       };
     }

@@ -13,6 +13,7 @@ import { consentPage } from './pages.ts';
 import { signInPageOf, signInRoutes } from './sign-in.ts';
 import { signUpRoutes } from './sign-up.ts';
 import { mfaRoutes } from './mfa.ts';
+import { profileRoutes } from './profile.ts';
 import { passkeyRoutes } from './passkeys.ts';
 import { connectorPageRoutes } from './connectors.ts';
 
@@ -101,6 +102,7 @@ export function interactionRoutes(core: ServiceCore): Middleware {
   signUpRoutes(router, form, kit, experience);
   forgotPasswordRoutes(router, form, kit, experience);
   mfaRoutes(router, form, kit, experience);
+  profileRoutes(router, form, kit, experience);
 
   router.post('/:uid/consent', form, async (ctx) => {
     const visit = await kit.submitted(ctx);

@@ -11,6 +11,7 @@ import { CSRF_FIELD, brandingStyleSources, type Branding } from './layout.ts';
 import { methodsOf, narrowedTo } from './methods.ts';
 import { signInHints } from '../../lib/oidc/sign-in-parameters.ts';
 import type { PageFrame } from './sign-in-pages.ts';
+import { COLLECTED } from './profile.ts';
 
 export type Details = Awaited<ReturnType<ServiceCore['provider']['interactionDetails']>>;
 
@@ -121,6 +122,14 @@ export function createPageKit(core: ServiceCore) {
     }
   }
 
+  /** `?missing=` of the profile step, when everything a `user.missing_profile` names is what that step collects. */
+  function collectable(error: unknown): string | undefined {
+    if (!(error instanceof DomainError) || error.code !== 'user.missing_profile') return undefined;
+    const missing = (error.data as { missingProfile?: string[] } | undefined)?.missingProfile ?? [];
+    const all = missing.length > 0 && missing.every((name) => (COLLECTED as readonly string[]).includes(name));
+    return all ? missing.join(',') : undefined;
+  }
+
   function redirect(ctx: Context, location: string): void {
     ctx.redirect(location);
     ctx.status = 303;
@@ -194,7 +203,20 @@ export function createPageKit(core: ServiceCore) {
       render: (failure: PageFailure) => string | Promise<string>,
       work: () => Promise<void>,
     ): Promise<void> {
-      await recover(ctx, work, async (failure) => send(ctx, failure.status, await render(failure), visit));
+      // A registration or sign-in stopped for a username or password goes to the step that asks for them.
+      await recover(
+        ctx,
+        async () => {
+          try {
+            await work();
+          } catch (error) {
+            const missing = collectable(error);
+            if (missing === undefined) throw error;
+            redirect(ctx, url(visit.details.uid, `/profile?missing=${missing}`));
+          }
+        },
+        async (failure) => send(ctx, failure.status, await render(failure), visit),
+      );
     },
 
     /** Like `attempt`, for pages that answer a refusal their own way (`refused`). */

@@ -20,7 +20,9 @@ describe('browser: continue with a social connector whose provider is a second i
     await upstream?.close();
   });
 
-  it("signs up at the provider's page and comes back signed in, in one browser (User.Created, PostRegister)", async () => {
+  it("signs up at the provider's page, gives the username sign-up requires, and comes back signed in, in one browser (User.Created, PostRegister)", async () => {
+    // Logto's default: the registration through the provider is asked for what it lacks (skipRequiredIdentifiers off).
+    await h.running.request('/api/sign-in-exp', { method: 'PATCH', json: { socialSignIn: {} } });
     const app = await createApplication(upstream, {
       type: 'Traditional',
       name: 'Acme Notes login',
@@ -60,11 +62,19 @@ describe('browser: continue with a social connector whose provider is a second i
       await page.getByRole('textbox', { name: /username/i }).fill(username);
       await page.getByLabel('Password', { exact: true }).fill('Correct-Horse-7');
       await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('heading', { name: 'Complete your account' }).waitFor();
+      expect(await page.getByLabel('Password').count(), 'the identity stands for a password').to.equal(0);
+      const chosen = `chosen_${Math.random().toString(36).slice(2, 8)}`;
+      await page.getByRole('textbox', { name: 'Username' }).fill(chosen);
+      await screenshot(page, 'connector-profile-step');
+      await page.getByRole('button', { name: 'Continue' }).click();
       const userId = (await flow.finish()).claims()!.sub;
       const user = (await (await h.running.request(`/api/users/${userId}`)).json()) as {
+        username: string;
         primaryEmail: string;
         identities: Record<string, { userId: string }>;
       };
+      expect(user.username).to.equal(chosen);
       expect(user.primaryEmail).to.equal(email);
       expect(user.identities.upstream).to.have.property('userId');
       await h.delivery('User.Created', userId);
@@ -72,6 +82,7 @@ describe('browser: continue with a social connector whose provider is a second i
     } finally {
       await screenshot(page, 'connector-signed-in');
       await context.close();
+      await skipRequiredIdentifiers(h.running);
     }
   });
 

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { json, uniqueName } from '../experience/support.ts';
 import { totpCode } from '../mfa/support.ts';
-import { startFederation, type Federation } from './support.ts';
+import { skipRequiredIdentifiers, startFederation, type Federation } from './support.ts';
 
 describe('Sign-in pages: continue with a social or enterprise connector (a second instance as the provider)', () => {
   let f: Federation;
@@ -58,6 +58,35 @@ describe('Sign-in pages: continue with a social or enterprise connector (a secon
     expect(user.identities['upstream-pages'].userId).to.equal(person.id);
     await f.h.delivery('User.Created', (payload) => payload.data.id === userId);
     await f.h.delivery('PostRegister', (payload) => payload.userId === userId);
+  });
+
+  it('asks a registration through the provider for the username sign-up requires (skipRequiredIdentifiers off), then signs it in', async () => {
+    await f.h.running.request('/api/sign-in-exp', { method: 'PATCH', json: { socialSignIn: {} } });
+    try {
+      const { client, uid } = await signInPage();
+      const person = await f.upstreamUser(undefined, 'Profile Person');
+      const step = await throughProvider(
+        client,
+        `${f.h.running.baseUrl}/interaction/${uid}/social/${connectorId}`,
+        person,
+      );
+      expect(step.url).to.equal(`${f.h.running.baseUrl}/interaction/${uid}/profile?missing=username`);
+      const html = await step.res.text();
+      expect(html).to.include('<h1>Complete your account</h1>');
+      expect(html).to.include('name="username"');
+      expect(html, 'the identity stands for a password').not.to.include('name="password"');
+      const action = `${f.h.running.baseUrl}/interaction/${uid}/profile?missing=username`;
+      const refused = await client.browser.submit(action, { username: '1-not-a-username' }, 'http://127.0.0.1:9/');
+      expect(refused.res.status).to.equal(400);
+      const username = `profile_${Math.random().toString(36).slice(2, 8)}`;
+      const done = await client.browser.submit(action, { username }, 'http://127.0.0.1:9/');
+      const userId = (await client.redeem(done.url)).claims()!.sub;
+      const user = await json(f.h.running.request(`/api/users/${userId}`));
+      expect(user).to.include({ username, primaryEmail: person.email, name: 'Profile Person', hasPassword: false });
+      expect(user.identities['upstream-pages'].userId).to.equal(person.id);
+    } finally {
+      await skipRequiredIdentifiers(f.h.running);
+    }
   });
 
   it('asks before linking to the account with the same verified email, then signs in to it', async () => {
