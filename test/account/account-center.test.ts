@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { startService, type RunningService } from '../support/service.ts';
 import { createUser } from '../support/fixtures.ts';
 import { DEFAULT_ACCOUNT_CENTER } from '../../lib/account/center.ts';
-import { accountClient, asUser, passwordRecord, type AccountClient } from './support.ts';
+import { accountClient, asUser, passwordRecord, type AccountClient } from '../support/account.ts';
 
 const PASSWORD = 'correct horse battery';
 

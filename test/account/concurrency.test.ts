@@ -3,9 +3,9 @@ import { randomBytes } from 'node:crypto';
 import { startService, type RunningService } from '../support/service.ts';
 import { createUser } from '../support/fixtures.ts';
 import { startMailbox, type Mailbox } from '../support/mailbox.ts';
-import { REDIS_URL } from '../webhooks-delivery/support/hooks.ts';
+import { REDIS_URL } from '../support/webhooks/hooks.ts';
 import type { IdentityEvent } from '../../lib/events/bus.ts';
-import { accountClient, asUser, type AccountClient } from './support.ts';
+import { accountClient, asUser, type AccountClient } from '../support/account.ts';
 
 const PASSWORD = 'correct horse battery';
 const CONCURRENT = 100;

@@ -3,9 +3,9 @@ import { randomBytes } from 'node:crypto';
 import { startService, type RunningService } from '../support/service.ts';
 import { createUser } from '../support/fixtures.ts';
 import { codeFrom, startMailbox, type Mailbox } from '../support/mailbox.ts';
-import { Receiver, eventually } from '../webhooks-delivery/support/receiver.ts';
-import { FAST_ENV, createHook, getJson, verifyDelivery, type CreatedHook } from '../webhooks-delivery/support/hooks.ts';
-import { accountClient, asUser, emailRecord, passwordRecord, type AccountClient } from './support.ts';
+import { Receiver, eventually } from '../support/webhooks/receiver.ts';
+import { FAST_ENV, createHook, getJson, verifyDelivery, type CreatedHook } from '../support/webhooks/hooks.ts';
+import { accountClient, asUser, emailRecord, passwordRecord, type AccountClient } from '../support/account.ts';
 
 const PASSWORD = 'correct horse battery';
 const address = (label: string) => `${label}-${randomBytes(4).toString('hex')}@example.com`;

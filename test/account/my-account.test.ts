@@ -3,7 +3,7 @@ import { startService, type RunningService } from '../support/service.ts';
 import { createApplication, createResource, createUser, subjectToken, tokenRequest } from '../support/fixtures.ts';
 import { installFakeClock, type FakeClock } from '../support/clock.ts';
 import { newId } from '../../lib/ids.ts';
-import { accountClient, asUser, passwordRecord, type AccountClient } from './support.ts';
+import { accountClient, asUser, passwordRecord, type AccountClient } from '../support/account.ts';
 
 const PASSWORD = 'correct horse battery';
 const GRANT = 'urn:ietf:params:oauth:grant-type:token-exchange';

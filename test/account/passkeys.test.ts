@@ -1,10 +1,10 @@
 import { expect } from 'chai';
-import { startExperienceHarness, type ExperienceHarness } from '../experience/support.ts';
-import { DEFAULT_MFA, PASSWORD, mfaPolicy, passwordUser } from '../mfa/support.ts';
+import { startExperienceHarness, type ExperienceHarness } from '../support/experience.ts';
+import { DEFAULT_MFA, PASSWORD, mfaPolicy, passwordUser } from '../support/mfa.ts';
 import { eventually } from '../support/wait.ts';
 import { SoftPasskey } from '../support/webauthn.ts';
 import { DEFAULT_ACCOUNT_CENTER } from '../../lib/account/center.ts';
-import { accountClient, asUser, passwordRecord, type AccountClient } from './support.ts';
+import { accountClient, asUser, passwordRecord, type AccountClient } from '../support/account.ts';
 
 describe('Account API: passkeys under /api/my-account/mfa-verifications', () => {
   let h: ExperienceHarness;

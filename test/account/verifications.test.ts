@@ -5,7 +5,7 @@ import { createUser } from '../support/fixtures.ts';
 import { codeFrom, startMailbox, type Mailbox } from '../support/mailbox.ts';
 import { installFakeClock, type FakeClock } from '../support/clock.ts';
 import type { IdentityEvent } from '../../lib/events/bus.ts';
-import { accountClient, asUser, emailRecord, passwordRecord, type AccountClient } from './support.ts';
+import { accountClient, asUser, emailRecord, passwordRecord, type AccountClient } from '../support/account.ts';
 
 const PASSWORD = 'correct horse battery';
 const address = (label: string) => `${label}-${randomBytes(4).toString('hex')}@example.com`;

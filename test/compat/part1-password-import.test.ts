@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { argon2d, argon2i, argon2id, bcrypt } from 'hash-wasm';
 import { startService, type RunningService } from '../support/service.ts';
 import { createApplication } from '../support/fixtures.ts';
-import { ExperienceClient, REDIRECT } from '../experience/support.ts';
+import { ExperienceClient, REDIRECT } from '../support/experience.ts';
 import { newId } from '../../lib/ids.ts';
 
 const PASSWORD = 'Imported-Pass-42';

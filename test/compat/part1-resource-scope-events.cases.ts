@@ -1,5 +1,5 @@
-import { fixtures, ok, unique, type Harness } from '../management-data/support/harness.ts';
-import type { EventCase } from '../management-data/support/event-case.ts';
+import { fixtures, ok, unique, type Harness } from '../support/management/harness.ts';
+import type { EventCase } from '../support/management/event-case.ts';
 
 const MISSING = 'no-such-id';
 

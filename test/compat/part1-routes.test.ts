@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { fixtures, ok, startHarness, unique, type Harness } from '../management-data/support/harness.ts';
+import { fixtures, ok, startHarness, unique, type Harness } from '../support/management/harness.ts';
 
 /** Routes Logto's Management API has and clients call, with Logto's shapes and refusals. */
 describe('Logto compatibility: role holders, organization application roles, member scopes, custom data, JWT customizer list', () => {

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { decodeJwt } from 'jose';
 import { createApplication, createResource, createRole, tokenRequest } from '../support/fixtures.ts';
-import { fixtures, ok, startHarness, type Harness } from '../management-data/support/harness.ts';
+import { fixtures, ok, startHarness, type Harness } from '../support/management/harness.ts';
 
 /** Logto's customizer routes: 201 for the first PUT, the test endpoint's tokenType and 403 for denyAccess; addedRoleIds. */
 describe('Logto compatibility: customizer and role assignment answers', () => {

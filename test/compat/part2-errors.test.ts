@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { fixtures, ok, startHarness, unique, type Harness } from '../management-data/support/harness.ts';
+import { fixtures, ok, startHarness, unique, type Harness } from '../support/management/harness.ts';
 
 /** Logto's error codes where Logto has one for the case; 409 (not Logto's 422) stays for conflicts. */
 describe('Logto compatibility: error codes', () => {

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { ok, startHarness, type Harness } from '../management-data/support/harness.ts';
+import { ok, startHarness, type Harness } from '../support/management/harness.ts';
 
 /** Logto's legacy hook shape: `{ event, config }` without a name. */
 describe('Logto compatibility: hooks', () => {

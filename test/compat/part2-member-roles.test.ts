@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { fixtures, ok, startHarness, unique, type Harness } from '../management-data/support/harness.ts';
+import { fixtures, ok, startHarness, unique, type Harness } from '../support/management/harness.ts';
 
 /** Logto's organizationRoleNames on a member's roles (POST and PUT). */
 describe('Logto compatibility: organization member roles by name', () => {

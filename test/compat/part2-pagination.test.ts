@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { fixtures, ok, startHarness, unique, type Harness } from '../management-data/support/harness.ts';
+import { fixtures, ok, startHarness, unique, type Harness } from '../support/management/harness.ts';
 
 /** Lists Logto answers in full without `page` / `page_size` do so here too, and still page when asked. */
 describe('Logto compatibility: optional pagination', () => {

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { fixtures, ok, startHarness, unique, type Harness } from '../management-data/support/harness.ts';
+import { fixtures, ok, startHarness, unique, type Harness } from '../support/management/harness.ts';
 
 /** Logto's search parameters (`search`, `search.<field>`, `mode.<field>`, `joint`, `isCaseSensitive`) and strict lists. */
 describe('Logto compatibility: search and filters', () => {

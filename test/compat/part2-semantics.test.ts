@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { fixtures, ok, startHarness, unique, type Harness } from '../management-data/support/harness.ts';
+import { fixtures, ok, startHarness, unique, type Harness } from '../support/management/harness.ts';
 
 /** Logto's write semantics: replaced custom client metadata, one default resource, no invitation for a member. */
 describe('Logto compatibility: write semantics', () => {

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { fixtures, ok, startHarness, unique, type Harness } from '../management-data/support/harness.ts';
+import { fixtures, ok, startHarness, unique, type Harness } from '../support/management/harness.ts';
 
 const ids = (list: Array<{ id: string }>) => list.map((item) => item.id).sort();
 

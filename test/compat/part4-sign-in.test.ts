@@ -3,7 +3,7 @@ import * as client from 'openid-client';
 import { Browser } from '../support/browser.ts';
 import { createApplication, createUser } from '../support/fixtures.ts';
 import { startService, type RunningService } from '../support/service.ts';
-import { REDIRECT, signInForm } from '../oidc/sign-in-form.ts';
+import { REDIRECT, signInForm } from '../support/sign-in-form.ts';
 import { newId } from '../../lib/ids.ts';
 
 const PASSWORD = 'Correct-Horse-7';

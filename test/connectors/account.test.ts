@@ -1,8 +1,8 @@
 import { expect } from 'chai';
-import { accountClient, asUser, passwordRecord } from '../account/support.ts';
+import { accountClient, asUser, passwordRecord } from '../support/account.ts';
 import { createUser } from '../support/fixtures.ts';
-import { json, uniqueName } from '../experience/support.ts';
-import { API_CALLBACK, paramsOf, startFederation, type Federation } from './support.ts';
+import { json, uniqueName } from '../support/experience.ts';
+import { API_CALLBACK, paramsOf, startFederation, type Federation } from '../support/connectors.ts';
 
 const PASSWORD = 'correct horse battery';
 

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { API_CALLBACK, paramsOf, startFederation, type Federation, type UpstreamUser } from './support.ts';
+import { API_CALLBACK, paramsOf, startFederation, type Federation, type UpstreamUser } from '../support/connectors.ts';
 
 describe('Experience API: callbacks that do not belong to the sign-in are refused with 4xx codes', () => {
   let f: Federation;

@@ -1,7 +1,14 @@
 import { expect } from 'chai';
 import { jwtVerify } from 'jose';
-import { json } from '../experience/support.ts';
-import { API_CALLBACK, listen, paramsOf, startFederation, type Federation, type UpstreamUser } from './support.ts';
+import { json } from '../support/experience.ts';
+import {
+  API_CALLBACK,
+  listen,
+  paramsOf,
+  startFederation,
+  type Federation,
+  type UpstreamUser,
+} from '../support/connectors.ts';
 
 /**
  * Connectors created from the configs Logto exports: its OIDC connector (endpoints, `idTokenVerificationConfig`,

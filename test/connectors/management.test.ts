@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { startService, type RunningService } from '../support/service.ts';
-import { json } from '../experience/support.ts';
+import { json } from '../support/experience.ts';
 
 describe('Connectors through the management API', () => {
   let upstream: RunningService;

@@ -2,8 +2,8 @@ import { expect } from 'chai';
 import type { ServerResponse } from 'node:http';
 import { createOutbound } from '../../lib/connectors/outbound.ts';
 import { parseNetworks, type Resolver } from '../../lib/webhooks/destinations.ts';
-import { json, startExperienceHarness, uniqueName, type ExperienceHarness } from '../experience/support.ts';
-import { API_CALLBACK, listen } from './support.ts';
+import { json, startExperienceHarness, uniqueName, type ExperienceHarness } from '../support/experience.ts';
+import { API_CALLBACK, listen } from '../support/connectors.ts';
 
 /**
  * An identity provider on loopback whose discovery document names its token endpoint at `tokenEndpoint` (its own

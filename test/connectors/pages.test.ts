@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import { json, uniqueName } from '../experience/support.ts';
-import { totpCode } from '../mfa/support.ts';
-import { skipRequiredIdentifiers, startFederation, type Federation } from './support.ts';
+import { json, uniqueName } from '../support/experience.ts';
+import { totpCode } from '../support/mfa.ts';
+import { skipRequiredIdentifiers, startFederation, type Federation } from '../support/connectors.ts';
 
 describe('Sign-in pages: continue with a social or enterprise connector (a second instance as the provider)', () => {
   let f: Federation;

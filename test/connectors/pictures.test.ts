@@ -5,8 +5,8 @@ import {
   uniqueName,
   type ExperienceClient,
   type ExperienceHarness,
-} from '../experience/support.ts';
-import { API_CALLBACK, listen, skipRequiredIdentifiers } from './support.ts';
+} from '../support/experience.ts';
+import { API_CALLBACK, listen, skipRequiredIdentifiers } from '../support/connectors.ts';
 
 /**
  * A provider's picture becomes the account's `avatar` (and relying parties' `picture`) only when it is an http(s)

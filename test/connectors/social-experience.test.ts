@@ -1,6 +1,12 @@
 import { expect } from 'chai';
-import { json } from '../experience/support.ts';
-import { API_CALLBACK, paramsOf, skipRequiredIdentifiers, startFederation, type Federation } from './support.ts';
+import { json } from '../support/experience.ts';
+import {
+  API_CALLBACK,
+  paramsOf,
+  skipRequiredIdentifiers,
+  startFederation,
+  type Federation,
+} from '../support/connectors.ts';
 
 describe('Experience API: social sign-in through a second instance of the service as the provider', () => {
   let f: Federation;

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { json, uniqueName } from '../experience/support.ts';
-import { API_CALLBACK, paramsOf, startFederation, type Federation } from './support.ts';
+import { json, uniqueName } from '../support/experience.ts';
+import { API_CALLBACK, paramsOf, startFederation, type Federation } from '../support/connectors.ts';
 
 describe('Experience API: enterprise SSO with just-in-time organizations, through a second instance as the provider', () => {
   let f: Federation;

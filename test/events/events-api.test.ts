@@ -8,8 +8,8 @@ import { clientCredentialsToken, type RunningService } from '../support/service.
 import { newId } from '../../lib/ids.ts';
 import { createApplication, createRole } from '../support/fixtures.ts';
 import { withFakeClock } from '../support/clock.ts';
-import { BACKENDS, bodyOf, createHook, startHookService } from '../webhooks-delivery/support/hooks.ts';
-import { Receiver, eventually } from '../webhooks-delivery/support/receiver.ts';
+import { BACKENDS, bodyOf, createHook, startHookService } from '../support/webhooks/hooks.ts';
+import { Receiver, eventually } from '../support/webhooks/receiver.ts';
 
 type Listed = Record<string, any> & { event: string; sequence: number; version?: number };
 

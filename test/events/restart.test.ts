@@ -5,8 +5,8 @@ import { expect } from 'chai';
 import { ADMIN, clientCredentialsToken } from '../support/service.ts';
 import { freePort, serviceFreeEnv, startUntilReady } from '../support/processes.ts';
 import { tempDataDir } from '../support/sqlite.ts';
-import { PrivateRedis, redisServerInstalled } from '../outbox/support/redis-server.ts';
-import { uniqueQueueName } from '../webhooks-delivery/support/hooks.ts';
+import { PrivateRedis, redisServerInstalled } from '../support/redis-server.ts';
+import { uniqueQueueName } from '../support/webhooks/hooks.ts';
 
 const ROOT = new URL('../..', import.meta.url);
 const WRITERS = 8;

@@ -10,15 +10,8 @@ import { expect } from 'chai';
 import { ALL_EVENTS, DATA_EVENTS } from '../../lib/events/catalogue.ts';
 import { newId } from '../../lib/ids.ts';
 import type { RunningService } from '../support/service.ts';
-import {
-  BACKENDS,
-  bodyOf,
-  createHook,
-  getJson,
-  startHookService,
-  verifyDelivery,
-} from '../webhooks-delivery/support/hooks.ts';
-import { Receiver, eventually } from '../webhooks-delivery/support/receiver.ts';
+import { BACKENDS, bodyOf, createHook, getJson, startHookService, verifyDelivery } from '../support/webhooks/hooks.ts';
+import { Receiver, eventually } from '../support/webhooks/receiver.ts';
 
 for (const backend of BACKENDS) {
   describe(`published event schemas (${backend})`, () => {

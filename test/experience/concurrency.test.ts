@@ -3,7 +3,7 @@ import { createMemoryKeyValueStore } from '../../adapters/memory/kv.ts';
 import { DomainError } from '../../lib/errors.ts';
 import { createExperienceStore } from '../../lib/experience/store.ts';
 import type { ExperienceRecord } from '../../lib/experience/types.ts';
-import { json, startExperienceHarness, uniqueName, type ExperienceHarness } from './support.ts';
+import { json, startExperienceHarness, uniqueName, type ExperienceHarness } from '../support/experience.ts';
 
 const PASSWORD = 'Concurrent-Pass-31';
 

@@ -1,7 +1,13 @@
 import { expect } from 'chai';
 import { withFakeClock } from '../support/clock.ts';
 import { codeFrom } from '../support/mailbox.ts';
-import { json, type ExperienceClient, startExperienceHarness, uniqueName, type ExperienceHarness } from './support.ts';
+import {
+  json,
+  type ExperienceClient,
+  startExperienceHarness,
+  uniqueName,
+  type ExperienceHarness,
+} from '../support/experience.ts';
 
 /** Every bad input answers 4xx with a stable code, never 500. */
 describe('Experience API: refusals', () => {

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { codeFrom } from '../support/mailbox.ts';
-import { json, startExperienceHarness, uniqueName, type ExperienceHarness } from './support.ts';
+import { json, startExperienceHarness, uniqueName, type ExperienceHarness } from '../support/experience.ts';
 
 const OLD = 'Forgotten-Pass-1';
 const NEW = 'Remembered-Pass-2';

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { startHarness, fixtures, type Harness } from '../management-data/support/harness.ts';
+import { startHarness, fixtures, type Harness } from '../support/management/harness.ts';
 
 describe('organization JIT default roles (management API)', () => {
   let h: Harness;

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { startService, type RunningService } from '../support/service.ts';
-import { json } from './support.ts';
+import { json } from '../support/experience.ts';
 
 describe('Experience API in the OpenAPI document', () => {
   let running: RunningService;

@@ -2,9 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import { codeFrom } from '../support/mailbox.ts';
 import { eventually } from '../support/wait.ts';
-import { verifyDelivery } from '../webhooks-delivery/support/hooks.ts';
-import { Receiver } from '../webhooks-delivery/support/receiver.ts';
-import { json, startExperienceHarness, uniqueName, type ExperienceHarness } from './support.ts';
+import { verifyDelivery } from '../support/webhooks/hooks.ts';
+import { Receiver } from '../support/webhooks/receiver.ts';
+import { json, startExperienceHarness, uniqueName, type ExperienceHarness } from '../support/experience.ts';
 
 describe('Experience API: registration', () => {
   let h: ExperienceHarness;

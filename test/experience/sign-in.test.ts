@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { json, startExperienceHarness, uniqueName, type ExperienceHarness } from './support.ts';
+import { json, startExperienceHarness, uniqueName, type ExperienceHarness } from '../support/experience.ts';
 
 const PASSWORD = 'Sign-In-Pass-31';
 

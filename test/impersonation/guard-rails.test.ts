@@ -11,7 +11,7 @@ import {
   subjectToken,
   tokenRequest,
 } from '../support/fixtures.ts';
-import { accountClient } from '../account/support.ts';
+import { accountClient } from '../support/account.ts';
 import { newId } from '../../lib/ids.ts';
 import { ConfigurationError } from '../../lib/config.ts';
 import { createIdentityService } from '../../app/index.ts';

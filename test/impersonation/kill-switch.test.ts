@@ -12,9 +12,9 @@ import {
   tokenRequest,
   type ApiFixture,
 } from '../support/fixtures.ts';
-import { accountClient } from '../account/support.ts';
-import { Receiver, eventually } from '../webhooks-delivery/support/receiver.ts';
-import { createHook, verifyDelivery, type CreatedHook } from '../webhooks-delivery/support/hooks.ts';
+import { accountClient } from '../support/account.ts';
+import { Receiver, eventually } from '../support/webhooks/receiver.ts';
+import { createHook, verifyDelivery, type CreatedHook } from '../support/webhooks/hooks.ts';
 import { GRANT, AT } from '../support/token-exchange.ts';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';

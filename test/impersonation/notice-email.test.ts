@@ -4,7 +4,7 @@ import { createApplication, createResource, createUser, tokenRequest } from '../
 import { startMailbox, type Mailbox } from '../support/mailbox.ts';
 import { capturingLogger, type LogLine } from '../support/logs.ts';
 import { eventually } from '../support/wait.ts';
-import { accountClient } from '../account/support.ts';
+import { accountClient } from '../support/account.ts';
 import { newId } from '../../lib/ids.ts';
 import { ACCESS_TOKEN_TYPE as AT, TOKEN_EXCHANGE_GRANT as GRANT } from '../../lib/impersonation/grant.ts';
 

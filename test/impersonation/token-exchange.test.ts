@@ -16,7 +16,7 @@ import type { CustomizerInput } from '../../lib/jwt-customizer/claims.ts';
 import { installFakeClock } from '../support/clock.ts';
 import { eventually } from '../support/wait.ts';
 import { GRANT, AT } from '../support/token-exchange.ts';
-import { accountClient } from '../account/support.ts';
+import { accountClient } from '../support/account.ts';
 
 const INDICATOR = 'https://api.example.com';
 const BOB_PASSWORD = 'support agent passphrase 42';

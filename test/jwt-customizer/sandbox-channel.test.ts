@@ -20,13 +20,13 @@ const received = (outcome: SandboxOutcome | undefined): unknown => {
 describe('sandbox channel', () => {
   let host: HostSide;
   let worker: Worker;
-  /** Non-zero holds the worker after it claimed a request (see support/channel-worker.ts). */
+  /** Non-zero holds the worker after it claimed a request (see test/support/jwt-customizer/channel-worker.ts). */
   let hold: Int32Array;
 
   beforeEach(async () => {
     host = new HostSide();
     hold = new Int32Array(new SharedArrayBuffer(4));
-    worker = new Worker(new URL('./support/channel-worker.ts', import.meta.url), {
+    worker = new Worker(new URL('../support/jwt-customizer/channel-worker.ts', import.meta.url), {
       workerData: { buffer: host.buffer, hold: hold.buffer },
     });
     await once(worker, 'message');

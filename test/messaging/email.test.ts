@@ -6,7 +6,7 @@ import type { MessagePurpose, Recipient } from '../../lib/messaging/index.ts';
 import { startService, type RunningService } from '../support/service.ts';
 import { codeFrom, startMailbox, type Mailbox } from '../support/mailbox.ts';
 import { capturingLogger } from '../support/logs.ts';
-import { refusingUrl } from '../webhooks-delivery/support/receiver.ts';
+import { refusingUrl } from '../support/webhooks/receiver.ts';
 
 const address = () => `user-${randomBytes(4).toString('hex')}@example.com`;
 const email = (value: string): Recipient => ({ type: 'email', value });

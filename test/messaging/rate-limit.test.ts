@@ -5,7 +5,7 @@ import type { Recipient } from '../../lib/messaging/index.ts';
 import { startService, type RunningService } from '../support/service.ts';
 import { installFakeClock, type FakeClock } from '../support/clock.ts';
 import { startMailbox, type Mailbox } from '../support/mailbox.ts';
-import { Receiver, eventually } from '../webhooks-delivery/support/receiver.ts';
+import { Receiver, eventually } from '../support/webhooks/receiver.ts';
 import {
   FAST_ENV,
   REDIS_URL,
@@ -13,7 +13,7 @@ import {
   getJson,
   verifyDelivery,
   type CreatedHook,
-} from '../webhooks-delivery/support/hooks.ts';
+} from '../support/webhooks/hooks.ts';
 
 const address = () => `limited-${randomBytes(4).toString('hex')}@example.com`;
 const email = (value: string): Recipient => ({ type: 'email', value });

@@ -10,7 +10,7 @@ import { generateSigningKey } from '../../lib/webhooks/signing.ts';
 import { startService, type RunningService } from '../support/service.ts';
 import { codeFrom } from '../support/mailbox.ts';
 import { capturingLogger } from '../support/logs.ts';
-import { Receiver, eventually, refusingUrl, type ReceivedRequest } from '../webhooks-delivery/support/receiver.ts';
+import { Receiver, eventually, refusingUrl, type ReceivedRequest } from '../support/webhooks/receiver.ts';
 
 const phone = () => `+1555${String(randomBytes(3).readUIntBE(0, 3) % 10_000_000).padStart(7, '0')}`;
 

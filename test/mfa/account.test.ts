@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import { startService, type RunningService } from '../support/service.ts';
 import { createUser } from '../support/fixtures.ts';
-import { accountClient, asUser, passwordRecord, type AccountClient } from '../account/support.ts';
-import { totpCode } from './support.ts';
+import { accountClient, asUser, passwordRecord, type AccountClient } from '../support/account.ts';
+import { totpCode } from '../support/mfa.ts';
 
 const PASSWORD = 'correct horse battery';
 

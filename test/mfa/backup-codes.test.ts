@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { json, startExperienceHarness, type ExperienceHarness } from '../experience/support.ts';
-import { DEFAULT_MFA, enrolTotp, identifiedByPassword, mfaPolicy, passwordUser, totpCode } from './support.ts';
+import { json, startExperienceHarness, type ExperienceHarness } from '../support/experience.ts';
+import { DEFAULT_MFA, enrolTotp, identifiedByPassword, mfaPolicy, passwordUser, totpCode } from '../support/mfa.ts';
 
 describe('MFA at sign-in: backup codes', () => {
   let h: ExperienceHarness;

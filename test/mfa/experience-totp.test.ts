@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import { json, startExperienceHarness, type ExperienceHarness } from '../experience/support.ts';
+import { json, startExperienceHarness, type ExperienceHarness } from '../support/experience.ts';
 import { installFakeClock, type FakeClock } from '../support/clock.ts';
-import { DEFAULT_MFA, enrolTotp, identifiedByPassword, mfaPolicy, passwordUser, totpCode } from './support.ts';
+import { DEFAULT_MFA, enrolTotp, identifiedByPassword, mfaPolicy, passwordUser, totpCode } from '../support/mfa.ts';
 
 describe('MFA at sign-in: authenticator app (TOTP)', () => {
   let h: ExperienceHarness;

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import { json, startExperienceHarness, type ExperienceClient, type ExperienceHarness } from '../experience/support.ts';
+import { json, startExperienceHarness, type ExperienceClient, type ExperienceHarness } from '../support/experience.ts';
 import { SoftPasskey } from '../support/webauthn.ts';
-import { DEFAULT_MFA, identifiedByPassword, mfaPolicy, passwordUser } from './support.ts';
+import { DEFAULT_MFA, identifiedByPassword, mfaPolicy, passwordUser } from '../support/mfa.ts';
 
 /** Registers `passkey` for the identified account of `client` and binds it (stored at submit). */
 async function enrolPasskey(client: ExperienceClient, passkey: SoftPasskey): Promise<void> {

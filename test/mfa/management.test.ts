@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { startService, type RunningService } from '../support/service.ts';
 import { createUser } from '../support/fixtures.ts';
-import { totpCode } from './support.ts';
+import { totpCode } from '../support/mfa.ts';
 
 /** A support team's view of a user's second factors: list without secrets, set up, remove; deleting the user cleans up. */
 describe("management API: a user's second factors", () => {

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import { startService, type RunningService } from '../support/service.ts';
 import { createUser } from '../support/fixtures.ts';
-import { csrfToken, directives, openSignIn, post, type Interaction } from '../security/support.ts';
-import { totpCode } from './support.ts';
+import { csrfToken, directives, openSignIn, post, type Interaction } from '../support/security.ts';
+import { totpCode } from '../support/mfa.ts';
 import { FACTOR_PAGES } from '../../routes/interaction/passkeys.ts';
 
 const PASSWORD = 'pages without script 7';

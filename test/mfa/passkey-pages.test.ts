@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { startService, type RunningService } from '../support/service.ts';
 import { createUser } from '../support/fixtures.ts';
 import { SoftPasskey, type CeremonyOptions } from '../support/webauthn.ts';
-import { csrfToken, directives, openSignIn, post, type Interaction } from '../security/support.ts';
+import { csrfToken, directives, openSignIn, post, type Interaction } from '../support/security.ts';
 
 const PASSWORD = 'passkey pages 42';
 

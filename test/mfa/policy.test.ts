@@ -5,8 +5,8 @@ import {
   uniqueName,
   type ExperienceHarness,
   type ExperienceClient,
-} from '../experience/support.ts';
-import { DEFAULT_MFA, enrolTotp, identifiedByPassword, mfaPolicy, passwordUser } from './support.ts';
+} from '../support/experience.ts';
+import { DEFAULT_MFA, enrolTotp, identifiedByPassword, mfaPolicy, passwordUser } from '../support/mfa.ts';
 
 /** Every MFA setting the sign-in experience accepts acts on sign-in; every other value is refused. */
 describe('MFA policy in the sign-in experience', () => {

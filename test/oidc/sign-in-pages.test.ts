@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { createUser } from '../support/fixtures.ts';
 import { codeFrom, startMailbox, type Mailbox } from '../support/mailbox.ts';
 import { startService, type RunningService } from '../support/service.ts';
-import { expectSecurePage, openSignIn, post, type Interaction } from '../security/support.ts';
+import { expectSecurePage, openSignIn, post, type Interaction } from '../support/security.ts';
 
 const unique = (prefix: string) => `${prefix}${Math.random().toString(36).slice(2, 10)}`;
 

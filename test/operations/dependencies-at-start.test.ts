@@ -5,7 +5,7 @@ import { startService, type RunningService } from '../support/service.ts';
 import { capturingLogger } from '../support/logs.ts';
 import { freePort, serviceFreeEnv } from '../support/processes.ts';
 import { eventually } from '../support/wait.ts';
-import { PrivateRedis, redisServerInstalled } from '../outbox/support/redis-server.ts';
+import { PrivateRedis, redisServerInstalled } from '../support/redis-server.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const LIMIT_MS = 30_000;

@@ -6,8 +6,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { eventually } from '../support/wait.ts';
-import { environment, execForm, readDockerfile, sourceCopies } from './dockerfile.ts';
-import { replayDockerfile, type ReplayedStage } from './dockerfile-replay.ts';
+import { environment, execForm, readDockerfile, sourceCopies } from '../support/operations/dockerfile.ts';
+import { replayDockerfile, type ReplayedStage } from '../support/operations/dockerfile-replay.ts';
 import { freePort, serviceFreeEnv } from '../support/processes.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));

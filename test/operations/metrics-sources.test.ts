@@ -3,7 +3,7 @@ import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { startService, type RunningService } from '../support/service.ts';
 import { capturingLogger } from '../support/logs.ts';
 import { eventually } from '../support/wait.ts';
-import { Receiver } from '../webhooks-delivery/support/receiver.ts';
+import { Receiver } from '../support/webhooks/receiver.ts';
 
 async function families(running: RunningService) {
   const res = await fetch(`${running.baseUrl}/metrics`);

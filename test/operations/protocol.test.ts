@@ -10,7 +10,7 @@ import {
   tokenRequest,
   type ApiFixture,
 } from '../support/fixtures.ts';
-import { createInteractiveApp, createSignInUser, REDIRECT, signIn, type App } from '../settings/support.ts';
+import { createInteractiveApp, createSignInUser, REDIRECT, signIn, type App } from '../support/settings.ts';
 
 const EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
 const AT = 'urn:ietf:params:oauth:token-type:access_token';

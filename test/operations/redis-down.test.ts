@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { startService, type RunningService } from '../support/service.ts';
 import { createApplication, createResource, createUser, tokenRequest } from '../support/fixtures.ts';
 import { eventually } from '../support/wait.ts';
-import { PrivateRedis } from '../outbox/support/redis-server.ts';
+import { PrivateRedis } from '../support/redis-server.ts';
 
 const FAIL_FAST_MS = 1000;
 /** How long the outage lasts: long enough for ioredis to go through several reconnection attempts. */

@@ -9,7 +9,7 @@ import { shutdownBoundMs } from '../../lib/shutdown.ts';
 import { freePort, serviceFreeEnv } from '../support/processes.ts';
 import { clientCredentialsToken, LOOPBACK_NETWORKS } from '../support/service.ts';
 import { eventually } from '../support/wait.ts';
-import { REDIS_URL, uniqueQueueName } from '../webhooks-delivery/support/hooks.ts';
+import { REDIS_URL, uniqueQueueName } from '../support/webhooks/hooks.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const ADMIN = { id: 'shutdown-admin', secret: 'shutdown-admin-secret-0123' };

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { startService, type RunningService } from '../support/service.ts';
 import { createUser } from '../support/fixtures.ts';
 import { createFormTokens } from '../../routes/interaction/csrf.ts';
-import { REDIRECT, csrfToken, openSignIn, post } from './support.ts';
+import { REDIRECT, csrfToken, openSignIn, post } from '../support/security.ts';
 
 const PASSWORD = 'a password for csrf';
 const THRESHOLD = 2;

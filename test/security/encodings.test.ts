@@ -2,7 +2,7 @@ import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { expect } from 'chai';
 import { startService, type RunningService } from '../support/service.ts';
 import { createApplication, createUser } from '../support/fixtures.ts';
-import { FORM, expectSecurePage, openSignIn, post } from './support.ts';
+import { FORM, expectSecurePage, openSignIn, post } from '../support/security.ts';
 
 type Body = RequestInit['body'];
 

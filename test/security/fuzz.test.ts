@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { accountClient } from '../account/support.ts';
-import { ExperienceClient, REDIRECT } from '../experience/support.ts';
+import { accountClient } from '../support/account.ts';
+import { ExperienceClient, REDIRECT } from '../support/experience.ts';
 import { createApplication, createUser } from '../support/fixtures.ts';
 import { startMailbox, type Mailbox } from '../support/mailbox.ts';
 import { startService, type RunningService } from '../support/service.ts';

@@ -3,7 +3,7 @@ import * as client from 'openid-client';
 import { Browser } from '../support/browser.ts';
 import { createApplication } from '../support/fixtures.ts';
 import { startService, type RunningService } from '../support/service.ts';
-import { REDIRECT, directives, expectSecurePage } from './support.ts';
+import { REDIRECT, directives, expectSecurePage } from '../support/security.ts';
 
 describe('the logo on the sign-in pages and the image origin the page policy allows', () => {
   let running: RunningService;

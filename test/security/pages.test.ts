@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { startService, type RunningService } from '../support/service.ts';
 import { createUser } from '../support/fixtures.ts';
-import { REDIRECT, csrfToken, expectSecurePage, openSignIn, post } from './support.ts';
+import { REDIRECT, csrfToken, expectSecurePage, openSignIn, post } from '../support/security.ts';
 
 const PASSWORD = 'a password for pages';
 const CLIENT_ORIGIN = new URL(REDIRECT).origin;

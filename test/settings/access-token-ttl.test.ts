@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { startService, type RunningService } from '../support/service.ts';
 import { createApplication, createUser, tokenRequest } from '../support/fixtures.ts';
-import { PASSWORD, createInteractiveApp, lifetimeOf, signIn } from './support.ts';
+import { PASSWORD, createInteractiveApp, lifetimeOf, signIn } from '../support/settings.ts';
 
 /** What docs/configuration.md promises about ACCESS_TOKEN_TTL_SECONDS, and about each resource's own accessTokenTtl. */
 describe('access token lifetimes', () => {

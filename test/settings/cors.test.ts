@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { startService, type RunningService } from '../support/service.ts';
-import { authorize, createInteractiveApp, createSignInUser, type App } from './support.ts';
+import { authorize, createInteractiveApp, createSignInUser, type App } from '../support/settings.ts';
 
 const ALLOWED = 'https://app.example.com';
 const OTHER = 'https://other.example.com';

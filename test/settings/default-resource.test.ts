@@ -9,7 +9,7 @@ import {
   tokenRequest,
   type ApiFixture,
 } from '../support/fixtures.ts';
-import { PASSWORD, createInteractiveApp, signIn } from './support.ts';
+import { PASSWORD, createInteractiveApp, signIn } from '../support/settings.ts';
 
 const ORDERS = 'https://orders.example.com';
 const BILLING = 'https://billing.example.com';

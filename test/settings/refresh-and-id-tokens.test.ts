@@ -9,7 +9,7 @@ import {
   refresh,
   signIn,
   type App,
-} from './support.ts';
+} from '../support/settings.ts';
 
 const DAY_MS = 24 * 3600 * 1000;
 const OFFLINE = { scope: 'openid offline_access', prompt: 'consent' };

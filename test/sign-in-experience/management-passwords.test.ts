@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { fixtures, ok, startHarness, unique, type Harness } from '../management-data/support/harness.ts';
+import { fixtures, ok, startHarness, unique, type Harness } from '../support/management/harness.ts';
 
 /**
  * Passwords set through the management API obey the sign-in experience's password policy too (Logto

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { startHarness, type Harness } from '../management-data/support/harness.ts';
+import { startHarness, type Harness } from '../support/management/harness.ts';
 
 const method = (identifier: string, password: boolean, verificationCode: boolean, isPasswordPrimary = password) => ({
   identifier,

@@ -10,13 +10,13 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import * as client from 'openid-client';
-import { ExperienceClient } from '../experience/support.ts';
+import { ExperienceClient } from '../support/experience.ts';
 import { Browser, formAction } from '../support/browser.ts';
 import { ADMIN, clientCredentialsToken } from '../support/service.ts';
 import { tempDataDir } from '../support/sqlite.ts';
 import { eventually } from '../support/wait.ts';
-import { Receiver } from '../webhooks-delivery/support/receiver.ts';
-import { ServerProcess } from './support/server.ts';
+import { Receiver } from '../support/webhooks/receiver.ts';
+import { ServerProcess } from '../support/storage/server.ts';
 
 const REDIRECT = 'http://127.0.0.1:9/callback';
 const GRANT = 'urn:ietf:params:oauth:grant-type:token-exchange';

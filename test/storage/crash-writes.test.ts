@@ -6,9 +6,9 @@ import { expect } from 'chai';
 import { rmSync } from 'node:fs';
 import { tempDataDir } from '../support/sqlite.ts';
 import { eventually } from '../support/wait.ts';
-import { Receiver } from '../webhooks-delivery/support/receiver.ts';
-import { verifyDelivery } from '../webhooks-delivery/support/hooks.ts';
-import { ServerProcess } from './support/server.ts';
+import { Receiver } from '../support/webhooks/receiver.ts';
+import { verifyDelivery } from '../support/webhooks/hooks.ts';
+import { ServerProcess } from '../support/storage/server.ts';
 
 const WRITES = 300;
 const CLIENTS = 8;

@@ -8,7 +8,7 @@ import { expect } from 'chai';
 import { spawnSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { tempDataDir } from '../support/sqlite.ts';
-import { ServerProcess } from './support/server.ts';
+import { ServerProcess } from '../support/storage/server.ts';
 
 const prlimitInstalled = spawnSync('prlimit', ['--version']).status === 0;
 

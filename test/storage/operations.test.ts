@@ -8,10 +8,10 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, copyFileSync, existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { PrivateRedis, redisServerInstalled } from '../outbox/support/redis-server.ts';
+import { PrivateRedis, redisServerInstalled } from '../support/redis-server.ts';
 import { freePort } from '../support/processes.ts';
 import { tempDataDir } from '../support/sqlite.ts';
-import { ServerProcess, runScript } from './support/server.ts';
+import { ServerProcess, runScript } from '../support/storage/server.ts';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
 

@@ -11,8 +11,8 @@ import { MongoClient } from 'mongodb';
 import { decodeDocument } from '../../adapters/sqlite/codec.ts';
 import { tempDataDir } from '../support/sqlite.ts';
 import { eventually } from '../support/wait.ts';
-import { Receiver } from '../webhooks-delivery/support/receiver.ts';
-import { ServerProcess, runScript } from './support/server.ts';
+import { Receiver } from '../support/webhooks/receiver.ts';
+import { ServerProcess, runScript } from '../support/storage/server.ts';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
 const GRANT = 'urn:ietf:params:oauth:grant-type:token-exchange';
