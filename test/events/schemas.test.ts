@@ -2,8 +2,8 @@
  * Every event type's published JSON Schema (draft 2020-12), at GET /api/hook-events/:event/schema and in the OpenAPI
  * document's `webhooks`, checked with ajv (independent of the zod schemas they are generated from) against real
  * deliveries: a sample of every type through the test endpoint, and the data events of real management requests.
- * The experience tests check every delivery of their flows the same way (test/experience/support.ts), the
- * management-data tests every event of every route (test/management-data/support/event-case.ts).
+ * The experience tests check every delivery of their flows the same way (test/support/experience.ts), the
+ * management operation tests every event of every route (test/support/management/event-case.ts).
  */
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { expect } from 'chai';

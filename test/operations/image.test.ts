@@ -40,7 +40,7 @@ function dockerignored(path: string): boolean {
 }
 
 /**
- * The image, rebuilt by replaying the Dockerfile (test/operations/dockerfile-replay.ts): every stage from exactly the
+ * The image, rebuilt by replaying the Dockerfile (test/support/operations/dockerfile-replay.ts): every stage from exactly the
  * files its COPY instructions bring, every RUN step run in order, offline from npm's cache. A step that fails (a file
  * a stage needs and does not copy, say) fails the replay with that step's output.
  */
