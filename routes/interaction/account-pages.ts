@@ -1,7 +1,7 @@
 import type { PasswordPolicy } from '../../lib/sign-in-experience/schema.ts';
 import { buttonForm, form, links, page, type FormProblem } from './layout.ts';
 import { identifierField } from './methods.ts';
-import { newPasswordField, type PageFrame } from './sign-in-pages.ts';
+import { newPasswordField, newUsernameField, type PageFrame } from './sign-in-pages.ts';
 import { connectorSection } from './connector-pages.ts';
 
 export interface SignUpView extends PageFrame {
@@ -27,17 +27,7 @@ export function signUpPage(view: SignUpView): string {
       submit: 'Create account',
       problem: view.problem,
       autofocus: true,
-      fields: [
-        {
-          name: 'username',
-          label: 'Username',
-          autocomplete: 'username',
-          value: view.username,
-          maxlength: 128,
-          hint: 'Letters, digits and underscores; it starts with a letter or an underscore.',
-        },
-        newPasswordField(view.policy),
-      ],
+      fields: [newUsernameField(view.username), newPasswordField(view.policy)],
     });
   } else if (methods.signUp?.by === 'code') {
     content = form({

@@ -1,10 +1,9 @@
 import type Router from '@koa/router';
 import type { Middleware } from 'koa';
 import type { Experience } from '../../lib/experience/index.ts';
-import { username as usernameSchema } from '../users/schemas.ts';
 import type { PageKit, Visit } from './kit.ts';
 import { form, page, type Field, type FormProblem } from './layout.ts';
-import { newPasswordField } from './sign-in-pages.ts';
+import { newPasswordField, newUsernameField, usernameProblem } from './sign-in-pages.ts';
 
 /** What the profile step asks for; an email or phone the account must add stays on the page that names it. */
 export const COLLECTED = ['username', 'password'] as const;
@@ -18,16 +17,7 @@ function missingOf(value: unknown): Collected[] {
 
 function profilePage(visit: Visit, missing: Collected[], problem?: FormProblem, typed: { username?: string } = {}) {
   const fields: Field[] = [];
-  if (missing.includes('username')) {
-    fields.push({
-      name: 'username',
-      label: 'Username',
-      autocomplete: 'username',
-      value: typed.username,
-      maxlength: 128,
-      hint: 'Letters, digits and underscores; it starts with a letter or an underscore.',
-    });
-  }
+  if (missing.includes('username')) fields.push(newUsernameField(typed.username));
   if (missing.includes('password')) fields.push(newPasswordField(visit.settings.passwordPolicy));
   return page({
     title: 'Complete your account',
@@ -71,11 +61,9 @@ export function profileRoutes(router: Router, form: Middleware, kit: PageKit, ex
     const username = kit.field(ctx, 'username', { max: 128 });
     const password = kit.field(ctx, 'password', { max: 256, trim: false });
     const again = (problem: FormProblem) => profilePage(visit, missing, problem, { username });
-    if (missing.includes('username') && !usernameSchema.safeParse(username).success) {
-      const message = username
-        ? 'A username starts with a letter or an underscore, then letters, digits or underscores.'
-        : 'Choose a username.';
-      kit.reject(ctx, visit, again({ field: 'username', message }));
+    const refused = missing.includes('username') ? usernameProblem(username) : undefined;
+    if (refused) {
+      kit.reject(ctx, visit, again(refused));
       return;
     }
     if (missing.includes('password') && !password) {

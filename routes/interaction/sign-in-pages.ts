@@ -1,5 +1,6 @@
 import { escapeHtml } from '../../lib/http/html.ts';
 import type { PasswordPolicy } from '../../lib/sign-in-experience/schema.ts';
+import { username as usernameSchema } from '../users/schemas.ts';
 import { buttonForm, form, links, page, type Branding, type Field, type FormProblem } from './layout.ts';
 import { identifierField, identifierLabel, type PageMethods } from './methods.ts';
 import { connectorSection, type ConnectorChoices } from './connector-pages.ts';
@@ -91,6 +92,27 @@ export function passwordHint(policy: PasswordPolicy): string {
       ? `, mixing at least ${policy.characterTypes.min} of lowercase letters, uppercase letters, digits and symbols`
       : '';
   return `At least ${policy.length.min} characters${types}.`;
+}
+
+/** The field a new account's username is chosen in (what `users/schemas.ts`' `username` takes). */
+export function newUsernameField(value: string | undefined): Field {
+  return {
+    name: 'username',
+    label: 'Username',
+    autocomplete: 'username',
+    value,
+    maxlength: 128,
+    hint: 'Letters, digits and underscores; it starts with a letter or an underscore.',
+  };
+}
+
+/** Why a chosen username is refused, or undefined when the username schema takes it. */
+export function usernameProblem(username: string): FormProblem | undefined {
+  if (usernameSchema.safeParse(username).success) return undefined;
+  const message = username
+    ? 'A username starts with a letter or an underscore, then letters, digits or underscores.'
+    : 'Choose a username.';
+  return { field: 'username', message };
 }
 
 export function newPasswordField(policy: PasswordPolicy, label = 'Password'): Field {

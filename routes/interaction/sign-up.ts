@@ -2,11 +2,11 @@ import type Router from '@koa/router';
 import type { Middleware } from 'koa';
 import type { Experience } from '../../lib/experience/index.ts';
 import { messagePage } from '../../lib/http/html.ts';
-import { username as usernameSchema } from '../users/schemas.ts';
 import { signUpPage } from './account-pages.ts';
 import { codeFlowRoutes, type CodeFlow } from './code-flow.ts';
 import type { PageKit, Visit } from './kit.ts';
 import type { FormProblem } from './layout.ts';
+import { usernameProblem } from './sign-in-pages.ts';
 
 /**
  * Registration through the experience library, in the order the Experience API takes it: the profile
@@ -49,11 +49,9 @@ export function signUpRoutes(router: Router, form: Middleware, kit: PageKit, exp
     const username = kit.field(ctx, 'username', { max: 128 });
     const password = kit.field(ctx, 'password', { max: 256, trim: false });
     const again = (problem: FormProblem) => pageOf(visit, problem, { username });
-    if (!usernameSchema.safeParse(username).success) {
-      const message = username
-        ? 'A username starts with a letter or an underscore, then letters, digits or underscores.'
-        : 'Choose a username.';
-      kit.reject(ctx, visit, again({ field: 'username', message }));
+    const refused = usernameProblem(username);
+    if (refused) {
+      kit.reject(ctx, visit, again(refused));
       return;
     }
     if (!password) {
