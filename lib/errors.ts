@@ -160,6 +160,12 @@ const ERROR_CODES = {
   'account_center.field_not_enabled': 'forbidden',
   /** The account center has the field `Off` or `ReadOnly`: the user may not change it. */
   'account_center.field_not_editable': 'forbidden',
+  /** Account API: a route only first-party applications may call (ending a session), called with a third party's token. */
+  'auth.third_party_application_forbidden': 'forbidden',
+  /** Account API: no live session has that uid. */
+  'oidc.session_not_found': 'not_found',
+  /** Account API: the session named is another user's (told apart from an unknown one as Logto does, and as 404). */
+  'oidc.invalid_session_account_id': 'not_found',
   /** The change would leave the account without any identifier to sign in with. */
   'user.last_sign_in_method_required': 'rule',
   /** The sign-up settings require an email address (or, with phone also allowed, one of the two). */
@@ -315,6 +321,9 @@ export const errors = {
   /** An id that names nothing, answered with the code Logto gives for that entity and route when it is not `…_with_id`. */
   missing: (code: 'entity.not_found' | 'entity.not_exists', entity: string, id: string) =>
     new DomainError(code, `${entity} ${id} not found`, { entity }),
+  /** Something an end user names that is not theirs to see, with Logto's code for it (a session). */
+  absent: (code: Exclude<CodeOf<'not_found'>, 'entity.not_found' | 'entity.not_exists'>, message: string) =>
+    new DomainError(code, message),
   /** A relation (a member, a role, a scope of an organization) naming ids that do not exist: Logto's 422. */
   relationNotFound: (entity: string, ids: string) =>
     new DomainError('entity.relation_foreign_key_not_found', `${entity} ${ids} not found`, { entity }),

@@ -12,6 +12,8 @@ export interface AccountPrincipal {
   clientId: string;
   /** The grant the token was issued under: the device and application the request comes from. */
   grantId: string;
+  /** The browser session the token was issued in; none for a token issued outside one (token exchange). */
+  sessionUid: string | undefined;
   /** The token's OIDC scopes: they decide which fields the user may read and change (`profile`, `email`, …). */
   scopes: ReadonlySet<string>;
   /**
@@ -60,6 +62,7 @@ export function createAccountAuth(deps: {
       userId: user.id,
       clientId: token.clientId,
       grantId: grant.jti,
+      sessionUid: token.sessionUid,
       scopes: token.scopes,
       impersonated,
     };

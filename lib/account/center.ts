@@ -18,6 +18,7 @@ export const ACCOUNT_FIELDS = [
   'social',
   'customData',
   'mfa',
+  'session',
 ] as const;
 export type AccountField = (typeof ACCOUNT_FIELDS)[number];
 
@@ -30,7 +31,7 @@ export interface AccountCenter {
 
 /**
  * What a fresh service ships: the Account API on, users may edit what is theirs to manage (their name, picture,
- * profile, sign-in identifiers, password, linked accounts and factors — the sensitive ones behind a fresh identity
+ * profile, sign-in identifiers, password, linked accounts, factors and sessions — the sensitive ones behind a fresh identity
  * verification), but not `customData`, which applications use for data users must not forge (plans, flags).
  */
 export const DEFAULT_ACCOUNT_CENTER: AccountCenter = {
@@ -47,6 +48,7 @@ export const DEFAULT_ACCOUNT_CENTER: AccountCenter = {
     social: 'Edit',
     customData: 'Off',
     mfa: 'Edit',
+    session: 'Edit',
   },
 };
 

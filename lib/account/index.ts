@@ -15,6 +15,7 @@ import { accountOf, assertNotImpersonated, createAccountAuth, type AccountPrinci
 import { createAccountCenter, fieldAllowed, type AccountCenter, type AccountField } from './center.ts';
 import { scopedProfile, type AccountProfile } from './profile.ts';
 import { createAccountVerifications } from './verifications.ts';
+import { createAccountSessions } from './sessions.ts';
 
 export type { AccountPrincipal } from './auth.ts';
 export type { AccountCenter, AccountField } from './center.ts';
@@ -45,7 +46,7 @@ export interface AccountDeps {
   store: DocumentStore;
   kv: KeyValueStore;
   bus: EventBus;
-  repositories: Pick<Repositories, 'users'>;
+  repositories: Pick<Repositories, 'users' | 'applications' | 'oidcRevocation'>;
   users: UsersLibrary;
   signInExperience: Pick<SignInExperienceLibrary, 'get'>;
   messaging: Pick<Messaging, 'sendCode' | 'verifyCode'>;
@@ -83,6 +84,7 @@ export function createAccount(deps: AccountDeps) {
     impersonationActive: deps.impersonationActive,
   });
   const center = createAccountCenter(deps.store);
+  const sessions = createAccountSessions(deps.repositories);
   const verifications = createAccountVerifications({
     kv: deps.kv,
     repositories: deps.repositories,
@@ -119,6 +121,7 @@ export function createAccount(deps: AccountDeps) {
     auth,
     center,
     verifications,
+    sessions,
     authorize,
     assertIdentity,
     profileOf: (request: AccountRequest, user: User = request.user): AccountProfile =>

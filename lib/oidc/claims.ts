@@ -5,6 +5,8 @@ import { isPictureUrl } from '../users/picture.ts';
 /** Logto's organization scopes (its RFC 0001): the `organizations` and `organization_roles` claims. */
 export const ORGANIZATIONS_SCOPE = 'urn:logto:scope:organizations';
 export const ORGANIZATION_ROLES_SCOPE = 'urn:logto:scope:organization_roles';
+/** Logto's scope for listing and ending one's own sessions through the Account API; it grants no claim. */
+export const SESSIONS_SCOPE = 'urn:logto:scope:sessions';
 /** The resource that stands for the organization template: its scopes are the organization scopes. */
 export const ORGANIZATIONS_RESOURCE = 'urn:logto:resource:organizations';
 
@@ -19,6 +21,7 @@ export const OIDC_SCOPES = [
   'identities',
   ORGANIZATIONS_SCOPE,
   ORGANIZATION_ROLES_SCOPE,
+  SESSIONS_SCOPE,
 ];
 
 /** Which claims each scope grants, in ID tokens and at the userinfo endpoint. */
@@ -31,6 +34,7 @@ export const SCOPE_CLAIMS: Record<string, string[]> = {
   identities: ['identities'],
   [ORGANIZATIONS_SCOPE]: ['organizations'],
   [ORGANIZATION_ROLES_SCOPE]: ['organization_roles'],
+  [SESSIONS_SCOPE]: [],
 };
 
 /** Standard OIDC claims of a user, for ID tokens and the userinfo endpoint. */

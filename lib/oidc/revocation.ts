@@ -17,6 +17,21 @@ interface OidcDoc {
   expiresAt?: Date;
 }
 
+/** What node-oidc-provider keeps of a browser session: who signed in when, and what each client was given in it. */
+export interface StoredSession {
+  payload: {
+    uid: string;
+    jti: string;
+    iat: number;
+    exp: number;
+    loginTs: number;
+    accountId: string;
+    /** Per client id: the `sid` its ID tokens carry, the grant it holds, whether that grant outlives sign-out. */
+    authorizations?: Record<string, { sid?: string; grantId?: string; persistsLogout?: boolean }>;
+  };
+  expiresAt: Date;
+}
+
 /** The grants a session gave its clients (node-oidc-provider's `authorizations`, one per client). */
 function grantsOfSession(session: OidcDoc): string[] {
   const authorizations =
@@ -85,6 +100,23 @@ export function createOidcRevocation(store: DocumentStore) {
         sessions: sessions.filter((doc) => isLive(doc, now)).length,
         grants: grants.filter((doc) => isLive(doc, now)).length,
       };
+    },
+    /** The user's live sessions, oldest sign-in first. */
+    async sessionsOf(accountId: string): Promise<StoredSession[]> {
+      const sessions = await model('Session').find(
+        { 'payload.accountId': accountId, expiresAt: { $gt: new Date() } },
+        { sort: { createdAt: 1, _id: 1 } },
+      );
+      return sessions as unknown as StoredSession[];
+    },
+    /** The live session with that uid (the identifier that is not its cookie), whoever's it is. */
+    async sessionByUid(uid: string): Promise<StoredSession | undefined> {
+      const session = await model('Session').findOne({ uid, expiresAt: { $gt: new Date() } });
+      return (session ?? undefined) as unknown as StoredSession | undefined;
+    },
+    /** Deletes the session: its browser is signed out; the grants it gave stay unless revoked with `revokeGrants`. */
+    async endSession(uid: string): Promise<void> {
+      await model('Session').deleteMany({ uid });
     },
     /** A user's live grants for one application, oldest first. */
     async activeGrants(accountId: string, clientId: string): Promise<string[]> {

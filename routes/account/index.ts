@@ -6,6 +6,7 @@ import { accountCenterPatch, accountCenterSchema } from '../../lib/account/cente
 import { verificationRoutes } from './verifications.ts';
 import { accountMfaRoutes } from './mfa-verifications.ts';
 import { accountImpersonationRoutes } from './impersonations.ts';
+import { accountSessionRoutes } from './sessions.ts';
 import {
   accountProfile,
   basicsBody,
@@ -158,4 +159,5 @@ export function accountRoutes(api: ApiRouterDeps, core: ServiceCore): void {
   verificationRoutes(user, core);
   accountMfaRoutes(user, core);
   accountImpersonationRoutes(user, core);
+  accountSessionRoutes(user, core);
 }

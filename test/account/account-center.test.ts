@@ -63,6 +63,7 @@ describe('account center: which fields users see and change', () => {
         social: 'Edit',
         customData: 'Off',
         mfa: 'Edit',
+        session: 'Edit',
       },
     });
     const { me } = await member();
