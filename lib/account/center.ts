@@ -27,6 +27,11 @@ export interface AccountCenter {
   /** Off: every Account API route answers 403 `account_center.not_enabled`. */
   enabled: boolean;
   fields: Record<AccountField, FieldControl>;
+  /**
+   * Where the application sends a user who wants their account deleted (Logto's account center links to it). The
+   * service serves no account page: it is data for the application to show.
+   */
+  deleteAccountUrl: string | null;
 }
 
 /**
@@ -50,6 +55,7 @@ export const DEFAULT_ACCOUNT_CENTER: AccountCenter = {
     mfa: 'Edit',
     session: 'Edit',
   },
+  deleteAccountUrl: null,
 };
 
 const control = z.enum(FIELD_CONTROLS);
@@ -58,17 +64,29 @@ const fieldsShape = Object.fromEntries(ACCOUNT_FIELDS.map((field) => [field, con
   typeof control
 >;
 
+const isHttpUrl = (value: string) => URL.canParse(value) && /^https?:$/.test(new URL(value).protocol);
+
 export const accountCenterSchema = z.object({
   id: z.literal('default'),
   enabled: z.boolean(),
   fields: z.object(fieldsShape),
+  deleteAccountUrl: z.string().nullable(),
 });
 
-/** Logto's PATCH: `fields`, when given, replaces every field; one left out is `Off`. */
+/**
+ * Logto's PATCH: `fields`, when given, replaces every field; one left out is `Off`. `deleteAccountUrl` `''` or
+ * `null` removes it.
+ */
 export const accountCenterPatch = z
   .object({
     enabled: z.boolean().optional(),
     fields: z.object(fieldsShape).partial().strict().optional(),
+    deleteAccountUrl: z
+      .string()
+      .max(2048)
+      .refine((value) => value === '' || isHttpUrl(value), 'must be an absolute http(s) URL')
+      .nullable()
+      .optional(),
   })
   .strict();
 
@@ -85,6 +103,7 @@ export function createAccountCenter(store: DocumentStore) {
     _id: string;
     enabled?: boolean;
     fields?: Partial<Record<AccountField, FieldControl>>;
+    deleteAccountUrl?: string | null;
   }>('account_centers');
 
   async function get(): Promise<AccountCenter> {
@@ -93,6 +112,7 @@ export function createAccountCenter(store: DocumentStore) {
       id: 'default',
       enabled: doc?.enabled ?? DEFAULT_ACCOUNT_CENTER.enabled,
       fields: { ...DEFAULT_ACCOUNT_CENTER.fields, ...doc?.fields },
+      deleteAccountUrl: doc?.deleteAccountUrl ?? DEFAULT_ACCOUNT_CENTER.deleteAccountUrl,
     };
   }
 
@@ -101,6 +121,7 @@ export function createAccountCenter(store: DocumentStore) {
     async update(patch: Patch): Promise<AccountCenter> {
       const set: Record<string, unknown> = {};
       if (patch.enabled !== undefined) set.enabled = patch.enabled;
+      if (patch.deleteAccountUrl !== undefined) set.deleteAccountUrl = patch.deleteAccountUrl || null;
       if (patch.fields) {
         set.fields = Object.fromEntries(ACCOUNT_FIELDS.map((field) => [field, patch.fields?.[field] ?? 'Off']));
       }

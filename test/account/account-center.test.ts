@@ -18,7 +18,7 @@ describe('account center: which fields users see and change', () => {
   afterEach(async () => {
     const reset = await running.request('/api/account-center', {
       method: 'PATCH',
-      json: { enabled: true, fields: DEFAULT_ACCOUNT_CENTER.fields },
+      json: { enabled: true, fields: DEFAULT_ACCOUNT_CENTER.fields, deleteAccountUrl: null },
     });
     expect(reset.status).to.equal(200);
   });
@@ -65,6 +65,7 @@ describe('account center: which fields users see and change', () => {
         mfa: 'Edit',
         session: 'Edit',
       },
+      deleteAccountUrl: null,
     });
     const { me } = await member();
     const mine = (await me('/api/my-account')).body!;
@@ -120,13 +121,40 @@ describe('account center: which fields users see and change', () => {
       { fields: { shoeSize: 'Edit' } },
       { enabled: 'yes' },
       { webauthnRelatedOrigins: [] },
-      { deleteAccountUrl: 'https://example.com' },
+      { customCss: 'body {}' },
     ]) {
       const answer = await center(json);
       expect(answer.status, JSON.stringify(json)).to.equal(400);
       expect(answer.body.code).to.equal('guard.invalid_input');
     }
     expect((await center()).body.enabled).to.equal(true);
+  });
+
+  it('keeps the delete-account link applications show: an http(s) URL, removed by an empty string or null', async () => {
+    const url = 'https://example.com/account/delete?from=account-center';
+    const set = await center({ deleteAccountUrl: url });
+    expect(set.status).to.equal(200);
+    expect(set.body.deleteAccountUrl).to.equal(url);
+    expect((await center({ enabled: true })).body.deleteAccountUrl, 'kept by a PATCH without it').to.equal(url);
+    expect((await center()).body.deleteAccountUrl).to.equal(url);
+
+    for (const deleteAccountUrl of [
+      'javascript:alert(1)',
+      'ftp://example.com/delete',
+      '/account/delete',
+      'not a url',
+      `https://example.com/${'a'.repeat(2030)}`,
+      42,
+    ]) {
+      const refused = await center({ deleteAccountUrl });
+      expect(refused.status, String(deleteAccountUrl).slice(0, 40)).to.equal(400);
+      expect(refused.body.code).to.equal('guard.invalid_input');
+    }
+    expect((await center()).body.deleteAccountUrl).to.equal(url);
+
+    expect((await center({ deleteAccountUrl: '' })).body.deleteAccountUrl).to.equal(null);
+    await center({ deleteAccountUrl: 'http://127.0.0.1:8080/delete' });
+    expect((await center({ deleteAccountUrl: null })).body.deleteAccountUrl).to.equal(null);
   });
 
   it('is management only: a user token is refused', async () => {
