@@ -31,6 +31,7 @@ export function organizationInvitationRoutes(api: ApiRouterDeps, core: ServiceCo
     tag,
     summary: 'List organization invitations',
     query: listInvitationsQuery,
+    pagination: 'optional',
     response: z.array(invitation),
     async handler({ query, page, paged }) {
       const { page: _page, page_size: _pageSize, ...filter } = query;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { pagination } from '../../lib/http/api.ts';
+import { optionalPagination } from '../../lib/http/api.ts';
 import { INVITATION_STATUSES } from '../../lib/organizations/invitations-repository.ts';
 import { email } from '../users/schemas.ts';
 import { roleSummary } from '../organizations/schemas.ts';
@@ -77,7 +77,7 @@ export const invitationStatusBody = z
   })
   .strict();
 
-export const listInvitationsQuery = pagination.extend({
+export const listInvitationsQuery = optionalPagination.extend({
   organizationId: id.optional(),
   inviterId: id.optional(),
   invitee: z.string().max(320).optional(),

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { declare, idParam, type ApiRouterDeps } from '../../lib/http/api.ts';
 import type { ServiceCore } from '../../lib/core.ts';
 import { organizationRole } from '../organization-roles/schemas.ts';
-import { addMemberRolesBody, assignApplicationsRolesBody, pageQuery } from './schemas.ts';
+import { addMemberRolesBody, assignApplicationsRolesBody, optionalPageQuery } from './schemas.ts';
 
 const tag = 'Organizations';
 const byApplication = z.object({ id: idParam, applicationId: idParam });
@@ -38,7 +38,8 @@ export function organizationApplicationRoleRoutes(api: ApiRouterDeps, core: Serv
     tag,
     summary: "List a member application's organization roles",
     params: byApplication,
-    query: pageQuery,
+    query: optionalPageQuery,
+    pagination: 'optional',
     response: z.array(organizationRole),
     async handler({ params, paged }) {
       return paged(await library.applicationRoles(params.id, params.applicationId));

@@ -62,6 +62,31 @@ describe('Logto compatibility: optional pagination', () => {
     expect(all).to.have.length(MORE_THAN_A_PAGE);
   });
 
+  it('answers every organization role of a member application without page parameters', async () => {
+    const org = await fixtures(h).organization();
+    const app = await fixtures(h).m2mApplication();
+    await ok(h.api('POST', `/organizations/${org.id}/applications`, { applicationIds: [app.id] }));
+    await expectOptional(`/organizations/${org.id}/applications/${app.id}/roles`, async () => {
+      const role = await fixtures(h).organizationRole({ type: 'MachineToMachine' });
+      await ok(
+        h.api('POST', `/organizations/${org.id}/applications/${app.id}/roles`, { organizationRoleIds: [role.id] }),
+      );
+    });
+  });
+
+  it("answers every invitation of an organization without page parameters (Logto's list has no pagination)", async () => {
+    const org = await fixtures(h).organization();
+    await expectOptional(`/organization-invitations?organizationId=${org.id}`, () =>
+      ok(
+        h.api('POST', '/organization-invitations', {
+          organizationId: org.id,
+          invitee: `${unique('invitee').toLowerCase()}@example.com`,
+          expiresAt: Date.now() + 3_600_000,
+        }),
+      ),
+    );
+  });
+
   it('keeps the required pagination of the lists Logto pages by default (users: 20 a page)', async () => {
     for (let index = 0; index < 21; index += 1) await fixtures(h).user();
     const users = await h.api('GET', '/users');
