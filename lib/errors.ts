@@ -324,6 +324,9 @@ export const errors = {
   /** Something an end user names that is not theirs to see, with Logto's code for it (a session). */
   absent: (code: Exclude<CodeOf<'not_found'>, 'entity.not_found' | 'entity.not_exists'>, message: string) =>
     new DomainError(code, message),
+  /** A link a deletion names (a role of a user, a scope of a role, a member) that is not there: Logto's 404. */
+  notLinked: (entity: string, id: string) =>
+    new DomainError('entity.not_found', `${entity} ${id} not found`, { entity }),
   /** A relation (a member, a role, a scope of an organization) naming ids that do not exist: Logto's 422. */
   relationNotFound: (entity: string, ids: string) =>
     new DomainError('entity.relation_foreign_key_not_found', `${entity} ${ids} not found`, { entity }),

@@ -108,10 +108,8 @@ export function createApplicationsLibrary(
         const logo = logoUri === undefined ? currentLogo : (logoUri ?? undefined);
         next.oidcClientMetadata = { ...currentUris, ...uris, ...(logo && { logoUri: logo }) };
       }
-      // Replaced, not merged, as Logto does: a setting the body leaves out goes back to its default.
-      if (changes.customClientMetadata) {
-        next.customClientMetadata = { allowTokenExchange: false, ...changes.customClientMetadata };
-      }
+      // Replaced, not merged, and stored as given, as Logto does: a setting the body leaves out acts as its default.
+      if (changes.customClientMetadata) next.customClientMetadata = { ...changes.customClientMetadata };
       assertThirdPartyRules({ ...current, ...next });
       return (await applications.update(id, next)) ?? (await mustFind(id));
     },

@@ -84,7 +84,7 @@ export function createOrganizationJitLibrary(deps: JitDeps) {
     async removeRole(id: string, organizationRoleId: string): Promise<void> {
       await mustFind(id);
       if (!(await organizations.jitRoles.remove({ organizationId: id }, organizationRoleId))) {
-        throw errors.notFound('organization JIT role', organizationRoleId);
+        throw errors.notLinked('organization JIT role', organizationRoleId);
       }
     },
 
@@ -129,7 +129,7 @@ export function createOrganizationJitLibrary(deps: JitDeps) {
     async removeSsoConnector(id: string, ssoConnectorId: string): Promise<void> {
       await mustFind(id);
       if (!(await organizations.jitSsoConnectors.remove({ organizationId: id }, ssoConnectorId))) {
-        throw errors.notFound('organization JIT SSO connector', ssoConnectorId);
+        throw errors.notLinked('organization JIT SSO connector', ssoConnectorId);
       }
     },
   };

@@ -209,7 +209,7 @@ export function createOrganizationsLibrary(deps: OrganizationsDeps) {
     async removeUser(id: string, userId: string): Promise<MembershipUpdate> {
       const organization = await mustFind(id);
       if (!(await organizations.users.remove({ organizationId: id }, userId))) {
-        throw errors.notFound('organization member', userId);
+        throw errors.notLinked('organization member', userId);
       }
       await removeMemberRoles(id, [userId]);
       return update(organization, { removedUserIds: [userId] });
@@ -244,7 +244,7 @@ export function createOrganizationsLibrary(deps: OrganizationsDeps) {
     async removeApplication(id: string, applicationId: string): Promise<MembershipUpdate> {
       const organization = await mustFind(id);
       if (!(await organizations.applications.remove({ organizationId: id }, applicationId))) {
-        throw errors.notFound('organization application', applicationId);
+        throw errors.notLinked('organization application', applicationId);
       }
       await memberAccess.removeApplicationRolesOf(id, [applicationId]);
       return update(organization, { removedApplicationIds: [applicationId] });
@@ -267,7 +267,7 @@ export function createOrganizationsLibrary(deps: OrganizationsDeps) {
     async removeMemberRole(id: string, userId: string, organizationRoleId: string): Promise<void> {
       await assertMember(id, userId);
       if (!(await organizations.userRoles.remove({ organizationId: id, userId }, organizationRoleId))) {
-        throw errors.notFound('organization role assignment', organizationRoleId);
+        throw errors.notLinked('organization role assignment', organizationRoleId);
       }
     },
 
@@ -293,7 +293,7 @@ export function createOrganizationsLibrary(deps: OrganizationsDeps) {
     async removeJitEmailDomain(id: string, emailDomain: string): Promise<void> {
       await mustFind(id);
       if (!(await organizations.jitEmailDomains.remove({ organizationId: id }, emailDomain))) {
-        throw errors.notFound('organization JIT email domain', emailDomain);
+        throw errors.notLinked('organization JIT email domain', emailDomain);
       }
     },
 

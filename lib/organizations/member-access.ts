@@ -68,7 +68,7 @@ export function createMemberAccess(deps: AccessDeps, mustFind: (id: string) => P
     async removeApplicationRole(id: string, applicationId: string, organizationRoleId: string): Promise<void> {
       await assertApplicationMember(id, applicationId);
       if (!(await organizations.applicationRoles.remove(applicationOwner(id, applicationId), organizationRoleId))) {
-        throw errors.notFound('organization role assignment', organizationRoleId);
+        throw errors.notLinked('organization role assignment', organizationRoleId);
       }
     },
 

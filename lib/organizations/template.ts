@@ -148,7 +148,7 @@ export function createOrganizationTemplateLibrary(deps: TemplateDeps) {
     async removeRoleScope(id: string, scopeId: string): Promise<OrganizationScope[]> {
       await mustFindRole(id);
       if (!(await organizationRoles.scopes.remove({ organizationRoleId: id }, scopeId))) {
-        throw errors.notFound('organization role scope', scopeId);
+        throw errors.notLinked('organization role scope', scopeId);
       }
       return scopesOfRole(id);
     },
@@ -172,7 +172,7 @@ export function createOrganizationTemplateLibrary(deps: TemplateDeps) {
     async removeRoleResourceScope(id: string, scopeId: string): Promise<Scope[]> {
       await mustFindRole(id);
       if (!(await deps.roles.organizationRoleScopes.remove({ organizationRoleId: id }, scopeId))) {
-        throw errors.notFound('organization role resource scope', scopeId);
+        throw errors.notLinked('organization role resource scope', scopeId);
       }
       return resourceScopesOfRole(id);
     },

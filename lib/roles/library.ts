@@ -100,7 +100,7 @@ export function createRolesLibrary(deps: Pick<Repositories, 'roles' | 'resources
     async removeScope(id: string, scopeId: string): Promise<Scope[]> {
       await mustFind(id);
       assertNotBuiltIn(id, 'have its scopes changed');
-      if (!(await roles.removeScope(id, scopeId))) throw errors.notFound('role scope', scopeId);
+      if (!(await roles.removeScope(id, scopeId))) throw errors.notLinked('role scope', scopeId);
       return scopesOf(id);
     },
   };

@@ -52,7 +52,7 @@ export function createRoleMembers(deps: MembersDeps, mustFind: (id: string) => P
     },
     async removeUser(id: string, userId: string): Promise<void> {
       await mustFind(id);
-      if (!(await roles.removeFromUser(userId, id))) throw errors.notFound('role assignment', userId);
+      if (!(await roles.removeFromUser(userId, id))) throw errors.notLinked('role assignment', userId);
     },
 
     /** The role's applications, searched as `GET /applications` searches. */
@@ -77,7 +77,7 @@ export function createRoleMembers(deps: MembersDeps, mustFind: (id: string) => P
     async removeApplication(id: string, applicationId: string): Promise<void> {
       await mustFind(id);
       if (!(await roles.removeFromApplication(applicationId, id)))
-        throw errors.notFound('role assignment', applicationId);
+        throw errors.notLinked('role assignment', applicationId);
     },
   };
 }

@@ -199,7 +199,7 @@ export function createUsersLibrary(deps: UsersDeps, passwordPolicy: PasswordPoli
     },
     async removeRole(id: string, roleId: string): Promise<void> {
       await mustFind(id);
-      if (!(await roles.removeFromUser(id, roleId))) throw errors.notFound('role assignment', roleId);
+      if (!(await roles.removeFromUser(id, roleId))) throw errors.notLinked('role assignment', roleId);
     },
   };
 }

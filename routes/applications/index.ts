@@ -179,7 +179,7 @@ export function applicationRoutes(api: ApiRouterDeps, core: ServiceCore): void {
     async handler({ params }) {
       await library.mustFind(params.id);
       if (!(await repositories.roles.removeFromApplication(params.id, params.roleId))) {
-        throw errors.notFound('role assignment', params.roleId);
+        throw errors.notLinked('role assignment', params.roleId);
       }
     },
   });

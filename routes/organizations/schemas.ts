@@ -98,7 +98,6 @@ export const listOrganizationsQuery = searchQuery.extend({
 });
 /** Fields `search.<field>` may name on organizations, organization roles and organization scopes. */
 export const TEMPLATE_SEARCH_FIELDS = ['id', 'name', 'description'] as const;
-export const pageQuery = pagination;
 /** For the lists Logto answers in full without `page` / `page_size` (`pagination: 'optional'`). */
 export const optionalPageQuery = optionalPagination;
 

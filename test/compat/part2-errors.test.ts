@@ -26,6 +26,36 @@ describe('Logto compatibility: error codes', () => {
     }
   });
 
+  it("answers 404 entity.not_found to the deletion of a link that is not there, as Logto's relation deletions do", async () => {
+    const organization = await fixtures(h).organization();
+    const user = await fixtures(h).user();
+    const app = await fixtures(h).m2mApplication();
+    const role = await fixtures(h).role();
+    const { scopes } = await fixtures(h).resourceWithScopes(1);
+    const organizationRole = await fixtures(h).organizationRole();
+    const organizationScope = await fixtures(h).organizationScope();
+    await ok(h.api('POST', `/organizations/${organization.id}/users`, { userIds: [user.id] }));
+    await ok(h.api('POST', `/organizations/${organization.id}/applications`, { applicationIds: [app.id] }));
+    const scopeId = scopes[0].id;
+    for (const path of [
+      `/users/${user.id}/roles/${role.id}`,
+      `/roles/${role.id}/users/${user.id}`,
+      `/roles/${role.id}/applications/${app.id}`,
+      `/applications/${app.id}/roles/${role.id}`,
+      `/roles/${role.id}/scopes/${scopeId}`,
+      `/organizations/${organization.id}/users/${user.id}/roles/${organizationRole.id}`,
+      `/organizations/${organization.id}/applications/${app.id}/roles/${organizationRole.id}`,
+      `/organizations/${organization.id}/users/${(await fixtures(h).user()).id}`,
+      `/organizations/${organization.id}/jit/roles/${organizationRole.id}`,
+      `/organizations/${organization.id}/jit/email-domains/nobody.example.com`,
+      `/organization-roles/${organizationRole.id}/scopes/${organizationScope.id}`,
+      `/organization-roles/${organizationRole.id}/resource-scopes/${scopeId}`,
+    ]) {
+      const res = await h.api('DELETE', path);
+      expect([res.status, res.body.code], path).to.deep.equal([404, 'entity.not_found']);
+    }
+  });
+
   it('answers 422 entity.relation_foreign_key_not_found for an organization relation naming nothing', async () => {
     const organization = await ok(h.api('POST', '/organizations', { name: unique('rel') }));
     const user = await fixtures(h).user();

@@ -39,7 +39,7 @@ describe('organization JIT default roles (management API)', () => {
     expect((await h.api('GET', base)).body).to.deep.equal([]);
     const again = await h.api('DELETE', `${base}/${admin.id}`);
     expect(again.status).to.equal(404);
-    expect(again.body.code).to.equal('entity.not_exists_with_id');
+    expect(again.body.code).to.equal('entity.not_found');
   });
 
   it('refuses unknown organizations and roles, and roles for applications', async () => {

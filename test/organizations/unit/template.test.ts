@@ -112,7 +112,7 @@ describe('organization template (library)', () => {
     expect(await template.scopesOfRole(role.id), 'a refused replacement changes nothing').to.deep.equal([admin]);
     expect(await template.removeRoleScope(role.id, admin.id)).to.deep.equal([]);
     const notLinked = await refusal(template.removeRoleScope(role.id, admin.id));
-    expect(notLinked.code).to.equal('entity.not_exists_with_id');
+    expect(notLinked.code).to.equal('entity.not_found');
     expect(notLinked.message).to.include('organization role scope');
   });
 
