@@ -59,6 +59,8 @@ import { eventRoutes } from '../routes/events/index.ts';
 import { createExperience } from '../lib/experience/index.ts';
 import { experienceRoutes } from '../routes/experience/index.ts';
 import { createAccount } from '../lib/account/index.ts';
+import { createAccountCenter } from '../lib/account/center.ts';
+import { webauthnWellKnown } from '../routes/mfa/well-known.ts';
 import { accountRoutes } from '../routes/account/index.ts';
 import { createMessaging, type MessageTemplates, type MessagingService } from '../lib/messaging/index.ts';
 import { createMetrics } from '../lib/metrics/registry.ts';
@@ -194,7 +196,9 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
     const applicationOf = remembered(stores.documents, ['applications'], (id: string) =>
       repositories.applications.findById(id),
     );
+    const accountCenter = createAccountCenter(stores.documents);
     const libraries = createLibraries(repositories, {
+      webauthnRelatedOrigins: accountCenter.relatedOrigins,
       defaultAccessTokenTtl: settings.ACCESS_TOKEN_TTL_SECONDS,
       cookieKeys: settings.cookieKeys,
       allowedNetworks: settings.WEBHOOK_ALLOWED_NETWORKS,
@@ -364,7 +368,7 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
       }),
       account: createAccount({
         provider,
-        store: stores.documents,
+        center: accountCenter,
         kv: stores.kv,
         bus,
         repositories,
@@ -444,6 +448,7 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
         { name: 'keyValue', check: () => stores.kv.ping() },
       ]),
     );
+    app.use(webauthnWellKnown(accountCenter.relatedOrigins, logger));
     app.use(consoleMiddleware({ bundle: loadConsoleBundle(logger), settings }));
     app.use(providerPageSecurity({ prefix: '/oidc', serviceUrl: settings.baseUrl }));
     app.use(refuseEncodedBodies('/oidc'));

@@ -29,6 +29,8 @@ export function createLibraries(
     baseUrl: string;
     /** Passkey challenges wait here between the options and the browser's answer. */
     kv: KeyValueStore;
+    /** Origins beside the service's own that passkey ceremonies may come from (the account center's). */
+    webauthnRelatedOrigins?: () => Promise<readonly string[]>;
     /** Connector client secrets are encrypted under keys derived from these. */
     cookieKeys: readonly string[];
     /** Non-public networks the connector upstreams an operator configures may be reached on (beyond loopback). */
@@ -69,7 +71,12 @@ export function createLibraries(
       box: createSecretBox(options.mfaSecretKeys, 'mfa'),
       issuer: options.baseUrl,
     }),
-    passkeys: createPasskeys({ kv: options.kv, repositories, relyingParty: relyingPartyOf(options.baseUrl) }),
+    passkeys: createPasskeys({
+      kv: options.kv,
+      repositories,
+      relyingParty: relyingPartyOf(options.baseUrl),
+      relatedOrigins: options.webauthnRelatedOrigins,
+    }),
   };
 }
 

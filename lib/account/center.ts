@@ -32,6 +32,11 @@ export interface AccountCenter {
    * service serves no account page: it is data for the application to show.
    */
   deleteAccountUrl: string | null;
+  /**
+   * WebAuthn related origins: other sites whose pages may use the service's passkeys (same RP ID), published at
+   * `/.well-known/webauthn` and accepted by the service's passkey ceremonies beside its own origin.
+   */
+  webauthnRelatedOrigins: string[];
 }
 
 /**
@@ -56,6 +61,7 @@ export const DEFAULT_ACCOUNT_CENTER: AccountCenter = {
     session: 'Edit',
   },
   deleteAccountUrl: null,
+  webauthnRelatedOrigins: [],
 };
 
 const control = z.enum(FIELD_CONTROLS);
@@ -66,16 +72,34 @@ const fieldsShape = Object.fromEntries(ACCOUNT_FIELDS.map((field) => [field, con
 
 const isHttpUrl = (value: string) => URL.canParse(value) && /^https?:$/.test(new URL(value).protocol);
 
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/**
+ * An origin a browser runs WebAuthn on: `https://host[:port]`, or `http:` on a loopback host (the secure contexts),
+ * with nothing after it but an optional `/`.
+ */
+function isWebAuthnOrigin(value: string): boolean {
+  if (!URL.canParse(value)) return false;
+  const url = new URL(value);
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname))) return false;
+  return url.origin !== 'null' && (value === url.origin || value === `${url.origin}/`);
+}
+
+const relatedOrigins = z
+  .array(z.string().max(2048).refine(isWebAuthnOrigin, 'must be an https origin (http only on a loopback host)'))
+  .max(50);
+
 export const accountCenterSchema = z.object({
   id: z.literal('default'),
   enabled: z.boolean(),
   fields: z.object(fieldsShape),
   deleteAccountUrl: z.string().nullable(),
+  webauthnRelatedOrigins: z.array(z.string()),
 });
 
 /**
  * Logto's PATCH: `fields`, when given, replaces every field; one left out is `Off`. `deleteAccountUrl` `''` or
- * `null` removes it.
+ * `null` removes it. `webauthnRelatedOrigins` replaces the list, each origin kept once.
  */
 export const accountCenterPatch = z
   .object({
@@ -87,6 +111,7 @@ export const accountCenterPatch = z
       .refine((value) => value === '' || isHttpUrl(value), 'must be an absolute http(s) URL')
       .nullable()
       .optional(),
+    webauthnRelatedOrigins: relatedOrigins.optional(),
   })
   .strict();
 
@@ -104,6 +129,7 @@ export function createAccountCenter(store: DocumentStore) {
     enabled?: boolean;
     fields?: Partial<Record<AccountField, FieldControl>>;
     deleteAccountUrl?: string | null;
+    webauthnRelatedOrigins?: string[];
   }>('account_centers');
 
   async function get(): Promise<AccountCenter> {
@@ -113,15 +139,21 @@ export function createAccountCenter(store: DocumentStore) {
       enabled: doc?.enabled ?? DEFAULT_ACCOUNT_CENTER.enabled,
       fields: { ...DEFAULT_ACCOUNT_CENTER.fields, ...doc?.fields },
       deleteAccountUrl: doc?.deleteAccountUrl ?? DEFAULT_ACCOUNT_CENTER.deleteAccountUrl,
+      webauthnRelatedOrigins: doc?.webauthnRelatedOrigins ?? DEFAULT_ACCOUNT_CENTER.webauthnRelatedOrigins,
     };
   }
 
   return {
     get,
+    /** The origins beside the service's own that passkey ceremonies may come from. */
+    relatedOrigins: async (): Promise<readonly string[]> => (await get()).webauthnRelatedOrigins,
     async update(patch: Patch): Promise<AccountCenter> {
       const set: Record<string, unknown> = {};
       if (patch.enabled !== undefined) set.enabled = patch.enabled;
       if (patch.deleteAccountUrl !== undefined) set.deleteAccountUrl = patch.deleteAccountUrl || null;
+      if (patch.webauthnRelatedOrigins) {
+        set.webauthnRelatedOrigins = [...new Set(patch.webauthnRelatedOrigins.map((origin) => new URL(origin).origin))];
+      }
       if (patch.fields) {
         set.fields = Object.fromEntries(ACCOUNT_FIELDS.map((field) => [field, patch.fields?.[field] ?? 'Off']));
       }
@@ -150,3 +182,5 @@ export function fieldAllowed(center: AccountCenter, field: AccountField | undefi
 
 /** Whether a field may be shown (`ReadOnly` or `Edit`). */
 export const readable = (center: AccountCenter, field: AccountField): boolean => center.fields[field] !== 'Off';
+
+export type AccountCenterSettings = ReturnType<typeof createAccountCenter>;

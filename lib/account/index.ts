@@ -3,7 +3,6 @@ import type Provider from 'oidc-provider';
 import { errors } from '../errors.ts';
 import type { EventBus } from '../events/bus.ts';
 import type { Messaging } from '../messaging/index.ts';
-import type { DocumentStore } from '../ports/documents.ts';
 import type { KeyValueStore } from '../ports/kv.ts';
 import type { Repositories } from '../repositories.ts';
 import type { SignInExperienceLibrary } from '../sign-in-experience/library.ts';
@@ -12,7 +11,7 @@ import { assertRemainingIdentifier } from '../users/identifiers.ts';
 import type { UsersLibrary } from '../users/library.ts';
 import type { User } from '../users/repository.ts';
 import { accountOf, assertNotImpersonated, createAccountAuth, type AccountPrincipal } from './auth.ts';
-import { createAccountCenter, fieldAllowed, type AccountCenter, type AccountField } from './center.ts';
+import { fieldAllowed, type AccountCenter, type AccountCenterSettings, type AccountField } from './center.ts';
 import { scopedProfile, type AccountProfile } from './profile.ts';
 import { createAccountVerifications } from './verifications.ts';
 import { createAccountSessions } from './sessions.ts';
@@ -43,7 +42,8 @@ export interface AccountRequest {
 
 export interface AccountDeps {
   provider: Provider;
-  store: DocumentStore;
+  /** The account center's settings (also read by passkeys, for their related origins). */
+  center: AccountCenterSettings;
   kv: KeyValueStore;
   bus: EventBus;
   repositories: Pick<Repositories, 'users' | 'applications' | 'oidcRevocation'>;
@@ -83,7 +83,7 @@ export function createAccount(deps: AccountDeps) {
     users: deps.repositories.users,
     impersonationActive: deps.impersonationActive,
   });
-  const center = createAccountCenter(deps.store);
+  const { center } = deps;
   const sessions = createAccountSessions(deps.repositories);
   const verifications = createAccountVerifications({
     kv: deps.kv,

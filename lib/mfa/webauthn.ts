@@ -17,9 +17,10 @@ const webauthn = () => import('@simplewebauthn/server');
 type SimpleWebAuthn = Awaited<ReturnType<typeof webauthn>>;
 
 /**
- * Who the passkeys belong to (WebAuthn's relying party): the host of BASE_URL is the RP ID, its origin the only
- * origin a ceremony may come from. A passkey registered under one RP ID never works under another, so BASE_URL
- * must be the public address users' browsers see (behind a proxy: the public one, with TRUST_PROXY).
+ * Who the passkeys belong to (WebAuthn's relying party): the host of BASE_URL is the RP ID, its origin the origin a
+ * ceremony comes from (beside the account center's related origins). A passkey registered under one RP ID never
+ * works under another, so BASE_URL must be the public address users' browsers see (behind a proxy: the public one,
+ * with TRUST_PROXY).
  */
 export interface RelyingParty {
   id: string;
@@ -72,9 +73,15 @@ export function createPasskeys(deps: {
   kv: KeyValueStore;
   repositories: Pick<Repositories, 'users' | 'mfaVerifications'>;
   relyingParty: RelyingParty;
+  /**
+   * WebAuthn related origins (the account center's `webauthnRelatedOrigins`): other sites whose pages use these
+   * passkeys under the same RP ID; their ceremonies are accepted too.
+   */
+  relatedOrigins?: () => Promise<readonly string[]>;
 }) {
   const { kv, relyingParty: rp } = deps;
   const factors = deps.repositories.mfaVerifications;
+  const expectedOrigins = async () => [rp.origin, ...((await deps.relatedOrigins?.()) ?? [])];
 
   async function passkeysOf(userId: string): Promise<WebAuthnFactor[]> {
     return (await factors.listOf(userId)).filter((factor): factor is WebAuthnFactor => factor.type === 'WebAuthn');
@@ -131,12 +138,13 @@ export function createPasskeys(deps: {
       response: RegistrationResponseJSON,
     ): Promise<NewCredential> {
       const expectedChallenge = await take('registration', handle, userId);
+      const expectedOrigin = await expectedOrigins();
       let verified: Awaited<ReturnType<SimpleWebAuthn['verifyRegistrationResponse']>>;
       try {
         verified = await (await webauthn()).verifyRegistrationResponse({
           response,
           expectedChallenge,
-          expectedOrigin: rp.origin,
+          expectedOrigin,
           expectedRPID: rp.id,
           requireUserVerification: false,
           supportedAlgorithmIDs: ALGORITHMS,
@@ -185,12 +193,13 @@ export function createPasskeys(deps: {
     ): Promise<WebAuthnFactor> {
       const factor = (await passkeysOf(userId)).find((candidate) => candidate.credentialId === response.id);
       if (!factor) throw failed("the credential is not one of this account's passkeys");
+      const expectedOrigin = await expectedOrigins();
       let verified: Awaited<ReturnType<SimpleWebAuthn['verifyAuthenticationResponse']>>;
       try {
         verified = await (await webauthn()).verifyAuthenticationResponse({
           response,
           expectedChallenge,
-          expectedOrigin: rp.origin,
+          expectedOrigin,
           expectedRPID: rp.id,
           requireUserVerification: false,
           credential: {

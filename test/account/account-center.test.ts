@@ -18,7 +18,12 @@ describe('account center: which fields users see and change', () => {
   afterEach(async () => {
     const reset = await running.request('/api/account-center', {
       method: 'PATCH',
-      json: { enabled: true, fields: DEFAULT_ACCOUNT_CENTER.fields, deleteAccountUrl: null },
+      json: {
+        enabled: true,
+        fields: DEFAULT_ACCOUNT_CENTER.fields,
+        deleteAccountUrl: null,
+        webauthnRelatedOrigins: [],
+      },
     });
     expect(reset.status).to.equal(200);
   });
@@ -66,6 +71,7 @@ describe('account center: which fields users see and change', () => {
         session: 'Edit',
       },
       deleteAccountUrl: null,
+      webauthnRelatedOrigins: [],
     });
     const { me } = await member();
     const mine = (await me('/api/my-account')).body!;
@@ -120,8 +126,8 @@ describe('account center: which fields users see and change', () => {
       { fields: { name: 'Maybe' } },
       { fields: { shoeSize: 'Edit' } },
       { enabled: 'yes' },
-      { webauthnRelatedOrigins: [] },
       { customCss: 'body {}' },
+      { profileFields: [] },
     ]) {
       const answer = await center(json);
       expect(answer.status, JSON.stringify(json)).to.equal(400);

@@ -187,6 +187,84 @@ describe('MFA at sign-in: passkeys (WebAuthn)', () => {
     expect(stored).to.include({ counter: 1 });
   });
 
+  it("accepts ceremonies from the account center's related origins, published at /.well-known/webauthn, and no other", async () => {
+    const SHOP = 'http://localhost:5173';
+    const setOrigins = async (webauthnRelatedOrigins: string[]) => {
+      const res = await h.running.request('/api/account-center', { method: 'PATCH', json: { webauthnRelatedOrigins } });
+      return { status: res.status, body: (await res.json()) as Record<string, any> };
+    };
+    const published = async () => {
+      const res = await fetch(`${origin}/.well-known/webauthn`);
+      expect(res.status).to.equal(200);
+      expect(res.headers.get('content-type')).to.match(/^application\/json/);
+      return ((await res.json()) as { origins: string[] }).origins;
+    };
+    expect(await published()).to.deep.equal([]);
+    const saved = await setOrigins([SHOP, 'https://shop.example.com/', 'https://shop.example.com']);
+    expect(saved.status).to.equal(200);
+    expect(saved.body.webauthnRelatedOrigins).to.deep.equal([SHOP, 'https://shop.example.com']);
+    expect(await published()).to.deep.equal([SHOP, 'https://shop.example.com']);
+
+    await mfaPolicy(h, { factors: ['WebAuthn'], policy: 'UserControlled' });
+    const erin = await passwordUser(h);
+    // Registered from the related origin too.
+    const passkey = new SoftPasskey(SHOP);
+    const enrolment = await identifiedByPassword(h, erin.username);
+    await enrolPasskey(enrolment, passkey);
+    await enrolment.submitForTokens();
+
+    const client = await identifiedByPassword(h, erin.username);
+    const attempt = async (from: string) => {
+      const { verificationId, authenticationOptions } = await client.ok(
+        'POST',
+        '/verification/web-authn/authentication',
+      );
+      return client.api('POST', '/verification/web-authn/authentication/verify', {
+        verificationId,
+        payload: passkey.assert(authenticationOptions, from),
+      });
+    };
+    for (const unrelated of ['http://localhost:5174', 'https://evil.example.com']) {
+      const refused = await attempt(unrelated);
+      expect(refused.status, unrelated).to.equal(400);
+      expect(refused.body.code).to.equal('session.mfa.webauthn_verification_failed');
+    }
+    expect((await attempt(origin)).status, 'the service itself').to.equal(200);
+    expect((await attempt(SHOP)).status, 'a related origin').to.equal(200);
+
+    expect((await setOrigins([])).body.webauthnRelatedOrigins).to.deep.equal([]);
+    expect(await published()).to.deep.equal([]);
+    const removed = await attempt(SHOP);
+    expect(removed.status, 'an origin no longer related').to.equal(400);
+    expect(removed.body.code).to.equal('session.mfa.webauthn_verification_failed');
+  });
+
+  it('refuses related origins that are not origins a browser runs WebAuthn on (400 guard.invalid_input)', async () => {
+    await h.running.request('/api/account-center', {
+      method: 'PATCH',
+      json: { webauthnRelatedOrigins: ['https://kept.example.com'] },
+    });
+    for (const webauthnRelatedOrigins of [
+      ['http://shop.example.com'],
+      ['https://shop.example.com/path'],
+      ['https://shop.example.com?x=1'],
+      ['https://user@shop.example.com'],
+      ['ftp://shop.example.com'],
+      ['shop.example.com'],
+      [''],
+      [42],
+      'https://shop.example.com',
+      Array.from({ length: 51 }, (_, index) => `https://shop${index}.example.com`),
+    ]) {
+      const res = await h.running.request('/api/account-center', { method: 'PATCH', json: { webauthnRelatedOrigins } });
+      expect(res.status, JSON.stringify(webauthnRelatedOrigins).slice(0, 60)).to.equal(400);
+      expect(((await res.json()) as { code: string }).code).to.equal('guard.invalid_input');
+    }
+    const kept = (await json(h.running.request('/api/account-center'))) as { webauthnRelatedOrigins: string[] };
+    expect(kept.webauthnRelatedOrigins).to.deep.equal(['https://kept.example.com']);
+    await h.running.request('/api/account-center', { method: 'PATCH', json: { webauthnRelatedOrigins: [] } });
+  });
+
   it('answers bad requests with 4xx: no passkey, not identified, malformed payloads, factor not offered', async () => {
     const carol = await passwordUser(h);
     const anonymous = h.client();
