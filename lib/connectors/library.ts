@@ -283,6 +283,7 @@ export function createConnectorsLibrary(deps: Deps & { secrets: SecretBox; upstr
       }
       if (changes.branding !== undefined) update.branding = changes.branding;
       if (changes.syncProfile !== undefined) update.syncProfile = changes.syncProfile;
+      if (Object.keys(update).length === 0) return found.connector;
       const updated = await unique('SSO connector', null, () => connectors.sso.replace(id, update, sealed));
       if (!updated) throw errors.notFound('SSO connector', id);
       return updated;

@@ -177,7 +177,8 @@ export function createProvider(options: ProviderOptions): Provider {
             indicator === LOGTO_MANAGEMENT_INDICATOR
               ? await repositories.resources.findById(MANAGEMENT_RESOURCE_ID)
               : await repositories.resources.findByIndicator(indicator);
-          if (!resource) throw new oidcErrors.InvalidTarget(`resource indicator ${indicator} is not registered`);
+          // node-oidc-provider's own description, which Logto answers too.
+          if (!resource) throw new oidcErrors.InvalidTarget();
           let scopes: string[] = [];
           const accountId = accountIdOf(ctx);
           const organizationId = requestedOrganization(ctx);

@@ -62,6 +62,14 @@ describe('Logto compatibility: write semantics', () => {
     expect((await h.api('PATCH', `/users/${user.id}`, { name: 'Named' })).status).to.equal(200);
   });
 
+  it('answers an SSO connector unchanged to an update that names nothing, as Logto', async () => {
+    const connector = await ok(
+      h.api('POST', '/sso-connectors', { providerName: 'OIDC', connectorName: unique('sso') }),
+    );
+    const res = await h.api('PATCH', `/sso-connectors/${connector.id}`, {});
+    expect([res.status, res.body]).to.deep.equal([200, connector]);
+  });
+
   it('keeps at most one default resource', async () => {
     const make = () =>
       ok(

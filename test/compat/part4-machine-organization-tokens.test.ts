@@ -102,6 +102,15 @@ describe('Logto compatibility: organization tokens on the client-credentials gra
     expect(withoutOrganization.body.error).to.equal('invalid_target');
   });
 
+  it("answers an unknown resource indicator with Logto's invalid_target description", async () => {
+    const unknown = await grant(machine, { resource: 'https://not-found.example.com' });
+    expect([unknown.status, unknown.body.error, unknown.body.error_description]).to.deep.equal([
+      400,
+      'invalid_target',
+      'resource indicator is missing, or unknown',
+    ]);
+  });
+
   it('never gives a management API token inside an organization, even to an application holding management scopes', async () => {
     const indicator = `${running.baseUrl}/api`;
     const resources = (await json('/api/resources', 'GET')) as Array<{ id: string; indicator: string }>;
