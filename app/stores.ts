@@ -207,8 +207,8 @@ export async function openStores(
       const file = await sqlite();
       queue = await openLoaded(file, closeOpened, async () =>
         (await import('../adapters/sqlite/delivery-queue.ts'))
-          // With the documents in the same file, an attempt's recorded outcome is written after its start.
-          .createSqliteDeliveryQueue(file, { onError, startsOrdered: documentsInFile }),
+          // With the documents in the same file, a job's rows commit with its delivery's record and outcome.
+          .createSqliteDeliveryQueue(file, { onError, withDocuments: documentsInFile }),
       );
     } else {
       queue = createMemoryDeliveryQueue({ onError });

@@ -105,9 +105,11 @@ class BullmqDeliveryQueue implements DeliveryQueue {
     };
   }
 
-  enqueue(jobs: DeliveryJob[]): Promise<void> {
-    if (jobs.length === 0) return Promise.resolve();
-    return new Promise((resolve, reject) => {
+  async enqueue(jobs: DeliveryJob[], records?: () => Promise<void>): Promise<void> {
+    // Redis and the documents commit apart: the records first, so that no job runs without its record stored.
+    if (records) await records();
+    if (jobs.length === 0) return;
+    await new Promise<void>((resolve, reject) => {
       if (this.#pending.push({ jobs, resolve, reject }) === 1) setImmediate(() => void this.#flush());
     });
   }
@@ -174,11 +176,15 @@ class BullmqDeliveryQueue implements DeliveryQueue {
         slots.release();
         return { deferInMs: 0 };
       }
+      let result: AttemptResult;
       try {
-        return await processor(delivery, number);
+        result = await processor(delivery, number);
       } finally {
         slots.release();
       }
+      // The slot is free; the job ends once the attempt's outcome is durable (a rejection: as if the processor threw).
+      await result.recorded;
+      return result;
     };
     const worker = new Worker<QueuedJob>(
       this.#options.queueName,

@@ -1,10 +1,11 @@
 /**
  * The durable delivery queue: the in-process queue (adapters/memory/delivery-queue.ts) journalled in the
- * `delivery_jobs` table, one row per delivery: its job, the attempts started, processor errors and when it is due.
- * A job is enqueued once its row is committed, and an attempt is made once its start is (with `startsOrdered`, once
- * it is written: see MemoryDeliveryQueueOptions); a retry's time is stored when it is scheduled. At start every row
- * is read back, and each job resumes at its stored time, so a delivery waiting for a retry keeps its schedule across a
- * restart, and an attempt cut short by a crash is made again (the same `webhook-id`).
+ * `delivery_jobs` table, one row per delivery: its job, the attempts made, processor errors and when it is due.
+ * A job is enqueued once its row is committed; a retry's time is stored when it is scheduled. With the documents in
+ * the same file (`withDocuments`), a row is committed with its delivery's record, and its removal or next time with
+ * the attempt's outcome; otherwise an attempt is made once its start is committed. At start every row is read back,
+ * and each job resumes at its stored time, so a delivery waiting for a retry keeps its schedule across a restart, and
+ * an attempt cut short by a crash is made again (the same `webhook-id`).
  */
 import type { DeliveryJob, DeliveryQueue } from '../../lib/ports/queue.ts';
 import {

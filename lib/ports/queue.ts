@@ -20,6 +20,13 @@ export interface DeliveryJob {
 
 /** What the processor tells the queue after one attempt. */
 export interface AttemptResult {
+  /**
+   * Settles once what the attempt records (its log, the delivery's record) is durable, when the processor returns
+   * before that: the queue then stores the job's end or next run alongside (in the same commit when it keeps its jobs
+   * in the documents' file), and gives the attempt's slot to the next job at once. A rejection counts as a processor
+   * that threw: the attempt is made again.
+   */
+  recorded?: Promise<void>;
   /** Schedule another attempt after this many ms; absent when the delivery is finished (either way). */
   retryInMs?: number;
   /**
@@ -29,7 +36,10 @@ export interface AttemptResult {
   deferInMs?: number;
 }
 
-/** `attempt` is 1 for the first try. A processor that throws is treated as `{ retryInMs: fallback }`. */
+/**
+ * `attempt` is 1 for the first try. A processor that throws is treated as `{ retryInMs: fallback }`; the queue always
+ * waits for `recorded`.
+ */
 export type DeliveryProcessor = (job: DeliveryJob, attempt: number) => Promise<AttemptResult>;
 
 export interface DeliveryQueue {
@@ -37,9 +47,12 @@ export interface DeliveryQueue {
   /**
    * Resolves only once every job is stored (durably, for BullMQ and SQLite). Re-adding a job the queue holds is a no-op, when
    * it is re-added as it was added: alone, or with the same others (BullMQ stores the jobs of one call, and of the
-   * calls made in one turn of the event loop, together).
+   * calls made in one turn of the event loop, together). `records` writes what the jobs need stored beside them (the
+   * deliveries' records): a queue that keeps its jobs in the documents' file writes both in one commit, any other
+   * stores the jobs once the records are stored. When either fails it rejects and keeps none of the jobs (the records
+   * written are the caller's to withdraw).
    */
-  enqueue(jobs: DeliveryJob[]): Promise<void>;
+  enqueue(jobs: DeliveryJob[], records?: () => Promise<void>): Promise<void>;
   /** Starts consuming with the given concurrency. One consumer per queue instance. */
   consume(processor: DeliveryProcessor, options: { concurrency: number }): Promise<void>;
   /** Jobs waiting or delayed or running (for metrics and tests); a BullMQ job may hold several deliveries. */

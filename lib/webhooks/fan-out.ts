@@ -20,14 +20,13 @@ export interface EnqueueDeps {
 }
 
 /**
- * Records the deliveries as pending, then stores their jobs (an operator's resend). If the queue refuses,
+ * Records the deliveries as pending and stores their jobs (an operator's resend, a replay). If the queue refuses,
  * the records are withdrawn and the caller gets a 503 rather than a delivery that silently never happens.
  */
 export async function enqueueDeliveries(deps: EnqueueDeps, jobs: DeliveryJob[], resentFrom: string | null = null) {
   if (jobs.length === 0) return;
-  await deps.deliveries.insertPending(jobs, resentFrom);
   try {
-    await deps.queue.enqueue(jobs);
+    await deps.queue.enqueue(jobs, () => deps.deliveries.insertPending(jobs, resentFrom));
   } catch {
     await deps.deliveries.remove(jobs.map((job) => job.deliveryId)).catch(() => {});
     throw hookErrors.deliveryUnavailable();
@@ -72,10 +71,10 @@ export function createFanOut(
     // Only an entry claimed before can have deliveries already: the first forward skips the lookup.
     const known = entry.attempts > 1 ? await deps.deliveries.statusesOf(jobs.map((job) => job.deliveryId)) : new Map();
     const fresh = jobs.filter((job) => !known.has(job.deliveryId));
-    if (fresh.length > 0) await deps.deliveries.insertPending(fresh);
     const due = jobs.filter((job) => (known.get(job.deliveryId) ?? 'pending') === 'pending');
     try {
-      await deps.queue.enqueue(due);
+      // The records and the jobs: one commit on the SQLite store.
+      await deps.queue.enqueue(due, fresh.length > 0 ? () => deps.deliveries.insertPending(fresh) : undefined);
     } catch (error) {
       // The next try may resolve other hooks: leave no pending record it would not send.
       await deps.deliveries.remove(fresh.map((job) => job.deliveryId)).catch(() => {});

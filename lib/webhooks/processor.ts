@@ -144,7 +144,8 @@ export function createDeliveryProcessor(deps: ProcessorDeps): DeliveryProcessor 
     const responseBody = result.responseBody ?? null;
     const error = result.error ?? null;
     const status = disableReason === undefined ? statusAfter(outcome, retryInMs) : 'failed';
-    await Promise.all([
+    // Written now, not waited for: the queue stores the job's end or next run with them and frees the slot meanwhile.
+    const written = Promise.all([
       deps.logs.record({
         // The hook's own strings rather than the job's copies: a log is kept for days, and these are the same text.
         hookId: hook.id,
@@ -169,25 +170,31 @@ export function createDeliveryProcessor(deps: ProcessorDeps): DeliveryProcessor 
         error,
       }),
     ]);
-    if (place && status !== 'pending') await deps.order.release(hook.id, place);
-    // Never the URL (its query may hold a consumer's secret), the headers or the payload.
-    deps.logger.info(
-      {
-        hookId: hook.id,
-        deliveryId: job.deliveryId,
-        event: job.event,
-        attempt,
-        outcome,
-        responseStatus,
-        latencyMs: result.latencyMs,
-        nextRetryAt,
-      },
-      'webhook delivery attempt',
-    );
-    deps.onAttempt?.({ outcome, latencyMs: result.latencyMs });
-    if (disableReason !== undefined && (await deps.disableHook(hook.id, disableReason))) {
-      deps.logger.warn({ hookId: hook.id, deliveryId: job.deliveryId, reason: disableReason }, 'webhook hook disabled');
-    }
-    return retryInMs === undefined ? {} : { retryInMs };
+    const recorded = (async () => {
+      await written;
+      if (place && status !== 'pending') await deps.order.release(hook.id, place);
+      // Never the URL (its query may hold a consumer's secret), the headers or the payload.
+      deps.logger.info(
+        {
+          hookId: hook.id,
+          deliveryId: job.deliveryId,
+          event: job.event,
+          attempt,
+          outcome,
+          responseStatus,
+          latencyMs: result.latencyMs,
+          nextRetryAt,
+        },
+        'webhook delivery attempt',
+      );
+      deps.onAttempt?.({ outcome, latencyMs: result.latencyMs });
+      if (disableReason !== undefined && (await deps.disableHook(hook.id, disableReason))) {
+        deps.logger.warn(
+          { hookId: hook.id, deliveryId: job.deliveryId, reason: disableReason },
+          'webhook hook disabled',
+        );
+      }
+    })();
+    return retryInMs === undefined ? { recorded } : { retryInMs, recorded };
   };
 }

@@ -12,6 +12,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { openSqliteDatabase, type SqliteDatabase } from '../../adapters/sqlite/database.ts';
 import { createSqliteDocumentStore } from '../../adapters/sqlite/documents.ts';
 import { createMemoryDeliveryQueue } from '../../adapters/memory/delivery-queue.ts';
+import { createSqliteDeliveryQueue } from '../../adapters/sqlite/delivery-queue.ts';
 import { DurableWriteError } from '../../lib/ports/documents.ts';
 import type { DeliveryJob } from '../../lib/ports/queue.ts';
 import { tempDataDir } from '../support/sqlite.ts';
@@ -119,12 +120,12 @@ describe('SQLite store: how a commit becomes durable', () => {
     await store.close();
   });
 
-  it('makes an attempt once its start is durable, or, when the journal orders the outcome after it, once it is written', async () => {
+  it("makes an attempt once its start is durable, or, with the documents in the journal's file, without writing a start", async () => {
     const job: DeliveryJob = { deliveryId: 'd1', hookId: 'h', event: 'User.Created', payload: {}, createdAt: 1 };
-    for (const startsOrdered of [false, true]) {
+    for (const withDocuments of [false, true]) {
       const starts: Array<() => void> = [];
       const queue = createMemoryDeliveryQueue({
-        startsOrdered,
+        withDocuments,
         journal: {
           added: async () => {},
           started: () => new Promise<void>((resolve) => starts.push(resolve)),
@@ -141,19 +142,56 @@ describe('SQLite store: how a commit becomes durable', () => {
         },
         { concurrency: 1 },
       );
-      await eventually(() => starts.length === 1, { what: 'the start journalled' });
-      if (startsOrdered) {
-        await eventually(() => attempts.length === 1, { what: 'the attempt made before its start is durable' });
+      if (withDocuments) {
+        await eventually(() => attempts.length === 1, { what: 'the attempt made at once' });
+        expect(starts, 'no start journalled').to.have.length(0);
       } else {
+        await eventually(() => starts.length === 1, { what: 'the start journalled' });
         for (let i = 0; i < 3; i += 1) await nextTurn();
         expect(attempts, 'nothing sent before its start is durable').to.deep.equal([]);
         starts[0]!();
         await eventually(() => attempts.length === 1, { what: 'the attempt made once its start is durable' });
       }
       expect(attempts).to.deep.equal([1]);
-      starts[0]!();
       await queue.close();
     }
+  });
+
+  it("commits a delivery's record with its job, and its outcome with the job's removal: one sync each", async () => {
+    let syncs = 0;
+    database = openSqliteDatabase({
+      dataDir,
+      synchronous: 'FULL',
+      syncFile: async () => {
+        syncs += 1;
+      },
+    });
+    const store = createSqliteDocumentStore(database, { diskResident: [] });
+    const records = store.collection('items');
+    const queue = createSqliteDeliveryQueue(database, { withDocuments: true });
+    await database.settled();
+    const before = syncs;
+    const job: DeliveryJob = { deliveryId: 'd1', hookId: 'h', event: 'User.Created', payload: {}, createdAt: 1 };
+    await queue.enqueue([job], () => records.insertOne({ _id: 'd1', status: 'pending' }));
+    expect(syncs - before, 'the record and the job: one sync').to.equal(1);
+    const jobsInFile = () => Number(reader!.prepare('SELECT count(*) AS n FROM delivery_jobs').get()!.n);
+    expect(rowsInFile()).to.equal(1);
+    expect(jobsInFile()).to.equal(1);
+
+    const outcome = Promise.withResolvers<void>();
+    await queue.consume(
+      async () => {
+        const recorded = records.updateOne({ _id: 'd1' }, { $set: { status: 'succeeded' } }).then(() => undefined);
+        void recorded.then(outcome.resolve, outcome.reject);
+        return { recorded };
+      },
+      { concurrency: 1 },
+    );
+    await outcome.promise;
+    await eventually(() => jobsInFile() === 0, { what: "the job's row removed" });
+    expect(await queue.pendingCount(), 'the job forgotten once its outcome is durable').to.equal(0);
+    expect(syncs - before, 'the outcome and the removal: one more sync').to.equal(2);
+    await queue.close();
   });
 
   it("gives a finished job's slot to the next job before the journal has removed it", async () => {

@@ -29,7 +29,7 @@ function serviceOn(queue: DeliveryQueue, replaced: Partial<DeliveryQueue>, optio
       stores: {
         queue: {
           kind: queue.kind,
-          enqueue: (jobs) => queue.enqueue(jobs),
+          enqueue: (jobs, records) => queue.enqueue(jobs, records),
           consume: (processor, consumeOptions) => queue.consume(processor, consumeOptions),
           pendingCount: () => queue.pendingCount(),
           close: () => queue.close(),
@@ -137,7 +137,12 @@ describe('webhook fan-out: events committed with the change, moved to the queue 
     const service = serviceOn(
       queue,
       {
-        enqueue: (jobs) => (refusing.on ? Promise.reject(new Error('Connection is closed.')) : queue.enqueue(jobs)),
+        // As BullMQ with Redis down: the records are written, then the jobs refused.
+        async enqueue(jobs, records) {
+          if (!refusing.on) return queue.enqueue(jobs, records);
+          await records?.();
+          throw new Error('Connection is closed.');
+        },
       },
       { webhookWorker: false },
     );
