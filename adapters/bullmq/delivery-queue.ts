@@ -2,6 +2,7 @@ import { DelayedError, Queue, Worker } from 'bullmq';
 import type { Job, JobsOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { idOfText } from '../../lib/ids.ts';
+import { storedJob } from '../../lib/webhooks/payload.ts';
 import type { AttemptResult, DeliveryJob, DeliveryProcessor, DeliveryQueue } from '../../lib/ports/queue.ts';
 
 export interface BullmqDeliveryQueueOptions {
@@ -189,9 +190,12 @@ class BullmqDeliveryQueue implements DeliveryQueue {
     const worker = new Worker<QueuedJob>(
       this.#options.queueName,
       async (job: Job<QueuedJob>, token?: string) => {
-        if ('batch' in job.data) return this.#runBatch(job.data.batch, job.attemptsStarted, attempt);
+        if ('batch' in job.data) return this.#runBatch(job.data.batch.map(storedJob), job.attemptsStarted, attempt);
         const { deferrals = 0, attemptsBefore = 0, ...delivery } = job.data;
-        const { retryInMs, deferInMs } = await attempt(delivery, attemptsBefore + job.attemptsStarted - deferrals);
+        const { retryInMs, deferInMs } = await attempt(
+          storedJob(delivery),
+          attemptsBefore + job.attemptsStarted - deferrals,
+        );
         if (deferInMs !== undefined) await job.updateData({ ...job.data, deferrals: deferrals + 1 });
         const delay = deferInMs ?? retryInMs;
         if (delay === undefined) return;

@@ -97,8 +97,9 @@ class MemoryDeliveryQueue implements DeliveryQueue {
     const fresh: Entry[] = [];
     for (const job of jobs) {
       if (this.#entries.has(job.deliveryId)) continue;
-      // A copy, as BullMQ would serialize it: later changes by the caller must not leak into the delivery.
-      const entry: Entry = { job: structuredClone(job), attempt: 0, errors: 0 };
+      // A copy, as BullMQ would serialize it: later changes by the caller must not leak into the delivery (every field is
+      // a string or a number).
+      const entry: Entry = { job: { ...job }, attempt: 0, errors: 0 };
       this.#entries.set(job.deliveryId, entry);
       fresh.push(entry);
     }
@@ -180,7 +181,7 @@ class MemoryDeliveryQueue implements DeliveryQueue {
     let retryInMs: number | undefined;
     let recorded: Promise<void> | undefined;
     try {
-      const result = await processor(structuredClone(entry.job), entry.attempt);
+      const result = await processor({ ...entry.job }, entry.attempt);
       retryInMs = result.deferInMs ?? result.retryInMs;
       if (result.deferInMs !== undefined) entry.attempt -= 1;
       recorded = result.recorded;

@@ -7,12 +7,13 @@
  * and each job resumes at its stored time, so a delivery waiting for a retry keeps its schedule across a restart, and
  * an attempt cut short by a crash is made again (the same `webhook-id`).
  */
-import type { DeliveryJob, DeliveryQueue } from '../../lib/ports/queue.ts';
+import type { DeliveryQueue } from '../../lib/ports/queue.ts';
 import {
   createMemoryDeliveryQueue,
   type MemoryDeliveryQueueOptions,
   type StoredDelivery,
 } from '../memory/delivery-queue.ts';
+import { storedJob } from '../../lib/webhooks/payload.ts';
 import type { SqliteDatabase } from './database.ts';
 
 function storedDeliveries(database: SqliteDatabase): StoredDelivery[] {
@@ -20,7 +21,7 @@ function storedDeliveries(database: SqliteDatabase): StoredDelivery[] {
     .prepare('SELECT job, attempt, errors, run_at FROM delivery_jobs ORDER BY run_at')
     .all()
     .map((row) => ({
-      job: JSON.parse(String(row.job)) as DeliveryJob,
+      job: storedJob(JSON.parse(String(row.job))),
       attempt: Number(row.attempt),
       errors: Number(row.errors),
       runAt: Number(row.run_at),

@@ -1,6 +1,6 @@
 import type { DocumentStore } from '../ports/documents.ts';
 import { errors } from '../errors.ts';
-import { eventBody } from '../webhooks/payload.ts';
+import { eventText } from '../webhooks/payload.ts';
 import type { IdentityEvent } from './bus.ts';
 import { isDataEvent, type EventName } from './catalogue.ts';
 import { entityKey, entityOf } from './entities.ts';
@@ -151,7 +151,7 @@ export function createEventLog(store: DocumentStore, options: { retentionMs: num
           event: stamped.event,
           entity: key ?? null,
           version,
-          body: JSON.stringify(eventBody(numbered)),
+          body: eventText(numbered),
           recordedAt,
           expiresAt,
         };
@@ -220,7 +220,7 @@ export function createEventLog(store: DocumentStore, options: { retentionMs: num
       return docs.map((doc) => ({
         sequence: doc.sequence,
         event: doc.event,
-        body: JSON.parse(doc.body) as Record<string, unknown>,
+        body: doc.body,
       }));
     },
   };

@@ -12,8 +12,11 @@ export interface DeliveryJob {
   replayId?: string;
   hookId: string;
   event: string;
-  /** The exact JSON payload to send. */
-  payload: Record<string, unknown>;
+  /**
+   * The event's JSON text, without the receiving hook's id: the body sent is this text with `hookId` added last
+   * (lib/webhooks/payload.ts). The deliveries of one event share one text.
+   */
+  payload: string;
   /** Epoch ms when the triggering event was published. */
   createdAt: number;
 }

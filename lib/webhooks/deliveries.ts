@@ -1,6 +1,7 @@
 import type { DocumentStore } from '../ports/documents.ts';
 import type { DeliveryJob } from '../ports/queue.ts';
 import { findPage, publicShape, type Page, type PageResult, type Stored } from '../data/entity.ts';
+import { deliveryPayload } from './payload.ts';
 
 /**
  * `pending`: queued or waiting for a retry. `succeeded`: a 2xx arrived. `failed`: the endpoint refused it
@@ -74,16 +75,8 @@ type DeliveryRecord = Stored<Omit<Delivery, 'webhookId' | 'replayId' | 'sequence
 const numberIn = (payload: Record<string, unknown>, field: string) =>
   typeof payload[field] === 'number' ? payload[field] : undefined;
 
-/** The payload as stored: its JSON text without `hookId`. */
-function storedPayload(payload: Record<string, unknown>): string {
-  const { hookId: _hookId, ...body } = payload;
-  return JSON.stringify(body);
-}
-
-/** The payload as sent: the stored text with the record's hook, last as `hookPayload` places it. */
-function sentPayload(doc: DeliveryRecord): Record<string, unknown> {
-  return { ...(JSON.parse(doc.payload) as Record<string, unknown>), hookId: doc.hookId };
-}
+/** The payload as sent, as an object. */
+const sentPayload = (doc: DeliveryRecord) => deliveryPayload(doc.payload, doc.hookId);
 
 const HIDDEN = ['payload', 'expiresAt'] as const;
 
@@ -101,15 +94,20 @@ export function createDeliveriesRepository(store: DocumentStore, options: { rete
     version: doc.version ?? null,
   });
 
-  function initial(job: DeliveryJob, resentFrom: string | null, payload = storedPayload(job.payload)): DeliveryRecord {
-    const sequence = numberIn(job.payload, 'sequence');
-    const version = numberIn(job.payload, 'version');
+  /** `body`: the job's payload, parsed (the deliveries of one event share it). */
+  function initial(
+    job: DeliveryJob,
+    resentFrom: string | null,
+    body = JSON.parse(job.payload) as Record<string, unknown>,
+  ): DeliveryRecord {
+    const sequence = numberIn(body, 'sequence');
+    const version = numberIn(body, 'version');
     return {
       _id: job.deliveryId,
       id: job.deliveryId,
       hookId: job.hookId,
       event: job.event,
-      payload,
+      payload: job.payload,
       status: 'pending',
       attempts: 0,
       lastAttemptAt: null,
@@ -134,13 +132,16 @@ export function createDeliveriesRepository(store: DocumentStore, options: { rete
       await deliveries.createIndex({ keys: { expiresAt: 1 }, expireAfterSeconds: 0 });
     },
     async insertPending(jobs: DeliveryJob[], resentFrom: string | null = null): Promise<void> {
-      // One event's deliveries to several hooks have the same text: the records get the same string.
-      const texts = new Map<string, string>();
+      // One event's deliveries to several hooks share one text, read once.
+      const bodies = new Map<string, Record<string, unknown>>();
       await deliveries.insertMany(
         jobs.map((job) => {
-          const text = storedPayload(job.payload);
-          if (!texts.has(text)) texts.set(text, text);
-          return initial(job, resentFrom, texts.get(text));
+          let body = bodies.get(job.payload);
+          if (!body) {
+            body = JSON.parse(job.payload) as Record<string, unknown>;
+            bodies.set(job.payload, body);
+          }
+          return initial(job, resentFrom, body);
         }),
       );
     },
@@ -220,7 +221,8 @@ export function createDeliveriesRepository(store: DocumentStore, options: { rete
       if (after)
         filter.$or = [{ createdAt: { $gt: after.createdAt } }, { createdAt: after.createdAt, _id: { $gt: after.id } }];
       const docs = await deliveries.find(filter, { sort: { createdAt: 1, _id: 1 }, limit });
-      return docs.map((doc) => ({ ...present(doc), payload: sentPayload(doc) }));
+      // The payload as a job carries it.
+      return docs.map((doc) => ({ ...present(doc), payload: doc.payload }));
     },
     async removeOfHook(hookId: string): Promise<void> {
       await deliveries.deleteMany({ hookId });

@@ -5,7 +5,7 @@ import type { DeliveriesRepository } from './deliveries.ts';
 import { orderedPlace, type EntityOrder } from './entity-order.ts';
 import { hookErrors } from './errors.ts';
 import type { HookCache } from './hook-cache.ts';
-import { eventBody, hookPayload } from './payload.ts';
+import { eventText } from './payload.ts';
 
 /**
  * The deliveries the admission noted for ordering, per outbox entry, until that entry is forwarded: a forward that
@@ -49,14 +49,14 @@ export function createFanOut(
     entry.events.forEach((event, index) => {
       const subscribers = hooks.subscribersOf(event.event);
       if (subscribers.length === 0) return;
-      const body = eventBody(event);
+      const payload = eventText(event);
       for (const hook of subscribers) {
         made.add(`${hook.id}\n${event.sequence}`);
         jobs.push({
           deliveryId: relayedDeliveryId(entry.id, index, event.sequence, hook.id),
           hookId: hook.id,
           event: event.event,
-          payload: hookPayload(body, hook.id),
+          payload,
           createdAt: entry.createdAt,
         });
       }

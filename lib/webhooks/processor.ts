@@ -10,6 +10,7 @@ import { signingKeysAt, type HookRecord } from './hooks.ts';
 import { classify, nextDelayMs, type Outcome } from './retry-policy.ts';
 import { sendWebhook, type SendInput, type SendResult } from './sender.ts';
 import { ORDER_WAIT_MS, orderedPlace, type EntityOrder } from './entity-order.ts';
+import { deliveryBody } from './payload.ts';
 import { signatureHeaders } from './signing.ts';
 
 export interface DeliveryPolicy {
@@ -38,13 +39,13 @@ export interface ProcessorDeps {
   onAttempt?: (attempt: { outcome: Outcome; latencyMs: number }) => void;
 }
 
-/** Signs and POSTs one delivery to its hook's current URL, with the hook's current keys. */
+/** Signs and POSTs one delivery (its event's text, see DeliveryJob) to its hook's current URL, with its current keys. */
 export async function sendDelivery(
   hook: HookRecord,
-  delivery: { deliveryId: string; webhookId?: string; payload: Record<string, unknown> },
+  delivery: { deliveryId: string; webhookId?: string; payload: string },
   policy: DeliveryPolicy,
 ): Promise<SendResult> {
-  const body = JSON.stringify(delivery.payload);
+  const body = deliveryBody(delivery.payload, hook.id);
   const now = Date.now();
   const signatures = signatureHeaders({
     deliveryId: delivery.webhookId ?? delivery.deliveryId,
@@ -97,7 +98,8 @@ export function createDeliveryProcessor(deps: ProcessorDeps): DeliveryProcessor 
     // A deleted hook took its delivery records with it: nothing to send, nothing to record.
     if (!hook) return {};
     // Replays neither wait nor hold others back: they send again what was already sent in order.
-    const place = hook.ordering === 'entity' && job.replayId === undefined ? orderedPlace(job.payload) : undefined;
+    const place =
+      hook.ordering === 'entity' && job.replayId === undefined ? orderedPlace(JSON.parse(job.payload)) : undefined;
     if (!hook.enabled) {
       await deps.deliveries.cancel(job.deliveryId, 'hook disabled');
       if (place) await deps.order.release(hook.id, place);

@@ -9,7 +9,7 @@ import type { DeliveryJob } from '../ports/queue.ts';
 import { hookErrors } from './errors.ts';
 import { enqueueDeliveries, originalDeliveryId, type EnqueueDeps } from './fan-out.ts';
 import type { HookManagement } from './management.ts';
-import { hookPayload, newDeliveryId } from './payload.ts';
+import { newDeliveryId } from './payload.ts';
 
 /** `events`: the retained events of the window again; `failed`: every delivery of the window that failed for good. */
 export const REPLAY_KINDS = ['events', 'failed'] as const;
@@ -104,7 +104,7 @@ export function createReplays(
         replayId: record.id,
         hookId: hook.id,
         event,
-        payload: hookPayload(body, hook.id),
+        payload: body,
         createdAt: now,
       }));
       cursor = found.length > 0 ? { sequence: found.at(-1)!.sequence } : record.cursor;

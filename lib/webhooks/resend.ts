@@ -3,7 +3,7 @@ import type { Delivery } from './deliveries.ts';
 import { hookErrors } from './errors.ts';
 import { enqueueDeliveries, type EnqueueDeps } from './fan-out.ts';
 import type { HookManagement } from './management.ts';
-import { newDeliveryId } from './payload.ts';
+import { newDeliveryId, payloadText } from './payload.ts';
 
 /**
  * Sends a past delivery's exact payload again, as a new delivery with a new id. A new id because the
@@ -23,7 +23,7 @@ export async function resendDelivery(
     deliveryId: newDeliveryId(),
     hookId,
     event: original.event,
-    payload: original.payload,
+    payload: payloadText(original.payload),
     createdAt: Date.now(),
   };
   await enqueueDeliveries(deps, [job], original.id);

@@ -2,7 +2,7 @@ import type { EventName } from '../events/catalogue.ts';
 import { newId } from '../ids.ts';
 import { hookErrors } from './errors.ts';
 import type { HookConfig, HookRecord } from './hooks.ts';
-import { eventBody, hookPayload } from './payload.ts';
+import { eventText } from './payload.ts';
 import { sendDelivery, type DeliveryPolicy } from './processor.ts';
 import { sampleEvent } from './samples.ts';
 
@@ -18,8 +18,8 @@ export async function sendTestPayloads(
 ): Promise<void> {
   const target = { ...hook, config: request.config };
   for (const event of request.events) {
-    const payload = hookPayload(eventBody(sampleEvent(event)), hook.id);
-    const result = await sendDelivery(target, { deliveryId: `test_${newId()}`, payload }, policy);
+    const delivery = { deliveryId: `test_${newId()}`, payload: eventText(sampleEvent(event)) };
+    const result = await sendDelivery(target, delivery, policy);
     if (result.ok) continue;
     if (result.refused !== undefined) throw hookErrors.destinationNotAllowed(result.refused);
     if (result.status !== undefined)

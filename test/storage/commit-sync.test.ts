@@ -121,7 +121,7 @@ describe('SQLite store: how a commit becomes durable', () => {
   });
 
   it("makes an attempt once its start is durable, or, with the documents in the journal's file, without writing a start", async () => {
-    const job: DeliveryJob = { deliveryId: 'd1', hookId: 'h', event: 'User.Created', payload: {}, createdAt: 1 };
+    const job: DeliveryJob = { deliveryId: 'd1', hookId: 'h', event: 'User.Created', payload: '{}', createdAt: 1 };
     for (const withDocuments of [false, true]) {
       const starts: Array<() => void> = [];
       const queue = createMemoryDeliveryQueue({
@@ -171,7 +171,7 @@ describe('SQLite store: how a commit becomes durable', () => {
     const queue = createSqliteDeliveryQueue(database, { withDocuments: true });
     await database.settled();
     const before = syncs;
-    const job: DeliveryJob = { deliveryId: 'd1', hookId: 'h', event: 'User.Created', payload: {}, createdAt: 1 };
+    const job: DeliveryJob = { deliveryId: 'd1', hookId: 'h', event: 'User.Created', payload: '{}', createdAt: 1 };
     await queue.enqueue([job], () => records.insertOne({ _id: 'd1', status: 'pending' }));
     expect(syncs - before, 'the record and the job: one sync').to.equal(1);
     const jobsInFile = () => Number(reader!.prepare('SELECT count(*) AS n FROM delivery_jobs').get()!.n);
@@ -208,7 +208,7 @@ describe('SQLite store: how a commit becomes durable', () => {
       deliveryId: `d${n}`,
       hookId: 'h',
       event: 'User.Created',
-      payload: { n },
+      payload: JSON.stringify({ n }),
       createdAt: n,
     });
     const processed: string[] = [];

@@ -90,7 +90,7 @@ describe('SQLite store: what is acknowledged is in the file', () => {
       deliveryId: 'dlv_1',
       hookId: 'h',
       event: 'User.Created',
-      payload: { a: 1 },
+      payload: '{"a":1}',
       createdAt: 5,
     };
     const queue = createSqliteDeliveryQueue(database);

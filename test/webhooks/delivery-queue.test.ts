@@ -18,7 +18,7 @@ function job(overrides: Partial<DeliveryJob> = {}): DeliveryJob {
     deliveryId: `delivery${Date.now().toString(36)}x${sequence}`,
     hookId: 'hook1',
     event: 'User.Created',
-    payload: { event: 'User.Created', data: { id: `user${sequence}` } },
+    payload: JSON.stringify({ event: 'User.Created', data: { id: `user${sequence}` } }),
     createdAt: Date.now(),
     ...overrides,
   };
@@ -172,7 +172,7 @@ for (const backend of backends) {
     it('processes a duplicate deliveryId once', async () => {
       const delivery = job();
       await each.queue.enqueue([delivery, { ...delivery }]);
-      await each.queue.enqueue([{ ...delivery, payload: { changed: true } }]);
+      await each.queue.enqueue([{ ...delivery, payload: '{"changed":true}' }]);
       expect(await each.queue.pendingCount()).to.equal(1);
       const seen: DeliveryJob[] = [];
       await each.queue.consume(

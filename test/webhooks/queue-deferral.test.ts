@@ -15,7 +15,7 @@ function job(): DeliveryJob {
     deliveryId: `defer${Date.now().toString(36)}x${sequence}`,
     hookId: 'hook1',
     event: 'User.Created',
-    payload: { event: 'User.Created', data: { sequence } },
+    payload: JSON.stringify({ event: 'User.Created', data: { sequence } }),
     createdAt: Date.now(),
   };
 }

@@ -26,7 +26,7 @@ forEachBackend('readers of expiring documents', (backend) => {
       deliveryId,
       hookId: 'h1',
       event: 'User.Created',
-      payload: {},
+      payload: '{}',
       createdAt,
     });
     await deliveries.insertPending([job('dlv_old', Date.now() - 2 * RETENTION_MS), job('dlv_new', Date.now())]);

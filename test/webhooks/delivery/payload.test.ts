@@ -1,8 +1,12 @@
 import { expect } from 'chai';
 import { craftedEvent } from '../../support/events.ts';
 import { ALL_EVENTS, DATA_EVENTS, IMPERSONATION_EVENTS, INTERACTION_EVENTS } from '../../../lib/events/catalogue.ts';
-import { eventBody, hookPayload, newDeliveryId } from '../../../lib/webhooks/payload.ts';
+import { deliveryBody, eventText, newDeliveryId, storedJob } from '../../../lib/webhooks/payload.ts';
 import { sampleEvent } from '../../../lib/webhooks/samples.ts';
+
+/** What the event's deliveries carry, read back. */
+const eventBody = (...event: Parameters<typeof eventText>) =>
+  JSON.parse(eventText(...event)) as Record<string, unknown>;
 
 describe('webhook payloads', () => {
   it('drop every secret-looking field, at any depth, and keep look-alikes', () => {
@@ -49,8 +53,23 @@ describe('webhook payloads', () => {
     expect(body).to.deep.equal({ event: 'User.Created', createdAt: 'now', data: { at: '1970-01-01T00:00:00.000Z' } });
   });
 
-  it("add the receiving hook's id", () => {
-    expect(hookPayload({ event: 'User.Created' }, 'hook-1')).to.deep.equal({ event: 'User.Created', hookId: 'hook-1' });
+  it("add the receiving hook's id last", () => {
+    expect(JSON.parse(deliveryBody('{"event":"User.Created","data":{"hookId":"x"}}', 'hook-1'))).to.deep.equal({
+      event: 'User.Created',
+      data: { hookId: 'x' },
+      hookId: 'hook-1',
+    });
+    expect(deliveryBody('{"event":"User.Created"}', 'hook-1')).to.equal('{"event":"User.Created","hookId":"hook-1"}');
+    expect(deliveryBody('{}', 'a"b')).to.equal('{"hookId":"a\\"b"}');
+  });
+
+  it('read a job stored with its payload as an object (earlier versions) as the same text', () => {
+    const job = { deliveryId: 'd', hookId: 'h', event: 'User.Created', createdAt: 1 };
+    expect(storedJob({ ...job, payload: { event: 'User.Created', data: { a: 1 }, hookId: 'h' } })).to.deep.equal({
+      ...job,
+      payload: '{"event":"User.Created","data":{"a":1}}',
+    });
+    expect(storedJob({ ...job, payload: '{}' })).to.deep.equal({ ...job, payload: '{}' });
   });
 
   it('get delivery ids BullMQ accepts as job ids', () => {
