@@ -41,8 +41,8 @@ export interface AccountCenter {
 
 /**
  * What a fresh service ships: the Account API on, users may edit what is theirs to manage (their name, picture,
- * profile, sign-in identifiers, password, linked accounts, factors and sessions — the sensitive ones behind a fresh identity
- * verification), but not `customData`, which applications use for data users must not forge (plans, flags).
+ * profile, sign-in identifiers, password, linked accounts, factors and sessions — the sensitive ones behind a fresh
+ * identity verification), but not `customData`, which applications use for data users must not forge (plans, flags).
  */
 export const DEFAULT_ACCOUNT_CENTER: AccountCenter = {
   id: 'default',

@@ -194,6 +194,19 @@ describe('Account API in the OpenAPI document, and the management reads beside i
     expect(doc.paths['/api/verifications/verification-code'].post.requestBody).to.be.an('object');
     expect(doc.paths['/api/verifications/verification-code'].post.responses['201']).to.be.an('object');
     expect(doc.paths['/api/account-center'].patch.security).to.deep.equal([{ bearer: ['all'] }]);
+    expect(doc.components.securitySchemes.user.flows.authorizationCode.scopes).to.include.keys(
+      'urn:logto:scope:sessions',
+    );
+    expect(doc.paths['/api/my-account/sessions'].get.responses['200']).to.be.an('object');
+    expect(doc.paths['/api/my-account/sessions/{sessionId}'].delete.responses['204']).to.be.an('object');
+    expect(doc.paths['/api/my-account/sessions/{sessionId}'].delete.parameters).to.deep.include.members([
+      {
+        name: 'revokeGrantsTarget',
+        in: 'query',
+        required: false,
+        schema: { type: 'string', enum: ['all', 'firstParty'] },
+      },
+    ]);
   });
 
   it('answers GET /api/users/:userId/has-password for a user with and without a password, 404 for none', async () => {
