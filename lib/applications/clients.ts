@@ -1,6 +1,7 @@
 import type { AdapterPayload } from 'oidc-provider';
 import { TOKEN_EXCHANGE_GRANT } from '../impersonation/grant.ts';
-import { isConfidential, type Application, type ApplicationType, type CustomClientMetadata } from './repository.ts';
+import type { Application, CustomClientMetadata } from './repository.ts';
+import { isConfidential, type ApplicationType } from './types.ts';
 
 /** The longest refresh-token lifetime an application may set (`refreshTokenTtlInDays`), as Logto allows. */
 export const MAX_REFRESH_TOKEN_TTL_DAYS = 730;

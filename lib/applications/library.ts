@@ -1,6 +1,7 @@
 import { assertAllFound, errors } from '../errors.ts';
 import { digest, newId, newSecret } from '../ids.ts';
-import { isConfidential, type Application, type ApplicationType, type CustomClientMetadata } from './repository.ts';
+import type { Application, CustomClientMetadata } from './repository.ts';
+import { isConfidential, type ApplicationType } from './types.ts';
 import type { Repositories } from '../repositories.ts';
 import { SIGN_IN_SETTINGS } from './clients.ts';
 

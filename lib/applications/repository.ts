@@ -1,4 +1,5 @@
 import type { DocumentStore, Filter } from '../ports/documents.ts';
+import type { ApplicationType } from './types.ts';
 import { createEntityRepository, type Page, type PageResult, type SearchInput } from '../data/entity.ts';
 
 export interface ApplicationFilter {
@@ -9,9 +10,6 @@ export interface ApplicationFilter {
   /** Only these applications. */
   ids?: string[];
 }
-
-export const APPLICATION_TYPES = ['MachineToMachine', 'Traditional', 'SPA', 'Native'] as const;
-export type ApplicationType = (typeof APPLICATION_TYPES)[number];
 
 export interface CustomClientMetadata {
   /** Token exchange (impersonation) is off until an application enables it. */
@@ -43,10 +41,6 @@ export interface Application {
 export interface ApplicationSecrets {
   secretDigest: string | null;
   builtIn?: boolean;
-}
-
-export function isConfidential(type: ApplicationType): boolean {
-  return type === 'MachineToMachine' || type === 'Traditional';
 }
 
 export function createApplicationsRepository(store: DocumentStore) {

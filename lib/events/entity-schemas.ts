@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { APPLICATION_TYPES } from '../applications/repository.ts';
-import { ORGANIZATION_ROLE_TYPES } from '../organizations/roles-repository.ts';
-import { ROLE_TYPES } from '../roles/repository.ts';
+import { APPLICATION_TYPES } from '../applications/types.ts';
+import { ORGANIZATION_ROLE_TYPES } from '../organizations/types.ts';
+import { ROLE_TYPES } from '../roles/types.ts';
 
 /**
  * The API shapes of the entities, as the management API answers them and data events carry them in `data`: the routes

@@ -2,7 +2,7 @@ import { DomainError, errors } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { newBackupCodes } from '../mfa/backup-codes.ts';
 import { isUsable, type MfaLibrary } from '../mfa/library.ts';
-import type { MfaFactorType } from '../mfa/repository.ts';
+import type { MfaFactorType } from '../mfa/types.ts';
 import { newTotpSecret, totpStepOf } from '../mfa/totp.ts';
 import { lockedError, type Identifier, type Lockout } from '../sign-in/lockout.ts';
 import type { SignInExperience } from '../sign-in-experience/schema.ts';

@@ -9,9 +9,6 @@ import type { DocumentStore } from '../ports/documents.ts';
  * that only one request can win) and its Experience API verification routes; `publicFactor` and the sign-in
  * step (`lib/experience/mfa.ts`) take any type listed in `MFA_FACTOR_TYPES`.
  */
-export const MFA_FACTOR_TYPES = ['Totp', 'BackupCode', 'WebAuthn'] as const;
-export type MfaFactorType = (typeof MFA_FACTOR_TYPES)[number];
-
 interface FactorBase {
   id: string;
   userId: string;

@@ -1,8 +1,6 @@
 import type { DocumentStore } from '../ports/documents.ts';
 import { createEntityRepository, type Page, type PageResult } from '../data/entity.ts';
-
-export const INVITATION_STATUSES = ['Pending', 'Accepted', 'Expired', 'Revoked'] as const;
-export type InvitationStatus = (typeof INVITATION_STATUSES)[number];
+import type { InvitationStatus } from './types.ts';
 
 /** As stored; the API shape (organization roles, `Expired` once past `expiresAt`) is the library's. */
 export interface StoredInvitation {

@@ -2,7 +2,8 @@ import { assertAllFound, errors, unique } from '../errors.ts';
 import { newId } from '../ids.ts';
 import type { Repositories } from '../repositories.ts';
 import type { Page, PageResult } from '../data/entity.ts';
-import type { InvitationFilter, InvitationStatus, StoredInvitation } from './invitations-repository.ts';
+import type { InvitationFilter, StoredInvitation } from './invitations-repository.ts';
+import type { InvitationStatus } from './types.ts';
 import type { MembershipUpdate, RoleSummary } from './library.ts';
 import type { Messaging, MessageEventContext } from '../messaging/index.ts';
 

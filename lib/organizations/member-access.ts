@@ -1,7 +1,8 @@
 import { assertAllFound, errors } from '../errors.ts';
 import type { Repositories } from '../repositories.ts';
 import type { Organization } from './repository.ts';
-import type { OrganizationRole, OrganizationRoleType } from './roles-repository.ts';
+import type { OrganizationRole } from './roles-repository.ts';
+import type { OrganizationRoleType } from './types.ts';
 import type { OrganizationScope } from './scopes-repository.ts';
 
 type AccessDeps = Pick<Repositories, 'organizations' | 'organizationRoles' | 'organizationScopes'>;

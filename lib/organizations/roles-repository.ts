@@ -1,9 +1,7 @@
 import type { DocumentStore } from '../ports/documents.ts';
 import { createEntityRepository } from '../data/entity.ts';
 import { createLinks } from '../data/links.ts';
-
-export const ORGANIZATION_ROLE_TYPES = ['User', 'MachineToMachine'] as const;
-export type OrganizationRoleType = (typeof ORGANIZATION_ROLE_TYPES)[number];
+import type { OrganizationRoleType } from './types.ts';
 
 export interface OrganizationRole {
   id: string;

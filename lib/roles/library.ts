@@ -3,7 +3,8 @@ import { newId } from '../ids.ts';
 import { BUILT_IN_ROLE_IDS, MANAGEMENT_RESOURCE_ID } from '../bootstrap.ts';
 import type { Repositories } from '../repositories.ts';
 import type { Scope } from '../resources/repository.ts';
-import type { Role, RoleType } from './repository.ts';
+import type { Role } from './repository.ts';
+import type { RoleType } from './types.ts';
 import { createRoleMembers } from './members.ts';
 
 export interface NewRole {

@@ -1,9 +1,7 @@
 import type { DocumentStore, Filter } from '../ports/documents.ts';
 import { createEntityRepository, type Page, type PageResult, type SearchInput } from '../data/entity.ts';
 import { createLinks } from '../data/links.ts';
-
-export const ROLE_TYPES = ['User', 'MachineToMachine'] as const;
-export type RoleType = (typeof ROLE_TYPES)[number];
+import type { RoleType } from './types.ts';
 
 export interface Role {
   id: string;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { optionalPagination } from '../../lib/http/api.ts';
-import { APPLICATION_TYPES, type ApplicationType } from '../../lib/applications/repository.ts';
+import { APPLICATION_TYPES, type ApplicationType } from '../../lib/applications/types.ts';
 import { MAX_REFRESH_TOKEN_TTL_DAYS, originProblem, redirectUriProblem } from '../../lib/applications/clients.ts';
 
 const redirectUri = z

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MFA_FACTOR_TYPES } from '../../lib/mfa/repository.ts';
+import { MFA_FACTOR_TYPES } from '../../lib/mfa/types.ts';
 
 /** A factor as listed (Logto's `mfaVerifications` item): never its secret, codes or key. */
 export const mfaFactor = z.object({

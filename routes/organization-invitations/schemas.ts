@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { optionalPagination } from '../../lib/http/api.ts';
-import { INVITATION_STATUSES } from '../../lib/organizations/invitations-repository.ts';
+import { INVITATION_STATUSES } from '../../lib/organizations/types.ts';
 import { email } from '../users/schemas.ts';
 import { roleSummary } from '../organizations/schemas.ts';
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { organizationRoleSchema } from '../../lib/events/entity-schemas.ts';
-import { ORGANIZATION_ROLE_TYPES } from '../../lib/organizations/roles-repository.ts';
+import { ORGANIZATION_ROLE_TYPES } from '../../lib/organizations/types.ts';
 
 export const organizationRole = organizationRoleSchema;
 

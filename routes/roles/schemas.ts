@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { roleSchema } from '../../lib/events/entity-schemas.ts';
 import { optionalPagination, pagination } from '../../lib/http/api.ts';
-import { APPLICATION_TYPES } from '../../lib/applications/repository.ts';
-import { ROLE_TYPES } from '../../lib/roles/repository.ts';
+import { APPLICATION_TYPES } from '../../lib/applications/types.ts';
+import { ROLE_TYPES } from '../../lib/roles/types.ts';
 
 export const role = roleSchema;
 

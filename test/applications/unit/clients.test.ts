@@ -7,7 +7,8 @@ import {
   tokenExchangeAllowed,
 } from '../../../lib/applications/clients.ts';
 import { TOKEN_EXCHANGE_GRANT } from '../../../lib/impersonation/grant.ts';
-import type { Application, ApplicationType } from '../../../lib/applications/repository.ts';
+import type { Application } from '../../../lib/applications/repository.ts';
+import type { ApplicationType } from '../../../lib/applications/types.ts';
 
 function application(
   type: ApplicationType,
