@@ -1,7 +1,9 @@
 import type { Logger } from 'pino';
 import { ConfigurationError } from './config.ts';
 import { DuplicateKeyError } from './ports/documents.ts';
-import type { Repositories } from './repositories.ts';
+import type { ApplicationsRepository } from './applications/repository.ts';
+import type { ResourcesRepository } from './resources/repository.ts';
+import type { RolesRepository } from './roles/repository.ts';
 import { MANAGEMENT_SCOPES } from './management/auth.ts';
 import { digest, newSecret } from './ids.ts';
 
@@ -41,7 +43,7 @@ async function ignoreDuplicate(write: () => Promise<unknown>): Promise<void> {
  * that has them says they exist and how to replace them, never the secret (only its digest is stored).
  */
 export async function bootstrap(options: {
-  repositories: Repositories;
+  repositories: { applications: ApplicationsRepository; resources: ResourcesRepository; roles: RolesRepository };
   managementIndicator: string;
   adminClientId?: string;
   adminClientSecret?: string;

@@ -1,7 +1,7 @@
 import type { Context, Middleware } from 'koa';
 import type Provider from 'oidc-provider';
 import { errors } from '../errors.ts';
-import type { Repositories } from '../repositories.ts';
+import type { UsersRepository } from '../users/repository.ts';
 import { IMPERSONATION_CLAIM } from '../impersonation/record.ts';
 import { TOKEN_EXCHANGE_GTY } from '../impersonation/grant.ts';
 
@@ -37,7 +37,7 @@ const invalidToken = () => errors.unauthorized('the bearer token is not a valid 
  */
 export function createAccountAuth(deps: {
   provider: Provider;
-  users: Pick<Repositories['users'], 'findById'>;
+  users: Pick<UsersRepository, 'findById'>;
   /** Whether an impersonation's tokens may still be honoured. */
   impersonationActive: (id: string) => Promise<boolean>;
 }) {

@@ -2,7 +2,7 @@ import { DomainError, errors } from '../errors.ts';
 import { newId } from '../ids.ts';
 import type { Messaging, MessageEventContext, Recipient } from '../messaging/index.ts';
 import type { KeyValueStore } from '../ports/kv.ts';
-import type { Repositories } from '../repositories.ts';
+import type { UsersRepository } from '../users/repository.ts';
 import { lockedError, type Lockout } from '../sign-in/lockout.ts';
 import { createPasswordVerification } from '../sign-in/password.ts';
 
@@ -82,7 +82,7 @@ const recordNotFound = () =>
  */
 export function createAccountVerifications(deps: {
   kv: KeyValueStore;
-  repositories: Pick<Repositories, 'users'>;
+  repositories: { users: UsersRepository };
   messaging: Pick<Messaging, 'sendCode' | 'verifyCode'>;
   lockout: Lockout;
 }) {

@@ -2,7 +2,10 @@ import { assertAllFound, errors } from '../errors.ts';
 import { digest, newId, newSecret } from '../ids.ts';
 import type { Application, CustomClientMetadata } from './repository.ts';
 import { isConfidential, type ApplicationType } from './types.ts';
-import type { Repositories } from '../repositories.ts';
+import type { ApplicationsRepository } from './repository.ts';
+import type { OidcRevocation } from '../oidc/revocation.ts';
+import type { OrganizationsRepository } from '../organizations/repository.ts';
+import type { RolesRepository } from '../roles/repository.ts';
 import { SIGN_IN_SETTINGS } from './clients.ts';
 
 export interface NewApplication {
@@ -53,9 +56,12 @@ function assertSettingsApply(type: ApplicationType, metadata: CustomClientMetada
  * Application rules that sit above storage: secrets, the third-party rule, settings that fit the type,
  * M2M-only role assignment.
  */
-export function createApplicationsLibrary(
-  deps: Pick<Repositories, 'applications' | 'roles' | 'organizations' | 'oidcRevocation'>,
-) {
+export function createApplicationsLibrary(deps: {
+  applications: ApplicationsRepository;
+  roles: RolesRepository;
+  organizations: OrganizationsRepository;
+  oidcRevocation: OidcRevocation;
+}) {
   const { applications, roles } = deps;
 
   async function mustFind(id: string): Promise<Application> {

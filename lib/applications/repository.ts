@@ -80,3 +80,5 @@ export function createApplicationsRepository(store: DocumentStore) {
     },
   };
 }
+
+export type ApplicationsRepository = ReturnType<typeof createApplicationsRepository>;

@@ -98,3 +98,5 @@ export function createIdentitiesRepository(store: DocumentStore) {
     },
   };
 }
+
+export type IdentitiesRepository = ReturnType<typeof createIdentitiesRepository>;

@@ -1,5 +1,6 @@
 import { errors } from '../errors.ts';
-import type { Repositories } from '../repositories.ts';
+import type { IdentitiesRepository } from './identities-repository.ts';
+import type { UsersRepository } from '../users/repository.ts';
 import type { User } from '../users/repository.ts';
 import type { SsoIdentity } from './identities-repository.ts';
 
@@ -14,7 +15,7 @@ export interface SocialIdentity {
  * written on the user, released when unlinked); a user holds at most one identity per target. Enterprise SSO
  * identities are keyed by issuer and subject in the same way.
  */
-export function createIdentitiesLibrary(deps: Pick<Repositories, 'users' | 'identities'>) {
+export function createIdentitiesLibrary(deps: { users: UsersRepository; identities: IdentitiesRepository }) {
   const { users, identities } = deps;
 
   async function mustFind(id: string): Promise<User> {

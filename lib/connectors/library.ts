@@ -2,7 +2,8 @@ import type { z } from 'zod';
 import { errors, unique } from '../errors.ts';
 import { newId } from '../ids.ts';
 import type { Page, PageResult } from '../data/entity.ts';
-import type { Repositories } from '../repositories.ts';
+import type { ConnectorsRepository } from './repository.ts';
+import type { OrganizationsRepository } from '../organizations/repository.ts';
 import { SOCIAL_FACTORIES, ssoOidcConfig, type SocialFactoryId } from './configs.ts';
 import type { SocialConnector } from './repository.ts';
 import type { SsoConnector } from './sso-connector.ts';
@@ -35,7 +36,7 @@ export interface NewSsoConnector {
 
 export type SsoConnectorChanges = Partial<Omit<NewSsoConnector, 'providerName'>>;
 
-type Deps = Pick<Repositories, 'connectors' | 'organizations'>;
+type Deps = { connectors: ConnectorsRepository; organizations: OrganizationsRepository };
 
 /**
  * A config as given (the secret in clear, or its mask to keep the stored one) checked against the factory's

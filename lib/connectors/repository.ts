@@ -95,3 +95,5 @@ export function createConnectorsRepository(store: DocumentStore) {
     },
   };
 }
+
+export type ConnectorsRepository = ReturnType<typeof createConnectorsRepository>;

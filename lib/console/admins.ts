@@ -3,7 +3,8 @@ import { CONSOLE_ADMIN_ROLE_ID } from '../bootstrap.ts';
 import { errors } from '../errors.ts';
 import { digest, newSecret } from '../ids.ts';
 import type { KeyValueStore } from '../ports/kv.ts';
-import type { Repositories } from '../repositories.ts';
+import type { RolesRepository } from '../roles/repository.ts';
+import type { UsersRepository } from '../users/repository.ts';
 import type { User } from '../users/repository.ts';
 import type { UsersLibrary } from '../users/library.ts';
 import type { SignInExperienceLibrary } from '../sign-in-experience/library.ts';
@@ -13,7 +14,7 @@ export const SETUP_LINK_TTL_MS = 24 * 3600 * 1000;
 const setupKey = (token: string) => `console-setup:${digest(token)}`;
 
 interface AdminsDeps {
-  repositories: Pick<Repositories, 'roles' | 'users'>;
+  repositories: { roles: RolesRepository; users: UsersRepository };
   users: UsersLibrary;
   signInExperience: Pick<SignInExperienceLibrary, 'assertPassword'>;
   kv: KeyValueStore;

@@ -1,5 +1,5 @@
 import { DuplicateKeyError } from '../ports/documents.ts';
-import type { Repositories } from '../repositories.ts';
+import type { ApplicationsRepository } from '../applications/repository.ts';
 
 /** The console's own OIDC client: a public single-page application built into every instance. */
 export const CONSOLE_APPLICATION_ID = 'console';
@@ -14,7 +14,7 @@ export function consoleUrls(baseUrl: string) {
  * `BASE_URL` change (or an edit through the API) never locks the operators out of the console.
  */
 export async function ensureConsoleApplication(
-  repositories: Pick<Repositories, 'applications'>,
+  repositories: { applications: ApplicationsRepository },
   baseUrl: string,
 ): Promise<void> {
   const urls = consoleUrls(baseUrl);

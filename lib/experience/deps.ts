@@ -1,7 +1,8 @@
 import type Provider from 'oidc-provider';
 import type { EventBus } from '../events/bus.ts';
 import type { KeyValueStore } from '../ports/kv.ts';
-import type { Repositories } from '../repositories.ts';
+import type { ApplicationsRepository } from '../applications/repository.ts';
+import type { UsersRepository } from '../users/repository.ts';
 import type { OrganizationJitLibrary } from '../organizations/jit.ts';
 import type { Lockout } from '../sign-in/lockout.ts';
 import type { UsersLibrary } from '../users/library.ts';
@@ -16,7 +17,7 @@ export interface ExperienceDeps {
   provider: Provider;
   kv: KeyValueStore;
   bus: EventBus;
-  repositories: Repositories;
+  repositories: { applications: ApplicationsRepository; users: UsersRepository };
   users: UsersLibrary;
   organizationJit: OrganizationJitLibrary;
   signInExperience: Pick<SignInExperienceLibrary, 'get' | 'assertPassword'>;

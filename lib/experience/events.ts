@@ -1,7 +1,7 @@
 import type { EventBus } from '../events/bus.ts';
 import type { ApplicationSummary, ExperienceDataContext } from '../events/payloads.ts';
 import type { JitMembership } from '../organizations/jit.ts';
-import type { Repositories } from '../repositories.ts';
+import type { ApplicationsRepository } from '../applications/repository.ts';
 import type { User } from '../users/repository.ts';
 import type { Interaction } from './binding.ts';
 import type { ExperienceRequest, InteractionEvent } from './types.ts';
@@ -17,7 +17,10 @@ const INTERACTION_EVENT_NAMES = {
  * user (never a secret: the repository's public shape) and the application, data events with the context of
  * the flow they happened in.
  */
-export function createExperienceEvents(deps: { bus: EventBus; repositories: Pick<Repositories, 'applications'> }) {
+export function createExperienceEvents(deps: {
+  bus: EventBus;
+  repositories: { applications: ApplicationsRepository };
+}) {
   const clientIdOf = (interaction: Interaction) => {
     const clientId = interaction.params.client_id;
     return typeof clientId === 'string' ? clientId : undefined;

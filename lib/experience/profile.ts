@@ -1,5 +1,5 @@
 import { DomainError, errors } from '../errors.ts';
-import type { Repositories } from '../repositories.ts';
+import type { UsersRepository } from '../users/repository.ts';
 import { hashPassword, verifyPassword } from '../users/passwords.ts';
 import type { User } from '../users/repository.ts';
 import type { ExperienceDeps } from './deps.ts';
@@ -28,7 +28,7 @@ const ON_ACCOUNT = {
 
 /** No other account may hold the identifiers the profile adds (409, Logto's codes). */
 export async function assertAvailable(
-  repositories: Pick<Repositories, 'users'>,
+  repositories: { users: UsersRepository },
   profile: ExperienceProfile,
   userId?: string,
 ): Promise<void> {

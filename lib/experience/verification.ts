@@ -1,6 +1,6 @@
 import { DomainError, errors } from '../errors.ts';
 import { newId } from '../ids.ts';
-import type { Repositories } from '../repositories.ts';
+import type { UsersRepository } from '../users/repository.ts';
 import type { MessageEventContext, MessageSenders, Recipient } from '../messaging/index.ts';
 import { lockedError, type Lockout } from '../sign-in/lockout.ts';
 import { createPasswordVerification, userLookup } from '../sign-in/password.ts';
@@ -20,7 +20,7 @@ export function normalized<T extends ExperienceIdentifier>(identifier: T): T {
 }
 
 export async function findUserBy(
-  repositories: Pick<Repositories, 'users'>,
+  repositories: { users: UsersRepository },
   identifier: ExperienceIdentifier,
 ): Promise<User | undefined> {
   return (await repositories.users.findWithSecrets(userLookup(identifier)))?.user;

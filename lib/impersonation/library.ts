@@ -5,7 +5,12 @@ import { CONSOLE_ADMIN_ROLE_ID, MANAGEMENT_RESOURCE_ID } from '../bootstrap.ts';
 import type { EventBus } from '../events/bus.ts';
 import type { Page } from '../data/entity.ts';
 import { OIDC_SCOPES } from '../oidc/claims.ts';
-import type { Repositories } from '../repositories.ts';
+import type { ApplicationsRepository } from '../applications/repository.ts';
+import type { MfaRepository } from '../mfa/repository.ts';
+import type { OrganizationsRepository } from '../organizations/repository.ts';
+import type { ResourcesRepository } from '../resources/repository.ts';
+import type { RolesRepository } from '../roles/repository.ts';
+import type { UsersRepository } from '../users/repository.ts';
 import type { Authorization } from '../roles/authorization.ts';
 import { organizationUrn } from '../organizations/urn.ts';
 import type { Resource } from '../resources/repository.ts';
@@ -111,10 +116,14 @@ const bounded = (text: string | undefined): string | null =>
  */
 export function createImpersonation(deps: {
   store: DocumentStore;
-  repositories: Pick<
-    Repositories,
-    'users' | 'resources' | 'organizations' | 'mfaVerifications' | 'roles' | 'applications'
-  >;
+  repositories: {
+    users: UsersRepository;
+    resources: ResourcesRepository;
+    organizations: OrganizationsRepository;
+    mfaVerifications: MfaRepository;
+    roles: RolesRepository;
+    applications: ApplicationsRepository;
+  };
   authorization: Authorization;
   subjectTokens: SubjectTokens;
   audit: ImpersonationAudit;

@@ -1,7 +1,9 @@
 import { errors, unique } from '../errors.ts';
 import { DuplicateKeyError } from '../ports/documents.ts';
 import { newId } from '../ids.ts';
-import type { Repositories } from '../repositories.ts';
+import type { MfaRepository } from './repository.ts';
+import type { OrganizationsRepository } from '../organizations/repository.ts';
+import type { UsersRepository } from '../users/repository.ts';
 import type { User } from '../users/repository.ts';
 import { backupCodeDigest, newBackupCodes, type HashedCodes } from './backup-codes.ts';
 import { slotOf, type BackupCodeFactor, type MfaFactor, type TotpFactor } from './repository.ts';
@@ -56,7 +58,7 @@ const sealingContext = (factor: { id: string; userId: string }) => `totp:${facto
  * user's `updatedAt` and answers the user, for the User.Data.Updated its caller publishes.
  */
 export function createMfaLibrary(deps: {
-  repositories: Pick<Repositories, 'users' | 'mfaVerifications' | 'organizations'>;
+  repositories: { users: UsersRepository; mfaVerifications: MfaRepository; organizations: OrganizationsRepository };
   box: SecretBox;
   issuer: string;
 }) {

@@ -129,3 +129,5 @@ export function createMfaRepository(store: DocumentStore) {
     },
   };
 }
+
+export type MfaRepository = ReturnType<typeof createMfaRepository>;

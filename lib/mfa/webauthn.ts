@@ -7,7 +7,8 @@ import type {
 import { errors, unique } from '../errors.ts';
 import { newId } from '../ids.ts';
 import type { KeyValueStore } from '../ports/kv.ts';
-import type { Repositories } from '../repositories.ts';
+import type { MfaRepository } from './repository.ts';
+import type { UsersRepository } from '../users/repository.ts';
 import type { User } from '../users/repository.ts';
 import { accountLabel } from './library.ts';
 import type { WebAuthnFactor } from './repository.ts';
@@ -71,7 +72,7 @@ const noChallenge = () =>
  */
 export function createPasskeys(deps: {
   kv: KeyValueStore;
-  repositories: Pick<Repositories, 'users' | 'mfaVerifications'>;
+  repositories: { users: UsersRepository; mfaVerifications: MfaRepository };
   relyingParty: RelyingParty;
   /**
    * WebAuthn related origins (the account center's `webauthnRelatedOrigins`): other sites whose pages use these

@@ -1,5 +1,6 @@
 import type { User } from '../users/repository.ts';
-import type { Repositories } from '../repositories.ts';
+import type { OrganizationRolesRepository } from '../organizations/roles-repository.ts';
+import type { OrganizationsRepository } from '../organizations/repository.ts';
 import { isPictureUrl } from '../users/picture.ts';
 
 /** Logto's organization scopes (its RFC 0001): the `organizations` and `organization_roles` claims. */
@@ -58,7 +59,7 @@ export function accountClaims(user: User): { sub: string; [claim: string]: unkno
   };
 }
 
-type OrganizationReads = Pick<Repositories, 'organizations' | 'organizationRoles'>;
+type OrganizationReads = { organizations: OrganizationsRepository; organizationRoles: OrganizationRolesRepository };
 
 /**
  * Logto's organization claims: the ids of the organizations the user belongs to, and each organization role they

@@ -1,11 +1,17 @@
 import type Provider from 'oidc-provider';
 import { errors as oidcErrors, type KoaContextWithOIDC } from 'oidc-provider';
-import type { Repositories } from '../repositories.ts';
+import type { ApplicationsRepository } from '../applications/repository.ts';
+import type { MfaRepository } from '../mfa/repository.ts';
+import type { OrganizationsRepository } from '../organizations/repository.ts';
 import { organizationTokenRefusal } from '../organizations/token-access.ts';
 import { providerClientCredentialsGrant, providerRefreshTokenGrant, registerGrantType } from './boundary.ts';
 import { ORGANIZATIONS_RESOURCE, ORGANIZATIONS_SCOPE } from './claims.ts';
 
-type Deps = Pick<Repositories, 'organizations' | 'mfaVerifications' | 'applications'>;
+type Deps = {
+  organizations: OrganizationsRepository;
+  mfaVerifications: MfaRepository;
+  applications: ApplicationsRepository;
+};
 
 const accessDenied = (description: string) => {
   // Logto answers these with access_denied and 403.

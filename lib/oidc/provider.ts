@@ -6,7 +6,13 @@ import Provider, {
 } from 'oidc-provider';
 import type { Logger } from 'pino';
 import type { Authorization } from '../roles/authorization.ts';
-import type { Repositories } from '../repositories.ts';
+import type { ApplicationsRepository } from '../applications/repository.ts';
+import type { OrganizationScopesRepository } from '../organizations/scopes-repository.ts';
+import type { OrganizationRolesRepository } from '../organizations/roles-repository.ts';
+import type { OrganizationsRepository } from '../organizations/repository.ts';
+import type { MfaRepository } from '../mfa/repository.ts';
+import type { ResourcesRepository } from '../resources/repository.ts';
+import type { UsersRepository } from '../users/repository.ts';
 import { matchesDigest } from '../ids.ts';
 import { isDependencyFailure } from '../http/dependency-errors.ts';
 import { requestLogger } from '../http/request-id.ts';
@@ -38,7 +44,15 @@ export interface ProviderOptions {
   signingAlg: 'ES256' | 'EdDSA';
   cookieKeys: string[];
   store: DocumentStore;
-  repositories: Repositories;
+  repositories: {
+    applications: ApplicationsRepository;
+    organizationScopes: OrganizationScopesRepository;
+    organizationRoles: OrganizationRolesRepository;
+    organizations: OrganizationsRepository;
+    resources: ResourcesRepository;
+    users: UsersRepository;
+    mfaVerifications: MfaRepository;
+  };
   authorization: Authorization;
   /** Lifetime of access tokens without a resource (userinfo tokens, bare client credentials), seconds. */
   accessTokenTtl: number;

@@ -139,3 +139,5 @@ export function createOidcRevocation(store: DocumentStore) {
     },
   };
 }
+
+export type OidcRevocation = ReturnType<typeof createOidcRevocation>;

@@ -71,3 +71,5 @@ export function createOrganizationInvitationsRepository(store: DocumentStore) {
     },
   };
 }
+
+export type OrganizationInvitationsRepository = ReturnType<typeof createOrganizationInvitationsRepository>;

@@ -1,6 +1,9 @@
 import { assertAllFound, errors, unique } from '../errors.ts';
 import { newId } from '../ids.ts';
-import type { Repositories } from '../repositories.ts';
+import type { OrganizationInvitationsRepository } from './invitations-repository.ts';
+import type { OrganizationRolesRepository } from './roles-repository.ts';
+import type { OrganizationsRepository } from './repository.ts';
+import type { UsersRepository } from '../users/repository.ts';
 import type { Page, PageResult } from '../data/entity.ts';
 import type { InvitationFilter, StoredInvitation } from './invitations-repository.ts';
 import type { InvitationStatus } from './types.ts';
@@ -27,7 +30,12 @@ export interface InvitationMessage {
   context?: MessageEventContext;
 }
 
-type InvitationsDeps = Pick<Repositories, 'organizationInvitations' | 'organizations' | 'organizationRoles' | 'users'>;
+type InvitationsDeps = {
+  organizationInvitations: OrganizationInvitationsRepository;
+  organizations: OrganizationsRepository;
+  organizationRoles: OrganizationRolesRepository;
+  users: UsersRepository;
+};
 
 /** A pending invitation past its expiry reads as `Expired`; nothing rewrites it in storage. */
 function statusAt(invitation: StoredInvitation, now: number): InvitationStatus {

@@ -1,5 +1,7 @@
 import { assertAllFound, errors } from '../errors.ts';
-import type { Repositories } from '../repositories.ts';
+import type { ConnectorsRepository } from '../connectors/repository.ts';
+import type { OrganizationRolesRepository } from './roles-repository.ts';
+import type { OrganizationsRepository } from './repository.ts';
 import type { Organization } from './repository.ts';
 import type { OrganizationRole } from './roles-repository.ts';
 
@@ -9,7 +11,11 @@ export interface JitMembership {
   organizationRoleIds: string[];
 }
 
-type JitDeps = Pick<Repositories, 'organizations' | 'organizationRoles' | 'connectors'>;
+type JitDeps = {
+  organizations: OrganizationsRepository;
+  organizationRoles: OrganizationRolesRepository;
+  connectors: ConnectorsRepository;
+};
 
 /** The domain of an email address, lower-cased, or undefined when it has none. */
 function domainOf(email: string): string | undefined {

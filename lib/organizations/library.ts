@@ -1,6 +1,11 @@
 import { assertAllFound, errors } from '../errors.ts';
 import { newId } from '../ids.ts';
-import type { Repositories } from '../repositories.ts';
+import type { ApplicationsRepository } from '../applications/repository.ts';
+import type { OrganizationInvitationsRepository } from './invitations-repository.ts';
+import type { OrganizationRolesRepository } from './roles-repository.ts';
+import type { OrganizationScopesRepository } from './scopes-repository.ts';
+import type { OrganizationsRepository } from './repository.ts';
+import type { UsersRepository } from '../users/repository.ts';
 import type { Page, PageResult, SearchInput } from '../data/entity.ts';
 import type { Organization, OrganizationBranding, OrganizationColor } from './repository.ts';
 import type { OrganizationRole } from './roles-repository.ts';
@@ -39,10 +44,14 @@ function update(organization: Organization, changes: Partial<MembershipChanges>)
   };
 }
 
-type OrganizationsDeps = Pick<
-  Repositories,
-  'organizations' | 'organizationRoles' | 'organizationScopes' | 'organizationInvitations' | 'users' | 'applications'
->;
+type OrganizationsDeps = {
+  organizations: OrganizationsRepository;
+  organizationRoles: OrganizationRolesRepository;
+  organizationScopes: OrganizationScopesRepository;
+  organizationInvitations: OrganizationInvitationsRepository;
+  users: UsersRepository;
+  applications: ApplicationsRepository;
+};
 
 /** Organizations with their members (users and M2M applications) and the members' organization roles. */
 export function createOrganizationsLibrary(deps: OrganizationsDeps) {

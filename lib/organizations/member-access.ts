@@ -1,11 +1,17 @@
 import { assertAllFound, errors } from '../errors.ts';
-import type { Repositories } from '../repositories.ts';
+import type { OrganizationRolesRepository } from './roles-repository.ts';
+import type { OrganizationScopesRepository } from './scopes-repository.ts';
+import type { OrganizationsRepository } from './repository.ts';
 import type { Organization } from './repository.ts';
 import type { OrganizationRole } from './roles-repository.ts';
 import type { OrganizationRoleType } from './types.ts';
 import type { OrganizationScope } from './scopes-repository.ts';
 
-type AccessDeps = Pick<Repositories, 'organizations' | 'organizationRoles' | 'organizationScopes'>;
+type AccessDeps = {
+  organizations: OrganizationsRepository;
+  organizationRoles: OrganizationRolesRepository;
+  organizationScopes: OrganizationScopesRepository;
+};
 
 const requireMembership = (what: string, id: string, organizationId: string) =>
   errors.unprocessable(

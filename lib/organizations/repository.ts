@@ -68,3 +68,5 @@ export function createOrganizationsRepository(store: DocumentStore) {
     },
   };
 }
+
+export type OrganizationsRepository = ReturnType<typeof createOrganizationsRepository>;

@@ -27,3 +27,5 @@ export function createOrganizationRolesRepository(store: DocumentStore) {
     },
   };
 }
+
+export type OrganizationRolesRepository = ReturnType<typeof createOrganizationRolesRepository>;

@@ -25,3 +25,5 @@ export function createOrganizationScopesRepository(store: DocumentStore) {
     },
   };
 }
+
+export type OrganizationScopesRepository = ReturnType<typeof createOrganizationScopesRepository>;

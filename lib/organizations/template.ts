@@ -1,6 +1,10 @@
 import { assertAllFound, errors, unique } from '../errors.ts';
 import { newId } from '../ids.ts';
-import type { Repositories } from '../repositories.ts';
+import type { OrganizationRolesRepository } from './roles-repository.ts';
+import type { OrganizationScopesRepository } from './scopes-repository.ts';
+import type { OrganizationsRepository } from './repository.ts';
+import type { ResourcesRepository } from '../resources/repository.ts';
+import type { RolesRepository } from '../roles/repository.ts';
 import type { Page, PageResult, SearchInput } from '../data/entity.ts';
 import type { OrganizationRole } from './roles-repository.ts';
 import type { OrganizationRoleType } from './types.ts';
@@ -21,10 +25,13 @@ export interface OrganizationScopeInput {
 
 export type ScopeSummary = Pick<OrganizationScope, 'id' | 'name'>;
 
-type TemplateDeps = Pick<
-  Repositories,
-  'organizations' | 'organizationRoles' | 'organizationScopes' | 'roles' | 'resources'
->;
+type TemplateDeps = {
+  organizations: OrganizationsRepository;
+  organizationRoles: OrganizationRolesRepository;
+  organizationScopes: OrganizationScopesRepository;
+  roles: RolesRepository;
+  resources: ResourcesRepository;
+};
 
 /**
  * The organization template (Logto's term): organization roles and scopes, shared by every organization.

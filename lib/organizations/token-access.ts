@@ -1,7 +1,8 @@
-import type { Repositories } from '../repositories.ts';
+import type { MfaRepository } from '../mfa/repository.ts';
+import type { OrganizationsRepository } from './repository.ts';
 import { isUsable } from '../mfa/library.ts';
 
-type AccessDeps = Pick<Repositories, 'organizations' | 'mfaVerifications'>;
+type AccessDeps = { organizations: OrganizationsRepository; mfaVerifications: MfaRepository };
 
 /**
  * Why a user may not have a token inside an organization, as Logto decides it (a refusal it answers with

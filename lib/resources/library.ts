@@ -1,6 +1,7 @@
 import { errors, unique } from '../errors.ts';
 import { newId } from '../ids.ts';
-import type { Repositories } from '../repositories.ts';
+import type { ResourcesRepository } from './repository.ts';
+import type { RolesRepository } from '../roles/repository.ts';
 import type { Page, PageResult, SearchInput } from '../data/entity.ts';
 import type { Resource, Scope } from './repository.ts';
 
@@ -16,7 +17,7 @@ export interface NewResource {
  * (its scopes, and those scopes on every role).
  */
 export function createResourcesLibrary(
-  deps: Pick<Repositories, 'resources' | 'roles'>,
+  deps: { resources: ResourcesRepository; roles: RolesRepository },
   options: { defaultAccessTokenTtl: number },
 ) {
   const { resources, roles } = deps;

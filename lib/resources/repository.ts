@@ -113,3 +113,5 @@ export function createResourcesRepository(store: DocumentStore) {
     },
   };
 }
+
+export type ResourcesRepository = ReturnType<typeof createResourcesRepository>;

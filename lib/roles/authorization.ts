@@ -1,13 +1,20 @@
-import type { Repositories } from '../repositories.ts';
+import type { OrganizationRolesRepository } from '../organizations/roles-repository.ts';
+import type { OrganizationScopesRepository } from '../organizations/scopes-repository.ts';
+import type { OrganizationsRepository } from '../organizations/repository.ts';
+import type { ResourcesRepository } from '../resources/repository.ts';
+import type { RolesRepository } from './repository.ts';
 import type { DocumentStore } from '../ports/documents.ts';
 import { remembered } from '../data/remembered.ts';
 import { CONSOLE_ADMIN_ROLE_ID, MANAGEMENT_RESOURCE_ID } from '../bootstrap.ts';
 import type { OrganizationScope } from '../organizations/scopes-repository.ts';
 
-type AuthorizationDeps = Pick<
-  Repositories,
-  'roles' | 'resources' | 'organizations' | 'organizationRoles' | 'organizationScopes'
->;
+type AuthorizationDeps = {
+  roles: RolesRepository;
+  resources: ResourcesRepository;
+  organizations: OrganizationsRepository;
+  organizationRoles: OrganizationRolesRepository;
+  organizationScopes: OrganizationScopesRepository;
+};
 
 /**
  * Which scopes a principal may receive: on an API resource, the union of the scopes its roles grant there;

@@ -1,7 +1,10 @@
 import { assertAllFound, errors, unique } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { BUILT_IN_ROLE_IDS, MANAGEMENT_RESOURCE_ID } from '../bootstrap.ts';
-import type { Repositories } from '../repositories.ts';
+import type { ApplicationsRepository } from '../applications/repository.ts';
+import type { ResourcesRepository } from '../resources/repository.ts';
+import type { RolesRepository } from './repository.ts';
+import type { UsersRepository } from '../users/repository.ts';
 import type { Scope } from '../resources/repository.ts';
 import type { Role } from './repository.ts';
 import type { RoleType } from './types.ts';
@@ -18,7 +21,12 @@ export interface NewRole {
  * Role rules above storage: unique names, the built-in roles that cannot change, and the rule that keeps
  * management API scopes off `User` roles (their holders would reach /api through sign-in or impersonation).
  */
-export function createRolesLibrary(deps: Pick<Repositories, 'roles' | 'resources' | 'users' | 'applications'>) {
+export function createRolesLibrary(deps: {
+  roles: RolesRepository;
+  resources: ResourcesRepository;
+  users: UsersRepository;
+  applications: ApplicationsRepository;
+}) {
   const { roles, resources } = deps;
 
   async function mustFind(id: string): Promise<Role> {

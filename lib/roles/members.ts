@@ -1,11 +1,13 @@
 import { assertAllFound, errors } from '../errors.ts';
-import type { Repositories } from '../repositories.ts';
+import type { ApplicationsRepository } from '../applications/repository.ts';
+import type { RolesRepository } from './repository.ts';
+import type { UsersRepository } from '../users/repository.ts';
 import type { Page, PageResult, SearchInput } from '../data/entity.ts';
 import type { Application } from '../applications/repository.ts';
 import type { User } from '../users/repository.ts';
 import type { Role } from './repository.ts';
 
-type MembersDeps = Pick<Repositories, 'roles' | 'users' | 'applications'>;
+type MembersDeps = { roles: RolesRepository; users: UsersRepository; applications: ApplicationsRepository };
 
 /**
  * A role's holders, seen from the role: users hold `User` roles, MachineToMachine applications hold

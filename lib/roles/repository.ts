@@ -99,3 +99,5 @@ export function createRolesRepository(store: DocumentStore) {
     },
   };
 }
+
+export type RolesRepository = ReturnType<typeof createRolesRepository>;

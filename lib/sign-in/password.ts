@@ -1,4 +1,4 @@
-import type { Repositories } from '../repositories.ts';
+import type { UsersRepository } from '../users/repository.ts';
 import type { User } from '../users/repository.ts';
 import type { Identifier, Lockout } from './lockout.ts';
 import { hashPassword, needsRehash, verifyPassword } from '../users/passwords.ts';
@@ -23,7 +23,7 @@ export function userLookup(
  * guess. An unknown identifier costs the same KDF work as a wrong password, so response time does not reveal
  * which accounts exist; suspension is told only to whoever knows the password.
  */
-export function createPasswordVerification(deps: { repositories: Pick<Repositories, 'users'>; lockout: Lockout }) {
+export function createPasswordVerification(deps: { repositories: { users: UsersRepository }; lockout: Lockout }) {
   let decoy: Promise<string> | undefined;
 
   return async function verify(identifier: Identifier, password: string): Promise<SignInResult> {

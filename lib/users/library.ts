@@ -2,7 +2,12 @@ import { assertAllFound, errors, unique } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { hashPassword, verifyPassword } from './passwords.ts';
 import { importedDigest, type ImportedPasswordAlgorithm } from './imported-passwords.ts';
-import type { Repositories } from '../repositories.ts';
+import type { IdentitiesRepository } from '../connectors/identities-repository.ts';
+import type { MfaRepository } from '../mfa/repository.ts';
+import type { OidcRevocation } from '../oidc/revocation.ts';
+import type { OrganizationsRepository } from '../organizations/repository.ts';
+import type { RolesRepository } from '../roles/repository.ts';
+import type { UsersRepository } from './repository.ts';
 import type { Role } from '../roles/repository.ts';
 import type { User } from './repository.ts';
 import type { SignInExperienceLibrary } from '../sign-in-experience/library.ts';
@@ -36,10 +41,14 @@ export type ExperienceChanges = {
   lastSignInAt?: number;
 };
 
-type UsersDeps = Pick<
-  Repositories,
-  'users' | 'roles' | 'organizations' | 'oidcRevocation' | 'identities' | 'mfaVerifications'
->;
+type UsersDeps = {
+  users: UsersRepository;
+  roles: RolesRepository;
+  organizations: OrganizationsRepository;
+  oidcRevocation: OidcRevocation;
+  identities: IdentitiesRepository;
+  mfaVerifications: MfaRepository;
+};
 /**
  * The sign-in experience's password policy. Passwords the management API sets obey it too: the policy says
  * which passwords the service keeps, whoever chose them (Logto checks end users' only).

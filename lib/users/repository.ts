@@ -143,3 +143,5 @@ function withoutNullIdentifiers<T extends object>(doc: T): T {
   for (const key of IDENTIFIERS) if (copy[key] === null) delete copy[key];
   return copy as T;
 }
+
+export type UsersRepository = ReturnType<typeof createUsersRepository>;

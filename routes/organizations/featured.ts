@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import type { Repositories } from '../../lib/repositories.ts';
+import type { OrganizationsRepository } from '../../lib/organizations/repository.ts';
+import type { UsersRepository } from '../../lib/users/repository.ts';
 import type { Organization } from '../../lib/organizations/repository.ts';
 import { organization } from './schemas.ts';
 
@@ -14,7 +15,7 @@ export const featuredOrganization = organization.extend({
 });
 
 export async function withFeaturedMembers(
-  repositories: Pick<Repositories, 'organizations' | 'users'>,
+  repositories: { organizations: OrganizationsRepository; users: UsersRepository },
   listed: Organization[],
 ) {
   return Promise.all(

@@ -3,7 +3,7 @@ import { declare, idParam, type ApiRouterDeps } from '../../lib/http/api.ts';
 import type { ServiceCore } from '../../lib/core.ts';
 import { organizationRole } from '../organization-roles/schemas.ts';
 import { organizationScope } from '../organization-scopes/schemas.ts';
-import type { Repositories } from '../../lib/repositories.ts';
+import type { OrganizationRolesRepository } from '../../lib/organizations/roles-repository.ts';
 import { errors } from '../../lib/errors.ts';
 import {
   addMemberRolesBody,
@@ -18,7 +18,7 @@ const byMember = z.object({ id: idParam, userId: idParam });
 
 /** Role ids from ids and Logto's `organizationRoleNames` (422 `organization.role_names_not_found` naming the unknown). */
 async function roleIdsOf(
-  repositories: Pick<Repositories, 'organizationRoles'>,
+  repositories: { organizationRoles: OrganizationRolesRepository },
   body: { organizationRoleIds?: string[]; organizationRoleNames?: string[] },
 ): Promise<string[]> {
   const names = [...new Set(body.organizationRoleNames ?? [])];

@@ -1,11 +1,13 @@
-import type { Repositories } from '../../lib/repositories.ts';
+import type { ApplicationsRepository } from '../../lib/applications/repository.ts';
+import type { RolesRepository } from '../../lib/roles/repository.ts';
+import type { UsersRepository } from '../../lib/users/repository.ts';
 import type { Role } from '../../lib/roles/repository.ts';
 
 const FEATURED = 3;
 
 /** Logto's role list fields: how many users and applications hold each role, and the first three of each. */
 export async function withHolders(
-  repositories: Pick<Repositories, 'roles' | 'users' | 'applications'>,
+  repositories: { roles: RolesRepository; users: UsersRepository; applications: ApplicationsRepository },
   listed: Role[],
 ) {
   return Promise.all(
