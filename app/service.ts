@@ -7,7 +7,7 @@ import { createLogger, type Logger } from '../lib/logger.ts';
 import { resolveSettings, type Settings } from '../lib/settings.ts';
 import { openStores, type InjectedStores } from './stores.ts';
 import { settleGeneratedKeys } from '../lib/generated-keys.ts';
-import { createRepositories, prepareRepositories } from '../lib/repositories.ts';
+import { createCapabilities, openRecords, prepareRecords, type Records } from './capabilities.ts';
 import { createAuthorization } from '../lib/roles/authorization.ts';
 import { loadSigningKeys } from '../lib/oidc/keys.ts';
 import { providerSigningKeys } from '../lib/oidc/signer.ts';
@@ -30,7 +30,6 @@ import { errors } from '../lib/errors.ts';
 import { ownCookieKeys } from '../lib/http/cookies.ts';
 import { healthMiddleware } from '../lib/http/health.ts';
 import { when } from '../lib/http/when.ts';
-import { createLibraries } from '../lib/libraries.ts';
 import { composeMiddleware, extraTokenClaimsHook, registerGrantType } from '../lib/oidc/boundary.ts';
 import { VERSION } from '../lib/version.ts';
 import type { ServiceCore } from '../lib/core.ts';
@@ -122,6 +121,11 @@ export interface IdentityService {
   provider: Provider;
   settings: Settings;
   core: ServiceCore;
+  /**
+   * Every capability's stored records (its repositories), for a host's own migrations and checks of what is stored.
+   * Writes here skip the capabilities' rules and publish no event; routes and extensions never receive them.
+   */
+  records: Records;
   webhooks: Webhooks;
   /** The bootstrap admin application's client id. */
   adminClientId: string;
@@ -175,13 +179,13 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
       );
     }
     const rateLimits = createRateLimits({ kv: stores.kv, settings, metrics });
-    const repositories = createRepositories(stores.documents);
-    await prepareRepositories(repositories);
+    const records = openRecords(stores.documents);
+    await prepareRecords(records);
     await prepareOidcCollections(stores.documents, OIDC_MODELS);
     const signingKeys = await loadSigningKeys({ configured: settings.SIGNING_KEYS, store: stores.documents });
     const print = options.print ?? ((text: string) => process.stdout.write(text));
     const { adminClientId } = await bootstrap({
-      repositories,
+      repositories: records,
       managementIndicator: settings.managementIndicator,
       adminClientId: settings.ADMIN_CLIENT_ID,
       adminClientSecret: settings.ADMIN_CLIENT_SECRET,
@@ -189,15 +193,15 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
       logger,
       print,
     });
-    await ensureConsoleApplication(repositories, settings.baseUrl);
-    const authorization = createAuthorization(repositories, stores.documents);
+    await ensureConsoleApplication(records, settings.baseUrl);
+    const authorization = createAuthorization(records, stores.documents);
     // An application by id, read by the token exchange (its opt-in) and the customizer (the script's context) on
     // every token: remembered until an application changes (see remembered).
     const applicationOf = remembered(stores.documents, ['applications'], (id: string) =>
-      repositories.applications.findById(id),
+      records.applications.findById(id),
     );
     const accountCenter = createAccountCenter(stores.documents);
-    const libraries = createLibraries(repositories, {
+    const capabilities = createCapabilities(records, {
       webauthnRelatedOrigins: accountCenter.relatedOrigins,
       defaultAccessTokenTtl: settings.ACCESS_TOKEN_TTL_SECONDS,
       cookieKeys: settings.cookieKeys,
@@ -209,9 +213,9 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
       outboundDeadlineMs: settings.OUTBOUND_TIMEOUT_MS,
     });
     const consoleAdmins = createConsoleAdmins({
-      repositories,
-      users: libraries.users,
-      signInExperience: libraries.signInExperience,
+      repositories: records,
+      users: capabilities.users,
+      signInExperience: capabilities.signInExperience,
       kv: stores.kv,
       logger,
     });
@@ -243,7 +247,7 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
       signingAlg: signingKeys.alg,
       cookieKeys: settings.cookieKeys,
       store: stores.documents,
-      repositories,
+      repositories: records,
       authorization,
       accessTokenTtl: settings.ACCESS_TOKEN_TTL_SECONDS,
       interactionUrl: `${settings.baseUrl}/interaction`,
@@ -254,8 +258,8 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
         createExtraTokenClaims({
           customizer: jwtCustomizer.claims,
           exchanges,
-          repositories,
-          organizations: libraries.organizations,
+          users: capabilities.users,
+          organizations: capabilities.organizations,
           applicationOf,
         }),
       ),
@@ -278,12 +282,12 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
     );
     messaging = await createMessaging({ settings, logger, kv: stores.kv, bus, templates: options.messageTemplates });
     const impersonations = createImpersonations(stores.documents, {
-      revokeGrants: repositories.oidcRevocation.revokeGrants,
+      revokeGrants: records.oidcRevocation.revokeGrants,
     });
     await impersonations.prepare();
     const impersonation = createImpersonation({
       store: stores.documents,
-      repositories,
+      repositories: records,
       authorization,
       subjectTokens,
       audit,
@@ -293,7 +297,7 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
         maxTokenTtlSeconds: settings.IMPERSONATION_TOKEN_MAX_TTL_SECONDS,
         protectedRoleNames: settings.IMPERSONATION_PROTECTED_ROLES,
       },
-      settings: async () => (await libraries.signInExperience.get()).impersonation,
+      settings: async () => (await capabilities.signInExperience.get()).impersonation,
       messaging,
     });
     registerGrantType(
@@ -307,25 +311,25 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
         verifyActor: createActorVerifier({
           issuer: settings.issuer,
           publicKeys: signingKeys.publicKeys,
-          users: repositories.users,
+          users: records.users,
         }),
       }),
       tokenExchange.parameters,
     );
-    const introspectionPolicy = createIntrospectionPolicy({ repositories, authorization });
+    const introspectionPolicy = createIntrospectionPolicy({ repositories: records, authorization });
     introspectImpersonationJwts(provider, {
       issuer: settings.issuer,
       publicKeys: signingKeys.publicKeys,
       isActive: impersonation.isActive,
       allowed: (client, token) => introspectionPolicy(undefined, client, token),
     });
-    enforceGrantLimits(provider, { repositories, bus });
+    enforceGrantLimits(provider, { applications: capabilities.applications, grants: records.oidcRevocation, bus });
     const lockout = createLockout({
       kv: stores.kv,
       bus,
       // Logto's sentinelPolicy, where the sign-in experience sets it, over the configured defaults.
       policy: async () => {
-        const { sentinelPolicy } = await libraries.signInExperience.get();
+        const { sentinelPolicy } = await capabilities.signInExperience.get();
         return {
           threshold: sentinelPolicy.maxAttempts ?? settings.LOCKOUT_THRESHOLD,
           lockSeconds:
@@ -342,10 +346,9 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
       kv: stores.kv,
       bus,
       events: runtime.events,
-      repositories,
       authorization,
       provider,
-      libraries,
+      ...capabilities,
       impersonation,
       webhooks,
       messaging,
@@ -353,17 +356,17 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
         provider,
         kv: stores.kv,
         bus,
-        repositories,
-        users: libraries.users,
-        organizationJit: libraries.organizationJit,
-        signInExperience: libraries.signInExperience,
+        repositories: records,
+        users: capabilities.users,
+        organizationJit: capabilities.organizations.jit,
+        signInExperience: capabilities.signInExperience,
         messaging,
         baseUrl: settings.baseUrl,
-        connectors: libraries.connectors,
-        identities: libraries.identities,
-        upstreams: libraries.upstreams,
-        mfa: libraries.mfa,
-        passkeys: libraries.passkeys,
+        connectors: capabilities.connectors,
+        identities: capabilities.connectors.identities,
+        upstreams: capabilities.connectors.upstreams,
+        mfa: capabilities.mfa,
+        passkeys: capabilities.mfa.passkeys,
         lockout,
       }),
       account: createAccount({
@@ -371,9 +374,9 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
         center: accountCenter,
         kv: stores.kv,
         bus,
-        repositories,
-        users: libraries.users,
-        signInExperience: libraries.signInExperience,
+        repositories: records,
+        users: capabilities.users,
+        signInExperience: capabilities.signInExperience,
         messaging,
         lockout,
         impersonationActive: impersonation.isActive,
@@ -486,6 +489,7 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
       provider,
       settings,
       core,
+      records,
       webhooks,
       adminClientId,
       async close() {

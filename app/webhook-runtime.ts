@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import { createEventLog, type EventLog } from '../lib/events/event-log.ts';
 import type { Metrics } from '../lib/metrics/registry.ts';
 import { createOutboxRelay } from '../lib/outbox/relay.ts';
-import { createOutboxRepository, type OutboxRepository } from '../lib/outbox/repository.ts';
+import { openOutbox, type OutboxRepository } from '../lib/outbox/index.ts';
 import type { Settings } from '../lib/settings.ts';
 import { createWebhooks, type Webhooks } from '../lib/webhooks/index.ts';
 import type { Stores } from './stores.ts';
@@ -51,7 +51,7 @@ export async function createWebhookRuntime(deps: {
       metrics.webhookAttemptSeconds.observe({ outcome }, latencyMs / 1000);
     },
   });
-  const outbox = createOutboxRepository(stores.documents);
+  const outbox = openOutbox(stores.documents);
   const relay = createOutboxRelay({
     store: stores.documents,
     outbox,

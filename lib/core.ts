@@ -1,12 +1,18 @@
 import type Provider from 'oidc-provider';
 import type { Logger } from 'pino';
-import type { Libraries } from './libraries.ts';
 import type { Authorization } from './roles/authorization.ts';
 import type { EventBus } from './events/bus.ts';
 import type { EventLog } from './events/event-log.ts';
 import type { DocumentStore } from './ports/documents.ts';
 import type { KeyValueStore } from './ports/kv.ts';
-import type { Repositories } from './repositories.ts';
+import type { Applications } from './applications/index.ts';
+import type { Connectors } from './connectors/index.ts';
+import type { Mfa } from './mfa/index.ts';
+import type { Organizations } from './organizations/index.ts';
+import type { Resources } from './resources/index.ts';
+import type { Roles } from './roles/index.ts';
+import type { SignInExperienceSettings } from './sign-in-experience/index.ts';
+import type { Users } from './users/index.ts';
 import type { Settings } from './settings.ts';
 import type { Impersonation } from './impersonation/library.ts';
 import type { Webhooks } from './webhooks/index.ts';
@@ -29,10 +35,16 @@ export interface ServiceCore {
   bus: EventBus;
   /** The numbered, retained events: `GET /api/events`. */
   events: EventLog;
-  repositories: Repositories;
   authorization: Authorization;
   provider: Provider;
-  libraries: Libraries;
+  applications: Applications;
+  resources: Resources;
+  roles: Roles;
+  users: Users;
+  organizations: Organizations;
+  signInExperience: SignInExperienceSettings;
+  connectors: Connectors;
+  mfa: Mfa;
   impersonation: Impersonation;
   webhooks: Webhooks;
   /** Verification codes, invitation emails and the per-recipient send limit. */

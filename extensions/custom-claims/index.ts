@@ -1,7 +1,7 @@
 import { errors as oidcErrors, type KoaContextWithOIDC } from 'oidc-provider';
 import type { ClaimsCustomizer, CustomizerContext, CustomizerToken } from '../../lib/jwt-customizer/claims.ts';
-import type { Repositories } from '../../lib/repositories.ts';
-import type { Libraries } from '../../lib/libraries.ts';
+import type { Organizations } from '../../lib/organizations/index.ts';
+import type { Users } from '../../lib/users/index.ts';
 import { actClaim, type ExchangeRegistry } from '../token-exchange/registry.ts';
 import type { Application } from '../../lib/applications/repository.ts';
 import { IMPERSONATION_CLAIM } from '../../lib/impersonation/record.ts';
@@ -25,15 +25,15 @@ interface TokenLike {
 export function createExtraTokenClaims(deps: {
   customizer: ClaimsCustomizer;
   exchanges: ExchangeRegistry;
-  repositories: Repositories;
-  organizations: Pick<Libraries['organizations'], 'organizationsOfUser'>;
+  users: Pick<Users, 'findById' | 'heldRoles'>;
+  organizations: Pick<Organizations, 'organizationsOfUser'>;
   /** The script's `context.application` by id (the caller remembers it: it is read for every token customized). */
   applicationOf: (id: string) => Promise<Application | null>;
 }) {
   async function userContext(userId: string) {
-    const user = await deps.repositories.users.findById(userId);
+    const user = await deps.users.findById(userId);
     if (!user) return undefined;
-    const roles = await deps.repositories.roles.findByIds(await deps.repositories.roles.roleIdsOfUser(userId));
+    const roles = await deps.users.heldRoles(userId);
     const organizations = await deps.organizations.organizationsOfUser(userId);
     return {
       ...user,

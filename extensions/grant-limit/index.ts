@@ -1,7 +1,8 @@
 import type Provider from 'oidc-provider';
 import type { KoaContextWithOIDC } from 'oidc-provider';
 import type { EventBus } from '../../lib/events/bus.ts';
-import type { Repositories } from '../../lib/repositories.ts';
+import type { Applications } from '../../lib/applications/index.ts';
+import type { OidcRevocation } from '../../lib/oidc/revocation.ts';
 import { when } from '../../lib/http/when.ts';
 
 const AUTHORIZED = Symbol('authorization succeeded');
@@ -11,7 +12,14 @@ const AUTHORIZED = Symbol('authorization succeeded');
  * grants for an application than it allows, the oldest ones (and every token issued under them) are revoked
  * and Grant.LimitExceeded is published — before the authorization response leaves.
  */
-export function enforceGrantLimits(provider: Provider, deps: { repositories: Repositories; bus: EventBus }): void {
+export function enforceGrantLimits(
+  provider: Provider,
+  deps: {
+    applications: Pick<Applications, 'findById'>;
+    grants: Pick<OidcRevocation, 'activeGrants' | 'revokeGrants'>;
+    bus: EventBus;
+  },
+): void {
   provider.on('authorization.success', (ctx: KoaContextWithOIDC) => {
     (ctx.state as Record<symbol, boolean>)[AUTHORIZED] = true;
   });
@@ -30,14 +38,14 @@ export function enforceGrantLimits(provider: Provider, deps: { repositories: Rep
     const accountId = oidc.session?.accountId;
     const clientId = oidc.client?.clientId;
     if (!accountId || !clientId) return;
-    const app = await deps.repositories.applications.findById(clientId);
+    const app = await deps.applications.findById(clientId);
     const limit = app?.customClientMetadata.maxAllowedGrants;
     if (!limit) return;
-    const grantIds = await deps.repositories.oidcRevocation.activeGrants(accountId, clientId);
+    const grantIds = await deps.grants.activeGrants(accountId, clientId);
     if (grantIds.length <= limit) return;
     const current = oidc.session?.grantIdFor(clientId);
     const revokedGrantIds = grantIds.filter((id) => id !== current).slice(0, grantIds.length - limit);
-    await deps.repositories.oidcRevocation.revokeGrants(revokedGrantIds);
+    await deps.grants.revokeGrants(revokedGrantIds);
     await deps.bus.emit('Grant.LimitExceeded', {
       userId: accountId,
       applicationId: clientId,

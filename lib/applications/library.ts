@@ -1,6 +1,8 @@
 import { assertAllFound, errors } from '../errors.ts';
 import { digest, newId, newSecret } from '../ids.ts';
-import type { Application, CustomClientMetadata } from './repository.ts';
+import type { Application, ApplicationFilter, CustomClientMetadata } from './repository.ts';
+import type { Page, PageResult, SearchInput } from '../data/entity.ts';
+import type { Role } from '../roles/repository.ts';
 import { isConfidential, type ApplicationType } from './types.ts';
 import type { ApplicationsRepository } from './repository.ts';
 import type { OidcRevocation } from '../oidc/revocation.ts';
@@ -79,6 +81,30 @@ export function createApplicationsLibrary(deps: {
     return app;
   }
 
+  /**
+   * Only M2M applications hold roles, and only M2M roles; with `adding`, a role the application already holds is
+   * 422 `application.role_exists`, as Logto answers `POST …/roles`.
+   */
+  async function assertRolesAssignable(appId: string, roleIds: string[], adding = false): Promise<void> {
+    await mustFindRoleHolder(appId);
+    const found = await roles.findByIds(roleIds);
+    assertAllFound('role', roleIds, found);
+    if (adding) {
+      const held = new Set(await roles.roleIdsOfApplication(appId));
+      const already = roleIds.find((roleId) => held.has(roleId));
+      if (already)
+        throw errors.unprocessable('application.role_exists', `the application already holds role ${already}`, {
+          roleId: already,
+        });
+    }
+    if (found.some((role) => role.type !== 'MachineToMachine')) {
+      throw errors.unprocessable(
+        'application.invalid_role_type',
+        'only MachineToMachine roles can be assigned to applications',
+      );
+    }
+  }
+
   return {
     mustFind,
     async create(input: NewApplication): Promise<Application & { secret?: string }> {
@@ -151,28 +177,44 @@ export function createApplicationsLibrary(deps: {
       return app;
     },
     mustFindRoleHolder,
-    /**
-     * Only M2M applications hold roles, and only M2M roles; with `adding`, a role the application already holds is
-     * 422 `application.role_exists`, as Logto answers `POST …/roles`.
-     */
-    async assertRolesAssignable(appId: string, roleIds: string[], adding = false): Promise<void> {
-      await mustFindRoleHolder(appId);
-      const found = await roles.findByIds(roleIds);
-      assertAllFound('role', roleIds, found);
-      if (adding) {
-        const held = new Set(await roles.roleIdsOfApplication(appId));
-        const already = roleIds.find((roleId) => held.has(roleId));
-        if (already)
-          throw errors.unprocessable('application.role_exists', `the application already holds role ${already}`, {
-            roleId: already,
-          });
+    /** The application, or undefined (the sign-in pages and the token paths read it; a miss is theirs to answer). */
+    findById: (id: string) => applications.findById(id),
+    /** A page of applications; `excludeRoleId` / `excludeOrganizationId` leave out those holding the role or in the organization. */
+    async list(
+      page: Page,
+      filter: Omit<ApplicationFilter, 'excludeIds'> & { excludeRoleId?: string; excludeOrganizationId?: string },
+    ): Promise<PageResult<Application>> {
+      const { excludeRoleId, excludeOrganizationId, ...rest } = filter;
+      if (excludeRoleId && excludeOrganizationId) {
+        throw errors.invalidInput('excludeRoleId and excludeOrganizationId cannot be used together');
       }
-      if (found.some((role) => role.type !== 'MachineToMachine')) {
-        throw errors.unprocessable(
-          'application.invalid_role_type',
-          'only MachineToMachine roles can be assigned to applications',
-        );
-      }
+      const excludeIds = excludeRoleId
+        ? await roles.applicationIdsOfRole(excludeRoleId)
+        : excludeOrganizationId
+          ? await deps.organizations.applications.targetsOf({ organizationId: excludeOrganizationId })
+          : undefined;
+      return applications.list(page, { ...rest, excludeIds });
+    },
+    /** The roles an M2M application holds. */
+    async rolesOf(id: string, page: Page, search: SearchInput): Promise<PageResult<Role>> {
+      await mustFindRoleHolder(id);
+      return roles.list(page, { search, ids: await roles.roleIdsOfApplication(id) });
+    },
+    /** Adds M2M roles; a role already held is 422 `application.role_exists`. Answers the roles added. */
+    async assignRoles(id: string, roleIds: string[]): Promise<string[]> {
+      await assertRolesAssignable(id, roleIds, true);
+      return roles.assignToApplication(id, roleIds);
+    },
+    async replaceRoles(id: string, roleIds: string[]): Promise<void> {
+      await assertRolesAssignable(id, roleIds);
+      await roles.removeAllOfApplication(id);
+      await roles.assignToApplication(id, roleIds);
+    },
+    async removeRole(id: string, roleId: string): Promise<void> {
+      await mustFind(id);
+      if (!(await roles.removeFromApplication(id, roleId))) throw errors.notLinked('role assignment', roleId);
     },
   };
 }
+
+export type ApplicationsLibrary = ReturnType<typeof createApplicationsLibrary>;

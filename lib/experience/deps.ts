@@ -8,7 +8,9 @@ import type { Lockout } from '../sign-in/lockout.ts';
 import type { UsersLibrary } from '../users/library.ts';
 import type { Messaging } from '../messaging/index.ts';
 import type { SignInExperienceLibrary } from '../sign-in-experience/library.ts';
-import type { Libraries } from '../libraries.ts';
+import type { ConnectorsLibrary } from '../connectors/library.ts';
+import type { IdentitiesLibrary } from '../connectors/identities.ts';
+import type { Upstreams } from '../connectors/upstream.ts';
 import type { MfaLibrary } from '../mfa/library.ts';
 import type { Passkeys } from '../mfa/webauthn.ts';
 
@@ -25,9 +27,9 @@ export interface ExperienceDeps {
   /** The service's one lockout, shared with the Account API: a subject's failures count in both. */
   lockout: Lockout;
   /** Social and enterprise connectors, the identities they link, and the upstreams they talk to. */
-  connectors: Libraries['connectors'];
-  identities: Libraries['identities'];
-  upstreams: Libraries['upstreams'];
+  connectors: ConnectorsLibrary;
+  identities: IdentitiesLibrary;
+  upstreams: Upstreams;
   /** Users' second factors: proved, set up and stored by the experience's MFA step. */
   mfa: MfaLibrary;
   /** Passkeys (WebAuthn): their challenges, checks and storage. */

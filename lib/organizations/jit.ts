@@ -122,6 +122,11 @@ export function createOrganizationJitLibrary(deps: JitDeps) {
       await mustFind(id);
       return organizations.jitSsoConnectors.targetsOf({ organizationId: id });
     },
+    /** The enterprise connectors whose users join the organization just in time. */
+    async ssoConnectors(id: string) {
+      await mustFind(id);
+      return deps.connectors.sso.findByIds(await organizations.jitSsoConnectors.targetsOf({ organizationId: id }));
+    },
     async addSsoConnectors(id: string, ssoConnectorIds: readonly string[]): Promise<void> {
       await mustFind(id);
       await assertSsoConnectors(ssoConnectorIds);

@@ -1,3 +1,4 @@
+import { withFeaturedMembers } from './featured.ts';
 import { assertAllFound, errors } from '../errors.ts';
 import { newId } from '../ids.ts';
 import type { ApplicationsRepository } from '../applications/repository.ts';
@@ -136,6 +137,13 @@ export function createOrganizationsLibrary(deps: OrganizationsDeps) {
   return {
     ...memberAccess,
     mustFind,
+    /** The organization, or null (an authorization request's `organization_id` may name none). */
+    findById: (id: string) => organizations.findById(id),
+    /** A page of organizations; with `showFeatured`, each with its member count and first members. */
+    async list(page: Page, search: SearchInput, showFeatured: boolean) {
+      const listed = await organizations.list(page, search);
+      return showFeatured ? { items: await withFeaturedMembers(deps, listed.items), total: listed.total } : listed;
+    },
     assertMember,
     async create(input: OrganizationInput & { name: string }): Promise<Organization> {
       return organizations.insert({

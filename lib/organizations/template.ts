@@ -81,6 +81,39 @@ export function createOrganizationTemplateLibrary(deps: TemplateDeps) {
 
   return {
     mustFindRole,
+    /** Role ids from ids and Logto's `organizationRoleNames` (422 `organization.role_names_not_found` naming the unknown). */
+    async resolveRoleIds(body: {
+      organizationRoleIds?: string[];
+      organizationRoleNames?: string[];
+    }): Promise<string[]> {
+      const names = [...new Set(body.organizationRoleNames ?? [])];
+      const named =
+        names.length === 0
+          ? []
+          : (
+              await organizationRoles.list(
+                { page: 1, pageSize: names.length },
+                { matches: [{ field: 'name', mode: 'exact', values: names }], joint: 'or', isCaseSensitive: true },
+              )
+            ).items;
+      const missing = names.filter((name) => !named.some((role) => role.name === name));
+      if (missing.length) {
+        const message = `no organization role named ${missing.join(', ')}`;
+        throw errors.unprocessable('organization.role_names_not_found', message, { names: missing });
+      }
+      return [...new Set([...(body.organizationRoleIds ?? []), ...named.map((role) => role.id)])];
+    },
+    /** A page of organization scopes (Logto's `q` or the search parameters). */
+    listScopes: (page: Page, search?: SearchInput) => organizationScopes.list(page, search),
+    /** The role's API-resource scopes, each with the resource it belongs to (Logto's `resourceScopes`). */
+    async resourceScopesWithResources(id: string) {
+      const scopes = await resourceScopesOfRole(id);
+      const resources = await deps.resources.findByIds([...new Set(scopes.map((scope) => scope.resourceId))]);
+      return scopes.flatMap(({ id: scopeId, name, resourceId }) => {
+        const resource = resources.find((candidate) => candidate.id === resourceId);
+        return resource ? [{ id: scopeId, name, resource: { id: resource.id, name: resource.name } }] : [];
+      });
+    },
     mustFindScope,
     async listRoles(
       page: Page,

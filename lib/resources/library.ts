@@ -54,6 +54,13 @@ export function createResourcesLibrary(
       }));
       return { items, total: listed.total };
     },
+    /** A page of the resource's scopes. */
+    async listScopes(resourceId: string, page: Page, search: SearchInput): Promise<PageResult<Scope>> {
+      await mustFind(resourceId);
+      return resources.listScopes(resourceId, page, search);
+    },
+    /** The resources with these ids (the organization-role routes name the APIs of scopes they list). */
+    findByIds: (ids: string[]) => resources.findByIds(ids),
     create: (input: NewResource) =>
       unique('resource', 'indicator', () =>
         resources.insert({

@@ -9,6 +9,8 @@ import type { Scope } from '../resources/repository.ts';
 import type { Role } from './repository.ts';
 import type { RoleType } from './types.ts';
 import { createRoleMembers } from './members.ts';
+import { withHolders } from './featured.ts';
+import type { Page, PageResult, SearchInput } from '../data/entity.ts';
 
 export interface NewRole {
   name: string;
@@ -58,6 +60,26 @@ export function createRolesLibrary(deps: {
   return {
     ...createRoleMembers(deps, mustFind),
     mustFind,
+    /**
+     * Logto's role list: leaving out the roles a user or an application holds, each role with how many users and
+     * applications hold it and the first of each.
+     */
+    async list(
+      page: Page,
+      filter: { search: SearchInput; type?: RoleType; excludeUserId?: string; excludeApplicationId?: string },
+    ) {
+      const excludeIds = [
+        ...(filter.excludeUserId ? await roles.roleIdsOfUser(filter.excludeUserId) : []),
+        ...(filter.excludeApplicationId ? await roles.roleIdsOfApplication(filter.excludeApplicationId) : []),
+      ];
+      const { items, total } = await roles.list(page, { search: filter.search, type: filter.type, excludeIds });
+      return { items: await withHolders(deps, items), total };
+    },
+    /** A page of the role's scopes. */
+    async listScopes(id: string, page: Page, search: SearchInput): Promise<PageResult<Scope>> {
+      await mustFind(id);
+      return resources.listScopesAmong(await roles.scopeIdsOf([id]), page, search);
+    },
     scopesOf,
     /** Creates the role with its scopes; the scopes it was created with (empty when none). */
     async create(input: NewRole, scopeIds: readonly string[]): Promise<{ role: Role; scopes: Scope[] }> {

@@ -1,3 +1,4 @@
+import type { Page, PageResult, SearchInput } from '../data/entity.ts';
 import { assertAllFound, errors, unique } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { hashPassword, verifyPassword } from './passwords.ts';
@@ -187,6 +188,27 @@ export function createUsersLibrary(deps: UsersDeps, passwordPolicy: PasswordPoli
       return deleted;
     },
 
+    /** The user, or null (the token paths read it; a miss is theirs to answer). */
+    findById: (id: string) => users.findById(id),
+    /** A page of users; `excludeRoleId` / `excludeOrganizationId` leave out those holding the role or in the organization. */
+    async list(
+      page: Page,
+      filter: { search: SearchInput; excludeRoleId?: string; excludeOrganizationId?: string },
+    ): Promise<PageResult<User>> {
+      const excludeIds = filter.excludeRoleId
+        ? await roles.userIdsOfRole(filter.excludeRoleId)
+        : filter.excludeOrganizationId
+          ? await organizations.users.targetsOf({ organizationId: filter.excludeOrganizationId })
+          : undefined;
+      return users.list(page, { search: filter.search, excludeIds });
+    },
+    /** A page of the user's roles. */
+    async listRoles(id: string, page: Page, search: SearchInput): Promise<PageResult<Role>> {
+      await mustFind(id);
+      return roles.list(page, { search, ids: await roles.roleIdsOfUser(id) });
+    },
+    /** The roles the user holds, without looking the user up (the token paths have just read it). */
+    heldRoles: async (id: string): Promise<Role[]> => roles.findByIds(await roles.roleIdsOfUser(id)),
     async rolesOf(id: string): Promise<Role[]> {
       await mustFind(id);
       return roles.findByIds(await roles.roleIdsOfUser(id));

@@ -41,7 +41,8 @@ const addBody = z.discriminatedUnion('type', [
  */
 export function accountMfaRoutes(user: ApiRouterDeps, core: ServiceCore): void {
   const { account } = core;
-  const { mfa, passkeys, signInExperience } = core.libraries;
+  const { mfa, signInExperience } = core;
+  const { passkeys } = mfa;
 
   declare(user, {
     method: 'post',

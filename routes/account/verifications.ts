@@ -42,7 +42,7 @@ export function verificationRoutes(user: ApiRouterDeps, core: ServiceCore): void
       'the user or the client address)',
     async handler({ koa, body }) {
       const { principal } = await account.authorize(koa, { access: 'edit' });
-      const application = await core.repositories.applications.findById(principal.clientId);
+      const application = await core.applications.findById(principal.clientId);
       return account.verifications.sendCode(
         principal.userId,
         body.identifier,

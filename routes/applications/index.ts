@@ -19,8 +19,7 @@ const byId = z.object({ id: idParam });
 const assignedRoles = z.object({ roleIds: z.array(z.string()) });
 
 export function applicationRoutes(api: ApiRouterDeps, core: ServiceCore): void {
-  const { repositories } = core;
-  const library = core.libraries.applications;
+  const library = core.applications;
 
   declare(api, {
     method: 'get',
@@ -32,20 +31,13 @@ export function applicationRoutes(api: ApiRouterDeps, core: ServiceCore): void {
     pagination: 'optional',
     response: z.array(application),
     async handler({ query, search, page, paged }) {
-      if (query.excludeRoleId && query.excludeOrganizationId) {
-        throw errors.invalidInput('excludeRoleId and excludeOrganizationId cannot be used together');
-      }
-      const excludeIds = query.excludeRoleId
-        ? await repositories.roles.applicationIdsOfRole(query.excludeRoleId)
-        : query.excludeOrganizationId
-          ? await repositories.organizations.applications.targetsOf({ organizationId: query.excludeOrganizationId })
-          : undefined;
       return paged(
-        await repositories.applications.list(page, {
+        await library.list(page, {
           search,
           types: query.types,
           isThirdParty: query.isThirdParty,
-          excludeIds,
+          excludeRoleId: query.excludeRoleId,
+          excludeOrganizationId: query.excludeOrganizationId,
         }),
       );
     },
@@ -131,9 +123,7 @@ export function applicationRoutes(api: ApiRouterDeps, core: ServiceCore): void {
     search: ROLE_SEARCH_FIELDS,
     response: z.array(role),
     async handler({ params, page, search, paged }) {
-      await library.mustFindRoleHolder(params.id);
-      const ids = await repositories.roles.roleIdsOfApplication(params.id);
-      return paged(await repositories.roles.list(page, { search, ids }));
+      return paged(await library.rolesOf(params.id, page, search));
     },
   });
 
@@ -147,8 +137,7 @@ export function applicationRoutes(api: ApiRouterDeps, core: ServiceCore): void {
     status: 201,
     response: assignedRoles.extend({ addedRoleIds: z.array(z.string()) }),
     async handler({ params, body }) {
-      await library.assertRolesAssignable(params.id, body.roleIds, true);
-      const addedRoleIds = await repositories.roles.assignToApplication(params.id, body.roleIds);
+      const addedRoleIds = await library.assignRoles(params.id, body.roleIds);
       return { roleIds: body.roleIds, addedRoleIds };
     },
   });
@@ -162,9 +151,7 @@ export function applicationRoutes(api: ApiRouterDeps, core: ServiceCore): void {
     body: roleIdsBody,
     response: assignedRoles,
     async handler({ params, body }) {
-      await library.assertRolesAssignable(params.id, body.roleIds);
-      await repositories.roles.removeAllOfApplication(params.id);
-      await repositories.roles.assignToApplication(params.id, body.roleIds);
+      await library.replaceRoles(params.id, body.roleIds);
       return { roleIds: body.roleIds };
     },
   });
@@ -177,10 +164,7 @@ export function applicationRoutes(api: ApiRouterDeps, core: ServiceCore): void {
     params: z.object({ id: idParam, roleId: idParam }),
     status: 204,
     async handler({ params }) {
-      await library.mustFind(params.id);
-      if (!(await repositories.roles.removeFromApplication(params.id, params.roleId))) {
-        throw errors.notLinked('role assignment', params.roleId);
-      }
+      await library.removeRole(params.id, params.roleId);
     },
   });
 }

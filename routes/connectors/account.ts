@@ -19,7 +19,13 @@ const recordId = z.string().min(1).max(128);
 export function accountIdentityRoutes(api: ApiRouterDeps, core: ServiceCore): void {
   const user = accountApi(api, core);
   const { account } = core;
-  const social = createAccountSocial({ kv: core.kv, ...core.libraries });
+  const { connectors } = core;
+  const social = createAccountSocial({
+    kv: core.kv,
+    connectors,
+    upstreams: connectors.upstreams,
+    identities: connectors.identities,
+  });
 
   declare(user, {
     method: 'post',

@@ -25,7 +25,7 @@ const isFactory = (id: string): id is SocialFactoryId => Object.hasOwn(SOCIAL_FA
  * Logto's management API has them. Client secrets are write-only: answered masked.
  */
 export function connectorRoutes(api: ApiRouterDeps, core: ServiceCore): void {
-  const library = core.libraries.connectors;
+  const library = core.connectors;
   const tag = 'Connectors';
 
   declare(api, {

@@ -186,7 +186,7 @@ export function impersonationRoutes(api: ApiRouterDeps, core: ServiceCore): void
 
   const authenticateResourceServer = createResourceServerAuth({
     provider: core.provider,
-    resources: core.repositories.resources,
+    resources: { list: (page) => core.resources.list(page, undefined, false) },
     authorization: core.authorization,
   });
   declare(api, {

@@ -63,7 +63,7 @@ export function interactionRoutes(core: ServiceCore): Middleware {
     // First-party applications are trusted as Logto trusts them: consented for, even when they send prompt=consent
     // (Logto's SDKs always do).
     const accountId = details.session?.accountId;
-    const app = await core.repositories.applications.findById(String(details.params.client_id));
+    const app = await core.applications.findById(String(details.params.client_id));
     if (details.prompt.name === 'consent' && accountId && app && !app.isThirdParty) {
       await consent(ctx, details, accountId);
       return;

@@ -29,12 +29,12 @@ export interface Visit extends PageFrame {
  * turned into pages.
  */
 export function createPageKit(core: ServiceCore) {
-  const { provider, repositories, settings: service } = core;
+  const { provider, applications, organizations, settings: service } = core;
   const tokens = createFormTokens(service.cookieKeys);
   const url = (uid: string, path = '') => `${service.baseUrl}/interaction/${uid}${path}`;
 
   async function branding(details: Details, settings: SignInExperience): Promise<Branding> {
-    const app = await repositories.applications.findById(String(details.params.client_id));
+    const app = await applications.findById(String(details.params.client_id));
     const appName = app?.name ?? 'the application';
     const organization = await organizationOf(details.params);
     // An organization's logos, as Logto's `organization_id` asks, come before the application's and the sign-in
@@ -60,17 +60,17 @@ export function createPageKit(core: ServiceCore) {
   /** The organization an authorization request names with Logto's `organization_id`; an unknown one is no organization. */
   async function organizationOf(params: Record<string, unknown>) {
     const id = params.organization_id;
-    return typeof id === 'string' && id.length <= 128 ? repositories.organizations.findById(id) : undefined;
+    return typeof id === 'string' && id.length <= 128 ? organizations.findById(id) : undefined;
   }
 
   /** The connectors the pages offer: the social ones, and the SSO form while single sign-on is on. */
   async function connectorChoices(settings: SignInExperience) {
-    const choices = await core.libraries.connectors.choices();
+    const choices = await core.connectors.choices();
     return { ...choices, sso: choices.sso && settings.singleSignOnEnabled };
   }
 
   async function visitOf(ctx: Context, details: Details): Promise<Visit> {
-    const settings = await core.libraries.signInExperience.get();
+    const settings = await core.signInExperience.get();
     const hints = signInHints(details.params);
     return {
       details,

@@ -16,7 +16,7 @@ const tag = 'Account';
 export function accountMfaSecretRoutes(api: ApiRouterDeps, core: ServiceCore): void {
   const user = accountApi(api, core);
   const { account } = core;
-  const { mfa, signInExperience } = core.libraries;
+  const { mfa, signInExperience } = core;
 
   async function assertOffered(type: 'Totp' | 'BackupCode'): Promise<void> {
     if (!(await signInExperience.get()).mfa.factors.includes(type)) {

@@ -27,7 +27,7 @@ const createBody = z.discriminatedUnion('type', [
  * Each change publishes User.Data.Updated with the user, never a secret.
  */
 export function userMfaRoutes(api: ApiRouterDeps, core: ServiceCore): void {
-  const { mfa } = core.libraries;
+  const { mfa } = core;
 
   declare(api, {
     method: 'get',

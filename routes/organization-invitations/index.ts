@@ -17,7 +17,7 @@ const tag = 'Organization invitations';
 const byId = z.object({ id: idParam });
 
 export function organizationInvitationRoutes(api: ApiRouterDeps, core: ServiceCore): void {
-  const library = core.libraries.organizationInvitations;
+  const library = core.organizations.invitations;
   const message = ({ link, ...rest }: z.infer<typeof messagePayload>, koa: Context): InvitationMessage => ({
     link,
     variables: Object.fromEntries(Object.entries(rest).map(([name, value]) => [name, String(value)])),

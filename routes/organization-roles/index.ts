@@ -35,7 +35,7 @@ function announceScopes(
 }
 
 export function organizationRoleRoutes(api: ApiRouterDeps, core: ServiceCore): void {
-  const library = core.libraries.organizationTemplate;
+  const library = core.organizations.template;
 
   declare(api, {
     method: 'get',
@@ -49,14 +49,7 @@ export function organizationRoleRoutes(api: ApiRouterDeps, core: ServiceCore): v
       const listed = await library.listRoles(page, query.q ?? search);
       const items = await Promise.all(
         listed.items.map(async (role) => {
-          const scopes = await library.resourceScopesOfRole(role.id);
-          const resources = await core.repositories.resources.findByIds([
-            ...new Set(scopes.map((scope) => scope.resourceId)),
-          ]);
-          const resourceScopes = scopes.flatMap(({ id, name, resourceId }) => {
-            const resource = resources.find((candidate) => candidate.id === resourceId);
-            return resource ? [{ id, name, resource: { id: resource.id, name: resource.name } }] : [];
-          });
+          const resourceScopes = await library.resourceScopesWithResources(role.id);
           return { ...role, resourceScopes };
         }),
       );

@@ -20,7 +20,7 @@ function announceResourceScopes(events: EventState, organizationRoleId: string, 
  * organization for that API (never management API scopes: 422).
  */
 export function organizationRoleResourceScopeRoutes(api: ApiRouterDeps, core: ServiceCore): void {
-  const library = core.libraries.organizationTemplate;
+  const library = core.organizations.template;
 
   declare(api, {
     method: 'get',

@@ -8,7 +8,7 @@ const tag = 'Organization scopes';
 const byId = z.object({ id: idParam });
 
 export function organizationScopeRoutes(api: ApiRouterDeps, core: ServiceCore): void {
-  const library = core.libraries.organizationTemplate;
+  const library = core.organizations.template;
 
   declare(api, {
     method: 'get',
@@ -20,7 +20,7 @@ export function organizationScopeRoutes(api: ApiRouterDeps, core: ServiceCore): 
     pagination: 'optional',
     response: z.array(organizationScope),
     async handler({ query, search, page, paged }) {
-      return paged(await core.repositories.organizationScopes.list(page, query.q ?? search));
+      return paged(await library.listScopes(page, query.q ?? search));
     },
   });
 

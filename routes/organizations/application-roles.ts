@@ -12,7 +12,7 @@ const byApplication = z.object({ id: idParam, applicationId: idParam });
  * member: 422 otherwise). No event, as in Logto.
  */
 export function organizationApplicationRoleRoutes(api: ApiRouterDeps, core: ServiceCore): void {
-  const library = core.libraries.organizations;
+  const library = core.organizations;
 
   declare(api, {
     method: 'post',

@@ -8,18 +8,18 @@ import { organizationMemberRoleRoutes } from './member-roles.ts';
 import { organizationMemberRoutes } from './members.ts';
 import {
   createOrganizationBody,
+  featuredOrganization,
   listOrganizationsQuery,
   organization,
   TEMPLATE_SEARCH_FIELDS,
   updateOrganizationBody,
 } from './schemas.ts';
-import { featuredOrganization, withFeaturedMembers } from './featured.ts';
 
 const tag = 'Organizations';
 const byId = z.object({ id: idParam });
 
 export function organizationRoutes(api: ApiRouterDeps, core: ServiceCore): void {
-  const library = core.libraries.organizations;
+  const library = core.organizations;
 
   declare(api, {
     method: 'get',
@@ -30,9 +30,7 @@ export function organizationRoutes(api: ApiRouterDeps, core: ServiceCore): void 
     search: TEMPLATE_SEARCH_FIELDS,
     response: z.array(featuredOrganization),
     async handler({ query, search, page, paged }) {
-      const listed = await core.repositories.organizations.list(page, query.q ?? search);
-      if (!query.showFeatured) return paged(listed);
-      return paged({ items: await withFeaturedMembers(core.repositories, listed.items), total: listed.total });
+      return paged(await library.list(page, query.q ?? search, query.showFeatured === true));
     },
   });
 

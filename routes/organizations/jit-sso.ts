@@ -9,7 +9,7 @@ const ids = z.array(idParam).max(100);
 
 /** Enterprise SSO connectors whose users join the organization just in time (Logto's `jit/sso-connectors`). */
 export function organizationJitSsoRoutes(api: ApiRouterDeps, core: ServiceCore): void {
-  const jit = core.libraries.organizationJit;
+  const jit = core.organizations.jit;
 
   declare(api, {
     method: 'get',
@@ -21,7 +21,7 @@ export function organizationJitSsoRoutes(api: ApiRouterDeps, core: ServiceCore):
     pagination: 'optional',
     response: z.array(ssoConnectorResponse),
     async handler({ params, paged }) {
-      const found = await core.repositories.connectors.sso.findByIds(await jit.ssoConnectorIds(params.id));
+      const found = await jit.ssoConnectors(params.id);
       return paged(found.map(presentSsoConnector));
     },
   });

@@ -20,8 +20,8 @@ const byId = z.object({ id: idParam });
  * verified email), and the organization roles they get there.
  */
 export function organizationJitRoutes(api: ApiRouterDeps, core: ServiceCore): void {
-  const library = core.libraries.organizations;
-  const jit = core.libraries.organizationJit;
+  const library = core.organizations;
+  const jit = core.organizations.jit;
 
   declare(api, {
     method: 'get',

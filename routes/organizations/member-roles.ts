@@ -3,8 +3,6 @@ import { declare, idParam, type ApiRouterDeps } from '../../lib/http/api.ts';
 import type { ServiceCore } from '../../lib/core.ts';
 import { organizationRole } from '../organization-roles/schemas.ts';
 import { organizationScope } from '../organization-scopes/schemas.ts';
-import type { OrganizationRolesRepository } from '../../lib/organizations/roles-repository.ts';
-import { errors } from '../../lib/errors.ts';
 import {
   addMemberRolesBody,
   addMemberRolesByNameBody,
@@ -16,32 +14,9 @@ import {
 const tag = 'Organizations';
 const byMember = z.object({ id: idParam, userId: idParam });
 
-/** Role ids from ids and Logto's `organizationRoleNames` (422 `organization.role_names_not_found` naming the unknown). */
-async function roleIdsOf(
-  repositories: { organizationRoles: OrganizationRolesRepository },
-  body: { organizationRoleIds?: string[]; organizationRoleNames?: string[] },
-): Promise<string[]> {
-  const names = [...new Set(body.organizationRoleNames ?? [])];
-  const named =
-    names.length === 0
-      ? []
-      : (
-          await repositories.organizationRoles.list(
-            { page: 1, pageSize: names.length },
-            { matches: [{ field: 'name', mode: 'exact', values: names }], joint: 'or', isCaseSensitive: true },
-          )
-        ).items;
-  const missing = names.filter((name) => !named.some((role) => role.name === name));
-  if (missing.length) {
-    const message = `no organization role named ${missing.join(', ')}`;
-    throw errors.unprocessable('organization.role_names_not_found', message, { names: missing });
-  }
-  return [...new Set([...(body.organizationRoleIds ?? []), ...named.map((role) => role.id)])];
-}
-
 /** Organization roles of one member user (the user must be a member: 422 otherwise). No event, as in Logto. */
 export function organizationMemberRoleRoutes(api: ApiRouterDeps, core: ServiceCore): void {
-  const library = core.libraries.organizations;
+  const library = core.organizations;
 
   declare(api, {
     method: 'post',
@@ -93,7 +68,7 @@ export function organizationMemberRoleRoutes(api: ApiRouterDeps, core: ServiceCo
     status: 201,
     response: addMemberRolesBody,
     async handler({ params, body }) {
-      const organizationRoleIds = await roleIdsOf(core.repositories, body);
+      const organizationRoleIds = await core.organizations.template.resolveRoleIds(body);
       await library.assignMemberRoles(params.id, params.userId, organizationRoleIds);
       return { organizationRoleIds };
     },
@@ -108,7 +83,11 @@ export function organizationMemberRoleRoutes(api: ApiRouterDeps, core: ServiceCo
     body: memberRolesBody,
     status: 204,
     async handler({ params, body }) {
-      await library.replaceMemberRoles(params.id, params.userId, await roleIdsOf(core.repositories, body));
+      await library.replaceMemberRoles(
+        params.id,
+        params.userId,
+        await core.organizations.template.resolveRoleIds(body),
+      );
     },
   });
 

@@ -19,7 +19,7 @@ const byId = z.object({ id: idParam });
 
 /** Member users and applications; every change that changed something emits Organization.Membership.Updated. */
 export function organizationMemberRoutes(api: ApiRouterDeps, core: ServiceCore): void {
-  const library = core.libraries.organizations;
+  const library = core.organizations;
 
   declare(api, {
     method: 'get',

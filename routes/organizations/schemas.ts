@@ -138,3 +138,11 @@ export const emailDomain = z
 export const jitEmailDomain = z.object({ organizationId: z.string(), emailDomain: z.string() });
 export const addJitEmailDomainBody = z.object({ emailDomain }).strict();
 export const replaceJitEmailDomainsBody = z.object({ emailDomains: z.array(emailDomain).max(100) }).strict();
+
+/** An organization as `GET /organizations?showFeatured=true` answers it (Logto's shape). */
+export const featuredOrganization = organization.extend({
+  usersCount: z.number().optional(),
+  featuredUsers: z
+    .array(z.object({ id: z.string(), avatar: z.string().nullable(), name: z.string().nullable() }))
+    .optional(),
+});

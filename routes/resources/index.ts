@@ -22,8 +22,7 @@ const byResource = z.object({ resourceId: idParam });
 const byScope = z.object({ resourceId: idParam, scopeId: idParam });
 
 export function resourceRoutes(api: ApiRouterDeps, core: ServiceCore): void {
-  const { resources: library } = core.libraries;
-  const { resources } = core.repositories;
+  const library = core.resources;
 
   declare(api, {
     method: 'get',
@@ -106,8 +105,7 @@ export function resourceRoutes(api: ApiRouterDeps, core: ServiceCore): void {
     search: SCOPE_SEARCH_FIELDS,
     response: z.array(scope),
     async handler({ params, search, page, paged }) {
-      await library.mustFind(params.resourceId);
-      return paged(await resources.listScopes(params.resourceId, page, search));
+      return paged(await library.listScopes(params.resourceId, page, search));
     },
   });
 

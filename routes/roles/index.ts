@@ -16,7 +16,6 @@ import {
   scopeIdsBody,
   updateRoleBody,
 } from './schemas.ts';
-import { withHolders } from './featured.ts';
 
 const tag = 'Roles';
 const byId = z.object({ id: idParam });
@@ -27,8 +26,7 @@ function announceScopes(events: EventState, roleId: string, scopes: Scope[] | fa
 }
 
 export function roleRoutes(api: ApiRouterDeps, core: ServiceCore): void {
-  const { roles: rolesLibrary } = core.libraries;
-  const { roles } = core.repositories;
+  const rolesLibrary = core.roles;
 
   declare(api, {
     method: 'get',
@@ -39,12 +37,14 @@ export function roleRoutes(api: ApiRouterDeps, core: ServiceCore): void {
     search: ROLE_SEARCH_FIELDS,
     response: z.array(listedRole),
     async handler({ query, search, page, paged }) {
-      const excludeIds = [
-        ...(query.excludeUserId ? await roles.roleIdsOfUser(query.excludeUserId) : []),
-        ...(query.excludeApplicationId ? await roles.roleIdsOfApplication(query.excludeApplicationId) : []),
-      ];
-      const { items, total } = await roles.list(page, { search, type: query.type, excludeIds });
-      return paged({ items: await withHolders(core.repositories, items), total });
+      return paged(
+        await rolesLibrary.list(page, {
+          search,
+          type: query.type,
+          excludeUserId: query.excludeUserId,
+          excludeApplicationId: query.excludeApplicationId,
+        }),
+      );
     },
   });
 
@@ -109,9 +109,7 @@ export function roleRoutes(api: ApiRouterDeps, core: ServiceCore): void {
     pagination: 'optional',
     response: z.array(scope),
     async handler({ params, search, page, paged }) {
-      await rolesLibrary.mustFind(params.id);
-      const ids = await roles.scopeIdsOf([params.id]);
-      return paged(await core.repositories.resources.listScopesAmong(ids, page, search));
+      return paged(await rolesLibrary.listScopes(params.id, page, search));
     },
   });
 

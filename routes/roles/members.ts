@@ -12,7 +12,7 @@ const applicationIdsBody = z.object({ applicationIds: ids }).strict();
 
 /** Who holds a role: users (User roles) and MachineToMachine applications (MachineToMachine roles). */
 export function roleMemberRoutes(api: ApiRouterDeps, core: ServiceCore): void {
-  const library = core.libraries.roles;
+  const library = core.roles;
 
   declare(api, {
     method: 'get',

@@ -5,7 +5,7 @@ import { signInExperience, signInExperiencePatch } from '../../lib/sign-in-exper
 const tag = 'Sign-in experience';
 
 export function signInExperienceRoutes(api: ApiRouterDeps, core: ServiceCore): void {
-  const library = core.libraries.signInExperience;
+  const library = core.signInExperience;
 
   declare(api, {
     method: 'get',

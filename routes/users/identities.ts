@@ -21,7 +21,7 @@ const ssoIdentity = z.object({
 
 /** A user's social identities (Logto's `/users/:userId/identities/:target`) and enterprise SSO identities. */
 export function userIdentityRoutes(api: ApiRouterDeps, core: ServiceCore): void {
-  const identities = core.libraries.identities;
+  const identities = core.connectors.identities;
 
   declare(api, {
     method: 'put',

@@ -23,7 +23,7 @@ const byUser = z.object({ userId: idParam });
 const jsonRecord = z.record(z.string(), z.unknown());
 
 export function userRoutes(api: ApiRouterDeps, core: ServiceCore): void {
-  const library = core.libraries.users;
+  const library = core.users;
 
   declare(api, {
     method: 'get',
@@ -34,13 +34,13 @@ export function userRoutes(api: ApiRouterDeps, core: ServiceCore): void {
     search: USER_SEARCH_FIELDS,
     response: z.array(user),
     async handler({ query, search, page, paged }) {
-      const { roles, organizations } = core.repositories;
-      const excludeIds = query.excludeRoleId
-        ? await roles.userIdsOfRole(query.excludeRoleId)
-        : query.excludeOrganizationId
-          ? await organizations.users.targetsOf({ organizationId: query.excludeOrganizationId })
-          : undefined;
-      return paged(await core.repositories.users.list(page, { search, excludeIds }));
+      return paged(
+        await library.list(page, {
+          search,
+          excludeRoleId: query.excludeRoleId,
+          excludeOrganizationId: query.excludeOrganizationId,
+        }),
+      );
     },
   });
 
@@ -70,7 +70,7 @@ export function userRoutes(api: ApiRouterDeps, core: ServiceCore): void {
     async handler({ params, query }) {
       const found = await library.mustFind(params.userId);
       return query.includeSsoIdentities
-        ? { ...found, ssoIdentities: await core.libraries.identities.ssoIdentitiesOf(found.id) }
+        ? { ...found, ssoIdentities: await core.connectors.identities.ssoIdentitiesOf(found.id) }
         : found;
     },
   });

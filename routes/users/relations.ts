@@ -12,7 +12,7 @@ const assignedRoles = z.object({ roleIds: z.array(z.string()), addedRoleIds: z.a
 
 /** A user's roles (only `User` roles; assignment emits no event, as in Logto) and organizations. */
 export function userRelationRoutes(api: ApiRouterDeps, core: ServiceCore): void {
-  const library = core.libraries.users;
+  const library = core.users;
 
   declare(api, {
     method: 'get',
@@ -24,9 +24,7 @@ export function userRelationRoutes(api: ApiRouterDeps, core: ServiceCore): void 
     search: USER_ROLE_SEARCH_FIELDS,
     response: z.array(role),
     async handler({ params, search, page, paged }) {
-      await library.mustFind(params.userId);
-      const ids = await core.repositories.roles.roleIdsOfUser(params.userId);
-      return paged(await core.repositories.roles.list(page, { search, ids }));
+      return paged(await library.listRoles(params.userId, page, search));
     },
   });
 
@@ -78,7 +76,7 @@ export function userRelationRoutes(api: ApiRouterDeps, core: ServiceCore): void 
     response: z.array(organizationWithRoles),
     async handler({ params }) {
       await library.mustFind(params.userId);
-      return core.libraries.organizations.organizationsOfUser(params.userId);
+      return core.organizations.organizationsOfUser(params.userId);
     },
   });
 }

@@ -48,7 +48,7 @@ for (const backend of ['embedded', 'redis'] as const) {
     /** A passkey on the account, as a registration would have stored it. */
     async function passkeyOf(userId: string): Promise<string> {
       const id = `pk${randomBytes(6).toString('hex')}`;
-      await running.service.core.repositories.mfaVerifications.insert({
+      await running.service.records.mfaVerifications.insert({
         id,
         userId,
         type: 'WebAuthn',

@@ -130,7 +130,7 @@ describe('redirect URIs are validated as the OIDC provider will read them', () =
       type: 'Traditional',
       customClientMetadata: { allowTokenExchange: true },
     });
-    await running.service.core.repositories.applications.update(app.id, {
+    await running.service.records.applications.update(app.id, {
       oidcClientMetadata: {
         redirectUris: ['https://app.example.com/cb#old', 'https://app.example.com/cb'],
         postLogoutRedirectUris: [],

@@ -71,6 +71,23 @@ function cycles(files: string[], edges: Map<string, string[]>): string[][] {
   return found;
 }
 
+/** A capability's repositories: `lib/<capability>/repository.ts` and `lib/<capability>/<name>-repository.ts`. */
+const isRepository = (path: string) => /^lib\/[a-z-]+\/(?:[a-z-]+-)?repository\.ts$/.test(path);
+
+/** The static imports of a file that bring values (not `import type`, not only `type` specifiers), with their targets. */
+function valueImportsOf(file: string): string[] {
+  const text = readFileSync(join(root, file), 'utf8');
+  const found: string[] = [];
+  for (const match of text.matchAll(/^\s*import\s+(type\s+)?([^;]*?)\s+from\s*['"]([^'"]+)['"]/gm)) {
+    const [, typeOnly, clause, specifier] = match;
+    if (typeOnly || !specifier!.startsWith('.')) continue;
+    const named = clause!.match(/^\{([^}]*)\}$/s);
+    if (named && named[1]!.split(',').every((item) => item.trim() === '' || item.trim().startsWith('type '))) continue;
+    found.push(relative(root, resolve(root, dirname(file), specifier!)));
+  }
+  return found;
+}
+
 describe('the layers', () => {
   const files = sources('lib');
 
@@ -86,6 +103,17 @@ describe('the layers', () => {
         .map(({ target }) => `${file} -> ${target}`),
     );
     expect(upward, `imports from lib/ into the layers above it:\n  ${upward.join('\n  ')}`).to.deep.equal([]);
+  });
+
+  it("keep each capability's repositories private: outside its folder a repository is named only for its types", () => {
+    const everywhere = [...files, ...ABOVE_LIB.filter((layer) => existsSync(join(root, layer))).flatMap(sources)];
+    const reached = everywhere.flatMap((file) =>
+      valueImportsOf(file)
+        .filter((target) => isRepository(target) && dirname(target) !== dirname(file))
+        .map((target) => `${file} -> ${target}`),
+    );
+    expect(everywhere.filter(isRepository).length, 'the repositories it guards').to.be.above(10);
+    expect(reached, `repositories reached from outside their folder:\n  ${reached.join('\n  ')}`).to.deep.equal([]);
   });
 
   it('have no import cycle inside lib/', () => {

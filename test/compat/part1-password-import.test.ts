@@ -70,7 +70,7 @@ describe('Logto compatibility: importing users with password digests', () => {
   }
 
   const storedDigest = async (id: string) =>
-    (await running.service.core.repositories.users.findWithSecrets({ id }))!.secrets.passwordDigest;
+    (await running.service.records.users.findWithSecrets({ id }))!.secrets.passwordDigest;
 
   for (const [algorithm, make] of Object.entries(DIGESTS)) {
     it(`${algorithm}: signs in with the old password through the Experience API, then holds our scrypt digest`, async () => {

@@ -99,7 +99,7 @@ describe('Logto compatibility: role holders, organization application roles, mem
 
     await ok(h.api('POST', path, { organizationRoleIds: [reader.id] }));
     await ok(h.api('DELETE', `/applications/${app.id}`));
-    const left = await h.running.service.core.repositories.organizations.applicationRoles.where({
+    const left = await h.running.service.records.organizations.applicationRoles.where({
       applicationId: app.id,
     });
     expect(left, 'nor the application').to.deep.equal([]);

@@ -257,7 +257,7 @@ describe('Logto compatibility: sign-in parameters, consent and organization toke
     const config = await clientOf(app);
     const claimsWith = async (avatar: string) => {
       // Stored before the rule, or imported: the API itself refuses such an avatar.
-      await running.service.core.repositories.users.update(user.id, { avatar });
+      await running.service.records.users.update(user.id, { avatar });
       const landed = await land(config, { scope: 'openid profile' });
       const done = await signIn(landed, username);
       const tokens = await client.authorizationCodeGrant(config, new URL(done.url), {

@@ -55,7 +55,7 @@ describe('Connectors through the management API', () => {
       json: { config: { ...created.config, scope: 'openid email' }, syncProfile: true },
     });
     expect(patched.status).to.equal(200);
-    const usable = await service.service.core.libraries.connectors.usableSocial(created.id);
+    const usable = await service.service.core.connectors.usableSocial(created.id);
     expect(usable.usable.clientSecret).to.equal(secret);
     expect((await json(patched)).config.scope).to.equal('openid email');
   });

@@ -85,7 +85,7 @@ describe('console admins: the one-time setup link', () => {
     expect(await (await fetch(`${running.baseUrl}/api/console/setup`)).json()).to.deep.equal({ adminExists: true });
 
     // The chosen password is the admin's (the browser test signs in with it).
-    await running.service.core.libraries.users.verifyPassword(admin.id, PASSWORD);
+    await running.service.core.users.verifyPassword(admin.id, PASSWORD);
   });
 
   it('prints no link when an admin exists', async () => {
@@ -129,22 +129,22 @@ describe('console admins: ADMIN_USERNAME and ADMIN_PASSWORD', () => {
       ADMIN_PASSWORD: password,
     });
     const first = await createIdentityService({ env: env(PASSWORD), stores: { documents }, ...quiet });
-    const users = first.core.repositories.users;
+    const users = first.records.users;
     const ops = (await users.findWithSecrets({ username: 'ops' }))!.user;
-    expect(await first.core.repositories.roles.roleIdsOfUser(ops.id)).to.include('console-admin');
-    await first.core.libraries.users.setSuspended(ops.id, true);
-    await first.core.repositories.roles.removeFromUser(ops.id, 'console-admin');
+    expect(await first.records.roles.roleIdsOfUser(ops.id)).to.include('console-admin');
+    await first.core.users.setSuspended(ops.id, true);
+    await first.records.roles.removeFromUser(ops.id, 'console-admin');
     await first.close();
 
     const second = await createIdentityService({ env: env('Another-Kettle-84'), stores: { documents }, ...quiet });
     try {
-      const again = (await second.core.repositories.users.findWithSecrets({ username: 'ops' }))!.user;
+      const again = (await second.records.users.findWithSecrets({ username: 'ops' }))!.user;
       expect(again.id).to.equal(ops.id);
       expect(again.isSuspended).to.equal(false);
-      expect(await second.core.repositories.roles.roleIdsOfUser(ops.id)).to.include('console-admin');
-      await second.core.libraries.users.verifyPassword(ops.id, 'Another-Kettle-84');
+      expect(await second.records.roles.roleIdsOfUser(ops.id)).to.include('console-admin');
+      await second.core.users.verifyPassword(ops.id, 'Another-Kettle-84');
       let refused: unknown;
-      await second.core.libraries.users.verifyPassword(ops.id, PASSWORD).catch((error: unknown) => (refused = error));
+      await second.core.users.verifyPassword(ops.id, PASSWORD).catch((error: unknown) => (refused = error));
       expect(refused, 'the old password no longer works').to.be.instanceOf(Error);
     } finally {
       await second.close();

@@ -66,7 +66,7 @@ describe('actor tokens', () => {
     const api = await createResource(running, INDICATOR, ['read']);
     resourceId = api.resource.id;
     // A scope named openid, as could be created before OIDC names were reserved.
-    const legacy = await running.service.core.repositories.resources.insertScope({
+    const legacy = await running.service.records.resources.insertScope({
       id: newId(),
       resourceId,
       name: 'openid',
@@ -109,7 +109,7 @@ describe('actor tokens', () => {
     // An opaque token that outlived the suspension (the flag is written before the tokens are revoked).
     const carol = await createUser(running, [], {}, PASSWORD);
     const opaque = await opaqueToken(carol);
-    await running.service.core.repositories.users.update(carol.id, { isSuspended: true });
+    await running.service.records.users.update(carol.id, { isSuspended: true });
     const refused = await actAs(opaque);
     expect(refused.status).to.equal(400);
     expect(refused.body).to.deep.equal(oauthError('invalid_request', 'invalid actor_token: its user is suspended'));
@@ -125,7 +125,7 @@ describe('actor tokens', () => {
 
     const carol = await createUser(running, [], {}, PASSWORD);
     const opaque = await opaqueToken(carol);
-    await running.service.core.repositories.users.delete(carol.id);
+    await running.service.records.users.delete(carol.id);
     const refused = await actAs(opaque);
     expect(refused.status).to.equal(400);
     expect(refused.body).to.deep.equal(oauthError('invalid_request', 'invalid actor_token: its user no longer exists'));

@@ -68,7 +68,7 @@ for (const backend of ['embedded', 'redis'] as const) {
         id: string;
         name: string;
       }>;
-      const { roles } = running.service.core.repositories;
+      const { roles } = running.service.records;
       managementRoleId = (
         await roles.insert({
           id: newId(),

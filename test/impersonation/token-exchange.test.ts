@@ -264,8 +264,8 @@ describe('token exchange (RFC 8693 impersonation)', () => {
     const dave = await createUser(running);
     const forCarol = await subjectToken(running, carol.id);
     const forDave = await subjectToken(running, dave.id);
-    await running.service.core.repositories.users.delete(carol.id);
-    await running.service.core.repositories.users.update(dave.id, { isSuspended: true });
+    await running.service.records.users.delete(carol.id);
+    await running.service.records.users.update(dave.id, { isSuspended: true });
     const deleted = await exchange({ subject_token: forCarol });
     expect(deleted.body).to.include({ error: 'invalid_request' });
     expect(deleted.body.error_description).to.match(/no longer exists/);

@@ -96,7 +96,7 @@ describe('Account API: a user managing their second factors', () => {
     expect(listed[1]!.remainCodes).to.equal(10);
     expect(JSON.stringify(listed)).not.to.include(secret);
     expect(
-      await running.service.core.libraries.mfa.consumeBackupCode(user.id, codes[0]!),
+      await running.service.core.mfa.consumeBackupCode(user.id, codes[0]!),
       'the stored codes are the ones shown',
     ).to.equal(true);
 

@@ -27,7 +27,7 @@ describe("management API: a user's second factors", () => {
     const codes = await call(`/api/users/${user.id}/mfa-verifications`, 'POST', { type: 'BackupCode' });
     expect(codes.body.codes).to.have.length(10);
     expect(
-      await running.service.core.libraries.mfa.verifyTotp(user.id, totpCode(secret)),
+      await running.service.core.mfa.verifyTotp(user.id, totpCode(secret)),
       'the imported secret is the one stored',
     ).to.equal(true);
 
@@ -54,6 +54,6 @@ describe("management API: a user's second factors", () => {
     const user = await createUser(running);
     expect((await call(`/api/users/${user.id}/mfa-verifications`, 'POST', { type: 'Totp' })).status).to.equal(201);
     expect((await call(`/api/users/${user.id}`, 'DELETE')).status).to.equal(204);
-    expect(await running.service.core.repositories.mfaVerifications.listOf(user.id)).to.deep.equal([]);
+    expect(await running.service.records.mfaVerifications.listOf(user.id)).to.deep.equal([]);
   });
 });

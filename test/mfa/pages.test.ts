@@ -115,7 +115,7 @@ describe('MFA sign-in pages without JavaScript', () => {
 
   it('sends the code page and the backup-code page to each other, never in a loop, whatever the account holds', async () => {
     const user = await createUser(running, [], {}, PASSWORD);
-    await running.service.core.repositories.mfaVerifications.insert({
+    await running.service.records.mfaVerifications.insert({
       id: `passkey-${user.id}`,
       userId: user.id,
       type: 'WebAuthn',

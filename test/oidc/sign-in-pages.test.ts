@@ -61,7 +61,7 @@ describe('sign-in pages: forms, settings and refusals over HTTP', () => {
       expectSecurePage(res, html);
     }
     expect(mailbox.messages(email)).to.have.length(0);
-    expect(await running.service.core.repositories.users.findWithSecrets({ username })).to.equal(null);
+    expect(await running.service.records.users.findWithSecrets({ username })).to.equal(null);
   });
 
   it('shows a taken username on its field (409) and a missing password on its own (400)', async () => {
@@ -95,10 +95,9 @@ describe('sign-in pages: forms, settings and refusals over HTTP', () => {
       expect(refused.status).to.equal(422);
       expect(refused.html).to.include('Every account here must also have an email address or a phone number');
       expectSecurePage(refused.res, refused.html);
-      expect(
-        await running.service.core.repositories.users.findWithSecrets({ username }),
-        'no account was created',
-      ).to.equal(null);
+      expect(await running.service.records.users.findWithSecrets({ username }), 'no account was created').to.equal(
+        null,
+      );
     } finally {
       await signInExperience(USERNAME_SIGN_UP);
     }

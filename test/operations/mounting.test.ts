@@ -77,7 +77,7 @@ describe('mounting into a host Koa app', () => {
           body: JSON.stringify({ name: 'spa', type: 'SPA', oidcClientMetadata: { redirectUris: [redirect] } }),
         })
       ).json()) as { id: string };
-      await service.core.repositories.users.insert(
+      await service.records.users.insert(
         {
           id: 'mounted-user',
           username: 'mounted',
@@ -144,9 +144,9 @@ describe('mounting into a host Koa app', () => {
       });
     const [a, b] = await Promise.all([make('first'), make('second')]);
     try {
-      expect(await a.core.repositories.applications.findById('first')).not.to.equal(null);
-      expect(await a.core.repositories.applications.findById('second')).to.equal(null);
-      expect(await b.core.repositories.applications.findById('first')).to.equal(null);
+      expect(await a.records.applications.findById('first')).not.to.equal(null);
+      expect(await a.records.applications.findById('second')).to.equal(null);
+      expect(await b.records.applications.findById('first')).to.equal(null);
       expect(a.provider.issuer).not.to.equal(b.provider.issuer);
     } finally {
       await Promise.all([a.close(), b.close()]);

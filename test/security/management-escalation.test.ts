@@ -35,7 +35,7 @@ describe('impersonation cannot reach the management API', () => {
 
   /** A User role holding the management `all` scope, written the way data could be before the fix. */
   async function legacyUserRoleWithAll() {
-    const { roles } = running.service.core.repositories;
+    const { roles } = running.service.records;
     const role = await roles.insert({
       id: newId(),
       name: `legacy-${newId(6)}`,
@@ -262,7 +262,7 @@ describe('impersonation cannot reach the management API', () => {
     });
 
     it('is created idempotently: bootstrapping again changes nothing', async () => {
-      const { repositories } = running.service.core;
+      const { records: repositories } = running.service;
       for (let run = 0; run < 2; run += 1) {
         await bootstrap({
           repositories,

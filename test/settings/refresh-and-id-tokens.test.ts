@@ -150,7 +150,7 @@ describe('application token settings through the authorization code flow', () =>
 
     it('ignores a false stored for a public client before it was refused', async () => {
       const spa = await app('SPA');
-      await running.service.core.repositories.applications.update(spa.id, {
+      await running.service.records.applications.update(spa.id, {
         customClientMetadata: { rotateRefreshToken: false },
       });
       const tokens = await signIn(running, spa, username, OFFLINE);

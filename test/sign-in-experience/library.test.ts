@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { DomainError } from '../../lib/errors.ts';
 import { startService, type RunningService } from '../support/service.ts';
 
-/** The interface the Experience API and the sign-in pages use: `core.libraries.signInExperience`. */
+/** The interface the Experience API and the sign-in pages use: `core.signInExperience`. */
 describe('sign-in experience library', () => {
   let running: RunningService;
   beforeEach(async () => {
@@ -10,7 +10,7 @@ describe('sign-in experience library', () => {
   });
   afterEach(() => running.close());
 
-  const library = () => running.service.core.libraries.signInExperience;
+  const library = () => running.service.core.signInExperience;
 
   async function refusal(promise: Promise<unknown>): Promise<DomainError> {
     const error = await promise.then(

@@ -301,9 +301,7 @@ describe('sign-in experience settings refused, never stored', () => {
           expect(res.body.message).to.be.a('string').and.not.empty;
           if (refusal.data) expect(res.body.data).to.deep.equal(refusal.data);
           expect((await h.api('GET', '/sign-in-exp')).body, 'the stored settings are unchanged').to.deep.equal(before);
-          expect(await h.running.service.core.repositories.signInExperience.find(), 'nothing was written').to.equal(
-            null,
-          );
+          expect(await h.running.service.records.signInExperience.find(), 'nothing was written').to.equal(null);
         });
       }
     });

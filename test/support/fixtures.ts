@@ -75,7 +75,7 @@ export async function createUser(
 ) {
   const now = Date.now();
   const secrets = password ? { passwordDigest: await hashPassword(password) } : {};
-  const user = await running.service.core.repositories.users.insert(
+  const user = await running.service.records.users.insert(
     {
       id: newId(12),
       username: `user_${newId(8)}`,
@@ -96,7 +96,7 @@ export async function createUser(
     },
     secrets,
   );
-  if (roleIds.length) await running.service.core.repositories.roles.assignToUser(user.id, roleIds);
+  if (roleIds.length) await running.service.records.roles.assignToUser(user.id, roleIds);
   return user;
 }
 

@@ -27,7 +27,7 @@ describe('users management API', () => {
       expect(res.body).to.include.keys('customData', 'profile', 'identities', 'createdAt', 'updatedAt', 'lastSignInAt');
       expect(res.body).not.to.have.any.keys('password', 'passwordDigest');
       expect(JSON.stringify(res.body)).not.to.match(/scrypt|a long password/);
-      const stored = await h.running.service.core.repositories.users.findWithSecrets({ id: res.body.id });
+      const stored = await h.running.service.records.users.findWithSecrets({ id: res.body.id });
       expect(stored?.secrets.passwordDigest).to.match(/^scrypt\$32768\$8\$1\$[A-Za-z0-9+/=]+\$[A-Za-z0-9+/=]+$/);
 
       expect(
@@ -175,7 +175,7 @@ describe('users management API', () => {
       expect((await h.api('GET', `/users/${user.id}`)).status).to.equal(404);
       expect(await h.running.service.core.provider.Grant.find(grantId)).to.equal(undefined);
       expect(await ok(h.api('GET', `/organizations/${organization.id}/users`))).to.deep.equal([]);
-      expect(await h.running.service.core.repositories.roles.userIdsOfRole(role.id)).to.deep.equal([]);
+      expect(await h.running.service.records.roles.userIdsOfRole(role.id)).to.deep.equal([]);
       expect((await h.api('DELETE', `/users/${user.id}`)).status).to.equal(404);
     });
   });

@@ -7,7 +7,7 @@ import {
   type OrganizationTemplateLibrary,
 } from '../../../lib/organizations/template.ts';
 import type { DocumentStore } from '../../../lib/ports/documents.ts';
-import { createRepositories, prepareRepositories } from '../../../lib/repositories.ts';
+import { openRecords, prepareRecords } from '../../../app/capabilities.ts';
 
 const PAGE = { page: 1, pageSize: 20 };
 
@@ -28,8 +28,8 @@ describe('organization template (library)', () => {
 
   beforeEach(async () => {
     store = createMemoryDocumentStore();
-    const repositories = createRepositories(store);
-    await prepareRepositories(repositories);
+    const repositories = openRecords(store);
+    await prepareRecords(repositories);
     template = createOrganizationTemplateLibrary(repositories);
   });
   afterEach(() => store.close());

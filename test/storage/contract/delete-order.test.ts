@@ -31,32 +31,32 @@ describe('multi-step deletes outside a transaction', () => {
   it('keep a user whose links could not all be removed, and finish on a retry', async () => {
     const role = await createRole(running, []);
     const user = await createUser(running, [role.id]);
-    const { users } = running.service.core.libraries;
+    const { users } = running.service.core;
     fault.failing = 'organizations_users';
     const error = await users.delete(user.id).then(
       () => null,
       (caught: Error) => caught,
     );
     expect(error?.message).to.equal('organizations_users delete failed');
-    expect(await running.service.core.repositories.users.findById(user.id)).to.not.equal(null);
+    expect(await running.service.records.users.findById(user.id)).to.not.equal(null);
     fault.failing = null;
     await users.delete(user.id);
-    expect(await running.service.core.repositories.users.findById(user.id)).to.equal(null);
-    expect(await running.service.core.repositories.roles.roleIdsOfUser(user.id)).to.deep.equal([]);
+    expect(await running.service.records.users.findById(user.id)).to.equal(null);
+    expect(await running.service.records.roles.roleIdsOfUser(user.id)).to.deep.equal([]);
   });
 
   it('keep a role whose holders could not be released, and finish on a retry', async () => {
     const role = await createRole(running, []);
     await createUser(running, [role.id]);
-    const { roles } = running.service.core.libraries;
+    const { roles } = running.service.core;
     fault.failing = 'users_roles';
     await roles.delete(role.id).then(
       () => expect.fail('the delete must fail'),
       () => undefined,
     );
-    expect(await running.service.core.repositories.roles.findById(role.id)).to.not.equal(null);
+    expect(await running.service.records.roles.findById(role.id)).to.not.equal(null);
     fault.failing = null;
     await roles.delete(role.id);
-    expect(await running.service.core.repositories.roles.findById(role.id)).to.equal(null);
+    expect(await running.service.records.roles.findById(role.id)).to.equal(null);
   });
 });

@@ -2,12 +2,12 @@ import { expect } from 'chai';
 import { pino } from 'pino';
 import { MANAGEMENT_RESOURCE_ID, bootstrap } from '../../../lib/bootstrap.ts';
 import { createLinks } from '../../../lib/data/links.ts';
-import { createRepositories, prepareRepositories, type Repositories } from '../../../lib/repositories.ts';
+import { openRecords, prepareRecords, type Records } from '../../../app/capabilities.ts';
 import { DuplicateKeyError, type DocumentStore } from '../../../lib/ports/documents.ts';
 import { translateError } from '../../../adapters/mongodb/documents.ts';
 import { forEachBackend } from '../../support/storage/backends.ts';
 
-const start = (repositories: Repositories, managementIndicator: string) =>
+const start = (repositories: Records, managementIndicator: string) =>
   bootstrap({
     repositories,
     managementIndicator,
@@ -19,11 +19,11 @@ const start = (repositories: Repositories, managementIndicator: string) =>
 
 forEachBackend('MongoDB path fixes', (backend) => {
   let store: DocumentStore;
-  let repositories: Repositories;
+  let repositories: Records;
   before(async () => {
     store = await backend.open();
-    repositories = createRepositories(store);
-    await prepareRepositories(repositories);
+    repositories = openRecords(store);
+    await prepareRecords(repositories);
   });
 
   it('points the management resource at the new indicator when BASE_URL changed on a persistent store', async () => {

@@ -1,7 +1,7 @@
-import type { ApplicationsRepository } from '../../lib/applications/repository.ts';
-import type { RolesRepository } from '../../lib/roles/repository.ts';
-import type { UsersRepository } from '../../lib/users/repository.ts';
-import type { Role } from '../../lib/roles/repository.ts';
+import type { ApplicationsRepository } from '../applications/repository.ts';
+import type { RolesRepository } from './repository.ts';
+import type { UsersRepository } from '../users/repository.ts';
+import type { Role } from './repository.ts';
 
 const FEATURED = 3;
 
