@@ -15,7 +15,23 @@ import { accountMfaSecretRoutes } from './mfa/account.ts';
 import { accountIdentityRoutes } from './connectors/account.ts';
 
 /** The identity-data management routes (applications, resources, roles, users, organizations, …). */
-export function managementRoutes(api: ApiRouterDeps, core: ServiceCore): void {
+/** The capabilities the management routes act through: nothing else of the service reaches them. */
+type ManagementCapabilities = Pick<
+  ServiceCore,
+  | 'account'
+  | 'applications'
+  | 'connectors'
+  | 'kv'
+  | 'messaging'
+  | 'mfa'
+  | 'organizations'
+  | 'resources'
+  | 'roles'
+  | 'signInExperience'
+  | 'users'
+>;
+
+export function managementRoutes(api: ApiRouterDeps, core: ManagementCapabilities): void {
   applicationRoutes(api, core);
   resourceRoutes(api, core);
   roleRoutes(api, core);

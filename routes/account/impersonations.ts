@@ -18,7 +18,10 @@ const impersonationOfMine = z.object({
 });
 
 /** The user's right to know: every impersonation of their account, newest first. */
-export function accountImpersonationRoutes(user: ApiRouterDeps, core: ServiceCore): void {
+export function accountImpersonationRoutes(
+  user: ApiRouterDeps,
+  core: Pick<ServiceCore, 'account' | 'impersonation'>,
+): void {
   declare(user, {
     method: 'get',
     path: '/my-account/impersonations',

@@ -26,7 +26,7 @@ const tag = 'Account';
  * center and, with `identity: true`, the gate (`logto-verification-id`). Routes of other capabilities (MFA
  * factors, linked identities) are declared this way and registered from `accountRoutes` below.
  */
-export function accountApi(api: ApiRouterDeps, core: ServiceCore): ApiRouterDeps {
+export function accountApi(api: ApiRouterDeps, core: Pick<ServiceCore, 'account'>): ApiRouterDeps {
   return { ...api, requireScope: core.account.auth.requireScope, security: 'user' };
 }
 
@@ -38,7 +38,10 @@ export function announceUserChange(events: EventState, updated: User | undefined
   events.events = { ...events.events, 'User.Data.Updated': updated ? { data: updated } : false };
 }
 
-export function accountRoutes(api: ApiRouterDeps, core: ServiceCore): void {
+export function accountRoutes(
+  api: ApiRouterDeps,
+  core: Pick<ServiceCore, 'account' | 'applications' | 'impersonation' | 'mfa' | 'signInExperience'>,
+): void {
   const { account } = core;
   const user = accountApi(api, core);
 

@@ -39,7 +39,10 @@ const addBody = z.discriminatedUnion('type', [
  * (`logto-verification-id`) and publishes User.Data.Updated. Passkeys are registered with a verification record
  * (`/api/verifications/web-authn/registration`, then `/verify`), bound here, renamed and removed.
  */
-export function accountMfaRoutes(user: ApiRouterDeps, core: ServiceCore): void {
+export function accountMfaRoutes(
+  user: ApiRouterDeps,
+  core: Pick<ServiceCore, 'account' | 'mfa' | 'signInExperience'>,
+): void {
   const { account } = core;
   const { mfa, signInExperience } = core;
   const { passkeys } = mfa;

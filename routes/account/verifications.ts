@@ -10,7 +10,7 @@ const tag = 'Account verifications';
  * code sent to their own email or phone), or that they hold a new address, and gets a record id valid for ten
  * minutes. Impersonation tokens cannot verify (nor spend the user's lockout budget or messages).
  */
-export function verificationRoutes(user: ApiRouterDeps, core: ServiceCore): void {
+export function verificationRoutes(user: ApiRouterDeps, core: Pick<ServiceCore, 'account' | 'applications'>): void {
   const { account } = core;
 
   declare(user, {

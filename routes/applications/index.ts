@@ -18,7 +18,7 @@ const tag = 'Applications';
 const byId = z.object({ id: idParam });
 const assignedRoles = z.object({ roleIds: z.array(z.string()) });
 
-export function applicationRoutes(api: ApiRouterDeps, core: ServiceCore): void {
+export function applicationRoutes(api: ApiRouterDeps, core: Pick<ServiceCore, 'applications'>): void {
   const library = core.applications;
 
   declare(api, {

@@ -16,7 +16,10 @@ const recordId = z.string().min(1).max(128);
  * both behind the identity gate (`logto-verification-id`) and the account center's `social` field. The user's
  * identities are read on `GET /api/my-account` (scope `identities`).
  */
-export function accountIdentityRoutes(api: ApiRouterDeps, core: ServiceCore): void {
+export function accountIdentityRoutes(
+  api: ApiRouterDeps,
+  core: Pick<ServiceCore, 'account' | 'connectors' | 'kv'>,
+): void {
   const user = accountApi(api, core);
   const { account } = core;
   const { connectors } = core;

@@ -24,7 +24,7 @@ const isFactory = (id: string): id is SocialFactoryId => Object.hasOwn(SOCIAL_FA
  * Social connectors (a generic OIDC and a generic OAuth 2.0 one) and enterprise SSO connectors (OIDC), as
  * Logto's management API has them. Client secrets are write-only: answered masked.
  */
-export function connectorRoutes(api: ApiRouterDeps, core: ServiceCore): void {
+export function connectorRoutes(api: ApiRouterDeps, core: Pick<ServiceCore, 'connectors'>): void {
   const library = core.connectors;
   const tag = 'Connectors';
 

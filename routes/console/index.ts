@@ -9,7 +9,7 @@ const tag = 'Console';
  * The console's first-admin setup: the only unauthenticated management route. It answers only while no console
  * admin exists, and only with the single-use token of the link the service printed at start.
  */
-export function consoleRoutes(api: ApiRouterDeps, core: ServiceCore): void {
+export function consoleRoutes(api: ApiRouterDeps, core: Pick<ServiceCore, 'consoleAdmins'>): void {
   declare(api, {
     method: 'get',
     path: '/console/setup',

@@ -61,7 +61,7 @@ function typesOf(types: string | undefined): EventName[] | undefined {
  * `/api/events`: the retained events in commit order, read with a gap-free cursor (docs/webhooks.md, "Events API");
  * `/api/hook-events/:event/schema`: each event type's published JSON Schema.
  */
-export function eventRoutes(api: ApiRouterDeps, core: ServiceCore): void {
+export function eventRoutes(api: ApiRouterDeps, core: Pick<ServiceCore, 'events'>): void {
   declare(api, {
     method: 'get',
     path: '/events',

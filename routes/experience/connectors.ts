@@ -34,7 +34,7 @@ const verifyBody = z
  * Logto's social and enterprise SSO verifications: the client gets the provider's authorization URL, sends the
  * browser there, and hands back the callback's parameters; identification then signs in, links or registers.
  */
-export function experienceConnectorRoutes(api: ApiRouterDeps, core: ServiceCore): void {
+export function experienceConnectorRoutes(api: ApiRouterDeps, core: Pick<ServiceCore, 'experience'>): void {
   const { experience } = core;
 
   for (const [segment, type, name] of [

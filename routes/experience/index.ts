@@ -35,7 +35,7 @@ export function requestOf(ctx: Context): ExperienceRequest {
  * Logto's Experience API: the JSON face of the experience library, for sign-in UIs of one's own. No bearer
  * token: each call acts on the OIDC interaction its cookie names (400 `session.not_found` without one).
  */
-export function experienceRoutes(api: ApiRouterDeps, core: ServiceCore): void {
+export function experienceRoutes(api: ApiRouterDeps, core: Pick<ServiceCore, 'experience' | 'provider'>): void {
   const { experience } = core;
 
   // No one signs in, registers or resets a password while impersonating: a request bearing an impersonation token

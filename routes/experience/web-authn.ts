@@ -23,7 +23,7 @@ const requestOptions = z
  * minutes: a replayed or late answer is 400 `session.mfa.pending_info_not_found`, an answer that does not verify
  * (origin, RP ID, signature, credential, counter) 400 `session.mfa.webauthn_verification_failed`.
  */
-export function experienceWebAuthnRoutes(api: ApiRouterDeps, core: ServiceCore): void {
+export function experienceWebAuthnRoutes(api: ApiRouterDeps, core: Pick<ServiceCore, 'experience'>): void {
   const { experience } = core;
 
   declare(api, {

@@ -39,7 +39,7 @@ async function asLogto<T>(code: 'entity.not_exists' | 'entity.not_found', work: 
 const byId = z.object({ id: idParam });
 
 /** `/api/hooks`: webhook registrations (Logto's shapes), their test sends, logs and deliveries. */
-export function hookRoutes(api: ApiRouterDeps, core: ServiceCore): void {
+export function hookRoutes(api: ApiRouterDeps, core: Pick<ServiceCore, 'webhooks'>): void {
   const { webhooks } = core;
   const { management } = webhooks;
 

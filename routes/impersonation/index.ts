@@ -72,7 +72,10 @@ export const impersonationSchema = z.object({
 const byId = z.object({ id: idParam });
 const byUser = z.object({ userId: idParam });
 
-export function impersonationRoutes(api: ApiRouterDeps, core: ServiceCore): void {
+export function impersonationRoutes(
+  api: ApiRouterDeps,
+  core: Pick<ServiceCore, 'authorization' | 'impersonation' | 'provider' | 'rateLimits' | 'resources'>,
+): void {
   const { impersonation, rateLimits } = core;
 
   declare(api, {

@@ -22,7 +22,19 @@ import { connectorPageRoutes } from './connectors.ts';
  * is the first): sign-in by password or code, sign-up, forgotten passwords and, for third-party applications,
  * consent. First-party applications are granted their scopes without a consent screen.
  */
-export function interactionRoutes(core: ServiceCore): Middleware {
+export function interactionRoutes(
+  core: Pick<
+    ServiceCore,
+    | 'applications'
+    | 'connectors'
+    | 'experience'
+    | 'logger'
+    | 'organizations'
+    | 'provider'
+    | 'settings'
+    | 'signInExperience'
+  >,
+): Middleware {
   const { provider, experience } = core;
   const router = new Router({ prefix: '/interaction' });
   const form = parseBody(koaBody({ urlencoded: true, json: false, text: false, multipart: false, formLimit: '16kb' }));

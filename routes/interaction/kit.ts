@@ -28,7 +28,12 @@ export interface Visit extends PageFrame {
  * sign-in experience and branding, the pages' security headers, form fields and the library's refusals
  * turned into pages.
  */
-export function createPageKit(core: ServiceCore) {
+export function createPageKit(
+  core: Pick<
+    ServiceCore,
+    'applications' | 'connectors' | 'experience' | 'organizations' | 'provider' | 'settings' | 'signInExperience'
+  >,
+) {
   const { provider, applications, organizations, settings: service } = core;
   const tokens = createFormTokens(service.cookieKeys);
   const url = (uid: string, path = '') => `${service.baseUrl}/interaction/${uid}${path}`;

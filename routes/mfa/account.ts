@@ -13,7 +13,10 @@ const tag = 'Account';
  * URI and QR code) and ten new backup codes, generated and shown, nothing stored until
  * `POST /api/my-account/mfa-verifications` adds them behind the identity gate.
  */
-export function accountMfaSecretRoutes(api: ApiRouterDeps, core: ServiceCore): void {
+export function accountMfaSecretRoutes(
+  api: ApiRouterDeps,
+  core: Pick<ServiceCore, 'account' | 'mfa' | 'signInExperience'>,
+): void {
   const user = accountApi(api, core);
   const { account } = core;
   const { mfa, signInExperience } = core;

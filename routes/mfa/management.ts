@@ -26,7 +26,7 @@ const createBody = z.discriminatedUnion('type', [
  * authenticator app or backup codes for the user (the secret or codes answered once, to hand over), remove one.
  * Each change publishes User.Data.Updated with the user, never a secret.
  */
-export function userMfaRoutes(api: ApiRouterDeps, core: ServiceCore): void {
+export function userMfaRoutes(api: ApiRouterDeps, core: Pick<ServiceCore, 'mfa'>): void {
   const { mfa } = core;
 
   declare(api, {

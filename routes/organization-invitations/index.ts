@@ -16,7 +16,10 @@ import {
 const tag = 'Organization invitations';
 const byId = z.object({ id: idParam });
 
-export function organizationInvitationRoutes(api: ApiRouterDeps, core: ServiceCore): void {
+export function organizationInvitationRoutes(
+  api: ApiRouterDeps,
+  core: Pick<ServiceCore, 'messaging' | 'organizations'>,
+): void {
   const library = core.organizations.invitations;
   const message = ({ link, ...rest }: z.infer<typeof messagePayload>, koa: Context): InvitationMessage => ({
     link,

@@ -34,7 +34,7 @@ function announceScopes(
   };
 }
 
-export function organizationRoleRoutes(api: ApiRouterDeps, core: ServiceCore): void {
+export function organizationRoleRoutes(api: ApiRouterDeps, core: Pick<ServiceCore, 'organizations'>): void {
   const library = core.organizations.template;
 
   declare(api, {

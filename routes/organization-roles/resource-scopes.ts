@@ -19,7 +19,10 @@ function announceResourceScopes(events: EventState, organizationRoleId: string, 
  * API-resource scopes of an organization role: members holding the role get them in tokens issued within the
  * organization for that API (never management API scopes: 422).
  */
-export function organizationRoleResourceScopeRoutes(api: ApiRouterDeps, core: ServiceCore): void {
+export function organizationRoleResourceScopeRoutes(
+  api: ApiRouterDeps,
+  core: Pick<ServiceCore, 'organizations'>,
+): void {
   const library = core.organizations.template;
 
   declare(api, {

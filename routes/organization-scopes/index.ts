@@ -7,7 +7,7 @@ import { createOrganizationScopeBody, organizationScope, updateOrganizationScope
 const tag = 'Organization scopes';
 const byId = z.object({ id: idParam });
 
-export function organizationScopeRoutes(api: ApiRouterDeps, core: ServiceCore): void {
+export function organizationScopeRoutes(api: ApiRouterDeps, core: Pick<ServiceCore, 'organizations'>): void {
   const library = core.organizations.template;
 
   declare(api, {

@@ -11,7 +11,7 @@ const byApplication = z.object({ id: idParam, applicationId: idParam });
  * Organization roles of one member application (MachineToMachine roles only; the application must be a
  * member: 422 otherwise). No event, as in Logto.
  */
-export function organizationApplicationRoleRoutes(api: ApiRouterDeps, core: ServiceCore): void {
+export function organizationApplicationRoleRoutes(api: ApiRouterDeps, core: Pick<ServiceCore, 'organizations'>): void {
   const library = core.organizations;
 
   declare(api, {

@@ -18,7 +18,7 @@ import {
 const tag = 'Organizations';
 const byId = z.object({ id: idParam });
 
-export function organizationRoutes(api: ApiRouterDeps, core: ServiceCore): void {
+export function organizationRoutes(api: ApiRouterDeps, core: Pick<ServiceCore, 'organizations'>): void {
   const library = core.organizations;
 
   declare(api, {

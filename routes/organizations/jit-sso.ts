@@ -8,7 +8,7 @@ const byId = z.object({ id: idParam });
 const ids = z.array(idParam).max(100);
 
 /** Enterprise SSO connectors whose users join the organization just in time (Logto's `jit/sso-connectors`). */
-export function organizationJitSsoRoutes(api: ApiRouterDeps, core: ServiceCore): void {
+export function organizationJitSsoRoutes(api: ApiRouterDeps, core: Pick<ServiceCore, 'organizations'>): void {
   const jit = core.organizations.jit;
 
   declare(api, {

@@ -19,7 +19,7 @@ const byId = z.object({ id: idParam });
  * Just-in-time provisioning: email domains whose users join the organization on sign-up or first sign-in (with a
  * verified email), and the organization roles they get there.
  */
-export function organizationJitRoutes(api: ApiRouterDeps, core: ServiceCore): void {
+export function organizationJitRoutes(api: ApiRouterDeps, core: Pick<ServiceCore, 'organizations'>): void {
   const library = core.organizations;
   const jit = core.organizations.jit;
 

@@ -15,7 +15,7 @@ const tag = 'Organizations';
 const byMember = z.object({ id: idParam, userId: idParam });
 
 /** Organization roles of one member user (the user must be a member: 422 otherwise). No event, as in Logto. */
-export function organizationMemberRoleRoutes(api: ApiRouterDeps, core: ServiceCore): void {
+export function organizationMemberRoleRoutes(api: ApiRouterDeps, core: Pick<ServiceCore, 'organizations'>): void {
   const library = core.organizations;
 
   declare(api, {

@@ -18,7 +18,7 @@ const tag = 'Organizations';
 const byId = z.object({ id: idParam });
 
 /** Member users and applications; every change that changed something emits Organization.Membership.Updated. */
-export function organizationMemberRoutes(api: ApiRouterDeps, core: ServiceCore): void {
+export function organizationMemberRoutes(api: ApiRouterDeps, core: Pick<ServiceCore, 'organizations'>): void {
   const library = core.organizations;
 
   declare(api, {

@@ -21,7 +21,7 @@ const byId = z.object({ id: idParam });
 const byResource = z.object({ resourceId: idParam });
 const byScope = z.object({ resourceId: idParam, scopeId: idParam });
 
-export function resourceRoutes(api: ApiRouterDeps, core: ServiceCore): void {
+export function resourceRoutes(api: ApiRouterDeps, core: Pick<ServiceCore, 'resources'>): void {
   const library = core.resources;
 
   declare(api, {

@@ -25,7 +25,7 @@ function announceScopes(events: EventState, roleId: string, scopes: Scope[] | fa
   events.events = { ...events.events, 'Role.Scopes.Updated': scopes && { data: scopes, roleId } };
 }
 
-export function roleRoutes(api: ApiRouterDeps, core: ServiceCore): void {
+export function roleRoutes(api: ApiRouterDeps, core: Pick<ServiceCore, 'roles'>): void {
   const rolesLibrary = core.roles;
 
   declare(api, {

@@ -11,7 +11,7 @@ const userIdsBody = z.object({ userIds: ids }).strict();
 const applicationIdsBody = z.object({ applicationIds: ids }).strict();
 
 /** Who holds a role: users (User roles) and MachineToMachine applications (MachineToMachine roles). */
-export function roleMemberRoutes(api: ApiRouterDeps, core: ServiceCore): void {
+export function roleMemberRoutes(api: ApiRouterDeps, core: Pick<ServiceCore, 'roles'>): void {
   const library = core.roles;
 
   declare(api, {

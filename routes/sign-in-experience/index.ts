@@ -4,7 +4,7 @@ import { signInExperience, signInExperiencePatch } from '../../lib/sign-in-exper
 
 const tag = 'Sign-in experience';
 
-export function signInExperienceRoutes(api: ApiRouterDeps, core: ServiceCore): void {
+export function signInExperienceRoutes(api: ApiRouterDeps, core: Pick<ServiceCore, 'signInExperience'>): void {
   const library = core.signInExperience;
 
   declare(api, {

@@ -20,7 +20,7 @@ const ssoIdentity = z.object({
 });
 
 /** A user's social identities (Logto's `/users/:userId/identities/:target`) and enterprise SSO identities. */
-export function userIdentityRoutes(api: ApiRouterDeps, core: ServiceCore): void {
+export function userIdentityRoutes(api: ApiRouterDeps, core: Pick<ServiceCore, 'connectors'>): void {
   const identities = core.connectors.identities;
 
   declare(api, {

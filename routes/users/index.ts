@@ -22,7 +22,10 @@ const tag = 'Users';
 const byUser = z.object({ userId: idParam });
 const jsonRecord = z.record(z.string(), z.unknown());
 
-export function userRoutes(api: ApiRouterDeps, core: ServiceCore): void {
+export function userRoutes(
+  api: ApiRouterDeps,
+  core: Pick<ServiceCore, 'connectors' | 'organizations' | 'users'>,
+): void {
   const library = core.users;
 
   declare(api, {

@@ -11,7 +11,7 @@ const byUser = z.object({ userId: idParam });
 const assignedRoles = z.object({ roleIds: z.array(z.string()), addedRoleIds: z.array(z.string()) });
 
 /** A user's roles (only `User` roles; assignment emits no event, as in Logto) and organizations. */
-export function userRelationRoutes(api: ApiRouterDeps, core: ServiceCore): void {
+export function userRelationRoutes(api: ApiRouterDeps, core: Pick<ServiceCore, 'organizations' | 'users'>): void {
   const library = core.users;
 
   declare(api, {

@@ -116,6 +116,14 @@ describe('the layers', () => {
     expect(reached, `repositories reached from outside their folder:\n  ${reached.join('\n  ')}`).to.deep.equal([]);
   });
 
+  it('hand routes and extensions only the capabilities they name, never the whole service core', () => {
+    const modules = ['routes', 'extensions'].flatMap(sources);
+    const whole = modules.filter((file) => /:\s*ServiceCore\b/.test(readFileSync(join(root, file), 'utf8')));
+    const named = modules.filter((file) => /Pick<\s*ServiceCore,/.test(readFileSync(join(root, file), 'utf8')));
+    expect(named.length, 'route modules that name their capabilities').to.be.above(20);
+    expect(whole, `modules taking the whole core:\n  ${whole.join('\n  ')}`).to.deep.equal([]);
+  });
+
   it('have no import cycle inside lib/', () => {
     const edges = new Map(
       files.map((file) => [
