@@ -1,5 +1,6 @@
 import { errors } from '../errors.ts';
-import type { Repositories } from '../repositories.ts';
+import type { ApplicationsRepository } from '../applications/repository.ts';
+import type { OidcRevocation } from '../oidc/revocation.ts';
 import { SESSIONS_SCOPE } from '../oidc/claims.ts';
 import type { StoredSession } from '../oidc/revocation.ts';
 import type { AccountPrincipal } from './auth.ts';
@@ -55,7 +56,7 @@ function assertSessionsScope(principal: AccountPrincipal): void {
 }
 
 /** The user's browser sessions (`/api/my-account/sessions`): listed, and ended one by one. */
-export function createAccountSessions(deps: Pick<Repositories, 'oidcRevocation' | 'applications'>) {
+export function createAccountSessions(deps: { oidcRevocation: OidcRevocation; applications: ApplicationsRepository }) {
   const { oidcRevocation, applications } = deps;
 
   return {

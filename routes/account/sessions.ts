@@ -34,7 +34,7 @@ const accountSession = z.object({
 });
 
 /** Logto's session management of the Account API: the user's browser sessions, under the account center's `session` field. */
-export function accountSessionRoutes(user: ApiRouterDeps, core: ServiceCore): void {
+export function accountSessionRoutes(user: ApiRouterDeps, core: Pick<ServiceCore, 'account'>): void {
   const { account } = core;
 
   declare(user, {
