@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { DeliveryJob, DeliveryProcessor } from '../ports/queue.ts';
-import type { DeliveriesRepository, DeliveryStatus } from './deliveries.ts';
+import type { DeliveriesRepository } from './deliveries.ts';
+import type { DeliveryStatus } from './delivery.ts';
 import type { DeliveryLogs } from './delivery-logs.ts';
 import type { DestinationPolicy } from './destinations.ts';
 import type { EndpointGuard, EndpointHealth } from './endpoint-guard.ts';

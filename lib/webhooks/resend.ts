@@ -1,5 +1,5 @@
 import { errors } from '../errors.ts';
-import type { Delivery } from './deliveries.ts';
+import type { Delivery } from './delivery.ts';
 import { hookErrors } from './errors.ts';
 import { enqueueDeliveries, type EnqueueDeps } from './fan-out.ts';
 import type { HookManagement } from './management.ts';

@@ -2,7 +2,7 @@ import { validateHeaderName, validateHeaderValue } from 'node:http';
 import { z } from 'zod';
 import { ALL_EVENTS } from '../../lib/events/catalogue.ts';
 import { optionalPagination, pagination } from '../../lib/http/api.ts';
-import { DELIVERY_STATUSES } from '../../lib/webhooks/deliveries.ts';
+import { DELIVERY_STATUSES } from '../../lib/webhooks/delivery.ts';
 import { HOOK_ORDERINGS } from '../../lib/webhooks/entity-order.ts';
 import { SIGNATURE_SCHEMES } from '../../lib/webhooks/signing.ts';
 

@@ -1,4 +1,5 @@
-import type { Application as StoredApplication, ApplicationType } from '../../../../lib/applications/repository.ts';
+import type { Application as StoredApplication } from '../../../../lib/applications/repository.ts';
+import type { ApplicationType } from '../../../../lib/applications/types.ts';
 
 export type { ApplicationType };
 

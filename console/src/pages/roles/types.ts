@@ -1,4 +1,5 @@
-import type { Role as StoredRole, RoleType } from '../../../../lib/roles/repository.ts';
+import type { Role as StoredRole } from '../../../../lib/roles/repository.ts';
+import type { RoleType } from '../../../../lib/roles/types.ts';
 
 export type { RoleType };
 

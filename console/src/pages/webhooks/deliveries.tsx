@@ -4,7 +4,7 @@ import { ErrorText, Section, useAction } from '../../components/feedback.tsx';
 import { SelectField } from '../../components/field.tsx';
 import { Pager, Table } from '../../components/table.tsx';
 
-import type { Delivery } from '../../../../lib/webhooks/deliveries.ts';
+import type { Delivery } from '../../../../lib/webhooks/delivery.ts';
 
 const STATUSES = [
   { value: '', label: 'Any status' },
