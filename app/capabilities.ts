@@ -3,6 +3,7 @@ import { createConnectors, openConnectorRecords } from '../lib/connectors/index.
 import { createMfa, openMfaRecords } from '../lib/mfa/index.ts';
 import { createOidcRevocation } from '../lib/oidc/revocation.ts';
 import { createOrganizations, openOrganizationRecords } from '../lib/organizations/index.ts';
+import type { EmitData } from '../lib/events/operation.ts';
 import type { DocumentStore } from '../lib/ports/documents.ts';
 import type { KeyValueStore } from '../lib/ports/kv.ts';
 import { createResources, openResourceRecords } from '../lib/resources/index.ts';
@@ -41,6 +42,8 @@ export async function prepareRecords(records: Records): Promise<void> {
 export function createCapabilities(
   records: Records,
   options: {
+    /** How the libraries state the data events of what they change. */
+    emit: EmitData;
     defaultAccessTokenTtl: number;
     /** TOTP secrets are encrypted under keys derived from these (MFA_SECRET_KEYS, else the cookie keys). */
     mfaSecretKeys: readonly string[];
@@ -61,9 +64,9 @@ export function createCapabilities(
   return {
     applications: createApplications(records),
     users: createUsers(records, signInExperience),
-    roles: createRoles(records),
-    resources: createResources(records, options),
-    organizations: createOrganizations(records),
+    roles: createRoles({ ...records, emit: options.emit }),
+    resources: createResources({ ...records, emit: options.emit }, options),
+    organizations: createOrganizations(records, options.emit),
     signInExperience,
     connectors: createConnectors({
       records,

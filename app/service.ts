@@ -17,6 +17,7 @@ import { mountProvider } from '../lib/oidc/mount.ts';
 import { LOGTO_MANAGEMENT_INDICATOR, bootstrap } from '../lib/bootstrap.ts';
 import { EventBus } from '../lib/events/bus.ts';
 import { routeEventsMiddleware } from '../lib/events/route-events.ts';
+import { createOperationEvents } from '../lib/events/operation.ts';
 import { MANAGEMENT_EVENTS } from '../lib/events/management-events.ts';
 import { eventJsonSchemas } from '../lib/events/schemas.ts';
 import { createManagementAuth } from '../lib/management/auth.ts';
@@ -179,6 +180,8 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
       );
     }
     const rateLimits = createRateLimits({ kv: stores.kv, settings, metrics });
+    // The data events libraries emit, collected per request or flow step (see OperationEvents).
+    const operations = createOperationEvents();
     const records = openRecords(stores.documents);
     await prepareRecords(records);
     await prepareOidcCollections(stores.documents, OIDC_MODELS);
@@ -202,6 +205,7 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
     );
     const accountCenter = createAccountCenter(stores.documents);
     const capabilities = createCapabilities(records, {
+      emit: operations.emit,
       webauthnRelatedOrigins: accountCenter.relatedOrigins,
       defaultAccessTokenTtl: settings.ACCESS_TOKEN_TTL_SECONDS,
       cookieKeys: settings.cookieKeys,
@@ -427,7 +431,7 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
       parseJsonBody(256 * 1024),
       // Inside the transaction, so that the events of a request commit with its change.
       transactionalRequests(stores.documents, (ctx) => registry.needsNoTransaction(ctx)),
-      routeEventsMiddleware({ map: MANAGEMENT_EVENTS, bus: core.bus, prefix: API_PREFIX }),
+      routeEventsMiddleware({ map: MANAGEMENT_EVENTS, bus: core.bus, prefix: API_PREFIX, operations }),
       answeredOrNotFound,
       router.routes(),
       // Marks a path served with other methods 405 (with `Allow`), an unknown method 501; the wrapper answers them.

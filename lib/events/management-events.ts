@@ -12,30 +12,31 @@ const ACCOUNT_CHANGE = {
 } as const;
 const RESOURCE_SCOPES = {
   event: 'OrganizationRole.Scopes.Updated',
-  data: 'handler',
+  data: 'library',
   note: "data: the role's API-resource scopes after the change",
 } as const;
 
 /**
- * Which management operation emits which webhook events, applied by `routeEventsMiddleware` after the
- * handler succeeded, and listed per operation in the OpenAPI document. Keys are `"METHOD /route"` relative
- * to `/api`, exactly as the routes declare them. `data` is the response body unless the handler replaced it
- * (e.g. a route that answers with a part of the entity) or the rule takes the snapshot a delete handler
- * left; payloads with more than `data` (see `EventPayloads`) come whole from the handler.
+ * Which management operation emits which webhook events, listed per operation in the OpenAPI document. Keys are
+ * `"METHOD /route"` relative to `/api`, exactly as the routes declare them. Rows marked `library` describe what the
+ * capability's library emits inside the request's transaction (see OperationEvents); the others are applied by
+ * `routeEventsMiddleware` after the handler succeeded: `data` is the response body unless the handler replaced it or
+ * the rule takes the snapshot a delete handler left; payloads with more than `data` come whole from the handler.
+ * Either way the event tests run every row against the service, so the table stays true.
  */
 export const MANAGEMENT_EVENTS = {
-  'POST /resources/:resourceId/scopes': [{ event: 'Scope.Created' }],
-  'PATCH /resources/:resourceId/scopes/:scopeId': [{ event: 'Scope.Data.Updated' }],
-  'DELETE /resources/:resourceId/scopes/:scopeId': [{ event: 'Scope.Deleted', data: 'snapshot' }],
+  'POST /resources/:resourceId/scopes': [{ event: 'Scope.Created', data: 'library' }],
+  'PATCH /resources/:resourceId/scopes/:scopeId': [{ event: 'Scope.Data.Updated', data: 'library' }],
+  'DELETE /resources/:resourceId/scopes/:scopeId': [{ event: 'Scope.Deleted', data: 'library' }],
 
   'POST /roles': [
-    { event: 'Role.Created' },
-    { event: 'Role.Scopes.Updated', data: 'handler', note: 'when scopeIds is non-empty' },
+    { event: 'Role.Created', data: 'library' },
+    { event: 'Role.Scopes.Updated', data: 'library', note: 'when scopeIds is non-empty' },
   ],
-  'PATCH /roles/:id': [{ event: 'Role.Data.Updated' }],
-  'DELETE /roles/:id': [{ event: 'Role.Deleted', data: 'snapshot' }],
-  'POST /roles/:id/scopes': [{ event: 'Role.Scopes.Updated', data: 'handler' }],
-  'DELETE /roles/:id/scopes/:scopeId': [{ event: 'Role.Scopes.Updated', data: 'handler' }],
+  'PATCH /roles/:id': [{ event: 'Role.Data.Updated', data: 'library' }],
+  'DELETE /roles/:id': [{ event: 'Role.Deleted', data: 'library' }],
+  'POST /roles/:id/scopes': [{ event: 'Role.Scopes.Updated', data: 'library' }],
+  'DELETE /roles/:id/scopes/:scopeId': [{ event: 'Role.Scopes.Updated', data: 'library' }],
 
   'POST /users': [{ event: 'User.Created' }],
   'PATCH /users/:userId': [{ event: 'User.Data.Updated' }],
@@ -76,25 +77,25 @@ export const MANAGEMENT_EVENTS = {
   'PUT /organization-invitations/:id/status': [MEMBERSHIP],
 
   'POST /organization-roles': [
-    { event: 'OrganizationRole.Created' },
+    { event: 'OrganizationRole.Created', data: 'library' },
     {
       event: 'OrganizationRole.Scopes.Updated',
-      data: 'handler',
+      data: 'library',
       note: 'when organizationScopeIds (data: the organization scopes) or else resourceScopeIds (data: the resource scopes) is non-empty',
     },
   ],
-  'PATCH /organization-roles/:id': [{ event: 'OrganizationRole.Data.Updated' }],
-  'DELETE /organization-roles/:id': [{ event: 'OrganizationRole.Deleted', data: 'snapshot' }],
-  'POST /organization-roles/:id/scopes': [{ event: 'OrganizationRole.Scopes.Updated', data: 'handler' }],
-  'PUT /organization-roles/:id/scopes': [{ event: 'OrganizationRole.Scopes.Updated', data: 'handler' }],
+  'PATCH /organization-roles/:id': [{ event: 'OrganizationRole.Data.Updated', data: 'library' }],
+  'DELETE /organization-roles/:id': [{ event: 'OrganizationRole.Deleted', data: 'library' }],
+  'POST /organization-roles/:id/scopes': [{ event: 'OrganizationRole.Scopes.Updated', data: 'library' }],
+  'PUT /organization-roles/:id/scopes': [{ event: 'OrganizationRole.Scopes.Updated', data: 'library' }],
   'DELETE /organization-roles/:id/scopes/:organizationScopeId': [
-    { event: 'OrganizationRole.Scopes.Updated', data: 'handler' },
+    { event: 'OrganizationRole.Scopes.Updated', data: 'library' },
   ],
   'POST /organization-roles/:id/resource-scopes': [RESOURCE_SCOPES],
   'PUT /organization-roles/:id/resource-scopes': [RESOURCE_SCOPES],
   'DELETE /organization-roles/:id/resource-scopes/:scopeId': [RESOURCE_SCOPES],
 
-  'POST /organization-scopes': [{ event: 'OrganizationScope.Created' }],
-  'PATCH /organization-scopes/:id': [{ event: 'OrganizationScope.Data.Updated' }],
-  'DELETE /organization-scopes/:id': [{ event: 'OrganizationScope.Deleted', data: 'snapshot' }],
+  'POST /organization-scopes': [{ event: 'OrganizationScope.Created', data: 'library' }],
+  'PATCH /organization-scopes/:id': [{ event: 'OrganizationScope.Data.Updated', data: 'library' }],
+  'DELETE /organization-scopes/:id': [{ event: 'OrganizationScope.Deleted', data: 'library' }],
 } as const satisfies RouteEventMap;

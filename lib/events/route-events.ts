@@ -2,6 +2,7 @@ import type { Context, Middleware } from 'koa';
 import type { EventBus, EventDraft } from './bus.ts';
 import type { DataEventName } from './catalogue.ts';
 import { managementContext } from './context.ts';
+import type { OperationEvents } from './operation.ts';
 import type { EventPayloads } from './payloads.ts';
 
 /** `"METHOD /matched/route"`, the route relative to the API prefix, e.g. `"DELETE /roles/:id"`. */
@@ -18,12 +19,14 @@ interface RuleBase<N extends DataEventName> {
 }
 
 /**
- * Where an event's payload comes from: `data` = the response body (default) or the snapshot a delete
- * handler left; `handler` = the whole payload as the handler states it, and no event when it states none.
+ * Where an event's payload comes from: `library` = the capability's library emits it as it makes the change (the row
+ * is then documentation, and the library decides whether it happens); `data` = the response body (default) or the
+ * snapshot a delete handler left; `handler` = the whole payload as the handler states it, and no event when it
+ * states none.
  */
 type RuleOf<N extends DataEventName> = N extends HandlerShaped
-  ? RuleBase<N> & { data: 'handler' }
-  : RuleBase<N> & { data?: 'body' | 'snapshot' };
+  ? RuleBase<N> & { data: 'handler' | 'library' }
+  : RuleBase<N> & { data?: 'body' | 'snapshot' | 'library' };
 
 export type RouteEventRule = { [N in DataEventName]: RuleOf<N> }[DataEventName];
 
@@ -43,7 +46,7 @@ export interface EventState {
 
 /** The event one rule yields for the request, if any. */
 function draftOf<N extends DataEventName>(
-  rule: { event: N; data?: 'body' | 'snapshot' | 'handler' },
+  rule: { event: N; data?: 'body' | 'snapshot' | 'handler' | 'library' },
   state: EventState,
   body: unknown,
 ): EventDraft<DataEventName> | undefined {
@@ -62,16 +65,26 @@ function draftOf<N extends DataEventName>(
  * Applied once, around every management route: after the handler succeeded (2xx, no exception), it emits
  * the events the map assigns to the matched route, in the request's management context.
  */
-export function routeEventsMiddleware(options: { map: RouteEventMap; bus: EventBus; prefix: string }): Middleware {
+export function routeEventsMiddleware(options: {
+  map: RouteEventMap;
+  bus: EventBus;
+  prefix: string;
+  operations: OperationEvents;
+}): Middleware {
   return async (ctx, next) => {
-    await next();
+    const { events: emitted } = await options.operations.collect(next);
     if (ctx.status < 200 || ctx.status >= 300) return;
     const matched = relativeRoute(ctx, options.prefix);
     if (!matched) return;
-    const rules = options.map[`${ctx.method} ${matched}` as RouteKey];
-    if (!rules) return;
+    const rules = options.map[`${ctx.method} ${matched}` as RouteKey] ?? [];
     const state = ctx.state as EventState;
-    const drafts = rules.map((rule) => draftOf(rule, state, ctx.body)).filter((draft) => draft !== undefined);
+    const drafts = [
+      ...emitted,
+      ...rules
+        .filter((rule) => rule.data !== 'library')
+        .map((rule) => draftOf(rule, state, ctx.body))
+        .filter((draft) => draft !== undefined),
+    ];
     if (drafts.length > 0) await options.bus.emitAll(managementContext(ctx, options.prefix, matched), drafts);
   };
 }

@@ -17,7 +17,7 @@ import {
   scopeSchema,
   userSchema,
 } from './entity-schemas.ts';
-import { INTERACTION_KINDS, type RecordedEvent } from './payloads.ts';
+import { INTERACTION_KINDS, type EventPayloads, type RecordedEvent } from './payloads.ts';
 
 /**
  * Every event as consumers receive it, one zod schema per name, from which the published JSON Schemas (draft 2020-12)
@@ -95,7 +95,9 @@ const dataPayloads = {
   'OrganizationRole.Scopes.Updated': {
     organizationRoleId: z.string(),
     data: z
-      .union([z.array(organizationScopeSchema), z.array(scopeSchema)])
+      // API-resource scopes first: an organization scope's shape is a part of theirs, so read first it would take
+      // them too and drop their resourceId.
+      .union([z.array(scopeSchema), z.array(organizationScopeSchema)])
       .describe("The role's scopes after the change"),
   },
   'OrganizationScope.Created': { data: organizationScopeSchema },
@@ -221,4 +223,12 @@ export function eventJsonSchemas(): Record<EventName, Record<string, unknown>> {
     EventName,
     Record<string, unknown>
   >;
+}
+
+/**
+ * A data event's payload as consumers receive it: `data` in its published shape, which is the shape the management
+ * API answers the entity in (fields the schema does not name are dropped).
+ */
+export function publishedPayload<N extends DataEventName>(name: N, payload: EventPayloads[N]): EventPayloads[N] {
+  return { ...payload, data: dataPayloads[name].data.parse(payload.data) };
 }

@@ -1,3 +1,4 @@
+import type { EmitData } from '../events/operation.ts';
 import type { DocumentStore } from '../ports/documents.ts';
 import type { ApplicationsRepository } from '../applications/repository.ts';
 import type { ConnectorsRepository } from '../connectors/repository.ts';
@@ -38,11 +39,13 @@ export function createOrganizations(
     connectors: ConnectorsRepository;
     mfaVerifications: MfaRepository;
   },
+  /** How its libraries state the data events of what they change. */
+  emit: EmitData,
 ) {
   return {
     ...createOrganizationsLibrary(records),
     /** Organization roles and scopes, shared by every organization. */
-    template: createOrganizationTemplateLibrary(records),
+    template: createOrganizationTemplateLibrary({ ...records, emit }),
     invitations: createOrganizationInvitationsLibrary(records),
     /** Just-in-time provisioning: email domains, default roles, enterprise connectors. */
     jit: createOrganizationJitLibrary(records),

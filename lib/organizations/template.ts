@@ -11,6 +11,7 @@ import type { OrganizationRoleType } from './types.ts';
 import type { OrganizationScope } from './scopes-repository.ts';
 import type { Scope } from '../resources/repository.ts';
 import { MANAGEMENT_RESOURCE_ID } from '../bootstrap.ts';
+import type { EmitData } from '../events/operation.ts';
 
 export interface OrganizationRoleInput {
   name: string;
@@ -31,6 +32,7 @@ type TemplateDeps = {
   organizationScopes: OrganizationScopesRepository;
   roles: RolesRepository;
   resources: ResourcesRepository;
+  emit: EmitData;
 };
 
 /**
@@ -38,7 +40,13 @@ type TemplateDeps = {
  * Deleting one also removes it from wherever it was linked.
  */
 export function createOrganizationTemplateLibrary(deps: TemplateDeps) {
-  const { organizations, organizationRoles, organizationScopes } = deps;
+  const { organizations, organizationRoles, organizationScopes, emit } = deps;
+
+  /** OrganizationRole.Scopes.Updated: the role's scopes (organization or API-resource ones) after the change. */
+  function scopesChanged<T extends OrganizationScope[] | Scope[]>(organizationRoleId: string, scopes: T): T {
+    emit('OrganizationRole.Scopes.Updated', { data: scopes, organizationRoleId });
+    return scopes;
+  }
 
   async function mustFindRole(id: string): Promise<OrganizationRole> {
     const role = await organizationRoles.findById(id);
@@ -149,13 +157,19 @@ export function createOrganizationTemplateLibrary(deps: TemplateDeps) {
       );
       await organizationRoles.scopes.add({ organizationRoleId: role.id }, organizationScopeIds);
       await deps.roles.organizationRoleScopes.add({ organizationRoleId: role.id }, resourceScopeIds);
+      emit('OrganizationRole.Created', { data: role });
+      // The organization scopes when it was given some, else its API-resource scopes.
+      if (organizationScopeIds.length > 0) scopesChanged(role.id, await scopesOfRole(role.id));
+      else if (resourceScopeIds.length > 0) scopesChanged(role.id, await resourceScopesOfRole(role.id));
       return role;
     },
     async updateRole(id: string, changes: Partial<OrganizationRoleInput>): Promise<OrganizationRole> {
       await mustFindRole(id);
-      return (
-        (await unique('organization role', 'name', () => organizationRoles.update(id, changes))) ?? mustFindRole(id)
-      );
+      const updated =
+        (await unique('organization role', 'name', () => organizationRoles.update(id, changes))) ??
+        (await mustFindRole(id));
+      emit('OrganizationRole.Data.Updated', { data: updated });
+      return updated;
     },
     async deleteRole(id: string): Promise<OrganizationRole> {
       await mustFindRole(id);
@@ -167,6 +181,7 @@ export function createOrganizationTemplateLibrary(deps: TemplateDeps) {
       await organizations.jitRoles.removeWhere({ organizationRoleId: id });
       const deleted = await organizationRoles.delete(id);
       if (!deleted) throw errors.notFound('organization role', id);
+      emit('OrganizationRole.Deleted', { data: deleted });
       return deleted;
     },
 
@@ -178,20 +193,20 @@ export function createOrganizationTemplateLibrary(deps: TemplateDeps) {
       await mustFindRole(id);
       await assertScopesExist(scopeIds);
       await organizationRoles.scopes.add({ organizationRoleId: id }, scopeIds);
-      return scopesOfRole(id);
+      return scopesChanged(id, await scopesOfRole(id));
     },
     async replaceRoleScopes(id: string, scopeIds: readonly string[]): Promise<OrganizationScope[]> {
       await mustFindRole(id);
       await assertScopesExist(scopeIds);
       await organizationRoles.scopes.replace({ organizationRoleId: id }, scopeIds);
-      return scopesOfRole(id);
+      return scopesChanged(id, await scopesOfRole(id));
     },
     async removeRoleScope(id: string, scopeId: string): Promise<OrganizationScope[]> {
       await mustFindRole(id);
       if (!(await organizationRoles.scopes.remove({ organizationRoleId: id }, scopeId))) {
         throw errors.notLinked('organization role scope', scopeId);
       }
-      return scopesOfRole(id);
+      return scopesChanged(id, await scopesOfRole(id));
     },
 
     async resourceScopesOfRole(id: string): Promise<Scope[]> {
@@ -202,41 +217,47 @@ export function createOrganizationTemplateLibrary(deps: TemplateDeps) {
       await mustFindRole(id);
       await assertResourceScopesAssignable(scopeIds);
       await deps.roles.organizationRoleScopes.add({ organizationRoleId: id }, scopeIds);
-      return resourceScopesOfRole(id);
+      return scopesChanged(id, await resourceScopesOfRole(id));
     },
     async replaceRoleResourceScopes(id: string, scopeIds: readonly string[]): Promise<Scope[]> {
       await mustFindRole(id);
       await assertResourceScopesAssignable(scopeIds);
       await deps.roles.organizationRoleScopes.replace({ organizationRoleId: id }, scopeIds);
-      return resourceScopesOfRole(id);
+      return scopesChanged(id, await resourceScopesOfRole(id));
     },
     async removeRoleResourceScope(id: string, scopeId: string): Promise<Scope[]> {
       await mustFindRole(id);
       if (!(await deps.roles.organizationRoleScopes.remove({ organizationRoleId: id }, scopeId))) {
         throw errors.notLinked('organization role resource scope', scopeId);
       }
-      return resourceScopesOfRole(id);
+      return scopesChanged(id, await resourceScopesOfRole(id));
     },
 
-    createScope: (input: OrganizationScopeInput) =>
-      unique('organization scope', 'name', () =>
+    async createScope(input: OrganizationScopeInput): Promise<OrganizationScope> {
+      const created = await unique('organization scope', 'name', () =>
         organizationScopes.insert({
           id: newId(),
           name: input.name,
           description: input.description ?? null,
           createdAt: Date.now(),
         }),
-      ),
+      );
+      emit('OrganizationScope.Created', { data: created });
+      return created;
+    },
     async updateScope(id: string, changes: Partial<OrganizationScopeInput>): Promise<OrganizationScope> {
       await mustFindScope(id);
-      return (
-        (await unique('organization scope', 'name', () => organizationScopes.update(id, changes))) ?? mustFindScope(id)
-      );
+      const updated =
+        (await unique('organization scope', 'name', () => organizationScopes.update(id, changes))) ??
+        (await mustFindScope(id));
+      emit('OrganizationScope.Data.Updated', { data: updated });
+      return updated;
     },
     async deleteScope(id: string): Promise<OrganizationScope> {
       const deleted = await organizationScopes.delete(id);
       if (!deleted) throw errors.notFound('organization scope', id);
       await organizationRoles.scopes.removeWhere({ organizationScopeId: id });
+      emit('OrganizationScope.Deleted', { data: deleted });
       return deleted;
     },
   };

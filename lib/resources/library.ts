@@ -4,6 +4,7 @@ import type { ResourcesRepository } from './repository.ts';
 import type { RolesRepository } from '../roles/repository.ts';
 import type { Page, PageResult, SearchInput } from '../data/entity.ts';
 import type { Resource, Scope } from './repository.ts';
+import type { EmitData } from '../events/operation.ts';
 
 export interface NewResource {
   name: string;
@@ -17,7 +18,7 @@ export interface NewResource {
  * (its scopes, and those scopes on every role).
  */
 export function createResourcesLibrary(
-  deps: { resources: ResourcesRepository; roles: RolesRepository },
+  deps: { resources: ResourcesRepository; roles: RolesRepository; emit: EmitData },
   options: { defaultAccessTokenTtl: number },
 ) {
   const { resources, roles } = deps;
@@ -100,7 +101,7 @@ export function createResourcesLibrary(
     async createScope(resourceId: string, input: { name: string; description?: string | null }): Promise<Scope> {
       await mustFind(resourceId);
       await assertNotBuiltIn(resourceId);
-      return unique('scope', 'name', () =>
+      const created = await unique('scope', 'name', () =>
         resources.insertScope({
           id: newId(),
           resourceId,
@@ -109,6 +110,8 @@ export function createResourcesLibrary(
           createdAt: Date.now(),
         }),
       );
+      deps.emit('Scope.Created', { data: created });
+      return created;
     },
     async updateScope(
       resourceId: string,
@@ -118,6 +121,7 @@ export function createResourcesLibrary(
       await assertNotBuiltIn(resourceId);
       const updated = await unique('scope', 'name', () => resources.updateScope(resourceId, scopeId, changes));
       if (!updated) throw errors.notFound('scope', scopeId);
+      deps.emit('Scope.Data.Updated', { data: updated });
       return updated;
     },
     /** Deletes the scope and takes it off every role; returns the snapshot. */
@@ -126,6 +130,7 @@ export function createResourcesLibrary(
       const deleted = await resources.deleteScope(resourceId, scopeId);
       if (!deleted) throw errors.notFound('scope', scopeId);
       await roles.removeScopeEverywhere([deleted.id]);
+      deps.emit('Scope.Deleted', { data: deleted });
       return deleted;
     },
   };

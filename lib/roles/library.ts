@@ -9,6 +9,7 @@ import type { Scope } from '../resources/repository.ts';
 import type { Role } from './repository.ts';
 import type { RoleType } from './types.ts';
 import { createRoleMembers } from './members.ts';
+import type { EmitData } from '../events/operation.ts';
 import { withHolders } from './featured.ts';
 import type { Page, PageResult, SearchInput } from '../data/entity.ts';
 
@@ -24,12 +25,19 @@ export interface NewRole {
  * management API scopes off `User` roles (their holders would reach /api through sign-in or impersonation).
  */
 export function createRolesLibrary(deps: {
+  emit: EmitData;
   roles: RolesRepository;
   resources: ResourcesRepository;
   users: UsersRepository;
   applications: ApplicationsRepository;
 }) {
-  const { roles, resources } = deps;
+  const { roles, resources, emit } = deps;
+
+  /** Role.Scopes.Updated: the role's scopes after the change. */
+  function scopesChanged(roleId: string, scopes: Scope[]): Scope[] {
+    emit('Role.Scopes.Updated', { data: scopes, roleId });
+    return scopes;
+  }
 
   async function mustFind(id: string): Promise<Role> {
     const found = await roles.findById(id);
@@ -94,16 +102,19 @@ export function createRolesLibrary(deps: {
           createdAt: Date.now(),
         }),
       );
+      emit('Role.Created', { data: role });
       if (scopeIds.length === 0) return { role, scopes: [] };
       await roles.addScopes(role.id, [...scopeIds]);
-      return { role, scopes: await scopesOf(role.id) };
+      return { role, scopes: scopesChanged(role.id, await scopesOf(role.id)) };
     },
     async update(id: string, changes: Partial<Pick<Role, 'name' | 'description' | 'isDefault'>>): Promise<Role> {
       const current = await mustFind(id);
       const renamed = changes.name !== undefined && changes.name !== current.name;
       const redefaulted = changes.isDefault !== undefined && changes.isDefault !== current.isDefault;
       if (renamed || redefaulted) assertNotBuiltIn(id, 'be renamed or made default; only its description can change');
-      return (await unique('role', 'name', () => roles.update(id, changes))) ?? mustFind(id);
+      const updated = (await unique('role', 'name', () => roles.update(id, changes))) ?? (await mustFind(id));
+      emit('Role.Data.Updated', { data: updated });
+      return updated;
     },
     /** Deletes the role and every link to it (its scopes, its users and applications); returns the snapshot. */
     async delete(id: string): Promise<Role> {
@@ -113,6 +124,7 @@ export function createRolesLibrary(deps: {
       await roles.removeLinksOf(id);
       const deleted = await roles.delete(id);
       if (!deleted) throw errors.notFound('role', id);
+      emit('Role.Deleted', { data: deleted });
       return deleted;
     },
     /** Adds scopes; the role's scopes after the change. */
@@ -125,14 +137,14 @@ export function createRolesLibrary(deps: {
         throw errors.unprocessable('role.scope_exists', `the role already has scope ${already}`, { scopeId: already });
       await assertScopesAssignable(current.type, scopeIds);
       await roles.addScopes(id, [...scopeIds]);
-      return scopesOf(id);
+      return scopesChanged(id, await scopesOf(id));
     },
     /** Removes one scope; the role's scopes after the change. */
     async removeScope(id: string, scopeId: string): Promise<Scope[]> {
       await mustFind(id);
       assertNotBuiltIn(id, 'have its scopes changed');
       if (!(await roles.removeScope(id, scopeId))) throw errors.notLinked('role scope', scopeId);
-      return scopesOf(id);
+      return scopesChanged(id, await scopesOf(id));
     },
   };
 }

@@ -1,9 +1,6 @@
 import { z } from 'zod';
 import { declare, idParam, type ApiRouterDeps } from '../../lib/http/api.ts';
 import type { ServiceCore } from '../../lib/core.ts';
-import type { EventState } from '../../lib/events/route-events.ts';
-import type { OrganizationScope } from '../../lib/organizations/scopes-repository.ts';
-import type { Scope } from '../../lib/resources/repository.ts';
 import { optionalPageQuery, searchQuery, TEMPLATE_SEARCH_FIELDS } from '../organizations/schemas.ts';
 import { organizationScope } from '../organization-scopes/schemas.ts';
 import { organizationRoleResourceScopeRoutes } from './resource-scopes.ts';
@@ -18,21 +15,6 @@ import {
 
 const tag = 'Organization roles';
 const byId = z.object({ id: idParam });
-
-/**
- * OrganizationRole.Scopes.Updated carries the role's scopes after the change and the role's id (its
- * organization scopes; its API-resource scopes when only those changed).
- */
-function announceScopes(
-  events: EventState,
-  organizationRoleId: string,
-  scopes: OrganizationScope[] | Scope[] | false,
-): void {
-  events.events = {
-    ...events.events,
-    'OrganizationRole.Scopes.Updated': scopes && { data: scopes, organizationRoleId },
-  };
-}
 
 export function organizationRoleRoutes(api: ApiRouterDeps, core: Pick<ServiceCore, 'organizations'>): void {
   const library = core.organizations.template;
@@ -65,14 +47,9 @@ export function organizationRoleRoutes(api: ApiRouterDeps, core: Pick<ServiceCor
     body: createOrganizationRoleBody,
     status: 201,
     response: organizationRole,
-    async handler({ body, events }) {
+    handler({ body }) {
       const { organizationScopeIds = [], resourceScopeIds = [], ...input } = body;
-      const created = await library.createRole(input, organizationScopeIds, resourceScopeIds);
-      if (organizationScopeIds.length > 0) announceScopes(events, created.id, await library.scopesOfRole(created.id));
-      else if (resourceScopeIds.length > 0)
-        announceScopes(events, created.id, await library.resourceScopesOfRole(created.id));
-      else announceScopes(events, created.id, false);
-      return created;
+      return library.createRole(input, organizationScopeIds, resourceScopeIds);
     },
   });
 
@@ -105,8 +82,8 @@ export function organizationRoleRoutes(api: ApiRouterDeps, core: Pick<ServiceCor
     summary: 'Delete an organization role, also from members',
     params: byId,
     status: 204,
-    async handler({ params, events }) {
-      events.snapshot = await library.deleteRole(params.id);
+    async handler({ params }) {
+      await library.deleteRole(params.id);
     },
   });
 
@@ -134,11 +111,7 @@ export function organizationRoleRoutes(api: ApiRouterDeps, core: Pick<ServiceCor
     body: addScopesBody,
     status: 201,
     response: z.array(organizationScope),
-    async handler({ params, body, events }) {
-      const scopes = await library.addRoleScopes(params.id, body.organizationScopeIds);
-      announceScopes(events, params.id, scopes);
-      return scopes;
-    },
+    handler: ({ params, body }) => library.addRoleScopes(params.id, body.organizationScopeIds),
   });
 
   declare(api, {
@@ -149,8 +122,8 @@ export function organizationRoleRoutes(api: ApiRouterDeps, core: Pick<ServiceCor
     params: byId,
     body: replaceScopesBody,
     status: 204,
-    async handler({ params, body, events }) {
-      announceScopes(events, params.id, await library.replaceRoleScopes(params.id, body.organizationScopeIds));
+    async handler({ params, body }) {
+      await library.replaceRoleScopes(params.id, body.organizationScopeIds);
     },
   });
 
@@ -161,8 +134,8 @@ export function organizationRoleRoutes(api: ApiRouterDeps, core: Pick<ServiceCor
     summary: 'Remove a scope from an organization role',
     params: byId.extend({ organizationScopeId: idParam }),
     status: 204,
-    async handler({ params, events }) {
-      announceScopes(events, params.id, await library.removeRoleScope(params.id, params.organizationScopeId));
+    async handler({ params }) {
+      await library.removeRoleScope(params.id, params.organizationScopeId);
     },
   });
 

@@ -1,19 +1,12 @@
 import { z } from 'zod';
 import { declare, idParam, type ApiRouterDeps } from '../../lib/http/api.ts';
 import type { ServiceCore } from '../../lib/core.ts';
-import type { EventState } from '../../lib/events/route-events.ts';
-import type { Scope } from '../../lib/resources/repository.ts';
 import { optionalPageQuery } from '../organizations/schemas.ts';
 import { scope } from '../resources/schemas.ts';
 import { addResourceScopesBody, replaceResourceScopesBody } from './schemas.ts';
 
 const tag = 'Organization roles';
 const byId = z.object({ id: idParam });
-
-/** After a change of API-resource scopes, OrganizationRole.Scopes.Updated carries the role's resource scopes. */
-function announceResourceScopes(events: EventState, organizationRoleId: string, scopes: Scope[]): void {
-  events.events = { ...events.events, 'OrganizationRole.Scopes.Updated': { data: scopes, organizationRoleId } };
-}
 
 /**
  * API-resource scopes of an organization role: members holding the role get them in tokens issued within the
@@ -48,11 +41,7 @@ export function organizationRoleResourceScopeRoutes(
     body: addResourceScopesBody,
     status: 201,
     response: z.array(scope),
-    async handler({ params, body, events }) {
-      const scopes = await library.addRoleResourceScopes(params.id, body.scopeIds);
-      announceResourceScopes(events, params.id, scopes);
-      return scopes;
-    },
+    handler: ({ params, body }) => library.addRoleResourceScopes(params.id, body.scopeIds),
   });
 
   declare(api, {
@@ -63,8 +52,8 @@ export function organizationRoleResourceScopeRoutes(
     params: byId,
     body: replaceResourceScopesBody,
     status: 204,
-    async handler({ params, body, events }) {
-      announceResourceScopes(events, params.id, await library.replaceRoleResourceScopes(params.id, body.scopeIds));
+    async handler({ params, body }) {
+      await library.replaceRoleResourceScopes(params.id, body.scopeIds);
     },
   });
 
@@ -75,8 +64,8 @@ export function organizationRoleResourceScopeRoutes(
     summary: 'Remove an API-resource scope from an organization role',
     params: byId.extend({ scopeId: idParam }),
     status: 204,
-    async handler({ params, events }) {
-      announceResourceScopes(events, params.id, await library.removeRoleResourceScope(params.id, params.scopeId));
+    async handler({ params }) {
+      await library.removeRoleResourceScope(params.id, params.scopeId);
     },
   });
 }

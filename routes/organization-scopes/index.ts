@@ -64,8 +64,8 @@ export function organizationScopeRoutes(api: ApiRouterDeps, core: Pick<ServiceCo
     summary: 'Delete an organization scope, also from roles',
     params: byId,
     status: 204,
-    async handler({ params, events }) {
-      events.snapshot = await library.deleteScope(params.id);
+    async handler({ params }) {
+      await library.deleteScope(params.id);
     },
   });
 }

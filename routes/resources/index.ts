@@ -140,8 +140,8 @@ export function resourceRoutes(api: ApiRouterDeps, core: Pick<ServiceCore, 'reso
     summary: 'Delete a scope',
     params: byScope,
     status: 204,
-    async handler({ params, events }) {
-      events.snapshot = await library.deleteScope(params.resourceId, params.scopeId);
+    async handler({ params }) {
+      await library.deleteScope(params.resourceId, params.scopeId);
     },
   });
 }

@@ -1,8 +1,6 @@
 import { z } from 'zod';
 import { declare, idParam, type ApiRouterDeps } from '../../lib/http/api.ts';
 import type { ServiceCore } from '../../lib/core.ts';
-import type { EventState } from '../../lib/events/route-events.ts';
-import type { Scope } from '../../lib/resources/repository.ts';
 import { scope } from '../resources/schemas.ts';
 import { roleMemberRoutes } from './members.ts';
 import {
@@ -19,11 +17,6 @@ import {
 
 const tag = 'Roles';
 const byId = z.object({ id: idParam });
-
-/** Role.Scopes.Updated carries the role's scopes after the change and the role's id, whatever the route. */
-function announceScopes(events: EventState, roleId: string, scopes: Scope[] | false): void {
-  events.events = { ...events.events, 'Role.Scopes.Updated': scopes && { data: scopes, roleId } };
-}
 
 export function roleRoutes(api: ApiRouterDeps, core: Pick<ServiceCore, 'roles'>): void {
   const rolesLibrary = core.roles;
@@ -56,11 +49,9 @@ export function roleRoutes(api: ApiRouterDeps, core: Pick<ServiceCore, 'roles'>)
     body: createRoleBody,
     status: 201,
     response: role,
-    async handler({ body, events }) {
+    async handler({ body }) {
       const { scopeIds = [], ...input } = body;
-      const created = await rolesLibrary.create(input, scopeIds);
-      announceScopes(events, created.role.id, scopeIds.length > 0 && created.scopes);
-      return created.role;
+      return (await rolesLibrary.create(input, scopeIds)).role;
     },
   });
 
@@ -93,8 +84,8 @@ export function roleRoutes(api: ApiRouterDeps, core: Pick<ServiceCore, 'roles'>)
     summary: 'Delete a role',
     params: byId,
     status: 204,
-    async handler({ params, events }) {
-      events.snapshot = await rolesLibrary.delete(params.id);
+    async handler({ params }) {
+      await rolesLibrary.delete(params.id);
     },
   });
 
@@ -122,11 +113,7 @@ export function roleRoutes(api: ApiRouterDeps, core: Pick<ServiceCore, 'roles'>)
     body: scopeIdsBody,
     status: 201,
     response: z.array(scope),
-    async handler({ params, body, events }) {
-      const scopes = await rolesLibrary.addScopes(params.id, body.scopeIds);
-      announceScopes(events, params.id, scopes);
-      return scopes;
-    },
+    handler: ({ params, body }) => rolesLibrary.addScopes(params.id, body.scopeIds),
   });
 
   declare(api, {
@@ -136,8 +123,8 @@ export function roleRoutes(api: ApiRouterDeps, core: Pick<ServiceCore, 'roles'>)
     summary: 'Remove a scope from a role',
     params: z.object({ id: idParam, scopeId: idParam }),
     status: 204,
-    async handler({ params, events }) {
-      announceScopes(events, params.id, await rolesLibrary.removeScope(params.id, params.scopeId));
+    async handler({ params }) {
+      await rolesLibrary.removeScope(params.id, params.scopeId);
     },
   });
 

@@ -30,7 +30,7 @@ describe('organization template (library)', () => {
     store = createMemoryDocumentStore();
     const repositories = openRecords(store);
     await prepareRecords(repositories);
-    template = createOrganizationTemplateLibrary(repositories);
+    template = createOrganizationTemplateLibrary({ ...repositories, emit: () => {} });
   });
   afterEach(() => store.close());
 
