@@ -91,8 +91,8 @@ export function createVerifications(deps: Pick<ExperienceDeps, 'repositories' | 
 
     /**
      * Sends a code and records the verification. A forgotten password of an address no account has, or a
-     * sign-in code to one while registration is off, is recorded but not delivered (nothing could come of
-     * it but spam and a way to learn which addresses have accounts); it still answers the same, in the same time
+     * sign-in code to one while registration is off (not an address an identified account adds to its profile),
+     * is recorded but not delivered (nothing could come of it but spam and a way to learn which addresses have accounts); it still answers the same, in the same time
      * (every code goes out after the answer), and can never be verified. The client's address and the
      * interaction each spend one message of their budgets.
      */
@@ -109,7 +109,7 @@ export function createVerifications(deps: Pick<ExperienceDeps, 'repositories' | 
     ): Promise<VerificationRecord> {
       const to = normalized(identifier);
       const silent =
-        (event === 'ForgotPassword' || (event === 'SignIn' && options.registrationOff)) &&
+        (event === 'ForgotPassword' || (event === 'SignIn' && options.registrationOff && !record.userId)) &&
         !(await findUserBy(deps.repositories, to));
       await deps.messaging.sendCode({
         purpose: event,

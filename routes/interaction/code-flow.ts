@@ -16,16 +16,25 @@ export type PendingCode = ExperienceState['verificationRecords'][number];
  * `POST {path}/send-code` starts the experience and sends the code, `GET {path}/code` asks for it,
  * `POST {path}/code` verifies it and hands over to `finish`, `POST {path}/resend` sends a new one.
  */
-export interface CodeFlow {
-  path: string;
+export interface CodeFlow extends Omit<CodeStep, 'pendingOf'> {
   event: InteractionEvent;
   recipients(visit: Visit): CodeIdentifierType[];
   /** The page with the form that sends the first code, showing a problem with it. */
   startPage(visit: Visit, problem?: FormProblem, identifier?: string): string;
-  /** Where the flow begins, for a browser that reaches a later step without an experience. */
-  startUrl(visit: Visit): string;
-  view(visit: Visit): Pick<CodeView, 'heading' | 'submit' | 'password' | 'back'>;
-  /** How a refusal reads on this flow's pages, when it says more than the shared wording (a way out). */
+}
+
+/**
+ * The pages that ask for a code already sent: `GET {path}/code`, `POST {path}/code` (verified, then `finish`),
+ * `POST {path}/resend`. Their forms post with the query string they were opened with.
+ */
+export interface CodeStep {
+  path: string;
+  /** The code this step asks for, when the experience is at this step. */
+  pendingOf(state: ExperienceState): PendingCode | undefined;
+  /** Where the step begins, for a browser that reaches it without a pending code. */
+  startUrl(visit: Visit, ctx: Context): string;
+  view(visit: Visit, ctx: Context): Pick<CodeView, 'heading' | 'submit' | 'password' | 'back'>;
+  /** How a refusal reads on this step's pages, when it says more than the shared wording (a way out). */
   problemOf?(visit: Visit, failure: PageFailure): FormProblem;
   /** What follows a verified code: identification, the profile, the submission, and the redirect. */
   finish(ctx: Context, visit: Visit, state: ExperienceState, pending: PendingCode, password: string): Promise<void>;
@@ -43,32 +52,6 @@ export function codeFlowRoutes(
   experience: Experience,
   flow: CodeFlow,
 ): void {
-  /** The experience of this flow and its pending code, or undefined when there is none (the flow starts over). */
-  async function pendingOf(visit: Visit): Promise<{ state: ExperienceState; pending: PendingCode } | undefined> {
-    let state: ExperienceState;
-    try {
-      state = await experience.state(visit.request);
-    } catch (error) {
-      if (error instanceof DomainError && error.code === 'session.interaction_not_found') return undefined;
-      throw error;
-    }
-    const pending = state.verificationRecords.findLast((record) => record.type !== 'Password');
-    return state.interactionEvent === flow.event && pending ? { state, pending } : undefined;
-  }
-
-  function page(visit: Visit, pending: PendingCode, problem?: FormProblem, notice?: string): string {
-    return codePage({
-      ...visit,
-      ...flow.view(visit),
-      recipient: pending.identifier.value,
-      verified: pending.verified,
-      action: visit.at(`${flow.path}/code`),
-      resend: visit.at(`${flow.path}/resend`),
-      problem,
-      notice,
-    });
-  }
-
   router.post(`/:uid${flow.path}/send-code`, form, async (ctx) => {
     const visit = await kit.submitted(ctx);
     if (!visit) return;
@@ -90,14 +73,56 @@ export function codeFlowRoutes(
     );
   });
 
+  codeStepRoutes(router, form, kit, experience, {
+    ...flow,
+    pendingOf: (state) =>
+      state.interactionEvent === flow.event
+        ? state.verificationRecords.findLast((record) => record.type !== 'Password')
+        : undefined,
+  });
+}
+
+export function codeStepRoutes(
+  router: Router,
+  form: Middleware,
+  kit: PageKit,
+  experience: Experience,
+  flow: CodeStep,
+): void {
+  /** The experience and its pending code, or undefined when there is none (the step starts over). */
+  async function pendingOf(visit: Visit): Promise<{ state: ExperienceState; pending: PendingCode } | undefined> {
+    let state: ExperienceState;
+    try {
+      state = await experience.state(visit.request);
+    } catch (error) {
+      if (error instanceof DomainError && error.code === 'session.interaction_not_found') return undefined;
+      throw error;
+    }
+    const pending = flow.pendingOf(state);
+    return pending ? { state, pending } : undefined;
+  }
+
+  function page(ctx: Context, visit: Visit, pending: PendingCode, problem?: FormProblem, notice?: string): string {
+    return codePage({
+      ...visit,
+      ...flow.view(visit, ctx),
+      recipient: pending.identifier.value,
+      verified: pending.verified,
+      action: visit.at(`${flow.path}/code${ctx.search}`),
+      resend: visit.at(`${flow.path}/resend${ctx.search}`),
+      problem,
+      notice,
+    });
+  }
+
   router.get(`/:uid${flow.path}/code`, async (ctx) => {
     const visit = await kit.visit(ctx);
     const found = await pendingOf(visit);
     if (!found) {
-      kit.redirect(ctx, flow.startUrl(visit));
+      kit.redirect(ctx, flow.startUrl(visit, ctx));
       return;
     }
-    kit.send(ctx, 200, page(visit, found.pending), visit);
+    kit.send(ctx, 200, page(ctx, visit, found.pending), visit);
   });
 
   /** A posted code form's visit and pending code; without one, the browser goes back to the flow's start. */
@@ -106,26 +131,26 @@ export function codeFlowRoutes(
     if (!visit) return undefined;
     const found = await pendingOf(visit);
     if (!found) {
-      kit.redirect(ctx, flow.startUrl(visit));
+      kit.redirect(ctx, flow.startUrl(visit, ctx));
       return undefined;
     }
-    return { visit, pending: found.pending };
+    return { visit, ...found };
   }
 
   router.post(`/:uid${flow.path}/resend`, form, async (ctx) => {
     const submitted = await submittedWithPending(ctx);
     if (!submitted) return;
-    const { visit, pending } = submitted;
+    const { visit, pending, state } = submitted;
     await kit.attempt(
       ctx,
       visit,
-      (failure) => page(visit, pending, failure.problem),
+      (failure) => page(ctx, visit, pending, failure.problem),
       async () => {
-        await experience.sendCode(visit.request, recipientOf(pending), flow.event);
+        await experience.sendCode(visit.request, recipientOf(pending), state.interactionEvent);
         kit.send(
           ctx,
           200,
-          page(visit, pending, undefined, 'A new code is on its way. The earlier one no longer works.'),
+          page(ctx, visit, pending, undefined, 'A new code is on its way. The earlier one no longer works.'),
           visit,
         );
       },
@@ -139,18 +164,18 @@ export function codeFlowRoutes(
     const code = kit.field(ctx, 'code', { max: 64 }).replace(/\s/g, '');
     const password = kit.field(ctx, 'password', { max: 256, trim: false });
     if (!pending.verified && !code) {
-      kit.reject(ctx, visit, page(visit, pending, { field: 'code', message: 'Enter the code from the message.' }));
+      kit.reject(ctx, visit, page(ctx, visit, pending, { field: 'code', message: 'Enter the code from the message.' }));
       return;
     }
-    if (flow.view(visit).password && !password) {
-      kit.reject(ctx, visit, page(visit, pending, { field: 'password', message: 'Enter a password.' }));
+    if (flow.view(visit, ctx).password && !password) {
+      kit.reject(ctx, visit, page(ctx, visit, pending, { field: 'password', message: 'Enter a password.' }));
       return;
     }
     const problemOf = (failure: PageFailure) => flow.problemOf?.(visit, failure) ?? failure.problem;
     await kit.attempt(
       ctx,
       visit,
-      async (failure) => page(visit, (await pendingOf(visit))?.pending ?? pending, problemOf(failure)),
+      async (failure) => page(ctx, visit, (await pendingOf(visit))?.pending ?? pending, problemOf(failure)),
       async () => {
         if (!pending.verified) {
           await experience.verifyCode(visit.request, recipientOf(pending), pending.id, code);

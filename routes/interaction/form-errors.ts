@@ -61,14 +61,6 @@ const WORDING: Partial<Record<ErrorCode, { message: string; field?: string; stat
   'connector.upstream_unreachable': { message: 'The provider cannot be reached right now. Try again in a moment.' },
 };
 
-/** What a missing profile field (`user.missing_profile`) is called on the pages. */
-const PROFILE_FIELD: Record<string, string> = {
-  username: 'a username',
-  email: 'an email address',
-  phone: 'a phone number',
-  emailOrPhone: 'an email address or a phone number',
-};
-
 export interface PageFailure {
   code: ErrorCode;
   status: number;
@@ -92,19 +84,6 @@ export function failureOf(error: unknown): PageFailure | undefined {
       status: httpStatusOf(error),
       problem: { field: 'password', message: reasons ? `This password ${reasons}.` : 'Choose another password.' },
     };
-  }
-  if (error.code === 'user.missing_profile') {
-    const missing = (error.data as { missingProfile?: string[] } | undefined)?.missingProfile ?? [];
-    const fields = missing.filter((name) => name !== 'password').map((name) => PROFILE_FIELD[name] ?? name);
-    if (fields.length) {
-      return {
-        code: error.code,
-        status: httpStatusOf(error),
-        problem: {
-          message: `Every account here must also have ${fields.join(' and ')}, which these pages cannot add yet. Ask the site's support to add it to your account.`,
-        },
-      };
-    }
   }
   const wording = WORDING[error.code];
   return {

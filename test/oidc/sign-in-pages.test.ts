@@ -79,7 +79,7 @@ describe('sign-in pages: forms, settings and refusals over HTTP', () => {
     expect(empty.html).to.match(/id="sign-up-password"[^>]*aria-invalid="true"/);
   });
 
-  it('says which secondary sign-up identifier an account must also have when the pages cannot add it (422)', async () => {
+  it('asks a registration for the secondary identifier it lacks on "Complete your account", proved by a code', async () => {
     await signInExperience({
       signUp: {
         identifiers: ['username'],
@@ -90,16 +90,63 @@ describe('sign-in pages: forms, settings and refusals over HTTP', () => {
     });
     try {
       const username = unique('second_');
+      const email = `${username}@example.com`;
       const signIn = await openSignIn(running);
-      const refused = await submit(signIn, '/sign-up', { username, password: 'Fresh-Password-4' });
-      expect(refused.status).to.equal(422);
-      expect(refused.html).to.include('Every account here must also have an email address or a phone number');
-      expectSecurePage(refused.res, refused.html);
-      expect(await running.service.records.users.findWithSecrets({ username }), 'no account was created').to.equal(
-        null,
-      );
+      const asked = await submit(signIn, '/sign-up', { username, password: 'Fresh-Password-4' });
+      expect(asked.status, asked.html).to.equal(303);
+      expect(asked.location).to.equal(`${signIn.url}/profile?missing=emailOrPhone`);
+      const step = await (await signIn.browser.request(asked.location!)).text();
+      expect(step).to.include('needs an email address or a phone number').and.include('Email or phone number');
+      expect(step, 'the username and password are in the profile already').not.to.include('name="password"');
+      const noCode = await submit(signIn, '/profile/code?missing=emailOrPhone', { code: '123456' });
+      expect(noCode.status, 'no code was sent yet: back to the step').to.equal(303);
+      expect(noCode.location).to.equal(`${signIn.url}/profile?missing=emailOrPhone`);
+      const sent = await submit(signIn, '/profile?missing=emailOrPhone', { identifier: email });
+      expect(sent.status, sent.html).to.equal(303);
+      expect(sent.location).to.equal(`${signIn.url}/profile/code?missing=emailOrPhone`);
+      const code = codeFrom(await mailbox.waitFor(email));
+      const wrong = await submit(signIn, '/profile/code?missing=emailOrPhone', {
+        code: code === '000000' ? '111111' : '000000',
+      });
+      expect(wrong.status).to.equal(400);
+      expect(wrong.html).to.match(/id="verify-code"[^>]*aria-invalid="true"/);
+      expect(await running.service.records.users.findWithSecrets({ username }), 'no account yet').to.equal(null);
+      const done = await submit(signIn, '/profile/code?missing=emailOrPhone', { code });
+      expect(done.status, done.html).to.equal(303);
+      const created = await running.service.records.users.findWithSecrets({ username });
+      expect(created?.user).to.include({ username, primaryEmail: email });
     } finally {
       await signInExperience(USERNAME_SIGN_UP);
+    }
+  });
+
+  it('asks an account signing in without the required email for it, and mails the code while registration is off', async () => {
+    await signInExperience({
+      signInMode: 'SignIn',
+      signUp: {
+        identifiers: ['username'],
+        password: true,
+        verify: true,
+        secondaryIdentifiers: [{ identifier: 'email', verify: true }],
+      },
+    });
+    try {
+      const user = await createUser(running, [], {}, 'Fresh-Password-4');
+      const email = `${unique('signin')}@example.com`;
+      const signIn = await openSignIn(running);
+      const asked = await submit(signIn, '/login', { identifier: String(user.username), password: 'Fresh-Password-4' });
+      expect(asked.status, asked.html).to.equal(303);
+      expect(asked.location).to.equal(`${signIn.url}/profile?missing=email`);
+      await signIn.browser.request(asked.location!);
+      const sent = await submit(signIn, '/profile?missing=email', { identifier: email });
+      expect(sent.status, sent.html).to.equal(303);
+      const code = codeFrom(await mailbox.waitFor(email));
+      const done = await submit(signIn, '/profile/code?missing=email', { code });
+      expect(done.status, done.html).to.equal(303);
+      const stored = await running.service.records.users.findWithSecrets({ id: user.id });
+      expect(stored?.user.primaryEmail).to.equal(email);
+    } finally {
+      await signInExperience({ signInMode: 'SignInAndRegister', ...USERNAME_SIGN_UP });
     }
   });
 

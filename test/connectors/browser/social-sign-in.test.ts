@@ -86,6 +86,50 @@ describe('browser: continue with a social connector whose provider is a second i
     }
   });
 
+  it('asks a registration through the provider for the email sign-up requires, proved by a code from the mailbox', async () => {
+    const before = (await (await h.running.request('/api/sign-in-exp')).json()) as { signUp: unknown };
+    await h.signInExperience({
+      socialSignIn: {},
+      signUp: { identifiers: ['email'], password: true, verify: true },
+    });
+    const username = `nomail_${Math.random().toString(36).slice(2, 8)}`;
+    const created = await upstream.request('/api/users', {
+      method: 'POST',
+      json: { username, password: 'Correct-Horse-7' },
+    });
+    expect(created.status).to.equal(201);
+    const email = `${username}@example.com`;
+    const { page, context } = await freshPage(chromium.browser());
+    try {
+      const flow = await h.rp.signIn(page);
+      await page.getByRole('link', { name: 'Continue with Upstream ID' }).click();
+      await page.waitForURL((url) => url.href.startsWith(upstream.baseUrl));
+      await page.getByRole('textbox', { name: /username/i }).fill(username);
+      await page.getByLabel('Password', { exact: true }).fill('Correct-Horse-7');
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('heading', { name: 'Complete your account' }).waitFor();
+      expect(await page.getByLabel('Password').count(), 'the identity stands for a password').to.equal(0);
+      await page.getByRole('textbox', { name: 'Email', exact: true }).fill(email);
+      await page.getByRole('button', { name: 'Send code' }).click();
+      await page.getByRole('textbox', { name: 'Verification code' }).fill(await h.code(email));
+      await screenshot(page, 'connector-profile-code');
+      await page.getByRole('button', { name: 'Continue' }).click();
+      const userId = (await flow.finish()).claims()!.sub;
+      const user = (await (await h.running.request(`/api/users/${userId}`)).json()) as {
+        primaryEmail: string;
+        identities: Record<string, { userId: string }>;
+      };
+      expect(user.primaryEmail).to.equal(email);
+      expect(user.identities.upstream).to.have.property('userId');
+      await h.delivery('User.Created', userId);
+      await h.delivery('PostRegister', userId);
+    } finally {
+      await context.close();
+      await h.signInExperience({ signUp: before.signUp });
+      await skipRequiredIdentifiers(h.running);
+    }
+  });
+
   it('sends a work email typed in the sign-in form to its SSO provider and back (Organization.Membership.Updated)', async () => {
     const app = await createApplication(upstream, {
       type: 'Traditional',
