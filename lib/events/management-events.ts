@@ -2,7 +2,7 @@ import type { RouteEventMap } from './route-events.ts';
 
 const MEMBERSHIP = {
   event: 'Organization.Membership.Updated',
-  data: 'handler',
+  data: 'library',
   note: 'only when the membership changed',
 } as const;
 /** Account API changes: the handler states the whole user, or no event when nothing changed. */
@@ -65,9 +65,9 @@ export const MANAGEMENT_EVENTS = {
   'POST /my-account/identities': [ACCOUNT_CHANGE],
   'DELETE /my-account/identities/:target': [ACCOUNT_CHANGE],
 
-  'POST /organizations': [{ event: 'Organization.Created' }],
-  'PATCH /organizations/:id': [{ event: 'Organization.Data.Updated' }],
-  'DELETE /organizations/:id': [{ event: 'Organization.Deleted', data: 'snapshot' }],
+  'POST /organizations': [{ event: 'Organization.Created', data: 'library' }],
+  'PATCH /organizations/:id': [{ event: 'Organization.Data.Updated', data: 'library' }],
+  'DELETE /organizations/:id': [{ event: 'Organization.Deleted', data: 'library' }],
   'POST /organizations/:id/users': [MEMBERSHIP],
   'PUT /organizations/:id/users': [MEMBERSHIP],
   'DELETE /organizations/:id/users/:userId': [MEMBERSHIP],

@@ -43,10 +43,10 @@ export function createOrganizations(
   emit: EmitData,
 ) {
   return {
-    ...createOrganizationsLibrary(records),
+    ...createOrganizationsLibrary({ ...records, emit }),
     /** Organization roles and scopes, shared by every organization. */
     template: createOrganizationTemplateLibrary({ ...records, emit }),
-    invitations: createOrganizationInvitationsLibrary(records),
+    invitations: createOrganizationInvitationsLibrary({ ...records, emit }),
     /** Just-in-time provisioning: email domains, default roles, enterprise connectors. */
     jit: createOrganizationJitLibrary(records),
   };

@@ -7,7 +7,8 @@ import type { UsersRepository } from '../users/repository.ts';
 import type { Page, PageResult } from '../data/entity.ts';
 import type { InvitationFilter, StoredInvitation } from './invitations-repository.ts';
 import type { InvitationStatus } from './types.ts';
-import type { MembershipUpdate, RoleSummary } from './library.ts';
+import { membershipChanged, type MembershipUpdate, type RoleSummary } from './library.ts';
+import type { EmitData } from '../events/operation.ts';
 import type { Messaging, MessageEventContext } from '../messaging/index.ts';
 
 export interface OrganizationInvitation extends Omit<StoredInvitation, 'organizationRoleIds'> {
@@ -35,6 +36,7 @@ type InvitationsDeps = {
   organizations: OrganizationsRepository;
   organizationRoles: OrganizationRolesRepository;
   users: UsersRepository;
+  emit: EmitData;
 };
 
 /** A pending invitation past its expiry reads as `Expired`; nothing rewrites it in storage. */
@@ -207,10 +209,7 @@ export function createOrganizationInvitationsLibrary(deps: InvitationsDeps) {
       const addedUserIds = accepter ? await join(settled, accepter) : [];
       return {
         invitation: await present(settled),
-        membership: {
-          organization,
-          changes: { addedUserIds, removedUserIds: [], addedApplicationIds: [], removedApplicationIds: [] },
-        },
+        membership: membershipChanged(deps.emit, organization, { addedUserIds }),
       };
     },
   };

@@ -14,6 +14,7 @@ import type { User } from '../users/repository.ts';
 import type { Application } from '../applications/repository.ts';
 import { createMemberAccess } from './member-access.ts';
 import type { MembershipChanges } from '../events/payloads.ts';
+import type { EmitData } from '../events/operation.ts';
 
 export type OrganizationInput = {
   name?: string;
@@ -38,11 +39,21 @@ export interface MembershipUpdate {
   changes: MembershipChanges;
 }
 
-function update(organization: Organization, changes: Partial<MembershipChanges>): MembershipUpdate {
-  return {
-    organization,
-    changes: { addedUserIds: [], removedUserIds: [], addedApplicationIds: [], removedApplicationIds: [], ...changes },
-  };
+/**
+ * States a membership change: Organization.Membership.Updated with the organization as `data`, its id and the
+ * non-empty delta lists as top-level fields; a change that changed nothing states nothing.
+ */
+export function membershipChanged(
+  emit: EmitData,
+  organization: Organization,
+  changes: Partial<MembershipChanges>,
+): MembershipUpdate {
+  const full = { addedUserIds: [], removedUserIds: [], addedApplicationIds: [], removedApplicationIds: [], ...changes };
+  const delta = Object.fromEntries(Object.entries(full).filter(([, ids]) => ids.length > 0));
+  if (Object.keys(delta).length > 0) {
+    emit('Organization.Membership.Updated', { data: organization, organizationId: organization.id, ...delta });
+  }
+  return { organization, changes: full };
 }
 
 type OrganizationsDeps = {
@@ -52,11 +63,14 @@ type OrganizationsDeps = {
   organizationInvitations: OrganizationInvitationsRepository;
   users: UsersRepository;
   applications: ApplicationsRepository;
+  emit: EmitData;
 };
 
 /** Organizations with their members (users and M2M applications) and the members' organization roles. */
 export function createOrganizationsLibrary(deps: OrganizationsDeps) {
-  const { organizations, organizationRoles, organizationInvitations, users, applications } = deps;
+  const { organizations, organizationRoles, organizationInvitations, users, applications, emit } = deps;
+  const update = (organization: Organization, changes: Partial<MembershipChanges>) =>
+    membershipChanged(emit, organization, changes);
 
   async function mustFind(id: string): Promise<Organization> {
     const organization = await organizations.findById(id);
@@ -146,7 +160,7 @@ export function createOrganizationsLibrary(deps: OrganizationsDeps) {
     },
     assertMember,
     async create(input: OrganizationInput & { name: string }): Promise<Organization> {
-      return organizations.insert({
+      const created = await organizations.insert({
         id: newId(),
         name: input.name,
         description: input.description ?? null,
@@ -157,10 +171,14 @@ export function createOrganizationsLibrary(deps: OrganizationsDeps) {
         customCss: input.customCss ?? null,
         createdAt: Date.now(),
       });
+      emit('Organization.Created', { data: created });
+      return created;
     },
     async update(id: string, changes: OrganizationInput): Promise<Organization> {
       await mustFind(id);
-      return (await organizations.update(id, changes)) ?? mustFind(id);
+      const updated = (await organizations.update(id, changes)) ?? (await mustFind(id));
+      emit('Organization.Data.Updated', { data: updated });
+      return updated;
     },
     /** Deletes the organization after what hangs off it (children first, so a retry finishes a failed delete). */
     async delete(id: string): Promise<Organization> {
@@ -169,6 +187,7 @@ export function createOrganizationsLibrary(deps: OrganizationsDeps) {
       await organizations.removeRelationsOf(id);
       const deleted = await organizations.delete(id);
       if (!deleted) throw errors.notFound('organization', id);
+      emit('Organization.Deleted', { data: deleted });
       return deleted;
     },
 

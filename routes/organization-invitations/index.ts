@@ -2,7 +2,6 @@ import type { Context } from 'koa';
 import { z } from 'zod';
 import { declare, idParam, type ApiRouterDeps } from '../../lib/http/api.ts';
 import type { ServiceCore } from '../../lib/core.ts';
-import { announceMembership } from '../organizations/events.ts';
 import type { InvitationMessage } from '../../lib/organizations/invitations.ts';
 import type { MessageEventContext } from '../../lib/messaging/index.ts';
 import {
@@ -97,10 +96,8 @@ export function organizationInvitationRoutes(
     params: byId,
     body: invitationStatusBody,
     response: invitation,
-    async handler({ params, body, events }) {
-      const { invitation: settled, membership } = await library.settle(params.id, body.status, body.acceptedUserId);
-      announceMembership(events, membership);
-      return settled;
+    async handler({ params, body }) {
+      return (await library.settle(params.id, body.status, body.acceptedUserId)).invitation;
     },
   });
 }

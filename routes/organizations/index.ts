@@ -74,8 +74,8 @@ export function organizationRoutes(api: ApiRouterDeps, core: Pick<ServiceCore, '
     summary: 'Delete an organization with its memberships and invitations',
     params: byId,
     status: 204,
-    async handler({ params, events }) {
-      events.snapshot = await library.delete(params.id);
+    async handler({ params }) {
+      await library.delete(params.id);
     },
   });
 

@@ -2,7 +2,6 @@ import { z } from 'zod';
 import { declare, idParam, type ApiRouterDeps } from '../../lib/http/api.ts';
 import type { ServiceCore } from '../../lib/core.ts';
 import { application, APPLICATION_SEARCH_FIELDS } from '../applications/schemas.ts';
-import { announceMembership } from './events.ts';
 import {
   addApplicationsBody,
   addUsersBody,
@@ -44,8 +43,8 @@ export function organizationMemberRoutes(api: ApiRouterDeps, core: Pick<ServiceC
     body: addUsersBody,
     status: 201,
     response: addUsersBody,
-    async handler({ params, body, events }) {
-      announceMembership(events, await library.addUsers(params.id, body.userIds));
+    async handler({ params, body }) {
+      await library.addUsers(params.id, body.userIds);
       return { userIds: [...new Set(body.userIds)] };
     },
   });
@@ -58,8 +57,8 @@ export function organizationMemberRoutes(api: ApiRouterDeps, core: Pick<ServiceC
     params: byId,
     body: replaceUsersBody,
     status: 204,
-    async handler({ params, body, events }) {
-      announceMembership(events, await library.replaceUsers(params.id, body.userIds));
+    async handler({ params, body }) {
+      await library.replaceUsers(params.id, body.userIds);
     },
   });
 
@@ -70,8 +69,8 @@ export function organizationMemberRoutes(api: ApiRouterDeps, core: Pick<ServiceC
     summary: 'Remove a member user and their organization roles',
     params: z.object({ id: idParam, userId: idParam }),
     status: 204,
-    async handler({ params, events }) {
-      announceMembership(events, await library.removeUser(params.id, params.userId));
+    async handler({ params }) {
+      await library.removeUser(params.id, params.userId);
     },
   });
 
@@ -98,8 +97,8 @@ export function organizationMemberRoutes(api: ApiRouterDeps, core: Pick<ServiceC
     body: addApplicationsBody,
     status: 201,
     response: addApplicationsBody,
-    async handler({ params, body, events }) {
-      announceMembership(events, await library.addApplications(params.id, body.applicationIds));
+    async handler({ params, body }) {
+      await library.addApplications(params.id, body.applicationIds);
       return { applicationIds: [...new Set(body.applicationIds)] };
     },
   });
@@ -112,8 +111,8 @@ export function organizationMemberRoutes(api: ApiRouterDeps, core: Pick<ServiceC
     params: byId,
     body: replaceApplicationsBody,
     status: 204,
-    async handler({ params, body, events }) {
-      announceMembership(events, await library.replaceApplications(params.id, body.applicationIds));
+    async handler({ params, body }) {
+      await library.replaceApplications(params.id, body.applicationIds);
     },
   });
 
@@ -124,8 +123,8 @@ export function organizationMemberRoutes(api: ApiRouterDeps, core: Pick<ServiceC
     summary: 'Remove a member application',
     params: z.object({ id: idParam, applicationId: idParam }),
     status: 204,
-    async handler({ params, events }) {
-      announceMembership(events, await library.removeApplication(params.id, params.applicationId));
+    async handler({ params }) {
+      await library.removeApplication(params.id, params.applicationId);
     },
   });
 }
