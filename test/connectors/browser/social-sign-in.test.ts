@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import type { Page } from 'playwright-core';
 import { createApplication } from '../../support/fixtures.ts';
 import { freshPage, screenshot, useChromium } from '../../support/chromium.ts';
 import { startService, type RunningService } from '../../support/service.ts';
@@ -19,6 +20,15 @@ describe('browser: continue with a social connector whose provider is a second i
     await h?.close();
     await upstream?.close();
   });
+
+  /** Continues with the upstream connector and signs in there with an account that has the test password. */
+  async function signInUpstream(page: Page, username: string): Promise<void> {
+    await page.getByRole('link', { name: 'Continue with Upstream ID' }).click();
+    await page.waitForURL((url) => url.href.startsWith(upstream.baseUrl));
+    await page.getByRole('textbox', { name: /username/i }).fill(username);
+    await page.getByLabel('Password', { exact: true }).fill('Correct-Horse-7');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+  }
 
   it("signs up at the provider's page, gives the username sign-up requires, and comes back signed in, in one browser (User.Created, PostRegister)", async () => {
     // Logto's default: the registration through the provider is asked for what it lacks (skipRequiredIdentifiers off).
@@ -102,11 +112,7 @@ describe('browser: continue with a social connector whose provider is a second i
     const { page, context } = await freshPage(chromium.browser());
     try {
       const flow = await h.rp.signIn(page);
-      await page.getByRole('link', { name: 'Continue with Upstream ID' }).click();
-      await page.waitForURL((url) => url.href.startsWith(upstream.baseUrl));
-      await page.getByRole('textbox', { name: /username/i }).fill(username);
-      await page.getByLabel('Password', { exact: true }).fill('Correct-Horse-7');
-      await page.getByRole('button', { name: 'Sign in' }).click();
+      await signInUpstream(page, username);
       await page.getByRole('heading', { name: 'Complete your account' }).waitFor();
       expect(await page.getByLabel('Password').count(), 'the identity stands for a password').to.equal(0);
       await page.getByRole('textbox', { name: 'Email', exact: true }).fill(email);
@@ -207,11 +213,7 @@ describe('browser: continue with a social connector whose provider is a second i
     const { page, context } = await freshPage(chromium.browser());
     try {
       const flow = await h.rp.signIn(page);
-      await page.getByRole('link', { name: 'Continue with Upstream ID' }).click();
-      await page.waitForURL((url) => url.href.startsWith(upstream.baseUrl));
-      await page.getByRole('textbox', { name: /username/i }).fill(username);
-      await page.getByLabel('Password', { exact: true }).fill('Correct-Horse-7');
-      await page.getByRole('button', { name: 'Sign in' }).click();
+      await signInUpstream(page, username);
       const link = page.getByRole('button', { name: 'Link and continue' });
       await link.waitFor();
       expect(await page.getByRole('heading', { name: 'Link your account' }).count()).to.equal(1);
@@ -244,11 +246,7 @@ describe('browser: continue with a social connector whose provider is a second i
     const { page, context } = await freshPage(chromium.browser());
     try {
       const flow = await h.rp.signIn(page);
-      await page.getByRole('link', { name: 'Continue with Upstream ID' }).click();
-      await page.waitForURL((url) => url.href.startsWith(upstream.baseUrl));
-      await page.getByRole('textbox', { name: /username/i }).fill(username);
-      await page.getByLabel('Password', { exact: true }).fill('Correct-Horse-7');
-      await page.getByRole('button', { name: 'Sign in' }).click();
+      await signInUpstream(page, username);
       expect(
         (await flow.finish()).claims()!.sub,
         'signed in to the existing account, no link page on the way',
