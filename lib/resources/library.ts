@@ -60,8 +60,6 @@ export function createResourcesLibrary(
       await mustFind(resourceId);
       return resources.listScopes(resourceId, page, search);
     },
-    /** The resources with these ids (the organization-role routes name the APIs of scopes they list). */
-    findByIds: (ids: string[]) => resources.findByIds(ids),
     create: (input: NewResource) =>
       unique('resource', 'indicator', () =>
         resources.insert({

@@ -66,6 +66,10 @@ export function createUsersLibrary(deps: UsersDeps, passwordPolicy: PasswordPoli
     return user;
   }
 
+  async function heldRoles(id: string): Promise<Role[]> {
+    return roles.findByIds(await roles.roleIdsOfUser(id));
+  }
+
   /** Every way a picture is set (management API, Account API, a provider's profile) ends here. */
   function assertPicture(avatar: string | null | undefined): void {
     if (typeof avatar === 'string' && !isPictureUrl(avatar)) {
@@ -208,10 +212,10 @@ export function createUsersLibrary(deps: UsersDeps, passwordPolicy: PasswordPoli
       return roles.list(page, { search, ids: await roles.roleIdsOfUser(id) });
     },
     /** The roles the user holds, without looking the user up (the token paths have just read it). */
-    heldRoles: async (id: string): Promise<Role[]> => roles.findByIds(await roles.roleIdsOfUser(id)),
+    heldRoles,
     async rolesOf(id: string): Promise<Role[]> {
       await mustFind(id);
-      return roles.findByIds(await roles.roleIdsOfUser(id));
+      return heldRoles(id);
     },
     /** Returns the ids the user did not hold before (Logto's `addedRoleIds`). */
     async assignRoles(id: string, roleIds: readonly string[]): Promise<string[]> {
