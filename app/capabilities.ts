@@ -63,7 +63,7 @@ export function createCapabilities(
   const signInExperience = createSignInExperience(records.signInExperience);
   return {
     applications: createApplications(records),
-    users: createUsers(records, signInExperience),
+    users: createUsers({ ...records, emit: options.emit }, signInExperience),
     roles: createRoles({ ...records, emit: options.emit }),
     resources: createResources({ ...records, emit: options.emit }, options),
     organizations: createOrganizations(records, options.emit),
@@ -74,6 +74,7 @@ export function createCapabilities(
       allowedNetworks: options.allowedNetworks,
       endpointNetworks: options.endpointNetworks,
       outboundDeadlineMs: options.outboundDeadlineMs,
+      emit: options.emit,
     }),
     mfa: createMfa({
       records,
@@ -81,6 +82,7 @@ export function createCapabilities(
       baseUrl: options.baseUrl,
       kv: options.kv,
       relatedOrigins: options.webauthnRelatedOrigins,
+      emit: options.emit,
     }),
   };
 }

@@ -75,8 +75,8 @@ const FIELD_OF: Record<Channel, { field: 'primaryEmail' | 'primaryPhone'; scope:
 /**
  * The Account API (Logto's `/api/my-account` and `/api/verifications`): a signed-in user reads and changes their
  * own account with their own access token. Every route runs `authorize` with what it needs; the changes below
- * write through the users library, and answer the user after the change for the route's User.Data.Updated event
- * (undefined when nothing changed).
+ * write through the users library, which states User.Data.Updated when something changed, and answer the user
+ * after the change.
  */
 export function createAccount(deps: AccountDeps) {
   const { lockout } = deps;
@@ -116,9 +116,6 @@ export function createAccount(deps: AccountDeps) {
   const assertIdentity = (ctx: Context, user: User) =>
     verifications.assertIdentity(user, ctx.get(VERIFICATION_HEADER) || undefined);
 
-  const changed = (before: User, after: User, keys: ReadonlyArray<keyof User>) =>
-    keys.some((key) => JSON.stringify(before[key]) !== JSON.stringify(after[key]));
-
   return {
     auth,
     center,
@@ -130,7 +127,7 @@ export function createAccount(deps: AccountDeps) {
       scopedProfile(user, request.principal.scopes, request.center),
 
     /** `PATCH /api/my-account`: a username change goes through the gate, as in Logto; customData needs `custom_data`. */
-    async updateBasics(ctx: Context, request: AccountRequest, changes: BasicChanges): Promise<User | undefined> {
+    async updateBasics(ctx: Context, request: AccountRequest, changes: BasicChanges): Promise<User> {
       const { principal, center: settings, user } = request;
       for (const field of ['name', 'avatar', 'username', 'customData'] as const) {
         if (changes[field] !== undefined) fieldAllowed(settings, field, 'edit');
@@ -142,15 +139,13 @@ export function createAccount(deps: AccountDeps) {
         await assertIdentity(ctx, user);
         if (changes.username === null) assertRemainingIdentifier(user, { username: null });
       }
-      const updated = await deps.users.update(user.id, changes);
-      return changed(user, updated, ['name', 'avatar', 'username', 'customData']) ? updated : undefined;
+      return deps.users.update(user.id, changes);
     },
 
     /** `PATCH /api/my-account/profile`: top-level keys merged into the profile. */
-    async updateProfile(request: AccountRequest, profile: Record<string, unknown>): Promise<User | undefined> {
+    async updateProfile(request: AccountRequest, profile: Record<string, unknown>): Promise<User> {
       if (!request.principal.scopes.has('profile')) throw errors.forbidden('profile');
-      const updated = await deps.users.mergeProfile(request.user.id, profile);
-      return changed(request.user, updated, ['profile']) ? updated : undefined;
+      return deps.users.mergeProfile(request.user.id, profile);
     },
 
     /**
@@ -171,20 +166,14 @@ export function createAccount(deps: AccountDeps) {
      * `POST /api/my-account/primary-email|phone` (after the gate): the new address is proven by a verified code
      * record, spent by this change; a taken address is 409 and gives the record back.
      */
-    async setPrimary(
-      request: AccountRequest,
-      channel: Channel,
-      value: string,
-      recordId: string,
-    ): Promise<User | undefined> {
+    async setPrimary(request: AccountRequest, channel: Channel, value: string, recordId: string): Promise<User> {
       const { principal, user } = request;
       const { field, scope } = FIELD_OF[channel];
       if (!principal.scopes.has(scope)) throw errors.forbidden(scope);
       const spent = await verifications.spendNewIdentifier(user.id, recordId, { type: channel, value });
       const normalized = channel === 'email' ? value.trim().toLowerCase() : value;
       try {
-        const updated = await deps.users.update(user.id, { [field]: normalized });
-        return user[field] === normalized ? undefined : updated;
+        return await deps.users.update(user.id, { [field]: normalized });
       } catch (error) {
         await spent.release();
         throw error;
@@ -192,7 +181,7 @@ export function createAccount(deps: AccountDeps) {
     },
 
     /** `DELETE /api/my-account/primary-email|phone` (after the gate): refused when sign-up requires it, or it is the last identifier. */
-    async removePrimary(request: AccountRequest, channel: Channel): Promise<User | undefined> {
+    async removePrimary(request: AccountRequest, channel: Channel): Promise<User> {
       const { principal, user } = request;
       const { field, scope, other } = FIELD_OF[channel];
       if (!principal.scopes.has(scope)) throw errors.forbidden(scope);
@@ -211,7 +200,7 @@ export function createAccount(deps: AccountDeps) {
           );
         }
       }
-      if (user[field] === null) return undefined;
+      if (user[field] === null) return user;
       assertRemainingIdentifier(user, { [field]: null });
       return deps.users.update(user.id, { [field]: null });
     },

@@ -1,4 +1,5 @@
 import { errors } from '../errors.ts';
+import type { EmitData } from '../events/operation.ts';
 import type { IdentitiesRepository } from './identities-repository.ts';
 import type { UsersRepository } from '../users/repository.ts';
 import type { User } from '../users/repository.ts';
@@ -15,8 +16,12 @@ export interface SocialIdentity {
  * written on the user, released when unlinked); a user holds at most one identity per target. Enterprise SSO
  * identities are keyed by issuer and subject in the same way.
  */
-export function createIdentitiesLibrary(deps: { users: UsersRepository; identities: IdentitiesRepository }) {
-  const { users, identities } = deps;
+export function createIdentitiesLibrary(deps: {
+  users: UsersRepository;
+  identities: IdentitiesRepository;
+  emit: EmitData;
+}) {
+  const { users, identities, emit } = deps;
 
   async function mustFind(id: string): Promise<User> {
     const user = await users.findById(id);
@@ -50,6 +55,7 @@ export function createIdentitiesLibrary(deps: { users: UsersRepository; identiti
         await identities.releaseSocial(userId, target, identity.userId);
         throw errors.notFound('user', userId);
       }
+      emit('User.Data.Updated', { data: updated });
       return { user: updated, created: previous === undefined };
     },
 
@@ -62,6 +68,7 @@ export function createIdentitiesLibrary(deps: { users: UsersRepository; identiti
       const updated = await users.update(userId, { identities: rest });
       if (!updated) throw errors.notFound('user', userId);
       await identities.releaseSocial(userId, target, identity.userId);
+      emit('User.Data.Updated', { data: updated });
       return updated;
     },
 
@@ -70,10 +77,15 @@ export function createIdentitiesLibrary(deps: { users: UsersRepository; identiti
       return (identity && (await users.findById(identity.userId))) || undefined;
     },
 
-    /** Stores the user's enterprise identity; 409 `user.identity_already_in_use` when another user holds it. */
+    /**
+     * Stores the user's enterprise identity (its details refreshed at each sign-in); 409 `user.identity_already_in_use`
+     * when another user holds it. A new one is a change to the user (User.Data.Updated).
+     */
     async linkSso(identity: Omit<SsoIdentity, 'id' | 'createdAt' | 'updatedAt'>): Promise<SsoIdentity> {
+      const isNew = !(await identities.ssoHolder(identity.issuer, identity.identityId));
       const stored = await identities.upsertSso(identity);
       if (!stored) throw errors.conflict('user.identity_already_in_use', 'another account already has this identity');
+      if (isNew) emit('User.Data.Updated', { data: await mustFind(identity.userId) });
       return stored;
     },
 

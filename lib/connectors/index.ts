@@ -1,3 +1,4 @@
+import type { EmitData } from '../events/operation.ts';
 import type { DocumentStore } from '../ports/documents.ts';
 import type { OrganizationsRepository } from '../organizations/repository.ts';
 import { createSecretBox } from '../secret-box.ts';
@@ -29,6 +30,8 @@ export function createConnectors(deps: {
   endpointNetworks?: readonly Network[];
   /** The total deadline of one request to an upstream, ms. */
   outboundDeadlineMs: number;
+  /** How the identities library states the User.Data.Updated of a link or an unlink. */
+  emit: EmitData;
 }) {
   const upstreams = createUpstreams(
     createOutbound({
@@ -43,7 +46,7 @@ export function createConnectors(deps: {
       secrets: createSecretBox(deps.cookieKeys, 'connector'),
       upstreams,
     }),
-    identities: createIdentitiesLibrary(deps.records),
+    identities: createIdentitiesLibrary({ ...deps.records, emit: deps.emit }),
     upstreams,
   };
 }

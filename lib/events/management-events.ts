@@ -1,50 +1,41 @@
 import type { RouteEventMap } from './route-events.ts';
 
-const MEMBERSHIP = {
-  event: 'Organization.Membership.Updated',
-  data: 'library',
-  note: 'only when the membership changed',
-} as const;
-/** Account API changes: the handler states the whole user, or no event when nothing changed. */
-const ACCOUNT_CHANGE = {
+const MEMBERSHIP = { event: 'Organization.Membership.Updated', note: 'only when the membership changed' } as const;
+/** The whole user after the change, or no event when nothing changed. */
+const USER_CHANGE = {
   event: 'User.Data.Updated',
   note: 'data is the whole user; only when something changed',
 } as const;
 const RESOURCE_SCOPES = {
   event: 'OrganizationRole.Scopes.Updated',
-  data: 'library',
   note: "data: the role's API-resource scopes after the change",
 } as const;
 
 /**
- * Which management operation emits which webhook events, listed per operation in the OpenAPI document. Keys are
- * `"METHOD /route"` relative to `/api`, exactly as the routes declare them. Rows marked `library` describe what the
- * capability's library emits inside the request's transaction (see OperationEvents); the others are applied by
- * `routeEventsMiddleware` after the handler succeeded: `data` is the response body unless the handler replaced it or
- * the rule takes the snapshot a delete handler left; payloads with more than `data` come whole from the handler.
- * Either way the event tests run every row against the service, so the table stays true.
+ * Which management operation publishes which webhook events, listed per operation in the OpenAPI document. Keys are
+ * `"METHOD /route"` relative to `/api`, exactly as the routes declare them. The events themselves are stated by the
+ * capabilities' libraries as they make each change (see OperationEvents) and published by `routeEventsMiddleware`
+ * in the request's transaction; this table documents them. The event tests run every row against the service and
+ * check that the operation publishes exactly the events listed, so the table stays true.
  */
 export const MANAGEMENT_EVENTS = {
-  'POST /resources/:resourceId/scopes': [{ event: 'Scope.Created', data: 'library' }],
-  'PATCH /resources/:resourceId/scopes/:scopeId': [{ event: 'Scope.Data.Updated', data: 'library' }],
-  'DELETE /resources/:resourceId/scopes/:scopeId': [{ event: 'Scope.Deleted', data: 'library' }],
+  'POST /resources/:resourceId/scopes': [{ event: 'Scope.Created' }],
+  'PATCH /resources/:resourceId/scopes/:scopeId': [{ event: 'Scope.Data.Updated' }],
+  'DELETE /resources/:resourceId/scopes/:scopeId': [{ event: 'Scope.Deleted' }],
 
-  'POST /roles': [
-    { event: 'Role.Created', data: 'library' },
-    { event: 'Role.Scopes.Updated', data: 'library', note: 'when scopeIds is non-empty' },
-  ],
-  'PATCH /roles/:id': [{ event: 'Role.Data.Updated', data: 'library' }],
-  'DELETE /roles/:id': [{ event: 'Role.Deleted', data: 'library' }],
-  'POST /roles/:id/scopes': [{ event: 'Role.Scopes.Updated', data: 'library' }],
-  'DELETE /roles/:id/scopes/:scopeId': [{ event: 'Role.Scopes.Updated', data: 'library' }],
+  'POST /roles': [{ event: 'Role.Created' }, { event: 'Role.Scopes.Updated', note: 'when scopeIds is non-empty' }],
+  'PATCH /roles/:id': [{ event: 'Role.Data.Updated' }],
+  'DELETE /roles/:id': [{ event: 'Role.Deleted' }],
+  'POST /roles/:id/scopes': [{ event: 'Role.Scopes.Updated' }],
+  'DELETE /roles/:id/scopes/:scopeId': [{ event: 'Role.Scopes.Updated' }],
 
   'POST /users': [{ event: 'User.Created' }],
-  'PATCH /users/:userId': [{ event: 'User.Data.Updated' }],
-  'PATCH /users/:userId/custom-data': [{ event: 'User.Data.Updated', note: 'data is the whole user' }],
-  'PATCH /users/:userId/profile': [{ event: 'User.Data.Updated', note: 'data is the whole user' }],
+  'PATCH /users/:userId': [{ event: 'User.Data.Updated', note: 'only when something changed' }],
+  'PATCH /users/:userId/custom-data': [USER_CHANGE],
+  'PATCH /users/:userId/profile': [USER_CHANGE],
   'PATCH /users/:userId/password': [{ event: 'User.Data.Updated' }],
   'PATCH /users/:userId/is-suspended': [{ event: 'User.SuspensionStatus.Updated' }],
-  'DELETE /users/:userId': [{ event: 'User.Deleted', data: 'snapshot' }],
+  'DELETE /users/:userId': [{ event: 'User.Deleted', note: 'data is the entity as it was before the delete' }],
   'PUT /users/:userId/identities/:target': [{ event: 'User.Data.Updated', note: 'data is the whole user' }],
   'DELETE /users/:userId/identities/:target': [{ event: 'User.Data.Updated' }],
   'POST /users/:userId/mfa-verifications': [
@@ -52,22 +43,24 @@ export const MANAGEMENT_EVENTS = {
   ],
   'DELETE /users/:userId/mfa-verifications/:verificationId': [{ event: 'User.Data.Updated', note: 'data is the user' }],
 
-  'PATCH /my-account': [ACCOUNT_CHANGE],
-  'PATCH /my-account/profile': [ACCOUNT_CHANGE],
-  'POST /my-account/password': [ACCOUNT_CHANGE],
-  'POST /my-account/primary-email': [ACCOUNT_CHANGE],
-  'DELETE /my-account/primary-email': [ACCOUNT_CHANGE],
-  'POST /my-account/primary-phone': [ACCOUNT_CHANGE],
-  'DELETE /my-account/primary-phone': [ACCOUNT_CHANGE],
-  'POST /my-account/mfa-verifications': [ACCOUNT_CHANGE],
-  'PATCH /my-account/mfa-verifications/:verificationId/name': [ACCOUNT_CHANGE],
-  'DELETE /my-account/mfa-verifications/:verificationId': [ACCOUNT_CHANGE],
-  'POST /my-account/identities': [ACCOUNT_CHANGE],
-  'DELETE /my-account/identities/:target': [ACCOUNT_CHANGE],
+  'POST /console/setup': [{ event: 'User.Created', note: 'the first console admin' }],
 
-  'POST /organizations': [{ event: 'Organization.Created', data: 'library' }],
-  'PATCH /organizations/:id': [{ event: 'Organization.Data.Updated', data: 'library' }],
-  'DELETE /organizations/:id': [{ event: 'Organization.Deleted', data: 'library' }],
+  'PATCH /my-account': [USER_CHANGE],
+  'PATCH /my-account/profile': [USER_CHANGE],
+  'POST /my-account/password': [USER_CHANGE],
+  'POST /my-account/primary-email': [USER_CHANGE],
+  'DELETE /my-account/primary-email': [USER_CHANGE],
+  'POST /my-account/primary-phone': [USER_CHANGE],
+  'DELETE /my-account/primary-phone': [USER_CHANGE],
+  'POST /my-account/mfa-verifications': [USER_CHANGE],
+  'PATCH /my-account/mfa-verifications/:verificationId/name': [USER_CHANGE],
+  'DELETE /my-account/mfa-verifications/:verificationId': [USER_CHANGE],
+  'POST /my-account/identities': [USER_CHANGE],
+  'DELETE /my-account/identities/:target': [USER_CHANGE],
+
+  'POST /organizations': [{ event: 'Organization.Created' }],
+  'PATCH /organizations/:id': [{ event: 'Organization.Data.Updated' }],
+  'DELETE /organizations/:id': [{ event: 'Organization.Deleted' }],
   'POST /organizations/:id/users': [MEMBERSHIP],
   'PUT /organizations/:id/users': [MEMBERSHIP],
   'DELETE /organizations/:id/users/:userId': [MEMBERSHIP],
@@ -77,25 +70,22 @@ export const MANAGEMENT_EVENTS = {
   'PUT /organization-invitations/:id/status': [MEMBERSHIP],
 
   'POST /organization-roles': [
-    { event: 'OrganizationRole.Created', data: 'library' },
+    { event: 'OrganizationRole.Created' },
     {
       event: 'OrganizationRole.Scopes.Updated',
-      data: 'library',
       note: 'when organizationScopeIds (data: the organization scopes) or else resourceScopeIds (data: the resource scopes) is non-empty',
     },
   ],
-  'PATCH /organization-roles/:id': [{ event: 'OrganizationRole.Data.Updated', data: 'library' }],
-  'DELETE /organization-roles/:id': [{ event: 'OrganizationRole.Deleted', data: 'library' }],
-  'POST /organization-roles/:id/scopes': [{ event: 'OrganizationRole.Scopes.Updated', data: 'library' }],
-  'PUT /organization-roles/:id/scopes': [{ event: 'OrganizationRole.Scopes.Updated', data: 'library' }],
-  'DELETE /organization-roles/:id/scopes/:organizationScopeId': [
-    { event: 'OrganizationRole.Scopes.Updated', data: 'library' },
-  ],
+  'PATCH /organization-roles/:id': [{ event: 'OrganizationRole.Data.Updated' }],
+  'DELETE /organization-roles/:id': [{ event: 'OrganizationRole.Deleted' }],
+  'POST /organization-roles/:id/scopes': [{ event: 'OrganizationRole.Scopes.Updated' }],
+  'PUT /organization-roles/:id/scopes': [{ event: 'OrganizationRole.Scopes.Updated' }],
+  'DELETE /organization-roles/:id/scopes/:organizationScopeId': [{ event: 'OrganizationRole.Scopes.Updated' }],
   'POST /organization-roles/:id/resource-scopes': [RESOURCE_SCOPES],
   'PUT /organization-roles/:id/resource-scopes': [RESOURCE_SCOPES],
   'DELETE /organization-roles/:id/resource-scopes/:scopeId': [RESOURCE_SCOPES],
 
-  'POST /organization-scopes': [{ event: 'OrganizationScope.Created', data: 'library' }],
-  'PATCH /organization-scopes/:id': [{ event: 'OrganizationScope.Data.Updated', data: 'library' }],
-  'DELETE /organization-scopes/:id': [{ event: 'OrganizationScope.Deleted', data: 'library' }],
+  'POST /organization-scopes': [{ event: 'OrganizationScope.Created' }],
+  'PATCH /organization-scopes/:id': [{ event: 'OrganizationScope.Data.Updated' }],
+  'DELETE /organization-scopes/:id': [{ event: 'OrganizationScope.Deleted' }],
 } as const satisfies RouteEventMap;

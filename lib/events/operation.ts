@@ -15,7 +15,7 @@ export type EmitData = <N extends DataEventName>(name: N, payload: EventPayloads
  */
 export interface OperationEvents {
   emit: EmitData;
-  /** Runs one operation; answers its result and the events emitted during it, in order. */
+  /** Runs one operation; answers its result and its net data events, in order (see netEvents). */
   collect<T>(operation: () => Promise<T>): Promise<{ value: T; events: EventDraft<DataEventName>[] }>;
 }
 
@@ -30,7 +30,38 @@ export function createOperationEvents(): OperationEvents {
     async collect(operation) {
       const events: EventDraft<DataEventName>[] = [];
       const value = await current.run(events, operation);
-      return { value, events };
+      return { value, events: netEvents(events) };
     },
   };
+}
+
+/**
+ * One operation may change an entity in several steps (a registration creates the account, then links its social
+ * identity; a sign-in stamps the profile, then stores a new factor). Subscribers are told the net change, once: an
+ * entity's `<Type>.Data.Updated` after its `<Type>.Created` or an earlier `<Type>.Data.Updated` in the same
+ * operation gives that earlier event the entity's final state, in the earlier event's place.
+ */
+function netEvents(events: EventDraft<DataEventName>[]): EventDraft<DataEventName>[] {
+  const net: EventDraft<DataEventName>[] = [];
+  const placeOf = new Map<string, number>();
+  for (const draft of events) {
+    const [type, ...rest] = draft.event.split('.');
+    const kind = rest.join('.');
+    const data = (draft.payload as { data?: unknown }).data;
+    const id = typeof data === 'object' && data !== null ? (data as { id?: unknown }).id : undefined;
+    if (typeof id !== 'string' || (kind !== 'Created' && kind !== 'Data.Updated')) {
+      net.push(draft);
+      continue;
+    }
+    const key = `${type} ${id}`;
+    const earlier = placeOf.get(key);
+    if (earlier !== undefined && kind === 'Data.Updated') {
+      const first = net[earlier]!;
+      net[earlier] = { ...first, payload: { ...first.payload, data } } as EventDraft<DataEventName>;
+      continue;
+    }
+    placeOf.set(key, net.length);
+    net.push(draft);
+  }
+  return net;
 }

@@ -1,14 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { errors } from '../errors.ts';
 import { newId } from '../ids.ts';
-import type { JitMembership } from '../organizations/jit.ts';
 import type { User } from '../users/repository.ts';
 import type { UpstreamProfile } from '../connectors/upstream.ts';
 import type { ConnectorVerification } from './connector-types.ts';
 import type { ExperienceDeps } from './deps.ts';
 import { asIdentifierConflict, assertAvailable } from './profile.ts';
 import { assertEventAllowed, assertProfileComplete } from './rules.ts';
-import type { Submission } from './submission.ts';
 import { connectorSignInOf, identifyAs, type ExperienceRecord } from './types.ts';
 import { findUserBy } from './verification.ts';
 
@@ -238,11 +236,7 @@ export function createConnectorVerifications(deps: Deps) {
      * social identity gives what sign-up requires too, unless `socialSignIn.skipRequiredIdentifiers`: what it
      * lacks is refused (422 `user.missing_profile`, the attempt kept through `save`) until the profile adds it.
      */
-    async register(
-      record: ExperienceRecord,
-      verificationId: string,
-      save: () => Promise<void>,
-    ): Promise<{ user: User; memberships: JitMembership[] }> {
+    async register(record: ExperienceRecord, verificationId: string, save: () => Promise<void>): Promise<User> {
       const settings = await deps.signInExperience.get();
       assertEventAllowed(settings, 'Register');
       if (record.userId)
@@ -282,32 +276,27 @@ export function createConnectorVerifications(deps: Deps) {
         await deps.users.delete(created.id);
         throw error;
       }
-      const memberships = [
-        ...(verification.type === 'EnterpriseSso'
-          ? await deps.organizationJit.provisionBySsoConnector(user.id, verification.connectorId)
-          : []),
-        ...(email ? await deps.organizationJit.provisionByVerifiedEmail(user.id, email) : []),
-      ];
+      if (verification.type === 'EnterpriseSso')
+        await deps.organizationJit.provisionBySsoConnector(user.id, verification.connectorId);
+      if (email) await deps.organizationJit.provisionByVerifiedEmail(user.id, email);
       identifyAs(record, user.id);
       record.userCreated = true;
       record.profile = {};
       delete record.connectorRegistration;
       record.connectorSignIn = { verificationId, userId: user.id, link: false };
-      return { user, memberships };
+      return user;
     },
 
     /** At submit: links the identity the sign-in was identified by, syncs name and picture when the connector says so. */
-    async commit(record: ExperienceRecord, submitted: Submission): Promise<Submission> {
+    async commit(record: ExperienceRecord, submitted: User): Promise<User> {
       const signIn = connectorSignInOf(record);
-      if (!signIn || signIn.userId !== submitted.user.id) return submitted;
+      if (!signIn || signIn.userId !== submitted.id) return submitted;
       const verification = verified(record, signIn.verificationId);
-      let { user, userChanged } = submitted;
-      const memberships = [...submitted.memberships];
+      let user = submitted;
       if (signIn.link) {
         user = await link(user, verification);
-        userChanged = true;
         if (verification.type === 'EnterpriseSso') {
-          memberships.push(...(await deps.organizationJit.provisionBySsoConnector(user.id, verification.connectorId)));
+          await deps.organizationJit.provisionBySsoConnector(user.id, verification.connectorId);
         }
       } else if (verification.type === 'EnterpriseSso') {
         await link(user, verification);
@@ -323,9 +312,8 @@ export function createConnectorVerifications(deps: Deps) {
       };
       if (syncProfile && !record.userCreated && Object.keys(sync).length) {
         user = await deps.users.update(user.id, sync);
-        userChanged = true;
       }
-      return { user, userChanged, memberships };
+      return user;
     },
   };
 }

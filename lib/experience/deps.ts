@@ -1,5 +1,6 @@
 import type Provider from 'oidc-provider';
 import type { EventBus } from '../events/bus.ts';
+import type { OperationEvents } from '../events/operation.ts';
 import type { KeyValueStore } from '../ports/kv.ts';
 import type { ApplicationsRepository } from '../applications/repository.ts';
 import type { UsersRepository } from '../users/repository.ts';
@@ -19,6 +20,8 @@ export interface ExperienceDeps {
   provider: Provider;
   kv: KeyValueStore;
   bus: EventBus;
+  /** Collects what the libraries change during a step, to publish it with the flow's context. */
+  operations: Pick<OperationEvents, 'collect'>;
   repositories: { applications: ApplicationsRepository; users: UsersRepository };
   users: UsersLibrary;
   organizationJit: OrganizationJitLibrary;

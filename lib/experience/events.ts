@@ -1,6 +1,6 @@
-import type { EventBus } from '../events/bus.ts';
+import type { EventBus, EventDraft } from '../events/bus.ts';
+import type { DataEventName } from '../events/catalogue.ts';
 import type { ApplicationSummary, ExperienceDataContext } from '../events/payloads.ts';
-import type { JitMembership } from '../organizations/jit.ts';
 import type { ApplicationsRepository } from '../applications/repository.ts';
 import type { User } from '../users/repository.ts';
 import type { Interaction } from './binding.ts';
@@ -14,8 +14,8 @@ const INTERACTION_EVENT_NAMES = {
 
 /**
  * The events of end-user flows, published only once what they announce is stored: interaction events with the
- * user (never a secret: the repository's public shape) and the application, data events with the context of
- * the flow they happened in.
+ * user (never a secret: the repository's public shape) and the application; the data events the libraries stated
+ * during a step, with the context of the flow they happened in.
  */
 export function createExperienceEvents(deps: {
   bus: EventBus;
@@ -26,48 +26,41 @@ export function createExperienceEvents(deps: {
     return typeof clientId === 'string' ? clientId : undefined;
   };
 
-  function dataContext(
-    interaction: Interaction,
-    request: ExperienceRequest,
-    event: InteractionEvent,
-  ): ExperienceDataContext {
-    return {
-      interactionEvent: event,
-      sessionId: interaction.jti,
-      applicationId: clientIdOf(interaction),
-      userAgent: request.userAgent,
-      ip: request.ip,
-    };
-  }
-
   async function application(interaction: Interaction): Promise<ApplicationSummary | undefined> {
     const clientId = clientIdOf(interaction);
     const app = clientId ? await deps.repositories.applications.findById(clientId) : null;
     return app ? { id: app.id, type: app.type, name: app.name, description: app.description } : undefined;
   }
 
-  return {
-    /** A new account (Register identification), with the organizations it joined just in time. */
-    async userCreated(
-      interaction: Interaction,
-      request: ExperienceRequest,
-      user: User,
-      memberships: JitMembership[],
-    ): Promise<void> {
-      await deps.bus.emitAll(dataContext(interaction, request, 'Register'), [
-        { event: 'User.Created', payload: { data: user } },
-        ...membershipDrafts(user.id, memberships),
-      ]);
-    },
+  /** What one step changed (a registration's new account, a sign-in's profile and memberships), if anything. */
+  async function changed(
+    interaction: Interaction,
+    request: ExperienceRequest,
+    event: InteractionEvent,
+    drafts: readonly EventDraft<DataEventName>[],
+  ): Promise<void> {
+    if (drafts.length === 0) return;
+    const context: ExperienceDataContext = {
+      interactionEvent: event,
+      sessionId: interaction.jti,
+      applicationId: clientIdOf(interaction),
+      userAgent: request.userAgent,
+      ip: request.ip,
+    };
+    await deps.bus.emitAll(context, drafts);
+  }
 
-    /** The end of a flow: the interaction event, then what changed (profile, memberships). */
+  return {
+    changed,
+
+    /** The end of a flow: the interaction event, then what the submission changed. */
     async submitted(
       interaction: Interaction,
       request: ExperienceRequest,
       event: InteractionEvent,
-      outcome: { user: User; userChanged: boolean; memberships: JitMembership[] },
+      user: User,
+      drafts: readonly EventDraft<DataEventName>[],
     ): Promise<void> {
-      const { user } = outcome;
       await deps.bus.emit(
         INTERACTION_EVENT_NAMES[event],
         { userId: user.id, user, application: await application(interaction) },
@@ -77,17 +70,7 @@ export function createExperienceEvents(deps: {
           userAgent: request.userAgent,
         },
       );
-      await deps.bus.emitAll(dataContext(interaction, request, event), [
-        ...(outcome.userChanged ? [{ event: 'User.Data.Updated' as const, payload: { data: user } }] : []),
-        ...membershipDrafts(user.id, outcome.memberships),
-      ]);
+      await changed(interaction, request, event, drafts);
     },
   };
-}
-
-function membershipDrafts(userId: string, memberships: JitMembership[]) {
-  return memberships.map(({ organization }) => ({
-    event: 'Organization.Membership.Updated' as const,
-    payload: { data: organization, organizationId: organization.id, addedUserIds: [userId] },
-  }));
 }

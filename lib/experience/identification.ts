@@ -1,5 +1,4 @@
 import { errors } from '../errors.ts';
-import type { JitMembership } from '../organizations/jit.ts';
 import type { User } from '../users/repository.ts';
 import type { ExperienceDeps } from './deps.ts';
 import { asIdentifierConflict, assertAvailable } from './profile.ts';
@@ -84,7 +83,7 @@ export function createIdentification(
       record: ExperienceRecord,
       verificationId: string | undefined,
       save: () => Promise<void>,
-    ): Promise<{ user: User; memberships: JitMembership[] }> {
+    ): Promise<User> {
       if (record.interactionEvent !== 'Register') {
         throw errors.experience('session.invalid_interaction_type', 'only a registration creates an account');
       }
@@ -112,13 +111,12 @@ export function createIdentification(
       } catch (error) {
         throw asIdentifierConflict(error);
       }
-      const memberships = emailVerifiedIn(record, user.primaryEmail)
-        ? await deps.organizationJit.provisionByVerifiedEmail(user.id, user.primaryEmail)
-        : [];
+      if (emailVerifiedIn(record, user.primaryEmail))
+        await deps.organizationJit.provisionByVerifiedEmail(user.id, user.primaryEmail);
       identifyAs(record, user.id);
       record.userCreated = true;
       record.profile = {};
-      return { user, memberships };
+      return user;
     },
   };
 }

@@ -74,12 +74,17 @@ export function createExperience(deps: ExperienceDeps) {
     return { interaction, record, save: () => store.save(interaction.uid, record, remainingSeconds(interaction)) };
   }
 
-  function requireRecord<T>(request: ExperienceRequest, change: (opened: Open) => Promise<T>): Promise<T> {
+  /**
+   * One step of the flow, serialized per interaction: what the libraries change during it is published once the
+   * experience is saved, in the flow's context (see OperationEvents).
+   */
+  function step<T>(request: ExperienceRequest, change: (opened: Open) => Promise<T>): Promise<T> {
     return store.serialized(request.uid, async () => {
       const opened = await open(request);
-      const result = await change(opened);
+      const { value, events: changes } = await deps.operations.collect(() => change(opened));
       await opened.save();
-      return result;
+      await events.changed(opened.interaction, request, opened.record.interactionEvent, changes);
+      return value;
     });
   }
 
@@ -88,7 +93,7 @@ export function createExperience(deps: ExperienceDeps) {
     request: ExperienceRequest,
     change: (record: ExperienceRecord, user: User) => Promise<T>,
   ): Promise<T> {
-    return requireRecord(request, async ({ record }) => {
+    return step(request, async ({ record }) => {
       if (record.interactionEvent === 'ForgotPassword') {
         throw errors.experience(
           'session.not_supported_for_forgot_password',
@@ -143,7 +148,7 @@ export function createExperience(deps: ExperienceDeps) {
      * proofs, new factors, a skipped enrolment and a connector sign-in belong to the event they were made in.
      */
     setEvent: (request: ExperienceRequest, interactionEvent: InteractionEvent) =>
-      requireRecord(request, async ({ record }) => {
+      step(request, async ({ record }) => {
         assertEventAllowed(await deps.signInExperience.get(), interactionEvent);
         assertEventSwitch(record.interactionEvent, interactionEvent);
         if (record.interactionEvent === interactionEvent) return;
@@ -155,14 +160,14 @@ export function createExperience(deps: ExperienceDeps) {
       }),
 
     verifyPassword: (request: ExperienceRequest, identifier: ExperienceIdentifier, password: string) =>
-      requireRecord(request, async ({ record }) => {
+      step(request, async ({ record }) => {
         await connectorFlows.assertNotSsoOnly(identifier);
         return { verificationId: (await verifications.password(record, identifier, password)).id };
       }),
 
     /** Sends a code (`interactionEvent` picks the message) and answers the verification that will check it. */
     sendCode: (request: ExperienceRequest, identifier: Recipient, interactionEvent: InteractionEvent) =>
-      requireRecord(request, async ({ interaction, record }) => {
+      step(request, async ({ interaction, record }) => {
         if (interactionEvent !== 'ForgotPassword') await connectorFlows.assertNotSsoOnly(identifier);
         const registrationOff = (await deps.signInExperience.get()).signInMode === 'SignIn';
         const verification = await verifications.sendCode(record, identifier, interactionEvent, {
@@ -175,7 +180,7 @@ export function createExperience(deps: ExperienceDeps) {
       }),
 
     verifyCode: (request: ExperienceRequest, identifier: Recipient, verificationId: string, code: string) =>
-      requireRecord(request, async ({ record }) => ({
+      step(request, async ({ record }) => ({
         verificationId: (await verifications.verifyCode(record, identifier, verificationId, code)).id,
       })),
 
@@ -184,35 +189,28 @@ export function createExperience(deps: ExperienceDeps) {
      * and the organizations it joined just in time are published once it is stored).
      */
     identify: (request: ExperienceRequest, verificationId?: string, options: { linkSocialIdentity?: boolean } = {}) =>
-      store.serialized(request.uid, async (): Promise<{ created: boolean }> => {
-        const { interaction, record, save } = await open(request);
+      step(request, async ({ record, save }): Promise<{ created: boolean }> => {
         if (connectorFlows.owns(record, verificationId) && record.interactionEvent !== 'Register') {
           await connectorFlows.identify(record, verificationId!, options.linkSocialIdentity);
-          await save();
           return { created: false };
         }
         // A registration through a social identity that was refused for a missing profile goes on once completed.
         const connectorRegistration = verificationId ?? record.connectorRegistration;
         if (connectorFlows.owns(record, connectorRegistration)) {
-          const { user, memberships } = await connectorFlows.register(record, connectorRegistration!, save);
-          await save();
-          await events.userCreated(interaction, request, user, memberships);
+          await connectorFlows.register(record, connectorRegistration!, save);
           return { created: true };
         }
         if (record.interactionEvent !== 'Register') {
           await identification.identify(record, verificationId);
-          await save();
           return { created: false };
         }
-        const { user, memberships } = await identification.register(record, verificationId, save);
-        await save();
-        await events.userCreated(interaction, request, user, memberships);
+        await identification.register(record, verificationId, save);
         return { created: true };
       }),
 
     /** `POST /api/experience/profile`; during sign-in it completes the identified account. */
     addProfile: (request: ExperienceRequest, input: ProfileInput) =>
-      requireRecord(request, async ({ record }) => {
+      step(request, async ({ record }) => {
         if (record.interactionEvent === 'ForgotPassword') {
           throw errors.experience(
             'session.not_supported_for_forgot_password',
@@ -226,7 +224,7 @@ export function createExperience(deps: ExperienceDeps) {
 
     /** `PUT /api/experience/profile/password`: the new password of a forgot-password experience. */
     resetPassword: (request: ExperienceRequest, password: string) =>
-      requireRecord(request, async ({ record }) => {
+      step(request, async ({ record }) => {
         if (record.interactionEvent !== 'ForgotPassword') {
           throw errors.experience(
             'session.invalid_interaction_type',
@@ -244,15 +242,17 @@ export function createExperience(deps: ExperienceDeps) {
     submit: (request: ExperienceRequest) =>
       store.serialized(request.uid, async (): Promise<{ redirectTo: string }> => {
         const { interaction, record } = await open(request);
-        const outcome = await connectorFlows.commit(record, await submission.commit(record));
+        const { value: user, events: changes } = await deps.operations.collect(async () =>
+          connectorFlows.commit(record, await submission.commit(record)),
+        );
         let redirectTo = `${deps.baseUrl}/interaction/${interaction.uid}`;
         if (record.interactionEvent !== 'ForgotPassword') {
-          interaction.result = { login: { accountId: outcome.user.id } };
+          interaction.result = { login: { accountId: user.id } };
           await interaction.save(remainingSeconds(interaction));
           redirectTo = interaction.returnTo;
         }
         await store.remove(interaction.uid);
-        await events.submitted(interaction, request, record.interactionEvent, outcome);
+        await events.submitted(interaction, request, record.interactionEvent, user, changes);
         return { redirectTo };
       }),
 
@@ -262,7 +262,7 @@ export function createExperience(deps: ExperienceDeps) {
       type: ConnectorType,
       connectorId: string,
       target: { state?: string; redirectUri: string },
-    ) => requireRecord(request, ({ record }) => connectorFlows.authorize(record, type, connectorId, target)),
+    ) => step(request, ({ record }) => connectorFlows.authorize(record, type, connectorId, target)),
 
     /**
      * Checks the upstream's callback parameters against the verification; without a connector and verification
@@ -274,7 +274,7 @@ export function createExperience(deps: ExperienceDeps) {
       named: { connectorId: string; verificationId: string } | undefined,
       connectorData: Record<string, string>,
     ) =>
-      requireRecord(request, async ({ record }) => {
+      step(request, async ({ record }) => {
         const latest = connectorFlows.latest(record, type);
         const { connectorId, verificationId } = named ?? {
           connectorId: latest?.connectorId,

@@ -1,5 +1,4 @@
 import { errors } from '../errors.ts';
-import type { JitMembership } from '../organizations/jit.ts';
 import type { ExperienceChanges } from '../users/library.ts';
 import type { User } from '../users/repository.ts';
 import type { ExperienceDeps } from './deps.ts';
@@ -8,13 +7,6 @@ import { asIdentifierConflict, assertAvailable } from './profile.ts';
 import { assertProfileComplete } from './rules.ts';
 import { accountStateBelongsTo, connectorSignInOf, signedInByEnterpriseSso, type ExperienceRecord } from './types.ts';
 import type { MfaStep } from './mfa.ts';
-
-export interface Submission {
-  user: User;
-  /** The account's data changed beyond the sign-in time (User.Data.Updated). */
-  userChanged: boolean;
-  memberships: JitMembership[];
-}
 
 /**
  * `POST /api/experience/submit`: commits what the experience established to the account. Sign-in and
@@ -43,7 +35,7 @@ export function createSubmission(
   return {
     identifiedUser,
 
-    async commit(record: ExperienceRecord): Promise<Submission> {
+    async commit(record: ExperienceRecord): Promise<User> {
       const user = await identifiedUser(record);
       // Identifying another account drops what was recorded for the previous one; a record that still has some is refused whole.
       if (!accountStateBelongsTo(record, user.id)) {
@@ -60,7 +52,7 @@ export function createSubmission(
             'set the new password first (PUT /api/experience/profile/password)',
           );
         }
-        return { user: await apply(user.id, { passwordDigest }), userChanged: true, memberships: [] };
+        return apply(user.id, { passwordDigest });
       }
       const settings = await deps.signInExperience.get();
       await assertAvailable(deps.repositories, record.profile, user.id);
@@ -82,11 +74,9 @@ export function createSubmission(
       const factorAdded = await deps.mfaStep.commit(record, updated);
       if (factorAdded) updated = await identifiedUser(record);
       const email = updated.primaryEmail;
-      const memberships =
-        (firstSignIn || primaryEmail !== undefined) && emailVerifiedIn(record, email)
-          ? await deps.organizationJit.provisionByVerifiedEmail(updated.id, email)
-          : [];
-      return { user: updated, userChanged: Object.keys(changes).length > 0 || factorAdded, memberships };
+      if ((firstSignIn || primaryEmail !== undefined) && emailVerifiedIn(record, email))
+        await deps.organizationJit.provisionByVerifiedEmail(updated.id, email);
+      return updated;
     },
   };
 }

@@ -3,7 +3,6 @@ import type { Context, Middleware } from 'koa';
 import { z } from 'zod';
 import { errors } from '../errors.ts';
 import type { Page, PageResult, Search } from '../data/entity.ts';
-import type { EventState } from '../events/route-events.ts';
 import { takeSearch } from './search.ts';
 
 /**
@@ -73,8 +72,6 @@ export interface ApiContext<P, Q, B> {
   header(name: string, value: string): void;
   /** Answers with the route's `alternativeStatus` (and no body, unless `alternativeWithBody`) instead of its `status`. */
   answer(status: number): void;
-  /** What the handler says about its request's events: a delete's snapshot, suppressed or reshaped events. */
-  events: EventState;
   /** The query's `page` / `page_size` as a repository page (first page of 20 when the route has none). */
   page: Page;
   /**
@@ -225,7 +222,6 @@ export function declare<P extends z.ZodType, Q extends z.ZodType, B extends z.Zo
       body,
       koa: ctx,
       page,
-      events: ctx.state as EventState,
       header: (name, value) => ctx.set(name, value),
       answer(other) {
         if (other !== route.alternativeStatus) throw new Error(`${name} declares no alternative status ${other}`);

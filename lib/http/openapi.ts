@@ -60,11 +60,7 @@ function eventRulesOf(route: RegisteredRoute, events: OperationEvents | undefine
 }
 
 function describeRule(rule: RouteEventRule): string {
-  const notes = [
-    ...(rule.data === 'snapshot' ? ['data is the entity as it was before the delete'] : []),
-    ...(rule.note ? [rule.note] : []),
-  ];
-  return notes.length ? `${rule.event} (${notes.join('; ')})` : rule.event;
+  return rule.note ? `${rule.event} (${rule.note})` : rule.event;
 }
 
 function operationOf(route: RegisteredRoute, events: OperationEvents | undefined): Record<string, unknown> {

@@ -1,4 +1,5 @@
 import type { DocumentStore } from '../ports/documents.ts';
+import type { EmitData } from '../events/operation.ts';
 import type { KeyValueStore } from '../ports/kv.ts';
 import type { OrganizationsRepository } from '../organizations/repository.ts';
 import { createSecretBox } from '../secret-box.ts';
@@ -22,18 +23,22 @@ export function createMfa(deps: {
   kv: KeyValueStore;
   /** Origins beside the service's own that passkey ceremonies may come from (the account center's). */
   relatedOrigins?: () => Promise<readonly string[]>;
+  /** How the libraries state the User.Data.Updated of a change to a user's factors. */
+  emit: EmitData;
 }) {
   return {
     ...createMfaLibrary({
       repositories: deps.records,
       box: createSecretBox(deps.secretKeys, 'mfa'),
       issuer: deps.baseUrl,
+      emit: deps.emit,
     }),
     passkeys: createPasskeys({
       kv: deps.kv,
       repositories: deps.records,
       relyingParty: relyingPartyOf(deps.baseUrl),
       relatedOrigins: deps.relatedOrigins,
+      emit: deps.emit,
     }),
   };
 }

@@ -1,3 +1,4 @@
+import type { EmitData } from '../events/operation.ts';
 import { errors, unique } from '../errors.ts';
 import { DuplicateKeyError } from '../ports/documents.ts';
 import { newId } from '../ids.ts';
@@ -55,12 +56,24 @@ const sealingContext = (factor: { id: string; userId: string }) => `totp:${facto
 /**
  * A user's second factors: enrolment (TOTP secrets sealed at rest, backup codes hashed), verification (each
  * TOTP step and each backup code accepted once, atomically) and removal. Every enrolment and removal touches the
- * user's `updatedAt` and answers the user, for the User.Data.Updated its caller publishes.
+ * user's `updatedAt`, states User.Data.Updated with the user (never a secret) and answers the user.
  */
+/** A change to the user's second factors: `updatedAt` moves on and User.Data.Updated states the user after it. */
+export async function touchedUser(
+  deps: { repositories: { users: UsersRepository }; emit: EmitData },
+  userId: string,
+): Promise<User> {
+  const user = await deps.repositories.users.update(userId, {});
+  if (!user) throw errors.missing('entity.not_found', 'user', userId);
+  deps.emit('User.Data.Updated', { data: user });
+  return user;
+}
+
 export function createMfaLibrary(deps: {
   repositories: { users: UsersRepository; mfaVerifications: MfaRepository; organizations: OrganizationsRepository };
   box: SecretBox;
   issuer: string;
+  emit: EmitData;
 }) {
   const { users, mfaVerifications: factors, organizations } = deps.repositories;
 
@@ -71,11 +84,7 @@ export function createMfaLibrary(deps: {
   }
 
   /** The user after a change to their factors, `updatedAt` moved on. */
-  async function touched(userId: string): Promise<User> {
-    const user = await users.update(userId, {});
-    if (!user) throw errors.missing('entity.not_found', 'user', userId);
-    return user;
-  }
+  const touched = (userId: string) => touchedUser(deps, userId);
 
   async function totpOf(userId: string): Promise<TotpFactor | undefined> {
     return (await factors.listOf(userId)).find((factor): factor is TotpFactor => factor.type === 'Totp');

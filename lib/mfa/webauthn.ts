@@ -10,7 +10,8 @@ import type { KeyValueStore } from '../ports/kv.ts';
 import type { MfaRepository } from './repository.ts';
 import type { UsersRepository } from '../users/repository.ts';
 import type { User } from '../users/repository.ts';
-import { accountLabel } from './library.ts';
+import { accountLabel, touchedUser } from './library.ts';
+import type { EmitData } from '../events/operation.ts';
 import type { WebAuthnFactor } from './repository.ts';
 
 /** Loaded with the first ceremony: the WebAuthn library and its parsers weigh about 20 MB an instance need not hold. */
@@ -79,6 +80,7 @@ export function createPasskeys(deps: {
    * passkeys under the same RP ID; their ceremonies are accepted too.
    */
   relatedOrigins?: () => Promise<readonly string[]>;
+  emit: EmitData;
 }) {
   const { kv, relyingParty: rp } = deps;
   const factors = deps.repositories.mfaVerifications;
@@ -101,11 +103,7 @@ export function createPasskeys(deps: {
     return challenge;
   }
 
-  async function touched(userId: string): Promise<User> {
-    const user = await deps.repositories.users.update(userId, {});
-    if (!user) throw errors.missing('entity.not_found', 'user', userId);
-    return user;
-  }
+  const touched = (userId: string) => touchedUser(deps, userId);
 
   return {
     relyingParty: rp,

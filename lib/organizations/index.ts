@@ -48,7 +48,7 @@ export function createOrganizations(
     template: createOrganizationTemplateLibrary({ ...records, emit }),
     invitations: createOrganizationInvitationsLibrary({ ...records, emit }),
     /** Just-in-time provisioning: email domains, default roles, enterprise connectors. */
-    jit: createOrganizationJitLibrary(records),
+    jit: createOrganizationJitLibrary({ ...records, emit }),
   };
 }
 

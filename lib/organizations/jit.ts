@@ -1,3 +1,5 @@
+import type { EmitData } from '../events/operation.ts';
+import { membershipChanged } from './library.ts';
 import { assertAllFound, errors } from '../errors.ts';
 import type { ConnectorsRepository } from '../connectors/repository.ts';
 import type { OrganizationRolesRepository } from './roles-repository.ts';
@@ -5,13 +7,8 @@ import type { OrganizationsRepository } from './repository.ts';
 import type { Organization } from './repository.ts';
 import type { OrganizationRole } from './roles-repository.ts';
 
-/** An organization a user was just added to, and the default roles given there. */
-export interface JitMembership {
-  organization: Organization;
-  organizationRoleIds: string[];
-}
-
 type JitDeps = {
+  emit: EmitData;
   organizations: OrganizationsRepository;
   organizationRoles: OrganizationRolesRepository;
   connectors: ConnectorsRepository;
@@ -54,9 +51,8 @@ export function createOrganizationJitLibrary(deps: JitDeps) {
     assertAllFound('SSO connector', ids, await connectors.sso.findByIds([...new Set(ids)]), { relation: true });
   }
 
-  /** Only organizations the user was not a member of are returned (the memberships this call made). */
-  async function provisionInto(userId: string, organizationIds: readonly string[]): Promise<JitMembership[]> {
-    const provisioned: JitMembership[] = [];
+  /** Each organization the user was not a member of states Organization.Membership.Updated. */
+  async function provisionInto(userId: string, organizationIds: readonly string[]): Promise<void> {
     for (const organizationId of new Set(organizationIds)) {
       const organization = await organizations.findById(organizationId);
       if (!organization) continue;
@@ -65,9 +61,8 @@ export function createOrganizationJitLibrary(deps: JitDeps) {
       const organizationRoleIds = await organizations.jitRoles.targetsOf({ organizationId });
       if (organizationRoleIds.length)
         await organizations.userRoles.add({ organizationId, userId }, organizationRoleIds);
-      provisioned.push({ organization, organizationRoleIds });
+      membershipChanged(deps.emit, organization, { addedUserIds: [userId] });
     }
-    return provisioned;
   }
 
   return {
@@ -95,13 +90,12 @@ export function createOrganizationJitLibrary(deps: JitDeps) {
     },
 
     /**
-     * Adds the user to every organization that lists the email's domain, with its default roles. Only
-     * organizations the user was not a member of are returned (the memberships this call made); the caller
+     * Adds the user to every organization that lists the email's domain, with its default roles; the caller
      * must have verified the email.
      */
-    async provisionByVerifiedEmail(userId: string, email: string): Promise<JitMembership[]> {
+    async provisionByVerifiedEmail(userId: string, email: string): Promise<void> {
       const domain = domainOf(email);
-      if (!domain) return [];
+      if (!domain) return;
       const links = await organizations.jitEmailDomains.where({ emailDomain: domain });
       return provisionInto(
         userId,
@@ -110,7 +104,7 @@ export function createOrganizationJitLibrary(deps: JitDeps) {
     },
 
     /** Adds the user to every organization linked to the enterprise SSO connector, as `provisionByVerifiedEmail` does. */
-    async provisionBySsoConnector(userId: string, ssoConnectorId: string): Promise<JitMembership[]> {
+    async provisionBySsoConnector(userId: string, ssoConnectorId: string): Promise<void> {
       const links = await organizations.jitSsoConnectors.where({ ssoConnectorId });
       return provisionInto(
         userId,

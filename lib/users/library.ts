@@ -8,6 +8,7 @@ import type { MfaRepository } from '../mfa/repository.ts';
 import type { OidcRevocation } from '../oidc/revocation.ts';
 import type { OrganizationsRepository } from '../organizations/repository.ts';
 import type { RolesRepository } from '../roles/repository.ts';
+import type { EmitData } from '../events/operation.ts';
 import type { UsersRepository } from './repository.ts';
 import type { Role } from '../roles/repository.ts';
 import type { User } from './repository.ts';
@@ -49,6 +50,7 @@ type UsersDeps = {
   oidcRevocation: OidcRevocation;
   identities: IdentitiesRepository;
   mfaVerifications: MfaRepository;
+  emit: EmitData;
 };
 /**
  * The sign-in experience's password policy. Passwords the management API sets obey it too: the policy says
@@ -58,7 +60,7 @@ type PasswordPolicyGate = Pick<SignInExperienceLibrary, 'assertPassword'>;
 
 /** User rules above storage: password hashing, default roles, suspension, and what deletion cleans up. */
 export function createUsersLibrary(deps: UsersDeps, passwordPolicy: PasswordPolicyGate) {
-  const { users, roles, organizations, oidcRevocation, mfaVerifications } = deps;
+  const { users, roles, organizations, oidcRevocation, mfaVerifications, emit } = deps;
 
   async function mustFind(id: string): Promise<User> {
     const user = await users.findById(id);
@@ -78,11 +80,34 @@ export function createUsersLibrary(deps: UsersDeps, passwordPolicy: PasswordPoli
     }
   }
 
-  async function update(id: string, changes: Parameters<typeof users.update>[1]): Promise<User> {
+  type StoredChanges = Parameters<typeof users.update>[1];
+
+  async function write(id: string, changes: StoredChanges): Promise<User> {
     assertPicture(changes.avatar);
     const updated = await unique('user', null, () => users.update(id, changes));
     if (!updated) throw errors.missing('entity.not_found', 'user', id);
     return updated;
+  }
+
+  /**
+   * Every change to a user's data ends here or in `merged`: User.Data.Updated with the user after it, only when
+   * something changed. A new password always is a change; the sign-in time alone is not (PostSignIn says it).
+   */
+  async function update(id: string, changes: StoredChanges): Promise<User> {
+    const before = await mustFind(id);
+    const updated = await write(id, changes);
+    const fields = Object.keys(changes).filter((key) => key !== 'lastSignInAt') as (keyof User)[];
+    if ('passwordDigest' in changes || differs(before, updated, fields)) emit('User.Data.Updated', { data: updated });
+    return updated;
+  }
+
+  /** Top-level keys merged into `customData` or `profile`, announced as `update` does. */
+  async function merged(id: string, field: 'customData' | 'profile', value: Record<string, unknown>): Promise<User> {
+    const before = await mustFind(id);
+    const after = await users.mergeInto(id, field, value);
+    if (!after) throw errors.missing('entity.not_found', 'user', id);
+    if (differs(before, after, [field])) emit('User.Data.Updated', { data: after });
+    return after;
   }
 
   async function assignableRoles(roleIds: readonly string[]): Promise<Role[]> {
@@ -135,6 +160,7 @@ export function createUsersLibrary(deps: UsersDeps, passwordPolicy: PasswordPoli
           user.id,
           defaults.map((role) => role.id),
         );
+      emit('User.Created', { data: user });
       return user;
     },
     update: (id: string, changes: UserChanges) => update(id, changes),
@@ -143,17 +169,9 @@ export function createUsersLibrary(deps: UsersDeps, passwordPolicy: PasswordPoli
       return update(id, changes.passwordDigest === undefined ? changes : { ...changes, hasPassword: true });
     },
     /** Top-level keys of `customData` are merged into the stored object. */
-    async mergeCustomData(id: string, customData: Record<string, unknown>): Promise<User> {
-      const merged = await users.mergeInto(id, 'customData', customData);
-      if (!merged) throw errors.missing('entity.not_found', 'user', id);
-      return merged;
-    },
+    mergeCustomData: (id: string, customData: Record<string, unknown>) => merged(id, 'customData', customData),
     /** Top-level keys of `profile` are merged into the stored profile. */
-    async mergeProfile(id: string, profile: Record<string, unknown>): Promise<User> {
-      const merged = await users.mergeInto(id, 'profile', profile);
-      if (!merged) throw errors.missing('entity.not_found', 'user', id);
-      return merged;
-    },
+    mergeProfile: (id: string, profile: Record<string, unknown>) => merged(id, 'profile', profile),
     async setPassword(id: string, password: string): Promise<User> {
       await passwordPolicy.assertPassword(password, await mustFind(id));
       return update(id, { passwordDigest: await hashPassword(password), hasPassword: true });
@@ -174,8 +192,9 @@ export function createUsersLibrary(deps: UsersDeps, passwordPolicy: PasswordPoli
     },
     /** Suspending also ends every session and grant, so access stops now rather than at token expiry. */
     async setSuspended(id: string, isSuspended: boolean): Promise<User> {
-      const user = await update(id, { isSuspended });
+      const user = await write(id, { isSuspended });
       if (isSuspended) await oidcRevocation.revokeUser(id);
+      emit('User.SuspensionStatus.Updated', { data: user });
       return user;
     },
     /** Deletes the user with their role assignments, memberships, second factors and OIDC sessions; returns the snapshot. */
@@ -189,6 +208,7 @@ export function createUsersLibrary(deps: UsersDeps, passwordPolicy: PasswordPoli
       await oidcRevocation.revokeUser(id);
       const deleted = await users.delete(id);
       if (!deleted) throw errors.missing('entity.not_found', 'user', id);
+      emit('User.Deleted', { data: deleted });
       return deleted;
     },
 
@@ -237,6 +257,11 @@ export function createUsersLibrary(deps: UsersDeps, passwordPolicy: PasswordPoli
       if (!(await roles.removeFromUser(id, roleId))) throw errors.notLinked('role assignment', roleId);
     },
   };
+}
+
+/** Whether any of `fields` holds another value after the change than before it. */
+function differs(before: User, after: User, fields: readonly (keyof User)[]): boolean {
+  return fields.some((field) => JSON.stringify(before[field]) !== JSON.stringify(after[field]));
 }
 
 export type UsersLibrary = ReturnType<typeof createUsersLibrary>;

@@ -1,7 +1,5 @@
 import { declare, type ApiRouterDeps } from '../../lib/http/api.ts';
 import type { ServiceCore } from '../../lib/core.ts';
-import type { EventState } from '../../lib/events/route-events.ts';
-import type { User } from '../../lib/users/repository.ts';
 import { accountCenterPatch, accountCenterSchema } from '../../lib/account/center.ts';
 import { verificationRoutes } from './verifications.ts';
 import { accountMfaRoutes } from './mfa-verifications.ts';
@@ -28,14 +26,6 @@ const tag = 'Account';
  */
 export function accountApi(api: ApiRouterDeps, core: Pick<ServiceCore, 'account'>): ApiRouterDeps {
   return { ...api, requireScope: core.account.auth.requireScope, security: 'user' };
-}
-
-/**
- * States the User.Data.Updated event of an Account API change (see MANAGEMENT_EVENTS): the whole user after it,
- * or none when nothing changed.
- */
-export function announceUserChange(events: EventState, updated: User | undefined): void {
-  events.events = { ...events.events, 'User.Data.Updated': updated ? { data: updated } : false };
 }
 
 export function accountRoutes(
@@ -85,11 +75,9 @@ export function accountRoutes(
     response: accountProfile,
     refuseEmptyBody: true,
     summary: 'Change name, avatar, username (behind the identity gate) or customData (replaced; needs custom_data)',
-    async handler({ koa, body, events }) {
+    async handler({ koa, body }) {
       const request = await account.authorize(koa, { access: 'edit' });
-      const updated = await account.updateBasics(koa, request, body);
-      announceUserChange(events, updated);
-      return account.profileOf(request, updated ?? request.user);
+      return account.profileOf(request, await account.updateBasics(koa, request, body));
     },
   });
 
@@ -102,11 +90,9 @@ export function accountRoutes(
     response: profileResponse,
     refuseEmptyBody: true,
     summary: 'Merge top-level keys into the profile; returns it',
-    async handler({ koa, body, events }) {
+    async handler({ koa, body }) {
       const request = await account.authorize(koa, { field: 'profile', access: 'edit' });
-      const updated = await account.updateProfile(request, body);
-      announceUserChange(events, updated);
-      return (updated ?? request.user).profile;
+      return (await account.updateProfile(request, body)).profile;
     },
   });
 
@@ -119,9 +105,9 @@ export function accountRoutes(
     status: 204,
     summary:
       'Set a new password (behind the identity gate when the user can prove who they are); the password policy applies',
-    async handler({ koa, body, events }) {
+    async handler({ koa, body }) {
       const request = await account.authorize(koa, { field: 'password', access: 'edit' });
-      announceUserChange(events, await account.setPassword(koa, request, body.password));
+      await account.setPassword(koa, request, body.password);
     },
   });
 
@@ -136,13 +122,10 @@ export function accountRoutes(
       status: 204,
       body: channel === 'email' ? primaryEmailBody : primaryPhoneBody,
       summary: `Set the ${noun} (identity gate), proven by a verified code record of the new ${channel === 'email' ? 'address' : 'number'}`,
-      async handler({ koa, body, events }) {
+      async handler({ koa, body }) {
         const request = await account.authorize(koa, { field: channel, access: 'edit', identity: true });
         const value = 'email' in body ? body.email : body.phone;
-        announceUserChange(
-          events,
-          await account.setPrimary(request, channel, value, body.newIdentifierVerificationRecordId),
-        );
+        await account.setPrimary(request, channel, value, body.newIdentifierVerificationRecordId);
       },
     });
     declare(user, {
@@ -152,9 +135,9 @@ export function accountRoutes(
       scope: channel,
       status: 204,
       summary: `Remove the ${noun} (identity gate); refused when sign-up requires it or it is the last identifier`,
-      async handler({ koa, events }) {
+      async handler({ koa }) {
         const request = await account.authorize(koa, { field: channel, access: 'edit', identity: true });
-        announceUserChange(events, await account.removePrimary(request, channel));
+        await account.removePrimary(request, channel);
       },
     });
   }

@@ -8,7 +8,6 @@ import { publicFactor } from '../../lib/mfa/library.ts';
 import { registrationPayload } from '../../lib/mfa/webauthn-payloads.ts';
 import { mfaFactor } from '../mfa/schemas.ts';
 import { addOwnFactor, backupCodeBody, totpBody } from '../mfa/own-factors.ts';
-import { announceUserChange } from './index.ts';
 
 const tag = 'Account';
 const recordId = z.string().min(1).max(128);
@@ -122,7 +121,7 @@ export function accountMfaRoutes(
       'Add a passkey from a verified registration record, an authenticator app (its secret and a code from it) or ' +
       "backup codes (identity gate; the type must be among the sign-in experience's factors); 422 user.totp_already_in_use, " +
       'user.backup_code_already_in_use, session.mfa.backup_code_can_not_be_alone, user.wrong_backup_code_format',
-    async handler({ koa, body, events }) {
+    async handler({ koa, body }) {
       const { user: me } = await account.authorize(koa, { field: 'mfa', access: 'edit', identity: true });
       if (!(await signInExperience.get()).mfa.factors.includes(body.type)) {
         throw errors.experience(
@@ -131,7 +130,7 @@ export function accountMfaRoutes(
         );
       }
       if (body.type !== 'WebAuthn') {
-        announceUserChange(events, await addOwnFactor(mfa, me.id, body));
+        await addOwnFactor(mfa, me.id, body);
         return;
       }
       const held = await passkeys.spendRegistration(body.newIdentifierVerificationRecordId, me.id);
@@ -141,8 +140,7 @@ export function accountMfaRoutes(
           'no verified passkey registration of this user has this id',
         );
       const { agent, ...credential } = held;
-      const { user: updated } = await passkeys.add(me.id, credential, { name: body.name, agent });
-      announceUserChange(events, updated);
+      await passkeys.add(me.id, credential, { name: body.name, agent });
     },
   });
 
@@ -155,10 +153,9 @@ export function accountMfaRoutes(
     body: z.object({ name: passkeyName }).strict(),
     response: mfaFactor,
     summary: 'Rename a passkey (identity gate); 404 for any other factor',
-    async handler({ koa, params, body, events }) {
+    async handler({ koa, params, body }) {
       const { user: me } = await account.authorize(koa, { field: 'mfa', access: 'edit', identity: true });
-      const { factor, user: updated } = await passkeys.rename(me.id, params.verificationId, body.name);
-      announceUserChange(events, updated);
+      const { factor } = await passkeys.rename(me.id, params.verificationId, body.name);
       return publicFactor(factor);
     },
   });
@@ -173,10 +170,9 @@ export function accountMfaRoutes(
     summary:
       "Remove one of the user's second factors (identity gate); where a second factor is mandatory, never the last " +
       'authenticator app or passkey (422 session.mfa.mfa_policy_not_user_controlled)',
-    async handler({ koa, params, events }) {
+    async handler({ koa, params }) {
       const { user: me } = await account.authorize(koa, { field: 'mfa', access: 'edit', identity: true });
-      const { user: updated } = await mfa.removeOwn(me.id, params.verificationId, (await signInExperience.get()).mfa);
-      announceUserChange(events, updated);
+      await mfa.removeOwn(me.id, params.verificationId, (await signInExperience.get()).mfa);
     },
   });
 }

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { createAccountSocial } from '../../lib/connectors/account-social.ts';
 import { declare, idParam, type ApiRouterDeps } from '../../lib/http/api.ts';
 import type { ServiceCore } from '../../lib/core.ts';
-import { accountApi, announceUserChange } from '../account/index.ts';
+import { accountApi } from '../account/index.ts';
 
 const absoluteUrl = z
   .string()
@@ -81,9 +81,9 @@ export function accountIdentityRoutes(
     body: z.object({ newIdentifierVerificationRecordId: recordId }).strict(),
     summary:
       'Link the social identity a verified social record proves (behind the gate; 409 user.identity_already_in_use)',
-    async handler({ koa, body, events }) {
+    async handler({ koa, body }) {
       const { user: me } = await account.authorize(koa, { field: 'social', access: 'edit', identity: true });
-      announceUserChange(events, await social.link(me.id, body.newIdentifierVerificationRecordId));
+      await social.link(me.id, body.newIdentifierVerificationRecordId);
     },
   });
 
@@ -95,9 +95,9 @@ export function accountIdentityRoutes(
     status: 204,
     params: z.object({ target: idParam }),
     summary: "Unlink the user's social identity for a target (behind the gate; 404 user.identity_not_exist)",
-    async handler({ koa, params, events }) {
+    async handler({ koa, params }) {
       const { user: me } = await account.authorize(koa, { field: 'social', access: 'edit', identity: true });
-      announceUserChange(events, await social.unlink(me.id, params.target));
+      await social.unlink(me.id, params.target);
     },
   });
 }

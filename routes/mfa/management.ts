@@ -24,7 +24,7 @@ const createBody = z.discriminatedUnion('type', [
 /**
  * A support team's view of a user's second factors (Logto's routes): list them without secrets, set up an
  * authenticator app or backup codes for the user (the secret or codes answered once, to hand over), remove one.
- * Each change publishes User.Data.Updated with the user, never a secret.
+ * The MFA library states each change as User.Data.Updated with the user, never a secret.
  */
 export function userMfaRoutes(api: ApiRouterDeps, core: Pick<ServiceCore, 'mfa'>): void {
   const { mfa } = core;
@@ -51,15 +51,13 @@ export function userMfaRoutes(api: ApiRouterDeps, core: Pick<ServiceCore, 'mfa'>
       'Add a TOTP authenticator (422 user.totp_already_in_use when one exists) or a set of ten backup codes ' +
       '(422 user.backup_code_already_in_use while unused ones remain; 422 session.mfa.backup_code_can_not_be_alone ' +
       'without another factor); the secret or the codes are answered this once',
-    async handler({ params, body, events }) {
+    async handler({ params, body }) {
       if (body.type === 'Totp') {
         const secret = body.secret ?? newTotpSecret();
         const { factor, user } = await mfa.addTotp(params.userId, secret);
-        events.events = { 'User.Data.Updated': { data: user } };
         return { type: 'Totp' as const, id: factor.id, secret, ...(await mfa.enrolmentOf(user, secret)) };
       }
-      const { codes, factor, user } = await mfa.generateBackupCodes(params.userId, { replace: false });
-      events.events = { 'User.Data.Updated': { data: user } };
+      const { codes, factor } = await mfa.generateBackupCodes(params.userId, { replace: false });
       return { type: 'BackupCode' as const, id: factor.id, codes };
     },
   });
@@ -71,9 +69,8 @@ export function userMfaRoutes(api: ApiRouterDeps, core: Pick<ServiceCore, 'mfa'>
     status: 204,
     params: z.object({ userId: idParam, verificationId: idParam }),
     summary: "Remove one of a user's second factors",
-    async handler({ params, events }) {
-      const { user } = await mfa.remove(params.userId, params.verificationId);
-      events.events = { 'User.Data.Updated': { data: user } };
+    async handler({ params }) {
+      await mfa.remove(params.userId, params.verificationId);
     },
   });
 }

@@ -26,7 +26,7 @@ export const backupCodeBody = z
 
 /**
  * Stores the user's new authenticator app (a well-formed secret, proven by a code of it, which is then spent) or
- * set of backup codes (the ten this service generated, kept hashed); answers the user for User.Data.Updated.
+ * set of backup codes (the ten this service generated, kept hashed); answers the user after it.
  */
 export async function addOwnFactor(
   mfa: MfaLibrary,

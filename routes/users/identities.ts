@@ -35,10 +35,9 @@ export function userIdentityRoutes(api: ApiRouterDeps, core: Pick<ServiceCore, '
     alternativeStatus: 201,
     alternativeWithBody: true,
     response: z.record(z.string(), z.unknown()),
-    async handler({ params, body, answer, events }) {
+    async handler({ params, body, answer }) {
       const { user: updated, created } = await identities.linkSocial(params.userId, params.target, body);
       if (created) answer(201);
-      events.events = { 'User.Data.Updated': { data: updated } };
       return updated.identities;
     },
   });

@@ -108,11 +108,7 @@ export function userRoutes(
     params: byUser,
     body: customDataBody,
     response: jsonRecord,
-    async handler({ params, body, events }) {
-      const updated = await library.mergeCustomData(params.userId, body.customData);
-      events.events = { 'User.Data.Updated': { data: updated } };
-      return updated.customData;
-    },
+    handler: async ({ params, body }) => (await library.mergeCustomData(params.userId, body.customData)).customData,
   });
 
   declare(api, {
@@ -123,11 +119,7 @@ export function userRoutes(
     params: byUser,
     body: profileBody,
     response: jsonRecord,
-    async handler({ params, body, events }) {
-      const updated = await library.mergeProfile(params.userId, body.profile);
-      events.events = { 'User.Data.Updated': { data: updated } };
-      return updated.profile;
-    },
+    handler: async ({ params, body }) => (await library.mergeProfile(params.userId, body.profile)).profile,
   });
 
   declare(api, {
@@ -180,8 +172,8 @@ export function userRoutes(
     summary: 'Delete a user',
     params: byUser,
     status: 204,
-    async handler({ params, events }) {
-      events.snapshot = await library.delete(params.userId);
+    async handler({ params }) {
+      await library.delete(params.userId);
     },
   });
 

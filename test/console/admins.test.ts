@@ -3,20 +3,9 @@ import { pino } from 'pino';
 import { createIdentityService } from '../../app/index.ts';
 import { createMemoryDocumentStore } from '../../adapters/memory/documents.ts';
 import { startService, type RunningService } from '../support/service.ts';
+import { setupToken } from '../support/setup-link.ts';
 
 const PASSWORD = 'Copper-Kettle-93';
-
-/** The setup link's token, from what the service printed at start. */
-function setupToken(printed: string[], baseUrl: string): string {
-  const line = printed
-    .join('')
-    .split('\n')
-    .find((text) => text.includes('/console/setup#token='));
-  expect(line, `a setup link in ${JSON.stringify(printed)}`).to.be.a('string');
-  const url = new URL(line!.trim());
-  expect(`${url.origin}${url.pathname}`).to.equal(`${baseUrl}/console/setup`);
-  return new URLSearchParams(url.hash.slice(1)).get('token')!;
-}
 
 async function setup(running: RunningService, body: Record<string, unknown>) {
   const res = await fetch(`${running.baseUrl}/api/console/setup`, {

@@ -1,4 +1,5 @@
 import { fixtures, ok, unique } from '../../support/management/harness.ts';
+import { setupToken } from '../../support/setup-link.ts';
 import type { EventCase } from '../../support/management/event-case.ts';
 
 const MISSING = 'no-such-user';
@@ -52,6 +53,21 @@ export const userEventCases: EventCase[] = [
           { why: 'unknown field', path: `/users/${user.id}`, body: { nickname: 'x' }, status: 400 },
           { why: 'username taken', path: `/users/${user.id}`, body: { username: other.username }, status: 409 },
         ],
+      };
+    },
+  },
+  {
+    route: 'PATCH /users/:userId',
+    title: 'an update that leaves every field as it was publishes nothing',
+    async arrange(h) {
+      const user = await fixtures(h).user({ name: 'Same' });
+      return {
+        path: `/users/${user.id}`,
+        params: { userId: user.id },
+        status: 200,
+        body: { name: 'Same', username: user.username },
+        expected: () => [],
+        failures: [],
       };
     },
   },
@@ -168,6 +184,35 @@ export const userEventCases: EventCase[] = [
         failures: [
           { why: 'unknown user', path: `/users/${MISSING}`, status: 404 },
           { why: 'id too long', path: `/users/${'x'.repeat(200)}`, status: 400 },
+        ],
+      };
+    },
+  },
+  {
+    route: 'POST /console/setup',
+    title: 'completing the console setup publishes User.Created with the first admin',
+    async arrange(h) {
+      const token = setupToken(h.printed, h.running.baseUrl);
+      const username = unique('first_admin');
+      return {
+        path: '/console/setup',
+        params: {},
+        status: 201,
+        body: { token, username, password: 'correct horse battery staple' },
+        expected: (res) => [{ event: 'User.Created', data: res.body }],
+        failures: [
+          {
+            why: 'unknown link',
+            path: '/console/setup',
+            body: { token: `${token}x`, username, password: 'correct horse battery staple' },
+            status: 403,
+          },
+          {
+            why: 'weak password',
+            path: '/console/setup',
+            body: { token, username, password: 'password' },
+            status: 422,
+          },
         ],
       };
     },

@@ -22,6 +22,8 @@ export interface Harness {
   mailbox: Mailbox;
   /** The code of the latest text message the HTTP SMS connector posted for `phone`. */
   smsCode(phone: string): Promise<string>;
+  /** What the service printed at start (the console setup link among it). */
+  printed: readonly string[];
   /** Events published since the last `clear()`, in order. */
   readonly events: IdentityEvent[];
   clear(): void;
@@ -39,8 +41,10 @@ export async function startHarness(): Promise<Harness> {
   const mailbox = await startMailbox();
   const sms = await Receiver.start();
   const smsKey = `whsec_${randomBytes(32).toString('base64')}`;
+  const printed: string[] = [];
   const running = await startService({
     env: { SMTP_URL: mailbox.url, SMS_WEBHOOK_URL: sms.url('/sms'), SMS_WEBHOOK_SIGNING_KEY: smsKey },
+    print: (text) => printed.push(text),
   });
   const events: IdentityEvent[] = [];
   const unsubscribe = running.service.core.bus.subscribe(async (published) => {
@@ -49,6 +53,7 @@ export async function startHarness(): Promise<Harness> {
   return {
     running,
     mailbox,
+    printed,
     smsCode: (phone) =>
       eventually(
         () => {
