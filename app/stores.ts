@@ -53,6 +53,12 @@ export const DISK_RESIDENT_COLLECTIONS = [
 ];
 
 /**
+ * Delivery records kept in memory from their insert to their first attempt's outcome, which reads and updates them:
+ * at most this many (a backlog beyond it is read from the file). They hold the payload text their queued jobs hold.
+ */
+const KEPT_INSERTED = { webhook_deliveries: 10_000 };
+
+/**
  * Chooses the backends (part of the composition root): MongoDB when `MONGODB_URI` is set, Redis and
  * BullMQ when `REDIS_URL` is set, the embedded store (`STORAGE`: one SQLite file under `DATA_DIR`, or memory) for
  * whatever those leave local. Injected stores take precedence. The drivers are imported only for the backends
@@ -162,6 +168,7 @@ export async function openStores(
       documents = await openLoaded(file, closeOpened, async () =>
         (await import('../adapters/sqlite/documents.ts')).createSqliteDocumentStore(file, {
           diskResident: DISK_RESIDENT_COLLECTIONS,
+          keepInserted: KEPT_INSERTED,
         }),
       );
       documentsInFile = true;

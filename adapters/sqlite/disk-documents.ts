@@ -12,10 +12,15 @@
  * answers are the same. Flagged rows are always candidates, and a query sorts in JS when any exists. Expired rows
  * (TTL indexes) are invisible at once and deleted in bounded steps by a timer. Unique indexes are refused, and
  * `_id`s that are not strings are flagged (the collections kept on disk use string ids).
+ *
+ * A collection may keep in memory, up to a bound, the documents it inserted that were not changed or removed since
+ * (`keepInserted`): a delivery's record is read back and updated once its attempt is made, moments after it was
+ * written, and is then read from memory rather than the file. Such a document is the one the file holds (every write
+ * of the table goes through here, and a write whose commit fails forgets it), so reads give the same answers.
  */
 import type { SQLInputValue } from 'node:sqlite';
 import type { Doc, Filter, FindOptions, IndexSpec } from '../../lib/ports/documents.ts';
-import { matchesNeeded, pageOf, type CommittedState, type UniqueOwner } from '../memory/committed.ts';
+import { idKeyOfFilter, matchesNeeded, pageOf, type CommittedState, type UniqueOwner } from '../memory/committed.ts';
 import { defaultIndexName, expiryOf, sameIndex, validateIndexSpec, type MemoryIndex } from '../memory/indexes.ts';
 import { isOperatorObject, type Predicate } from '../memory/query.ts';
 import { idKey, lookup } from '../memory/values.ts';
@@ -166,6 +171,12 @@ interface Row {
   doc: string;
 }
 
+/** A document kept in memory since it was inserted, with its expiry (ms) as its row has it. */
+interface Kept {
+  doc: Doc;
+  expiry: number | null;
+}
+
 export class DiskDocuments implements CommittedState {
   readonly name: string;
   /** Unique indexes are refused, so no index carries entries for the collection to check. */
@@ -182,10 +193,18 @@ export class DiskDocuments implements CommittedState {
   #hasFlagged = false;
   #upsertSql = '';
   readonly #sweeper: NodeJS.Timeout;
+  /** Inserted documents not changed since, oldest first, at most `#keepInserted` (see the module comment). */
+  readonly #kept = new Map<string, Kept>();
+  readonly #keepInserted: number;
+  /** Forgets a kept document, for a write whose commit failed. */
+  readonly #forget: ((id: string) => void) | undefined;
 
-  constructor(database: SqliteDatabase, name: string) {
+  /** `keepInserted`: how many inserted documents to keep in memory until they are changed (none by default). */
+  constructor(database: SqliteDatabase, name: string, options: { keepInserted?: number } = {}) {
     this.name = name;
     this.#database = database;
+    this.#keepInserted = options.keepInserted ?? 0;
+    this.#forget = this.#keepInserted > 0 ? (id) => this.#kept.delete(id) : undefined;
     this.#table = quote(`collection:${name}`);
     const stored = database.db.prepare('SELECT value FROM meta WHERE key = ?').get(this.#metaKey());
     this.#specs = stored ? (JSON.parse(String(stored.value)) as IndexSpec[]) : [];
@@ -222,6 +241,8 @@ export class DiskDocuments implements CommittedState {
   }
 
   get(id: string): Doc | undefined {
+    const kept = this.#kept.get(id);
+    if (kept) return kept.expiry === null || kept.expiry > Date.now() ? kept.doc : undefined;
     const row = this.#database
       .statement(`SELECT doc FROM ${this.#table} WHERE id = ? AND (expires_at IS NULL OR expires_at > ?)`)
       .get(id, Date.now());
@@ -229,6 +250,8 @@ export class DiskDocuments implements CommittedState {
   }
 
   has(id: string): boolean {
+    const kept = this.#kept.get(id);
+    if (kept) return kept.expiry === null || kept.expiry > Date.now();
     return (
       this.#database
         .statement(`SELECT 1 FROM ${this.#table} WHERE id = ? AND (expires_at IS NULL OR expires_at > ?)`)
@@ -243,6 +266,13 @@ export class DiskDocuments implements CommittedState {
   matching(filter: Filter, predicate: Predicate, atMost: number): Doc[] {
     const matches: Doc[] = [];
     if (atMost <= 0) return matches;
+    // One document by its id (a record's update, a lookup): one row, with a statement prepared once.
+    const id = idKeyOfFilter(filter);
+    if (id !== undefined) {
+      const doc = this.get(id);
+      if (doc !== undefined && predicate(doc)) matches.push(doc);
+      return matches;
+    }
     for (const [, doc] of this.scan(filter)) {
       if (!predicate(doc)) continue;
       matches.push(doc);
@@ -252,7 +282,7 @@ export class DiskDocuments implements CommittedState {
   }
 
   page(filter: Filter, predicate: Predicate, options: FindOptions): Doc[] {
-    const order = this.#sqlOrder(options.sort);
+    const order = idKeyOfFilter(filter) === undefined ? this.#sqlOrder(options.sort) : undefined;
     if (order === undefined) return pageOf(this.matching(filter, predicate, matchesNeeded(options)), options);
     const narrowed = narrow(filter, this.#columns());
     const { skip = 0, limit = 0 } = options;
@@ -295,11 +325,16 @@ export class DiskDocuments implements CommittedState {
 
   insert(id: string, doc: Doc): void {
     this.#store(id, doc);
+    if (this.#keepInserted === 0) return;
+    this.#kept.delete(id);
+    this.#kept.set(id, { doc, expiry: this.#expiryOf(doc) });
+    if (this.#kept.size > this.#keepInserted) this.#kept.delete(this.#kept.keys().next().value!);
   }
 
   replace(id: string, current: Doc, next: Doc): void {
     // Most updates leave the indexed fields and the expiry as they were (a delivery's status, a count): then only the
     // document is written, and SQLite maintains none of the indexes (an upsert setting their columns would).
+    this.#kept.delete(id);
     if (this.#sameColumns(current, next)) {
       void this.#database.write(() =>
         this.#database.statement(`UPDATE ${this.#table} SET doc = ? WHERE id = ?`).run(encodeDocument(next), id),
@@ -310,6 +345,7 @@ export class DiskDocuments implements CommittedState {
   }
 
   remove(id: string): void {
+    this.#kept.delete(id);
     void this.#database.write(() => this.#database.statement(`DELETE FROM ${this.#table} WHERE id = ?`).run(id));
   }
 
@@ -319,8 +355,11 @@ export class DiskDocuments implements CommittedState {
   ): void {
     for (const [id, next] of writes) {
       const current = this.get(id);
-      if (next) this.#store(id, next);
-      else if (current) this.remove(id);
+      if (next && !current) this.insert(id, next);
+      else if (next) {
+        this.#kept.delete(id);
+        this.#store(id, next);
+      } else if (current) this.remove(id);
       else continue;
       visit(id, current, next ?? undefined);
     }
@@ -341,6 +380,8 @@ export class DiskDocuments implements CommittedState {
     const normalized: IndexSpec = { ...spec, keys: { ...spec.keys }, name: spec.name ?? defaultIndexName(spec.keys) };
     const existing = this.#specs.find((known) => known.name === normalized.name);
     const database = this.#database;
+    // A new TTL index gives the rows their expiry: kept documents are read from the file again.
+    this.#kept.clear();
     if (existing && sameIndex(existing, normalized)) {
       database.write(() => this.#ensureSqlIndex(existing)).catch(() => undefined);
       return;
@@ -450,7 +491,10 @@ export class DiskDocuments implements CommittedState {
   }
 
   #store(id: string, doc: Doc): void {
-    void this.#database.write(() => this.#database.statement(this.#upsertSql).run(...this.#columnsOf(id, doc)));
+    void this.#database.write(
+      () => this.#database.statement(this.#upsertSql).run(...this.#columnsOf(id, doc)),
+      this.#forget && (() => this.#forget!(id)),
+    );
   }
 
   /** Recomputes every row's columns, in steps of rowids (inside the caller's write). */

@@ -16,6 +16,11 @@ import { DiskDocuments } from './disk-documents.ts';
 export interface SqliteDocumentStoreOptions {
   /** Collections kept on disk rather than in memory: large, append-mostly, no unique index, string ids. */
   diskResident: readonly string[];
+  /**
+   * Per disk-resident collection, how many of the documents it inserted to keep in memory until they are changed or
+   * removed: those read back soon after they were written (see disk-documents.ts).
+   */
+  keepInserted?: Readonly<Record<string, number>>;
 }
 
 /** Every document of the in-memory collections, by collection, in the order each was first stored. */
@@ -72,7 +77,7 @@ export function createSqliteDocumentStore(
     durability: writeThrough(database),
     committed(name) {
       if (options.diskResident.includes(name)) {
-        const documents = new DiskDocuments(database, name);
+        const documents = new DiskDocuments(database, name, { keepInserted: options.keepInserted?.[name] ?? 0 });
         disk.push(documents);
         return documents;
       }

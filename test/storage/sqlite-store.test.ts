@@ -166,6 +166,9 @@ describe('SQLite store: what is acknowledged is in the file', () => {
     const store = storeOf(database);
     const kv = createSqliteKeyValueStore(database);
     const people = store.collection('people');
+    const kept = createSqliteDocumentStore(database, { diskResident: ['logs'], keepInserted: { logs: 10 } }).collection(
+      'logs',
+    );
     await people.insertOne({ _id: 'p', n: 1 });
     await kv.set('k', 'before');
     // The connection refuses every change from now on, as a full or read-only disk would.
@@ -176,6 +179,7 @@ describe('SQLite store: what is acknowledged is in the file', () => {
         await people.insertOne({ _id: 'q' });
       }),
       people.insertOne({ _id: 'r' }),
+      kept.insertOne({ _id: 'l', hookId: 'h' }),
       kv.set('k', 'after'),
       kv.getDel('k'),
     ]);
@@ -184,6 +188,9 @@ describe('SQLite store: what is acknowledged is in the file', () => {
       expect((outcome as PromiseRejectedResult).reason).to.be.instanceOf(DurableWriteError);
     }
     expect(await people.find({}, { sort: { _id: 1 } })).to.deep.equal([{ _id: 'p', n: 1 }]);
+    // A disk-resident collection keeping its inserts in memory forgets the one that was not written.
+    expect(await kept.findOne({ _id: 'l' })).to.equal(null);
+    expect(await kept.countDocuments({})).to.equal(0);
     expect(await kv.get('k')).to.equal('before');
     // A take is decided at once, and put back when its removal cannot be made durable.
     const taken = await kv.take('k');
