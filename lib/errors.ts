@@ -200,7 +200,6 @@ const ERROR_CODES = {
   'password.rejected': 'rule',
   /** Sign-in experience settings refused: a Logto setting this service lacks, or an inconsistent combination. */
   'sign_in_experiences.unsupported_setting': 'rule',
-  'sign_in_experiences.missing_sign_in_methods': 'rule',
   'sign_in_experiences.duplicated_sign_in_methods': 'rule',
   'sign_in_experiences.at_least_one_authentication_factor': 'rule',
   'sign_in_experiences.verification_code_requires_email_or_phone': 'rule',

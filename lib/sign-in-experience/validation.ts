@@ -5,10 +5,9 @@ import type { SignInExperience, SignInIdentifier } from './schema.ts';
 type Refusal = [code: CodeOf<'rule'>, message: string, data?: Record<string, unknown>];
 
 function signInRefusal({ signIn }: SignInExperience): Refusal | undefined {
+  // No method at all is Logto's social and enterprise sign-in only; the sign-up rules keep accounts that register
+  // by an identifier able to sign in by it.
   const { methods } = signIn;
-  if (methods.length === 0) {
-    return ['sign_in_experiences.missing_sign_in_methods', 'at least one sign-in method is required'];
-  }
   if (new Set(methods.map((method) => method.identifier)).size !== methods.length) {
     return ['sign_in_experiences.duplicated_sign_in_methods', 'each identifier may appear in one sign-in method only'];
   }

@@ -10,10 +10,12 @@ export interface ConnectorChoices {
 
 /**
  * "Continue with …" links (plain navigations: the service answers them with a redirect to the provider, which a
- * form's `form-action` policy would block) and the single sign-on form.
+ * form's `form-action` policy would block) and the single sign-on form; `only` when the page has no form of its
+ * own, so there is nothing to be an alternative to.
  */
 export function connectorSection(
   view: PageFrame & { problem?: FormProblem; failed?: string; identifier?: string },
+  only = false,
 ): string {
   const choices = view.connectors;
   if (!choices || (!choices.social.length && !choices.sso)) return '';
@@ -40,7 +42,8 @@ export function connectorSection(
         ],
       })
     : '';
-  return `<hr class="divider"><h2>Or continue with</h2>\n${[...social, sso].join('\n')}`;
+  const choicesHtml = [...social, sso].join('\n');
+  return only ? choicesHtml : `<hr class="divider"><h2>Or continue with</h2>\n${choicesHtml}`;
 }
 
 /** The page after an email of an SSO domain: where the user goes to sign in (a link, for the same reason). */

@@ -153,13 +153,13 @@ export function connectorPageRoutes(
               linkPage(visit, {
                 email: relatedUser,
                 link: visit.at(`/connector/${verificationId}/link`),
-                ...(visit.methods.canRegister && { register: visit.at(`/connector/${verificationId}/register`) }),
+                ...(visit.methods.connectorRegistration && { register: visit.at(`/connector/${verificationId}/register`) }),
               }),
               visit,
             );
             return;
           }
-          if (!visit.methods.canRegister) throw error;
+          if (!visit.methods.connectorRegistration) throw error;
           await experience.setEvent(visit.request, 'Register');
           await experience.identify(visit.request, verificationId);
         }

@@ -15,7 +15,13 @@ export interface PageMethods {
   /** The password form comes before the code form. */
   passwordFirst: boolean;
   canSignIn: boolean;
+  /** The sign-up page registers (the sign-in mode allows it and sign-up names an identifier). */
   canRegister: boolean;
+  /**
+   * A social or enterprise identity no account holds registers one: the sign-in mode allows registration, with
+   * or without sign-up identifiers (none is Logto's registration through connectors only).
+   */
+  connectorRegistration: boolean;
   /** How one signs up: a username and a password, or an email or phone verified by a code. */
   signUp: { by: 'username' } | { by: 'code'; identifiers: CodeIdentifierType[]; password: boolean } | undefined;
   /** Where a code to reset a password can go. */
@@ -52,6 +58,7 @@ export function methodsOf(settings: SignInExperience): PageMethods {
     passwordFirst: both ? both.isPasswordPrimary : true,
     canSignIn: settings.signInMode !== 'Register',
     canRegister: settings.signInMode !== 'SignIn' && signUp !== undefined,
+    connectorRegistration: settings.signInMode !== 'SignIn',
     signUp,
     forgotPassword: resetMethods(settings, phoneInUse),
   };
@@ -104,6 +111,8 @@ export function parseIdentifier(
   text: string,
   types: readonly IdentifierType[],
 ): { type: IdentifierType; value: string } | FormProblem {
+  // A form the page does not show (no sign-in method of its kind), posted all the same.
+  if (!types.length) return { field: 'identifier', message: 'This way of signing in is not enabled.' };
   const trimmed = text.trim();
   const label = identifierLabel(types).toLowerCase();
   if (!trimmed) return { field: 'identifier', message: `Enter your ${label}.` };

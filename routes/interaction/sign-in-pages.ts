@@ -28,7 +28,8 @@ export interface SignInView extends PageFrame {
 
 /**
  * The sign-in page: password and code forms for the methods the sign-in experience enables (the password
- * form first when it is the primary factor), then the ways to a new account or a forgotten password.
+ * form first when it is the primary factor), the connectors, then the ways to a new account or a forgotten
+ * password.
  */
 export function signInPage(view: SignInView): string {
   const { methods, at } = view;
@@ -72,6 +73,10 @@ ${methods.forgotPassword.length ? links({ href: at('/forgot-password'), label: '
     sections.length === 2
       ? `${sections[0]}\n<hr class="divider"><h2>${alternative}</h2>\n${sections[1]}`
       : sections.join('\n');
+  // Without a sign-in method (social and enterprise sign-in only) the connectors are the page.
+  const connectors = connectorSection(view, !sections.length);
+  const nothing =
+    !sections.length && !connectors ? '<p>No way to sign in is set up for this service yet.</p>' : '';
   const register = methods.canRegister
     ? links({ text: 'No account yet?', href: at('/sign-up'), label: 'Create account' })
     : '';
@@ -81,7 +86,7 @@ ${methods.forgotPassword.length ? links({ href: at('/forgot-password'), label: '
     branding: view.branding,
     notice: view.notice,
     problem: view.problem,
-    body: `${body}\n${connectorSection(view)}\n${register}\n${buttonForm(at('/abort'), view.csrf, 'Cancel')}`,
+    body: `${body}${nothing}\n${connectors}\n${register}\n${buttonForm(at('/abort'), view.csrf, 'Cancel')}`,
   });
 }
 

@@ -135,6 +135,50 @@ describe('Experience API: sign-in', () => {
       });
     }
   });
+
+  it('with no sign-in method (signIn.methods: []), refuses password and code sign-in alike (422 user.sign_in_method_not_enabled)', async () => {
+    const erin = await user({ primaryEmail: `${uniqueName('erin')}@example.com` });
+    await h.signInExperience({
+      signIn: { methods: [] },
+      signUp: { identifiers: [], password: false, verify: false },
+    });
+    try {
+      const byPassword = h.client();
+      await byPassword.open(h.app);
+      await byPassword.ok('PUT', '', { interactionEvent: 'SignIn' });
+      for (const identifier of [
+        { type: 'username', value: erin.username },
+        { type: 'email', value: erin.primaryEmail },
+      ]) {
+        const { verificationId } = await byPassword.ok('POST', '/verification/password', {
+          identifier,
+          password: PASSWORD,
+        });
+        const identified = await byPassword.api('POST', '/identification', { verificationId });
+        expect(identified.status, identifier.type).to.equal(422);
+        expect(identified.body.code).to.equal('user.sign_in_method_not_enabled');
+      }
+      expect((await byPassword.api('POST', '/submit')).body.code).to.equal('session.identifier_not_found');
+
+      const byCode = h.client();
+      await byCode.open(h.app);
+      await byCode.ok('PUT', '', { interactionEvent: 'SignIn' });
+      const verificationId = await byCode.verifyEmail(h.mailbox, erin.primaryEmail, 'SignIn');
+      const identified = await byCode.api('POST', '/identification', { verificationId });
+      expect(identified.status).to.equal(422);
+      expect(identified.body.code).to.equal('user.sign_in_method_not_enabled');
+    } finally {
+      await h.signInExperience({
+        signIn: {
+          methods: [
+            { identifier: 'username', password: true, verificationCode: false, isPasswordPrimary: true },
+            { identifier: 'email', password: true, verificationCode: true, isPasswordPrimary: true },
+          ],
+        },
+        signUp: { identifiers: ['username'], password: true, verify: false },
+      });
+    }
+  });
 });
 
 describe('Experience API: completing the profile while signing in', () => {

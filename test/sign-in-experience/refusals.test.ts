@@ -63,10 +63,24 @@ const UNSUPPORTED: Refusal[] = [
 
 const INCONSISTENT: Refusal[] = [
   {
-    why: 'no sign-in method',
+    why: 'no sign-in method while the stored sign-up is by username',
     body: { signIn: { methods: [] } },
     status: 422,
-    code: 'sign_in_experiences.missing_sign_in_methods',
+    code: 'sign_in_experiences.miss_sign_up_identifier_in_sign_in',
+    data: { identifier: 'username' },
+  },
+  {
+    why: 'no sign-in method with sign-up by email and a code',
+    body: { signIn: { methods: [] }, signUp: signUp(['email'], false, true) },
+    status: 422,
+    code: 'sign_in_experiences.miss_sign_up_identifier_in_sign_in',
+    data: { identifier: 'email' },
+  },
+  {
+    why: 'no sign-in method with a sign-up password but no identifier',
+    body: { signIn: { methods: [] }, signInMode: 'SignIn', signUp: signUp([], true, false) },
+    status: 422,
+    code: 'sign_in_experiences.missing_sign_up_identifiers',
   },
   {
     why: 'one identifier twice',

@@ -70,6 +70,16 @@ describe('sign-in experience settings: GET/PATCH /api/sign-in-exp', () => {
     expect(await patch({ signIn: { methods } })).to.deep.equal({ ...DEFAULTS, signIn: { methods } });
   });
 
+  it('stores no sign-in method (Logto: social and enterprise sign-in only) in every sign-in mode, with no connector set up', async () => {
+    const socialOnly = { identifiers: [], password: false, verify: false };
+    const stored = await patch({ signIn: { methods: [] }, signUp: socialOnly });
+    expect(stored).to.deep.equal({ ...DEFAULTS, signIn: { methods: [] }, signUp: socialOnly });
+    expect((await patch({ signInMode: 'SignIn' })).signIn.methods).to.deep.equal([]);
+    expect((await patch({ signInMode: 'Register', singleSignOnEnabled: false })).signIn.methods).to.deep.equal([]);
+    const back = [method('username', true, false)];
+    expect((await patch({ signIn: { methods: back } })).signIn.methods, 'and back to a method').to.deep.equal(back);
+  });
+
   it('stores each supported sign-up shape', async () => {
     const byEmail = { identifiers: ['email'], password: false, verify: true };
     expect((await patch({ signUp: byEmail })).signUp).to.deep.equal(byEmail);

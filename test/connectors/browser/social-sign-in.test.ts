@@ -258,4 +258,54 @@ describe('browser: continue with a social connector whose provider is a second i
       await context.close();
     }
   });
+
+  it('with no sign-in method (signIn.methods: []), the page is the social button alone, and a social sign-in through it completes', async () => {
+    const before = (await (await h.running.request('/api/sign-in-exp')).json()) as Record<string, unknown>;
+    await h.signInExperience({
+      signIn: { methods: [] },
+      signUp: { identifiers: [], password: false, verify: false },
+      singleSignOnEnabled: false,
+    });
+    const username = `social_only_${Math.random().toString(36).slice(2, 8)}`;
+    await upstream.request('/api/users', { method: 'POST', json: { username, password: 'Correct-Horse-7' } });
+    try {
+      const registered = await freshPage(chromium.browser());
+      let userId: string;
+      try {
+        const flow = await h.rp.signIn(registered.page);
+        await signInUpstream(registered.page, username);
+        userId = (await flow.finish()).claims()!.sub;
+        await h.delivery('PostRegister', userId);
+      } finally {
+        await screenshot(registered.page, 'connector-social-only-registered');
+        await registered.context.close();
+      }
+
+      const { page, context } = await freshPage(chromium.browser());
+      try {
+        const flow = await h.rp.signIn(page);
+        const main = page.getByRole('main');
+        await main.getByRole('link', { name: 'Continue with Upstream ID' }).waitFor();
+        expect(await main.getByRole('textbox').count(), 'no identifier, password or work email field').to.equal(0);
+        expect(await main.getByRole('link').allTextContents(), 'no forgot-password or create-account link').to.deep.equal(
+          ['Continue with Upstream ID'],
+        );
+        expect(await main.getByRole('button').allTextContents()).to.deep.equal(['Cancel']);
+        expect(await page.getByRole('heading', { name: 'Or continue with' }).count()).to.equal(0);
+        await screenshot(page, 'connector-social-only-page');
+        await signInUpstream(page, username);
+        expect((await flow.finish()).claims()!.sub, 'the same account, signed in again').to.equal(userId);
+        await h.delivery('PostSignIn', userId);
+      } finally {
+        await screenshot(page, 'connector-social-only-signed-in');
+        await context.close();
+      }
+    } finally {
+      await h.signInExperience({
+        signIn: before.signIn,
+        signUp: before.signUp,
+        singleSignOnEnabled: before.singleSignOnEnabled,
+      });
+    }
+  });
 });
