@@ -153,7 +153,9 @@ export function connectorPageRoutes(
               linkPage(visit, {
                 email: relatedUser,
                 link: visit.at(`/connector/${verificationId}/link`),
-                ...(visit.methods.connectorRegistration && { register: visit.at(`/connector/${verificationId}/register`) }),
+                ...(visit.methods.connectorRegistration && {
+                  register: visit.at(`/connector/${verificationId}/register`),
+                }),
               }),
               visit,
             );

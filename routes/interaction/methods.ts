@@ -112,7 +112,7 @@ export function parseIdentifier(
   types: readonly IdentifierType[],
 ): { type: IdentifierType; value: string } | FormProblem {
   // A form the page does not show (no sign-in method of its kind), posted all the same.
-  if (!types.length) return { field: 'identifier', message: 'This way of signing in is not enabled.' };
+  if (!types.length) return { message: 'This way of signing in is not enabled.' };
   const trimmed = text.trim();
   const label = identifierLabel(types).toLowerCase();
   if (!trimmed) return { field: 'identifier', message: `Enter your ${label}.` };

@@ -75,8 +75,7 @@ ${methods.forgotPassword.length ? links({ href: at('/forgot-password'), label: '
       : sections.join('\n');
   // Without a sign-in method (social and enterprise sign-in only) the connectors are the page.
   const connectors = connectorSection(view, !sections.length);
-  const nothing =
-    !sections.length && !connectors ? '<p>No way to sign in is set up for this service yet.</p>' : '';
+  const nothing = !sections.length && !connectors ? '<p>No way to sign in is set up for this service yet.</p>' : '';
   const register = methods.canRegister
     ? links({ text: 'No account yet?', href: at('/sign-up'), label: 'Create account' })
     : '';

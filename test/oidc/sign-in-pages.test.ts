@@ -173,6 +173,39 @@ describe('sign-in pages: forms, settings and refusals over HTTP', () => {
     }
   });
 
+  it('with no sign-in method and no connector, says there is no way to sign in, and refuses the forms posted anyway', async () => {
+    const user = await createUser(running, [], { primaryEmail: `${unique('none')}@example.com` }, 'Fresh-Password-4');
+    await signInExperience({ signIn: { methods: [] }, signUp: { identifiers: [], password: false, verify: false } });
+    try {
+      const signIn = await openSignIn(running);
+      expect(signIn.html)
+        .to.include('No way to sign in is set up for this service yet.')
+        .and.not.include('<input name="identifier"')
+        .and.not.include('Forgot password?')
+        .and.not.include('Create account')
+        .and.not.include('Or continue with');
+      const byPassword = await submit(signIn, '/login', {
+        identifier: String(user.username),
+        password: 'Fresh-Password-4',
+      });
+      expect(byPassword.status).to.equal(400);
+      expect(byPassword.html).to.include('This way of signing in is not enabled.');
+      const byCode = await submit(signIn, '/sign-in/send-code', { identifier: String(user.primaryEmail) });
+      expect(byCode.status).to.equal(400);
+      expect(byCode.html).to.include('This way of signing in is not enabled.');
+    } finally {
+      await signInExperience({
+        signIn: {
+          methods: [
+            { identifier: 'username', password: true, verificationCode: false, isPasswordPrimary: true },
+            { identifier: 'email', password: true, verificationCode: true, isPasswordPrimary: true },
+          ],
+        },
+        ...USERNAME_SIGN_UP,
+      });
+    }
+  });
+
   it('offers "Sign in instead" when a code sign-up names an email that has an account', async () => {
     await signInExperience(EMAIL_SIGN_UP);
     try {

@@ -287,9 +287,10 @@ describe('browser: continue with a social connector whose provider is a second i
         const main = page.getByRole('main');
         await main.getByRole('link', { name: 'Continue with Upstream ID' }).waitFor();
         expect(await main.getByRole('textbox').count(), 'no identifier, password or work email field').to.equal(0);
-        expect(await main.getByRole('link').allTextContents(), 'no forgot-password or create-account link').to.deep.equal(
-          ['Continue with Upstream ID'],
-        );
+        expect(
+          await main.getByRole('link').allTextContents(),
+          'no forgot-password or create-account link',
+        ).to.deep.equal(['Continue with Upstream ID']);
         expect(await main.getByRole('button').allTextContents()).to.deep.equal(['Cancel']);
         expect(await page.getByRole('heading', { name: 'Or continue with' }).count()).to.equal(0);
         await screenshot(page, 'connector-social-only-page');
