@@ -41,6 +41,14 @@ export function newId(length = 21): string {
   return spelling.toString('latin1', 0, length);
 }
 
+/**
+ * A random id of `newId`'s shape whose first 9 characters spell the time in ms (base 36), the other 12 random (≈ 62
+ * bits): ids made later sort after, so an index of them grows at its end instead of at random places.
+ */
+export function timeOrderedId(): string {
+  return Date.now().toString(36).padStart(9, '0') + newId(12);
+}
+
 /** An opaque high-entropy secret (32 random bytes, base64url) with a recognisable prefix. */
 export function newSecret(prefix = ''): string {
   const offset = take(32);

@@ -1,4 +1,5 @@
 import type { KeyValueStore } from '../ports/kv.ts';
+import { setBounded } from '../bounded-map.ts';
 import { sharedReads } from '../shared-reads.ts';
 import { createOriginSlots } from './origin-slots.ts';
 
@@ -112,10 +113,19 @@ export function createEndpointGuard(deps: {
 
 export type EndpointGuard = ReturnType<typeof createEndpointGuard>;
 
+/** Origins of the hooks' URLs, parsed once per URL: every attempt asks. */
+const origins = new Map<string, string>();
+const MAX_KEPT_ORIGINS = 1000;
+
 function originOf(url: string): string {
+  const known = origins.get(url);
+  if (known !== undefined) return known;
+  let origin: string;
   try {
-    return new URL(url).origin;
+    origin = new URL(url).origin;
   } catch {
-    return url;
+    origin = url;
   }
+  setBounded(origins, url, origin, MAX_KEPT_ORIGINS);
+  return origin;
 }

@@ -173,9 +173,14 @@ function requestHeaders({ body, headers, customHeaders, userAgent }: SendInput):
   return result;
 }
 
+/** Decodes whole inputs only (no `stream`), so one serves every response. */
+const utf8 = new TextDecoder();
+
 /** The first RESPONSE_BODY_LIMIT bytes as UTF-8, without a character split by the cut. */
 function decodeBounded(chunks: Buffer[], size: number): string {
+  // Most endpoints answer with an empty body (204, or 200 without one).
+  if (size === 0) return '';
   const bytes = Buffer.concat(chunks).subarray(0, RESPONSE_BODY_LIMIT);
-  const text = new TextDecoder().decode(bytes);
+  const text = utf8.decode(bytes);
   return size > RESPONSE_BODY_LIMIT ? text.replace(/\uFFFD$/, '') : text;
 }

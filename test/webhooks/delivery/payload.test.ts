@@ -3,6 +3,7 @@ import { craftedEvent } from '../../support/events.ts';
 import { ALL_EVENTS, DATA_EVENTS, IMPERSONATION_EVENTS, INTERACTION_EVENTS } from '../../../lib/events/catalogue.ts';
 import { deliveryBody, eventText, newDeliveryId, storedJob } from '../../../lib/webhooks/payload.ts';
 import { sampleEvent } from '../../../lib/webhooks/samples.ts';
+import { timeOrderedId } from '../../../lib/ids.ts';
 
 /** What the event's deliveries carry, read back. */
 const eventBody = (...event: Parameters<typeof eventText>) =>
@@ -77,6 +78,17 @@ describe('webhook payloads', () => {
     expect(id).to.match(/^dlv_[a-z0-9]{21}$/);
     expect(id).to.not.include(':');
     expect(newDeliveryId()).to.not.equal(id);
+  });
+
+  it('get attempt log ids of the usual shape that sort in the order they were made', () => {
+    const first = timeOrderedId();
+    // The next millisecond: ids of one millisecond are in no particular order.
+    const madeAt = Date.now();
+    for (let spins = 0; Date.now() <= madeAt && spins < 1e8; spins += 1);
+    const ids = [first, ...Array.from({ length: 100 }, () => timeOrderedId())];
+    for (const id of ids) expect(id).to.match(/^[0-9a-z]{21}$/);
+    expect(new Set(ids).size).to.equal(ids.length);
+    expect(ids.slice(1).every((id) => id > first)).to.equal(true);
   });
 
   describe('samples for the test endpoint', () => {
