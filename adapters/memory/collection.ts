@@ -348,9 +348,12 @@ export class EmbeddedCollection implements DocumentCollection<Doc>, Participant 
 
   #apply(transaction: MemoryTransaction | undefined, changes: CommittedChange[], write: Write): void {
     const { id, after } = write;
+    // A new document outside a transaction, where the committed documents tell a taken id as they store it (on disk,
+    // one statement rather than a lookup and then the write).
+    const stored = !transaction && write.kind !== 'change' ? this.#committed.insertNew : undefined;
     if (write.kind !== 'change') {
       const holder = this.#locks.get(id);
-      if ((holder && holder !== transaction) || this.#exists(transaction, id))
+      if ((holder && holder !== transaction) || (!stored && this.#exists(transaction, id)))
         throw new DuplicateKeyError(this.name, { _id: 1 });
     } else if (after === write.before) {
       return;
@@ -369,7 +372,9 @@ export class EmbeddedCollection implements DocumentCollection<Doc>, Participant 
     // Outside a transaction what everyone sees is the committed version: the one a change found, none for a new one.
     const current = write.before;
     if (after && current) this.#committed.replace(id, current, after);
-    else if (after) this.#committed.insert(id, after);
+    else if (after && stored) {
+      if (!stored.call(this.#committed, id, after)) throw new DuplicateKeyError(this.name, { _id: 1 });
+    } else if (after) this.#committed.insert(id, after);
     else if (current) this.#committed.remove(id, current);
     else return;
     changes.push({

@@ -53,6 +53,11 @@ export interface CommittedState {
   /** The stored document holding `entry` in a unique index, other than `id`; undefined when none. */
   otherOwner(index: MemoryIndex, entry: string, id: string): string | undefined;
   insert(id: string, doc: Doc): void;
+  /**
+   * Stores a new document unless a live one has its id, and says whether it did; where present, the collection asks
+   * this instead of `has` then `insert` (outside transactions).
+   */
+  insertNew?(id: string, doc: Doc): boolean;
   replace(id: string, current: Doc, next: Doc): void;
   remove(id: string, doc: Doc): void;
   /** Stores several changes at once, calling `visit` for each that changed something (see CommittedDocuments). */

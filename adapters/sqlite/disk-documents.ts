@@ -192,6 +192,8 @@ export class DiskDocuments implements CommittedState {
   /** Whether some row is flagged (then every query tests flagged rows too, and sorts in JS). */
   #hasFlagged = false;
   #upsertSql = '';
+  /** The upsert that replaces only an expired row: it changes nothing when a live row has the id. */
+  #insertNewSql = '';
   readonly #sweeper: NodeJS.Timeout;
   /** Inserted documents not changed since, oldest first, at most `#keepInserted` (see the module comment). */
   readonly #kept = new Map<string, Kept>();
@@ -325,10 +327,21 @@ export class DiskDocuments implements CommittedState {
 
   insert(id: string, doc: Doc): void {
     this.#store(id, doc);
-    if (this.#keepInserted === 0) return;
-    this.#kept.delete(id);
-    this.#kept.set(id, { doc, expiry: this.#expiryOf(doc) });
-    if (this.#kept.size > this.#keepInserted) this.#kept.delete(this.#kept.keys().next().value!);
+    this.#keep(id, doc);
+  }
+
+  insertNew(id: string, doc: Doc): boolean {
+    // A write not run (its commit already failed) counts as made: it rejects with that commit.
+    let inserted = true;
+    void this.#database.write(
+      () => {
+        const { changes } = this.#database.statement(this.#insertNewSql).run(...this.#columnsOf(id, doc), Date.now());
+        inserted = Number(changes) > 0;
+      },
+      this.#forget && (() => this.#forget!(id)),
+    );
+    if (inserted) this.#keep(id, doc);
+    return inserted;
   }
 
   replace(id: string, current: Doc, next: Doc): void {
@@ -456,6 +469,7 @@ export class DiskDocuments implements CommittedState {
     this.#upsertSql =
       `INSERT INTO ${this.#table} (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')}) ` +
       `ON CONFLICT (id) DO UPDATE SET ${updates.join(', ')}`;
+    this.#insertNewSql = `${this.#upsertSql} WHERE ${this.#table}.expires_at <= ?`;
   }
 
   #expiryOf(doc: Doc): number | null {
@@ -488,6 +502,13 @@ export class DiskDocuments implements CommittedState {
       if (!x || !y || x[0] !== y[0] || x[1] !== y[1]) return false;
     }
     return true;
+  }
+
+  #keep(id: string, doc: Doc): void {
+    if (this.#keepInserted === 0) return;
+    this.#kept.delete(id);
+    this.#kept.set(id, { doc, expiry: this.#expiryOf(doc) });
+    if (this.#kept.size > this.#keepInserted) this.#kept.delete(this.#kept.keys().next().value!);
   }
 
   #store(id: string, doc: Doc): void {

@@ -195,6 +195,26 @@ for (const keepInserted of [0, 64]) {
       await compareAll('after a transaction');
     });
 
+    it('refuses an id a live document holds and takes one whose document expired, alike', async () => {
+      const [later, earlier] = [new Date(Date.now() + 600_000), new Date(Date.now() - 1_000)];
+      const [expected, actual] = await both(async (collection) => {
+        const refusal = (error: Error) => error.name;
+        await collection.insertMany([
+          { _id: 'dup-live', hookId: 'h1', expiresAt: later },
+          { _id: 'dup-gone', hookId: 'h1', expiresAt: earlier },
+        ]);
+        const one = await collection.insertOne({ _id: 'dup-live', hookId: 'h2' }).then(() => 'stored', refusal);
+        // Up to the first duplicate, as the driver does.
+        const many = await collection
+          .insertMany([{ _id: 'dup-a' }, { _id: 'dup-live' }, { _id: 'dup-b' }])
+          .then(() => 'stored', refusal);
+        const again = await collection.insertOne({ _id: 'dup-gone', hookId: 'h3' }).then(() => 'stored', refusal);
+        return [one, many, again, await collection.find({ _id: /^dup-/ }, { sort: { _id: 1 } })];
+      });
+      expect(actual).to.deep.equal(expected);
+      expect(expected.slice(0, 3)).to.deep.equal(['DuplicateKeyError', 'DuplicateKeyError', 'stored']);
+    });
+
     it('refuses a unique index', async () => {
       const refused = await onDisk.createIndex({ keys: { event: 1 }, unique: true }).then(
         () => null,
