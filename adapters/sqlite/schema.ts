@@ -18,6 +18,19 @@ export const MIGRATIONS: ReadonlyArray<(db: DatabaseSync) => void> = [
   `),
   // 2: expired keys found without reading every key.
   (db) => db.exec('CREATE INDEX kv_expiry ON kv (expires_at) WHERE expires_at IS NOT NULL'),
+  // 3: queued jobs in a rowid table: each job's text (its payload, often a kilobyte) in the table's pages, appended in
+  // the order jobs come, and only its id in the key's index. Without rowid the whole row sat in the key's b-tree, at a
+  // random place per job, and a large one spilled into overflow pages.
+  (db) =>
+    db.exec(`
+    CREATE TABLE delivery_jobs_rowid (
+      delivery_id TEXT PRIMARY KEY, job TEXT NOT NULL, attempt INTEGER NOT NULL, errors INTEGER NOT NULL, run_at INTEGER NOT NULL
+    );
+    INSERT INTO delivery_jobs_rowid (delivery_id, job, attempt, errors, run_at)
+      SELECT delivery_id, job, attempt, errors, run_at FROM delivery_jobs;
+    DROP TABLE delivery_jobs;
+    ALTER TABLE delivery_jobs_rowid RENAME TO delivery_jobs;
+  `),
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

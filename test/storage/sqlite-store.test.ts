@@ -263,6 +263,10 @@ describe('SQLite store: refusals', () => {
     old
       .prepare('INSERT INTO documents (collection, id, doc) VALUES (\'people\', \'p\', \'{"_id":"p","name":"kept"}\')')
       .run();
+    const job = { deliveryId: 'dlv_kept', hookId: 'h', event: 'User.Created', payload: '{}', createdAt: 1 };
+    old
+      .prepare('INSERT INTO delivery_jobs (delivery_id, job, attempt, errors, run_at) VALUES (?, ?, 1, 0, 2)')
+      .run(job.deliveryId, JSON.stringify(job));
     old.close();
     expect(SCHEMA_VERSION).to.be.greaterThan(1);
     let database = open(dataDir);
@@ -272,6 +276,13 @@ describe('SQLite store: refusals', () => {
       .prepare("SELECT name FROM sqlite_schema WHERE type = 'index' AND name = 'kv_expiry'")
       .all();
     expect(indexes, 'the second migration ran').to.have.length(1);
+    const jobs = database.db
+      .prepare("SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = 'delivery_jobs'")
+      .get();
+    expect(String(jobs!.sql), 'the third migration ran').to.not.include('WITHOUT ROWID');
+    expect(
+      database.db.prepare('SELECT delivery_id, job, attempt, errors, run_at FROM delivery_jobs').all(),
+    ).to.deep.equal([{ delivery_id: 'dlv_kept', job: JSON.stringify(job), attempt: 1, errors: 0, run_at: 2 }]);
     const store = storeOf(database);
     expect(await store.collection('people').findOne({ _id: 'p' })).to.deep.equal({ _id: 'p', name: 'kept' });
     await store.close();
