@@ -29,6 +29,7 @@ export interface CommittedChange {
   readonly collection: Participant;
   /** The document's key in its collection. */
   readonly id: string;
+  /** The version replaced; left undefined by a collection that writes through (`written`), whose changes need none. */
   readonly before: Doc | undefined;
   readonly after: Doc | undefined;
   /** Already written to the durable store with the change (a disk-resident collection): nothing left to write. */

@@ -367,14 +367,18 @@ export class DiskDocuments implements CommittedState {
     visit: (id: string, before: Doc | undefined, after: Doc | undefined) => void,
   ): void {
     for (const [id, next] of writes) {
-      const current = this.get(id);
-      if (next && !current) this.insert(id, next);
-      else if (next) {
-        this.#kept.delete(id);
-        this.#store(id, next);
-      } else if (current) this.remove(id);
+      if (next) {
+        // A new version is an upsert, whatever the row held: the version it replaces is not read back (only the
+        // rollback of the SQLite transaction, not a change's `before`, undoes a change written through), except where
+        // a new document is to be kept in memory.
+        if (this.#keepInserted > 0 && !this.get(id)) this.insert(id, next);
+        else {
+          this.#kept.delete(id);
+          this.#store(id, next);
+        }
+      } else if (this.has(id)) this.remove(id);
       else continue;
-      visit(id, current, next ?? undefined);
+      visit(id, undefined, next ?? undefined);
     }
   }
 
