@@ -31,7 +31,7 @@ export interface LogEntry {
     event: string;
     attempt: number;
     /** `statusCode` is Logto's name for `status`. */
-    response?: { status: number; statusCode: number; body: string };
+    response?: { status: number; statusCode: number; body: AnswerBody };
     /** Logto's record of what was sent: the delivery's payload (filled in by the recent-logs route). */
     hookRequest?: { body: Record<string, unknown> };
     error?: string;
@@ -44,6 +44,24 @@ export interface LogEntry {
 type LogRecord = Stored<AttemptLog> & { id: string; expiresAt: Date };
 
 export const LOG_KEY_PREFIX = 'TriggerHook.';
+
+/** The receiver's answer: a JSON object or array, or text. */
+type AnswerBody = string | Record<string, unknown> | unknown[];
+
+/**
+ * Logto's `response.body` is the receiver's answer parsed as JSON: an answer that is a whole JSON object or array is
+ * given parsed, anything else (text, or an answer cut at the size kept, which then no longer parses) as its text.
+ */
+function answerBody(text: string | null): AnswerBody {
+  if (!text) return '';
+  const first = text.trimStart()[0];
+  if (first !== '{' && first !== '[') return text;
+  try {
+    return JSON.parse(text) as AnswerBody;
+  } catch {
+    return text;
+  }
+}
 
 export function presentLog(log: AttemptLog & { id: string }): LogEntry {
   const key = LOG_KEY_PREFIX + log.event;
@@ -60,7 +78,11 @@ export function presentLog(log: AttemptLog & { id: string }): LogEntry {
       ...(log.responseStatus === null
         ? {}
         : {
-            response: { status: log.responseStatus, statusCode: log.responseStatus, body: log.responseBody ?? '' },
+            response: {
+              status: log.responseStatus,
+              statusCode: log.responseStatus,
+              body: answerBody(log.responseBody),
+            },
           }),
       ...(log.error === null ? {} : { error: log.error }),
       latencyMs: log.latencyMs,

@@ -246,7 +246,11 @@ export const logEntry = z.object({
       .object({
         status: z.number(),
         statusCode: z.number().describe("Logto's name for status"),
-        body: z.string(),
+        body: z
+          .union([z.string(), z.record(z.string(), z.unknown()), z.array(z.unknown())])
+          .describe(
+            "The receiver's answer (its first 2 KiB): parsed when it is a whole JSON object or array, else the text",
+          ),
       })
       .optional(),
     hookRequest: z

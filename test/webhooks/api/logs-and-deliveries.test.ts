@@ -98,6 +98,25 @@ describe('hooks API: recent logs, deliveries and resend', () => {
     expect((delivery!.expiresAt as Date).getTime() - (delivery!.createdAt as number)).to.equal(threeDays);
   });
 
+  it("gives Logto's response.body parsed when the receiver answers a whole JSON object, as text when it is cut", async () => {
+    const echo = { received: true, tags: ['a', 'b'] };
+    receiver.script('/json', (nth) =>
+      nth === 1
+        ? { status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify(echo) }
+        : { status: 200, body: JSON.stringify({ padding: 'x'.repeat(5000) }) },
+    );
+    const hook = await hookAt('/json', ['User.Created']);
+    await publish('User.Created');
+    await settled(hook.id, 1);
+    await publish('User.Created');
+    await settled(hook.id, 2);
+    const [cut, whole] = await getJson<any[]>(running, `/api/hooks/${hook.id}/recent-logs`);
+    expect(whole.payload.response).to.deep.equal({ status: 200, statusCode: 200, body: echo });
+    expect(cut.payload.response.body)
+      .to.be.a('string')
+      .and.match(/^\{"padding":"x+$/);
+  });
+
   it('tells succeeded, failed and exhausted deliveries apart, and filters by status', async () => {
     receiver.script('/mixed', (_nth, request) => {
       const kind = JSON.parse(request.body).data.kind as string;
