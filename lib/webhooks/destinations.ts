@@ -1,5 +1,6 @@
 import { lookup } from 'node:dns/promises';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
+import { setBounded } from '../bounded-map.ts';
 
 /** One entry of `WEBHOOK_ALLOWED_NETWORKS`: a CIDR block (a bare address is a block of one). */
 export interface Network {
@@ -133,7 +134,18 @@ export function createDestinationPolicy(
   const nonPublic6 = blockList(NON_PUBLIC_IPV6.map(cidr));
   const resolve = cachedResolver(options.resolve ?? systemResolver, options.cacheMs ?? RESOLUTION_CACHE_MS);
 
+  // The networks never change, so an address's verdict is kept: every delivery to a host asks about its addresses.
+  const verdicts = new Map<string, boolean>();
   function permitted(address: string): boolean {
+    let verdict = verdicts.get(address);
+    if (verdict === undefined) {
+      verdict = permittedNow(address);
+      setBounded(verdicts, address, verdict, MAX_KEPT_VERDICTS);
+    }
+    return verdict;
+  }
+
+  function permittedNow(address: string): boolean {
     const bare = address.replace(/%.*$/, '');
     if (isIP(bare) === 4) return allowed.check(bare, 'ipv4') || !nonPublic4.check(bare, 'ipv4');
     if (allowed.check(bare, 'ipv6')) return true;
@@ -166,6 +178,7 @@ export function createDestinationPolicy(
 }
 
 const RESOLUTION_CACHE_MS = 1000;
+const MAX_KEPT_VERDICTS = 1000;
 const MAX_CACHED_HOSTS = 1000;
 
 /**

@@ -1,5 +1,7 @@
 import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { urlToHttpOptions } from 'node:url';
+import { setBounded } from '../bounded-map.ts';
 import { pinnedLookup, type DestinationPolicy, type ResolvedAddress } from './destinations.ts';
 
 export interface SendInput {
@@ -104,17 +106,18 @@ export function sendWebhook(input: SendInput): Promise<SendResult> {
     }, input.timeoutMs);
 
     let request: ClientRequest | undefined;
-    const post = (url: URL, addresses: ResolvedAddress[]) => {
-      const secure = url.protocol === 'https:';
-      const send = secure ? httpsRequest : httpRequest;
-      const agent = input.agents ? (secure ? input.agents.https : input.agents.http) : undefined;
+    const post = (target: Target, addresses: ResolvedAddress[]) => {
+      const send = target.secure ? httpsRequest : httpRequest;
+      const agent = input.agents ? (target.secure ? input.agents.https : input.agents.http) : undefined;
+      // The URL's parts as http.request would take them from a URL, with the request's own options over them.
       const options = {
+        ...target.options,
         method: 'POST',
         headers: requestHeaders(input),
         lookup: pinnedLookup(addresses),
         ...(agent ? { agent } : {}),
       };
-      request = send(url, options, (res) => {
+      request = send(options, (res) => {
         response = res;
         res.on('data', (chunk: Buffer) => {
           if (size >= RESPONSE_BODY_LIMIT) return;
@@ -138,21 +141,41 @@ export function sendWebhook(input: SendInput): Promise<SendResult> {
     };
 
     try {
-      const url = new URL(input.url);
-      if (url.protocol !== 'https:' && url.protocol !== 'http:')
-        throw new Error(`unsupported protocol ${url.protocol}`);
+      const target = targetOf(input.url);
       input.destinations
-        .check(url.hostname)
+        .check(target.hostname)
         .then((verdict) => {
           if (settled) return;
           if ('refused' in verdict) finish({ ok: false, error: verdict.refused, refused: verdict.refused });
-          else post(url, verdict.addresses);
+          else post(target, verdict.addresses);
         })
         .catch(failed);
     } catch (error) {
       failed(error);
     }
   });
+}
+
+/** Where a hook's URL points: its host for the destination check, and its parts as http.request takes them. */
+interface Target {
+  secure: boolean;
+  hostname: string;
+  options: Readonly<ReturnType<typeof urlToHttpOptions>>;
+}
+
+/** Targets of the hooks' URLs, parsed once per URL: every attempt sends to one. */
+const targets = new Map<string, Target>();
+const MAX_KEPT_TARGETS = 1000;
+
+/** Throws for a URL that cannot be parsed or is not http(s), as every attempt to it would. */
+function targetOf(text: string): Target {
+  const known = targets.get(text);
+  if (known) return known;
+  const url = new URL(text);
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error(`unsupported protocol ${url.protocol}`);
+  const target: Target = { secure: url.protocol === 'https:', hostname: url.hostname, options: urlToHttpOptions(url) };
+  setBounded(targets, text, target, MAX_KEPT_TARGETS);
+  return target;
 }
 
 function headerValue(value: string | string[] | undefined): string | null {
