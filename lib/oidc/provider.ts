@@ -58,7 +58,11 @@ export interface ProviderOptions {
   accessTokenTtl: number;
   /** Absolute URL of the sign-in UI; the interaction uid is appended. */
   interactionUrl: string;
-  /** The page of the sign-in UI an interaction opens on: a path appended after its uid (default: none). */
+  /**
+   * The page of the sign-in UI an interaction opens on: a path after its uid (default: none). The interaction's URL
+   * only says that there is one (`?start`): the provider's interaction cookie takes that URL's path as its own, and
+   * one of a page below the uid would not reach the interaction's other pages.
+   */
   interactionStart?: (prompt: string, params: Record<string, unknown>) => string;
   logger: Logger;
   /** Claims added to every access token (custom JWT claims). */
@@ -244,7 +248,7 @@ export function createProvider(options: ProviderOptions): Provider {
     interactions: {
       url: (_ctx, interaction) =>
         `${options.interactionUrl}/${interaction.uid}${
-          options.interactionStart?.(interaction.prompt.name, interaction.params) ?? ''
+          options.interactionStart?.(interaction.prompt.name, interaction.params) ? '?start' : ''
         }`,
     },
     // First-party applications are trusted: their requested scopes are granted without a consent screen.

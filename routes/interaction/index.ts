@@ -16,6 +16,7 @@ import { mfaRoutes } from './mfa.ts';
 import { profileRoutes } from './profile.ts';
 import { passkeyRoutes } from './passkeys.ts';
 import { connectorPageRoutes } from './connectors.ts';
+import { firstPagePath } from './first-screen.ts';
 
 /**
  * The sign-in UI the provider sends browsers to, a second face of the experience library (the Experience API
@@ -64,6 +65,11 @@ export function interactionRoutes(
     const visit = await kit.visit(ctx);
     const { details } = visit;
     if (details.prompt.name === 'login') {
+      const start = ctx.query.start === undefined ? '' : firstPagePath(details.prompt.name, details.params);
+      if (start) {
+        kit.redirect(ctx, visit.at(start));
+        return;
+      }
       experience.bindCookie(ctx, details);
       const notice = typeof ctx.query.notice === 'string' ? ctx.query.notice : undefined;
       const html = visit.methods.canSignIn
