@@ -55,7 +55,7 @@ async function startProcess<Info>(
 export const namesPath = (value: string): boolean => value.includes('/');
 
 /**
- * How `npm start` runs the service (`[NAME=value …] node <flags> bin/server.ts`): its environment assignments and Node
+ * How `npm start` runs the service (`[NAME=value …] exec node <flags> bin/server.ts`): its environment assignments and Node
  * flags, so the bench measures the same. Relative paths in the assignments are relative to the project.
  */
 export function serviceStartup(): { env: Record<string, string>; nodeFlags: string[] } {
@@ -64,7 +64,8 @@ export function serviceStartup(): { env: Record<string, string>; nodeFlags: stri
   const words = manifest.scripts.start.split(/\s+/);
   const node = words.indexOf('node');
   const env = Object.fromEntries(
-    words.slice(0, node).map((word) => {
+    // The assignments before `node`; `exec` makes the shell npm runs the script in hand its signals to the service.
+    words.slice(0, node).filter((word) => word.includes('=')).map((word) => {
       const [name, value] = [word.slice(0, word.indexOf('=')), word.slice(word.indexOf('=') + 1)];
       // A relative path is the project's; any other value is passed as written.
       return [name, namesPath(value) && !value.startsWith('/') ? fileURLToPath(new URL(value, root)) : value];
