@@ -4,6 +4,7 @@ import { json } from '../support/experience.ts';
 import {
   API_CALLBACK,
   listen,
+  logtoOidcConfig,
   paramsOf,
   startFederation,
   type Federation,
@@ -29,18 +30,8 @@ describe("connectors from Logto's exported configs", () => {
   const create = (body: Record<string, unknown>) =>
     f.h.running.request('/api/connectors', { method: 'POST', json: body });
 
-  /** Logto's OIDC connector config for the upstream, as its console saves it. */
-  const logtoOidc = (verification: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) => ({
-    clientId: f.client.id,
-    clientSecret: f.client.secret,
-    responseType: 'code',
-    grantType: 'authorization_code',
-    authorizationEndpoint: `${issuer}/auth`,
-    tokenEndpoint: `${issuer}/token`,
-    scope: 'profile+email',
-    idTokenVerificationConfig: { jwksUri: `${issuer}/jwks`, issuer, ...verification },
-    ...extra,
-  });
+  const logtoOidc = (verification: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) =>
+    logtoOidcConfig(f, verification, extra);
 
   /** A social sign-in (event SignIn) through the connector up to the callback; the answer of `/verify`. */
   async function throughUpstream(connectorId: string, user: UpstreamUser) {

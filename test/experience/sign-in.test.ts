@@ -2,6 +2,11 @@ import { expect } from 'chai';
 import { json, startExperienceHarness, uniqueName, type ExperienceHarness } from '../support/experience.ts';
 
 const PASSWORD = 'Sign-In-Pass-31';
+/** The harness's sign-in methods, which a test that changes them puts back. */
+const HARNESS_METHODS = [
+  { identifier: 'username', password: true, verificationCode: false, isPasswordPrimary: true },
+  { identifier: 'email', password: true, verificationCode: true, isPasswordPrimary: true },
+];
 
 describe('Experience API: sign-in', () => {
   let h: ExperienceHarness;
@@ -126,12 +131,7 @@ describe('Experience API: sign-in', () => {
       expect((await client.api('POST', '/submit')).body.code).to.equal('session.identifier_not_found');
     } finally {
       await h.signInExperience({
-        signIn: {
-          methods: [
-            { identifier: 'username', password: true, verificationCode: false, isPasswordPrimary: true },
-            { identifier: 'email', password: true, verificationCode: true, isPasswordPrimary: true },
-          ],
-        },
+        signIn: { methods: HARNESS_METHODS },
       });
     }
   });
@@ -169,12 +169,7 @@ describe('Experience API: sign-in', () => {
       expect(identified.body.code).to.equal('user.sign_in_method_not_enabled');
     } finally {
       await h.signInExperience({
-        signIn: {
-          methods: [
-            { identifier: 'username', password: true, verificationCode: false, isPasswordPrimary: true },
-            { identifier: 'email', password: true, verificationCode: true, isPasswordPrimary: true },
-          ],
-        },
+        signIn: { methods: HARNESS_METHODS },
         signUp: { identifiers: ['username'], password: true, verify: false },
       });
     }

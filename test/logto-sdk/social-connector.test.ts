@@ -4,7 +4,7 @@ import { UserScope } from '@logto/node';
 import type { Page } from 'playwright-core';
 import { logtoClient, startAppPages, titledPage, type AppPages } from '../support/app-pages.ts';
 import { freshPage, screenshot, useChromium } from '../support/chromium.ts';
-import { startFederation, type Federation, type UpstreamUser } from '../support/connectors.ts';
+import { logtoOidcConfig, startFederation, type Federation, type UpstreamUser } from '../support/connectors.ts';
 import { ADMIN } from '../support/service.ts';
 
 const TARGET = 'logto-oidc';
@@ -49,21 +49,11 @@ describe('@logto/node and @logto/api through a connector exported from Logto (Ch
 
   it("registers through the connector from the sign-in page's button, then signs in again with directSignIn", async () => {
     const api = management();
-    const issuer = `${f.upstream.baseUrl}/oidc`;
     const connector = await api.POST('/api/connectors', {
       body: {
         connectorId: 'oidc',
         metadata: { target: TARGET, name: { en: 'Logto OIDC' }, logo: './logo.svg', logoDark: null },
-        config: {
-          clientId: f.client.id,
-          clientSecret: f.client.secret,
-          responseType: 'code',
-          grantType: 'authorization_code',
-          authorizationEndpoint: `${issuer}/auth`,
-          tokenEndpoint: `${issuer}/token`,
-          scope: 'profile+email',
-          idTokenVerificationConfig: { jwksUri: `${issuer}/jwks`, issuer },
-        },
+        config: logtoOidcConfig(f),
       },
     });
     expect(connector.response.ok, JSON.stringify(connector.error)).to.equal(true);

@@ -160,6 +160,29 @@ export async function startFederation(env: Record<string, string | undefined> = 
 /** The callback's query parameters, as a client hands them to `/verify`. */
 export const paramsOf = (url: URL) => Object.fromEntries(url.searchParams);
 
+/**
+ * Logto's OIDC connector config for the federation's upstream, as Logto's console saves and exports it: Logto's
+ * `responseType`, `grantType`, `scope` spelling and `idTokenVerificationConfig` (`verification` adds to it).
+ */
+export function logtoOidcConfig(
+  f: Pick<Federation, 'upstream' | 'client'>,
+  verification: Record<string, unknown> = {},
+  extra: Record<string, unknown> = {},
+) {
+  const issuer = `${f.upstream.baseUrl}/oidc`;
+  return {
+    clientId: f.client.id,
+    clientSecret: f.client.secret,
+    responseType: 'code',
+    grantType: 'authorization_code',
+    authorizationEndpoint: `${issuer}/auth`,
+    tokenEndpoint: `${issuer}/token`,
+    scope: 'profile+email',
+    idTokenVerificationConfig: { jwksUri: `${issuer}/jwks`, issuer, ...verification },
+    ...extra,
+  };
+}
+
 interface Recorded {
   method: string;
   path: string;
