@@ -65,11 +65,14 @@ export function serviceStartup(): { env: Record<string, string>; nodeFlags: stri
   const node = words.indexOf('node');
   const env = Object.fromEntries(
     // The assignments before `node`; `exec` makes the shell npm runs the script in hand its signals to the service.
-    words.slice(0, node).filter((word) => word.includes('=')).map((word) => {
-      const [name, value] = [word.slice(0, word.indexOf('=')), word.slice(word.indexOf('=') + 1)];
-      // A relative path is the project's; any other value is passed as written.
-      return [name, namesPath(value) && !value.startsWith('/') ? fileURLToPath(new URL(value, root)) : value];
-    }),
+    words
+      .slice(0, node)
+      .filter((word) => word.includes('='))
+      .map((word) => {
+        const [name, value] = [word.slice(0, word.indexOf('=')), word.slice(word.indexOf('=') + 1)];
+        // A relative path is the project's; any other value is passed as written.
+        return [name, namesPath(value) && !value.startsWith('/') ? fileURLToPath(new URL(value, root)) : value];
+      }),
   );
   return {
     env,
