@@ -144,6 +144,10 @@ describe("browser: the console's webhooks and their deliveries (Chromium)", () =
       };
       expect(stored).to.include({ ordering: 'entity', signature: 'ed25519' });
 
+      // The replay field takes minutes: its window starts at the minute these events are made in, so that a minute
+      // turning over before the replay cannot leave them out (it may hold events of the tests before).
+      const since = new Date();
+      since.setSeconds(0, 0);
       const created = await running.request('/api/users', { method: 'POST', json: { username: 'versioned_user' } });
       const { id } = (await created.json()) as { id: string };
       await running.request(`/api/users/${id}`, { method: 'PATCH', json: { name: 'Versioned' } });
@@ -158,9 +162,6 @@ describe("browser: the console's webhooks and their deliveries (Chromium)", () =
 
       // The section is a region named by its heading; the table inside it is a region of the same name.
       const replays = page.getByRole('region', { name: 'Replays' }).first();
-      // The field takes minutes: the window starts at this minute, and may hold events of the tests before.
-      const since = new Date();
-      since.setSeconds(0, 0);
       const local = new Date(since.getTime() - since.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
       const listed = (await (
         await running.request('/api/events?types=User.Created,User.Data.Updated&limit=500')
