@@ -53,11 +53,6 @@ type MfaPolicy = Pick<SignInExperience['mfa'], 'policy' | 'organizationRequiredM
 
 const sealingContext = (factor: { id: string; userId: string }) => `totp:${factor.userId}:${factor.id}`;
 
-/**
- * A user's second factors: enrolment (TOTP secrets sealed at rest, backup codes hashed), verification (each
- * TOTP step and each backup code accepted once, atomically) and removal. Every enrolment and removal touches the
- * user's `updatedAt`, states User.Data.Updated with the user (never a secret) and answers the user.
- */
 /** A change to the user's second factors: `updatedAt` moves on and User.Data.Updated states the user after it. */
 export async function touchedUser(
   deps: { repositories: { users: UsersRepository }; emit: EmitData },
@@ -69,6 +64,11 @@ export async function touchedUser(
   return user;
 }
 
+/**
+ * A user's second factors: enrolment (TOTP secrets sealed at rest, backup codes hashed), verification (each
+ * TOTP step and each backup code accepted once, atomically) and removal. Every enrolment and removal touches the
+ * user's `updatedAt`, states User.Data.Updated with the user (never a secret) and answers the user.
+ */
 export function createMfaLibrary(deps: {
   repositories: { users: UsersRepository; mfaVerifications: MfaRepository; organizations: OrganizationsRepository };
   box: SecretBox;

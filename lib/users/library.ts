@@ -94,10 +94,11 @@ export function createUsersLibrary(deps: UsersDeps, passwordPolicy: PasswordPoli
    * something changed. A new password always is a change; the sign-in time alone is not (PostSignIn says it).
    */
   async function update(id: string, changes: StoredChanges): Promise<User> {
-    const before = await mustFind(id);
+    // Nothing to compare a new password with: the user is read first only to tell whether the other fields changed.
+    const before = 'passwordDigest' in changes ? undefined : await mustFind(id);
     const updated = await write(id, changes);
     const fields = Object.keys(changes).filter((key) => key !== 'lastSignInAt') as (keyof User)[];
-    if ('passwordDigest' in changes || differs(before, updated, fields)) emit('User.Data.Updated', { data: updated });
+    if (!before || differs(before, updated, fields)) emit('User.Data.Updated', { data: updated });
     return updated;
   }
 
