@@ -432,7 +432,7 @@ export async function createIdentityService(options: IdentityServiceOptions = {}
       parseJsonBody(256 * 1024),
       // Inside the transaction, so that the events of a request commit with its change.
       transactionalRequests(stores.documents, (ctx) => registry.needsNoTransaction(ctx)),
-      routeEventsMiddleware({ bus: core.bus, prefix: API_PREFIX, operations }),
+      routeEventsMiddleware({ bus: core.bus, prefix: API_PREFIX, operations, documented: MANAGEMENT_EVENTS }),
       answeredOrNotFound,
       router.routes(),
       // Marks a path served with other methods 405 (with `Allow`), an unknown method 501; the wrapper answers them.

@@ -6,6 +6,8 @@ const USER_CHANGE = {
   event: 'User.Data.Updated',
   note: 'data is the whole user; only when something changed',
 } as const;
+/** The whole user after the update, changed or not, as Logto's management API announces it. */
+const WHOLE_USER = { event: 'User.Data.Updated', note: 'data is the whole user; changed or not, as in Logto' } as const;
 const RESOURCE_SCOPES = {
   event: 'OrganizationRole.Scopes.Updated',
   note: "data: the role's API-resource scopes after the change",
@@ -30,9 +32,9 @@ export const MANAGEMENT_EVENTS = {
   'DELETE /roles/:id/scopes/:scopeId': [{ event: 'Role.Scopes.Updated' }],
 
   'POST /users': [{ event: 'User.Created' }],
-  'PATCH /users/:userId': [{ event: 'User.Data.Updated', note: 'only when something changed' }],
-  'PATCH /users/:userId/custom-data': [USER_CHANGE],
-  'PATCH /users/:userId/profile': [USER_CHANGE],
+  'PATCH /users/:userId': [{ event: 'User.Data.Updated', note: 'changed or not, as in Logto' }],
+  'PATCH /users/:userId/custom-data': [WHOLE_USER],
+  'PATCH /users/:userId/profile': [WHOLE_USER],
   'PATCH /users/:userId/password': [{ event: 'User.Data.Updated' }],
   'PATCH /users/:userId/is-suspended': [{ event: 'User.SuspensionStatus.Updated' }],
   'DELETE /users/:userId': [{ event: 'User.Deleted', note: 'data is the entity as it was before the delete' }],

@@ -17,20 +17,38 @@ export interface RouteEventRule {
 export type RouteEventMap = Partial<Record<RouteKey, readonly RouteEventRule[]>>;
 
 /**
+ * Thrown when a route's libraries stated an event its row of the documented table does not list: a bug, never the
+ * client's fault. Like a response that breaks its schema, it fails the request (500 `service.internal_error`, logged
+ * at error level) and rolls its transaction back, in every environment: subscribers are only ever sent what the API
+ * documentation promises them.
+ */
+export class EventContractError extends Error {
+  constructor(route: string, undocumented: readonly string[]) {
+    super(`${route} published ${undocumented.join(', ')}, which its row of the route → event table does not list`);
+    this.name = 'EventContractError';
+  }
+}
+
+/**
  * Applied once, around every management route, inside the request's transaction: the data events the libraries
  * stated while the handler ran are published in the request's management context once it succeeded (2xx, no
- * exception); a failed request publishes nothing.
+ * exception); a failed request publishes nothing. `documented` is the route → event table: what the libraries
+ * state must be in the route's row (see EventContractError), so the table stays the whole truth.
  */
 export function routeEventsMiddleware(options: {
   bus: EventBus;
   prefix: string;
   operations: OperationEvents;
+  documented: RouteEventMap;
 }): Middleware {
   return async (ctx, next) => {
     const { events } = await options.operations.collect(next);
     if (events.length === 0 || ctx.status < 200 || ctx.status >= 300) return;
     const matched = relativeRoute(ctx, options.prefix);
-    if (!matched) return;
+    const route = `${ctx.method} ${matched ?? ctx.path}`;
+    const listed = new Set(matched ? options.documented[route as RouteKey]?.map((rule) => rule.event) : []);
+    const undocumented = [...new Set(events.map((draft) => draft.event).filter((name) => !listed.has(name)))];
+    if (!matched || undocumented.length > 0) throw new EventContractError(route, undocumented);
     await options.bus.emitAll(managementContext(ctx, options.prefix, matched), events);
   };
 }

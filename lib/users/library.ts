@@ -90,12 +90,13 @@ export function createUsersLibrary(deps: UsersDeps, passwordPolicy: PasswordPoli
   }
 
   /**
-   * Every change to a user's data ends here or in `merged`: User.Data.Updated with the user after it, only when
-   * something changed. A new password always is a change; the sign-in time alone is not (PostSignIn says it).
+   * Every change to a user's data ends here or in `merged`: User.Data.Updated with the user after it. By default
+   * only when something changed: a new password always is a change; the sign-in time alone is not (PostSignIn
+   * says it). `always`: every update is announced, changed or not, as Logto's management API does.
    */
-  async function update(id: string, changes: StoredChanges): Promise<User> {
+  async function update(id: string, changes: StoredChanges, announce: Announce = 'changed'): Promise<User> {
     // Nothing to compare a new password with: the user is read first only to tell whether the other fields changed.
-    const before = 'passwordDigest' in changes ? undefined : await mustFind(id);
+    const before = announce === 'always' || 'passwordDigest' in changes ? undefined : await mustFind(id);
     const updated = await write(id, changes);
     const fields = Object.keys(changes).filter((key) => key !== 'lastSignInAt') as (keyof User)[];
     if (!before || differs(before, updated, fields)) emit('User.Data.Updated', { data: updated });
@@ -103,11 +104,16 @@ export function createUsersLibrary(deps: UsersDeps, passwordPolicy: PasswordPoli
   }
 
   /** Top-level keys merged into `customData` or `profile`, announced as `update` does. */
-  async function merged(id: string, field: 'customData' | 'profile', value: Record<string, unknown>): Promise<User> {
-    const before = await mustFind(id);
+  async function merged(
+    id: string,
+    field: 'customData' | 'profile',
+    value: Record<string, unknown>,
+    announce: Announce,
+  ): Promise<User> {
+    const before = announce === 'always' ? undefined : await mustFind(id);
     const after = await users.mergeInto(id, field, value);
     if (!after) throw errors.missing('entity.not_found', 'user', id);
-    if (differs(before, after, [field])) emit('User.Data.Updated', { data: after });
+    if (!before || differs(before, after, [field])) emit('User.Data.Updated', { data: after });
     return after;
   }
 
@@ -164,15 +170,17 @@ export function createUsersLibrary(deps: UsersDeps, passwordPolicy: PasswordPoli
       emit('User.Created', { data: user });
       return user;
     },
-    update: (id: string, changes: UserChanges) => update(id, changes),
+    update: (id: string, changes: UserChanges, announce?: Announce) => update(id, changes, announce),
     /** Applies what a sign-in, sign-up or password reset established (Experience API submit). */
     applyExperience(id: string, changes: ExperienceChanges): Promise<User> {
       return update(id, changes.passwordDigest === undefined ? changes : { ...changes, hasPassword: true });
     },
     /** Top-level keys of `customData` are merged into the stored object. */
-    mergeCustomData: (id: string, customData: Record<string, unknown>) => merged(id, 'customData', customData),
+    mergeCustomData: (id: string, customData: Record<string, unknown>, announce: Announce = 'changed') =>
+      merged(id, 'customData', customData, announce),
     /** Top-level keys of `profile` are merged into the stored profile. */
-    mergeProfile: (id: string, profile: Record<string, unknown>) => merged(id, 'profile', profile),
+    mergeProfile: (id: string, profile: Record<string, unknown>, announce: Announce = 'changed') =>
+      merged(id, 'profile', profile, announce),
     async setPassword(id: string, password: string): Promise<User> {
       await passwordPolicy.assertPassword(password, await mustFind(id));
       return update(id, { passwordDigest: await hashPassword(password), hasPassword: true });
@@ -259,6 +267,9 @@ export function createUsersLibrary(deps: UsersDeps, passwordPolicy: PasswordPoli
     },
   };
 }
+
+/** When an update publishes User.Data.Updated: only when a field changed, or every time (the management API). */
+export type Announce = 'changed' | 'always';
 
 /** Whether any of `fields` holds another value after the change than before it. */
 function differs(before: User, after: User, fields: readonly (keyof User)[]): boolean {

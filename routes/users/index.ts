@@ -87,7 +87,7 @@ export function userRoutes(
     params: byUser,
     body: updateUserBody,
     response: user,
-    handler: ({ params, body }) => library.update(params.userId, body),
+    handler: ({ params, body }) => library.update(params.userId, body, 'always'),
   });
 
   declare(api, {
@@ -108,7 +108,8 @@ export function userRoutes(
     params: byUser,
     body: customDataBody,
     response: jsonRecord,
-    handler: async ({ params, body }) => (await library.mergeCustomData(params.userId, body.customData)).customData,
+    handler: async ({ params, body }) =>
+      (await library.mergeCustomData(params.userId, body.customData, 'always')).customData,
   });
 
   declare(api, {
@@ -119,7 +120,7 @@ export function userRoutes(
     params: byUser,
     body: profileBody,
     response: jsonRecord,
-    handler: async ({ params, body }) => (await library.mergeProfile(params.userId, body.profile)).profile,
+    handler: async ({ params, body }) => (await library.mergeProfile(params.userId, body.profile, 'always')).profile,
   });
 
   declare(api, {

@@ -52,6 +52,22 @@ export const accountEventCases: EventCase[] = [
     },
   },
   {
+    route: 'PATCH /my-account',
+    title: 'a change that leaves every field as it was publishes nothing',
+    async arrange(h) {
+      const { auth } = await signedIn(h, { name: 'Same' });
+      return {
+        path: '/my-account',
+        params: {},
+        status: 200,
+        headers: auth,
+        body: { name: 'Same' },
+        expected: () => [],
+        failures: [],
+      };
+    },
+  },
+  {
     route: 'PATCH /my-account/profile',
     title: 'a profile change publishes User.Data.Updated with the whole user',
     async arrange(h) {
