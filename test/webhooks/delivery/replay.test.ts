@@ -59,6 +59,8 @@ for (const backend of BACKENDS) {
       await createUser(running);
       await eventually(() => receiver.requests('/window').length === 2, { what: 'the first deliveries' });
       const until = new Date().toISOString();
+      // The window's end is inclusive, to the millisecond: the third event is made once the clock has passed it.
+      await eventually(() => Date.now() > Date.parse(until), { what: 'the clock past the window' });
       await createUser(running);
       await eventually(() => receiver.requests('/window').length === 3, { what: 'the third delivery' });
       const first = receiver.requests('/window').slice(0, 2);
