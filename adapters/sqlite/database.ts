@@ -6,8 +6,9 @@
  * SQLite transaction, which the first write opens (`BEGIN IMMEDIATE`) and which commits when that turn of the event
  * loop ends (`setImmediate`), or, right after another commit, once twice that commit's time has passed: the writes
  * made meanwhile share one commit. With `SQLITE_SYNCHRONOUS=FULL` a commit is then made durable by an `fdatasync` of
- * the WAL file on libuv's thread pool, off the event loop, and a transaction opened while that sync runs commits when
- * it returns, so the writes made during one sync share the next one. Each write's promise settles once its commit is
+ * the WAL file on libuv's thread pool, off the event loop; a transaction opened while that sync runs commits once it
+ * has returned and twice the last commit's time to durability has passed since that commit started, so the writes
+ * made meanwhile share the next sync. Each write's promise settles once its commit is
  * durable (with `NORMAL`, once it is in the WAL). SQLite itself runs at `synchronous = NORMAL` in both modes, which
  * in WAL mode syncs only at checkpoints (the WAL before one, the database after it) and at a WAL restart's header,
  * so the sync of every commit's frames that `FULL` adds is this one. When a commit fails (disk full, read-only file,
@@ -85,9 +86,12 @@ export class SqliteDatabase {
   readonly #statements = new Map<string, StatementSync>();
   #batch: Batch | undefined;
   #closed = false;
-  /** When the last commit ended (performance.now()) and how long it took. */
+  /** When the last commit started and ended (performance.now()) and how long it took. */
+  #lastCommitStart = 0;
   #lastCommitEnd = 0;
   #lastCommitMs = 0;
+  /** How long the last synced commit took to be durable: its commit and the sync that covered it. */
+  #lastDurableMs = 0;
 
   constructor(
     path: string,
@@ -176,15 +180,29 @@ export class SqliteDatabase {
     } catch (error) {
       batch.failure = error;
     }
-    // While a sync runs, the batch commits when it returns. Otherwise, right after a commit, the next one waits twice
-    // as long as that one took: a commit blocks the event loop while it writes the WAL (and, at a checkpoint, the
-    // database and their syncs), so under load commits take at most a third of it, each for all the writes that came
-    // meanwhile; when writes are few, the wait is over before the next one comes.
-    const wait = this.#lastCommitEnd + SPACING * this.#lastCommitMs - performance.now();
+    // While a sync runs, the batch commits when it returns, or later (#commitWhenDue).
     if (this.#syncing) this.#commitAfterSync = batch;
-    else if (wait < 1) setImmediate(() => this.#commit(batch));
-    else setTimeout(() => this.#commit(batch), wait);
+    else this.#commitWhenDue(batch);
     return batch;
+  }
+
+  /**
+   * Commits `batch` once it is due. Right after a commit, the next one waits twice as long as that one took: a commit
+   * blocks the event loop while it writes the WAL (and, at a checkpoint, the database and their syncs), so under load
+   * commits take at most a third of it, each for all the writes that came meanwhile. With `FULL`, it also starts no
+   * sooner than twice the last commit's time to durability (its commit and its sync) after that commit started: a
+   * sync costs the process CPU time (the kernel's) whatever it covers, so under load syncs run about half the time,
+   * each covering twice the writes, while the disk's own speed sets the pace. When writes are few, the wait is over
+   * before the next one comes, and a write commits in the next turn of the event loop.
+   */
+  #commitWhenDue(batch: Batch): void {
+    const due = Math.max(
+      this.#lastCommitEnd + SPACING * this.#lastCommitMs,
+      this.#lastCommitStart + SPACING * this.#lastDurableMs,
+    );
+    const wait = due - performance.now();
+    if (wait < 1) setImmediate(() => this.#commit(batch));
+    else setTimeout(() => this.#commit(batch), wait);
   }
 
   #commit(batch: Batch): void {
@@ -193,6 +211,7 @@ export class SqliteDatabase {
       const started = performance.now();
       try {
         this.db.exec('COMMIT');
+        this.#lastCommitStart = started;
         this.#lastCommitEnd = performance.now();
         this.#lastCommitMs = this.#lastCommitEnd - started;
         if (!this.#syncFile) {
@@ -240,14 +259,16 @@ export class SqliteDatabase {
       this.#unsynced = [];
       try {
         this.#walFd ??= openSync(`${this.path}-wal`, 'r');
+        const started = performance.now();
         await this.#syncFile!(this.#walFd);
+        this.#lastDurableMs = this.#lastCommitMs + (performance.now() - started);
         for (const batch of batches) batch.resolve();
       } catch (error) {
         this.#fail(batches, error);
       }
       const waiting = this.#commitAfterSync;
       this.#commitAfterSync = undefined;
-      if (waiting) this.#commit(waiting);
+      if (waiting) this.#commitWhenDue(waiting);
     }
     this.#syncing = undefined;
   }
