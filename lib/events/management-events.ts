@@ -14,11 +14,12 @@ const RESOURCE_SCOPES = {
 } as const;
 
 /**
- * Which management operation publishes which webhook events, listed per operation in the OpenAPI document. Keys are
- * `"METHOD /route"` relative to `/api`, exactly as the routes declare them. The events themselves are stated by the
- * capabilities' libraries as they make each change (see OperationEvents) and published by `routeEventsMiddleware`
- * in the request's transaction; this table documents them. The event tests run every row against the service and
- * check that the operation publishes exactly the events listed, so the table stays true.
+ * Which management operation publishes which webhook events, listed per operation in the OpenAPI document and in the
+ * table `npm run docs:events` writes into docs/management-api.md. Keys are `"METHOD /route"` relative to `/api`,
+ * exactly as the routes declare them. The events themselves are stated by the capabilities' libraries as they make
+ * each change (see OperationEvents) and published by `routeEventsMiddleware` in the request's transaction, which
+ * fails a request whose libraries stated an event its row does not list. The event tests run every row against the
+ * service and check that the operation publishes exactly the events listed.
  */
 export const MANAGEMENT_EVENTS = {
   'POST /resources/:resourceId/scopes': [{ event: 'Scope.Created' }],

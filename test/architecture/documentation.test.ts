@@ -3,6 +3,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CONFIGURATION_DOC, REGENERATE, renderConfiguration } from '../../scripts/configuration-docs.ts';
+import { REGENERATE_ROUTE_EVENTS, ROUTE_EVENTS_DOC, withRouteEvents } from '../../scripts/route-events-docs.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -86,5 +87,17 @@ describe('the documentation', () => {
       );
     }
     expect(current).to.include('### `PORT`');
+  });
+
+  it('lists in docs/management-api.md the events of every operation as the enforced route → event table says', () => {
+    const committed = readFileSync(ROUTE_EVENTS_DOC, 'utf8');
+    const current = withRouteEvents(committed);
+    if (committed !== current) {
+      throw new Error(
+        `docs/management-api.md is stale: run \`${REGENERATE_ROUTE_EVENTS}\` and commit the result ` +
+          '(its event table is generated from lib/events/management-events.ts)',
+      );
+    }
+    expect(current).to.include('| `POST /api/users` | `User.Created` |');
   });
 });
