@@ -2,6 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import type { StartupBenchResult } from './startup.ts';
 import type { TokenBenchResult } from './tokens.ts';
 import { namesPath, serviceStartup } from './service-process.ts';
+import { replaceSection, type SectionMarkers } from '../scripts/generated-section.ts';
 
 interface WebhookResult {
   deliveriesPerSecond: number;
@@ -203,11 +204,6 @@ function wrap(text: string, width = 120): string {
 }
 
 /** Replaces the table between the README's markers with this run's. */
-export function updateReadme(path: string, table: string, markers = { begin: BEGIN, end: END }): void {
-  const text = readFileSync(path, 'utf8');
-  const begin = text.indexOf(markers.begin);
-  const end = text.indexOf(markers.end);
-  if (begin === -1 || end < begin)
-    throw new Error(`${path} has no benchmark markers (${markers.begin} … ${markers.end})`);
-  writeFileSync(path, `${text.slice(0, begin + markers.begin.length)}\n${table}\n${text.slice(end)}`);
+export function updateReadme(path: string, table: string, markers: SectionMarkers = { begin: BEGIN, end: END }): void {
+  writeFileSync(path, replaceSection(readFileSync(path, 'utf8'), markers, table, path));
 }

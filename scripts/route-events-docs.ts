@@ -2,6 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { MANAGEMENT_EVENTS } from '../lib/events/management-events.ts';
 import type { RouteEventRule } from '../lib/events/route-events.ts';
+import { replaceSection } from './generated-section.ts';
 
 /**
  * The table of which management operation publishes which webhook events, in docs/management-api.md, generated from
@@ -11,27 +12,26 @@ import type { RouteEventRule } from '../lib/events/route-events.ts';
  */
 export const ROUTE_EVENTS_DOC = fileURLToPath(new URL('../docs/management-api.md', import.meta.url));
 export const REGENERATE_ROUTE_EVENTS = 'npm run docs:events';
-const BEGIN = `<!-- route-events:begin (generated from lib/events/management-events.ts by \`${REGENERATE_ROUTE_EVENTS}\`) -->`;
-const END = '<!-- route-events:end -->';
+const MARKERS = {
+  begin: `<!-- route-events:begin (generated from lib/events/management-events.ts by \`${REGENERATE_ROUTE_EVENTS}\`) -->`,
+  end: '<!-- route-events:end -->',
+};
 
 function cell(rule: RouteEventRule): string {
   return rule.note ? `\`${rule.event}\` (${rule.note})` : `\`${rule.event}\``;
 }
 
-/** The generated section: one row per operation, in the table's order. */
-export function renderRouteEvents(): string {
+/** The generated table: one row per operation, in the table's order. */
+function renderRouteEvents(): string {
   const rows = Object.entries(MANAGEMENT_EVENTS).map(
     ([route, rules]) => `| \`${route.replace(' ', ' /api')}\` | ${(rules ?? []).map(cell).join('; ')} |`,
   );
-  return [BEGIN, '| Operation | Webhook events it publishes |', '|---|---|', ...rows, END].join('\n');
+  return ['| Operation | Webhook events it publishes |', '|---|---|', ...rows].join('\n');
 }
 
 /** The document with its generated section as the table says it now. */
 export function withRouteEvents(document: string): string {
-  const start = document.indexOf(BEGIN.slice(0, BEGIN.indexOf(' (')));
-  const end = document.indexOf(END);
-  if (start === -1 || end === -1) throw new Error(`${ROUTE_EVENTS_DOC}: the route-events markers are missing`);
-  return document.slice(0, start) + renderRouteEvents() + document.slice(end + END.length);
+  return replaceSection(document, MARKERS, renderRouteEvents(), ROUTE_EVENTS_DOC);
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
