@@ -41,13 +41,16 @@ export function routeEventsMiddleware(options: {
   operations: OperationEvents;
   documented: RouteEventMap;
 }): Middleware {
+  const listed = new Map(
+    Object.entries(options.documented).map(([route, rules]) => [route, new Set(rules?.map((rule) => rule.event))]),
+  );
   return async (ctx, next) => {
     const { events } = await options.operations.collect(next);
     if (events.length === 0 || ctx.status < 200 || ctx.status >= 300) return;
     const matched = relativeRoute(ctx, options.prefix);
     const route = `${ctx.method} ${matched ?? ctx.path}`;
-    const listed = new Set(matched ? options.documented[route as RouteKey]?.map((rule) => rule.event) : []);
-    const undocumented = [...new Set(events.map((draft) => draft.event).filter((name) => !listed.has(name)))];
+    const allowed = matched ? listed.get(route) : undefined;
+    const undocumented = [...new Set(events.map((draft) => draft.event).filter((name) => !allowed?.has(name)))];
     if (!matched || undocumented.length > 0) throw new EventContractError(route, undocumented);
     await options.bus.emitAll(managementContext(ctx, options.prefix, matched), events);
   };
